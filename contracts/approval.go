@@ -1,0 +1,38 @@
+package contracts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Answers.
+const (
+	AnswerApprove = "approve"
+	AnswerDeny    = "deny"
+)
+
+// Channels a human answers through.
+const (
+	ChannelSlack = "slack"
+	ChannelWeb   = "web"
+	ChannelCLI   = "cli"
+)
+
+// ApprovalV1 is a human's signed answer to one decision.
+type ApprovalV1 struct {
+	ApprovalID string `json:"approval_id"`
+	DecisionID string `json:"decision_id"`
+	// DecisionDigest is the hex sha256 of the decision envelope's payload bytes.
+	DecisionDigest string    `json:"decision_digest"`
+	IncidentID     string    `json:"incident_id"`
+	Service        string    `json:"service"`
+	Answer         string    `json:"answer"`
+	Approver       string    `json:"approver"`
+	Channel        string    `json:"channel"`
+	AnsweredAt     time.Time `json:"answered_at"`
+	// ExpiresAt is never later than the decision's.
+	ExpiresAt time.Time `json:"expires_at"`
+	// Decision is the gate-signed decision envelope this answers; the deployer
+	// verifies it itself.
+	Decision json.RawMessage `json:"decision"`
+}

@@ -1,0 +1,52 @@
+package contracts
+
+import "time"
+
+// Verdicts.
+const (
+	VerdictAllow = "allow"
+	VerdictDeny  = "deny"
+)
+
+// Check names, in the order the gate evaluates them.
+const (
+	CheckSLOBreach         = "slo_breach"
+	CheckAllowlist         = "allowlist"
+	CheckCooldown          = "cooldown"
+	CheckConfidence        = "confidence"
+	CheckDeploymentRelated = "deployment_related"
+	CheckSandboxScope      = "sandbox_scope"
+)
+
+// CheckResult is one gate check with the inputs it saw.
+type CheckResult struct {
+	Name   string            `json:"name"`
+	Passed bool              `json:"passed"`
+	Reason string            `json:"reason"`
+	Inputs map[string]string `json:"inputs,omitempty"`
+}
+
+// DecisionV1 is the gate's signed verdict on one proposed action. Approvals bind
+// to the sha256 of its envelope payload (the digest).
+type DecisionV1 struct {
+	DecisionID      string        `json:"decision_id"`
+	IncidentID      string        `json:"incident_id"`
+	InvestigationID string        `json:"investigation_id"`
+	ReviewID        string        `json:"review_id"`
+	Service         string        `json:"service"`
+	Action          string        `json:"action"`
+	Verdict         string        `json:"verdict"`
+	Checks          []CheckResult `json:"checks"`
+	FailedChecks    []string      `json:"failed_checks"`
+	// NextStep tells the on-call human what to do after a denial.
+	NextStep   string  `json:"next_step,omitempty"`
+	Diagnosis  string  `json:"diagnosis,omitempty"`
+	Confidence float64 `json:"confidence"`
+	// RollbackTarget is the release ledger's target at decision time, for humans.
+	// The deployer never takes it from here; it reads its own ledger.
+	RollbackTarget string `json:"rollback_target,omitempty"`
+	// Shadow marks a decision that will never be acted on.
+	Shadow    bool      `json:"shadow,omitempty"`
+	DecidedAt time.Time `json:"decided_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}

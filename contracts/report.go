@@ -1,0 +1,43 @@
+package contracts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Claim is one thing the investigator asserts about the incident.
+type Claim struct {
+	ID string `json:"id"`
+	// Class is a failure class from the catalogue, or "unknown".
+	Class       string   `json:"class"`
+	Statement   string   `json:"statement"`
+	Confidence  float64  `json:"confidence"`
+	EvidenceIDs []string `json:"evidence_ids"`
+}
+
+// ReportV1 is an investigation's result. It carries the signed alert and the
+// sandbox-signed evidence envelopes it gathered, so the reviewer and the gate
+// can verify every input without trusting the investigator.
+type ReportV1 struct {
+	InvestigationID string `json:"investigation_id"`
+	IncidentID      string `json:"incident_id"`
+	Service         string `json:"service"`
+	// Investigator is "rules", "llm" or "persona:<name>".
+	Investigator string  `json:"investigator"`
+	Model        string  `json:"model,omitempty"`
+	Claims       []Claim `json:"claims"`
+	// Completed is false when a budget ran out or the minimum plan did not finish;
+	// an incomplete investigation can never lead to an approval.
+	Completed        bool   `json:"completed"`
+	IncompleteReason string `json:"incomplete_reason,omitempty"`
+	Iterations       int    `json:"iterations"`
+	ToolCalls        int    `json:"tool_calls"`
+	TokensIn         int    `json:"tokens_in"`
+	TokensOut        int    `json:"tokens_out"`
+	StartedAt        time.Time `json:"started_at"`
+	FinishedAt       time.Time `json:"finished_at"`
+	// Alert is the ingester-signed envelope of the AlertV1 investigated.
+	Alert json.RawMessage `json:"alert"`
+	// Evidence are the sandbox-signed envelopes of every EvidenceV1 gathered.
+	Evidence []json.RawMessage `json:"evidence"`
+}

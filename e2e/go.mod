@@ -1,0 +1,15 @@
+module agentk/e2e
+
+go 1.26.8
+
+require (
+	agentk/contracts v0.0.0
+	agentk/platform v0.0.0
+	agentk/cmd/agentk v0.0.0
+)
+
+replace (
+	agentk/contracts => ../contracts
+	agentk/platform => ../platform
+	agentk/cmd/agentk => ../cmd/agentk
+)

@@ -1,0 +1,101 @@
+// Package bus is the agentk message fabric: JetStream streams created explicitly
+// at start-up, Watermill routers with durable, manually acked consumers, retries
+// with backoff, a dead-letter subject, Nats-Msg-Id de-duplication, W3C
+// traceparent in metadata, core-NATS request/reply for tool calls, and KV buckets.
+//
+// Services see only this API; they never import watermill or nats.go directly
+// except for jetstream.KeyValue.
+//
+// NOTE(coordination): signatures in this file are the contract between the
+// services and the bus; the implementation is being written behind them.
+package bus
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"agentk/contracts/envelope"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Errors.
+var (
+	// ErrPermanent marks a handler error that redelivery cannot fix: the message
+	// goes to the dead-letter subject and is acked.
+	ErrPermanent = errors.New("bus: permanent")
+	// ErrNoResponders is returned by Request when nothing serves the subject.
+	ErrNoResponders = errors.New("bus: no responders")
+)
+
+// Permanent wraps err so the router dead-letters the message instead of
+// redelivering it.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+// IsPermanent reports whether err was wrapped by Permanent.
+func IsPermanent(err error) bool { return errors.Is(err, ErrPermanent) }
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string   { return e.err.Error() }
+func (e *permanentError) Unwrap() []error { return []error{ErrPermanent, e.err} }
+
+// Config says how one service connects.
+type Config struct {
+	// URL of the NATS server (AGENTK_NATS_URL).
+	URL string
+	// Name is the service's role (envelope.Role*); it names the connection.
+	Name string
+	// Seed is the service's nkey seed: it authenticates to NATS as an nkey user.
+	Seed []byte
+	// AckWait is how long JetStream waits for an ack before redelivering.
+	AckWait time.Duration
+	// MaxDeliver is how many deliveries before a message is dead-lettered.
+	MaxDeliver int
+	Logger     *slog.Logger
+}
+
+// Message is one delivery handed to a handler. Envelope is parsed, not
+// verified: the handler verifies it against its keyring.
+type Message struct {
+	Subject  string
+	Data     []byte
+	Envelope envelope.Envelope
+	// Metadata holds headers (lowercase keys), including traceparent.
+	Metadata map[string]string
+	// Delivery counts deliveries, 1 on the first.
+	Delivery int
+}
+
+// Out is a message a handler asks the router to publish before it acks the input.
+type Out struct {
+	Envelope envelope.Envelope
+	// MsgID becomes Nats-Msg-Id: JetStream drops a second publish with the same id.
+	MsgID string
+}
+
+// HandlerFunc handles one message and returns what to publish. A non-nil error
+// nacks (redelivered with backoff) unless it is Permanent.
+type HandlerFunc func(ctx context.Context, m Message) ([]Out, error)
+
+// Conn is one service's connection to the fabric.
+type Conn struct {
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	cfg Config
+	log *slog.Logger
+}
+
+// NATS returns the underlying connection.
+func (c *Conn) NATS() *nats.Conn { return c.nc }
+
+// JetStream returns the JetStream context.
+func (c *Conn) JetStream() jetstream.JetStream { return c.js }

@@ -1,0 +1,13 @@
+module agentk/services/bridge
+
+go 1.26.8
+
+require (
+	agentk/contracts v0.0.0
+	agentk/platform v0.0.0
+)
+
+replace (
+	agentk/contracts => ../../contracts
+	agentk/platform => ../../platform
+)
