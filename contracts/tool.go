@@ -11,6 +11,9 @@ type ToolCallV1 struct {
 	IncidentID      string          `json:"incident_id"`
 	Tool            string          `json:"tool"`
 	Arguments       json.RawMessage `json:"arguments"`
+	// Alert is the ingester-signed AlertV1 envelope under investigation: the
+	// sandbox derives the incident window from it, never from the caller's word.
+	Alert json.RawMessage `json:"alert"`
 }
 
 // ToolReplyV1 answers a ToolCallV1. On success Evidence is the sandbox-signed

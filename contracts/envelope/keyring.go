@@ -31,7 +31,7 @@ var signs = map[string][]string{
 	RoleReviewer:     {"agentk.review.v1"},
 	RoleGate:         {"agentk.decision.v1"},
 	RoleBridge:       {"agentk.approval.v1", "agentk.freeze.v1"},
-	RoleDeployer:     {"agentk.action.v1"},
+	RoleDeployer:     {"agentk.action.v1", "agentk.ledger.v1", "agentk.cooldown.v1"},
 }
 
 // RoleMaySign reports whether role produces subject.
