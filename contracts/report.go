@@ -28,12 +28,12 @@ type ReportV1 struct {
 	Claims       []Claim `json:"claims"`
 	// Completed is false when a budget ran out or the minimum plan did not finish;
 	// an incomplete investigation can never lead to an approval.
-	Completed        bool   `json:"completed"`
-	IncompleteReason string `json:"incomplete_reason,omitempty"`
-	Iterations       int    `json:"iterations"`
-	ToolCalls        int    `json:"tool_calls"`
-	TokensIn         int    `json:"tokens_in"`
-	TokensOut        int    `json:"tokens_out"`
+	Completed        bool      `json:"completed"`
+	IncompleteReason string    `json:"incomplete_reason,omitempty"`
+	Iterations       int       `json:"iterations"`
+	ToolCalls        int       `json:"tool_calls"`
+	TokensIn         int       `json:"tokens_in"`
+	TokensOut        int       `json:"tokens_out"`
 	StartedAt        time.Time `json:"started_at"`
 	FinishedAt       time.Time `json:"finished_at"`
 	// Alert is the ingester-signed envelope of the AlertV1 investigated.
