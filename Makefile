@@ -1,0 +1,68 @@
+# agentk — every target works from a fresh clone with only Go (and, for the
+# Docker targets, a Docker engine with docker-compose).
+SHELL := /bin/bash
+GO ?= go
+MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
+BIN := $(CURDIR)/bin
+SERVICES := ingester investigator sandbox reviewer gate bridge deployer
+GOLANGCI_VERSION ?= v2.15.0
+FUZZTIME ?= 20s
+
+.PHONY: all build test test-short lint vet images demo demo-live eval bench fuzz keys tidy clean
+
+all: build
+
+## build: every binary into bin/, the combined one as bin/agentk
+build:
+	@mkdir -p $(BIN)
+	cd cmd/agentk && CGO_ENABLED=0 $(GO) build -o $(BIN)/agentk .
+	@for s in $(SERVICES); do (cd services/$$s && CGO_ENABLED=0 $(GO) build -o $(BIN)/$$s ./cmd/$$s) || exit 1; done
+
+## test: go vet and go test in every module of the workspace
+test:
+	@set -e; for d in $(MODULES); do echo "== $$d"; (cd $$d && $(GO) vet ./... && $(GO) test -count=1 ./...); done
+
+## test-short: the same with -short (skips the slow end-to-end evals)
+test-short:
+	@set -e; for d in $(MODULES); do (cd $$d && $(GO) test -short -count=1 ./...); done
+
+vet:
+	@set -e; for d in $(MODULES); do (cd $$d && $(GO) vet ./...); done
+
+## lint: go vet plus golangci-lint from the module proxy
+lint: vet
+	@set -e; for d in $(MODULES); do (cd $$d && $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run ./...); done
+
+## demo: replay one deployment-class and one runtime incident on embedded defaults
+demo:
+	@cd cmd/agentk && $(GO) run . demo
+
+## demo-live: the demo target on compose, a bad release, a real rollback
+demo-live: images
+	@cd cmd/agentk && $(GO) run . demo --live
+
+## eval: score every investigator on the recorded corpus; writes docs/eval/latest.md
+eval:
+	@cd cmd/agentk && $(GO) run . eval --all --markdown $(CURDIR)/docs/eval/latest.md $(CURDIR)/e2e/incidents
+
+## images: every image FROM scratch from static binaries, no registry pulls
+images:
+	@bash scripts/images.sh
+
+## bench: benchmarks with their baselines; writes docs/bench/latest.md
+bench:
+	@bash scripts/bench.sh
+
+## fuzz: run each fuzz target for FUZZTIME
+fuzz:
+	@bash scripts/fuzz.sh $(FUZZTIME)
+
+## keys: per-service nkeys and the keyring, into $AGENTK_KEYS_DIR (default .data/keys)
+keys:
+	@cd cmd/agentk && $(GO) run . keys
+
+tidy:
+	@set -e; for d in $(MODULES); do (cd $$d && $(GO) mod tidy); done
+
+clean:
+	rm -rf $(BIN) .data
