@@ -1,0 +1,144 @@
+// Package config reads the sandbox's configuration from the environment, once,
+// reporting every problem at once.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrInvalid is wrapped by every configuration problem.
+var ErrInvalid = errors.New("config: invalid")
+
+// Auth modes for the SigNoz API key.
+const (
+	AuthHeader = "header" // SIGNOZ-API-KEY: <key>
+	AuthBearer = "bearer" // Authorization: Bearer <key>
+)
+
+// DefaultExclude are the pipeline's own service names: their telemetry is never
+// investigated.
+var DefaultExclude = []string{
+	"agentk", "agentk-ingester", "agentk-sandbox", "agentk-investigator",
+	"agentk-reviewer", "agentk-gate", "agentk-bridge", "agentk-deployer",
+}
+
+// Config is the sandbox's configuration.
+type Config struct {
+	// SigNozURL is where the query API is served.
+	SigNozURL string
+	// LinkBaseURL is the SigNoz UI base for deep links (defaults to SigNozURL).
+	LinkBaseURL string
+	// APIKey is the read-only SigNoz key. Never log it.
+	APIKey string
+	// Auth is AuthHeader or AuthBearer.
+	Auth    string
+	Timeout time.Duration
+	// MaxCalls caps tool calls per investigation.
+	MaxCalls int
+	// Exclude are service names never queried nor shown.
+	Exclude []string
+}
+
+// String renders the configuration without the key.
+func (c Config) String() string {
+	return fmt.Sprintf("signoz_url=%s link_base_url=%s auth=%s timeout=%s max_calls=%d exclude=%v api_key_set=%t",
+		c.SigNozURL, c.LinkBaseURL, c.Auth, c.Timeout, c.MaxCalls, c.Exclude, c.APIKey != "")
+}
+
+// FromEnv reads the configuration through getenv. File-valued secrets
+// (AGENTK_SIGNOZ_API_KEY_FILE) are read with readFile (os.ReadFile when nil).
+func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...)) }
+
+	c := Config{
+		SigNozURL: strings.TrimRight(orDefault(getenv("AGENTK_SIGNOZ_URL"), "http://localhost:8080"), "/"),
+		Auth:      strings.ToLower(orDefault(getenv("AGENTK_SIGNOZ_AUTH"), AuthHeader)),
+		Timeout:   30 * time.Second,
+		MaxCalls:  30,
+		Exclude:   DefaultExclude,
+	}
+	c.LinkBaseURL = strings.TrimRight(orDefault(getenv("AGENTK_SIGNOZ_BASE_URL"), c.SigNozURL), "/")
+	for name, v := range map[string]string{"AGENTK_SIGNOZ_URL": c.SigNozURL, "AGENTK_SIGNOZ_BASE_URL": c.LinkBaseURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("%s=%q is not an http(s) URL", name, v)
+		}
+	}
+	if c.Auth != AuthHeader && c.Auth != AuthBearer {
+		bad("AGENTK_SIGNOZ_AUTH=%q: want header or bearer", c.Auth)
+	}
+
+	key, file := getenv("AGENTK_SIGNOZ_API_KEY"), getenv("AGENTK_SIGNOZ_API_KEY_FILE")
+	switch {
+	case key != "" && file != "":
+		bad("set AGENTK_SIGNOZ_API_KEY or AGENTK_SIGNOZ_API_KEY_FILE, not both")
+	case file != "":
+		b, err := readFile(file)
+		if err != nil {
+			bad("AGENTK_SIGNOZ_API_KEY_FILE: %v", err)
+		}
+		key = strings.TrimSpace(string(b))
+		if err == nil && key == "" {
+			bad("AGENTK_SIGNOZ_API_KEY_FILE %s is empty", file)
+		}
+	case key == "":
+		bad("AGENTK_SIGNOZ_API_KEY (or _FILE) is required")
+	}
+	c.APIKey = key
+
+	if v := getenv("AGENTK_SIGNOZ_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > 5*time.Minute {
+			bad("AGENTK_SIGNOZ_TIMEOUT=%q: want a duration in (0, 5m]", v)
+		} else {
+			c.Timeout = d
+		}
+	}
+	if v := getenv("AGENTK_SANDBOX_MAX_CALLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			bad("AGENTK_SANDBOX_MAX_CALLS=%q: want an integer in [1, 1000]", v)
+		} else {
+			c.MaxCalls = n
+		}
+	}
+	if v, ok := lookup(getenv, "AGENTK_SANDBOX_EXCLUDE_SERVICES"); ok {
+		c.Exclude = nil
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				c.Exclude = append(c.Exclude, s)
+			}
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// lookup treats an empty value as unset: an empty exclude list must be written
+// explicitly as "-" to be honoured, so a blank variable cannot silently let the
+// pipeline's own telemetry in.
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	if v == "" {
+		return "", false
+	}
+	if v == "-" {
+		return "", true
+	}
+	return v, true
+}
