@@ -1,0 +1,152 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+)
+
+// Errors. Each refusal has its own sentinel; its text is the reason recorded
+// and shown to the human.
+var (
+	ErrConfig          = errors.New("approval: configuration")
+	ErrInvalidDecision = errors.New("approval: invalid decision")
+	ErrNotFound        = errors.New("approval: no such decision")
+	ErrBadAnswer       = errors.New("approval: answer must be approve or deny")
+	ErrBadChannel      = errors.New("approval: channel must be slack, web or cli")
+	ErrUnknownApprover = errors.New("approval: not a configured approver")
+	ErrReplay          = errors.New("approval: replayed request")
+	ErrAlreadyAnswered = errors.New("approval: decision already answered")
+	ErrGateDenied      = errors.New("approval: the gate denied this decision; there is nothing to approve")
+	ErrExpired         = errors.New("approval: decision expired")
+	ErrDigestMismatch  = errors.New("approval: answer is for another version of the decision")
+)
+
+// NewRecord builds the record for a gate-verified decision envelope. It
+// refuses a decision that cannot be answered safely: no id, or no expiry.
+func NewRecord(env envelope.Envelope, dec contracts.DecisionV1, now time.Time) (Record, error) {
+	if dec.DecisionID == "" {
+		return Record{}, fmt.Errorf("%w: no decision id", ErrInvalidDecision)
+	}
+	exp := earliest(env.Expires(), dec.ExpiresAt)
+	if exp.IsZero() {
+		// Unknown fails closed: an answer must expire no later than its decision.
+		return Record{}, fmt.Errorf("%w: %s has no expiry", ErrInvalidDecision, dec.DecisionID)
+	}
+	return Record{
+		DecisionID: dec.DecisionID,
+		Envelope:   env.Marshal(),
+		Digest:     env.Digest(),
+		Decision:   dec,
+		ExpiresAt:  exp.UTC(),
+		ReceivedAt: now.UTC(),
+	}, nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero():
+		return a
+	case b.Before(a):
+		return b
+	default:
+		return a
+	}
+}
+
+// Request is one human's answer as an adapter understood it.
+type Request struct {
+	DecisionID string
+	// Digest, when set (Slack buttons carry it), must be the record's digest.
+	Digest string
+	Answer string
+	// Approver is the resolved approver name; empty when the identity did not
+	// map to one.
+	Approver string
+	// Identity is what the request claimed to be, for the record (slack:U123).
+	Identity   string
+	Channel    string
+	RequestID  string
+	ApprovalID string
+}
+
+// Check decides whether req may answer rec at now. It returns nil or the
+// refusal's sentinel wrapped with the details. The order matters: a request
+// that is malformed or from a stranger learns nothing about the decision.
+func Check(rec Record, req Request, now time.Time) error {
+	switch req.Answer {
+	case contracts.AnswerApprove, contracts.AnswerDeny:
+	default:
+		return fmt.Errorf("%w: got %q", ErrBadAnswer, req.Answer)
+	}
+	switch req.Channel {
+	case contracts.ChannelSlack, contracts.ChannelWeb, contracts.ChannelCLI:
+	default:
+		return fmt.Errorf("%w: got %q", ErrBadChannel, req.Channel)
+	}
+	if req.Approver == "" {
+		return fmt.Errorf("%w: %s", ErrUnknownApprover, req.Identity)
+	}
+	if a := rec.Answer; a != nil {
+		if req.RequestID != "" && req.RequestID == a.RequestID {
+			return fmt.Errorf("%w: %s was already answered by this request", ErrReplay, rec.DecisionID)
+		}
+		return fmt.Errorf("%w: %s by %s via %s at %s", ErrAlreadyAnswered, a.Answer, a.Approver, a.Channel, a.AnsweredAt.Format(time.RFC3339))
+	}
+	if rec.Decision.Verdict != contracts.VerdictAllow {
+		return fmt.Errorf("%w: %s (verdict %q)", ErrGateDenied, rec.DecisionID, rec.Decision.Verdict)
+	}
+	if !now.Before(rec.ExpiresAt) {
+		return fmt.Errorf("%w: %s at %s", ErrExpired, rec.DecisionID, rec.ExpiresAt.Format(time.RFC3339))
+	}
+	if req.Digest != "" && req.Digest != rec.Digest {
+		return fmt.Errorf("%w: %s", ErrDigestMismatch, rec.DecisionID)
+	}
+	return nil
+}
+
+// Approval builds the agentk.approval.v1 payload for an accepted request and
+// the ttl to seal it with, so that the envelope expires exactly when the
+// decision does. Call it only after Check returned nil.
+func Approval(rec Record, req Request, now time.Time) (contracts.ApprovalV1, time.Duration) {
+	return contracts.ApprovalV1{
+		ApprovalID:     req.ApprovalID,
+		DecisionID:     rec.DecisionID,
+		DecisionDigest: rec.Digest,
+		IncidentID:     rec.Decision.IncidentID,
+		Service:        rec.Decision.Service,
+		Answer:         req.Answer,
+		Approver:       req.Approver,
+		Channel:        req.Channel,
+		AnsweredAt:     now.UTC(),
+		ExpiresAt:      rec.ExpiresAt,
+		Decision:       rec.Envelope,
+	}, rec.ExpiresAt.Sub(now)
+}
+
+// Accept returns rec with the sealed approval recorded as its one answer.
+func Accept(rec Record, req Request, sealed envelope.Envelope, now time.Time) Record {
+	rec.Answer = &Answer{
+		ApprovalID: req.ApprovalID,
+		Answer:     req.Answer,
+		Approver:   req.Approver,
+		Channel:    req.Channel,
+		AnsweredAt: now.UTC(),
+		RequestID:  req.RequestID,
+		Approval:   sealed.Marshal(),
+	}
+	return rec
+}
+
+// Refuse returns rec with the refusal of req for reason err recorded.
+func Refuse(rec Record, req Request, err error, now time.Time) Record {
+	return rec.WithRefusal(Refusal{
+		At: now.UTC(), Approver: req.Approver, Identity: req.Identity,
+		Channel: req.Channel, Answer: req.Answer, Reason: err.Error(),
+	})
+}

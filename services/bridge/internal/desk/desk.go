@@ -1,0 +1,294 @@
+// Package desk is the bridge's application service: it records gate-signed
+// decisions, posts them for humans, and turns an accepted answer into exactly
+// one signed agentk.approval.v1. The rules are approval's; desk does the
+// reading, compare-and-set writing, sealing and publishing around them.
+package desk
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/services/bridge/internal/approval"
+	"agentk/services/bridge/internal/store"
+)
+
+// Errors.
+var (
+	// ErrRejected: a decision message that can never be accepted (bad
+	// signature, wrong role, expired, malformed). Redelivery cannot fix it.
+	ErrRejected = errors.New("desk: decision rejected")
+	// ErrBusy: the record kept changing under us; the caller may retry.
+	ErrBusy = errors.New("desk: decision busy, try again")
+)
+
+// Publisher puts a sealed envelope on the bus with a Nats-Msg-Id.
+type Publisher interface {
+	Publish(ctx context.Context, env envelope.Envelope, msgID string) error
+}
+
+// Notifier shows decisions to humans outside the console (Slack).
+type Notifier interface {
+	// Post shows a new decision and returns where it was posted.
+	Post(ctx context.Context, rec approval.Record) (channel, ts string, err error)
+	// Update rewrites a posted decision once it is answered.
+	Update(ctx context.Context, rec approval.Record) error
+}
+
+// Deps are the desk's collaborators.
+type Deps struct {
+	Store     store.Store
+	Signer    *envelope.Signer
+	Keyring   *envelope.Keyring
+	Publisher Publisher
+	// Notifier is nil when Slack is not configured.
+	Notifier Notifier
+	Now      func() time.Time
+	Logger   *slog.Logger
+	// NewID returns a fresh approval id; random when nil.
+	NewID func() string
+}
+
+// Desk is safe for concurrent use.
+type Desk struct {
+	d Deps
+
+	mu     sync.Mutex
+	recent []approval.Refusal
+}
+
+// New returns a Desk.
+func New(d Deps) *Desk {
+	if d.NewID == nil {
+		d.NewID = randomID
+	}
+	return &Desk{d: d}
+}
+
+// Now is the desk's clock (the service clock).
+func (k *Desk) Now() time.Time { return k.d.Now() }
+
+// Receive verifies a gate-signed decision envelope, records it once and posts
+// it. A redelivery of a recorded decision only finishes what is missing (the
+// Slack post). ErrRejected for a decision that must not be retried.
+func (k *Desk) Receive(ctx context.Context, data []byte) error {
+	now := k.d.Now()
+	var dec contracts.DecisionV1
+	env, err := k.d.Keyring.Open(data, contracts.SubjectDecision, envelope.RoleGate, now, &dec)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	rec, err := approval.NewRecord(env, dec, now)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	log := k.d.Logger.With("decision_id", dec.DecisionID, "incident_id", dec.IncidentID)
+	switch err := k.d.Store.Create(ctx, rec); {
+	case errors.Is(err, store.ErrBadKey):
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	case errors.Is(err, store.ErrExists):
+		// A redelivery, or the gate re-publishing: keep the first record.
+	case err != nil:
+		return err
+	default:
+		log.Info("decision recorded", "verdict", dec.Verdict, "service", dec.Service, "expires_at", rec.ExpiresAt)
+	}
+	return k.post(ctx, dec.DecisionID, log)
+}
+
+func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
+	if k.d.Notifier == nil {
+		return nil
+	}
+	rec, rev, err := k.d.Store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rec.SlackTS != "" || rec.Digest == "" {
+		return nil
+	}
+	ch, ts, err := k.d.Notifier.Post(ctx, rec)
+	if err != nil {
+		return fmt.Errorf("desk: post %s: %w", id, err)
+	}
+	rec.SlackChannel, rec.SlackTS = ch, ts
+	if err := k.d.Store.Update(ctx, rec, rev); err != nil {
+		// The message is out; losing its ts only means web answers cannot
+		// rewrite it. Do not post twice.
+		log.Warn("slack message posted but not recorded", "err", err)
+		return nil
+	}
+	log.Info("decision posted to slack", "slack_channel", ch)
+	return nil
+}
+
+// maxAttempts bounds compare-and-set retries under contention.
+const maxAttempts = 8
+
+// Answer applies one human's answer. On acceptance it returns the updated
+// record (its Answer holds the sealed approval, already published unless the
+// bus failed, in which case Republish finishes it). On refusal it records the
+// reason with the decision and returns the approval sentinel wrapped.
+func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Record, error) {
+	log := k.d.Logger.With("decision_id", req.DecisionID, "channel", req.Channel, "approver", req.Approver)
+	for range maxAttempts {
+		now := k.d.Now()
+		rec, rev, err := k.d.Store.Get(ctx, req.DecisionID)
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrBadKey) {
+			err = fmt.Errorf("%w: %s", approval.ErrNotFound, req.DecisionID)
+			k.refuseUnattributed(req, err, now)
+			return approval.Record{}, err
+		}
+		if err != nil {
+			return approval.Record{}, err
+		}
+		if reason := approval.Check(rec, req, now); reason != nil {
+			log.Warn("answer refused", "reason", reason.Error(), "identity", req.Identity)
+			if err := k.d.Store.Update(ctx, approval.Refuse(rec, req, reason, now), rev); errors.Is(err, store.ErrConflict) {
+				continue
+			} else if err != nil {
+				log.Error("refusal not recorded", "err", err)
+			}
+			return rec, reason
+		}
+		req.ApprovalID = k.d.NewID()
+		payload, ttl := approval.Approval(rec, req, now)
+		sealed, err := k.d.Signer.SealJSON(contracts.SubjectApproval, payload, now, ttl)
+		if err != nil {
+			return approval.Record{}, err
+		}
+		next := approval.Accept(rec, req, sealed, now)
+		if err := k.d.Store.Update(ctx, next, rev); errors.Is(err, store.ErrConflict) {
+			continue // someone else wrote first; Check will now see their answer
+		} else if err != nil {
+			return approval.Record{}, err
+		}
+		log.Info("answer accepted", "answer", req.Answer, "approval_id", req.ApprovalID)
+		next = k.publish(ctx, next, log)
+		if k.d.Notifier != nil && next.SlackTS != "" && req.Channel != contracts.ChannelSlack {
+			if err := k.d.Notifier.Update(ctx, next); err != nil {
+				log.Warn("slack message not updated", "err", err)
+			}
+		}
+		return next, nil
+	}
+	return approval.Record{}, fmt.Errorf("%w: %s", ErrBusy, req.DecisionID)
+}
+
+// publish sends the record's approval with MsgID approval.<decision id> (so
+// JetStream drops a second one) and marks it published.
+func (k *Desk) publish(ctx context.Context, rec approval.Record, log *slog.Logger) approval.Record {
+	env, err := envelope.Parse(rec.Answer.Approval)
+	if err != nil {
+		log.Error("stored approval unreadable", "err", err)
+		return rec
+	}
+	if err := k.d.Publisher.Publish(ctx, env, "approval."+rec.DecisionID); err != nil {
+		log.Error("approval not published; will retry", "err", err)
+		return rec
+	}
+	for range maxAttempts {
+		cur, rev, err := k.d.Store.Get(ctx, rec.DecisionID)
+		if err != nil || cur.Answer == nil {
+			break
+		}
+		cur.Answer.Published = true
+		if err := k.d.Store.Update(ctx, cur, rev); err == nil {
+			return cur
+		} else if !errors.Is(err, store.ErrConflict) {
+			break
+		}
+	}
+	log.Warn("approval published but not marked; a restart re-publishes it (deduplicated)")
+	rec.Answer.Published = true
+	return rec
+}
+
+// Republish publishes every accepted answer not yet marked published (a crash
+// or bus failure between accepting and publishing). The MsgID makes a repeat
+// harmless.
+func (k *Desk) Republish(ctx context.Context) error {
+	recs, err := k.d.Store.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.Answer != nil && !r.Answer.Published {
+			k.publish(ctx, r, k.d.Logger.With("decision_id", r.DecisionID))
+		}
+	}
+	return nil
+}
+
+// Refuse records a refusal decided before Answer could run (a replayed Slack
+// request), with the decision when it exists.
+func (k *Desk) Refuse(ctx context.Context, req approval.Request, reason error) {
+	now := k.d.Now()
+	k.d.Logger.Warn("answer refused", "decision_id", req.DecisionID, "channel", req.Channel,
+		"identity", req.Identity, "reason", reason.Error())
+	for range maxAttempts {
+		rec, rev, err := k.d.Store.Get(ctx, req.DecisionID)
+		if err != nil {
+			k.refuseUnattributed(req, reason, now)
+			return
+		}
+		if err := k.d.Store.Update(ctx, approval.Refuse(rec, req, reason, now), rev); !errors.Is(err, store.ErrConflict) {
+			return
+		}
+	}
+}
+
+// RefuseRequest records a request refused before it could name a decision
+// (forged signature, stale timestamp, unreadable payload). It is not written
+// to any record: nothing in it can be trusted.
+func (k *Desk) RefuseRequest(channel string, reason error) {
+	now := k.d.Now()
+	k.d.Logger.Warn("request refused", "channel", channel, "reason", reason.Error())
+	k.remember(approval.Refusal{At: now.UTC(), Channel: channel, Reason: reason.Error()})
+}
+
+func (k *Desk) refuseUnattributed(req approval.Request, reason error, now time.Time) {
+	k.d.Logger.Warn("answer refused", "decision_id", req.DecisionID, "channel", req.Channel, "reason", reason.Error())
+	k.remember(approval.Refusal{At: now.UTC(), Approver: req.Approver, Identity: req.Identity,
+		Channel: req.Channel, Answer: req.Answer, Reason: reason.Error()})
+}
+
+const maxRecent = 100
+
+func (k *Desk) remember(r approval.Refusal) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.recent = append(k.recent, r)
+	if len(k.recent) > maxRecent {
+		k.recent = k.recent[len(k.recent)-maxRecent:]
+	}
+}
+
+// RecentRefusals returns refusals not tied to a recorded decision, oldest first.
+func (k *Desk) RecentRefusals() []approval.Refusal {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]approval.Refusal(nil), k.recent...)
+}
+
+// Get returns one record.
+func (k *Desk) Get(ctx context.Context, id string) (approval.Record, error) {
+	rec, _, err := k.d.Store.Get(ctx, id)
+	return rec, err
+}
+
+// List returns every record.
+func (k *Desk) List(ctx context.Context) ([]approval.Record, error) { return k.d.Store.List(ctx) }
+
+func randomID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "apv_" + hex.EncodeToString(b[:])
+}
