@@ -1,0 +1,255 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"agentk/contracts"
+	"agentk/services/investigator/internal/parse"
+	"agentk/services/investigator/internal/plan"
+)
+
+// run is the mutable state of one investigation.
+type run struct {
+	in      Input
+	d       Deps
+	state   State
+	report  contracts.ReportV1
+	seen    map[string]string // call key → evidence id or error
+	repeats int
+	callSeq int
+	planOK  bool
+}
+
+// Investigate runs one investigation and returns its report, unsealed. The
+// report is incomplete (and can never lead to an approval) when the minimum
+// plan failed or any budget ran out. It returns an error only when the
+// investigation should be retried later: the sandbox was unavailable
+// (ErrToolUnavailable) or ctx ended (ErrCancelled).
+func Investigate(ctx context.Context, in Input, d Deps) (contracts.ReportV1, error) {
+	if d.Budget.MaxRepeats <= 0 {
+		d.Budget.MaxRepeats = 2
+	}
+	if d.Budget.MaxCallsPerTurn <= 0 {
+		d.Budget.MaxCallsPerTurn = 4
+	}
+	r := &run{in: in, d: d, seen: map[string]string{}, planOK: true}
+	r.state = State{InvestigationID: in.InvestigationID, Alert: in.Alert, Catalogue: d.Catalogue, TokensLeft: d.Budget.MaxTokens}
+	r.report = contracts.ReportV1{
+		InvestigationID: in.InvestigationID, IncidentID: in.Alert.IncidentID, Service: in.Alert.Service,
+		Investigator: in.Investigator, StartedAt: d.Now(), Alert: in.AlertEnvelope,
+		Claims: []contracts.Claim{}, Evidence: []json.RawMessage{},
+	}
+	ictx := ctx
+	if d.Budget.WallTime > 0 {
+		var cancel context.CancelFunc
+		ictx, cancel = context.WithTimeout(ctx, d.Budget.WallTime)
+		defer cancel()
+	}
+	claims, reason, err := r.investigate(ctx, ictx)
+	if err != nil {
+		return contracts.ReportV1{}, err
+	}
+	if reason == "" && !r.planOK {
+		reason = ReasonPlan
+	}
+	r.report.Completed = reason == ""
+	r.report.IncompleteReason = reason
+	if claims == nil {
+		claims = []contracts.Claim{parse.Unknown("investigation incomplete (" + reason + "): nothing conclusive")}
+	}
+	r.report.Claims = claims
+	r.report.FinishedAt = d.Now()
+	return r.report, nil
+}
+
+// investigate returns the claims (nil when there is no answer) and the
+// incomplete reason ("" when within budget).
+func (r *run) investigate(ctx, ictx context.Context) ([]contracts.Claim, string, error) {
+	for _, step := range plan.Steps(r.in.Alert.Service) {
+		if reason, err := r.stop(ctx, ictx); reason != "" || err != nil {
+			return nil, reason, err
+		}
+		r.report.Iterations++
+		res, err := r.call(ctx, ictx, ToolRequest{Tool: step.Tool, Arguments: step.Arguments}, true)
+		if err != nil {
+			return nil, ReasonWallTime, r.fatal(ctx, ictx, err)
+		}
+		if res.Error != "" {
+			r.planOK = false
+			r.state.PlanErrors = append(r.state.PlanErrors, res)
+		}
+	}
+	for {
+		if reason, err := r.stop(ctx, ictx); reason != "" || err != nil {
+			return nil, reason, err
+		}
+		if r.report.Iterations >= r.d.Budget.MaxIterations {
+			return nil, ReasonIterations, nil
+		}
+		r.report.Iterations++
+		r.state.Final = r.report.Iterations >= r.d.Budget.MaxIterations
+		r.state.TokensLeft = r.d.Budget.MaxTokens - r.report.TokensIn - r.report.TokensOut
+		ans, err := r.d.Model.Next(ictx, r.state)
+		r.report.TokensIn += ans.TokensIn
+		r.report.TokensOut += ans.TokensOut
+		if ans.Model != "" {
+			r.report.Model = ans.Model
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, "", fmt.Errorf("%w: %v", ErrCancelled, ctx.Err())
+		case ictx.Err() != nil:
+			return nil, ReasonWallTime, nil
+		case errors.Is(err, ErrTokenBudget):
+			return nil, ReasonTokens, nil
+		case err != nil:
+			return nil, ReasonModel, nil
+		}
+		overBudget := r.d.Budget.MaxTokens > 0 && r.report.TokensIn+r.report.TokensOut > r.d.Budget.MaxTokens
+		if len(ans.Calls) == 0 {
+			claims := r.final(ans)
+			if overBudget {
+				return claims, ReasonTokens, nil
+			}
+			return claims, "", nil
+		}
+		if overBudget {
+			return nil, ReasonTokens, nil
+		}
+		turn := Turn{Content: ans.Content}
+		for i, req := range ans.Calls {
+			if i >= r.d.Budget.MaxCallsPerTurn {
+				turn.Results = append(turn.Results, ToolResult{Request: req, Error: fmt.Sprintf("refused: at most %d tool calls per turn", r.d.Budget.MaxCallsPerTurn)})
+				continue
+			}
+			res, err := r.call(ctx, ictx, req, false)
+			if err != nil {
+				return nil, ReasonWallTime, r.fatal(ctx, ictx, err)
+			}
+			turn.Results = append(turn.Results, res)
+		}
+		r.state.Turns = append(r.state.Turns, turn)
+		if r.repeats >= r.d.Budget.MaxRepeats {
+			return nil, ReasonLoop, nil
+		}
+	}
+}
+
+// stop reports a budget that ended before the next iteration.
+func (r *run) stop(ctx, ictx context.Context) (string, error) {
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("%w: %v", ErrCancelled, ctx.Err())
+	}
+	if ictx.Err() != nil {
+		return ReasonWallTime, nil
+	}
+	return "", nil
+}
+
+// fatal classifies an error from call: shutdown and an unavailable sandbox are
+// returned for redelivery; the wall-time budget is not an error.
+func (r *run) fatal(ctx, ictx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %v", ErrCancelled, ctx.Err())
+	case ictx.Err() != nil && !errors.Is(err, ErrToolUnavailable):
+		return nil
+	case errors.Is(err, ErrToolUnavailable):
+		return fmt.Errorf("investigation %s: %w", r.in.InvestigationID, err)
+	default:
+		return fmt.Errorf("investigation %s: %w: %w", r.in.InvestigationID, ErrToolUnavailable, err)
+	}
+}
+
+// final turns a model's answer into claims with ids c1, c2, ….
+func (r *run) final(ans Answer) []contracts.Claim {
+	if ans.Claims == nil {
+		return parse.Claims(ans.Content, r.d.Catalogue).Claims
+	}
+	out := make([]contracts.Claim, 0, len(ans.Claims))
+	for i, c := range ans.Claims {
+		c.ID = fmt.Sprintf("c%d", i+1)
+		if c.EvidenceIDs == nil {
+			c.EvidenceIDs = []string{}
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return []contracts.Claim{parse.Unknown("no claim: nothing conclusive")}
+	}
+	return out
+}
+
+// call runs one tool call, retrying a retryable sandbox error once. Refusals
+// (unknown tool, repeated call) never reach the sandbox.
+func (r *run) call(ctx, ictx context.Context, req ToolRequest, planned bool) (ToolResult, error) {
+	res := ToolResult{Request: req}
+	if !knownTool(req.Tool) {
+		res.Error = fmt.Sprintf("unknown tool %q", req.Tool)
+		return res, nil
+	}
+	key := req.Tool + " " + canonical(req.Arguments)
+	if prev, ok := r.seen[key]; ok && !planned {
+		r.repeats++
+		res.Error = "refused: identical to an earlier call (" + prev + "); use the evidence already gathered"
+		return res, nil
+	}
+	for attempt := 0; ; attempt++ {
+		r.callSeq++
+		call := contracts.ToolCallV1{
+			CallID:          fmt.Sprintf("%s-call-%d", r.in.InvestigationID, r.callSeq),
+			InvestigationID: r.in.InvestigationID, IncidentID: r.in.Alert.IncidentID,
+			Tool: req.Tool, Arguments: req.Arguments, Alert: r.in.AlertEnvelope,
+		}
+		r.report.ToolCalls++
+		reply, err := r.d.Tools.Call(ictx, call)
+		if err != nil {
+			return res, err
+		}
+		if !reply.OK {
+			if reply.Retryable && attempt == 0 && ictx.Err() == nil {
+				continue
+			}
+			res.Error = "tool error: " + reply.Error
+			r.seen[key] = res.Error
+			return res, nil
+		}
+		ev := reply.Evidence
+		if ev.InvestigationID != r.in.InvestigationID || ev.Tool != req.Tool || ev.ID == "" {
+			res.Error = "tool error: the sandbox returned evidence of another call"
+			return res, nil
+		}
+		res.EvidenceID = ev.ID
+		r.seen[key] = "evidence " + ev.ID
+		if !slices.ContainsFunc(r.state.Evidence, func(e Evidence) bool { return e.ID == ev.ID }) {
+			r.state.Evidence = append(r.state.Evidence, Evidence{EvidenceV1: ev, Envelope: reply.Envelope})
+			r.report.Evidence = append(r.report.Evidence, reply.Envelope)
+		}
+		return res, nil
+	}
+}
+
+func knownTool(name string) bool {
+	return slices.ContainsFunc(contracts.ToolSpecs(), func(s contracts.ToolSpec) bool { return s.Name == name })
+}
+
+// canonical renders JSON arguments with sorted keys so that reordered but
+// identical calls are recognised by the loop breaker.
+func canonical(args json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return string(args)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(args)
+	}
+	return string(b)
+}
