@@ -1,0 +1,183 @@
+// Package config reads the gate's configuration from the environment once, at
+// start, and reports every problem at once.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"agentk/contracts"
+	"agentk/services/gate/internal/policy"
+)
+
+// ErrInvalid wraps every configuration problem.
+var ErrInvalid = errors.New("gate config: invalid")
+
+// Environment variables.
+const (
+	EnvBurnRateThreshold   = "AGENTK_GATE_BURN_RATE_THRESHOLD"
+	EnvConfidenceThreshold = "AGENTK_GATE_CONFIDENCE_THRESHOLD"
+	EnvCooldown            = "AGENTK_GATE_COOLDOWN"
+	EnvMarkerWindow        = "AGENTK_GATE_MARKER_WINDOW"
+	EnvActions             = "AGENTK_GATE_ACTIONS"
+	EnvSandboxServices     = "AGENTK_SANDBOX_SERVICES"
+	EnvCatalogueFile       = "AGENTK_CATALOGUE_FILE"
+	EnvDecisionTTL         = "AGENTK_GATE_DECISION_TTL"
+)
+
+// MaxDecisionTTL bounds how long an approval may act on a decision: telemetry
+// older than this no longer describes the service.
+const MaxDecisionTTL = 2 * time.Hour
+
+// Config is the gate's configuration.
+type Config struct {
+	Policy policy.Config
+	// CatalogueFile is where the catalogue came from ("" for the default).
+	CatalogueFile string
+}
+
+var (
+	serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
+	className   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// FromEnv builds the configuration from getenv, validating every value; the
+// error joins every problem found.
+func FromEnv(getenv func(string) string) (Config, error) {
+	c := Config{Policy: policy.DefaultConfig()}
+	var errs []error
+	bad := func(name, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
+	}
+	float := func(name string, dst *float64, lo, hi float64) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
+			bad(name, "%q is not a number in [%g, %g]", v, lo, hi)
+			return
+		}
+		*dst = f
+	}
+	duration := func(name string, dst *time.Duration, lo, hi time.Duration) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
+				d, err = time.Duration(n)*time.Second, nil
+			}
+		}
+		if err != nil || d < lo || d > hi {
+			bad(name, "%q is not a duration in [%s, %s]", v, lo, hi)
+			return
+		}
+		*dst = d
+	}
+	p := &c.Policy
+	// A burn rate threshold below 1 would act on a service within its budget.
+	float(EnvBurnRateThreshold, &p.BurnRateThreshold, 1, 1000)
+	float(EnvConfidenceThreshold, &p.ConfidenceThreshold, 0.5, 1)
+	duration(EnvCooldown, &p.Cooldown, time.Minute, 24*time.Hour)
+	duration(EnvMarkerWindow, &p.MarkerWindow, time.Minute, 24*time.Hour)
+	duration(EnvDecisionTTL, &p.DecisionTTL, time.Minute, MaxDecisionTTL)
+
+	if v := strings.TrimSpace(getenv(EnvActions)); v != "" {
+		p.Actions = list(v)
+		if len(p.Actions) == 0 {
+			bad(EnvActions, "empty")
+		}
+		for _, a := range p.Actions {
+			if !slices.Contains(policy.KnownActions, a) {
+				bad(EnvActions, "%q is not an action the gate can judge (known: %s; restart is not a rollback)", a, strings.Join(policy.KnownActions, ", "))
+			}
+		}
+	}
+	p.SandboxServices = list(getenv(EnvSandboxServices))
+	for _, s := range p.SandboxServices {
+		if !serviceName.MatchString(s) {
+			bad(EnvSandboxServices, "%q is not a service name", s)
+		}
+	}
+	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
+		c.CatalogueFile = path
+		cat, err := LoadCatalogue(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
+		} else {
+			p.Catalogue = cat
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// list splits a comma list, trimming blanks and dropping empty and repeated entries.
+func list(v string) []string {
+	var out []string
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LoadCatalogue reads a YAML catalogue: a list of {name, description,
+// deployment_class}, or the same list under a top-level "classes" key.
+func LoadCatalogue(path string) ([]contracts.FailureClass, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCatalogue(b)
+}
+
+// ParseCatalogue decodes and validates a YAML catalogue.
+func ParseCatalogue(b []byte) ([]contracts.FailureClass, error) {
+	var cat []contracts.FailureClass
+	if err := yaml.UnmarshalWithOptions(b, &cat, yaml.Strict()); err != nil {
+		var doc struct {
+			Classes []contracts.FailureClass `yaml:"classes"`
+		}
+		if err2 := yaml.UnmarshalWithOptions(b, &doc, yaml.Strict()); err2 != nil {
+			return nil, fmt.Errorf("catalogue: %w", err)
+		}
+		cat = doc.Classes
+	}
+	if len(cat) == 0 {
+		return nil, errors.New("catalogue: no classes")
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for i, c := range cat {
+		switch {
+		case !className.MatchString(c.Name):
+			errs = append(errs, fmt.Errorf("catalogue: class %d: name %q must be lower_snake_case", i+1, c.Name))
+		case seen[c.Name]:
+			errs = append(errs, fmt.Errorf("catalogue: class %q listed twice", c.Name))
+		case c.Name == contracts.ClassUnknown && c.DeploymentClass:
+			errs = append(errs, fmt.Errorf("catalogue: class %q can never be deployment-class", c.Name))
+		}
+		seen[c.Name] = true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return cat, nil
+}

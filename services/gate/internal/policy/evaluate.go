@@ -1,0 +1,109 @@
+package policy
+
+import (
+	"strings"
+
+	"agentk/contracts"
+)
+
+// Evaluate runs the six checks of DESIGN.md on in and returns the decision:
+// allow only when every check passed. It is pure: the same Input always gives
+// the same decision.
+//
+// Where the brief leaves a choice, the gate fails closed and says so:
+//   - an incomplete investigation or a review with insufficient evidence fails
+//     confidence (no confidence counts from it), with its own reason;
+//   - an investigation that did not run the marker query over the window
+//     before the onset fails deployment_related;
+//   - an alert that failed verification reads as burn rate 0 and no service.
+func Evaluate(in Input) contracts.DecisionV1 {
+	svc, incident := in.Review.Service, in.Review.IncidentID
+	if in.Alert != nil {
+		svc, incident = in.Alert.Service, in.Alert.IncidentID
+	}
+	evidence := belonging(in.Evidence, in.Review.InvestigationID)
+
+	checks := []contracts.CheckResult{
+		checkSLOBreach(in),
+		checkAllowlist(in),
+		checkCooldown(in, svc),
+		checkConfidence(in),
+		checkDeploymentRelated(in, svc, evidence),
+		checkSandboxScope(in, svc),
+	}
+
+	d := contracts.DecisionV1{
+		DecisionID:      DecisionID(in.Review.ReviewID),
+		IncidentID:      incident,
+		InvestigationID: in.Review.InvestigationID,
+		ReviewID:        in.Review.ReviewID,
+		Service:         svc,
+		Action:          in.Action,
+		Verdict:         contracts.VerdictAllow,
+		Checks:          checks,
+		FailedChecks:    []string{},
+		DecidedAt:       in.Now.UTC(),
+		ExpiresAt:       in.Now.Add(in.Config.DecisionTTL).UTC(),
+	}
+	if in.Review.Best != nil {
+		d.Diagnosis = in.Review.Best.Class
+		if finiteUnit(in.Review.Best.Confidence) {
+			d.Confidence = in.Review.Best.Confidence
+		}
+	}
+	if t, ok := rollbackTarget(in.Ledger, svc); ok {
+		d.RollbackTarget = t.Image
+	}
+	var steps []string
+	for _, c := range checks {
+		if !c.Passed {
+			d.FailedChecks = append(d.FailedChecks, c.Name)
+			steps = append(steps, nextStep(c.Name, svc))
+		}
+	}
+	if len(d.FailedChecks) > 0 {
+		d.Verdict = contracts.VerdictDeny
+		d.NextStep = strings.Join(steps, " ")
+	}
+	return d
+}
+
+// belonging returns the evidence recorded for investigation id; evidence
+// from any other investigation is not this incident's, however it verified.
+func belonging(all []contracts.EvidenceV1, id string) []contracts.EvidenceV1 {
+	if id == "" {
+		return nil
+	}
+	out := make([]contracts.EvidenceV1, 0, len(all))
+	for _, e := range all {
+		if e.InvestigationID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func nextStep(check, svc string) string {
+	switch check {
+	case contracts.CheckSLOBreach:
+		return "slo_breach: confirm in SigNoz that " + orUnknown(svc) + " is burning its error budget; the alert carried no readable burn rate at or above the threshold, so the gate will not act on it."
+	case contracts.CheckAllowlist:
+		return "allowlist: the gate allows only rollbacks; take any other action by hand, following the runbook."
+	case contracts.CheckCooldown:
+		return "cooldown: an action on " + orUnknown(svc) + " ran recently (or the action ledger could not be read); check whether it recovered before acting again."
+	case contracts.CheckConfidence:
+		return "confidence: no evidence-backed diagnosis is strong enough; read the kept and dropped claims in the incident report and investigate in SigNoz."
+	case contracts.CheckDeploymentRelated:
+		return "deployment_related: nothing in the recorded telemetry ties the regression to a deployment of " + orUnknown(svc) + " that a rollback would undo; check the deployment markers before the onset in SigNoz's traces explorer before rolling back by hand."
+	case contracts.CheckSandboxScope:
+		return "sandbox_scope: " + orUnknown(svc) + " is not a service agentk may act on; act by hand or add it to AGENTK_SANDBOX_SERVICES."
+	}
+	return check + ": failed."
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "the (unnamed) service"
+	}
+	return s
+}
