@@ -1,0 +1,223 @@
+package signoz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Errors returned by the client. ErrUnavailable is the retryable class: the same
+// query may succeed later.
+var (
+	ErrUnavailable = errors.New("signoz: unavailable")
+	ErrAPI         = errors.New("signoz: query refused")
+	ErrAuth        = errors.New("signoz: not authorised")
+)
+
+// APIError is SigNoz's error envelope, made readable.
+type APIError struct {
+	HTTPStatus int
+	Code       string
+	Message    string
+	Details    []string
+}
+
+func newAPIError(status int, b *APIErrorBody) *APIError {
+	e := &APIError{HTTPStatus: status}
+	if b != nil {
+		e.Code, e.Message = b.Code, b.Message
+		for _, d := range b.Errors {
+			if d.Message != "" {
+				e.Details = append(e.Details, d.Message)
+			}
+		}
+	}
+	return e
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("signoz: ")
+	if e.HTTPStatus != 0 {
+		fmt.Fprintf(&b, "HTTP %d: ", e.HTTPStatus)
+	}
+	if e.Code != "" {
+		b.WriteString(e.Code + ": ")
+	}
+	if e.Message == "" {
+		b.WriteString("error without message")
+	} else {
+		b.WriteString(e.Message)
+	}
+	if len(e.Details) > 0 {
+		b.WriteString(" (" + strings.Join(e.Details, "; ") + ")")
+	}
+	return b.String()
+}
+
+// Unwrap classifies the error: unavailable for 429 and 5xx, auth for 401/403,
+// otherwise a refused query.
+func (e *APIError) Unwrap() error {
+	switch {
+	case e.HTTPStatus == http.StatusTooManyRequests || e.HTTPStatus >= 500:
+		return ErrUnavailable
+	case e.HTTPStatus == http.StatusUnauthorized || e.HTTPStatus == http.StatusForbidden:
+		return ErrAuth
+	}
+	return ErrAPI
+}
+
+// Auth modes.
+const (
+	AuthHeader = "header"
+	AuthBearer = "bearer"
+)
+
+// Client calls SigNoz's query API.
+type Client struct {
+	BaseURL string
+	APIKey  string
+	// Auth is AuthHeader (SIGNOZ-API-KEY) or AuthBearer (Authorization: Bearer).
+	Auth string
+	HTTP *http.Client
+	// Attempts is the number of tries for a retryable failure (default 3).
+	Attempts int
+	// Backoff is the first wait between tries, doubled each time (default 500 ms);
+	// a Retry-After header overrides it, capped at MaxBackoff.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// Wait waits d or until ctx is done; tests replace it.
+	Wait func(ctx context.Context, d time.Duration) error
+	// MaxBody caps the response size (default 16 MiB).
+	MaxBody int64
+}
+
+// Result is one answered query: the raw body (hashed into evidence) and its
+// decoded form.
+type Result struct {
+	Body     []byte
+	Response Response
+}
+
+// QueryRange posts req to /api/v5/query_range, retrying 429, 5xx and
+// transport failures with exponential backoff. It returns ErrUnavailable,
+// ErrAuth or ErrAPI (as *APIError where SigNoz said why), or ErrDecode.
+func (c *Client) QueryRange(ctx context.Context, req QueryRangeRequest) (Result, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return Result{}, fmt.Errorf("signoz: encode request: %w", err)
+	}
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = 3
+	}
+	backoff := c.Backoff
+	if backoff <= 0 {
+		backoff = 500 * time.Millisecond
+	}
+	maxBackoff := c.MaxBackoff
+	if maxBackoff <= 0 {
+		maxBackoff = 10 * time.Second
+	}
+	var lastErr error
+	for try := 1; ; try++ {
+		res, retryAfter, err := c.once(ctx, body)
+		if err == nil {
+			return res, nil
+		}
+		lastErr = err
+		if !errors.Is(err, ErrUnavailable) || try >= attempts || ctx.Err() != nil {
+			break
+		}
+		d := backoff << (try - 1)
+		if retryAfter > 0 {
+			d = retryAfter
+		}
+		d = min(d, maxBackoff)
+		if werr := c.wait(ctx, d); werr != nil {
+			break
+		}
+	}
+	return Result{}, lastErr
+}
+
+func (c *Client) wait(ctx context.Context, d time.Duration) error {
+	if c.Wait != nil {
+		return c.Wait(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/api/v5/query_range", bytes.NewReader(body))
+	if err != nil {
+		return Result{}, 0, fmt.Errorf("signoz: build request: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if c.Auth == AuthBearer {
+		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
+	} else {
+		hreq.Header.Set("SIGNOZ-API-KEY", c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(hreq)
+	if err != nil {
+		// The URL is ours; the error never carries the key (it is a header).
+		return Result{}, 0, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	maxBody := c.MaxBody
+	if maxBody <= 0 {
+		maxBody = 16 << 20
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return Result{}, 0, fmt.Errorf("%w: read body: %v", ErrUnavailable, err)
+	}
+	if int64(len(b)) > maxBody {
+		return Result{}, 0, fmt.Errorf("%w: response larger than %d bytes", ErrDecode, maxBody)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var env Envelope
+		_ = json.Unmarshal(b, &env)
+		apiErr := newAPIError(resp.StatusCode, env.Error)
+		if apiErr.Message == "" {
+			apiErr.Message = http.StatusText(resp.StatusCode)
+		}
+		return Result{}, retryAfter(resp.Header.Get("Retry-After")), apiErr
+	}
+	r, err := Decode(b)
+	if err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			apiErr.HTTPStatus = resp.StatusCode
+		}
+		return Result{}, 0, err
+	}
+	return Result{Body: b, Response: r}, 0, nil
+}
+
+func retryAfter(v string) time.Duration {
+	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 0
+}

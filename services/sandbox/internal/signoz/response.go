@@ -1,0 +1,210 @@
+package signoz
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Errors of decoding.
+var (
+	// ErrDecode means the body is not a SigNoz query_range response.
+	ErrDecode = errors.New("signoz: undecodable response")
+)
+
+// Envelope is SigNoz's HTTP response wrapper: {"status": "success", "data": …}
+// or {"status": "error", "error": {…}}.
+type Envelope struct {
+	Status string          `json:"status"`
+	Data   json.RawMessage `json:"data"`
+	Error  *APIErrorBody   `json:"error"`
+}
+
+// APIErrorBody is SigNoz's error object.
+type APIErrorBody struct {
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	URL     string `json:"url"`
+	Errors  []struct {
+		Message string `json:"message"`
+	} `json:"errors"`
+	Suggestions []string `json:"suggestions"`
+}
+
+// Response is the data of a successful query_range response.
+type Response struct {
+	Type string `json:"type"`
+	Data struct {
+		Results []json.RawMessage `json:"results"`
+	} `json:"data"`
+}
+
+// RawResult is the result of a raw query.
+type RawResult struct {
+	QueryName string   `json:"queryName"`
+	Rows      []RawRow `json:"rows"`
+}
+
+// RawRow is one row: a span or a log record.
+type RawRow struct {
+	Timestamp time.Time      `json:"timestamp"`
+	Data      map[string]any `json:"data"`
+}
+
+// ScalarResult is the result of a scalar query: a table.
+type ScalarResult struct {
+	QueryName string   `json:"queryName"`
+	Columns   []Column `json:"columns"`
+	Data      [][]any  `json:"data"`
+}
+
+// Column describes one column of a scalar table.
+type Column struct {
+	Name             string `json:"name"`
+	QueryName        string `json:"queryName"`
+	AggregationIndex int    `json:"aggregationIndex"`
+	ColumnType       string `json:"columnType"`
+}
+
+// TimeSeriesResult is the result of a time_series query.
+type TimeSeriesResult struct {
+	QueryName    string              `json:"queryName"`
+	Aggregations []AggregationBucket `json:"aggregations"`
+}
+
+// AggregationBucket holds the series of one aggregation.
+type AggregationBucket struct {
+	Index  int      `json:"index"`
+	Alias  string   `json:"alias"`
+	Series []Series `json:"series"`
+}
+
+// Series is one labelled series.
+type Series struct {
+	Labels []Label  `json:"labels"`
+	Values []Sample `json:"values"`
+}
+
+// Label is one series label.
+type Label struct {
+	Key   FieldKey `json:"key"`
+	Value any      `json:"value"`
+}
+
+// Sample is one point; Value is NaN when SigNoz sent "NaN", "Inf" or nothing usable.
+type Sample struct {
+	Timestamp int64 // Unix milliseconds
+	Value     float64
+	Partial   bool
+}
+
+// UnmarshalJSON accepts SigNoz's numbers and its "NaN"/"Inf"/"-Inf" strings.
+func (s *Sample) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Timestamp int64           `json:"timestamp"`
+		Value     json.RawMessage `json:"value"`
+		Partial   bool            `json:"partial"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	s.Timestamp, s.Partial = v.Timestamp, v.Partial
+	s.Value = Number(v.Value)
+	return nil
+}
+
+// Number reads a JSON number or numeric string; anything else is NaN.
+func Number(raw json.RawMessage) float64 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return math.NaN()
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return f
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	}
+	return math.NaN()
+}
+
+// ToFloat converts a decoded JSON value to a float; ok is false when it is not
+// a finite number (or a numeric string).
+func ToFloat(v any) (float64, bool) {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case json.Number:
+		var err error
+		if f, err = x.Float64(); err != nil {
+			return 0, false
+		}
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(x, 64); err != nil {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// Decode parses a query_range body: the envelope, then the response. A
+// "status":"error" body becomes an *APIError.
+func Decode(body []byte) (Response, error) {
+	var env Envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return Response{}, fmt.Errorf("%w: %v", ErrDecode, err)
+	}
+	if env.Status == "error" || env.Error != nil {
+		return Response{}, newAPIError(0, env.Error)
+	}
+	if env.Status != "success" {
+		return Response{}, fmt.Errorf("%w: status %q", ErrDecode, env.Status)
+	}
+	var r Response
+	if err := json.Unmarshal(env.Data, &r); err != nil {
+		return Response{}, fmt.Errorf("%w: data: %v", ErrDecode, err)
+	}
+	return r, nil
+}
+
+// Raw decodes every result as a raw result.
+func (r Response) Raw() ([]RawResult, error) { return decodeAll[RawResult](r, RequestRaw) }
+
+// Scalar decodes every result as a scalar table.
+func (r Response) Scalar() ([]ScalarResult, error) { return decodeAll[ScalarResult](r, RequestScalar) }
+
+// TimeSeries decodes every result as time series.
+func (r Response) TimeSeries() ([]TimeSeriesResult, error) {
+	return decodeAll[TimeSeriesResult](r, RequestTimeSeries)
+}
+
+func decodeAll[T any](r Response, want string) ([]T, error) {
+	if r.Type != "" && r.Type != want {
+		return nil, fmt.Errorf("%w: response type %q, want %q", ErrDecode, r.Type, want)
+	}
+	out := make([]T, 0, len(r.Data.Results))
+	for i, raw := range r.Data.Results {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("%w: result %d: %v", ErrDecode, i, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

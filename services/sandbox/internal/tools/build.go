@@ -1,0 +1,465 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// Output is what one call produced: the text a model reads and the facts the
+// gate may use without reading text.
+type Output struct {
+	Compact string
+	Facts   contracts.Facts
+}
+
+// Build turns the responses to PlanCall's queries (same order) into the
+// compact text and facts. Rows of other services, and of the pipeline's own,
+// are dropped whatever SigNoz returned.
+func Build(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
+	var (
+		out Output
+		err error
+	)
+	switch c.Tool {
+	case contracts.ToolServiceOverview:
+		out, err = buildOverview(c, resps, lim, cl)
+	case contracts.ToolDeploymentMarkers:
+		out, err = buildMarkers(c, resps, lim, cl)
+	case contracts.ToolErrorTraces, contracts.ToolGetTrace:
+		out, err = buildSpans(c, resps, lim, cl)
+	case contracts.ToolErrorLogs:
+		out, err = buildLogs(c, resps, lim, cl)
+	case contracts.ToolAggregateTraces:
+		out, err = buildAggregate(c, resps, cl)
+	default:
+		return Output{}, fmt.Errorf("%w %q", ErrUnknownTool, c.Tool)
+	}
+	if err != nil {
+		return Output{}, err
+	}
+	out.Facts.Numbers = compact.Numbers(out.Compact)
+	return out, nil
+}
+
+func header(c Call, lines ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tool: %s\n", c.Tool)
+	if c.Service != "" {
+		fmt.Fprintf(&b, "service: %s\n", c.Service)
+	}
+	fmt.Fprintf(&b, "window: %s .. %s\n", c.Window.From.Format(time.RFC3339), c.Window.To.Format(time.RFC3339))
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func one[T any](resps []signoz.Response, i int, decode func(signoz.Response) ([]T, error)) ([]T, error) {
+	if i >= len(resps) {
+		return nil, fmt.Errorf("%w: missing response %d", ErrBadResponse, i)
+	}
+	v, err := decode(resps[i])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	return v, nil
+}
+
+func rawRows(resps []signoz.Response, i int) ([]signoz.RawRow, error) {
+	res, err := one(resps, i, signoz.Response.Raw)
+	if err != nil {
+		return nil, err
+	}
+	var rows []signoz.RawRow
+	for _, r := range res {
+		for _, row := range r.Rows {
+			if row.Data != nil {
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows, nil
+}
+
+// keep reports whether a row may be shown: never the pipeline's own services,
+// and for a service-scoped call only that service.
+func keep(c Call, lim Limits, d map[string]any) bool {
+	svc := resourceValue(d, "service.name")
+	if Excluded(svc, lim.Exclude) {
+		return false
+	}
+	return c.Service == "" || svc == c.Service
+}
+
+func buildMarkers(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
+	rows, err := rawRows(resps, 0)
+	if err != nil {
+		return Output{}, err
+	}
+	out := Output{Facts: contracts.Facts{MarkerQuery: true}}
+	var shown []any
+	for _, r := range rows {
+		d := r.Data
+		// A marker is a span named exactly deployment.marker whose resource
+		// service.name is the queried service; anything else that mentions
+		// one (a log body, an attribute of another span) is not.
+		if attrString(d, "name") != "deployment.marker" || resourceValue(d, "service.name") != c.Service {
+			continue
+		}
+		m := contracts.DeploymentMarker{
+			Service: c.Service, Version: attrString(d, "deployment.version"),
+			PreviousVersion: attrString(d, "deployment.previous_version"), DeploymentID: attrString(d, "deployment.id"),
+			At: rowTime(r), TraceID: attrString(d, "trace_id"), SpanID: attrString(d, "span_id"),
+		}
+		if m.Version == "" || m.At.IsZero() || m.At.Before(c.Window.From) || m.At.After(c.Window.To) {
+			continue
+		}
+		out.Facts.DeploymentMarkers = append(out.Facts.DeploymentMarkers, m)
+	}
+	slices.SortFunc(out.Facts.DeploymentMarkers, func(a, b contracts.DeploymentMarker) int { return a.At.Compare(b.At) })
+	for _, m := range out.Facts.DeploymentMarkers {
+		shown = append(shown, map[string]any{"at": m.At.Format(time.RFC3339Nano), "version": m.Version,
+			"previous_version": m.PreviousVersion, "deployment_id": m.DeploymentID, "trace_id": m.TraceID})
+	}
+	summary := fmt.Sprintf("deployment markers found: %d (only deployment.marker spans of this service count)", len(out.Facts.DeploymentMarkers))
+	out.Compact = header(c, summary) + compact.Block(shown, cl)
+	return out, nil
+}
+
+func spanRow(r signoz.RawRow) map[string]any {
+	d := r.Data
+	row := map[string]any{
+		"time": rowTime(r).Format(time.RFC3339Nano), "trace_id": attrValue(d, "trace_id"), "span_id": attrValue(d, "span_id"),
+		"parent_span_id": attrValue(d, "parent_span_id"), "service": resourceValue(d, "service.name"),
+		"version": resourceValue(d, "service.version"), "operation": attrValue(d, "name"),
+		"status_code": attrValue(d, "status_code"), "status_message": attrValue(d, "status_message"),
+		"kind": attrValue(d, "kind_string"),
+	}
+	if v, ok := num(attrValue(d, "duration_nano")); ok {
+		row["duration_ms"] = ms(v)
+	}
+	if v, ok := attrValue(d, "has_error").(bool); ok && v {
+		row["error"] = true
+	}
+	for _, k := range []string{"http.request.method", "http.route", "http.response.status_code", "url.path", "server.address", "rpc.method", "db.system", "db.operation", "exception.type", "exception.message"} {
+		row[k] = attrValue(d, k)
+	}
+	return row
+}
+
+func buildSpans(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
+	rows, err := rawRows(resps, 0)
+	if err != nil {
+		return Output{}, err
+	}
+	var shown []any
+	dropped := 0
+	for _, r := range rows {
+		if !keep(c, lim, r.Data) {
+			dropped++
+			continue
+		}
+		shown = append(shown, spanRow(r))
+	}
+	if c.Tool == contracts.ToolGetTrace {
+		sort.SliceStable(shown, func(i, j int) bool {
+			return shown[i].(map[string]any)["time"].(string) < shown[j].(map[string]any)["time"].(string)
+		})
+	}
+	lines := []string{fmt.Sprintf("spans: %d", len(shown))}
+	if c.Tool == contracts.ToolGetTrace {
+		lines = append([]string{"trace_id: " + c.Args.TraceID}, lines...)
+	}
+	if dropped > 0 {
+		lines = append(lines, fmt.Sprintf("spans withheld (other or excluded services): %d", dropped))
+	}
+	return Output{Compact: header(c, lines...) + compact.Block(shown, cl)}, nil
+}
+
+func buildLogs(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
+	rows, err := rawRows(resps, 0)
+	if err != nil {
+		return Output{}, err
+	}
+	var shown []any
+	for _, r := range rows {
+		d := r.Data
+		if !keep(c, lim, d) {
+			continue
+		}
+		shown = append(shown, map[string]any{
+			"time": rowTime(r).Format(time.RFC3339Nano), "severity": attrValue(d, "severity_text"),
+			"body": attrValue(d, "body"), "trace_id": attrValue(d, "trace_id"), "span_id": attrValue(d, "span_id"),
+			"version": resourceValue(d, "service.version"),
+		})
+	}
+	lines := []string{fmt.Sprintf("log records: %d", len(shown))}
+	if c.Args.Search != "" {
+		lines = append(lines, "search: "+compact.Quote(c.Args.Search))
+	}
+	return Output{Compact: header(c, lines...) + compact.Block(shown, cl)}, nil
+}
+
+// table reads a scalar result as rows of group values and aggregation values.
+type tableRow struct {
+	groups map[string]any
+	aggs   map[int]float64
+}
+
+func table(res signoz.ScalarResult) []tableRow {
+	var out []tableRow
+	for _, d := range res.Data {
+		r := tableRow{groups: map[string]any{}, aggs: map[int]float64{}}
+		aggN := 0
+		for i, col := range res.Columns {
+			if i >= len(d) {
+				break
+			}
+			if col.ColumnType == "group" {
+				r.groups[col.Name] = d[i]
+				continue
+			}
+			idx := col.AggregationIndex
+			if col.ColumnType == "" {
+				idx = aggN
+			}
+			aggN++
+			if f, ok := num(d[i]); ok {
+				r.aggs[idx] = f
+			} else {
+				r.aggs[idx] = math.NaN()
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func scalarRows(resps []signoz.Response, i int) ([]tableRow, error) {
+	res, err := one(resps, i, signoz.Response.Scalar)
+	if err != nil {
+		return nil, err
+	}
+	var out []tableRow
+	for _, r := range res {
+		out = append(out, table(r)...)
+	}
+	return out, nil
+}
+
+func buildAggregate(c Call, resps []signoz.Response, cl compact.Limits) (Output, error) {
+	rows, err := scalarRows(resps, 0)
+	if err != nil {
+		return Output{}, err
+	}
+	duration := c.Args.Aggregation != "count" && c.Args.Aggregation != "rate"
+	var shown []any
+	for _, r := range rows {
+		row := map[string]any{}
+		for k, v := range r.groups {
+			if k == "service.name" {
+				continue
+			}
+			row[k] = v
+		}
+		v, ok := r.aggs[0]
+		switch {
+		case !ok || math.IsNaN(v):
+		case duration:
+			row[c.Args.Aggregation+"_ms"] = ms(v)
+		default:
+			row[c.Args.Aggregation] = round(v)
+		}
+		shown = append(shown, row)
+	}
+	lines := []string{"aggregation: " + AggregationExpr(c.Args.Aggregation)}
+	if len(c.Filter) > 0 {
+		lines = append(lines, "filter: "+compact.Quote(Render(c.Filter)))
+	}
+	if len(c.Args.GroupBy) > 0 {
+		lines = append(lines, "group_by: "+strings.Join(c.Args.GroupBy, ", "))
+	}
+	return Output{Compact: header(c, lines...) + compact.Block(shown, cl)}, nil
+}
+
+func fmtF(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
+
+func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
+	if len(resps) != 6 {
+		return Output{}, fmt.Errorf("%w: service_overview needs 6 responses, got %d", ErrBadResponse, len(resps))
+	}
+	ops, err := scalarRows(resps, 0)
+	if err != nil {
+		return Output{}, err
+	}
+	opErrs, err := scalarRows(resps, 1)
+	if err != nil {
+		return Output{}, err
+	}
+	total, err := scalarRows(resps, 2)
+	if err != nil {
+		return Output{}, err
+	}
+	totalErr, err := scalarRows(resps, 3)
+	if err != nil {
+		return Output{}, err
+	}
+	var f contracts.Facts
+	var reqs, errs int64
+	if len(total) > 0 {
+		if v, ok := total[0].aggs[0]; ok && !math.IsNaN(v) {
+			reqs = int64(math.Round(v))
+		}
+		if v, ok := total[0].aggs[1]; ok && !math.IsNaN(v) {
+			p := ms(v)
+			f.P95Ms = &p
+		}
+	}
+	if len(totalErr) > 0 {
+		if v, ok := totalErr[0].aggs[0]; ok && !math.IsNaN(v) {
+			errs = int64(math.Round(v))
+		}
+	}
+	f.RequestCount, f.ErrorCount = &reqs, &errs
+	if reqs > 0 {
+		r := round(float64(errs) / float64(reqs))
+		f.ErrorRate = &r
+	}
+
+	errByOp := map[string]float64{}
+	for _, r := range opErrs {
+		errByOp[fmt.Sprint(r.groups["name"])] = r.aggs[0]
+	}
+	var shown []any
+	for _, r := range ops {
+		name := fmt.Sprint(r.groups["name"])
+		row := map[string]any{"operation": r.groups["name"]}
+		n := r.aggs[0]
+		if !math.IsNaN(n) {
+			row["requests"] = n
+			e := errByOp[name]
+			row["errors"] = e
+			if n > 0 {
+				row["error_rate"] = round(e / n)
+			}
+		}
+		if p, ok := r.aggs[1]; ok && !math.IsNaN(p) {
+			row["p95_ms"] = ms(p)
+		}
+		shown = append(shown, row)
+	}
+
+	// The onset, from the per-minute series over the sandbox's own window.
+	minutes, err := perMinute(resps[4], resps[5])
+	if err != nil {
+		return Output{}, err
+	}
+	ow := OnsetWindow(c, lim.MaxWindow)
+	on := FindOnset(minutes, BaselineEnd(ow, c.StartsAt), DefaultMargins)
+	f.Onset = on.At
+
+	lines := []string{fmt.Sprintf("requests: %d  errors: %d", reqs, errs)}
+	if f.ErrorRate != nil {
+		lines = append(lines, "error_rate: "+fmtF(*f.ErrorRate))
+	}
+	if f.P95Ms != nil {
+		lines = append(lines, "p95_ms: "+fmtF(*f.P95Ms))
+	}
+	lines = append(lines, fmt.Sprintf("baseline (before %s): error_rate %s, p95_ms %s", BaselineEnd(ow, c.StartsAt).Format(time.RFC3339), fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
+	if on.At != nil {
+		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d minutes)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
+	} else {
+		lines = append(lines, "onset: none found ("+on.Reason+")")
+	}
+	lines = append(lines, "per operation:")
+	text := header(c, lines...) + compact.Block(shown, cl)
+	if on.At != nil {
+		text += "\nminutes around the onset:\n" + compact.Block(around(minutes, *on.At), compact.Limits{MaxRows: 15, MaxChars: 2000})
+	}
+	return Output{Compact: text, Facts: f}, nil
+}
+
+// around lists the minutes from 5 before to 9 after t.
+func around(minutes []Minute, t time.Time) []any {
+	var out []any
+	for _, m := range minutes {
+		if m.At.Before(t.Add(-5*time.Minute)) || m.At.After(t.Add(9*time.Minute)) {
+			continue
+		}
+		row := map[string]any{"minute": m.At.Format("15:04"), "requests": m.Requests, "errors": m.Errors}
+		if !math.IsNaN(m.P95Ms) {
+			row["p95_ms"] = round(m.P95Ms)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// perMinute merges the per-minute count/p95 and error count series.
+func perMinute(all, errs signoz.Response) ([]Minute, error) {
+	a, err := all.TimeSeries()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	e, err := errs.TimeSeries()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	byTs := map[int64]*Minute{}
+	get := func(ts int64) *Minute {
+		if m, ok := byTs[ts]; ok {
+			return m
+		}
+		m := &Minute{At: time.UnixMilli(ts).UTC(), P95Ms: math.NaN()}
+		byTs[ts] = m
+		return m
+	}
+	for _, r := range a {
+		for _, b := range r.Aggregations {
+			for _, s := range b.Series {
+				for _, v := range s.Values {
+					if math.IsNaN(v.Value) {
+						continue
+					}
+					m := get(v.Timestamp)
+					switch b.Index {
+					case 0:
+						m.Requests += v.Value
+					case 1:
+						m.P95Ms = v.Value / 1e6
+					}
+				}
+			}
+		}
+	}
+	for _, r := range e {
+		for _, b := range r.Aggregations {
+			if b.Index != 0 {
+				continue
+			}
+			for _, s := range b.Series {
+				for _, v := range s.Values {
+					if !math.IsNaN(v.Value) {
+						get(v.Timestamp).Errors += v.Value
+					}
+				}
+			}
+		}
+	}
+	out := make([]Minute, 0, len(byTs))
+	for _, m := range byTs {
+		out = append(out, *m)
+	}
+	slices.SortFunc(out, func(x, y Minute) int { return x.At.Compare(y.At) })
+	return out, nil
+}

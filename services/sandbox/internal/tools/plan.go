@@ -1,0 +1,196 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/signoz"
+	"agentk/services/sandbox/links"
+)
+
+// Query is one request the sandbox sends to SigNoz for a call.
+type Query struct {
+	// Name says what the query is for (it appears in logs, never to the model).
+	Name    string
+	Request signoz.QueryRangeRequest
+}
+
+// Plan is what answering a call takes: the queries, in order, and the deep link
+// a human follows to see the same data in SigNoz.
+type Plan struct {
+	Queries []Query
+	Link    string
+}
+
+// Query names of service_overview, in plan order.
+const (
+	qOpsAll    = "ops"
+	qOpsErrors = "ops_errors"
+	qTotal     = "total"
+	qTotalErr  = "total_errors"
+	qMinutes   = "per_minute"
+	qMinuteErr = "per_minute_errors"
+)
+
+// OnsetWindow is the range of the per-minute series the onset is computed
+// from: the incident window, cut to max. It does not depend on the caller.
+func OnsetWindow(c Call, max time.Duration) Window {
+	w := c.Incident
+	if w.To.Sub(w.From) > max {
+		w.To = w.From.Add(max)
+	}
+	return w
+}
+
+func span(name, typ string) signoz.FieldKey {
+	return signoz.FieldKey{Name: name, FieldDataType: typ, Signal: signoz.SignalTraces, FieldContext: "span"}
+}
+func resource(name string, signal string) signoz.FieldKey {
+	return signoz.FieldKey{Name: name, FieldDataType: "string", Signal: signal, FieldContext: "resource"}
+}
+func tag(name, typ string) signoz.FieldKey {
+	return signoz.FieldKey{Name: name, FieldDataType: typ, Signal: signoz.SignalTraces, FieldContext: "tag"}
+}
+
+// spanFields are the span columns and attributes error_traces and get_trace
+// select: what an SRE reads first, not every attribute SigNoz knows.
+var spanFields = []signoz.FieldKey{
+	span("trace_id", "string"), span("span_id", "string"), span("parent_span_id", "string"),
+	span("name", "string"), span("duration_nano", "number"), span("timestamp", "number"),
+	span("has_error", "bool"), span("status_code", "number"), span("status_message", "string"),
+	span("kind_string", "string"), resource("service.name", signoz.SignalTraces), resource("service.version", signoz.SignalTraces),
+	tag("http.request.method", "string"), tag("http.route", "string"), tag("http.response.status_code", "number"),
+	tag("url.path", "string"), tag("server.address", "string"), tag("rpc.method", "string"),
+	tag("db.system", "string"), tag("db.operation", "string"), tag("exception.type", "string"), tag("exception.message", "string"),
+}
+
+var markerFields = []signoz.FieldKey{
+	span("trace_id", "string"), span("span_id", "string"), span("name", "string"), span("timestamp", "number"),
+	resource("service.name", signoz.SignalTraces), resource("service.version", signoz.SignalTraces),
+	tag("deployment.version", "string"), tag("deployment.previous_version", "string"), tag("deployment.id", "string"),
+}
+
+var logFields = []signoz.FieldKey{
+	{Name: "timestamp", FieldDataType: "number", Signal: signoz.SignalLogs, FieldContext: "log"},
+	{Name: "severity_text", FieldDataType: "string", Signal: signoz.SignalLogs, FieldContext: "log"},
+	{Name: "body", FieldDataType: "string", Signal: signoz.SignalLogs, FieldContext: "log"},
+	{Name: "trace_id", FieldDataType: "string", Signal: signoz.SignalLogs, FieldContext: "log"},
+	{Name: "span_id", FieldDataType: "string", Signal: signoz.SignalLogs, FieldContext: "log"},
+	resource("service.name", signoz.SignalLogs), resource("service.version", signoz.SignalLogs),
+}
+
+func desc(key string) []signoz.OrderBy {
+	return []signoz.OrderBy{{Key: signoz.OrderKey{Name: key}, Direction: "desc"}}
+}
+
+// serviceFilter scopes a query to one service: the pipeline's own services are
+// already refused by Validate, so this also keeps them out.
+func serviceFilter(service string) string { return "service.name = " + Quote(service) }
+
+// excludeFilter keeps the pipeline's own services out of a query that is not
+// scoped to one service.
+func excludeFilter(exclude []string) string {
+	if len(exclude) == 0 {
+		return ""
+	}
+	var q []string
+	for _, e := range exclude {
+		q = append(q, Quote(e))
+	}
+	return "service.name NOT IN (" + strings.Join(q, ", ") + ")"
+}
+
+func and(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " AND ")
+}
+
+// Severities at or above each level, as severity_text values.
+var severities = map[string][]string{
+	"WARN":  {"WARN", "WARNING", "ERROR", "FATAL"},
+	"ERROR": {"ERROR", "FATAL"},
+	"FATAL": {"FATAL"},
+}
+
+// AggregationExpr maps the aggregate_traces aggregation to SigNoz's expression.
+func AggregationExpr(agg string) string {
+	switch agg {
+	case "count":
+		return "count()"
+	case "rate":
+		return "rate()"
+	}
+	return agg + "(duration_nano)"
+}
+
+// PlanCall returns the queries answering c and its deep link under linkBase.
+func PlanCall(c Call, linkBase string, lim Limits) Plan {
+	from, to := c.Window.From.UnixMilli(), c.Window.To.UnixMilli()
+	svc := serviceFilter(c.Service)
+	ex := links.Explorer{From: c.Window.From, To: c.Window.To}
+	switch c.Tool {
+	case contracts.ToolServiceOverview:
+		ow := OnsetWindow(c, lim.MaxWindow)
+		byName := []signoz.FieldKey{span("name", "string")}
+		errs := and(svc, "has_error = true")
+		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
+		one := []signoz.Aggregation{{Expression: "count()"}}
+		return Plan{Link: links.Service(linkBase, c.Service), Queries: []Query{
+			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
+			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
+			{qTotal, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
+			{qTotalErr, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 1})},
+			{qMinutes, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 100})},
+			{qMinuteErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
+		}}
+	case contracts.ToolDeploymentMarkers:
+		f := and(svc, "name = 'deployment.marker'")
+		ex.Filter = f
+		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{"markers", signoz.NewRequest(signoz.RequestRaw, from, to,
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: lim.MaxRows, Order: desc("timestamp"), SelectFields: markerFields})}}}
+	case contracts.ToolErrorTraces:
+		f := and(svc, "has_error = true")
+		ex.Filter = f
+		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{"error_spans", signoz.NewRequest(signoz.RequestRaw, from, to,
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: c.Limit, Order: desc("timestamp"), SelectFields: spanFields})}}}
+	case contracts.ToolGetTrace:
+		f := and("trace_id = "+Quote(c.Args.TraceID), excludeFilter(lim.Exclude))
+		return Plan{Link: links.Trace(linkBase, c.Args.TraceID), Queries: []Query{{"trace", signoz.NewRequest(signoz.RequestRaw, from, to,
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: lim.MaxRows, Order: desc("timestamp"), SelectFields: spanFields})}}}
+	case contracts.ToolErrorLogs:
+		sev := c.Args.Severity
+		if sev == "" {
+			sev = "ERROR"
+		}
+		var q []string
+		for _, s := range severities[sev] {
+			q = append(q, Quote(s))
+		}
+		f := and(svc, "severity_text IN ("+strings.Join(q, ", ")+")")
+		if c.Args.Search != "" {
+			f = and(f, "body CONTAINS "+Quote(c.Args.Search))
+		}
+		ex.Filter = f
+		order := []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "desc"}, {Key: signoz.OrderKey{Name: "id"}, Direction: "desc"}}
+		return Plan{Link: links.Logs(linkBase, ex), Queries: []Query{{"logs", signoz.NewRequest(signoz.RequestRaw, from, to,
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs, Filter: signoz.Filter{Expression: f}, Limit: c.Limit, Order: order, SelectFields: logFields})}}}
+	case contracts.ToolAggregateTraces:
+		f := and(svc, Render(c.Filter))
+		agg := AggregationExpr(c.Args.Aggregation)
+		var gb []signoz.FieldKey
+		for _, g := range c.Args.GroupBy {
+			gb = append(gb, signoz.FieldKey{Name: g})
+		}
+		ex.Filter, ex.Aggregation, ex.GroupBy = f, agg, c.Args.GroupBy
+		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{"aggregate", signoz.NewRequest(signoz.RequestScalar, from, to,
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Aggregations: []signoz.Aggregation{{Expression: agg}}, GroupBy: gb, Limit: c.Limit, Order: desc(agg)})}}}
+	}
+	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))
+}
