@@ -1,0 +1,104 @@
+// Package kvstore is the deployer's adapter to its three JetStream KV buckets:
+// agentk_nonces (used approval nonces and the journal of each action),
+// agentk_cooldown and agentk_releases. Values are opaque bytes here; signing and
+// verification happen in the core's callers.
+package kvstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Bucket names.
+const (
+	BucketNonces   = "agentk_nonces"
+	BucketCooldown = "agentk_cooldown"
+	BucketReleases = "agentk_releases"
+)
+
+// Errors.
+var (
+	// ErrNotFound means the key does not exist.
+	ErrNotFound = errors.New("kvstore: not found")
+	// ErrConflict means a create found the key, or an update found another
+	// revision: someone else wrote first.
+	ErrConflict = errors.New("kvstore: revision conflict")
+)
+
+// Entry is a value and the revision it was read at.
+type Entry struct {
+	Value    []byte
+	Revision uint64
+}
+
+// Bucket is one KV bucket with compare-and-set writes.
+type Bucket struct {
+	kv jetstream.KeyValue
+}
+
+// New wraps a JetStream KV bucket.
+func New(kv jetstream.KeyValue) *Bucket { return &Bucket{kv: kv} }
+
+// Open binds to an existing bucket (the fabric creates them at start-up).
+func Open(ctx context.Context, js jetstream.JetStream, name string) (*Bucket, error) {
+	kv, err := js.KeyValue(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("kvstore: bucket %s: %w", name, err)
+	}
+	return New(kv), nil
+}
+
+// Get returns the entry at key. It returns ErrNotFound when the key does not
+// exist or was deleted.
+func (b *Bucket) Get(ctx context.Context, key string) (Entry, error) {
+	e, err := b.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return Entry{}, fmt.Errorf("%w: %s/%s", ErrNotFound, b.kv.Bucket(), key)
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("kvstore: get %s/%s: %w", b.kv.Bucket(), key, err)
+	}
+	return Entry{Value: e.Value(), Revision: e.Revision()}, nil
+}
+
+// Put writes value at key if the key is still at rev; rev 0 means the key
+// must not exist. It returns ErrConflict when someone else wrote first.
+func (b *Bucket) Put(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	var (
+		n   uint64
+		err error
+	)
+	if rev == 0 {
+		n, err = b.kv.Create(ctx, key, value)
+	} else {
+		n, err = b.kv.Update(ctx, key, value, rev)
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) || isWrongSequence(err) {
+		return 0, fmt.Errorf("%w: %s/%s at revision %d", ErrConflict, b.kv.Bucket(), key, rev)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("kvstore: put %s/%s: %w", b.kv.Bucket(), key, err)
+	}
+	return n, nil
+}
+
+// Keys lists the bucket's keys; an empty bucket is no error.
+func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
+	lister, err := b.kv.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kvstore: keys %s: %w", b.kv.Bucket(), err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}

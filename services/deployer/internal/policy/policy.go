@@ -1,0 +1,286 @@
+// Package policy is the deployer's own refusal logic: a pure function of the
+// verified approval, the decision inside it, the deployer's configuration and
+// the KV state it read. It never trusts the gate or the bridge to have checked
+// anything; the model is assumed wrong and so is every upstream message.
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+)
+
+// Refusal reasons: stable codes, the first word of every refused action's Reason.
+const (
+	ReasonApprovalSignature = "approval_signature"
+	ReasonDecisionSignature = "decision_signature"
+	ReasonDigestMismatch    = "digest_mismatch"
+	ReasonDecisionMismatch  = "decision_mismatch"
+	ReasonApprovalExpired   = "approval_expired"
+	ReasonDecisionExpired   = "decision_expired"
+	ReasonNoExpiry          = "no_expiry"
+	ReasonReplay            = "replay"
+	ReasonDecisionDenied    = "decision_denied"
+	ReasonActionNotAllowed  = "action_not_allowed"
+	ReasonShadow            = "shadow_decision"
+	ReasonNotAllowlisted    = "service_not_allowlisted"
+	ReasonUnknownAnswer     = "unknown_answer"
+	ReasonCooldownActive    = "cooldown_active"
+	ReasonCooldownUnread    = "cooldown_unreadable"
+	ReasonCooldownRace      = "cooldown_race"
+	ReasonNoTarget          = "no_rollback_target"
+	ReasonLedgerUnread      = "ledger_unreadable"
+	ReasonStateUnread       = "state_unreadable"
+)
+
+// ErrRefused is wrapped by every Refusal used as an error.
+var ErrRefused = errors.New("policy: refused")
+
+// Refusal says why the deployer will not act. Reason is one of the Reason*
+// codes; Detail names the values involved.
+type Refusal struct {
+	Reason string
+	Detail string
+}
+
+// Error implements error.
+func (r *Refusal) Error() string { return fmt.Sprintf("%v: %s: %s", ErrRefused, r.Reason, r.Detail) }
+
+// Unwrap makes errors.Is(r, ErrRefused) true.
+func (r *Refusal) Unwrap() error { return ErrRefused }
+
+// Text is the refusal as it goes into ActionV1.Reason.
+func (r *Refusal) Text() string { return r.Reason + ": " + r.Detail }
+
+func refuse(reason, format string, args ...any) *Refusal {
+	return &Refusal{Reason: reason, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Verified is an approval whose bridge signature and embedded gate-signed
+// decision both verified.
+type Verified struct {
+	Approval    contracts.ApprovalV1
+	ApprovalEnv envelope.Envelope
+	Decision    contracts.DecisionV1
+	DecisionEnv envelope.Envelope
+}
+
+// Unverified is what could be read from a message that failed verification,
+// for the refusal's ids; none of it is trusted.
+type Unverified struct {
+	Approval contracts.ApprovalV1
+}
+
+// Open verifies raw as a bridge-signed approval whose Decision is a
+// gate-signed decision, both valid at now. Keys of any other role are refused.
+// On failure it returns whatever ids it could read, for the refusal message.
+func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified, *Refusal) {
+	var v Verified
+	var u Unverified
+	env, err := kr.Open(raw, contracts.SubjectApproval, envelope.RoleBridge, now, &v.Approval)
+	if err != nil {
+		if e, perr := envelope.Parse(raw); perr == nil {
+			_ = jsonUnmarshalQuiet(e.Payload, &u.Approval)
+		}
+		return Verified{}, u, refuse(reasonFor(err, ReasonApprovalSignature, ReasonApprovalExpired), "approval: %v", err)
+	}
+	u.Approval = v.Approval
+	v.ApprovalEnv = env
+	denv, err := kr.Open(v.Approval.Decision, contracts.SubjectDecision, envelope.RoleGate, now, &v.Decision)
+	if err != nil {
+		return Verified{}, u, refuse(reasonFor(err, ReasonDecisionSignature, ReasonDecisionExpired), "decision in approval %s: %v", v.Approval.ApprovalID, err)
+	}
+	v.DecisionEnv = denv
+	return v, u, nil
+}
+
+func reasonFor(err error, sig, expired string) string {
+	if errors.Is(err, envelope.ErrExpired) {
+		return expired
+	}
+	return sig
+}
+
+// CooldownState is the agentk_cooldown entry for the service as read.
+type CooldownState struct {
+	// Present is false when the key does not exist (no earlier action).
+	Present bool
+	// Err is non-nil when the entry exists but could not be read or verified:
+	// an unreadable cooldown denies.
+	Err   error
+	Value contracts.CooldownV1
+}
+
+// LedgerState is the agentk_releases entry for the service as read.
+type LedgerState struct {
+	Present bool
+	Err     error
+	Value   contracts.ReleaseLedgerV1
+}
+
+// Rules is the deployer's own configuration that the checks apply.
+type Rules struct {
+	// Allowlist is the services this deployer may act on, whatever any
+	// decision says.
+	Allowlist []string
+	// Project is the compose project this deployer manages.
+	Project string
+	// Cooldown is how long after one action no other may run on a service.
+	Cooldown time.Duration
+}
+
+// Input is everything Evaluate looks at.
+type Input struct {
+	Verified Verified
+	Rules    Rules
+	// NonceUsed is true when agentk_nonces already holds the approval's nonce.
+	NonceUsed bool
+	Cooldown  CooldownState
+	Ledger    LedgerState
+	Now       time.Time
+}
+
+// Plan is what an approved rollback will do: both ends come from the
+// deployer's own ledger, never from a message.
+type Plan struct {
+	Project string
+	Service string
+	From    contracts.Release
+	To      contracts.Release
+}
+
+// Verdict is Evaluate's answer: exactly one of Refusal, Declined (the human
+// said deny) or Plan applies.
+type Verdict struct {
+	Refusal  *Refusal
+	Declined bool
+	Plan     Plan
+}
+
+// Evaluate runs every check in a fixed order and returns the first refusal,
+// a decline, or the plan. It reads no clock and does no I/O.
+func Evaluate(in Input) Verdict {
+	a, d := in.Verified.Approval, in.Verified.Decision
+	if r := binding(in.Verified); r != nil {
+		return Verdict{Refusal: r}
+	}
+	if r := expiry(in.Verified, in.Now); r != nil {
+		return Verdict{Refusal: r}
+	}
+	if in.NonceUsed {
+		return Verdict{Refusal: refuse(ReasonReplay, "approval %s nonce %s already used", a.ApprovalID, in.Verified.ApprovalEnv.Nonce)}
+	}
+	switch a.Answer {
+	case contracts.AnswerDeny:
+		return Verdict{Declined: true}
+	case contracts.AnswerApprove:
+	default:
+		return Verdict{Refusal: refuse(ReasonUnknownAnswer, "answer %q", a.Answer)}
+	}
+	if d.Verdict != contracts.VerdictAllow {
+		return Verdict{Refusal: refuse(ReasonDecisionDenied, "decision %s verdict %q, failed checks %v", d.DecisionID, d.Verdict, d.FailedChecks)}
+	}
+	if d.Shadow {
+		return Verdict{Refusal: refuse(ReasonShadow, "decision %s is a shadow decision", d.DecisionID)}
+	}
+	if d.Action != "rollback" {
+		return Verdict{Refusal: refuse(ReasonActionNotAllowed, "action %q", d.Action)}
+	}
+	if !slices.Contains(in.Rules.Allowlist, d.Service) {
+		return Verdict{Refusal: refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)}
+	}
+	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil {
+		return Verdict{Refusal: r}
+	}
+	plan, r := target(in.Ledger, in.Rules.Project, d.Service)
+	if r != nil {
+		return Verdict{Refusal: r}
+	}
+	return Verdict{Plan: plan}
+}
+
+// binding checks the approval answers exactly this decision.
+func binding(v Verified) *Refusal {
+	a, d := v.Approval, v.Decision
+	if got := v.DecisionEnv.Digest(); a.DecisionDigest != got {
+		return refuse(ReasonDigestMismatch, "approval %s binds digest %q, decision %s has %q", a.ApprovalID, a.DecisionDigest, d.DecisionID, got)
+	}
+	if a.DecisionID != d.DecisionID || a.Service != d.Service || a.IncidentID != d.IncidentID {
+		return refuse(ReasonDecisionMismatch, "approval %s names decision %q service %q incident %q; decision is %q service %q incident %q",
+			a.ApprovalID, a.DecisionID, a.Service, a.IncidentID, d.DecisionID, d.Service, d.IncidentID)
+	}
+	return nil
+}
+
+// expiry checks both the envelopes' and the payloads' expiry times. A decision
+// or approval with no expiry at all is refused: it could be replayed forever.
+func expiry(v Verified, now time.Time) *Refusal {
+	dexp := earliest(v.DecisionEnv.Expires(), v.Decision.ExpiresAt)
+	if dexp.IsZero() {
+		return refuse(ReasonNoExpiry, "decision %s has no expiry", v.Decision.DecisionID)
+	}
+	if !now.Before(dexp) {
+		return refuse(ReasonDecisionExpired, "decision %s expired at %s, now %s", v.Decision.DecisionID, dexp.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	aexp := earliest(v.ApprovalEnv.Expires(), v.Approval.ExpiresAt)
+	if aexp.IsZero() {
+		return refuse(ReasonNoExpiry, "approval %s has no expiry", v.Approval.ApprovalID)
+	}
+	if !now.Before(aexp) {
+		return refuse(ReasonApprovalExpired, "approval %s expired at %s, now %s", v.Approval.ApprovalID, aexp.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero():
+		return a
+	case b.Before(a):
+		return b
+	}
+	return a
+}
+
+func cooldown(c CooldownState, service string, window time.Duration, now time.Time) *Refusal {
+	if c.Err != nil {
+		return refuse(ReasonCooldownUnread, "service %s: %v", service, c.Err)
+	}
+	if !c.Present {
+		return nil
+	}
+	if c.Value.Service != service {
+		return refuse(ReasonCooldownUnread, "cooldown entry for %q is about %q", service, c.Value.Service)
+	}
+	if until := c.Value.At.Add(window); now.Before(until) {
+		return refuse(ReasonCooldownActive, "service %s: action %s at %s, cooldown until %s", service, c.Value.ActionID, c.Value.At.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+func target(l LedgerState, project, service string) (Plan, *Refusal) {
+	if l.Err != nil {
+		return Plan{}, refuse(ReasonLedgerUnread, "service %s: %v", service, l.Err)
+	}
+	if !l.Present {
+		return Plan{}, refuse(ReasonNoTarget, "service %s has no release ledger", service)
+	}
+	if l.Value.Service != service || l.Value.Project != project {
+		return Plan{}, refuse(ReasonLedgerUnread, "ledger for %q is about %s/%s, want %s/%s", service, l.Value.Project, l.Value.Service, project, service)
+	}
+	to, ok := l.Value.RollbackTarget()
+	if !ok {
+		return Plan{}, refuse(ReasonNoTarget, "service %s ledger has %d release(s)", service, len(l.Value.Releases))
+	}
+	if to.Image == "" {
+		return Plan{}, refuse(ReasonNoTarget, "service %s rollback target %s names no image", service, to.Version)
+	}
+	from := l.Value.Releases[len(l.Value.Releases)-1]
+	return Plan{Project: project, Service: service, From: from, To: to}, nil
+}

@@ -1,0 +1,269 @@
+package rollback
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/services/deployer/internal/kvstore"
+	"agentk/services/deployer/internal/ledger"
+	"agentk/services/deployer/internal/policy"
+)
+
+// Errors.
+var (
+	// ErrInFlight means the same approval is being acted on right now (a
+	// redelivery that arrived before the first delivery finished): retry later.
+	ErrInFlight = errors.New("rollback: approval in flight")
+	// ErrTransient wraps failures that a redelivery may fix (signing, KV writes).
+	ErrTransient = errors.New("rollback: transient")
+)
+
+// Deployer turns approvals into actions. Every field is required except
+// Recovery (nil: recovery is never claimed, Recovered stays nil) and Marker.
+type Deployer struct {
+	Keyring  *envelope.Keyring
+	Signer   *envelope.Signer
+	Now      func() time.Time
+	Rules    policy.Rules
+	Nonces   Bucket
+	Cooldown Bucket
+	Releases Bucket
+	Runtime  Runtime
+	Recovery RecoveryChecker
+	Marker   Marker
+	// Stabilise is how long to wait after a verified rollback before asking
+	// telemetry whether the service recovered.
+	Stabilise time.Duration
+	// ApplyTimeout bounds Apply and Verify together.
+	ApplyTimeout time.Duration
+	// Sleep waits d or until ctx is done; nil uses a timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	inflight sync.Map
+}
+
+// Result is one handled approval: the action to publish and, for a refusal,
+// why (for the adapter to log loudly).
+type Result struct {
+	Action   contracts.ActionV1
+	Envelope envelope.Envelope
+	// MsgID is the Nats-Msg-Id to publish with.
+	MsgID   string
+	Refusal *policy.Refusal
+}
+
+// Journal states.
+const (
+	stateActing = "acting"
+	stateDone   = "done"
+)
+
+// journal is the agentk_nonces value: the approval that used the nonce and
+// how far acting on it got, so a crash mid-action is never acted on twice.
+type journal struct {
+	ApprovalID string          `json:"approval_id"`
+	DecisionID string          `json:"decision_id"`
+	IncidentID string          `json:"incident_id"`
+	Service    string          `json:"service"`
+	State      string          `json:"state"`
+	Plan       *policy.Plan    `json:"plan,omitempty"`
+	StartedAt  time.Time       `json:"started_at"`
+	Action     json.RawMessage `json:"action,omitempty"`
+}
+
+// Handle verifies and acts on one approval message. delivery counts
+// deliveries of this message (1 on the first). A returned error is transient:
+// the message should be redelivered; every final answer, refusals included,
+// is a Result.
+func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result, error) {
+	received := d.Now()
+	v, u, ref := policy.Open(d.Keyring, raw, received)
+	if ref != nil {
+		return d.refuse(ids(u.Approval), ref, received, "")
+	}
+	a := v.Approval
+	key := v.ApprovalEnv.Nonce
+	if _, busy := d.inflight.LoadOrStore(key, struct{}{}); busy {
+		return Result{}, fmt.Errorf("%w: approval %s", ErrInFlight, a.ApprovalID)
+	}
+	defer d.inflight.Delete(key)
+
+	in := policy.Input{Verified: v, Rules: d.Rules, Now: received}
+	je, err := d.Nonces.Get(ctx, key)
+	switch {
+	case err == nil:
+		var j journal
+		if jerr := json.Unmarshal(je.Value, &j); jerr == nil && j.ApprovalID == a.ApprovalID && delivery > 1 {
+			return d.resume(ctx, key, j, je.Revision, received)
+		}
+		in.NonceUsed = true
+	case errors.Is(err, kvstore.ErrNotFound):
+	default:
+		return d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonStateUnread, Detail: err.Error()}, received, "")
+	}
+	var cooldownRev uint64
+	in.Cooldown, cooldownRev = d.readCooldown(ctx, v.Decision.Service, received)
+	in.Ledger = d.readLedger(ctx, v.Decision.Service, received)
+
+	verdict := policy.Evaluate(in)
+	if verdict.Refusal != nil {
+		if verdict.Refusal.Reason == policy.ReasonReplay {
+			// The original's action id belongs to the original.
+			return d.refuse(ids(a), verdict.Refusal, received, ".replay."+strconv.FormatInt(received.UnixNano(), 10))
+		}
+		res, err := d.refuse(ids(a), verdict.Refusal, received, "")
+		if err == nil {
+			d.record(ctx, key, journalFor(a, stateDone, nil, received), res)
+		}
+		return res, err
+	}
+	if verdict.Declined {
+		act := d.base(ids(a), received)
+		act.Outcome = contracts.OutcomeNone
+		act.Reason = "declined by " + a.Approver + " via " + a.Channel
+		act.FinishedAt = received
+		res, err := d.seal(act, nil)
+		if err == nil {
+			d.record(ctx, key, journalFor(a, stateDone, nil, received), res)
+		}
+		return res, err
+	}
+
+	plan := verdict.Plan
+	j := journalFor(a, stateActing, &plan, received)
+	jb, _ := json.Marshal(j)
+	jrev, err := d.Nonces.Put(ctx, key, jb, 0)
+	if errors.Is(err, kvstore.ErrConflict) {
+		return d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonReplay, Detail: "nonce " + key + " taken concurrently"}, received, ".replay."+strconv.FormatInt(received.UnixNano(), 10))
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: journal: %w", ErrTransient, err)
+	}
+
+	actionID := "action." + a.ApprovalID
+	if err := d.takeCooldown(ctx, plan.Service, actionID, cooldownRev, received); err != nil {
+		reason := policy.ReasonCooldownRace
+		if !errors.Is(err, kvstore.ErrConflict) {
+			reason = policy.ReasonCooldownUnread
+		}
+		res, serr := d.refuse(ids(a), &policy.Refusal{Reason: reason, Detail: err.Error()}, received, "")
+		if serr == nil {
+			d.finish(ctx, key, j, jrev, res)
+		}
+		return res, serr
+	}
+
+	act := d.act(ctx, ids(a), plan, received)
+	res, err := d.seal(act, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	d.finish(ctx, key, j, jrev, res)
+	return res, nil
+}
+
+// act runs the plan. The runtime gets a context that survives shutdown,
+// bounded by ApplyTimeout: a compose command is never killed half-way
+// because the process was asked to stop.
+func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, received time.Time) contracts.ActionV1 {
+	act := d.base(id, received)
+	act.FromImage, act.ToImage = plan.From.Image, plan.To.Image
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.ApplyTimeout)
+	defer cancel()
+
+	t0 := d.Now()
+	applied, err := d.Runtime.Apply(rctx, plan)
+	act.ActionMs = d.Now().Sub(t0).Milliseconds()
+	act.Command, act.ExitCode = applied.Command, applied.ExitCode
+	if applied.DryRun {
+		act.Outcome = contracts.OutcomeDryRun
+		act.Reason = fmt.Sprintf("dry run: would move %s from %s to %s", plan.Service, plan.From.Image, plan.To.Image)
+		act.FinishedAt = d.Now()
+		act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
+		return act
+	}
+	if err != nil || applied.ExitCode != 0 {
+		act.Outcome = contracts.OutcomeFailed
+		act.Reason = fmt.Sprintf("compose failed (exit %d): %v %s", applied.ExitCode, err, applied.Output)
+		act.FinishedAt = d.Now()
+		act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
+		return act
+	}
+
+	t1 := d.Now()
+	ver, err := d.Runtime.Verify(rctx, plan)
+	verified := d.Now()
+	act.VerifyMs = verified.Sub(t1).Milliseconds()
+	act.TotalMs = verified.Sub(received).Milliseconds()
+	if err != nil || !ver.Verified {
+		act.Outcome = contracts.OutcomeFailed
+		act.Reason = fmt.Sprintf("container not verified on %s (%s): runs %s: %s %v", plan.To.Image, plan.To.ImageID, ver.ImageID, ver.Detail, errOrEmpty(err))
+		act.FinishedAt = d.Now()
+		return act
+	}
+	act.ContainerVerified = true
+	if d.Marker != nil {
+		d.Marker.Mark(ctx, Mark{
+			Project: plan.Project, Service: plan.Service,
+			Version: plan.To.Version, PreviousVersion: plan.From.Version,
+			Image: plan.To.Image, ImageID: ver.ImageID, DeploymentID: act.ActionID, At: verified,
+		})
+	}
+	// The ledger is cut back to the target now, not when the Docker event
+	// arrives: the gate must never see the bad release as current again.
+	_ = d.Observe(ctx, ledger.Observation{Project: plan.Project, Service: plan.Service, Image: plan.To.Image, ImageID: ver.ImageID, Version: plan.To.Version, StartedAt: verified})
+
+	act.Outcome = contracts.OutcomeRolledBack
+	act.Recovered, act.Reason = d.recovered(ctx, plan.Service, verified)
+	act.FinishedAt = d.Now()
+	return act
+}
+
+// recovered waits out the stabilisation window and asks telemetry. Without a
+// checker, or when the checker fails, recovery is not claimed.
+func (d *Deployer) recovered(ctx context.Context, service string, since time.Time) (*bool, string) {
+	if d.Recovery == nil {
+		return nil, "container verified; no recovery checker configured: a human confirms recovery"
+	}
+	sleep := d.Sleep
+	if sleep == nil {
+		sleep = timerSleep
+	}
+	if err := sleep(ctx, d.Stabilise); err != nil {
+		return nil, "container verified; stabilisation interrupted: " + err.Error()
+	}
+	ok, detail, err := d.Recovery.Recovered(ctx, service, since)
+	if err != nil {
+		f := false
+		return &f, "container verified; recovery unknown (counts as not recovered, back to a human): " + err.Error()
+	}
+	if !ok {
+		return &ok, "container verified; not recovered, back to a human (no second automatic rollback): " + detail
+	}
+	return &ok, "container verified; recovered: " + detail
+}
+
+func timerSleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func errOrEmpty(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

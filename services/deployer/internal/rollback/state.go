@@ -1,0 +1,249 @@
+package rollback
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/services/deployer/internal/kvstore"
+	"agentk/services/deployer/internal/ledger"
+	"agentk/services/deployer/internal/policy"
+)
+
+// idset is the ids an action echoes from its approval.
+type idset struct{ approval, decision, incident, service string }
+
+func ids(a contracts.ApprovalV1) idset {
+	return idset{a.ApprovalID, a.DecisionID, a.IncidentID, a.Service}
+}
+
+func journalFor(a contracts.ApprovalV1, state string, plan *policy.Plan, at time.Time) journal {
+	return journal{ApprovalID: a.ApprovalID, DecisionID: a.DecisionID, IncidentID: a.IncidentID, Service: a.Service, State: state, Plan: plan, StartedAt: at}
+}
+
+func (d *Deployer) base(id idset, received time.Time) contracts.ActionV1 {
+	return contracts.ActionV1{
+		ActionID: "action." + id.approval, IncidentID: id.incident, DecisionID: id.decision,
+		ApprovalID: id.approval, Service: id.service, StartedAt: received,
+	}
+}
+
+// seal signs act; suffix makes the message id of an action that is not the
+// approval's one answer (a replay refusal) distinct.
+func (d *Deployer) seal(act contracts.ActionV1, ref *policy.Refusal) (Result, error) {
+	env, err := d.Signer.SealJSON(contracts.SubjectAction, act, d.Now(), 0)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: seal action %s: %w", ErrTransient, act.ActionID, err)
+	}
+	return Result{Action: act, Envelope: env, MsgID: act.ActionID, Refusal: ref}, nil
+}
+
+func (d *Deployer) refuse(id idset, ref *policy.Refusal, received time.Time, suffix string) (Result, error) {
+	act := d.base(id, received)
+	act.ActionID += suffix
+	act.Outcome = contracts.OutcomeRefused
+	act.Reason = ref.Text()
+	act.ExitCode = -1
+	act.FinishedAt = d.Now()
+	act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
+	return d.seal(act, ref)
+}
+
+// record consumes the nonce of an approval answered without acting. A
+// conflict means a concurrent delivery consumed it: nothing to do.
+func (d *Deployer) record(ctx context.Context, key string, j journal, res Result) {
+	j.Action = res.Envelope.Marshal()
+	b, _ := json.Marshal(j)
+	_, _ = d.Nonces.Put(ctx, key, b, 0)
+}
+
+// finish marks the journal done with the sealed action, so a redelivery
+// republishes it instead of acting again.
+func (d *Deployer) finish(ctx context.Context, key string, j journal, rev uint64, res Result) {
+	j.State = stateDone
+	j.Action = res.Envelope.Marshal()
+	b, _ := json.Marshal(j)
+	_, _ = d.Nonces.Put(context.WithoutCancel(ctx), key, b, rev)
+}
+
+func (d *Deployer) readCooldown(ctx context.Context, service string, now time.Time) (policy.CooldownState, uint64) {
+	e, err := d.Cooldown.Get(ctx, service)
+	if errors.Is(err, kvstore.ErrNotFound) {
+		return policy.CooldownState{}, 0
+	}
+	if err != nil {
+		return policy.CooldownState{Present: true, Err: err}, 0
+	}
+	var c contracts.CooldownV1
+	if _, err := d.Keyring.Open(e.Value, contracts.SubjectCooldown, envelope.RoleDeployer, now, &c); err != nil {
+		return policy.CooldownState{Present: true, Err: err}, e.Revision
+	}
+	return policy.CooldownState{Present: true, Value: c}, e.Revision
+}
+
+// takeCooldown writes this action into the cooldown entry if it is still at
+// the revision the checks saw: of two racing approvals, one wins.
+func (d *Deployer) takeCooldown(ctx context.Context, service, actionID string, rev uint64, now time.Time) error {
+	env, err := d.Signer.SealJSON(contracts.SubjectCooldown, contracts.CooldownV1{Service: service, ActionID: actionID, At: now}, now, 0)
+	if err != nil {
+		return err
+	}
+	_, err = d.Cooldown.Put(ctx, service, env.Marshal(), rev)
+	return err
+}
+
+func (d *Deployer) readLedger(ctx context.Context, service string, now time.Time) policy.LedgerState {
+	l, _, err := d.ledger(ctx, service, now)
+	if errors.Is(err, kvstore.ErrNotFound) {
+		return policy.LedgerState{}
+	}
+	if err != nil {
+		return policy.LedgerState{Present: true, Err: err}
+	}
+	return policy.LedgerState{Present: true, Value: l}
+}
+
+func (d *Deployer) ledger(ctx context.Context, service string, now time.Time) (contracts.ReleaseLedgerV1, uint64, error) {
+	e, err := d.Releases.Get(ctx, service)
+	if err != nil {
+		return contracts.ReleaseLedgerV1{}, 0, err
+	}
+	var l contracts.ReleaseLedgerV1
+	if _, err := d.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, now, &l); err != nil {
+		return contracts.ReleaseLedgerV1{}, e.Revision, err
+	}
+	return l, e.Revision, nil
+}
+
+// ErrLedger wraps failures to update the release ledger.
+var ErrLedger = errors.New("rollback: ledger")
+
+// Observe folds one observation of a running container into the service's
+// signed ledger in KV, with compare-and-set, retrying when another writer
+// got there first. A ledger that no longer verifies is never overwritten.
+func (d *Deployer) Observe(ctx context.Context, o ledger.Observation) error {
+	for range 5 {
+		now := d.Now()
+		cur, rev, err := d.ledger(ctx, o.Service, now)
+		switch {
+		case errors.Is(err, kvstore.ErrNotFound):
+			rev = 0
+		case err != nil:
+			return fmt.Errorf("%w: %s: %w", ErrLedger, o.Service, err)
+		}
+		next, changed := ledger.Observe(cur, o, now)
+		if !changed {
+			return nil
+		}
+		if err := d.PutLedger(ctx, next, rev); errors.Is(err, kvstore.ErrConflict) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: %s: too many concurrent writers", ErrLedger, o.Service)
+}
+
+// PutLedger seals l and writes it at rev (0: create).
+func (d *Deployer) PutLedger(ctx context.Context, l contracts.ReleaseLedgerV1, rev uint64) error {
+	env, err := d.Signer.SealJSON(contracts.SubjectLedger, l, d.Now(), 0)
+	if err != nil {
+		return fmt.Errorf("%w: seal %s: %w", ErrLedger, l.Service, err)
+	}
+	if _, err := d.Releases.Put(ctx, l.Service, env.Marshal(), rev); err != nil {
+		return fmt.Errorf("%w: put %s: %w", ErrLedger, l.Service, err)
+	}
+	return nil
+}
+
+// PutCooldown seals c and writes it, for seeding a dry run's prior actions.
+func (d *Deployer) PutCooldown(ctx context.Context, c contracts.CooldownV1) error {
+	_, rev := d.readCooldown(ctx, c.Service, d.Now())
+	env, err := d.Signer.SealJSON(contracts.SubjectCooldown, c, d.Now(), 0)
+	if err != nil {
+		return err
+	}
+	_, err = d.Cooldown.Put(ctx, c.Service, env.Marshal(), rev)
+	return err
+}
+
+// resume answers a redelivery of an approval this deployer already took: the
+// recorded action if it finished, else a reconciliation from Docker. It never
+// acts again.
+func (d *Deployer) resume(ctx context.Context, key string, j journal, rev uint64, received time.Time) (Result, error) {
+	if j.State == stateDone && len(j.Action) > 0 {
+		env, err := envelope.Parse(j.Action)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: journal of %s: %w", ErrTransient, j.ApprovalID, err)
+		}
+		var act contracts.ActionV1
+		if err := json.Unmarshal(env.Payload, &act); err != nil {
+			return Result{}, fmt.Errorf("%w: journal of %s: %w", ErrTransient, j.ApprovalID, err)
+		}
+		return Result{Action: act, Envelope: env, MsgID: act.ActionID}, nil
+	}
+	return d.reconcile(ctx, key, j, rev, received)
+}
+
+// reconcile settles an action interrupted by a crash from what Docker shows
+// now, without running anything.
+func (d *Deployer) reconcile(ctx context.Context, key string, j journal, rev uint64, now time.Time) (Result, error) {
+	act := d.base(idset{j.ApprovalID, j.DecisionID, j.IncidentID, j.Service}, j.StartedAt)
+	act.ExitCode = -1
+	act.Outcome = contracts.OutcomeFailed
+	act.Reason = "interrupted before acting; not retried: a human decides"
+	if j.Plan != nil {
+		act.FromImage, act.ToImage = j.Plan.From.Image, j.Plan.To.Image
+		vctx, cancel := context.WithTimeout(ctx, d.ApplyTimeout)
+		ver, err := d.Runtime.Verify(vctx, *j.Plan)
+		cancel()
+		switch {
+		case err == nil && ver.Verified:
+			act.Outcome = contracts.OutcomeRolledBack
+			act.ContainerVerified = true
+			act.Reason = "reconciled after a restart: container runs the target; recovery not checked, a human confirms"
+		default:
+			act.Reason = fmt.Sprintf("interrupted; reconciled after a restart: container runs %s, not %s (%s %v); not retried: a human decides", ver.ImageID, j.Plan.To.ImageID, ver.Detail, errOrEmpty(err))
+		}
+	}
+	act.FinishedAt = now
+	act.TotalMs = now.Sub(j.StartedAt).Milliseconds()
+	res, err := d.seal(act, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	d.finish(ctx, key, j, rev, res)
+	return res, nil
+}
+
+// Reconcile settles, at start-up, every action a previous run began and never
+// finished, from Docker's state. It returns the actions to publish. Run it
+// before consuming approvals.
+func (d *Deployer) Reconcile(ctx context.Context) ([]Result, error) {
+	keys, err := d.Nonces.Keys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reconcile: %w", ErrTransient, err)
+	}
+	var out []Result
+	for _, k := range keys {
+		e, err := d.Nonces.Get(ctx, k)
+		if err != nil {
+			continue
+		}
+		var j journal
+		if json.Unmarshal(e.Value, &j) != nil || j.State != stateActing {
+			continue
+		}
+		res, err := d.reconcile(ctx, k, j, e.Revision, d.Now())
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
