@@ -126,7 +126,10 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 			reasons = append(reasons, "no deployment-marker query of "+strconv.Quote(svc)+" covered "+ttoa(lo)+" to "+ttoa(on)+": the investigation never looked")
 		case chosen == nil:
 			reasons = append(reasons, "no deployment.marker span of "+svc+" lies in the "+win.String()+" before the onset "+ttoa(on))
-		case chosen.Version == "" || chosen.Version != current:
+		case current == "":
+			// The ledger's own reason below says why there is no current version.
+			inputs["marker"] = markerText(chosen)
+		case chosen.Version != current:
 			reasons = append(reasons, "the latest deployment before the onset is version "+strconv.Quote(chosen.Version)+" but the ledger says "+strconv.Quote(current)+" runs now: a rollback would not undo it")
 		default:
 			inputs["marker"] = markerText(chosen)

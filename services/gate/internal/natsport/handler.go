@@ -1,0 +1,146 @@
+// Package natsport is the gate's adapter to the bus: it verifies the review
+// and every envelope inside it, reads the cooldown and the release ledger
+// from KV, stamps the clock once, calls policy.Evaluate, and returns the
+// signed decision for the router to publish.
+package natsport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/bus"
+	"agentk/services/gate/internal/policy"
+)
+
+// HandlerName is the gate's durable consumer on SubjectReview.
+const HandlerName = "gate"
+
+// KV bucket names the gate reads.
+const (
+	BucketCooldown = "agentk_cooldown"
+	BucketReleases = "agentk_releases"
+)
+
+// Errors.
+var (
+	// ErrReview is returned (wrapped in bus.Permanent) for a review that does not
+	// verify or names no review or investigation: the gate decides nothing on it.
+	ErrReview = errors.New("gate: review rejected")
+	// ErrSeal is returned when the decision cannot be signed.
+	ErrSeal = errors.New("gate: cannot seal decision")
+)
+
+// Getter is the part of a jetstream.KeyValue the gate uses.
+type Getter interface {
+	Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error)
+}
+
+// Handler turns one review into one signed decision.
+type Handler struct {
+	Keyring *envelope.Keyring
+	Signer  *envelope.Signer
+	Now     func() time.Time
+	Config  policy.Config
+	// Cooldowns and Releases are the KV buckets agentk_cooldown and agentk_releases.
+	Cooldowns Getter
+	Releases  Getter
+	Logger    *slog.Logger
+	Telemetry *Telemetry
+}
+
+// Handle is the bus.HandlerFunc for SubjectReview.
+func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	now := h.Now()
+	in, err := h.Input(ctx, m.Data, now)
+	if err != nil {
+		h.Logger.Warn("review rejected", "subject", m.Subject, "err", err)
+		h.Telemetry.rejected(ctx)
+		return nil, bus.Permanent(err)
+	}
+	d := policy.Evaluate(in)
+	h.Telemetry.observe(ctx, in, d)
+	env, err := h.Signer.SealJSON(contracts.SubjectDecision, d, now, h.Config.DecisionTTL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrSeal, d.DecisionID, err)
+	}
+	h.Logger.Info("decision", "decision_id", d.DecisionID, "incident_id", d.IncidentID, "service", d.Service,
+		"verdict", d.Verdict, "failed_checks", d.FailedChecks)
+	return []bus.Out{{Envelope: env, MsgID: d.DecisionID}}, nil
+}
+
+// Input verifies a review envelope and everything it carries, reads KV, and
+// builds the policy input. Only an unverifiable review is an error; every
+// other problem becomes part of the input and fails a check.
+func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy.Input, error) {
+	var r contracts.ReviewV1
+	if _, err := h.Keyring.Open(data, contracts.SubjectReview, envelope.RoleReviewer, now, &r); err != nil {
+		return policy.Input{}, fmt.Errorf("%w: %w", ErrReview, err)
+	}
+	if r.ReviewID == "" || r.InvestigationID == "" {
+		return policy.Input{}, fmt.Errorf("%w: review %q names no review or investigation id", ErrReview, r.ReviewID)
+	}
+	in := policy.Input{Now: now, Action: policy.ActionRollback, Review: r, Config: h.Config}
+
+	var a contracts.AlertV1
+	if _, err := h.Keyring.Open(r.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &a); err != nil {
+		in.AlertErr = err.Error()
+	} else {
+		in.Alert = &a
+	}
+	for _, raw := range r.Evidence {
+		var e contracts.EvidenceV1
+		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, envelope.RoleSandbox, now, &e); err != nil {
+			in.EvidenceRejected++
+			continue
+		}
+		in.Evidence = append(in.Evidence, e)
+	}
+
+	svc := ""
+	if in.Alert != nil {
+		svc = in.Alert.Service
+	}
+	var cd contracts.CooldownV1
+	found, err := h.read(ctx, h.Cooldowns, svc, contracts.SubjectCooldown, now, &cd)
+	in.Cooldown = policy.CooldownState{Found: found, Last: cd}
+	if err != nil {
+		in.Cooldown.Err = err.Error()
+	}
+	var l contracts.ReleaseLedgerV1
+	found, err = h.read(ctx, h.Releases, svc, contracts.SubjectLedger, now, &l)
+	in.Ledger = policy.LedgerState{Found: found, Ledger: l}
+	if err != nil {
+		in.Ledger.Err = err.Error()
+	}
+	return in, nil
+}
+
+// read fetches key from kv and opens it as a deployer-signed subject. A
+// missing key is (false, nil); anything unreadable or unverifiable is an error.
+func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now time.Time, v any) (bool, error) {
+	if key == "" {
+		return false, errors.New("no service to look up")
+	}
+	if kv == nil {
+		return false, errors.New("store not configured")
+	}
+	e, err := kv.Get(ctx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read %s: %w", key, err)
+	}
+	if _, err := h.Keyring.Open(e.Value(), subject, envelope.RoleDeployer, now, v); err != nil {
+		return false, fmt.Errorf("verify %s: %w", key, err)
+	}
+	return true, nil
+}
+

@@ -1,0 +1,298 @@
+package natsport_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/bus"
+	"agentk/services/gate/internal/natsport"
+	"agentk/services/gate/internal/policy"
+)
+
+var (
+	tMarker = time.Date(2026, 11, 30, 10, 2, 0, 0, time.UTC)
+	tOnset  = time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC)
+	tStarts = time.Date(2026, 11, 30, 10, 10, 0, 0, time.UTC)
+	tNow    = time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+)
+
+const svc = "shop-api"
+
+// keys holds one signer per role and the keyring that knows them all.
+type keys struct {
+	signers map[string]*envelope.Signer
+	ring    *envelope.Keyring
+}
+
+func newKeys(t testing.TB) keys {
+	t.Helper()
+	k := keys{signers: map[string]*envelope.Signer{}}
+	var entries []envelope.KeyEntry
+	for _, role := range envelope.Roles {
+		kp, err := nkeys.CreateUser()
+		require.NoError(t, err)
+		seed, err := kp.Seed()
+		require.NoError(t, err)
+		s, err := envelope.NewSigner(seed)
+		require.NoError(t, err)
+		k.signers[role] = s
+		entries = append(entries, envelope.KeyEntry{KeyID: s.KeyID(), Role: role})
+	}
+	var err error
+	k.ring, err = envelope.NewKeyring(entries...)
+	require.NoError(t, err)
+	return k
+}
+
+// seal seals v for subject as role, at issue time at.
+func (k keys) seal(t testing.TB, role, subject string, v any, at time.Time) []byte {
+	t.Helper()
+	e, err := k.signers[role].SealJSON(subject, v, at, 0)
+	require.NoError(t, err)
+	return e.Marshal()
+}
+
+// entry is a jetstream.KeyValueEntry holding a value.
+type entry struct{ v []byte }
+
+func (e entry) Bucket() string                  { return "" }
+func (e entry) Key() string                     { return "" }
+func (e entry) Value() []byte                   { return e.v }
+func (e entry) Revision() uint64                { return 1 }
+func (e entry) Created() time.Time              { return time.Time{} }
+func (e entry) Delta() uint64                   { return 0 }
+func (e entry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }
+
+// kv is a fake bucket: values by key, or one error for every read.
+type kv struct {
+	vals map[string][]byte
+	err  error
+}
+
+func (f kv) Get(_ context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	v, ok := f.vals[key]
+	if !ok {
+		return nil, jetstream.ErrKeyNotFound
+	}
+	return entry{v}, nil
+}
+
+// world is one incident's signed messages and stores, every one valid.
+type world struct {
+	k         keys
+	alert     contracts.AlertV1
+	evidence  []contracts.EvidenceV1
+	review    contracts.ReviewV1
+	ledger    contracts.ReleaseLedgerV1
+	cooldown  *contracts.CooldownV1
+	alertAs   string
+	evAs      []string
+	reviewAs  string
+	ledgerAs  string
+	cooldErr  error
+	telemetry *natsport.Telemetry
+}
+
+func newWorld(t testing.TB) *world {
+	best := contracts.Claim{ID: "c1", Class: "bad_release", Statement: "v2 returns 500 on /checkout", Confidence: 0.9, EvidenceIDs: []string{"ev-1", "ev-2"}}
+	return &world{
+		k: newKeys(t),
+		alert: contracts.AlertV1{IncidentID: "inc-1", Status: contracts.AlertFiring, Service: svc, StartsAt: tStarts,
+			BurnRate: 6, BurnRateSource: "labels.burn_rate", Labels: map[string]string{"burn_rate": "6"}},
+		evidence: []contracts.EvidenceV1{
+			{ID: "ev-1", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow,
+				Facts: contracts.Facts{Onset: &tOnset}},
+			{ID: "ev-2", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolDeploymentMarkers, From: tStarts.Add(-2 * time.Hour), To: tNow,
+				Facts: contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: svc, Version: "v2", At: tMarker}}}},
+		},
+		review: contracts.ReviewV1{ReviewID: "review.inv-1", InvestigationID: "inv-1", IncidentID: "inc-1", Service: svc,
+			Kept: []contracts.Claim{best}, Best: &best, InvestigationCompleted: true},
+		ledger: contracts.ReleaseLedgerV1{Project: "shop", Service: svc, Releases: []contracts.Release{
+			{Version: "v1", Image: "shop-api:v1"}, {Version: "v2", Image: "shop-api:v2"}}},
+		alertAs: envelope.RoleIngester, evAs: []string{envelope.RoleSandbox, envelope.RoleSandbox},
+		reviewAs: envelope.RoleReviewer, ledgerAs: envelope.RoleDeployer,
+	}
+}
+
+func (w *world) run(t *testing.T) ([]bus.Out, error) {
+	t.Helper()
+	at := tNow.Add(-time.Minute)
+	r := w.review
+	r.Alert = w.k.seal(t, w.alertAs, contracts.SubjectAlert, w.alert, at)
+	r.Evidence = nil
+	for i, e := range w.evidence {
+		r.Evidence = append(r.Evidence, w.k.seal(t, w.evAs[i], contracts.SubjectEvidence, e, at))
+	}
+	cool := kv{vals: map[string][]byte{}, err: w.cooldErr}
+	if w.cooldown != nil {
+		cool.vals[svc] = w.k.seal(t, envelope.RoleDeployer, contracts.SubjectCooldown, w.cooldown, at)
+	}
+	cfg := policy.DefaultConfig()
+	cfg.SandboxServices = []string{svc}
+	h := &natsport.Handler{
+		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
+		Cooldowns: cool,
+		Releases:  kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}},
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
+	}
+	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: 1})
+}
+
+// decision opens the single published decision as the deployer would.
+func (w *world) decision(t *testing.T, outs []bus.Out) (contracts.DecisionV1, envelope.Envelope) {
+	t.Helper()
+	require.Len(t, outs, 1)
+	var d contracts.DecisionV1
+	env, err := w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, envelope.RoleGate, tNow, &d)
+	require.NoError(t, err)
+	require.Equal(t, d.DecisionID, outs[0].MsgID)
+	return d, env
+}
+
+func TestHandleAllowsAndSigns(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	outs, err := w.run(t)
+	require.NoError(t, err)
+	d, env := w.decision(t, outs)
+	require.Equal(t, contracts.VerdictAllow, d.Verdict, "%+v", d.Checks)
+	require.Equal(t, "decision.review.inv-1", d.DecisionID)
+	require.Equal(t, "shop-api:v1", d.RollbackTarget)
+	require.Equal(t, tNow.Add(15*time.Minute), env.Expires())
+	require.Equal(t, d.ExpiresAt, env.Expires())
+	require.NotEmpty(t, env.Nonce)
+	require.Equal(t, envelope.Digest(env.Payload), env.Digest())
+
+	_, err = w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, envelope.RoleGate, tNow.Add(15*time.Minute), &d)
+	require.ErrorIs(t, err, envelope.ErrExpired, "an approval cannot act on an expired decision")
+
+	again, err := w.run(t)
+	require.NoError(t, err)
+	require.Equal(t, outs[0].MsgID, again[0].MsgID, "a redelivered review dedups on the decision id")
+}
+
+func TestHandleDeniesUnverifiedInputs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		mutate func(w *world)
+		failed []string
+	}{
+		{"alert signed by the investigator", func(w *world) { w.alertAs = envelope.RoleInvestigator },
+			[]string{contracts.CheckSLOBreach, contracts.CheckCooldown, contracts.CheckDeploymentRelated, contracts.CheckSandboxScope}},
+		{"marker evidence signed by the investigator", func(w *world) { w.evAs[1] = envelope.RoleInvestigator },
+			[]string{contracts.CheckDeploymentRelated}},
+		{"onset evidence signed by the reviewer", func(w *world) { w.evAs[0] = envelope.RoleReviewer },
+			[]string{contracts.CheckDeploymentRelated}},
+		{"real evidence of another investigation", func(w *world) { w.evidence[1].InvestigationID = "inv-0" },
+			[]string{contracts.CheckDeploymentRelated}},
+		{"cooldown store unreadable", func(w *world) { w.cooldErr = errors.New("nats: timeout") },
+			[]string{contracts.CheckCooldown}},
+		{"cooldown recent", func(w *world) {
+			w.cooldown = &contracts.CooldownV1{Service: svc, ActionID: "a1", At: tNow.Add(-5 * time.Minute)}
+		}, []string{contracts.CheckCooldown}},
+		{"ledger signed by the gate itself", func(w *world) { w.ledgerAs = envelope.RoleGate },
+			[]string{contracts.CheckDeploymentRelated}},
+		{"alert without a service", func(w *world) { w.alert.Service, w.review.Service = "", "" },
+			[]string{contracts.CheckCooldown, contracts.CheckDeploymentRelated, contracts.CheckSandboxScope}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			tc.mutate(w)
+			outs, err := w.run(t)
+			require.NoError(t, err, "a denial is a decision, signed and published")
+			d, _ := w.decision(t, outs)
+			require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			require.Equal(t, tc.failed, d.FailedChecks, "%+v", d.Checks)
+			require.NotEmpty(t, d.NextStep)
+		})
+	}
+}
+
+func TestHandleRejectsUnverifiedReview(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		mutate func(w *world)
+	}{
+		{"signed by the investigator", func(w *world) { w.reviewAs = envelope.RoleInvestigator }},
+		{"no review id", func(w *world) { w.review.ReviewID = "" }},
+		{"no investigation id", func(w *world) { w.review.InvestigationID = "" }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			tc.mutate(w)
+			outs, err := w.run(t)
+			require.Empty(t, outs)
+			require.ErrorIs(t, err, natsport.ErrReview)
+			require.True(t, bus.IsPermanent(err), "redelivery cannot fix a forged review")
+		})
+	}
+}
+
+func TestTelemetryRecordsEveryCheck(t *testing.T) {
+	t.Parallel()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	tel, err := natsport.NewTelemetry(tp, mp)
+	require.NoError(t, err)
+
+	w := newWorld(t)
+	w.telemetry = tel
+	w.evidence[1].Facts.DeploymentMarkers = nil
+	_, err = w.run(t)
+	require.NoError(t, err)
+
+	spans := rec.Ended()
+	require.Len(t, spans, 1)
+	attrs := map[attribute.Key]attribute.Value{}
+	for _, a := range spans[0].Attributes() {
+		attrs[a.Key] = a.Value
+	}
+	require.Equal(t, "deny", attrs["agentk.gate.verdict"].AsString())
+	require.Equal(t, []string{"deployment_related"}, attrs["agentk.gate.failed_checks"].AsStringSlice())
+	for _, c := range []string{"slo_breach", "allowlist", "cooldown", "confidence", "deployment_related", "sandbox_scope"} {
+		_, ok := attrs[attribute.Key("agentk.gate.check."+c+".passed")]
+		require.True(t, ok, c)
+	}
+	require.Equal(t, "2026-11-30T10:05:00Z", attrs["agentk.gate.check.deployment_related.input.onset"].AsString())
+	require.Equal(t, "6", attrs["agentk.gate.check.slo_breach.input.burn_rate"].AsString())
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				for _, kv := range dp.Attributes.ToSlice() {
+					got[m.Name+"/"+kv.Value.AsString()] += dp.Value
+				}
+			}
+		}
+	}
+	require.Equal(t, map[string]int64{"agentk.gate.decisions/deny": 1, "agentk.gate.check_failures/deployment_related": 1}, got)
+}
