@@ -3,6 +3,7 @@ module agentk/contracts
 go 1.26.8
 
 require (
+	github.com/goccy/go-yaml v1.19.2
 	github.com/invopop/jsonschema v0.14.0
 	github.com/nats-io/nkeys v0.4.17
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -1,0 +1,87 @@
+package incident
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"agentk/contracts"
+
+	"github.com/stretchr/testify/require"
+)
+
+func seedLines(f *testing.F, file string) {
+	b, err := os.ReadFile("testdata/retry-storm-01/" + file)
+	require.NoError(f, err)
+	for _, l := range strings.Split(string(b), "\n") {
+		f.Add([]byte(l))
+	}
+}
+
+func FuzzSpanLine(f *testing.F) {
+	seedLines(f, FileSpans)
+	f.Add([]byte(`{"kind":"2","duration_nano":-1,"resource":{"service.name":null}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		s, errs := parseSpanLine(line)
+		for _, e := range errs {
+			require.NotEmpty(t, e.Msg)
+		}
+		if len(errs) == 0 {
+			require.False(t, s.Timestamp.IsZero())
+			require.NotEmpty(t, s.Service())
+			require.True(t, s.Kind >= 0 && s.Kind <= 5)
+			require.True(t, s.StatusCode >= 0 && s.StatusCode <= 2)
+			require.Len(t, s.TraceID, 32)
+		}
+	})
+}
+
+func FuzzLogLine(f *testing.F) {
+	seedLines(f, FileLogs)
+	f.Add([]byte(`{"timestamp":"2026-11-30T10:06:00Z","body":null,"resource":{"service.name":1}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		l, errs := parseLogLine(line)
+		if len(errs) == 0 {
+			require.False(t, l.Timestamp.IsZero())
+			require.NotEmpty(t, l.Service())
+		}
+	})
+}
+
+func FuzzIncidentYAML(f *testing.F) {
+	b, err := os.ReadFile("testdata/retry-storm-01/" + FileIncident)
+	require.NoError(f, err)
+	f.Add(b)
+	f.Add([]byte("id: [\nexpect: {verdict: 1}\n"))
+	f.Add([]byte("prior_actions:\n  - at: x\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps := &problems{}
+		m, ok := parseMeta(b, "retry-storm-01", contracts.DefaultCatalogue(), ps)
+		require.Equal(t, ok, len(ps.list) == 0)
+		if ok {
+			require.Equal(t, "retry-storm-01", m.ID)
+			require.Contains(t, verdicts, m.Expect.Verdict)
+			require.False(t, m.Now.IsZero())
+		}
+		for _, p := range ps.list {
+			require.Equal(t, FileIncident, p.File)
+		}
+	})
+}
+
+func FuzzReleasesYAML(f *testing.F) {
+	b, err := os.ReadFile("testdata/retry-storm-01/" + FileReleases)
+	require.NoError(f, err)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps := &problems{}
+		r, ok := parseReleases(b, ps)
+		if ok {
+			for _, list := range r.Services {
+				for i := 1; i < len(list); i++ {
+					require.False(t, list[i].DeployedAt.Before(list[i-1].DeployedAt))
+				}
+			}
+		}
+	})
+}

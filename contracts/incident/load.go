@@ -1,0 +1,294 @@
+package incident
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"agentk/contracts"
+)
+
+// File names of the format.
+const (
+	FileIncident = "incident.yaml"
+	FileAlert    = "alert.json"
+	FileSpans    = "spans.jsonl"
+	FileLogs     = "logs.jsonl"
+	FileReleases = "releases.yaml"
+)
+
+// Verdicts an incident may expect.
+var verdicts = []string{contracts.VerdictAllow, contracts.VerdictDeny}
+
+// checks are the gate check names failed_checks may list.
+var checks = []string{
+	contracts.CheckSLOBreach, contracts.CheckAllowlist, contracts.CheckCooldown,
+	contracts.CheckConfidence, contracts.CheckDeploymentRelated, contracts.CheckSandboxScope,
+}
+
+// Load reads and validates the incident folder dir against the default
+// catalogue. It returns an *Error (wrapping ErrInvalid) listing every problem
+// found, each naming its file, line and field.
+func Load(dir string) (*Incident, error) {
+	return LoadWithCatalogue(dir, contracts.DefaultCatalogue())
+}
+
+// LoadWithCatalogue is Load with a configured failure catalogue.
+func LoadWithCatalogue(dir string, catalogue []contracts.FailureClass) (*Incident, error) {
+	ps := &problems{}
+	inc := &Incident{Dir: dir}
+	read := func(name string, required bool) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case err == nil:
+			return b
+		case errors.Is(err, fs.ErrNotExist) && !required:
+			return nil
+		case errors.Is(err, fs.ErrNotExist):
+			ps.addf(name, 0, "", "required file missing")
+		default:
+			ps.addf(name, 0, "", "unreadable: %v", err)
+		}
+		return nil
+	}
+	if b := read(FileIncident, true); b != nil {
+		if m, ok := parseMeta(b, filepath.Base(filepath.Clean(dir)), catalogue, ps); ok {
+			inc.Meta = m
+		}
+	}
+	if b := read(FileAlert, true); b != nil {
+		checkAlert(b, ps)
+		inc.AlertJSON = b
+	}
+	if b := read(FileSpans, true); b != nil {
+		inc.Spans = parseSpans(b, ps)
+	}
+	if b := read(FileLogs, false); b != nil {
+		inc.Logs = parseLogs(b, ps)
+	}
+	if b := read(FileReleases, true); b != nil {
+		if r, ok := parseReleases(b, ps); ok {
+			inc.Releases = r
+		}
+	}
+	if len(ps.list) > 0 {
+		return nil, &Error{Dir: dir, Problems: ps.list, Truncated: ps.truncated}
+	}
+	return inc, nil
+}
+
+// LoadCorpus loads every incident folder directly under dir, sorted by name.
+// Folders whose names start with "." or "_" are skipped. It returns every
+// folder's problems at once.
+func LoadCorpus(dir string) ([]*Incident, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("incident: corpus %s: %w", dir, err)
+	}
+	var out []*Incident
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
+			continue
+		}
+		inc, err := Load(filepath.Join(dir, e.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, inc)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: corpus %s holds no incident folders", ErrInvalid, dir)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Meta.ID < out[j].Meta.ID })
+	return out, nil
+}
+
+type rawMeta struct {
+	ID      string `yaml:"id"`
+	Title   string `yaml:"title"`
+	Service string `yaml:"service"`
+	Now     string `yaml:"now"`
+	Expect  struct {
+		RootCause    string   `yaml:"root_cause"`
+		Verdict      string   `yaml:"verdict"`
+		FailedChecks []string `yaml:"failed_checks"`
+	} `yaml:"expect"`
+	Tags            []string `yaml:"tags"`
+	SandboxServices []string `yaml:"sandbox_services"`
+	PriorActions    []struct {
+		Service string `yaml:"service"`
+		At      string `yaml:"at"`
+	} `yaml:"prior_actions"`
+}
+
+// parseMeta decodes and validates incident.yaml; folder is the folder name
+// the id must equal.
+func parseMeta(b []byte, folder string, catalogue []contracts.FailureClass, ps *problems) (Meta, bool) {
+	var r rawMeta
+	d, ok := decodeYAML(FileIncident, b, &r, ps)
+	if !ok {
+		return Meta{}, false
+	}
+	before := len(ps.list)
+	m := Meta{ID: r.ID, Title: r.Title, Service: r.Service, Tags: r.Tags, SandboxServices: r.SandboxServices}
+	if d.required(r.ID, "id", "id") && r.ID != folder {
+		d.fail("id", []any{"id"}, "%q does not equal the folder name %q", r.ID, folder)
+	}
+	d.required(r.Service, "service", "service")
+	m.Now = d.time(r.Now, "now", "now")
+	m.Expect = Expect{RootCause: r.Expect.RootCause, Verdict: r.Expect.Verdict, FailedChecks: r.Expect.FailedChecks}
+	if d.required(r.Expect.RootCause, "expect.root_cause", "expect", "root_cause") {
+		known := slices.ContainsFunc(catalogue, func(c contracts.FailureClass) bool { return c.Name == r.Expect.RootCause })
+		if !known && r.Expect.RootCause != contracts.ClassUnknown {
+			d.fail("expect.root_cause", []any{"expect", "root_cause"}, "%q is not in the catalogue (or unknown)", r.Expect.RootCause)
+		}
+	}
+	if d.required(r.Expect.Verdict, "expect.verdict", "expect", "verdict") && !slices.Contains(verdicts, r.Expect.Verdict) {
+		d.fail("expect.verdict", []any{"expect", "verdict"}, "%q is not allow or deny", r.Expect.Verdict)
+	}
+	for i, c := range r.Expect.FailedChecks {
+		if !slices.Contains(checks, c) {
+			d.fail(fmt.Sprintf("expect.failed_checks[%d]", i), []any{"expect", "failed_checks", i}, "%q is not a gate check (%s)", c, strings.Join(checks, ", "))
+		}
+	}
+	if r.Expect.Verdict == contracts.VerdictAllow && len(r.Expect.FailedChecks) > 0 {
+		d.fail("expect.failed_checks", []any{"expect", "failed_checks"}, "must be empty when verdict is allow")
+	}
+	for i, s := range r.SandboxServices {
+		d.required(s, fmt.Sprintf("sandbox_services[%d]", i), "sandbox_services", i)
+	}
+	for i, a := range r.PriorActions {
+		f := fmt.Sprintf("prior_actions[%d]", i)
+		d.required(a.Service, f+".service", "prior_actions", i, "service")
+		at := d.time(a.At, f+".at", "prior_actions", i, "at")
+		if !at.IsZero() && !m.Now.IsZero() && at.After(m.Now) {
+			d.fail(f+".at", []any{"prior_actions", i, "at"}, "after now (%s)", m.Now.Format("2006-01-02T15:04:05Z07:00"))
+		}
+		m.PriorActions = append(m.PriorActions, PriorAction{Service: a.Service, At: at})
+	}
+	return m, len(ps.list) == before
+}
+
+type rawReleases struct {
+	Project  string `yaml:"project"`
+	Services map[string][]struct {
+		Version    string `yaml:"version"`
+		Image      string `yaml:"image"`
+		DeployedAt string `yaml:"deployed_at"`
+	} `yaml:"services"`
+}
+
+// parseReleases decodes releases.yaml: each service's releases oldest first.
+func parseReleases(b []byte, ps *problems) (Releases, bool) {
+	var r rawReleases
+	d, ok := decodeYAML(FileReleases, b, &r, ps)
+	if !ok {
+		return Releases{}, false
+	}
+	before := len(ps.list)
+	out := Releases{Project: r.Project, Services: map[string][]ReleaseEntry{}}
+	d.required(r.Project, "project", "project")
+	if len(r.Services) == 0 {
+		d.fail("services", []any{"services"}, "required: at least one service")
+	}
+	names := make([]string, 0, len(r.Services))
+	for name := range r.Services {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		list := r.Services[name]
+		if len(list) == 0 {
+			d.fail("services."+name, []any{"services", name}, "no releases")
+		}
+		for i, e := range list {
+			f := fmt.Sprintf("services.%s[%d]", name, i)
+			d.required(e.Version, f+".version", "services", name, i, "version")
+			d.required(e.Image, f+".image", "services", name, i, "image")
+			at := d.time(e.DeployedAt, f+".deployed_at", "services", name, i, "deployed_at")
+			if i > 0 {
+				prev := out.Services[name][i-1].DeployedAt
+				if !at.IsZero() && !prev.IsZero() && at.Before(prev) {
+					d.fail(f+".deployed_at", []any{"services", name, i, "deployed_at"}, "earlier than the release before it: releases are oldest first")
+				}
+			}
+			out.Services[name] = append(out.Services[name], ReleaseEntry{Version: e.Version, Image: e.Image, DeployedAt: at})
+		}
+	}
+	return out, len(ps.list) == before
+}
+
+func parseSpans(b []byte, ps *problems) []Span {
+	var out []Span
+	readJSONL(bytes.NewReader(b), FileSpans, ps, func(line []byte, n int) {
+		s, errs := parseSpanLine(line)
+		for _, e := range errs {
+			ps.add(Problem{File: FileSpans, Line: n, Field: e.Field, Msg: e.Msg})
+		}
+		if len(errs) == 0 {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+func parseLogs(b []byte, ps *problems) []Log {
+	var out []Log
+	readJSONL(bytes.NewReader(b), FileLogs, ps, func(line []byte, n int) {
+		l, errs := parseLogLine(line)
+		for _, e := range errs {
+			ps.add(Problem{File: FileLogs, Line: n, Field: e.Field, Msg: e.Msg})
+		}
+		if len(errs) == 0 {
+			out = append(out, l)
+		}
+	})
+	return out
+}
+
+// checkAlert checks that alert.json is an Alertmanager-format body with at
+// least one alert. The ingester's parser is the judge of the rest.
+func checkAlert(b []byte, ps *problems) {
+	var body struct {
+		Alerts []json.RawMessage `json:"alerts"`
+	}
+	if err := json.Unmarshal(b, &body); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line = lineAt(b, se.Offset)
+		case errors.As(err, &te):
+			line = lineAt(b, te.Offset)
+			if te.Field != "" {
+				ps.addf(FileAlert, line, te.Field, "not %s", te.Type)
+				return
+			}
+		}
+		ps.addf(FileAlert, line, "", "not a JSON object: %v", err)
+		return
+	}
+	if len(body.Alerts) == 0 {
+		ps.addf(FileAlert, 0, "alerts", "required: at least one alert")
+	}
+}
+
+func lineAt(b []byte, offset int64) int {
+	if offset > int64(len(b)) {
+		offset = int64(len(b))
+	}
+	return bytes.Count(b[:offset], []byte("\n")) + 1
+}
