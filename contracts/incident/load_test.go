@@ -90,31 +90,51 @@ func TestLoadRefusesBrokenFolders(t *testing.T) {
 		{name: "logs.jsonl is optional", break_: func(t *testing.T, d string) { require.NoError(t, os.Remove(filepath.Join(d, "logs.jsonl"))) }},
 		{name: "verdict not allow or deny", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "verdict: allow", "verdict: maybe") },
 			want: []string{`incident.yaml:7: field "expect.verdict": "maybe" is not allow or deny`}},
-		{name: "root cause outside the catalogue", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "root_cause: retry_storm", "root_cause: gremlins") },
+		{name: "root cause outside the catalogue", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "root_cause: retry_storm", "root_cause: gremlins")
+		},
 			want: []string{`incident.yaml:6: field "expect.root_cause": "gremlins" is not in the catalogue (or unknown)`}},
-		{name: "root cause unknown is fine", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "root_cause: retry_storm", "root_cause: unknown") }},
-		{name: "failed checks with allow", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "failed_checks: []", "failed_checks: [cooldown]") },
+		{name: "root cause unknown is fine", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "root_cause: retry_storm", "root_cause: unknown")
+		}},
+		{name: "failed checks with allow", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "failed_checks: []", "failed_checks: [cooldown]")
+		},
 			want: []string{`incident.yaml:8: field "expect.failed_checks": must be empty when verdict is allow`}},
 		{name: "failed check that is no check", break_: func(t *testing.T, d string) {
 			edit(t, d, "incident.yaml", "verdict: allow\n  failed_checks: []", "verdict: deny\n  failed_checks:\n    - cooldown\n    - vibes")
 		}, want: []string{`incident.yaml:10: field "expect.failed_checks[1]": "vibes" is not a gate check`}},
-		{name: "now not RFC 3339", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "now: 2026-11-30T10:20:00Z", "now: 30/11/2026 10:20") },
+		{name: "now not RFC 3339", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "now: 2026-11-30T10:20:00Z", "now: 30/11/2026 10:20")
+		},
 			want: []string{`incident.yaml:4: field "now": not RFC 3339`}},
 		{name: "service missing", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "service: shop-api\n", "") },
 			want: []string{`incident.yaml: field "service": required`}},
-		{name: "prior action after now", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "at: 2026-11-30T09:00:00Z", "at: 2026-11-30T11:00:00Z") },
+		{name: "prior action after now", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "at: 2026-11-30T09:00:00Z", "at: 2026-11-30T11:00:00Z")
+		},
 			want: []string{`incident.yaml:13: field "prior_actions[0].at": after now`}},
-		{name: "yaml syntax error", break_: func(t *testing.T, d string) { edit(t, d, "incident.yaml", "tags: [deployment, seed]", "tags: [deployment, seed") },
+		{name: "yaml syntax error", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "tags: [deployment, seed]", "tags: [deployment, seed")
+		},
 			want: []string{"incident.yaml:", "not valid YAML"}},
-		{name: "span timestamp not RFC 3339", break_: func(t *testing.T, d string) { edit(t, d, "spans.jsonl", `"2026-11-30T10:05:01.130000Z"`, `"yesterday"`) },
+		{name: "span timestamp not RFC 3339", break_: func(t *testing.T, d string) {
+			edit(t, d, "spans.jsonl", `"2026-11-30T10:05:01.130000Z"`, `"yesterday"`)
+		},
 			want: []string{`spans.jsonl:4: field "timestamp": not RFC 3339`}},
 		{name: "span kind out of range", break_: func(t *testing.T, d string) { edit(t, d, "spans.jsonl", `"kind":2`, `"kind":9`) },
 			want: []string{`spans.jsonl:2: field "kind": 9 out of range 0..5`}},
-		{name: "span status out of range", break_: func(t *testing.T, d string) { edit(t, d, "spans.jsonl", `"status_code":2,"status_message":"upstream`, `"status_code":3,"status_message":"upstream`) },
+		{name: "span status out of range", break_: func(t *testing.T, d string) {
+			edit(t, d, "spans.jsonl", `"status_code":2,"status_message":"upstream`, `"status_code":3,"status_message":"upstream`)
+		},
 			want: []string{`spans.jsonl:2: field "status_code": 3 out of range 0..2`}},
-		{name: "span trace id not hex", break_: func(t *testing.T, d string) { edit(t, d, "spans.jsonl", `"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"`, `"trace_id":"xyz"`) },
+		{name: "span trace id not hex", break_: func(t *testing.T, d string) {
+			edit(t, d, "spans.jsonl", `"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"`, `"trace_id":"xyz"`)
+		},
 			want: []string{`spans.jsonl:1: field "trace_id": not 32 hex digits`}},
-		{name: "span without service.name", break_: func(t *testing.T, d string) { edit(t, d, "spans.jsonl", `"resource":{"service.name":"shop-api"},"attributes":{}}`, `"resource":{},"attributes":{}}`) },
+		{name: "span without service.name", break_: func(t *testing.T, d string) {
+			edit(t, d, "spans.jsonl", `"resource":{"service.name":"shop-api"},"attributes":{}}`, `"resource":{},"attributes":{}}`)
+		},
 			want: []string{`spans.jsonl:4: field "resource.service.name": required`}},
 		{name: "span line not json", break_: func(t *testing.T, d string) { edit(t, d, "spans.jsonl", "\n\n", "\n{oops\n") },
 			want: []string{"spans.jsonl:3: not a JSON object"}},
@@ -122,9 +142,13 @@ func TestLoadRefusesBrokenFolders(t *testing.T) {
 			want: []string{`spans.jsonl:2: field "name": not a string`}},
 		{name: "log timestamp missing", break_: func(t *testing.T, d string) { edit(t, d, "logs.jsonl", `"timestamp":"2026-11-30T10:06:01Z",`, "") },
 			want: []string{`logs.jsonl:2: field "timestamp": required`}},
-		{name: "releases out of order", break_: func(t *testing.T, d string) { edit(t, d, "releases.yaml", "deployed_at: 2026-11-30T10:02:00Z", "deployed_at: 2026-11-30T07:00:00Z") },
+		{name: "releases out of order", break_: func(t *testing.T, d string) {
+			edit(t, d, "releases.yaml", "deployed_at: 2026-11-30T10:02:00Z", "deployed_at: 2026-11-30T07:00:00Z")
+		},
 			want: []string{`releases.yaml:9: field "services.shop-api[1].deployed_at": earlier than the release before it`}},
-		{name: "release without image", break_: func(t *testing.T, d string) { edit(t, d, "releases.yaml", "      image: agentk-demo/payments:v7\n", "") },
+		{name: "release without image", break_: func(t *testing.T, d string) {
+			edit(t, d, "releases.yaml", "      image: agentk-demo/payments:v7\n", "")
+		},
 			want: []string{`releases.yaml:11: field "services.payments[0].image": required`}},
 		{name: "alert.json not json", break_: func(t *testing.T, d string) { edit(t, d, "alert.json", `"receiver": "agentk",`, `"receiver": agentk,`) },
 			want: []string{"alert.json:2: not a JSON object"}},
