@@ -1,0 +1,245 @@
+// Package fakeslack is a local stand-in for the Slack Web API and for Slack's
+// side of interactivity, for tests and replays. It serves chat.postMessage and
+// chat.update as Slack does (form-encoded, bot token, {"ok":...} answers),
+// receives response_url posts, records every message, and builds block_actions
+// interaction requests signed exactly as Slack signs them, so an approver can
+// answer through the bridge's real /slack/interactions path.
+//
+// It listens on loopback only.
+package fakeslack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// Errors.
+var (
+	ErrNoButton = errors.New("fakeslack: message has no such button")
+	ErrTimeout  = errors.New("fakeslack: nothing matched before the context ended")
+)
+
+// Message is one posted message as it now stands.
+type Message struct {
+	Channel string
+	TS      string
+	Text    string
+	// Blocks is the Block Kit JSON array as last posted, updated or replaced.
+	Blocks json.RawMessage
+	// Updates counts chat.update calls and response_url replacements.
+	Updates int
+}
+
+// Response is one post to a response_url.
+type Response struct {
+	// MessageTS is the message the response_url belongs to.
+	MessageTS       string
+	Text            string
+	ResponseType    string
+	ReplaceOriginal bool
+	Blocks          json.RawMessage
+}
+
+// Server is the fake. Create it with New; Close it when done.
+type Server struct {
+	srv      *httptest.Server
+	botToken string
+	teamID   string
+
+	mu        sync.Mutex
+	seq       int
+	messages  []*Message
+	responses []Response
+	changed   chan struct{}
+}
+
+// New starts a fake Slack that accepts botToken.
+func New(botToken string) *Server {
+	s := &Server{botToken: botToken, teamID: "T0AGENTK", changed: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat.postMessage", s.postMessage)
+	mux.HandleFunc("POST /api/chat.update", s.update)
+	mux.HandleFunc("POST /actions/{ts}/{nonce}", s.responseURL)
+	s.srv = httptest.NewServer(mux)
+	return s
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// APIURL is the Web API base URL to configure the bridge with (AGENTK_SLACK_API_URL).
+func (s *Server) APIURL() string { return s.srv.URL + "/api/" }
+
+// ResponseURLPrefix is what every response_url the fake hands out starts with
+// (AGENTK_SLACK_RESPONSE_URL_PREFIX).
+func (s *Server) ResponseURLPrefix() string { return s.srv.URL + "/actions/" }
+
+// Messages returns copies of every posted message, oldest first.
+func (s *Server) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Message, len(s.messages))
+	for i, m := range s.messages {
+		out[i] = *m
+	}
+	return out
+}
+
+// Responses returns every response_url post, oldest first.
+func (s *Server) Responses() []Response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Response(nil), s.responses...)
+}
+
+// WaitMessage blocks until a posted message satisfies match and returns it.
+func (s *Server) WaitMessage(ctx context.Context, match func(Message) bool) (Message, error) {
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		for _, m := range s.messages {
+			if match(*m) {
+				out := *m
+				s.mu.Unlock()
+				return out, nil
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Message{}, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
+		}
+	}
+}
+
+// WaitResponse blocks until a response_url post satisfies match.
+func (s *Server) WaitResponse(ctx context.Context, match func(Response) bool) (Response, error) {
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		for _, r := range s.responses {
+			if match(r) {
+				s.mu.Unlock()
+				return r, nil
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Response{}, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
+		}
+	}
+}
+
+// notify wakes waiters; call with mu held.
+func (s *Server) notify() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *Server) authed(r *http.Request) bool {
+	tok := r.PostForm.Get("token")
+	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		tok = h
+	}
+	return tok != "" && tok == s.botToken
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func slackErr(w http.ResponseWriter, code string) {
+	writeJSON(w, map[string]any{"ok": false, "error": code})
+}
+
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		slackErr(w, "invalid_form_data")
+		return
+	}
+	if !s.authed(r) {
+		slackErr(w, "invalid_auth")
+		return
+	}
+	ch := r.PostForm.Get("channel")
+	if ch == "" {
+		slackErr(w, "channel_not_found")
+		return
+	}
+	blocks := json.RawMessage(r.PostForm.Get("blocks"))
+	if len(blocks) > 0 && !json.Valid(blocks) {
+		slackErr(w, "invalid_blocks")
+		return
+	}
+	s.mu.Lock()
+	s.seq++
+	m := &Message{Channel: ch, TS: fmt.Sprintf("1700000000.%06d", s.seq), Text: r.PostForm.Get("text"), Blocks: blocks}
+	s.messages = append(s.messages, m)
+	s.notify()
+	s.mu.Unlock()
+	writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS,
+		"message": map[string]any{"type": "message", "text": m.Text, "ts": m.TS, "blocks": m.Blocks}})
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		slackErr(w, "invalid_form_data")
+		return
+	}
+	if !s.authed(r) {
+		slackErr(w, "invalid_auth")
+		return
+	}
+	ch, ts := r.PostForm.Get("channel"), r.PostForm.Get("ts")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.messages {
+		if m.Channel == ch && m.TS == ts {
+			m.Text, m.Updates = r.PostForm.Get("text"), m.Updates+1
+			if b := r.PostForm.Get("blocks"); b != "" {
+				m.Blocks = json.RawMessage(b)
+			}
+			s.notify()
+			writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts, "text": m.Text})
+			return
+		}
+	}
+	slackErr(w, "message_not_found")
+}
+
+func (s *Server) responseURL(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Text            string          `json:"text"`
+		ResponseType    string          `json:"response_type"`
+		ReplaceOriginal bool            `json:"replace_original"`
+		Blocks          json.RawMessage `json:"blocks"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, "invalid_payload", http.StatusBadRequest)
+		return
+	}
+	ts := r.PathValue("ts")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responses = append(s.responses, Response{MessageTS: ts, Text: body.Text, ResponseType: body.ResponseType,
+		ReplaceOriginal: body.ReplaceOriginal, Blocks: body.Blocks})
+	if body.ReplaceOriginal {
+		for _, m := range s.messages {
+			if m.TS == ts {
+				m.Text, m.Blocks, m.Updates = body.Text, body.Blocks, m.Updates+1
+			}
+		}
+	}
+	s.notify()
+	_, _ = w.Write([]byte("ok"))
+}

@@ -1,0 +1,104 @@
+package httpport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/bridge/internal/approval"
+	"agentk/services/bridge/internal/slackauth"
+	"agentk/services/bridge/internal/slackmsg"
+)
+
+// maxSlackBody bounds an interaction request; Slack's are a few KiB.
+const maxSlackBody = 1 << 20
+
+// answerBudget keeps the reply inside Slack's 3 s limit; the message update
+// goes through response_url afterwards.
+const answerBudget = 2500 * time.Millisecond
+
+func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
+	if s.o.SigningSecret == "" {
+		http.NotFound(w, r)
+		return
+	}
+	now := s.o.Now()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSlackBody))
+	if err != nil {
+		s.o.Desk.RefuseRequest(contracts.ChannelSlack, fmt.Errorf("slack: body: %w", err))
+		http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	// Verify the raw bytes before anything reads them.
+	if err := slackauth.Verify(r.Header, body, s.o.SigningSecret, now); err != nil {
+		s.o.Desk.RefuseRequest(contracts.ChannelSlack, err)
+		http.Error(w, "invalid request signature", http.StatusUnauthorized)
+		return
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		s.o.Desk.RefuseRequest(contracts.ChannelSlack, fmt.Errorf("%w: %v", slackmsg.ErrPayload, err))
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	click, err := slackmsg.ParseInteraction([]byte(form.Get("payload")))
+	if err != nil {
+		s.o.Desk.RefuseRequest(contracts.ChannelSlack, err)
+		http.Error(w, "unsupported interaction", http.StatusBadRequest)
+		return
+	}
+	name, _ := s.o.Approvers.BySlackID(click.UserID)
+	req := approval.Request{
+		DecisionID: click.DecisionID, Digest: click.Digest, Answer: click.Answer,
+		Approver: name, Identity: "slack:" + click.UserID, Channel: contracts.ChannelSlack,
+		RequestID: slackauth.RequestID(r.Header),
+	}
+	if s.replay.Seen(req.RequestID, now) {
+		s.o.Desk.Refuse(r.Context(), req, fmt.Errorf("%w: request %s seen before", approval.ErrReplay, req.RequestID))
+		http.Error(w, "replayed request", http.StatusConflict)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), answerBudget)
+	rec, err := s.o.Desk.Answer(ctx, req)
+	cancel()
+	w.WriteHeader(http.StatusOK)
+	if s.o.Slack == nil || click.ResponseURL == "" {
+		return
+	}
+	log := s.o.Logger.With("decision_id", req.DecisionID)
+	switch {
+	case err == nil:
+		s.background(func(ctx context.Context) {
+			if err := s.o.Slack.Replace(ctx, click.ResponseURL, rec); err != nil {
+				log.Warn("slack message not replaced", "err", err)
+			}
+		})
+	default:
+		text := "Your answer was not accepted: " + refusalText(err)
+		s.background(func(ctx context.Context) {
+			if err := s.o.Slack.Tell(ctx, click.ResponseURL, text); err != nil {
+				log.Warn("slack refusal not delivered", "err", err)
+			}
+		})
+	}
+}
+
+// refusalText is what the human is told: the refusal's reason, or a plain
+// "try again" for failures that are not theirs.
+func refusalText(err error) string {
+	for _, known := range []error{
+		approval.ErrUnknownApprover, approval.ErrAlreadyAnswered, approval.ErrReplay,
+		approval.ErrGateDenied, approval.ErrExpired, approval.ErrDigestMismatch,
+		approval.ErrNotFound, approval.ErrBadAnswer,
+	} {
+		if errors.Is(err, known) {
+			return err.Error()
+		}
+	}
+	return "the bridge could not record it (" + err.Error() + "); try again"
+}
