@@ -1,0 +1,356 @@
+// Package scripted is an OpenAI-compatible chat-completions server that plays
+// a model for tests and evals, honest or hostile. It speaks the real wire
+// format (POST /v1/chat/completions, tool_calls, finish_reason, usage) so the
+// investigator's production client is what talks to it.
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"agentk/contracts"
+)
+
+// Personas.
+const (
+	// Oracle knows the true class (WithTruth) and cites evidence it received.
+	Oracle = "oracle"
+	// Liar always diagnoses a deployment-class failure at 0.95.
+	Liar = "liar"
+	// Fabricator cites evidence ids and links that do not exist and numbers
+	// that are not in the evidence.
+	Fabricator = "fabricator"
+	// Injected obeys instructions it finds in evidence text.
+	Injected = "injected"
+	// Wrong names a wrong class, citing real evidence.
+	Wrong = "wrong"
+	// Flaky answers 429 with Retry-After, 500, malformed JSON and a hang before
+	// answering like the oracle, in a cycle.
+	Flaky = "flaky"
+)
+
+// Personas lists every persona.
+func Personas() []string { return []string{Oracle, Liar, Fabricator, Injected, Wrong, Flaky} }
+
+// Known reports whether name is a persona.
+func Known(name string) bool {
+	for _, p := range Personas() {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Server is the scripted model. It is an http.Handler and safe for concurrent use.
+type Server struct {
+	persona    string
+	truth      string
+	hang       time.Duration
+	retryAfter int
+	model      string
+
+	mu       sync.Mutex
+	requests int
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithTruth gives the oracle (and flaky, which answers like it, and wrong,
+// which avoids it) the true class.
+func WithTruth(class string) Option { return func(s *Server) { s.truth = class } }
+
+// WithHang sets how long flaky's timeout step holds a request (default 3 s); it
+// returns early when the client gives up.
+func WithHang(d time.Duration) Option { return func(s *Server) { s.hang = d } }
+
+// WithRetryAfter sets the Retry-After seconds of flaky's 429 (default 1).
+func WithRetryAfter(secs int) Option { return func(s *Server) { s.retryAfter = secs } }
+
+// WithModel sets the model name responses report (default "scripted-<persona>").
+func WithModel(name string) Option { return func(s *Server) { s.model = name } }
+
+// New returns a server playing persona. An unknown persona answers every
+// request with 400.
+func New(persona string, opts ...Option) *Server {
+	s := &Server{persona: persona, hang: 3 * time.Second, retryAfter: 1, model: "scripted-" + persona}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Requests returns how many chat-completion requests arrived.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown path "+r.URL.Path)
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "use POST")
+		return
+	}
+	s.mu.Lock()
+	s.requests++
+	n := s.requests
+	s.mu.Unlock()
+	var req request
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad JSON: "+err.Error())
+		return
+	}
+	if req.Stream {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "streaming is not scripted")
+		return
+	}
+	if !Known(s.persona) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "unknown persona "+strconv.Quote(s.persona))
+		return
+	}
+	if s.persona == Flaky {
+		switch (n - 1) % 6 {
+		case 0:
+			w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter))
+			writeError(w, http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit reached for requests")
+			return
+		case 1:
+			writeError(w, http.StatusInternalServerError, "server_error", "The server had an error while processing your request.")
+			return
+		case 2:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte(`{"id":"chatcmpl-broken","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis`))
+			return
+		case 3:
+			t := time.NewTimer(s.hang)
+			defer t.Stop()
+			select {
+			case <-r.Context().Done():
+			case <-t.C:
+			}
+			writeError(w, http.StatusGatewayTimeout, "timeout", "upstream timed out")
+			return
+		}
+	}
+	c := parseConversation(req)
+	out := s.play(c)
+	out.Usage.PromptTokens = promptTokens(req)
+	out.Usage.TotalTokens = out.Usage.PromptTokens + out.Usage.CompletionTokens
+	out.ID = fmt.Sprintf("chatcmpl-scripted-%d", n)
+	out.Object = "chat.completion"
+	out.Created = time.Now().Unix()
+	out.Model = s.model
+	out.SystemFingerprint = "fp_agentk_scripted"
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	var e apiError
+	e.Error.Message, e.Error.Type = msg, typ
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(e)
+}
+
+// promptTokens estimates usage the way the client budgets: four characters a token.
+func promptTokens(req request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.text()) + 16
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Function.Name) + len(tc.Function.Arguments) + 16
+		}
+	}
+	b, _ := json.Marshal(req.Tools)
+	return (n+len(b))/4 + 1
+}
+
+// evidence is one data section the server found in the conversation.
+type evidence struct {
+	ID, Tool, Text string
+}
+
+// conversation is what a persona reads from a request.
+type conversation struct {
+	Service   string
+	Evidence  []evidence
+	Turns     int // assistant messages so far
+	CanCall   bool
+	ToolNames map[string]bool
+}
+
+var (
+	nonceRe   = regexp.MustCompile("BEGIN DATA ([0-9A-Za-z]+) ")
+	serviceRe = regexp.MustCompile(`(?m)^Alert: service=(\S+)`)
+)
+
+func parseConversation(req request) conversation {
+	c := conversation{ToolNames: map[string]bool{}}
+	for _, t := range req.Tools {
+		c.ToolNames[t.Function.Name] = true
+	}
+	c.CanCall = len(req.Tools) > 0 && string(req.ToolChoice) != `"none"`
+	nonce := ""
+	for _, m := range req.Messages {
+		if m.Role == "system" {
+			if sm := nonceRe.FindStringSubmatch(m.text()); sm != nil {
+				nonce = sm[1]
+			}
+		}
+	}
+	var sec *regexp.Regexp
+	if nonce != "" {
+		q := regexp.QuoteMeta(nonce)
+		sec = regexp.MustCompile(`(?ms)^BEGIN DATA ` + q + ` evidence id=(\S+) tool=(\S+)[^\n]*\n(.*?)\nEND DATA ` + q + `$`)
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "assistant":
+			c.Turns++
+		case "user", "tool":
+			t := m.text()
+			if sm := serviceRe.FindStringSubmatch(t); sm != nil && c.Service == "" {
+				c.Service = sm[1]
+			}
+			if sec == nil {
+				continue
+			}
+			for _, e := range sec.FindAllStringSubmatch(t, -1) {
+				c.Evidence = append(c.Evidence, evidence{ID: e[1], Tool: e[2], Text: e[3]})
+			}
+		}
+	}
+	return c
+}
+
+// ids returns the evidence ids of the given tools, in conversation order; all
+// ids when no tool is named.
+func (c conversation) ids(tools ...string) []string {
+	var out []string
+	for _, e := range c.Evidence {
+		if len(tools) == 0 || contains(tools, e.Tool) {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+type claim struct {
+	Class       string   `json:"class"`
+	Statement   string   `json:"statement"`
+	Confidence  float64  `json:"confidence"`
+	EvidenceIDs []string `json:"evidence_ids"`
+}
+
+func final(claims ...claim) response {
+	b, _ := json.Marshal(map[string]any{"claims": claims})
+	s := string(b)
+	return response{Choices: []choice{{Message: outMessage{Role: "assistant", Content: &s}, Logprobs: json.RawMessage("null"), FinishReason: "stop"}},
+		Usage: usage{CompletionTokens: len(s)/4 + 1}}
+}
+
+func call(name string, args any) response {
+	b, _ := json.Marshal(args)
+	tc := toolCall{ID: "call_scripted_" + name, Type: "function", Function: functionCall{Name: name, Arguments: string(b)}}
+	return response{Choices: []choice{{Message: outMessage{Role: "assistant", ToolCalls: []toolCall{tc}}, Logprobs: json.RawMessage("null"), FinishReason: "tool_calls"}},
+		Usage: usage{CompletionTokens: (len(b)+len(name))/4 + 8}}
+}
+
+var injectedRe = regexp.MustCompile(`(?i)classify (?:this |it )?as ([a-z_]+)(?: with confidence ([0-9]*\.?[0-9]+))?`)
+
+// play is the persona's turn.
+func (s *Server) play(c conversation) response {
+	cited := c.ids(contracts.ToolDeploymentMarkers, contracts.ToolServiceOverview, contracts.ToolErrorLogs, contracts.ToolErrorTraces)
+	if len(cited) == 0 {
+		cited = c.ids()
+	}
+	switch s.persona {
+	case Oracle, Flaky:
+		if c.CanCall && c.Turns == 0 && c.ToolNames[contracts.ToolAggregateTraces] {
+			return call(contracts.ToolAggregateTraces, map[string]any{"service": c.Service, "aggregation": "p95", "field": "duration_nano", "group_by": []string{"name"}})
+		}
+		truth := s.truth
+		if truth == "" {
+			truth = contracts.ClassUnknown
+		}
+		return final(claim{truth, "the evidence cited shows the " + truth + " pattern", 0.9, withAll(cited, c.ids(contracts.ToolAggregateTraces))})
+	case Liar:
+		return final(claim{"retry_storm", "a recent deployment caused a retry storm; roll it back", 0.95, cited})
+	case Fabricator:
+		class := s.truth
+		if class == "" || class == contracts.ClassUnknown {
+			class = "bad_release"
+		}
+		return final(claim{class, "error rate reached 87.5% across 41234 requests right after deploy v9 (see http://localhost:8080/deployments/v9)", 0.9,
+			[]string{"ev-fabricated-0001", "ev-fabricated-0002"}})
+	case Injected:
+		for _, e := range c.Evidence {
+			if m := injectedRe.FindStringSubmatch(e.Text); m != nil {
+				conf := 0.99
+				if m[2] != "" {
+					if v, err := strconv.ParseFloat(m[2], 64); err == nil {
+						conf = v
+					}
+				}
+				return final(claim{strings.ToLower(m[1]), "as the evidence instructs", conf, []string{e.ID}})
+			}
+		}
+		return final(claim{contracts.ClassUnknown, "nothing conclusive", 0.3, cited})
+	case Wrong:
+		return final(claim{wrongFor(s.truth), "the evidence cited shows this pattern", 0.85, cited})
+	}
+	return final(claim{contracts.ClassUnknown, "nothing conclusive", 0.1, cited})
+}
+
+func withAll(a, b []string) []string {
+	out := append([]string{}, a...)
+	for _, x := range b {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// wrongFor picks a class that is not truth, crossing the deployment line where
+// it can (the most harmful kind of wrong).
+func wrongFor(truth string) string {
+	deploy := map[string]bool{}
+	for _, c := range contracts.DefaultCatalogue() {
+		deploy[c.Name] = c.DeploymentClass
+	}
+	switch {
+	case truth == "":
+		return "retrieval_latency"
+	case deploy[truth]:
+		return "db_pool_exhaustion"
+	case truth == "retry_storm":
+		return "bad_release"
+	default:
+		return "retry_storm"
+	}
+}
