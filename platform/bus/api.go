@@ -61,6 +61,30 @@ type Config struct {
 	// MaxDeliver is how many deliveries before a message is dead-lettered.
 	MaxDeliver int
 	Logger     *slog.Logger
+
+	// Fields below are optional; zero values take the defaults of
+	// (Config).withDefaults.
+
+	// Retries is how many times the router retries a transient failure in
+	// process, with backoff, before it nacks the delivery (default 2).
+	Retries int
+	// RetryInterval is the first in-process retry delay (default 100 ms).
+	RetryInterval time.Duration
+	// RedeliveryDelay is the first nack delay; it doubles per delivery up to
+	// MaxRedeliveryDelay (defaults 1 s and 1 min).
+	RedeliveryDelay    time.Duration
+	MaxRedeliveryDelay time.Duration
+	// MaxAckPending bounds unacknowledged deliveries per durable consumer
+	// across all instances (default 64).
+	MaxAckPending int
+	// ShutdownTimeout bounds how long closing a router waits for in-flight
+	// handlers before abandoning them unacked (default 30 s).
+	ShutdownTimeout time.Duration
+	// PublishTimeout bounds each JetStream publish when the caller's context
+	// has no earlier deadline (default 10 s).
+	PublishTimeout time.Duration
+	// ConnectTimeout bounds the first connection (default: until ctx is done).
+	ConnectTimeout time.Duration
 }
 
 // Message is one delivery handed to a handler. Envelope is parsed, not
@@ -88,10 +112,11 @@ type HandlerFunc func(ctx context.Context, m Message) ([]Out, error)
 
 // Conn is one service's connection to the fabric.
 type Conn struct {
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	cfg Config
-	log *slog.Logger
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	cfg    Config
+	log    *slog.Logger
+	closed chan struct{}
 }
 
 // NATS returns the underlying connection.

@@ -1,0 +1,102 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"agentk/platform/topology"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrProvision is returned by Provision when a stream or bucket cannot be
+// created or updated.
+var ErrProvision = errors.New("bus: provision")
+
+// ProvisionConfig sizes the streams and buckets. Zero values take defaults.
+type ProvisionConfig struct {
+	// Replicas is 1 for an embedded server, 3 in a cluster (default 1).
+	Replicas int
+	// MaxAge is how long messages are kept (default 30 days): the audit trail
+	// of every decision, approval and action depends on it.
+	MaxAge time.Duration
+	// Duplicates is the Nats-Msg-Id de-duplication window (default 2 min).
+	Duplicates time.Duration
+	// MaxBytes and MaxMsgs cap each stream (default unlimited: -1).
+	MaxBytes int64
+	MaxMsgs  int64
+	// KVHistory is how many revisions per key a bucket keeps (default 10,
+	// at least 5).
+	KVHistory int
+}
+
+func (p ProvisionConfig) withDefaults() ProvisionConfig {
+	if p.Replicas <= 0 {
+		p.Replicas = 1
+	}
+	if p.MaxAge <= 0 {
+		p.MaxAge = 30 * 24 * time.Hour
+	}
+	if p.Duplicates <= 0 {
+		p.Duplicates = 2 * time.Minute
+	}
+	if p.MaxBytes == 0 {
+		p.MaxBytes = -1
+	}
+	if p.MaxMsgs == 0 {
+		p.MaxMsgs = -1
+	}
+	if p.KVHistory <= 0 {
+		p.KVHistory = 10
+	}
+	p.KVHistory = max(p.KVHistory, 5)
+	return p
+}
+
+// StreamConfigs returns the stream configurations Provision applies: one per
+// durable subject and the dead-letter stream. Streams keep messages by limits
+// (not work-queue): several services read the same subject, and the stream is
+// the audit trail, so deleting or purging messages is denied.
+func StreamConfigs(p ProvisionConfig) []jetstream.StreamConfig {
+	p = p.withDefaults()
+	mk := func(name, desc string, subjects ...string) jetstream.StreamConfig {
+		return jetstream.StreamConfig{
+			Name: name, Description: desc, Subjects: subjects,
+			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
+			Replicas: p.Replicas, MaxAge: p.MaxAge, MaxBytes: p.MaxBytes, MaxMsgs: p.MaxMsgs,
+			Discard: jetstream.DiscardOld, Duplicates: min(p.Duplicates, p.MaxAge),
+			DenyDelete: true, DenyPurge: true,
+		}
+	}
+	out := make([]jetstream.StreamConfig, 0, len(topology.Streams)+1)
+	for _, s := range topology.Streams {
+		out = append(out, mk(s.Name, "agentk "+s.Subject, s.Subject))
+	}
+	return append(out, mk(topology.DLQStream, "agentk dead letters", topology.DLQPrefix+">"))
+}
+
+// Provision creates or updates every stream and KV bucket of the fabric with
+// CreateOrUpdateStream / CreateOrUpdateKeyValue. It is idempotent and must run
+// with the admin connection before services start. It returns ErrProvision
+// naming every stream or bucket that failed.
+func Provision(ctx context.Context, js jetstream.JetStream, cfg ProvisionConfig) error {
+	cfg = cfg.withDefaults()
+	var errs []error
+	for _, sc := range StreamConfigs(cfg) {
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			errs = append(errs, fmt.Errorf("%w: stream %s: %w", ErrProvision, sc.Name, err))
+		}
+	}
+	for _, b := range topology.Buckets {
+		_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: b, Description: "agentk " + b, History: uint8(min(cfg.KVHistory, 64)),
+			Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: bucket %s: %w", ErrProvision, b, err))
+		}
+	}
+	return errors.Join(errs...)
+}
