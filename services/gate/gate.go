@@ -1,0 +1,68 @@
+// Package gate is the policy gate service: it consumes reviews, decides with
+// plain Go whether a rollback may go to a human for approval, and publishes
+// every decision, allowed or denied, signed.
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/otel"
+
+	"agentk/contracts"
+	"agentk/platform/service"
+	"agentk/services/gate/internal/config"
+	"agentk/services/gate/internal/natsport"
+)
+
+// ErrStart is returned by Run when the gate cannot start consuming.
+var ErrStart = errors.New("gate: start")
+
+// Run reads the configuration from d.Getenv, consumes SubjectReview with the
+// durable handler "gate" and publishes one signed decision per review. It
+// calls d.Ready once the consumer pulls and blocks until ctx is done.
+func Run(ctx context.Context, d service.Deps) error {
+	cfg, err := config.FromEnv(d.Getenv)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	log := d.Logger
+	if len(cfg.Policy.SandboxServices) == 0 {
+		log.Warn("no sandbox services configured: every decision will deny", "env", config.EnvSandboxServices)
+	}
+	cool, err := d.Bus.KeyValue(ctx, natsport.BucketCooldown)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	rel, err := d.Bus.KeyValue(ctx, natsport.BucketReleases)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	tel, err := natsport.NewTelemetry(otel.GetTracerProvider(), otel.GetMeterProvider())
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	h := &natsport.Handler{
+		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Config: cfg.Policy,
+		Cooldowns: cool, Releases: rel, Logger: log, Telemetry: tel,
+	}
+	r, err := d.Bus.NewRouter(log)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	r.Handle(natsport.HandlerName, contracts.SubjectReview, h.Handle)
+
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(ctx) }()
+	select {
+	case <-r.Running():
+		log.Info("gate consuming", "subject", contracts.SubjectReview, "sandbox_services", cfg.Policy.SandboxServices)
+		if d.Ready != nil {
+			d.Ready()
+		}
+		return <-errc
+	case err := <-errc:
+		return err
+	}
+}
