@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -20,22 +19,6 @@ type KV struct{ kv jetstream.KeyValue }
 
 // NewKV wraps an opened bucket.
 func NewKV(kv jetstream.KeyValue) *KV { return &KV{kv: kv} }
-
-// OpenKV opens the agentk_decisions bucket, creating it when the fabric has not
-// (records are kept 30 days: long enough to audit, bounded for List).
-func OpenKV(ctx context.Context, js jetstream.JetStream) (*KV, error) {
-	kv, err := js.KeyValue(ctx, Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: Bucket, Description: "agentk bridge: open decisions and their one answer",
-			History: 5, TTL: 30 * 24 * time.Hour, Storage: jetstream.FileStorage,
-		})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: bucket %s: %v", ErrUnavailable, Bucket, err)
-	}
-	return &KV{kv: kv}, nil
-}
 
 // Create implements Store.
 func (s *KV) Create(ctx context.Context, rec approval.Record) error {

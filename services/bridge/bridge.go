@@ -1,0 +1,134 @@
+// Package bridge is agentk's approval bridge: it receives gate-signed
+// decisions, shows them to humans (Slack, the web console, the CLI's API) and
+// turns the first valid human answer into one bridge-signed agentk.approval.v1.
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"agentk/contracts"
+	"agentk/platform/service"
+	"agentk/services/bridge/client"
+	"agentk/services/bridge/internal/approval"
+	"agentk/services/bridge/internal/config"
+	"agentk/services/bridge/internal/desk"
+	"agentk/services/bridge/internal/httpport"
+	"agentk/services/bridge/internal/natsport"
+	"agentk/services/bridge/internal/slackmsg"
+	"agentk/services/bridge/internal/slackport"
+	"agentk/services/bridge/internal/store"
+)
+
+// ErrStart is returned when the bridge cannot start.
+var ErrStart = errors.New("bridge: start")
+
+// Answer sends approve or deny for decisionID to the console's API with an
+// approver token; what `agentk approve|deny` calls. See client.Answer.
+func Answer(ctx context.Context, consoleURL, token, decisionID, answer string) error {
+	_, err := client.Answer(ctx, consoleURL, token, decisionID, answer)
+	return err
+}
+
+// Run runs the bridge until ctx is done: the durable "bridge" consumer on
+// agentk.decision.v1, and the HTTP listener for /slack/interactions, /console
+// and /api/v1. It calls d.Ready once both are up.
+func Run(ctx context.Context, d service.Deps) error {
+	cfg, err := config.FromEnv(d.Getenv)
+	if err != nil {
+		return err
+	}
+	log := d.Logger
+	kv, err := d.Bus.KeyValue(ctx, store.Bucket)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	links := func(rec approval.Record) slackmsg.Links {
+		if cfg.ConsoleURL == "" {
+			return slackmsg.Links{}
+		}
+		return slackmsg.Links{Report: cfg.ConsoleURL + "/console/incidents/" + url.PathEscape(rec.Decision.IncidentID)}
+	}
+	var (
+		notifier  desk.Notifier
+		responder httpport.Responder
+	)
+	if cfg.SlackEnabled() {
+		sc := slackport.New(slackport.Options{
+			APIURL: cfg.SlackAPIURL, BotToken: cfg.SlackBotToken, Channel: cfg.SlackChannel,
+			ResponseURLPrefix: cfg.SlackResponseURLPrefix, Links: links,
+		})
+		notifier, responder = sc, sc
+	}
+	dk := desk.New(desk.Deps{
+		Store: store.NewKV(kv), Signer: d.Signer, Keyring: d.Keyring,
+		Publisher: natsport.Publisher{Conn: d.Bus}, Notifier: notifier, Now: d.Now, Logger: log,
+	})
+	if err := dk.Republish(ctx); err != nil {
+		log.Warn("could not re-publish pending approvals", "err", err)
+	}
+
+	hs := httpport.New(httpport.Options{
+		Desk: dk, Approvers: cfg.Approvers, SigningSecret: cfg.SlackSigningSecret, Slack: responder,
+		InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: listen %s: %w", ErrStart, cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler: hs.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
+		WriteTimeout: 15 * time.Second, IdleTimeout: 60 * time.Second,
+	}
+
+	router, err := d.Bus.NewRouter(log)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	h := &natsport.Handler{Desk: dk, Logger: log}
+	router.Handle(natsport.HandlerName, contracts.SubjectDecision, h.Handle)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	routerErr := make(chan error, 1)
+	go func() { routerErr <- router.Run(ctx) }()
+	select {
+	case <-router.Running():
+	case err := <-routerErr:
+		ln.Close()
+		return fmt.Errorf("%w: router: %w", ErrStart, err)
+	}
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- srv.Serve(ln) }()
+	log.Info("bridge running", "addr", ln.Addr().String(), "slack", cfg.SlackEnabled(), "approvers", len(cfg.Approvers.Names()))
+	if d.Ready != nil {
+		d.Ready()
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-routerErr:
+		runErr = fmt.Errorf("bridge: router stopped: %w", err)
+		routerErr <- nil
+	case err := <-httpErr:
+		runErr = fmt.Errorf("bridge: http: %w", err)
+	}
+	cancel()
+	shutCtx, shutCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer shutCancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		log.Warn("http shutdown", "err", err)
+	}
+	hs.Close(shutCtx)
+	if err := <-routerErr; err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}
