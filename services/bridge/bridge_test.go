@@ -1,0 +1,162 @@
+package bridge_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/bus"
+	"agentk/platform/fabric"
+	"agentk/platform/service"
+	"agentk/services/bridge"
+	"agentk/services/bridge/client"
+	"agentk/services/bridge/fakeslack"
+	"agentk/services/bridge/internal/testkit"
+)
+
+const (
+	botToken = "xoxb-run-test"
+	secret   = "run-test-signing-secret-000000"
+	bobToken = "bob-console-token-0123456789ab"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+type running struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, f *fabric.Fabric, now func() time.Time, env map[string]string) running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := f.Deps(ctx, envelope.RoleBridge, now, func(k string) string { return env[k] })
+	require.NoError(t, err)
+	d.Logger = slog.New(slog.DiscardHandler)
+	ready := make(chan struct{})
+	d.Ready = func() { close(ready) }
+	done := make(chan error, 1)
+	go func() { done <- bridge.Run(ctx, d) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("bridge stopped before ready: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("bridge not ready")
+	}
+	return running{cancel: cancel, done: done}
+}
+
+func (r running) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	select {
+	case err := <-r.done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("bridge did not stop")
+	}
+}
+
+// TestRunOverTheFabric: a gate-signed decision on the bus is posted to Slack,
+// an approver's signed click yields one bridge-signed approval on the bus, and
+// after a restart the answered decision refuses a second answer.
+func TestRunOverTheFabric(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	addr := freeAddr(t)
+	env := map[string]string{
+		"AGENTK_BRIDGE_ADDR": addr, "AGENTK_SLACK_API_URL": slack.APIURL(), "AGENTK_SLACK_BOT_TOKEN": botToken,
+		"AGENTK_SLACK_SIGNING_SECRET": secret, "AGENTK_SLACK_CHANNEL": "C0INCIDENTS",
+		"AGENTK_SLACK_RESPONSE_URL_PREFIX": slack.ResponseURLPrefix(),
+		"AGENTK_APPROVERS":                 "slack:U0ALICE=alice", "AGENTK_CONSOLE_TOKENS": "bob=" + bobToken,
+	}
+	now := service.Since(testkit.Epoch) // a replay clock, far from the wall clock
+
+	// The deployer's side: collect approvals.
+	approvals := make(chan bus.Message, 4)
+	dep, err := f.Connect(ctx, envelope.RoleDeployer)
+	require.NoError(t, err)
+	router, err := dep.NewRouter(slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	router.Handle("bridge-test-deployer", contracts.SubjectApproval, func(_ context.Context, m bus.Message) ([]bus.Out, error) {
+		approvals <- m
+		return nil, nil
+	})
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	rerr := make(chan error, 1)
+	go func() { rerr <- router.Run(rctx) }()
+	select {
+	case <-router.Running():
+	case err := <-rerr:
+		t.Fatal(err)
+	}
+
+	b := start(t, f, now, env)
+
+	gate, err := f.Connect(ctx, envelope.RoleGate)
+	require.NoError(t, err)
+	dec := testkit.Decision("dec-run-1", now())
+	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+
+	msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return strings.Contains(m.Text, "dec-run-1") })
+	require.NoError(t, err)
+	status, err := slack.Click(ctx, "http://"+addr+"/slack/interactions", secret, now(), msg, "U0ALICE", fakeslack.Approve)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+
+	select {
+	case m := <-approvals:
+		var a contracts.ApprovalV1
+		_, err := f.Keyring().Open(m.Data, contracts.SubjectApproval, envelope.RoleBridge, now(), &a)
+		require.NoError(t, err)
+		require.Equal(t, "dec-run-1", a.DecisionID)
+		require.Equal(t, sealed.Digest(), a.DecisionDigest)
+		require.Equal(t, "alice", a.Approver)
+		require.Equal(t, contracts.AnswerApprove, a.Answer)
+	case <-ctx.Done():
+		t.Fatal("no approval on the bus")
+	}
+
+	// Restart: the answer is in KV, so a second answer is refused.
+	b.stop(t)
+	b = start(t, f, now, env)
+	defer b.stop(t)
+	_, err = client.Answer(ctx, "http://"+addr, bobToken, "dec-run-1", "deny")
+	var refused *client.RefusedError
+	require.ErrorAs(t, err, &refused)
+	require.Equal(t, http.StatusConflict, refused.Status)
+	require.Contains(t, refused.Reason, "already answered: approve by alice via slack")
+	select {
+	case m := <-approvals:
+		t.Fatalf("a second approval was published: %s", m.Data)
+	default:
+	}
+}
