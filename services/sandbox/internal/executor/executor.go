@@ -64,10 +64,10 @@ type budget struct {
 	last time.Time
 }
 
-// Handle answers one request (the bytes of a ToolCallV1 envelope) with the
-// bytes of a sealed ToolReplyV1 envelope. It never panics on input and never
+// Handle answers one request (the bytes of a ToolCallV1 envelope) with a
+// sealed ToolReplyV1 envelope. It never panics on input and never
 // fails silently: every refusal is a reply the model can read.
-func (e *Executor) Handle(ctx context.Context, data []byte) ([]byte, error) {
+func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, error) {
 	now := e.Now()
 	var call contracts.ToolCallV1
 	reply := contracts.ToolReplyV1{}
@@ -136,7 +136,7 @@ func (e *Executor) Handle(ctx context.Context, data []byte) ([]byte, error) {
 	}
 	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: seal: %v", ErrRecord, err)
+		return envelope.Envelope{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
 	}
 	if err := e.Record.RecordEvidence(ctx, env, ev.ID); err != nil {
 		log.Error("evidence not recorded", "evidence_id", ev.ID, "err", err)
@@ -150,12 +150,12 @@ func (e *Executor) Handle(ctx context.Context, data []byte) ([]byte, error) {
 	return e.seal(reply, now)
 }
 
-func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) ([]byte, error) {
+func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) (envelope.Envelope, error) {
 	env, err := e.Signer.SealJSON(contracts.SubjectToolReply, r, now, 0)
 	if err != nil {
-		return nil, fmt.Errorf("executor: seal reply: %w", err)
+		return envelope.Envelope{}, fmt.Errorf("executor: seal reply: %w", err)
 	}
-	return env.Marshal(), nil
+	return env, nil
 }
 
 // spend takes one call from the investigation's budget. Budgets idle for a

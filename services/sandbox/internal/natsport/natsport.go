@@ -1,0 +1,37 @@
+// Package natsport connects the executor to the bus: tool calls arrive by
+// request/reply on agentk.tool.v1 (queue group "sandbox"); evidence is
+// published durably on agentk.evidence.v1 before the reply goes out.
+package natsport
+
+import (
+	"context"
+	"fmt"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/bus"
+	"agentk/services/sandbox/internal/executor"
+)
+
+// Queue is the queue group sandbox instances share.
+const Queue = "sandbox"
+
+// Recorder publishes evidence on the bus.
+type Recorder struct{ Bus *bus.Conn }
+
+// RecordEvidence publishes env on SubjectEvidence with Nats-Msg-Id msgID and
+// returns once JetStream stored it.
+func (r Recorder) RecordEvidence(ctx context.Context, env envelope.Envelope, msgID string) error {
+	if err := r.Bus.Publish(ctx, contracts.SubjectEvidence, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
+		return fmt.Errorf("natsport: publish evidence %s: %w", msgID, err)
+	}
+	return nil
+}
+
+// Serve answers tool calls with ex until ctx ends; the returned stop
+// unsubscribes and waits for calls in flight.
+func Serve(ctx context.Context, b *bus.Conn, ex *executor.Executor) (stop func() error, err error) {
+	return b.Serve(ctx, contracts.SubjectToolCall, Queue, func(ctx context.Context, env envelope.Envelope, _ map[string]string) (envelope.Envelope, error) {
+		return ex.Handle(ctx, env.Marshal())
+	})
+}
