@@ -1,0 +1,63 @@
+// Package investigator is the agentk investigator service: it consumes
+// ingester-signed alerts, investigates each incident through the sandbox's
+// read-only tools (with the offline rules investigator or an LLM) and publishes
+// one signed agentk.report.v1 per incident.
+package investigator
+
+import (
+	"context"
+	"fmt"
+
+	"agentk/contracts"
+	"agentk/platform/service"
+	"agentk/services/investigator/internal/config"
+	"agentk/services/investigator/internal/llm"
+	"agentk/services/investigator/internal/loop"
+	"agentk/services/investigator/internal/natsport"
+	"agentk/services/investigator/internal/rules"
+)
+
+// Run runs the investigator until ctx is done. It calls d.Ready once its
+// durable consumer exists. It returns the configuration's errors, all at once,
+// or the router's.
+func Run(ctx context.Context, d service.Deps) error {
+	cfg, err := config.FromEnv(d.Getenv)
+	if err != nil {
+		return fmt.Errorf("investigator: %w", err)
+	}
+	log := d.Logger
+	var model loop.Model = rules.Investigator{}
+	if cfg.Kind == config.KindLLM {
+		model = llm.New(llm.Config{Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey,
+			Timeout: cfg.LLMTimeout, Logger: log})
+	}
+	h := natsport.NewHandler(natsport.Config{
+		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
+		Tools:        natsport.Tools{Bus: d.Bus, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now},
+		Model:        model,
+		Investigator: cfg.InvestigatorName(),
+		Catalogue:    contracts.DefaultCatalogue(),
+		Budget:       cfg.Budget,
+		Parallel:     cfg.Parallel,
+	})
+	router, err := d.Bus.NewRouter(log)
+	if err != nil {
+		return fmt.Errorf("investigator: router: %w", err)
+	}
+	router.Handle(natsport.HandlerName, contracts.SubjectAlert, h.Handle)
+	errc := make(chan error, 1)
+	go func() { errc <- router.Run(ctx) }()
+	select {
+	case <-router.Running():
+		log.Info("investigator consuming", "config", cfg)
+		if d.Ready != nil {
+			d.Ready()
+		}
+	case err := <-errc:
+		return fmt.Errorf("investigator: %w", err)
+	}
+	if err := <-errc; err != nil {
+		return fmt.Errorf("investigator: %w", err)
+	}
+	return nil
+}
