@@ -1,0 +1,368 @@
+// Package webhook turns the body of an Alertmanager-format webhook (SigNoz's
+// webhook channel, Prometheus Alertmanager, Grafana's Alertmanager-compatible
+// contact points) into normalised contracts.AlertV1 values. It is pure: bytes
+// and a receive time in, alerts or a field-naming error out. The ingester and
+// the replay harness share it, so a recorded alert.json becomes exactly the
+// AlertV1 a live delivery would.
+package webhook
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+)
+
+// ErrInvalid is wrapped by every error Parse returns; errors.As with
+// *FieldError gives the field.
+var ErrInvalid = errors.New("webhook: invalid body")
+
+// FieldError names the field of the body that is wrong: "alerts[2].startsAt".
+// Field is empty when the body as a whole is unusable (not JSON).
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+// Error renders the problem with its field.
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return "webhook: " + e.Msg
+	}
+	return fmt.Sprintf("webhook: field %q: %s", e.Field, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// MaxAlerts bounds how many alerts one body may carry. Alertmanager truncates
+// groups itself (truncatedAlerts); a body beyond this is not a webhook.
+const MaxAlerts = 10000
+
+// body is the Alertmanager webhook payload (version "4"). Unknown fields are
+// ignored. Label maps stay raw so non-string values can be stringified.
+type body struct {
+	Receiver          string            `json:"receiver"`
+	Status            string            `json:"status"`
+	Alerts            []json.RawMessage `json:"alerts"`
+	GroupLabels       json.RawMessage   `json:"groupLabels"`
+	CommonLabels      json.RawMessage   `json:"commonLabels"`
+	CommonAnnotations json.RawMessage   `json:"commonAnnotations"`
+	ExternalURL       string            `json:"externalURL"`
+	Version           string            `json:"version"`
+	GroupKey          string            `json:"groupKey"`
+	TruncatedAlerts   int               `json:"truncatedAlerts"`
+}
+
+type alert struct {
+	Status       string          `json:"status"`
+	Labels       json.RawMessage `json:"labels"`
+	Annotations  json.RawMessage `json:"annotations"`
+	StartsAt     *string         `json:"startsAt"`
+	EndsAt       *string         `json:"endsAt"`
+	GeneratorURL string          `json:"generatorURL"`
+	Fingerprint  string          `json:"fingerprint"`
+}
+
+// burnRateKeys are read in this order, each from labels then annotations.
+var burnRateKeys = []string{"burn_rate", "slo_burn_rate", "burnRate"}
+
+// Parse decodes an Alertmanager-format webhook body and normalises each alert.
+// receivedAt is stamped on every alert. It returns a *FieldError (wrapping
+// ErrInvalid) for malformed JSON or a missing or mistyped required field:
+// alerts (at least one), and per alert status (firing or resolved), labels
+// and startsAt. Unknown fields are ignored.
+func Parse(b []byte, receivedAt time.Time) ([]contracts.AlertV1, error) {
+	var bd body
+	if err := json.Unmarshal(b, &bd); err != nil {
+		return nil, jsonErr("", err)
+	}
+	if bd.Alerts == nil {
+		return nil, fieldErr("alerts", "required")
+	}
+	if len(bd.Alerts) == 0 {
+		return nil, fieldErr("alerts", "at least one alert is required")
+	}
+	if len(bd.Alerts) > MaxAlerts {
+		return nil, fieldErr("alerts", "%d alerts, at most %d", len(bd.Alerts), MaxAlerts)
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"groupLabels", bd.GroupLabels}, {"commonLabels", bd.CommonLabels}, {"commonAnnotations", bd.CommonAnnotations}} {
+		if _, err := stringMap(f.raw); err != nil {
+			return nil, fieldErr(f.name, "%s", err.Error())
+		}
+	}
+	out := make([]contracts.AlertV1, 0, len(bd.Alerts))
+	for i, raw := range bd.Alerts {
+		a, err := normalise(raw, fmt.Sprintf("alerts[%d]", i), receivedAt.UTC())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func jsonErr(prefix string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		f := te.Field
+		if prefix != "" {
+			f = prefix + "." + f
+		}
+		return fieldErr(strings.Trim(f, "."), "must be a JSON %s", jsonTypeName(te.Type.String()))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &FieldError{Field: prefix, Msg: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)}
+	}
+	return &FieldError{Field: prefix, Msg: "malformed JSON: " + err.Error()}
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case goType == "string" || goType == "*string":
+		return "string"
+	case strings.HasPrefix(goType, "[]"):
+		return "array"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "float"):
+		return "number"
+	default:
+		return "object"
+	}
+}
+
+// stringMap decodes a label or annotation map. Values that are not strings
+// (a sender that types its labels) are kept as their JSON text.
+func stringMap(raw json.RawMessage) (map[string]string, error) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.New("must be a JSON object of strings")
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			var buf bytes.Buffer
+			if json.Compact(&buf, v) != nil {
+				return nil, errors.New("must be a JSON object of strings")
+			}
+			s = buf.String()
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+// zeroTime is Go's zero time as SigNoz and Alertmanager write it for an
+// alert that is still firing.
+var zeroTime = time.Time{}
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.UTC(), nil
+}
+
+func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.AlertV1, error) {
+	var a alert
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return contracts.AlertV1{}, jsonErr(at, err)
+	}
+	if a.Status != contracts.AlertFiring && a.Status != contracts.AlertResolved {
+		if a.Status == "" {
+			return contracts.AlertV1{}, fieldErr(at+".status", "required")
+		}
+		return contracts.AlertV1{}, fieldErr(at+".status", "%q is neither firing nor resolved", a.Status)
+	}
+	labels, err := stringMap(a.Labels)
+	if err != nil {
+		return contracts.AlertV1{}, fieldErr(at+".labels", "%s", err.Error())
+	}
+	if labels == nil {
+		return contracts.AlertV1{}, fieldErr(at+".labels", "required")
+	}
+	annotations, err := stringMap(a.Annotations)
+	if err != nil {
+		return contracts.AlertV1{}, fieldErr(at+".annotations", "%s", err.Error())
+	}
+	if a.StartsAt == nil || *a.StartsAt == "" {
+		return contracts.AlertV1{}, fieldErr(at+".startsAt", "required")
+	}
+	startsAt, err := parseTime(*a.StartsAt)
+	if err != nil || startsAt.Equal(zeroTime) {
+		return contracts.AlertV1{}, fieldErr(at+".startsAt", "not an RFC 3339 time")
+	}
+	out := contracts.AlertV1{
+		Status:      a.Status,
+		Service:     firstOf(labels, "service.name", "service"),
+		AlertName:   labels["alertname"],
+		Severity:    labels["severity"],
+		StartsAt:    startsAt,
+		Fingerprint: a.Fingerprint,
+		Labels:      labels,
+		Annotations: annotations,
+		ReceivedAt:  receivedAt,
+		Raw:         append(json.RawMessage(nil), raw...),
+		Links: contracts.AlertLinks{
+			Generator:     a.GeneratorURL,
+			RelatedTraces: either(firstOf(annotations, "related_traces"), firstOf(labels, "related_traces")),
+			RelatedLogs:   either(firstOf(annotations, "related_logs"), firstOf(labels, "related_logs")),
+		},
+	}
+	out.RuleID = firstOf(labels, "ruleId", "rule_id")
+	if out.RuleID == "" {
+		out.RuleID = out.AlertName
+	}
+	if a.EndsAt != nil && *a.EndsAt != "" {
+		endsAt, err := parseTime(*a.EndsAt)
+		if err != nil {
+			return contracts.AlertV1{}, fieldErr(at+".endsAt", "not an RFC 3339 time")
+		}
+		// A firing alert's endsAt is either Go's zero time (SigNoz: still
+		// firing) or Alertmanager's resolve timeout, a guess: neither is an end.
+		if a.Status == contracts.AlertResolved && !endsAt.Equal(zeroTime) {
+			out.EndsAt = &endsAt
+		}
+	}
+	out.BurnRate, out.BurnRateSource = burnRate(labels, annotations)
+	out.Test = isTest(labels)
+	out.NoData = isNoData(labels)
+	if out.Fingerprint == "" {
+		out.Fingerprint = Fingerprint(labels)
+	}
+	out.IncidentID = IncidentID(out.Service, out.RuleID, out.StartsAt)
+	return out, nil
+}
+
+func either(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func firstOf(m map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v := strings.TrimSpace(m[k]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// burnRate reads the first of burnRateKeys, labels before annotations, that
+// parses as a finite number. Anything else is 0: the gate fails closed on it.
+func burnRate(labels, annotations map[string]string) (float64, string) {
+	for _, k := range burnRateKeys {
+		for _, src := range []struct {
+			name string
+			m    map[string]string
+		}{{"labels", labels}, {"annotations", annotations}} {
+			v, ok := src.m[k]
+			if !ok {
+				continue
+			}
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				continue
+			}
+			return f, src.name + "." + k
+		}
+	}
+	return 0, ""
+}
+
+// isTest reports SigNoz's notification-channel test: label testalert="true"
+// or an alertname of the form "Test Alert (…)".
+func isTest(labels map[string]string) bool {
+	return strings.EqualFold(labels["testalert"], "true") || strings.HasPrefix(labels["alertname"], "Test Alert (")
+}
+
+// isNoData reports SigNoz's "[No data]" alerts: label nodata="true", or the
+// "[No data]" prefix SigNoz puts on the alert name.
+func isNoData(labels map[string]string) bool {
+	return strings.EqualFold(labels["nodata"], "true") || strings.HasPrefix(strings.TrimSpace(labels["alertname"]), "[No data]")
+}
+
+// Fingerprint derives a stable fingerprint from the label set, for senders
+// that send none: the sha256 of the sorted name=value pairs, 16 hex digits.
+func Fingerprint(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+		h.Write([]byte(labels[k]))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// IncidentID is the deterministic id of the firing episode of (service, rule)
+// that began at startsAt: "inc-<service slug>-<16 hex>". It is safe as a KV
+// key and in a Nats-Msg-Id. The ingester's incident index may attach an alert
+// to an incident already open for (service, rule) instead.
+func IncidentID(service, rule string, startsAt time.Time) string {
+	return "inc-" + slug(service) + "-" + shortHash(service, rule, strconv.FormatInt(startsAt.Unix(), 10))
+}
+
+// RuleKey is the index key of (service, rule): one open incident per key.
+func RuleKey(service, rule string) string {
+	return "open." + slug(service) + "." + shortHash(service, rule)
+}
+
+func shortHash(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts { // length-prefixed: no two tuples share an input
+		h.Write([]byte(strconv.Itoa(len(p)) + ":" + p))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// slug keeps [a-z0-9-] of s, at most 40 characters; "unscoped" when empty.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if b.Len() >= 40 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			b.WriteRune(r)
+		case r == '_' || r == '.' || r == ' ' || r == '/':
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() == 0 {
+		return "unscoped"
+	}
+	return b.String()
+}
