@@ -33,8 +33,14 @@ func execute(req *queryRangeRequest, st *store) (*queryRangeResponse, *apiError)
 		}
 		warnings = append(warnings, w...)
 		stepSec := uint64(q.StepInterval.Seconds())
-		if req.RequestType == requestTimeSeries && stepSec == 0 {
-			stepSec = recommendedStep(req.Start, req.End)
+		if req.RequestType == requestTimeSeries {
+			if stepSec == 0 {
+				stepSec = recommendedStep(req.Start, req.End)
+			}
+			if minStep := minAllowedStep(req.Start, req.End); stepSec < minStep {
+				warnings = append(warnings, fmt.Sprintf("step interval %d s for query %s is too small for the time range; using %d s", stepSec, q.Name, minStep))
+				stepSec = minStep
+			}
 		}
 		resp.Meta.StepIntervals[q.Name] = stepSec
 		if q.Disabled {
@@ -68,6 +74,15 @@ func execute(req *queryRangeRequest, st *store) (*queryRangeResponse, *apiError)
 // a multiple of 5 s.
 func recommendedStep(startMs, endMs uint64) uint64 {
 	s := (endMs - startMs) / 300 / 1000
+	if s < 5 {
+		return 5
+	}
+	return s - s%5
+}
+
+// minAllowedStep is SigNoz's floor: at most 1500 points, at least 5 s.
+func minAllowedStep(startMs, endMs uint64) uint64 {
+	s := (endMs - startMs) / 1500 / 1000
 	if s < 5 {
 		return 5
 	}

@@ -270,3 +270,13 @@ func TestDisabledQueryIsLeftOut(t *testing.T) {
 	require.NoError(t, json.Unmarshal(results[0], &sd))
 	require.Equal(t, "B", sd.QueryName)
 }
+
+func TestTimeSeriesStepIsClampedLikeSigNoz(t *testing.T) {
+	t.Parallel()
+	status, got := postQuery(t, queryBody("time_series", `{"name":"A","signal":"traces","stepInterval":1,"aggregations":[{"expression":"count()"}]}`))
+	require.Equal(t, http.StatusOK, status, "%s", got)
+	resp, _ := decodeQueryRangeResponse(t, got)
+	require.EqualValues(t, 5, resp.Meta.StepIntervals["A"])
+	require.NotNil(t, resp.Warning)
+	require.Contains(t, resp.Warning.Warnings[0].Message, "too small")
+}
