@@ -78,4 +78,3 @@ func (t Tools) Call(ctx context.Context, call contracts.ToolCallV1) (loop.Reply,
 }
 
 var _ loop.ToolCaller = Tools{}
-

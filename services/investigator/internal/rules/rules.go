@@ -110,7 +110,9 @@ var Table = []Rule{
 			return o.Deploy && (o.HaveRate && o.ErrorRate >= HighErrorRate || o.has(SigCrash))
 		}, []Signal{SigCrash}, true},
 	{"retrieval_latency", 0.7, "no deployment precedes the onset; latency rose and retrieval or search spans dominate",
-		func(o Observations) bool { return !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval) },
+		func(o Observations) bool {
+			return !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
+		},
 		[]Signal{SigRetrieval}, true},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
 		func(o Observations) bool { return !o.Deploy && o.has(SigRetry) }, []Signal{SigRetry}, true},
