@@ -1,0 +1,56 @@
+package fakesignoz
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"agentk/contracts/incident"
+	"github.com/stretchr/testify/require"
+)
+
+// TestServesTheE2ECorpus loads every recorded incident the e2e suite ships
+// and checks that the fake finds each one's deployment-marker spans through
+// the query the sandbox relies on.
+func TestServesTheE2ECorpus(t *testing.T) {
+	t.Parallel()
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "..", "e2e", "incidents", "*", "incident.yaml"))
+	require.NoError(t, err)
+	if len(dirs) == 0 {
+		t.Skip("no e2e incidents checked out")
+	}
+	for _, path := range dirs {
+		dir := filepath.Dir(path)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			inc, err := incident.Load(dir)
+			if err != nil {
+				if _, statErr := os.Stat(filepath.Join(dir, "spans.jsonl")); statErr != nil {
+					t.Skipf("not a complete incident: %v", err)
+				}
+				t.Skipf("incident does not load (the corpus owner's concern): %v", err)
+			}
+			markers := 0
+			for _, s := range inc.Spans {
+				if s.Name == "deployment.marker" && s.Service() == inc.Meta.Service {
+					markers++
+				}
+			}
+			ts := httptest.NewServer(New(inc, Options{APIKey: testKey}))
+			t.Cleanup(ts.Close)
+			end := inc.Meta.Now.UnixMilli() + 1
+			start := inc.Meta.Now.Add(-24 * 3600e9).UnixMilli()
+			body := []byte(fmt.Sprintf(`{"schemaVersion":"v1","start":%d,"end":%d,"requestType":"scalar","compositeQuery":{"queries":[{"type":"builder_query","spec":{"name":"A","signal":"traces","filter":{"expression":"service.name = '%s' AND name = 'deployment.marker'"},"aggregations":[{"expression":"count()"}]}}]}}`,
+				start, end, inc.Meta.Service))
+			status, got, _ := do(t, ts, http.MethodPost, "/api/v5/query_range", keyHeaders(), body)
+			require.Equal(t, http.StatusOK, status, "%s", got)
+			_, results := decodeQueryRangeResponse(t, got)
+			var sd sigScalarData
+			decodeStrict(t, results[0], &sd)
+			require.Equal(t, [][]any{{float64(markers)}}, sd.Data)
+		})
+	}
+}
