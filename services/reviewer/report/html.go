@@ -1,0 +1,60 @@
+package report
+
+import (
+	"html/template"
+	"slices"
+	"strings"
+)
+
+func sortStrings(s []string) { slices.Sort(s) }
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"ts": ts, "num": num, "mark": mark, "inputs": inputs, "orDash": orDash, "yesNo": yesNo,
+	"recovered": recovered, "safeLink": safeLink,
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Incident {{.IncidentID}}</title></head>
+<body>
+<h1>Incident {{.IncidentID}}: {{.Service}}</h1>
+<p class="banner status-{{.Status}}"><strong>{{.Banner}}</strong></p>
+{{with .Alert}}<h2>Alert</h2>
+<ul><li><strong>{{.Name}}</strong> (rule {{.RuleID}}, severity {{orDash .Severity}}), {{.Status}} since {{ts .StartsAt}}</li>
+<li>Burn rate {{num .BurnRate}} (from {{orDash .BurnRateSource}})</li>
+{{with safeLink .GeneratorURL}}<li><a href="{{.}}">Open the alert in SigNoz</a></li>{{end}}</ul>
+{{end}}<h2>Findings</h2>
+{{if not .Kept}}<p>No claim survived review: <strong>insufficient evidence</strong>. Investigate in SigNoz.</p>
+{{end}}{{range .Kept}}<h3>{{.ID}} — {{.Class}} (confidence {{num .Confidence}})</h3>
+<p>{{.Statement}}</p>
+<table><tr><th>evidence</th><th>tool</th><th>window</th><th>link</th></tr>
+{{range .Evidence}}<tr><td>{{.ID}}</td><td>{{.Tool}}</td><td>{{ts .From}} – {{ts .To}}</td><td>{{with safeLink .Link}}<a href="{{.}}">Open in SigNoz</a>{{else}}—{{end}}</td></tr>
+{{end}}</table>
+{{end}}{{if .Dropped}}<h2>Dropped claims</h2>
+<ul>{{range .Dropped}}<li><strong>{{.ID}}</strong> ({{.Class}}, confidence {{num .Confidence}}): {{.Statement}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul></li>
+{{end}}</ul>
+{{end}}{{with .Decision}}<h2>Policy gate: {{.Verdict}}</h2>
+<p>Diagnosis {{orDash .Diagnosis}}, confidence {{num .Confidence}}, rollback target {{orDash .RollbackTarget}}. Decision {{.ID}} at {{ts .DecidedAt}}, valid until {{ts .ExpiresAt}}.</p>
+<table><tr><th>check</th><th>result</th><th>reason</th><th>inputs</th></tr>
+{{range .Checks}}<tr class="{{mark .Passed}}"><td>{{.Name}}</td><td>{{mark .Passed}}</td><td>{{.Reason}}</td><td>{{inputs .Inputs}}</td></tr>
+{{end}}</table>
+{{with .NextStep}}<p><strong>Next step:</strong> {{.}}</p>{{end}}
+{{end}}{{with .Approval}}<h2>Approval</h2>
+<p>{{.Answer}} by {{.Approver}} via {{.Channel}} at {{ts .AnsweredAt}}</p>
+{{end}}{{with .Action}}<h2>Action: {{.Outcome}}</h2>
+<ul><li>{{orDash .FromImage}} → {{orDash .ToImage}}</li>
+<li>Container runs the target image: {{yesNo .ContainerVerified}}</li>
+<li>Recovered: {{recovered .Recovered}}</li>
+{{with .Reason}}<li>Reason: {{.}}</li>{{end}}<li>Took {{.TotalMs}} ms</li></ul>
+{{end}}{{with .Agent}}<h2>The agent's own numbers</h2>
+<p>{{.Investigator}}{{with .Model}} ({{.}}){{end}}: {{.ToolCalls}} tool calls, {{.Iterations}} iterations, {{.TokensIn}} tokens in, {{.TokensOut}} tokens out, {{.Duration}}{{if not .Completed}}, <strong>incomplete</strong>: {{orDash .IncompleteReason}}{{end}}.</p>
+{{end}}</body></html>
+`))
+
+// HTML renders the report as a self-contained page for the web console.
+// Every value is escaped by html/template.
+func HTML(r Report) string {
+	var b strings.Builder
+	if err := page.Execute(&b, r); err != nil {
+		// The template is fixed and the data is plain values: an error here is a bug.
+		panic("report: html: " + err.Error())
+	}
+	return b.String()
+}
