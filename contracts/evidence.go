@@ -44,6 +44,14 @@ type Facts struct {
 	Onset *time.Time `json:"onset,omitempty"`
 	// Numbers are every number in Compact, so the reviewer can check a claim's figures.
 	Numbers []float64 `json:"numbers,omitempty"`
+	// TrafficRatio is the service's inbound request rate (root spans per
+	// minute) from the onset on, over its baseline rate; nil when unknown. A
+	// surge of traffic, not a release, explains a regression that comes with it.
+	TrafficRatio *float64 `json:"traffic_ratio,omitempty"`
+	// CoRegressed lists other services (never the pipeline's own) whose errors
+	// or latency left their baseline within minutes of this service's onset: a
+	// shared cause that rolling back this one service would not fix.
+	CoRegressed []string `json:"co_regressed,omitempty"`
 }
 
 // DeploymentMarker is one deployment.marker span.
