@@ -1,0 +1,132 @@
+package investigator_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/contracts/incident"
+	"agentk/platform/bus"
+	"agentk/platform/fabric"
+	"agentk/platform/service"
+	"agentk/services/ingester/webhook"
+	"agentk/services/investigator"
+	"agentk/services/sandbox"
+	"agentk/services/sandbox/fakesignoz"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRulesOnTheCorpus replays every recorded incident through the real
+// sandbox (against the fake SigNoz) and the rules investigator over the
+// embedded fabric, and reports the rules' diagnosis accuracy. The answer in
+// incident.yaml is read only to score. It runs when AGENTK_EVAL_CORPUS names
+// the corpus directory (e.g. ../../e2e/incidents).
+func TestRulesOnTheCorpus(t *testing.T) {
+	dir := os.Getenv("AGENTK_EVAL_CORPUS")
+	if dir == "" {
+		t.Skip("set AGENTK_EVAL_CORPUS=../../e2e/incidents to replay the corpus through the rules investigator")
+	}
+	incs, err := incident.LoadCorpus(dir)
+	require.NoError(t, err)
+	require.NotEmpty(t, incs)
+	var right int
+	var rows []string
+	confusion := map[string]int{}
+	for _, inc := range incs {
+		rep := replay(t, inc)
+		got := rep.Claims[0].Class
+		ok := got == inc.Meta.Expect.RootCause
+		if ok {
+			right++
+		} else {
+			confusion[inc.Meta.Expect.RootCause+" -> "+got]++
+		}
+		require.True(t, rep.Completed, "%s: %s", inc.Meta.ID, rep.IncompleteReason)
+		rows = append(rows, fmt.Sprintf("%-45s expect=%-20s got=%-20s conf=%.2f ok=%v", filepath.Base(inc.Dir), inc.Meta.Expect.RootCause, got, rep.Claims[0].Confidence, ok))
+	}
+	for _, r := range rows {
+		t.Log(r)
+	}
+	var keys []string
+	for k := range confusion {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("miss %s: %d", k, confusion[k])
+	}
+	t.Logf("rules accuracy: %d/%d = %.0f%%", right, len(incs), 100*float64(right)/float64(len(incs)))
+}
+
+func replay(t *testing.T, inc *incident.Incident) contracts.ReportV1 {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := service.Since(inc.Meta.Now)
+	sig := httptest.NewServer(fakesignoz.New(inc, fakesignoz.Options{APIKey: "read-only"}))
+	defer sig.Close()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: logger()})
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+
+	start := func(role string, run service.Func, env map[string]string) {
+		d, err := f.Deps(ctx, role, now, func(k string) string { return env[k] })
+		require.NoError(t, err)
+		d.Logger = logger()
+		ready := make(chan struct{})
+		d.Ready = func() { close(ready) }
+		errc := make(chan error, 1)
+		go func() { errc <- run(ctx, d) }()
+		select {
+		case <-ready:
+		case err := <-errc:
+			t.Fatalf("%s stopped: %v", role, err)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s not ready", role)
+		}
+	}
+	start(envelope.RoleSandbox, sandbox.Run, map[string]string{"AGENTK_SIGNOZ_URL": sig.URL, "AGENTK_SIGNOZ_API_KEY": "read-only"})
+	start(envelope.RoleInvestigator, investigator.Run, map[string]string{})
+
+	adm, err := f.Admin(ctx)
+	require.NoError(t, err)
+	reports := make(chan contracts.ReportV1, 4)
+	r, err := adm.NewRouter(logger())
+	require.NoError(t, err)
+	r.Handle("eval-reports", contracts.SubjectReport, func(_ context.Context, m bus.Message) ([]bus.Out, error) {
+		var rep contracts.ReportV1
+		if _, err := f.Keyring().Open(m.Data, contracts.SubjectReport, envelope.RoleInvestigator, now(), &rep); err != nil {
+			return nil, bus.Permanent(err)
+		}
+		reports <- rep
+		return nil, nil
+	})
+	go func() { _ = r.Run(ctx) }()
+	<-r.Running()
+
+	alerts, err := webhook.Parse(inc.AlertJSON, now())
+	require.NoError(t, err)
+	ing, err := f.Deps(ctx, envelope.RoleIngester, now, nil)
+	require.NoError(t, err)
+	published := 0
+	for _, a := range alerts {
+		if a.Status != contracts.AlertFiring || a.Test || a.NoData || a.Service == "" {
+			continue
+		}
+		e, err := ing.Signer.SealJSON(contracts.SubjectAlert, a, now(), 0)
+		require.NoError(t, err)
+		require.NoError(t, ing.Bus.Publish(ctx, contracts.SubjectAlert, bus.Out{Envelope: e, MsgID: "alert." + a.IncidentID}, nil))
+		published++
+		break
+	}
+	require.Equal(t, 1, published, "%s: no firing alert", inc.Meta.ID)
+	return within(t, reports, 60*time.Second, "report of "+inc.Meta.ID)
+}
