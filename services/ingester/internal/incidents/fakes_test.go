@@ -1,0 +1,133 @@
+package incidents_test
+
+import (
+	"context"
+	"errors"
+	"path"
+	"sort"
+	"sync"
+
+	"agentk/contracts"
+	"agentk/services/ingester/internal/incidents"
+)
+
+// memKV is an in-memory KV with revisions, like a JetStream bucket.
+type memKV struct {
+	mu   sync.Mutex
+	rev  uint64
+	data map[string]incidents.Entry
+	fail error // every call fails with it when set
+}
+
+func newKV() *memKV { return &memKV{data: map[string]incidents.Entry{}} }
+
+func (m *memKV) Get(_ context.Context, key string) (incidents.Entry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return incidents.Entry{}, m.fail
+	}
+	e, ok := m.data[key]
+	if !ok {
+		return incidents.Entry{}, incidents.ErrNotFound
+	}
+	return e, nil
+}
+
+func (m *memKV) Create(_ context.Context, key string, v []byte) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return 0, m.fail
+	}
+	if _, ok := m.data[key]; ok {
+		return 0, incidents.ErrExists
+	}
+	m.rev++
+	m.data[key] = incidents.Entry{Value: append([]byte(nil), v...), Revision: m.rev}
+	return m.rev, nil
+}
+
+func (m *memKV) Update(_ context.Context, key string, v []byte, rev uint64) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return 0, m.fail
+	}
+	if e, ok := m.data[key]; !ok || e.Revision != rev {
+		return 0, incidents.ErrConflict
+	}
+	m.rev++
+	m.data[key] = incidents.Entry{Value: append([]byte(nil), v...), Revision: m.rev}
+	return m.rev, nil
+}
+
+func (m *memKV) Delete(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	delete(m.data, key)
+	return nil
+}
+
+// Keys matches NATS filters on dot-separated tokens ("*" is one token).
+func (m *memKV) Keys(_ context.Context, filter string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return nil, m.fail
+	}
+	var out []string
+	for k := range m.data {
+		if ok, _ := path.Match(toGlob(filter), toGlob(k)); ok || filter == ">" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// toGlob maps dots to slashes so path.Match's * stays within one token.
+func toGlob(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if b[i] == '.' {
+			b[i] = '/'
+		}
+	}
+	return string(b)
+}
+
+// pub records what was published and de-duplicates by message id, as
+// JetStream does inside its window.
+type pub struct {
+	mu   sync.Mutex
+	ids  map[string]bool
+	msgs []contracts.AlertV1
+	fail error
+}
+
+func newPub() *pub { return &pub{ids: map[string]bool{}} }
+
+func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail != nil {
+		return p.fail
+	}
+	if !p.ids[id] {
+		p.ids[id] = true
+		p.msgs = append(p.msgs, a)
+	}
+	return nil
+}
+
+func (p *pub) published() []contracts.AlertV1 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]contracts.AlertV1(nil), p.msgs...)
+}
+
+var errDown = errors.New("nats: connection closed")

@@ -1,0 +1,473 @@
+// Package incidents turns normalised alerts into incidents: one incident per
+// (service, rule) while it fires. It keeps the open-incident index in a KV
+// bucket (agentk_incidents) behind the small KV interface, publishes the
+// alert that opens an incident (and the one that closes it) through
+// Publisher, and admits at most a configured number of incidents to
+// investigation at once; the rest queue in the index until a slot frees.
+//
+// Keys of the bucket:
+//
+//	open.<service slug>.<hash>   the id of the open incident of (service, rule)
+//	<incident id>                the incident Record (JSON)
+//	fp.<incident id>.<fp>        one firing alert attached to the incident
+//
+// Every step is idempotent, so a delivery that failed half-way (bus down
+// between two writes) and is retried by the sender completes the same
+// incident rather than opening a second one.
+package incidents
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/ingester/webhook"
+)
+
+// Errors a KV implementation returns, and the package's own.
+var (
+	ErrNotFound = errors.New("incidents: key not found")
+	ErrExists   = errors.New("incidents: key exists")
+	ErrConflict = errors.New("incidents: revision conflict")
+	// ErrStore wraps a KV or bus failure: the delivery was not made durable.
+	ErrStore = errors.New("incidents: store unavailable")
+)
+
+// Entry is one KV value and its revision.
+type Entry struct {
+	Value    []byte
+	Revision uint64
+}
+
+// KV is the part of a JetStream KV bucket the index needs.
+type KV interface {
+	// Get returns ErrNotFound for a missing or deleted key.
+	Get(ctx context.Context, key string) (Entry, error)
+	// Create writes key only if it does not exist (or was deleted); ErrExists otherwise.
+	Create(ctx context.Context, key string, value []byte) (uint64, error)
+	// Update writes key only at revision rev; ErrConflict otherwise.
+	Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error)
+	// Delete removes key; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+	// Keys lists live keys matching a NATS subject filter ("*", "fp.<id>.*").
+	Keys(ctx context.Context, filter string) ([]string, error)
+}
+
+// Publisher makes an alert durable on the bus. Publish returns only after
+// JetStream acknowledged the message; msgID becomes Nats-Msg-Id.
+type Publisher interface {
+	Publish(ctx context.Context, a contracts.AlertV1, msgID string) error
+}
+
+// Incident states.
+const (
+	StatePending       = "pending"
+	StateQueued        = "queued"
+	StateInvestigating = "investigating"
+	StateResolved      = "resolved"
+)
+
+// Record is one incident in the index.
+type Record struct {
+	IncidentID string    `json:"incident_id"`
+	Service    string    `json:"service"`
+	RuleID     string    `json:"rule_id"`
+	State      string    `json:"state"`
+	OpenedAt   time.Time `json:"opened_at"`
+	ReleasedAt time.Time `json:"released_at,omitzero"`
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+	// Alert is the alert that opened the incident, published when the
+	// incident is released to investigation.
+	Alert contracts.AlertV1 `json:"alert"`
+}
+
+// Outcome says what became of one alert.
+type Outcome string
+
+// Outcomes.
+const (
+	Opened          Outcome = "opened"           // a new incident, released to investigation
+	Queued          Outcome = "queued"           // a new incident, waiting for a slot
+	Attached        Outcome = "attached"         // another alert of an open incident
+	Duplicate       Outcome = "duplicate"        // a re-delivery of an alert already attached
+	Resolved        Outcome = "resolved"         // the last firing alert resolved: incident closed
+	PartlyResolved  Outcome = "partly_resolved"  // one alert resolved, others still fire
+	ResolvedUnknown Outcome = "resolved_unknown" // resolved with no open incident: recorded only
+	TestAck         Outcome = "test"             // the channel's test notification: acknowledged only
+	NoData          Outcome = "no_data"          // a [No data] alert: recorded, not investigated
+)
+
+// Result is the outcome of one alert and the incident it belongs to.
+type Result struct {
+	Outcome    Outcome
+	IncidentID string
+}
+
+// Index is the incident index. It is safe for concurrent use.
+type Index struct {
+	kv    KV
+	pub   Publisher
+	max   int
+	lease time.Duration
+	// admit serialises admission decisions of this process, so concurrent
+	// openings cannot overshoot the investigation limit.
+	admit sync.Mutex
+}
+
+// New returns an index over kv that publishes through pub and lets at most
+// maxInvestigations incidents be investigated at once; a released incident
+// holds its slot until it resolves or lease passes.
+func New(kv KV, pub Publisher, maxInvestigations int, lease time.Duration) *Index {
+	return &Index{kv: kv, pub: pub, max: maxInvestigations, lease: lease}
+}
+
+// MsgID is the Nats-Msg-Id of an alert: alert.<incident>.<status>.<startsAt unix>.
+func MsgID(a contracts.AlertV1) string {
+	status := a.Status
+	if a.NoData {
+		status = "nodata"
+	}
+	return fmt.Sprintf("alert.%s.%s.%d", a.IncidentID, status, a.StartsAt.Unix())
+}
+
+func storeErr(op string, err error) error {
+	return fmt.Errorf("%w: %s: %w", ErrStore, op, err)
+}
+
+// fpKey is the key of one firing alert of an incident. Fingerprints outside
+// the KV key alphabet are hashed.
+func fpKey(incidentID, fp string) string {
+	ok := fp != "" && len(fp) <= 64
+	for _, r := range fp {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		s := sha256.Sum256([]byte(fp))
+		fp = hex.EncodeToString(s[:8])
+	}
+	return "fp." + incidentID + "." + fp
+}
+
+// Ingest files one alert, stamping now on anything it writes. It returns
+// ErrStore when the KV or the bus failed: nothing was acknowledged, and a
+// retry of the same alert completes the same incident.
+func (x *Index) Ingest(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	switch {
+	case a.Test:
+		return Result{Outcome: TestAck, IncidentID: a.IncidentID}, nil
+	case a.NoData:
+		if err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+			return Result{}, storeErr("publish no-data alert", err)
+		}
+		return Result{Outcome: NoData, IncidentID: a.IncidentID}, nil
+	case a.Status == contracts.AlertResolved:
+		return x.resolve(ctx, a, now)
+	default:
+		return x.fire(ctx, a, now)
+	}
+}
+
+// openIndex returns the id of the open incident of a's (service, rule),
+// opening a's own if there is none.
+func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1) (id string, created bool, err error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	for range 5 {
+		if _, err := x.kv.Create(ctx, key, []byte(a.IncidentID)); err == nil {
+			return a.IncidentID, true, nil
+		} else if !errors.Is(err, ErrExists) {
+			return "", false, storeErr("open index", err)
+		}
+		e, err := x.kv.Get(ctx, key)
+		if errors.Is(err, ErrNotFound) {
+			continue // closed between our Create and Get: try again
+		}
+		if err != nil {
+			return "", false, storeErr("read index", err)
+		}
+		return string(e.Value), false, nil
+	}
+	return "", false, storeErr("open index", errors.New("index key keeps changing"))
+}
+
+func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	id, _, err := x.openIndex(ctx, a)
+	if err != nil {
+		return Result{}, err
+	}
+	a.IncidentID = id
+	attached := true
+	if _, err := x.kv.Create(ctx, fpKey(id, a.Fingerprint), []byte(strconv.FormatInt(a.StartsAt.Unix(), 10))); errors.Is(err, ErrExists) {
+		attached = false
+	} else if err != nil {
+		return Result{}, storeErr("attach alert", err)
+	}
+	rec, rev, err := x.ensureRecord(ctx, a, now)
+	if err != nil {
+		return Result{}, err
+	}
+	opened := rec.State == StatePending
+	if opened {
+		if rec, err = x.admitPending(ctx, rec, rev, now); err != nil {
+			return Result{}, err
+		}
+	}
+	switch {
+	case opened && rec.State == StateQueued:
+		return Result{Outcome: Queued, IncidentID: id}, nil
+	case opened:
+		return Result{Outcome: Opened, IncidentID: id}, nil
+	case attached:
+		return Result{Outcome: Attached, IncidentID: id}, nil
+	default:
+		return Result{Outcome: Duplicate, IncidentID: id}, nil
+	}
+}
+
+// ensureRecord reads the incident's record, creating it (pending) if absent.
+func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.Time) (Record, uint64, error) {
+	for range 5 {
+		rec, rev, err := x.record(ctx, a.IncidentID)
+		if err == nil {
+			return rec, rev, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return Record{}, 0, err
+		}
+		rec = Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StatePending, OpenedAt: now, Alert: a}
+		b, _ := json.Marshal(rec)
+		rev, err = x.kv.Create(ctx, a.IncidentID, b)
+		if err == nil {
+			return rec, rev, nil
+		}
+		if !errors.Is(err, ErrExists) {
+			return Record{}, 0, storeErr("create record", err)
+		}
+	}
+	return Record{}, 0, storeErr("create record", errors.New("record keeps changing"))
+}
+
+func (x *Index) record(ctx context.Context, id string) (Record, uint64, error) {
+	e, err := x.kv.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return Record{}, 0, ErrNotFound
+	}
+	if err != nil {
+		return Record{}, 0, storeErr("read record", err)
+	}
+	var rec Record
+	if err := json.Unmarshal(e.Value, &rec); err != nil {
+		return Record{}, 0, storeErr("decode record "+id, err)
+	}
+	return rec, e.Revision, nil
+}
+
+// save writes rec at rev; on a conflict it returns the current record and
+// ErrConflict so the caller can decide again.
+func (x *Index) save(ctx context.Context, rec Record, rev uint64) (uint64, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return 0, storeErr("encode record", err)
+	}
+	n, err := x.kv.Update(ctx, rec.IncidentID, b, rev)
+	if errors.Is(err, ErrConflict) {
+		return 0, ErrConflict
+	}
+	if err != nil {
+		return 0, storeErr("update record", err)
+	}
+	return n, nil
+}
+
+// admitPending moves a pending incident to investigating (publishing its
+// alert) or to queued.
+func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now time.Time) (Record, error) {
+	x.admit.Lock()
+	defer x.admit.Unlock()
+	for range 5 {
+		if rec.State != StatePending {
+			return rec, nil
+		}
+		busy, err := x.investigating(ctx, now)
+		if err != nil {
+			return Record{}, err
+		}
+		next := rec
+		if busy < x.max {
+			if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+				return Record{}, storeErr("publish alert", err)
+			}
+			next.State, next.ReleasedAt = StateInvestigating, now
+		} else {
+			next.State = StateQueued
+		}
+		if _, err := x.save(ctx, next, rev); err == nil {
+			return next, nil
+		} else if !errors.Is(err, ErrConflict) {
+			return Record{}, err
+		}
+		if rec, rev, err = x.record(ctx, rec.IncidentID); err != nil {
+			return Record{}, err
+		}
+	}
+	return Record{}, storeErr("admit", errors.New("record keeps changing"))
+}
+
+// records lists every incident record.
+func (x *Index) records(ctx context.Context) ([]Record, []uint64, error) {
+	keys, err := x.kv.Keys(ctx, "*")
+	if err != nil {
+		return nil, nil, storeErr("list records", err)
+	}
+	var recs []Record
+	var revs []uint64
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "inc-") {
+			continue
+		}
+		rec, rev, err := x.record(ctx, k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		recs = append(recs, rec)
+		revs = append(revs, rev)
+	}
+	return recs, revs, nil
+}
+
+func (x *Index) investigating(ctx context.Context, now time.Time) (int, error) {
+	recs, _, err := x.records(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return Busy(recs, now, x.lease), nil
+}
+
+// Busy counts the incidents holding an investigation slot at now: released,
+// not resolved, and within their lease.
+func Busy(recs []Record, now time.Time, lease time.Duration) int {
+	n := 0
+	for _, r := range recs {
+		if r.State == StateInvestigating && now.Sub(r.ReleasedAt) < lease {
+			n++
+		}
+	}
+	return n
+}
+
+// Admit returns the indexes of the queued records to release at now, oldest
+// opened first, so that at most max incidents hold a slot.
+func Admit(recs []Record, now time.Time, max int, lease time.Duration) []int {
+	free := max - Busy(recs, now, lease)
+	var queued []int
+	for i, r := range recs {
+		if r.State == StateQueued {
+			queued = append(queued, i)
+		}
+	}
+	sort.SliceStable(queued, func(a, b int) bool {
+		ra, rb := recs[queued[a]], recs[queued[b]]
+		if !ra.OpenedAt.Equal(rb.OpenedAt) {
+			return ra.OpenedAt.Before(rb.OpenedAt)
+		}
+		return ra.IncidentID < rb.IncidentID
+	})
+	if free <= 0 {
+		return nil
+	}
+	if len(queued) > free {
+		queued = queued[:free]
+	}
+	return queued
+}
+
+// Dispatch releases queued incidents while slots are free. It returns the
+// ids released. The ingester calls it on a ticker and after a resolution.
+func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
+	x.admit.Lock()
+	defer x.admit.Unlock()
+	recs, revs, err := x.records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var released []string
+	for _, i := range Admit(recs, now, x.max, x.lease) {
+		rec := recs[i]
+		if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+			return released, storeErr("publish queued alert", err)
+		}
+		rec.State, rec.ReleasedAt = StateInvestigating, now
+		if _, err := x.save(ctx, rec, revs[i]); err != nil && !errors.Is(err, ErrConflict) {
+			return released, err
+		}
+		released = append(released, rec.IncidentID)
+	}
+	return released, nil
+}
+
+func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	e, err := x.kv.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		// Nothing open (already closed, or opened before the index existed):
+		// record the resolution on the bus so the trail is complete.
+		if err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+			return Result{}, storeErr("publish resolved alert", err)
+		}
+		return Result{Outcome: ResolvedUnknown, IncidentID: a.IncidentID}, nil
+	}
+	if err != nil {
+		return Result{}, storeErr("read index", err)
+	}
+	id := string(e.Value)
+	if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
+		return Result{}, storeErr("detach alert", err)
+	}
+	left, err := x.kv.Keys(ctx, "fp."+id+".*")
+	if err != nil {
+		return Result{}, storeErr("list firing alerts", err)
+	}
+	if len(left) > 0 {
+		return Result{Outcome: PartlyResolved, IncidentID: id}, nil
+	}
+	a.IncidentID = id
+	if err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+		return Result{}, storeErr("publish resolved alert", err)
+	}
+	for range 5 {
+		rec, rev, err := x.record(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		if rec.State == StateResolved {
+			break
+		}
+		rec.State, rec.ResolvedAt = StateResolved, now
+		if _, err := x.save(ctx, rec, rev); err == nil {
+			break
+		} else if !errors.Is(err, ErrConflict) {
+			return Result{}, err
+		}
+	}
+	if err := x.kv.Delete(ctx, key); err != nil {
+		return Result{}, storeErr("close index", err)
+	}
+	return Result{Outcome: Resolved, IncidentID: id}, nil
+}

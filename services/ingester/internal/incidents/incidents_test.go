@@ -1,0 +1,205 @@
+package incidents_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/ingester/internal/incidents"
+	"agentk/services/ingester/webhook"
+
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+
+func alert(service, rule, fp string, startsAt time.Time, status string) contracts.AlertV1 {
+	return contracts.AlertV1{
+		IncidentID: webhook.IncidentID(service, rule, startsAt), Status: status, Service: service,
+		RuleID: rule, StartsAt: startsAt, Fingerprint: fp, BurnRate: 2,
+	}
+}
+
+func TestLifecycleOfOneIncident(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 4, 15*time.Minute)
+	s1 := t0.Add(-5 * time.Minute)
+	first := alert("shop-api", "r1", "fp1", s1, contracts.AlertFiring)
+
+	steps := []struct {
+		name string
+		a    contracts.AlertV1
+		want incidents.Outcome
+	}{
+		{"first alert opens", first, incidents.Opened},
+		{"repeat delivery is a duplicate", first, incidents.Duplicate},
+		{"second alert of the rule attaches", alert("shop-api", "r1", "fp2", s1.Add(time.Minute), contracts.AlertFiring), incidents.Attached},
+		{"first resolves, second still fires", alert("shop-api", "r1", "fp1", s1, contracts.AlertResolved), incidents.PartlyResolved},
+		{"second resolves: closed", alert("shop-api", "r1", "fp2", s1.Add(time.Minute), contracts.AlertResolved), incidents.Resolved},
+		{"resolved again: nothing open", alert("shop-api", "r1", "fp2", s1.Add(time.Minute), contracts.AlertResolved), incidents.ResolvedUnknown},
+		{"fires again later: a new incident", alert("shop-api", "r1", "fp1", t0.Add(time.Hour), contracts.AlertFiring), incidents.Opened},
+	}
+	var ids []string
+	for _, s := range steps {
+		r, err := x.Ingest(ctx, s.a, t0)
+		require.NoError(t, err, s.name)
+		require.Equal(t, s.want, r.Outcome, s.name)
+		ids = append(ids, r.IncidentID)
+	}
+	for i := 1; i < 5; i++ {
+		require.Equal(t, ids[0], ids[i], "steps 1-5 share the first incident")
+	}
+	require.NotEqual(t, ids[0], ids[6])
+
+	msgs := p.published()
+	require.Len(t, msgs, 4, "open, close, the resolved-unknown record, the second open")
+	require.Equal(t, contracts.AlertFiring, msgs[0].Status)
+	require.Equal(t, contracts.AlertResolved, msgs[1].Status)
+	require.Equal(t, ids[0], msgs[1].IncidentID, "the closing alert carries the incident's id")
+}
+
+func TestTestAndNoDataAreNeverInvestigated(t *testing.T) {
+	t.Parallel()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 4, time.Hour)
+	test := alert("", "Test Alert (agentk)", "t", t0, contracts.AlertFiring)
+	test.Test = true
+	r, err := x.Ingest(context.Background(), test, t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.TestAck, r.Outcome)
+	require.Empty(t, p.published())
+
+	nodata := alert("shop-api", "31", "n", t0, contracts.AlertFiring)
+	nodata.NoData = true
+	r, err = x.Ingest(context.Background(), nodata, t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.NoData, r.Outcome)
+	require.Len(t, p.published(), 1, "recorded on the bus")
+	require.True(t, p.published()[0].NoData, "marked, so the investigator skips it")
+	keys, err := kv.Keys(context.Background(), ">")
+	require.NoError(t, err)
+	require.Empty(t, keys, "no incident opened")
+}
+
+func TestBusFailureLeavesARetryableIncident(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 4, time.Hour)
+	a := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+
+	p.fail = errDown
+	_, err := x.Ingest(ctx, a, t0)
+	require.ErrorIs(t, err, incidents.ErrStore)
+	require.Empty(t, p.published())
+
+	p.fail = nil
+	r, err := x.Ingest(ctx, a, t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, r.Outcome, "the retry completes the same incident")
+	r2, err := x.Ingest(ctx, a, t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Duplicate, r2.Outcome)
+	require.Len(t, p.published(), 1)
+	require.Equal(t, r.IncidentID, p.published()[0].IncidentID)
+
+	kv.fail = errDown
+	_, err = x.Ingest(ctx, alert("payments", "r9", "x", t0, contracts.AlertFiring), t0)
+	require.ErrorIs(t, err, incidents.ErrStore)
+}
+
+func TestInvestigationLimitQueuesTheRest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 2, 10*time.Minute)
+	var outcomes []incidents.Outcome
+	for i := range 4 {
+		r, err := x.Ingest(ctx, alert(fmt.Sprintf("svc-%d", i), "r", "f", t0, contracts.AlertFiring), t0.Add(time.Duration(i)*time.Second))
+		require.NoError(t, err)
+		outcomes = append(outcomes, r.Outcome)
+	}
+	require.Equal(t, []incidents.Outcome{incidents.Opened, incidents.Opened, incidents.Queued, incidents.Queued}, outcomes)
+	require.Len(t, p.published(), 2)
+
+	released, err := x.Dispatch(ctx, t0.Add(time.Minute))
+	require.NoError(t, err)
+	require.Empty(t, released, "no slot free")
+
+	_, err = x.Ingest(ctx, alert("svc-0", "r", "f", t0, contracts.AlertResolved), t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	released, err = x.Dispatch(ctx, t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, []string{webhook.IncidentID("svc-2", "r", t0)}, released, "oldest queued first")
+
+	released, err = x.Dispatch(ctx, t0.Add(11*time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, []string{webhook.IncidentID("svc-3", "r", t0)}, released, "an expired lease frees its slot")
+}
+
+func TestAdmit(t *testing.T) {
+	t.Parallel()
+	rec := func(id, state string, opened, released time.Time) incidents.Record {
+		return incidents.Record{IncidentID: id, State: state, OpenedAt: opened, ReleasedAt: released}
+	}
+	tests := []struct {
+		name string
+		recs []incidents.Record
+		max  int
+		want []int
+	}{
+		{"nothing queued", []incidents.Record{rec("a", incidents.StateInvestigating, t0, t0)}, 2, nil},
+		{"one slot, oldest first", []incidents.Record{
+			rec("a", incidents.StateInvestigating, t0, t0),
+			rec("b", incidents.StateQueued, t0.Add(2*time.Second), time.Time{}),
+			rec("c", incidents.StateQueued, t0.Add(time.Second), time.Time{}),
+		}, 2, []int{2}},
+		{"full", []incidents.Record{rec("a", incidents.StateInvestigating, t0, t0), rec("b", incidents.StateQueued, t0, time.Time{})}, 1, nil},
+		{"expired lease and resolved free slots", []incidents.Record{
+			rec("a", incidents.StateInvestigating, t0, t0.Add(-time.Hour)),
+			rec("b", incidents.StateResolved, t0, t0),
+			rec("c", incidents.StateQueued, t0, time.Time{}),
+			rec("d", incidents.StateQueued, t0, time.Time{}),
+		}, 1, []int{2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, incidents.Admit(tc.recs, t0, tc.max, 10*time.Minute))
+		})
+	}
+}
+
+func TestConcurrentStormOpensOneIncidentPerServiceAndRule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 100, time.Hour)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2000)
+	for i := range 2000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc := fmt.Sprintf("svc-%d", i%20)
+			a := alert(svc, "burn", fmt.Sprintf("fp%d", i), t0.Add(time.Duration(i)*time.Second), contracts.AlertFiring)
+			if _, err := x.Ingest(ctx, a, t0); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Len(t, p.published(), 20)
+	fps, err := kv.Keys(ctx, "fp.*.*")
+	require.NoError(t, err)
+	require.Len(t, fps, 2000, "every alert attached, none lost")
+}
