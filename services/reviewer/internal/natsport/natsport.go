@@ -1,0 +1,199 @@
+// Package natsport is the reviewer's adapter to the bus: it verifies reports
+// and the evidence inside them, calls review.Review, returns the signed
+// review, and keeps the incident report in KV agentk_reports current as
+// decisions, approvals and actions arrive.
+package natsport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/bus"
+	"agentk/services/reviewer/internal/review"
+	"agentk/services/reviewer/report"
+)
+
+// Durable handler names.
+const (
+	HandlerReports   = "reviewer"
+	HandlerDecisions = "reviewer-decisions"
+	HandlerApprovals = "reviewer-approvals"
+	HandlerActions   = "reviewer-actions"
+)
+
+// BucketReports is the KV bucket of incident reports, keyed by incident id.
+const BucketReports = "agentk_reports"
+
+// Errors.
+var (
+	// ErrRejected is returned (wrapped in bus.Permanent) for a message that does not verify.
+	ErrRejected = errors.New("reviewer: message rejected")
+	// ErrStore is returned when the report store cannot be updated (transient).
+	ErrStore = errors.New("reviewer: report store")
+)
+
+// Store is the part of a jetstream.KeyValue the reviewer uses.
+type Store interface {
+	Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error)
+	Create(ctx context.Context, key string, value []byte, opts ...jetstream.KVCreateOpt) (uint64, error)
+	Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error)
+}
+
+// Handler holds the reviewer's dependencies.
+type Handler struct {
+	Keyring *envelope.Keyring
+	Signer  *envelope.Signer
+	Now     func() time.Time
+	Config  review.Config
+	Reports Store
+	Logger  *slog.Logger
+}
+
+// HandleReport is the bus.HandlerFunc for SubjectReport.
+func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	now := h.Now()
+	var rep contracts.ReportV1
+	if _, err := h.Keyring.Open(m.Data, contracts.SubjectReport, envelope.RoleInvestigator, now, &rep); err != nil {
+		h.Logger.Warn("report rejected", "subject", m.Subject, "err", err)
+		return nil, bus.Permanent(fmt.Errorf("%w: report: %w", ErrRejected, err))
+	}
+	if rep.InvestigationID == "" || rep.IncidentID == "" {
+		return nil, bus.Permanent(fmt.Errorf("%w: report names no investigation or incident", ErrRejected))
+	}
+	in := review.Input{Now: now, Report: rep, Config: h.Config}
+	meta := rep
+	meta.Alert, meta.Evidence = nil, nil
+	src := report.Sources{Report: &meta}
+	var a contracts.AlertV1
+	if _, err := h.Keyring.Open(rep.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &a); err == nil {
+		src.Alert = &a
+	}
+	for _, raw := range rep.Evidence {
+		ev := verifyEvidence(h.Keyring, raw, now)
+		in.Evidence = append(in.Evidence, ev)
+		if ev.Value != nil && ev.Value.InvestigationID == rep.InvestigationID {
+			src.Evidence = append(src.Evidence, *ev.Value)
+		}
+	}
+	rv := review.Review(in)
+	rv.Alert, rv.Evidence = rep.Alert, rep.Evidence
+	env, err := h.Signer.SealJSON(contracts.SubjectReview, rv, now, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reviewer: seal %s: %w", rv.ReviewID, err)
+	}
+	stored := rv
+	stored.Alert, stored.Evidence = nil, nil
+	if err := h.upsert(ctx, rep.IncidentID, func(s *report.Sources) {
+		s.Report, s.Alert, s.Evidence, s.Review = src.Report, src.Alert, src.Evidence, &stored
+	}); err != nil {
+		return nil, err
+	}
+	h.Logger.Info("review", "incident_id", rv.IncidentID, "investigation_id", rv.InvestigationID,
+		"kept", len(rv.Kept), "dropped", len(rv.Dropped), "insufficient_evidence", rv.InsufficientEvidence)
+	return []bus.Out{{Envelope: env, MsgID: rv.ReviewID}}, nil
+}
+
+// verifyEvidence opens one evidence envelope; for one that does not verify it
+// keeps the id the payload claims, so a dropped claim can say which one failed.
+func verifyEvidence(k *envelope.Keyring, raw []byte, now time.Time) review.Evidence {
+	var v contracts.EvidenceV1
+	e, err := k.Open(raw, contracts.SubjectEvidence, envelope.RoleSandbox, now, &v)
+	if err == nil {
+		return review.Evidence{ID: v.ID, Value: &v}
+	}
+	var claimed struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(e.Payload, &claimed)
+	return review.Evidence{ID: claimed.ID, Err: err.Error()}
+}
+
+// openAt verifies an envelope as of its own issue time: the reviewer records
+// decisions and approvals for the report, it never acts on them, so one that
+// expired since is still part of the incident's history.
+func (h *Handler) openAt(data []byte, subject, role string, v any) error {
+	e, err := envelope.Parse(data)
+	if err != nil {
+		return err
+	}
+	if err := h.Keyring.Verify(e, subject, role, e.Issued()); err != nil {
+		return err
+	}
+	return json.Unmarshal(e.Payload, v)
+}
+
+// HandleDecision records a gate decision in the report.
+func (h *Handler) HandleDecision(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	var d contracts.DecisionV1
+	if err := h.openAt(m.Data, contracts.SubjectDecision, envelope.RoleGate, &d); err != nil {
+		return nil, bus.Permanent(fmt.Errorf("%w: decision: %w", ErrRejected, err))
+	}
+	return nil, h.upsert(ctx, d.IncidentID, func(s *report.Sources) { s.Decision = &d })
+}
+
+// HandleApproval records a human's answer in the report.
+func (h *Handler) HandleApproval(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	var a contracts.ApprovalV1
+	if err := h.openAt(m.Data, contracts.SubjectApproval, envelope.RoleBridge, &a); err != nil {
+		return nil, bus.Permanent(fmt.Errorf("%w: approval: %w", ErrRejected, err))
+	}
+	a.Decision = nil
+	return nil, h.upsert(ctx, a.IncidentID, func(s *report.Sources) { s.Approval = &a })
+}
+
+// HandleAction records what the deployer did in the report.
+func (h *Handler) HandleAction(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	var a contracts.ActionV1
+	if err := h.openAt(m.Data, contracts.SubjectAction, envelope.RoleDeployer, &a); err != nil {
+		return nil, bus.Permanent(fmt.Errorf("%w: action: %w", ErrRejected, err))
+	}
+	return nil, h.upsert(ctx, a.IncidentID, func(s *report.Sources) { s.Action = &a })
+}
+
+// upsert applies f to the stored sources of incident with compare-and-set,
+// retrying a lost race a few times; a store error is transient.
+func (h *Handler) upsert(ctx context.Context, incident string, f func(*report.Sources)) error {
+	if incident == "" {
+		return bus.Permanent(fmt.Errorf("%w: no incident id", ErrRejected))
+	}
+	for range 5 {
+		var s report.Sources
+		e, err := h.Reports.Get(ctx, incident)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			e = nil
+		case err != nil:
+			return fmt.Errorf("%w: get %s: %w", ErrStore, incident, err)
+		default:
+			if err := json.Unmarshal(e.Value(), &s); err != nil {
+				return bus.Permanent(fmt.Errorf("%w: stored report %s: %w", ErrStore, incident, err))
+			}
+		}
+		f(&s)
+		b, err := json.Marshal(s)
+		if err != nil {
+			return bus.Permanent(fmt.Errorf("%w: encode %s: %w", ErrStore, incident, err))
+		}
+		if e == nil {
+			_, err = h.Reports.Create(ctx, incident, b)
+		} else {
+			_, err = h.Reports.Update(ctx, incident, b, e.Revision())
+		}
+		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%w: write %s: %w", ErrStore, incident, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: %s: too many concurrent updates", ErrStore, incident)
+}
