@@ -2,7 +2,31 @@ module agentk/services/ingester
 
 go 1.26.8
 
-require agentk/contracts v0.0.0
+require (
+	agentk/contracts v0.0.0
+	agentk/platform v0.0.0-00010101000000-000000000000
+	github.com/nats-io/nats.go v1.55.0
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/metric v1.47.0
+)
+
+require (
+	github.com/ThreeDotsLabs/watermill v1.5.1 // indirect
+	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/lithammer/shortuuid/v3 v3.0.7 // indirect
+	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/oklog/ulid v1.3.1 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/sony/gobreaker v1.0.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+)
 
 require (
 	github.com/nats-io/nkeys v0.4.17 // indirect
