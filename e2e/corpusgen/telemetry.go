@@ -72,7 +72,6 @@ var profiles = map[string][]endpoint{
 			{name: "POST /charge", kind: kindClient, share: 0.5, attrs: map[string]any{"peer.service": pay, "http.request.method": "POST", "server.address": "payments-api"}},
 		}},
 		{name: "GET /products", method: "GET", route: "/products", kind: kindServer, weight: 5, baseMs: 60, children: []child{
-			{name: "pool.checkout", kind: kindInternal, share: 0.03, attrs: map[string]any{"db.system": "postgresql", "db.client.connection.pool.name": "orders"}},
 			{name: "SELECT products", kind: kindClient, share: 0.6, attrs: map[string]any{"db.system": "postgresql", "db.operation.name": "SELECT", "db.collection.name": "products"}},
 		}},
 		{name: "GET /cart", method: "GET", route: "/cart", kind: kindServer, weight: 2, baseMs: 35, children: nil},
@@ -187,7 +186,7 @@ func (w *world) fault() string {
 
 // rate is requests per minute of a service at t.
 func (w *world) rate(svc string, t time.Time) float64 {
-	base := map[string]float64{api: 4, worker: 1.5, search: 3.5, pay: 2, asst: 3}[svc]
+	base := map[string]float64{api: 9, worker: 4, search: 8, pay: 5, asst: 6}[svc]
 	if !t.Before(w.onset) && w.affected(svc) && w.fault() == "traffic_surge" {
 		return base * 6
 	}
@@ -303,11 +302,11 @@ func (w *world) applyFault(svc string, ep endpoint, t time.Time, trace, root str
 	logAt := t.Add(time.Duration(dur * 1e6))
 	switch w.fault() {
 	case "bad_release":
-		if ep.route == "/checkout" && r.Float64() < 0.55 {
+		if (ep.route == "/checkout" && r.Float64() < 0.8) || (ep.route == "/products" && r.Float64() < 0.3) {
 			status, code, msg = 2, 500, "runtime error: invalid memory address or nil pointer dereference"
 			rootAttrs["exception.type"] = "runtime.Error"
 			dur *= 0.4
-			w.log(svc, logAt, "ERROR", "panic recovered in POST /checkout: runtime error: invalid memory address or nil pointer dereference [goroutine 4211]", trace, root, map[string]any{"exception.type": "runtime.Error"})
+			w.log(svc, logAt, "ERROR", "panic recovered in "+ep.name+": runtime error: invalid memory address or nil pointer dereference [goroutine 4211]", trace, root, map[string]any{"exception.type": "runtime.Error"})
 		}
 	case "config_regression":
 		if ep.route == "/search" && r.Float64() < 0.7 {
@@ -413,7 +412,7 @@ func (w *world) applyFault(svc string, ep endpoint, t time.Time, trace, root str
 // generate builds the telemetry of one scenario.
 func generate(sc Scenario) *world {
 	w := &world{sc: sc, r: rng(sc.ID), onset: sc.Now.Add(-sc.Onset), version: map[string][]versionAt{}}
-	w.start = sc.Now.Add(-80 * time.Minute)
+	w.start = sc.Now.Add(-75 * time.Minute)
 	services := w.services()
 	for _, svc := range services {
 		cur := releasesOf(sc, svc)

@@ -226,7 +226,9 @@ func number(tok string) (float64, bool) {
 		return 0, false
 	}
 	num := tok
-	if k := strings.IndexFunc(tok, func(r rune) bool { return r >= 'a' && r <= 'z' && r != 'e' || r >= 'A' && r <= 'Z' && r != 'E' || r == '%' || r == '_' }); k > 0 {
+	if k := strings.IndexFunc(tok, func(r rune) bool {
+		return r >= 'a' && r <= 'z' && r != 'e' || r >= 'A' && r <= 'Z' && r != 'E' || r == '%' || r == '_'
+	}); k > 0 {
 		if !units[strings.ToLower(tok[k:])] {
 			return 0, false
 		}

@@ -58,7 +58,9 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 		readFile = os.ReadFile
 	}
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...)) }
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...))
+	}
 
 	c := Config{
 		SigNozURL: strings.TrimRight(orDefault(getenv("AGENTK_SIGNOZ_URL"), "http://localhost:8080"), "/"),

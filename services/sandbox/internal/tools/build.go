@@ -295,8 +295,8 @@ func buildAggregate(c Call, resps []signoz.Response, cl compact.Limits) (Output,
 func fmtF(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
 
 func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
-	if len(resps) != 6 {
-		return Output{}, fmt.Errorf("%w: service_overview needs 6 responses, got %d", ErrBadResponse, len(resps))
+	if len(resps) != 9 {
+		return Output{}, fmt.Errorf("%w: service_overview needs 9 responses, got %d", ErrBadResponse, len(resps))
 	}
 	ops, err := scalarRows(resps, 0)
 	if err != nil {
@@ -367,6 +367,13 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	ow := OnsetWindow(c, lim.MaxWindow)
 	on := FindOnset(minutes, BaselineEnd(ow, c.StartsAt), DefaultMargins)
 	f.Onset = on.At
+	if on.At != nil {
+		alt, err := alternatives(resps[6], resps[7], resps[8], BaselineEnd(ow, c.StartsAt), *on.At)
+		if err != nil {
+			return Output{}, err
+		}
+		f.TrafficRatio, f.CoRegressed = alt.trafficRatio, alt.coRegressed
+	}
 
 	lines := []string{fmt.Sprintf("requests: %d  errors: %d", reqs, errs)}
 	if f.ErrorRate != nil {
@@ -380,6 +387,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d minutes)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
 	} else {
 		lines = append(lines, "onset: none found ("+on.Reason+")")
+	}
+	if f.TrafficRatio != nil {
+		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
+	}
+	if len(f.CoRegressed) > 0 {
+		lines = append(lines, "other services that regressed at the same time: "+strings.Join(f.CoRegressed, ", "))
 	}
 	lines = append(lines, "per operation:")
 	text := header(c, lines...) + compact.Block(shown, cl)

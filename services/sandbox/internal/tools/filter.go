@@ -63,7 +63,9 @@ func ParseFilter(s string) ([]Condition, error) {
 		p++
 		return toks[p-1], true
 	}
-	peekWord := func(w string) bool { return p < len(toks) && toks[p].kind == "word" && strings.EqualFold(toks[p].text, w) }
+	peekWord := func(w string) bool {
+		return p < len(toks) && toks[p].kind == "word" && strings.EqualFold(toks[p].text, w)
+	}
 	for p < len(toks) {
 		if len(out) > 0 {
 			t, _ := next()

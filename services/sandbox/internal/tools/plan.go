@@ -32,6 +32,9 @@ const (
 	qTotalErr  = "total_errors"
 	qMinutes   = "per_minute"
 	qMinuteErr = "per_minute_errors"
+	qRoots     = "per_minute_roots"
+	qOthers    = "others_per_minute"
+	qOthersErr = "others_per_minute_errors"
 )
 
 // OnsetWindow is the range of the per-minute series the onset is computed
@@ -142,6 +145,8 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		errs := and(svc, "has_error = true")
 		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
 		one := []signoz.Aggregation{{Expression: "count()"}}
+		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
+		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude))
 		return Plan{Link: links.Service(linkBase, c.Service), Queries: []Query{
 			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
@@ -149,6 +154,11 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 			{qTotalErr, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 1})},
 			{qMinutes, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 100})},
 			{qMinuteErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
+			// Alternative explanations: inbound traffic (root spans), and every
+			// other service's per-minute series over the same window.
+			{qRoots, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, "parent_span_id = ''")}, Aggregations: one, Limit: 100})},
+			{qOthers, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: others}, Aggregations: two, GroupBy: bySvc, Limit: 50})},
+			{qOthersErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(others, "has_error = true")}, Aggregations: one, GroupBy: bySvc, Limit: 50})},
 		}}
 	case contracts.ToolDeploymentMarkers:
 		f := and(svc, "name = 'deployment.marker'")

@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// CoRegressionWindow is how close another service's onset must be to count as
+// the same event.
+const CoRegressionWindow = 5 * time.Minute
+
+type alternativeFacts struct {
+	trafficRatio *float64
+	coRegressed  []string
+}
+
+// alternatives derives the facts that point away from a release: how much
+// inbound traffic rose from the onset on, and which other services left their
+// baselines within CoRegressionWindow of the onset.
+func alternatives(roots, others, othersErr signoz.Response, baselineEnd, onset time.Time) (alternativeFacts, error) {
+	var out alternativeFacts
+	rootMinutes, err := perMinute(roots, roots)
+	if err != nil {
+		return out, err
+	}
+	out.trafficRatio = trafficRatio(rootMinutes, baselineEnd, onset)
+	bySvc, err := perMinuteBy(others, othersErr)
+	if err != nil {
+		return out, err
+	}
+	for svc, ms := range bySvc {
+		o := FindOnset(ms, baselineEnd, DefaultMargins)
+		if o.At == nil {
+			continue
+		}
+		if d := o.At.Sub(onset); d >= -CoRegressionWindow && d <= CoRegressionWindow {
+			out.coRegressed = append(out.coRegressed, svc)
+		}
+	}
+	sort.Strings(out.coRegressed)
+	return out, nil
+}
+
+// trafficRatio is the mean requests per minute from the onset to the last
+// minute with data, over the mean before baselineEnd; nil when either is unknown.
+func trafficRatio(ms []Minute, baselineEnd, onset time.Time) *float64 {
+	var base, after float64
+	var first, last time.Time
+	for _, m := range ms {
+		if first.IsZero() || m.At.Before(first) {
+			first = m.At
+		}
+		if m.At.After(last) {
+			last = m.At
+		}
+		switch {
+		case m.At.Before(baselineEnd):
+			base += m.Requests
+		case !m.At.Before(onset):
+			after += m.Requests
+		}
+	}
+	baseMin := baselineEnd.Sub(first).Minutes()
+	afterMin := last.Sub(onset).Minutes() + 1
+	if first.IsZero() || baseMin < 1 || afterMin < 1 || base == 0 {
+		return nil
+	}
+	r := round((after / afterMin) / (base / baseMin))
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return nil
+	}
+	return &r
+}
+
+// perMinuteBy splits grouped series by their service.name label.
+func perMinuteBy(all, errs signoz.Response) (map[string][]Minute, error) {
+	a, err := all.TimeSeries()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	e, err := errs.TimeSeries()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	bySvc := map[string]map[int64]*Minute{}
+	get := func(svc string, ts int64) *Minute {
+		m := bySvc[svc]
+		if m == nil {
+			m = map[int64]*Minute{}
+			bySvc[svc] = m
+		}
+		if x, ok := m[ts]; ok {
+			return x
+		}
+		x := &Minute{At: time.UnixMilli(ts).UTC(), P95Ms: math.NaN()}
+		m[ts] = x
+		return x
+	}
+	label := func(s signoz.Series) string {
+		for _, l := range s.Labels {
+			if l.Key.Name == "service.name" {
+				return fmt.Sprint(l.Value)
+			}
+		}
+		return ""
+	}
+	for _, r := range a {
+		for _, b := range r.Aggregations {
+			for _, s := range b.Series {
+				svc := label(s)
+				if svc == "" {
+					continue
+				}
+				for _, v := range s.Values {
+					if math.IsNaN(v.Value) {
+						continue
+					}
+					switch b.Index {
+					case 0:
+						get(svc, v.Timestamp).Requests += v.Value
+					case 1:
+						get(svc, v.Timestamp).P95Ms = v.Value / 1e6
+					}
+				}
+			}
+		}
+	}
+	for _, r := range e {
+		for _, b := range r.Aggregations {
+			if b.Index != 0 {
+				continue
+			}
+			for _, s := range b.Series {
+				svc := label(s)
+				if svc == "" {
+					continue
+				}
+				for _, v := range s.Values {
+					if !math.IsNaN(v.Value) {
+						get(svc, v.Timestamp).Errors += v.Value
+					}
+				}
+			}
+		}
+	}
+	out := map[string][]Minute{}
+	for svc, m := range bySvc {
+		for _, x := range m {
+			out[svc] = append(out[svc], *x)
+		}
+	}
+	return out, nil
+}
