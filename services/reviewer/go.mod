@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	agentk/contracts v0.0.0
 	agentk/platform v0.0.0-00010101000000-000000000000
+	agentk/services/gate v0.0.0
 	github.com/goccy/go-yaml v1.19.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/nats-io/nkeys v0.4.17
@@ -43,4 +44,5 @@ require (
 replace (
 	agentk/contracts => ../../contracts
 	agentk/platform => ../../platform
+	agentk/services/gate => ../gate
 )
