@@ -3,9 +3,9 @@ package httpport_test
 import (
 	"context"
 	"io"
-	"strings"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -120,4 +120,3 @@ func (r *rig) record(t *testing.T, id string) approval.Record {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-

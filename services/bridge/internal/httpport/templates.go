@@ -81,7 +81,6 @@ Expires {{stamp .Rec.ExpiresAt}}. Digest <code title="{{.Rec.Digest}}">{{short .
 <p><button id="login">Sign in</button></p></form>{{template "foot"}}`)
 )
 
-
 func must(name, body string) *template.Template {
 	f := template.FuncMap{"args": func(r row, csrf string) map[string]any {
 		return map[string]any{"Rec": r.Rec, "CSRF": csrf}

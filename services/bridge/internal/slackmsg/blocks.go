@@ -156,7 +156,9 @@ func esc(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-func linkSafe(s string) string { return strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(s) }
+func linkSafe(s string) string {
+	return strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(s)
+}
 
 func targetOr(t string) string {
 	if t == "" {
