@@ -85,7 +85,7 @@ func TestReportToDecisionOverNATS(t *testing.T) {
 		Alert: seal(envelope.RoleIngester, contracts.SubjectAlert, contracts.AlertV1{IncidentID: "inc-1", Status: contracts.AlertFiring,
 			Service: "shop-api", BurnRate: 6, BurnRateSource: "labels.burn_rate", Labels: map[string]string{"burn_rate": "6"}}),
 		Evidence: ev,
-		Claims: []contracts.Claim{{ID: "c1", Class: "bad_release", Statement: "p95 rose to 2.3s after v2", Confidence: 0.9, EvidenceIDs: []string{"ev-1", "ev-2"}}}}
+		Claims:   []contracts.Claim{{ID: "c1", Class: "bad_release", Statement: "p95 rose to 2.3s after v2", Confidence: 0.9, EvidenceIDs: []string{"ev-1", "ev-2"}}}}
 	inv, err := f.Connect(ctx, envelope.RoleInvestigator)
 	require.NoError(t, err)
 	e, err := f.Signer(envelope.RoleInvestigator).SealJSON(contracts.SubjectReport, rep, now, 0)

@@ -143,4 +143,3 @@ func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now 
 	}
 	return true, nil
 }
-
