@@ -115,7 +115,7 @@ func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx cont
 	}
 	// A permission violation on subscribe is reported asynchronously; a
 	// flush round trip surfaces it here instead of leaving a deaf server.
-	if err := c.nc.FlushWithContext(ctx); err != nil {
+	if err := c.nc.FlushTimeout(c.cfg.PublishTimeout); err != nil {
 		_ = sub.Unsubscribe()
 		cancel()
 		return nil, fmt.Errorf("%w: %s: %w", ErrServe, subject, err)
@@ -132,6 +132,10 @@ func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx cont
 			uerr = sub.Unsubscribe()
 			if errors.Is(uerr, nats.ErrConnectionClosed) || errors.Is(uerr, nats.ErrBadSubscription) {
 				uerr = nil
+			}
+			if uerr == nil && !c.nc.IsClosed() {
+				// The server knows the subscription is gone once stop returns.
+				_ = c.nc.FlushTimeout(c.cfg.PublishTimeout)
 			}
 			wg.Wait()
 			cancel()
