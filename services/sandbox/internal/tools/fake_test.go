@@ -147,7 +147,7 @@ func TestEveryToolAgainstFakeSigNoz(t *testing.T) {
 			m := f.DeploymentMarkers[0]
 			require.Equal(t, "v2", m.Version)
 			require.Equal(t, "v1", m.PreviousVersion)
-			require.Equal(t, "dep-0800ec92", m.DeploymentID)
+			require.Equal(t, "dep-a14b2936", m.DeploymentID)
 			require.Equal(t, time.Date(2026, 11, 4, 10, 5, 0, 0, time.UTC), m.At)
 		}},
 		{"error traces", contracts.ToolErrorTraces, `{"service":"shop-api","limit":5}`, func(t *testing.T, r result) {
