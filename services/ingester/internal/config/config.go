@@ -22,6 +22,7 @@ const (
 	DefaultMaxInvestigations = 4
 	DefaultLease             = 15 * time.Minute
 	DefaultDispatchEvery     = 5 * time.Second
+	DefaultTimeout           = 10 * time.Second
 )
 
 // Config is the ingester's configuration.
@@ -48,6 +49,9 @@ type Config struct {
 	// DispatchEvery is how often queued incidents are reconsidered
 	// (AGENTK_INGEST_DISPATCH_INTERVAL).
 	DispatchEvery time.Duration
+	// Timeout bounds filing one webhook body in KV and JetStream; past it the
+	// sender gets a 503 and retries (AGENTK_INGEST_TIMEOUT).
+	Timeout time.Duration
 }
 
 // AuthConfigured reports whether any credential is set.
@@ -85,6 +89,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		MaxInvestigations: DefaultMaxInvestigations,
 		Lease:             DefaultLease,
 		DispatchEvery:     DefaultDispatchEvery,
+		Timeout:           DefaultTimeout,
 	}
 	if v := getenv("AGENTK_INGEST_ADDR"); v != "" {
 		c.Addr = v
@@ -117,7 +122,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
-	}{{"AGENTK_INGEST_INVESTIGATION_LEASE", &c.Lease}, {"AGENTK_INGEST_DISPATCH_INTERVAL", &c.DispatchEvery}} {
+	}{{"AGENTK_INGEST_INVESTIGATION_LEASE", &c.Lease}, {"AGENTK_INGEST_DISPATCH_INTERVAL", &c.DispatchEvery}, {"AGENTK_INGEST_TIMEOUT", &c.Timeout}} {
 		if v := getenv(d.name); v != "" {
 			x, err := time.ParseDuration(v)
 			if err != nil || x <= 0 {

@@ -1,0 +1,112 @@
+// Package ingester is the front door of agentk: it serves the SigNoz /
+// Alertmanager webhook, turns alerts into incidents (one per service and rule
+// while it fires) and publishes each incident's alert, sealed with the
+// ingester's key, on agentk.alert.v1. A 2xx means the alert is durable in
+// JetStream.
+package ingester
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"agentk/platform/service"
+	"agentk/platform/topology"
+	"agentk/services/ingester/internal/config"
+	"agentk/services/ingester/internal/httpport"
+	"agentk/services/ingester/internal/incidents"
+	"agentk/services/ingester/internal/natsport"
+
+	"go.opentelemetry.io/otel"
+)
+
+// ErrServe is returned when the HTTP endpoint cannot listen or fails.
+var ErrServe = errors.New("ingester: serve")
+
+// Run serves the webhook on AGENTK_INGEST_ADDR until ctx is done.
+func Run(ctx context.Context, d service.Deps) error {
+	cfg, err := config.FromEnv(d.Getenv)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: listen %s: %w", ErrServe, cfg.Addr, err)
+	}
+	return Serve(ctx, d, ln)
+}
+
+// Serve is Run on an existing listener (tests pass 127.0.0.1:0). It closes ln.
+func Serve(ctx context.Context, d service.Deps, ln net.Listener) error {
+	return serve(ctx, d, ln, nil)
+}
+
+// serve lets a test wrap the publisher (to kill the bus mid-delivery).
+func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incidents.Publisher) incidents.Publisher) error {
+	defer ln.Close()
+	cfg, err := config.FromEnv(d.Getenv)
+	if err != nil {
+		return err
+	}
+	bucket, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
+	if err != nil {
+		return fmt.Errorf("ingester: %w", err)
+	}
+	metrics, err := httpport.NewOTelMetrics(otel.GetMeterProvider())
+	if err != nil {
+		return err
+	}
+	var pub incidents.Publisher = natsport.NewPublisher(d.Bus, d.Signer, d.Now)
+	if wrap != nil {
+		pub = wrap(pub)
+	}
+	idx := incidents.New(natsport.NewKV(bucket), pub, cfg.MaxInvestigations, cfg.Lease)
+	mux := http.NewServeMux()
+	mux.Handle(httpport.Path, httpport.New(idx, httpport.Options{
+		Auth:    httpport.Auth{Token: cfg.Token, BasicUser: cfg.BasicUser, BasicPassword: cfg.BasicPassword},
+		MaxBody: cfg.MaxBody, Timeout: cfg.Timeout, Now: d.Now, Logger: d.Logger, Metrics: metrics,
+	}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if !d.Bus.Connected() {
+			http.Error(w, "bus disconnected", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if !cfg.AuthConfigured() {
+		d.Logger.Warn("webhook accepts unauthenticated requests: local-only mode", "addr", ln.Addr().String())
+	}
+	d.Logger.Info("ingester serving", "addr", ln.Addr().String(), "path", httpport.Path, "max_investigations", cfg.MaxInvestigations)
+	if d.Ready != nil {
+		d.Ready()
+	}
+	tick := time.NewTicker(cfg.DispatchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil {
+				return fmt.Errorf("%w: shutdown: %w", ErrServe, err)
+			}
+			return nil
+		case err := <-errc:
+			return fmt.Errorf("%w: %w", ErrServe, err)
+		case <-tick.C:
+			released, err := idx.Dispatch(ctx, d.Now())
+			if err != nil {
+				d.Logger.Warn("dispatch of queued incidents failed", "err", err)
+			}
+			for _, id := range released {
+				d.Logger.Info("queued incident released to investigation", "incident_id", id)
+			}
+		}
+	}
+}
