@@ -32,6 +32,7 @@ const (
 	EnvSandboxServices     = "AGENTK_SANDBOX_SERVICES"
 	EnvCatalogueFile       = "AGENTK_CATALOGUE_FILE"
 	EnvDecisionTTL         = "AGENTK_GATE_DECISION_TTL"
+	EnvTrafficSurgeRatio   = "AGENTK_GATE_TRAFFIC_SURGE_RATIO"
 )
 
 // MaxDecisionTTL bounds how long an approval may act on a decision: telemetry
@@ -91,6 +92,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	// A burn rate threshold below 1 would act on a service within its budget.
 	float(EnvBurnRateThreshold, &p.BurnRateThreshold, 1, 1000)
 	float(EnvConfidenceThreshold, &p.ConfidenceThreshold, 0.5, 1)
+	// Below 1.5 ordinary daily swings would read as surges and block every rollback.
+	float(EnvTrafficSurgeRatio, &p.TrafficSurgeRatio, 1.5, 100)
 	duration(EnvCooldown, &p.Cooldown, time.Minute, 24*time.Hour)
 	duration(EnvMarkerWindow, &p.MarkerWindow, time.Minute, 24*time.Hour)
 	duration(EnvDecisionTTL, &p.DecisionTTL, time.Minute, MaxDecisionTTL)

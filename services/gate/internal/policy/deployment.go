@@ -47,12 +47,14 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 	return t, true
 }
 
-// checkDeploymentRelated passes only when three things hold, each from
+// checkDeploymentRelated passes only when four things hold, each from
 // values no model wrote: the reviewed diagnosis is deployment-class in the
 // catalogue; a deployment-marker query of this investigation covered
 // [onset−window, onset] and found a deployment.marker span of this service in
-// [onset−window, onset), the latest of which is the release running now; and
-// the release ledger has a rollback target.
+// [onset−window, onset), the latest of which is the release running now; the
+// sandbox's facts show no other explanation (other services regressing at the
+// same time, or a surge of inbound traffic); and the release ledger has a
+// rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
 	win := in.Config.MarkerWindow
 	inputs := map[string]string{"marker_window": win.String(), "evidence_used": strconv.Itoa(len(ev))}
@@ -136,7 +138,12 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 		}
 	}
 
-	// 3. The rollback target, from the deployer's ledger.
+	// 3. No other explanation in the telemetry: a release of this one service
+	// cannot explain a regression that other services share, or one that came
+	// with a surge of inbound traffic.
+	reasons = append(reasons, alternatives(in, svc, ev, inputs)...)
+
+	// 4. The rollback target, from the deployer's ledger.
 	t, ok := rollbackTarget(in.Ledger, svc)
 	switch {
 	case in.Ledger.Err != "":

@@ -29,6 +29,9 @@ type Config struct {
 	Cooldown time.Duration
 	// MarkerWindow is how long before the onset a deployment marker still counts.
 	MarkerWindow time.Duration
+	// TrafficSurgeRatio is the inbound traffic ratio (since the onset over the
+	// baseline) at or above which the regression is load, not a release.
+	TrafficSurgeRatio float64
 	// Actions is the allowlist of actions.
 	Actions []string
 	// SandboxServices are the services the gate may allow an action on.
@@ -47,6 +50,7 @@ func DefaultConfig() Config {
 		ConfidenceThreshold: 0.70,
 		Cooldown:            600 * time.Second,
 		MarkerWindow:        30 * time.Minute,
+		TrafficSurgeRatio:   3.0,
 		Actions:             []string{ActionRollback},
 		Catalogue:           contracts.DefaultCatalogue(),
 		DecisionTTL:         15 * time.Minute,
