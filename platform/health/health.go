@@ -1,0 +1,130 @@
+// Package health serves liveness and readiness for agentk services:
+// /healthz answers 200 while the process runs; /readyz answers 200 once the
+// service called Ready and its bus connection is up, 503 otherwise. The
+// combined binary mounts one Checker per service under /<service>/.
+package health
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Checker is one service's health.
+type Checker struct {
+	name      string
+	ready     atomic.Bool
+	connected func() bool
+}
+
+// New returns the checker of service name. connected reports whether the
+// service's bus connection is up (bus.Conn.Connected); nil means no bus.
+func New(name string, connected func() bool) *Checker {
+	return &Checker{name: name, connected: connected}
+}
+
+// Ready marks the service ready: it consumes and serves. It is what
+// service.Deps.Ready should call.
+func (c *Checker) Ready() { c.ready.Store(true) }
+
+// NotReady marks the service not ready again (for example while it drains).
+func (c *Checker) NotReady() { c.ready.Store(false) }
+
+// Status is the /readyz body.
+type Status struct {
+	Service   string `json:"service"`
+	Ready     bool   `json:"ready"`
+	Started   bool   `json:"started"`
+	Connected bool   `json:"bus_connected"`
+}
+
+// Status returns the current readiness.
+func (c *Checker) Status() Status {
+	s := Status{Service: c.name, Started: c.ready.Load(), Connected: c.connected == nil || c.connected()}
+	s.Ready = s.Started && s.Connected
+	return s
+}
+
+// Handler serves /healthz and /readyz relative to where it is mounted.
+func (c *Checker) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		writeStatus(w, []Status{c.Status()})
+	})
+	return mux
+}
+
+func writeStatus(w http.ResponseWriter, ss []Status) {
+	code := http.StatusOK
+	for _, s := range ss {
+		if !s.Ready {
+			code = http.StatusServiceUnavailable
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	var body any = ss
+	if len(ss) == 1 {
+		body = ss[0]
+	}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// Mux serves several services' checkers in one process: /<service>/healthz,
+// /<service>/readyz, and /healthz and /readyz for the whole process (ready
+// when every service is).
+type Mux struct {
+	mu       sync.RWMutex
+	checkers map[string]*Checker
+	mux      *http.ServeMux
+}
+
+// NewMux returns an empty Mux.
+func NewMux() *Mux {
+	m := &Mux{checkers: map[string]*Checker{}, mux: http.NewServeMux()}
+	m.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	m.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		writeStatus(w, m.statuses())
+	})
+	return m
+}
+
+// Add mounts c under /<name>/ and returns it. Adding the same name twice
+// panics: it is a wiring mistake.
+func (m *Mux) Add(c *Checker) *Checker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.checkers[c.name]; dup {
+		panic("health: duplicate service " + c.name)
+	}
+	m.checkers[c.name] = c
+	prefix := "/" + strings.Trim(c.name, "/")
+	m.mux.Handle(prefix+"/", http.StripPrefix(prefix, c.Handler()))
+	return c
+}
+
+func (m *Mux) statuses() []Status {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]Status, 0, len(m.checkers))
+	for _, c := range m.checkers {
+		out = append(out, c.Status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Service < out[j].Service })
+	if len(out) == 0 {
+		return []Status{{Service: "agentk"}}
+	}
+	return out
+}
+
+// ServeHTTP implements http.Handler.
+func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.mux.ServeHTTP(w, r) }

@@ -1,0 +1,63 @@
+package health_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"agentk/platform/health"
+
+	"github.com/stretchr/testify/require"
+)
+
+func get(t *testing.T, h http.Handler, path string) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec.Code
+}
+
+func TestChecker(t *testing.T) {
+	t.Parallel()
+	var up atomic.Bool
+	c := health.New("gate", up.Load)
+	h := c.Handler()
+	cases := []struct {
+		name      string
+		ready, up bool
+		wantReady int
+	}{
+		{name: "starting", wantReady: 503},
+		{name: "ready but bus down", ready: true, wantReady: 503},
+		{name: "bus up but not ready", up: true, wantReady: 503},
+		{name: "ready and bus up", ready: true, up: true, wantReady: 200},
+	}
+	for _, tc := range cases {
+		if tc.ready {
+			c.Ready()
+		} else {
+			c.NotReady()
+		}
+		up.Store(tc.up)
+		require.Equal(t, 200, get(t, h, "/healthz"), tc.name)
+		require.Equal(t, tc.wantReady, get(t, h, "/readyz"), tc.name)
+	}
+}
+
+func TestMuxMountsEachService(t *testing.T) {
+	t.Parallel()
+	m := health.NewMux()
+	gate := m.Add(health.New("gate", nil))
+	bridge := m.Add(health.New("bridge", nil))
+	require.Equal(t, 503, get(t, m, "/readyz"))
+	gate.Ready()
+	require.Equal(t, 200, get(t, m, "/gate/readyz"))
+	require.Equal(t, 503, get(t, m, "/bridge/readyz"))
+	require.Equal(t, 503, get(t, m, "/readyz"), "process ready only when every service is")
+	bridge.Ready()
+	require.Equal(t, 200, get(t, m, "/readyz"))
+	require.Equal(t, 200, get(t, m, "/bridge/healthz"))
+	require.Equal(t, 404, get(t, m, "/nope/readyz"))
+	require.Panics(t, func() { m.Add(health.New("gate", nil)) })
+}
