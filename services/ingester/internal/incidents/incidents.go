@@ -119,8 +119,11 @@ type Index struct {
 	max   int
 	lease time.Duration
 	// admit serialises admission decisions of this process, so concurrent
-	// openings cannot overshoot the investigation limit.
+	// openings cannot overshoot the investigation limit. It guards busy.
 	admit sync.Mutex
+	// busy caches the release time of every investigating incident, so that
+	// opening an incident costs no bucket scan; Dispatch rebuilds it from KV.
+	busy map[string]time.Time
 }
 
 // New returns an index over kv that publishes through pub and lets at most
@@ -313,6 +316,9 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 			next.State = StateQueued
 		}
 		if _, err := x.save(ctx, next, rev); err == nil {
+			if next.State == StateInvestigating {
+				x.busy[next.IncidentID] = now
+			}
 			return next, nil
 		} else if !errors.Is(err, ErrConflict) {
 			return Record{}, err
@@ -349,12 +355,32 @@ func (x *Index) records(ctx context.Context) ([]Record, []uint64, error) {
 	return recs, revs, nil
 }
 
+// investigating counts held slots; the caller holds x.admit.
 func (x *Index) investigating(ctx context.Context, now time.Time) (int, error) {
-	recs, _, err := x.records(ctx)
-	if err != nil {
-		return 0, err
+	if x.busy == nil {
+		recs, _, err := x.records(ctx)
+		if err != nil {
+			return 0, err
+		}
+		x.refresh(recs)
 	}
-	return Busy(recs, now, x.lease), nil
+	n := 0
+	for _, at := range x.busy {
+		if now.Sub(at) < x.lease {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// refresh rebuilds the busy cache from records; the caller holds x.admit.
+func (x *Index) refresh(recs []Record) {
+	x.busy = map[string]time.Time{}
+	for _, r := range recs {
+		if r.State == StateInvestigating {
+			x.busy[r.IncidentID] = r.ReleasedAt
+		}
+	}
 }
 
 // Busy counts the incidents holding an investigation slot at now: released,
@@ -404,6 +430,7 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.refresh(recs)
 	var released []string
 	for _, i := range Admit(recs, now, x.max, x.lease) {
 		rec := recs[i]
@@ -414,6 +441,7 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 		if _, err := x.save(ctx, rec, revs[i]); err != nil && !errors.Is(err, ErrConflict) {
 			return released, err
 		}
+		x.busy[rec.IncidentID] = now
 		released = append(released, rec.IncidentID)
 	}
 	return released, nil
@@ -469,5 +497,8 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	if err := x.kv.Delete(ctx, key); err != nil {
 		return Result{}, storeErr("close index", err)
 	}
+	x.admit.Lock()
+	delete(x.busy, id)
+	x.admit.Unlock()
 	return Result{Outcome: Resolved, IncidentID: id}, nil
 }
