@@ -37,10 +37,15 @@ var (
 	ErrCompose   = errors.New("dockerrt: compose")
 )
 
-// Connect returns a client for DOCKER_HOST (or the default socket) that
-// negotiates the API version with the engine.
-func Connect(ctx context.Context) (*client.Client, error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+// Connect returns a client for host (a DOCKER_HOST value; empty: the
+// environment's or the default socket) that negotiates the API version with
+// the engine, and checks the engine answers.
+func Connect(ctx context.Context, host string) (*client.Client, error) {
+	opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
+	if host != "" {
+		opts = append(opts, client.WithHost(host))
+	}
+	cli, err := client.NewClientWithOpts(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDocker, err)
 	}

@@ -163,7 +163,12 @@ func (d *Deployer) PutLedger(ctx context.Context, l contracts.ReleaseLedgerV1, r
 
 // PutCooldown seals c and writes it, for seeding a dry run's prior actions.
 func (d *Deployer) PutCooldown(ctx context.Context, c contracts.CooldownV1) error {
-	_, rev := d.readCooldown(ctx, c.Service, d.Now())
+	var rev uint64
+	if e, err := d.Cooldown.Get(ctx, c.Service); err == nil {
+		rev = e.Revision
+	} else if !errors.Is(err, kvstore.ErrNotFound) {
+		return err
+	}
 	env, err := d.Signer.SealJSON(contracts.SubjectCooldown, c, d.Now(), 0)
 	if err != nil {
 		return err
@@ -246,4 +251,16 @@ func (d *Deployer) Reconcile(ctx context.Context) ([]Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// ReplaceLedger overwrites the service's ledger whatever it held, for seeding
+// a dry run from a recorded incident.
+func (d *Deployer) ReplaceLedger(ctx context.Context, l contracts.ReleaseLedgerV1) error {
+	var rev uint64
+	if e, err := d.Releases.Get(ctx, l.Service); err == nil {
+		rev = e.Revision
+	} else if !errors.Is(err, kvstore.ErrNotFound) {
+		return fmt.Errorf("%w: %s: %w", ErrLedger, l.Service, err)
+	}
+	return d.PutLedger(ctx, l, rev)
 }

@@ -1,0 +1,220 @@
+// Package deployer is the only agentk service with the Docker socket. It
+// consumes bridge-signed approvals, checks everything itself (signatures and
+// roles, digest, expiry, nonce, verdict, its own allowlist, cooldown taken
+// with compare-and-set), rolls the service back to the previous image of its
+// own release ledger with `compose up -d --force-recreate --no-deps`, proves
+// the container runs that image, and publishes a signed agentk.action.v1.
+package deployer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+
+	"agentk/contracts"
+	"agentk/platform/service"
+	"agentk/services/deployer/internal/config"
+	"agentk/services/deployer/internal/dockerrt"
+	"agentk/services/deployer/internal/dryrun"
+	"agentk/services/deployer/internal/kvstore"
+	"agentk/services/deployer/internal/marker"
+	"agentk/services/deployer/internal/natsport"
+	"agentk/services/deployer/internal/policy"
+	"agentk/services/deployer/internal/recovery"
+	"agentk/services/deployer/internal/rollback"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// ErrStart wraps every failure to start.
+var ErrStart = errors.New("deployer: start")
+
+// Run runs the deployer until ctx is done. It calls d.Ready once it consumes.
+func Run(ctx context.Context, d service.Deps) error {
+	cfg, err := config.FromEnv(d.Getenv)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	log := d.Logger
+	dep := &rollback.Deployer{
+		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now,
+		Rules:        policy.Rules{Allowlist: cfg.Services, Project: cfg.Project, Cooldown: cfg.Cooldown},
+		Stabilise:    cfg.Stabilise,
+		ApplyTimeout: cfg.ComposeTimeout,
+	}
+	for _, b := range []struct {
+		name string
+		dst  *rollback.Bucket
+	}{{kvstore.BucketNonces, &dep.Nonces}, {kvstore.BucketCooldown, &dep.Cooldown}, {kvstore.BucketReleases, &dep.Releases}} {
+		kv, err := d.Bus.KeyValue(ctx, b.name)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrStart, err)
+		}
+		*b.dst = kvstore.New(kv)
+	}
+	exp, err := exporter(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	defer exp.Shutdown(context.WithoutCancel(ctx))
+	dep.Marker = marker.OTel{Exporter: exp, Logger: log}
+
+	watchErr := make(chan error, 1)
+	switch cfg.Runtime {
+	case config.RuntimeDocker:
+		if err := liveRuntime(ctx, cfg, d, dep, watchErr); err != nil {
+			return fmt.Errorf("%w: %w", ErrStart, err)
+		}
+	default:
+		if err := dryRuntime(ctx, cfg, dep, log); err != nil {
+			return fmt.Errorf("%w: %w", ErrStart, err)
+		}
+	}
+
+	pending, err := dep.Reconcile(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	if err := natsport.PublishAll(ctx, d.Bus, log, pending); err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+
+	r, err := d.Bus.NewRouter(log)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	r.Handle(natsport.HandlerName, contracts.SubjectApproval, natsport.Handler{Deployer: dep, Logger: log}.Handle)
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(ctx) }()
+	select {
+	case <-r.Running():
+		log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
+			"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending))
+		if d.Ready != nil {
+			d.Ready()
+		}
+	case err := <-errc:
+		return err
+	}
+	select {
+	case err := <-errc:
+		return err
+	case err := <-watchErr:
+		// The ledger can no longer follow Docker: stop rather than roll back
+		// on a stale ledger.
+		_ = r.Close()
+		<-errc
+		return fmt.Errorf("deployer: ledger watcher: %w", err)
+	}
+}
+
+// liveRuntime connects to Docker, starts the ledger watcher and wires the
+// compose runtime and the recovery check.
+func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.Deployer, watchErr chan error) error {
+	if _, err := os.Stat(cfg.ComposeFile); err != nil {
+		return fmt.Errorf("%s: %w", config.EnvComposeFile, err)
+	}
+	cli, err := dockerrt.Connect(ctx, cfg.DockerHost)
+	if err != nil {
+		return err
+	}
+	context.AfterFunc(ctx, func() { cli.Close() })
+	bin, err := dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
+	if err != nil {
+		return err
+	}
+	docker := dockerrt.NewDocker(cli, cfg.Project)
+	docker.Log = d.Logger
+	env := dockerrt.ComposeEnv(d.Getenv)
+	if cfg.DockerHost != "" && !hasKey(env, "DOCKER_HOST") {
+		env = append(env, "DOCKER_HOST="+cfg.DockerHost)
+	}
+	dep.Runtime = &dockerrt.Compose{Bin: bin, Project: cfg.Project, File: cfg.ComposeFile, StateDir: cfg.StateDir, Docker: docker, Env: env}
+	if cfg.ProbeURL != "" {
+		dep.Recovery = recovery.HTTPProbe{URL: cfg.ProbeURL, Requests: 50, MaxErrorRate: cfg.ProbeMaxErrorRate}
+		d.Logger.Warn("recovery is checked by a direct HTTP probe, not telemetry", "url", cfg.ProbeURL)
+	} else {
+		d.Logger.Warn("no recovery checker: rollbacks are verified on Docker only, recovery left to a human", "env", config.EnvProbeURL)
+	}
+	synced := make(chan struct{})
+	go func() {
+		if err := docker.Watch(ctx, dep.Observe, func() { close(synced) }); err != nil {
+			watchErr <- err
+		}
+	}()
+	select {
+	case <-synced:
+		d.Logger.Info("release ledger synced from docker", "project", cfg.Project, "compose", strings.Join(bin, " "))
+		return nil
+	case err := <-watchErr:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// dryRuntime wires the dry run, seeded from a recorded incident when one is named.
+func dryRuntime(ctx context.Context, cfg config.Config, dep *rollback.Deployer, log *slog.Logger) error {
+	if cfg.IncidentDir != "" {
+		seed, err := dryrun.Load(cfg.IncidentDir, dep.Now())
+		if err != nil {
+			return err
+		}
+		if dep.Rules.Project == "" {
+			dep.Rules.Project = seed.Project
+		}
+		if len(dep.Rules.Allowlist) == 0 {
+			dep.Rules.Allowlist = seed.Services
+		}
+		for _, l := range seed.Ledgers {
+			if err := dep.ReplaceLedger(ctx, l); err != nil {
+				return err
+			}
+		}
+		for _, c := range seed.Cooldowns {
+			if err := dep.PutCooldown(ctx, c); err != nil {
+				return err
+			}
+		}
+		log.Info("dry run seeded from a recorded incident", "dir", cfg.IncidentDir, "project", dep.Rules.Project,
+			"services", dep.Rules.Allowlist, "prior_actions", len(seed.Cooldowns))
+	}
+	bin, err := dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
+	if err != nil {
+		bin = []string{"docker", "compose"}
+	}
+	file, state := cfg.ComposeFile, cfg.StateDir
+	if file == "" {
+		file = "docker-compose.yml"
+	}
+	if state == "" {
+		state = "/var/lib/agentk/deployer"
+	}
+	c := &dockerrt.Compose{Bin: bin, Project: dep.Rules.Project, File: file, StateDir: state}
+	dep.Runtime = dryrun.Runtime{Command: c.Command}
+	return nil
+}
+
+// exporter is OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else one that
+// drops spans: the providers are built either way.
+func exporter(ctx context.Context, cfg config.Config) (sdktrace.SpanExporter, error) {
+	if cfg.OTLPEndpoint == "" {
+		return tracetest.NewNoopExporter(), nil
+	}
+	return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(cfg.OTLPEndpoint, "/")+"/v1/traces"))
+}
+
+func hasKey(env []string, k string) bool {
+	for _, e := range env {
+		if strings.HasPrefix(e, k+"=") {
+			return true
+		}
+	}
+	return false
+}

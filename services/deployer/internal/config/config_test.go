@@ -1,0 +1,58 @@
+package config_test
+
+import (
+	"testing"
+	"time"
+
+	"agentk/services/deployer/internal/config"
+
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestFromEnv(t *testing.T) {
+	t.Parallel()
+	docker := map[string]string{
+		config.EnvRuntime: "docker", config.EnvServices: "shop-api, payments", config.EnvProject: "shop",
+		config.EnvComposeFile: "/srv/shop/docker-compose.yml", config.EnvStateDir: "/var/lib/agentk",
+	}
+	c, err := config.FromEnv(env(docker))
+	require.NoError(t, err)
+	require.Equal(t, []string{"shop-api", "payments"}, c.Services)
+	require.Equal(t, 2*time.Minute, c.ComposeTimeout)
+	require.Equal(t, time.Minute, c.Stabilise)
+	require.Equal(t, 10*time.Minute, c.Cooldown)
+
+	c, err = config.FromEnv(env(map[string]string{config.EnvIncidentDir: "/corpus/retry-storm-01"}))
+	require.NoError(t, err)
+	require.Equal(t, config.RuntimeDryRun, c.Runtime, "the default runtime changes nothing")
+}
+
+func TestFromEnvReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{name: "docker without its settings", env: map[string]string{config.EnvRuntime: "docker"},
+			want: []string{config.EnvServices, config.EnvProject, config.EnvComposeFile, config.EnvStateDir}},
+		{name: "bad values", env: map[string]string{config.EnvRuntime: "k8s", config.EnvStabilise: "soon", config.EnvServices: "shop api;rm -rf"},
+			want: []string{config.EnvRuntime, config.EnvStabilise, config.EnvServices}},
+		{name: "recorded incident with the docker runtime", env: map[string]string{
+			config.EnvRuntime: "docker", config.EnvServices: "shop-api", config.EnvProject: "shop",
+			config.EnvComposeFile: "c.yml", config.EnvStateDir: "/s", config.EnvIncidentDir: "/corpus/x"},
+			want: []string{config.EnvIncidentDir}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := config.FromEnv(env(c.env))
+			require.ErrorIs(t, err, config.ErrConfig)
+			for _, w := range c.want {
+				require.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+// Package natsport is the deployer's bus adapter: one durable handler on
+// agentk.approval.v1 that hands the raw message to the rollback use case and
+// returns the signed action for the router to publish before it acks.
+package natsport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"agentk/contracts"
+	"agentk/platform/bus"
+	"agentk/services/deployer/internal/rollback"
+)
+
+// HandlerName is the durable consumer name: stable across releases.
+const HandlerName = "deployer"
+
+// Handler consumes approvals.
+type Handler struct {
+	Deployer *rollback.Deployer
+	Logger   *slog.Logger
+}
+
+// Handle is the bus.HandlerFunc. Every final answer, refusals included, is
+// published; only transient failures are returned (nack and redeliver).
+func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	res, err := h.Deployer.Handle(ctx, m.Data, m.Delivery)
+	if err != nil {
+		h.Logger.Warn("approval not settled; will be redelivered", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		return nil, err
+	}
+	Log(h.Logger, res)
+	return []bus.Out{{Envelope: res.Envelope, MsgID: res.MsgID}}, nil
+}
+
+// Log writes one action: refusals and failures loudly, at Error.
+func Log(log *slog.Logger, res rollback.Result) {
+	a := res.Action
+	attrs := []any{"action_id", a.ActionID, "approval_id", a.ApprovalID, "decision_id", a.DecisionID,
+		"incident_id", a.IncidentID, "service", a.Service, "outcome", a.Outcome}
+	switch a.Outcome {
+	case contracts.OutcomeRefused:
+		code := ""
+		if res.Refusal != nil {
+			code = res.Refusal.Reason
+		}
+		log.Error("DEPLOYER REFUSED AN APPROVAL: nothing was changed", append(attrs, "refusal", code, "reason", a.Reason)...)
+	case contracts.OutcomeFailed:
+		log.Error("ROLLBACK FAILED: back to a human", append(attrs, "from_image", a.FromImage, "to_image", a.ToImage,
+			"exit_code", a.ExitCode, "container_verified", a.ContainerVerified, "reason", a.Reason)...)
+	default:
+		attrs = append(attrs, "from_image", a.FromImage, "to_image", a.ToImage, "command", a.Command,
+			"container_verified", a.ContainerVerified, "action_ms", a.ActionMs, "verify_ms", a.VerifyMs, "total_ms", a.TotalMs, "reason", a.Reason)
+		if a.Recovered != nil {
+			attrs = append(attrs, "recovered", *a.Recovered)
+		}
+		if a.Recovered != nil && !*a.Recovered {
+			log.Error("rolled back but NOT recovered: back to a human, no second automatic rollback", attrs...)
+			return
+		}
+		log.Info("approval settled", attrs...)
+	}
+}
+
+// ErrPublish wraps a reconciled action that could not be published.
+var ErrPublish = errors.New("natsport: publish")
+
+// PublishAll publishes actions settled outside a delivery (reconciled at
+// start). Their message ids are the approvals' action ids, so a republish by
+// the redelivered approval is de-duplicated.
+func PublishAll(ctx context.Context, c *bus.Conn, log *slog.Logger, results []rollback.Result) error {
+	var errs []error
+	for _, r := range results {
+		Log(log, r)
+		if err := c.Publish(ctx, contracts.SubjectAction, bus.Out{Envelope: r.Envelope, MsgID: r.MsgID}, nil); err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrPublish, r.MsgID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
