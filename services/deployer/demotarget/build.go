@@ -35,7 +35,9 @@ type Image struct {
 func V1(repo string) Image { return Image{Tag: repo + ":v1", Version: "v1"} }
 
 // V2 is V1's successor, with a bad release baked in.
-func V2(repo string) Image { return Image{Tag: repo + ":v2", Version: "v2", ReleaseFault: "bad_release"} }
+func V2(repo string) Image {
+	return Image{Tag: repo + ":v2", Version: "v2", ReleaseFault: "bad_release"}
+}
 
 // Dir is the demotarget source directory.
 func Dir() string {

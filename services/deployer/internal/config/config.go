@@ -65,7 +65,9 @@ type Config struct {
 // missing value is reported in one error.
 func FromEnv(getenv func(string) string) (Config, error) {
 	var errs []error
-	bad := func(k, format string, a ...any) { errs = append(errs, fmt.Errorf("%s: "+format, append([]any{k}, a...)...)) }
+	bad := func(k, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{k}, a...)...))
+	}
 	dur := func(k string, def time.Duration) time.Duration {
 		v := strings.TrimSpace(getenv(k))
 		if v == "" {

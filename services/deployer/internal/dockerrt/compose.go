@@ -62,7 +62,9 @@ func (c *Compose) OverridePath() string {
 	return filepath.Join(c.StateDir, "agentk-pins."+c.Project+".yml")
 }
 
-func (c *Compose) pinsPath() string { return filepath.Join(c.StateDir, "agentk-pins."+c.Project+".json") }
+func (c *Compose) pinsPath() string {
+	return filepath.Join(c.StateDir, "agentk-pins."+c.Project+".json")
+}
 
 // Command is the exact argv Apply runs for service.
 func (c *Compose) Command(service string) []string {

@@ -2,9 +2,9 @@ package dockerrt
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"fmt"
 	"time"
 
 	"agentk/services/deployer/internal/ledger"
