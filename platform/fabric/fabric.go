@@ -90,14 +90,16 @@ func StartEmbedded(ctx context.Context, o Options) (*Fabric, error) {
 }
 
 // Remote joins an existing NATS server at url with the identities in keysDir
-// (created by `agentk keys`), and provisions the streams and buckets as admin
-// when the admin seed is present there (skipped otherwise: in production the
-// operator provisions). It returns ErrStart wrapping the cause.
+// (created by `agentk keys`): keyring.json and whichever seeds the directory
+// holds. A production container holds only its own seed, so it can connect
+// and sign only as itself. Streams and buckets are provisioned when the admin
+// seed is present (skipped otherwise: the operator provisions once). It
+// returns ErrStart wrapping the cause.
 func Remote(ctx context.Context, url, keysDir string, o Options) (*Fabric, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	ids, err := identity.Load(keysDir)
+	ids, err := identity.LoadAvailable(keysDir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
@@ -110,6 +112,10 @@ func newFabric(ctx context.Context, ids *identity.Set, srv *natsembed.Server, ur
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	f := &Fabric{ids: ids, kr: kr, srv: srv, url: url, log: o.Logger, tmpl: o.Bus}
+	if !ids.Has(topology.RoleAdmin) {
+		o.Logger.Info("no admin seed: streams and buckets are not provisioned by this process", "keys_dir", ids.Dir())
+		return f, nil
+	}
 	admin, err := f.connect(ctx, topology.RoleAdmin)
 	if err != nil {
 		return nil, fmt.Errorf("%w: admin: %w", ErrStart, err)

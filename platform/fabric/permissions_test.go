@@ -3,6 +3,8 @@ package fabric_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/identity"
 	"agentk/platform/topology"
 
 	"github.com/nats-io/nats.go"
@@ -302,4 +305,41 @@ func TestConnectUnknownRole(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, f.Close()) })
 	_, err := f.Connect(context.Background(), "mallory")
 	require.True(t, errors.Is(err, fabric.ErrRole))
+}
+
+// A production container holds keyring.json and its own seed only: it
+// connects and signs as itself and as nobody else.
+func TestRemoteWithOnlyOwnSeed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f := start(t, dir)
+	t.Cleanup(func() { require.NoError(t, f.Close()) })
+
+	keys := t.TempDir()
+	src := filepath.Join(dir, "keys")
+	for _, name := range []string{identity.KeyringFile, envelope.RoleGate + ".nk"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(keys, name), b, 0o600))
+	}
+	ctx := context.Background()
+	r, err := fabric.Remote(ctx, f.URL(), keys, fabric.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, r.Close()) })
+	require.Len(t, r.Keyring().Entries(), len(envelope.Roles), "verifies every role")
+	require.NotNil(t, r.Signer(envelope.RoleGate))
+	require.Nil(t, r.Signer(envelope.RoleBridge), "cannot sign as another role")
+	_, err = r.Deps(ctx, envelope.RoleGate, nil, func(string) string { return "" })
+	require.NoError(t, err)
+	_, err = r.Connect(ctx, envelope.RoleDeployer)
+	require.ErrorIs(t, err, fabric.ErrRole)
+
+	// A seed that disagrees with the keyring is refused.
+	other, err := identity.Ensure(t.TempDir())
+	require.NoError(t, err)
+	seed, err := other.Seed(envelope.RoleGate)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(keys, envelope.RoleGate+".nk"), seed, 0o600))
+	_, err = fabric.Remote(ctx, f.URL(), keys, fabric.Options{})
+	require.ErrorIs(t, err, identity.ErrKeyring)
 }

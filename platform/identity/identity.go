@@ -28,8 +28,12 @@ var (
 	ErrBadSeed = errors.New("identity: bad seed")
 	// ErrPerm is returned when a seed file is readable by others than its owner.
 	ErrPerm = errors.New("identity: seed file too open")
-	// ErrUnknownRole is returned for a role with no identity.
+	// ErrUnknownRole is returned for a role with no identity (or whose seed
+	// is not in this keys directory).
 	ErrUnknownRole = errors.New("identity: unknown role")
+	// ErrKeyring is returned when keyring.json is missing, unreadable, or
+	// disagrees with a seed in the same directory.
+	ErrKeyring = errors.New("identity: keyring")
 )
 
 // KeyringFile is the keyring's file name inside the keys directory.
@@ -46,6 +50,7 @@ type Set struct {
 	dir   string
 	seeds map[string][]byte
 	pubs  map[string]string
+	kr    *envelope.Keyring // from keyring.json (LoadAvailable); nil: built from pubs
 }
 
 // Ensure creates dir (0700) and a seed for every role that has none, keeps the
@@ -124,6 +129,45 @@ func Load(dir string) (*Set, error) {
 	return s, nil
 }
 
+// LoadAvailable reads keyring.json and whichever seeds dir holds: what a
+// production container has (its own seed and everyone's public keys, never the
+// others' seeds). Each present seed must be 0600, valid, and agree with the
+// keyring. It returns ErrKeyring, ErrPerm or ErrBadSeed, every problem at once.
+func LoadAvailable(dir string) (*Set, error) {
+	kr, err := envelope.LoadKeyring(filepath.Join(dir, KeyringFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKeyring, err)
+	}
+	roleOf := map[string]string{}
+	for _, e := range kr.Entries() {
+		roleOf[e.KeyID] = e.Role
+	}
+	s := &Set{dir: dir, seeds: map[string][]byte{}, pubs: map[string]string{}, kr: kr}
+	var errs []error
+	for _, r := range Roles() {
+		seed, pub, err := LoadSeed(SeedFile(dir, r))
+		if errors.Is(err, ErrMissing) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if r != topology.RoleAdmin && roleOf[pub] != r {
+			errs = append(errs, fmt.Errorf("%w: %s holds %s, which keyring.json does not list for %s", ErrKeyring, SeedFile(dir, r), pub, r))
+			continue
+		}
+		s.seeds[r], s.pubs[r] = seed, pub
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// Has reports whether the set holds role's seed.
+func (s *Set) Has(role string) bool { _, ok := s.seeds[role]; return ok }
+
 // LoadSeed reads one user seed file and returns the seed and its public key.
 // It returns ErrMissing, ErrPerm (group or other may read it) or ErrBadSeed.
 func LoadSeed(path string) (seed []byte, pub string, err error) {
@@ -196,6 +240,9 @@ func (s *Set) Signer(role string) (*envelope.Signer, error) {
 // Keyring returns the keyring of the envelope roles (the admin signs nothing
 // and is not in it).
 func (s *Set) Keyring() (*envelope.Keyring, error) {
+	if s.kr != nil {
+		return s.kr, nil
+	}
 	entries := make([]envelope.KeyEntry, 0, len(envelope.Roles))
 	for _, r := range envelope.Roles {
 		if p, ok := s.pubs[r]; ok {
@@ -206,7 +253,12 @@ func (s *Set) Keyring() (*envelope.Keyring, error) {
 }
 
 // WriteKeyring writes dir/keyring.json (0644: public keys only) atomically.
+// It returns ErrKeyring for a set loaded with LoadAvailable, which does not
+// hold every public key's seed.
 func (s *Set) WriteKeyring() error {
+	if s.kr != nil {
+		return fmt.Errorf("%w: a partial set does not rewrite keyring.json", ErrKeyring)
+	}
 	kr, err := s.Keyring()
 	if err != nil {
 		return fmt.Errorf("identity: %w", err)
