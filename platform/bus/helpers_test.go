@@ -17,7 +17,7 @@ import (
 )
 
 // startFabric runs an embedded fabric in a temp dir for one test.
-func startFabric(t *testing.T, tmpl bus.Config) *fabric.Fabric {
+func startFabric(t testing.TB, tmpl bus.Config) *fabric.Fabric {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -124,3 +124,5 @@ var (
 	subjAlert  = contracts.SubjectAlert
 	subjReport = contracts.SubjectReport
 )
+
+func benchNow() time.Time { return time.Now() }
