@@ -18,6 +18,7 @@ import (
 	"agentk/platform/service"
 	"agentk/services/ingester/webhook"
 	"agentk/services/investigator"
+	"agentk/services/investigator/scripted"
 	"agentk/services/sandbox"
 	"agentk/services/sandbox/fakesignoz"
 
@@ -28,7 +29,8 @@ import (
 // sandbox (against the fake SigNoz) and the rules investigator over the
 // embedded fabric, and reports the rules' diagnosis accuracy. The answer in
 // incident.yaml is read only to score. It runs when AGENTK_EVAL_CORPUS names
-// the corpus directory (e.g. ../../e2e/incidents).
+// the corpus directory (e.g. ../../e2e/incidents); AGENTK_EVAL_PERSONA plays a
+// scripted persona instead (the oracle and flaky get the true class).
 func TestRulesOnTheCorpus(t *testing.T) {
 	dir := os.Getenv("AGENTK_EVAL_CORPUS")
 	if dir == "" {
@@ -37,11 +39,26 @@ func TestRulesOnTheCorpus(t *testing.T) {
 	incs, err := incident.LoadCorpus(dir)
 	require.NoError(t, err)
 	require.NotEmpty(t, incs)
-	var right int
+	persona := os.Getenv("AGENTK_EVAL_PERSONA")
+	var right, tokens, maxTokens int
 	var rows []string
 	confusion := map[string]int{}
 	for _, inc := range incs {
-		rep := replay(t, inc)
+		env := map[string]string{}
+		if persona != "" {
+			var opts []scripted.Option
+			if persona == scripted.Oracle || persona == scripted.Flaky {
+				opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause), scripted.WithHang(2*time.Second))
+			}
+			srv := httptest.NewServer(scripted.New(persona, opts...))
+			env = map[string]string{"AGENTK_LLM_PROVIDER": "custom", "AGENTK_LLM_BASE_URL": srv.URL + "/v1",
+				"AGENTK_LLM_MODEL": "scripted", "AGENTK_LLM_PERSONA": persona, "AGENTK_LLM_TIMEOUT": "500ms"}
+			t.Cleanup(srv.Close)
+		}
+		rep := replay(t, inc, env)
+		used := rep.TokensIn + rep.TokensOut
+		tokens += used
+		maxTokens = max(maxTokens, used)
 		got := rep.Claims[0].Class
 		ok := got == inc.Meta.Expect.RootCause
 		if ok {
@@ -49,8 +66,8 @@ func TestRulesOnTheCorpus(t *testing.T) {
 		} else {
 			confusion[inc.Meta.Expect.RootCause+" -> "+got]++
 		}
-		require.True(t, rep.Completed, "%s: %s", inc.Meta.ID, rep.IncompleteReason)
-		rows = append(rows, fmt.Sprintf("%-45s expect=%-20s got=%-20s conf=%.2f ok=%v", filepath.Base(inc.Dir), inc.Meta.Expect.RootCause, got, rep.Claims[0].Confidence, ok))
+		require.True(t, rep.Completed, "%s: %s tokens_in=%d tokens_out=%d iterations=%d", inc.Meta.ID, rep.IncompleteReason, rep.TokensIn, rep.TokensOut, rep.Iterations)
+		rows = append(rows, fmt.Sprintf("%-45s expect=%-20s got=%-20s conf=%.2f tokens=%d ok=%v", filepath.Base(inc.Dir), inc.Meta.Expect.RootCause, got, rep.Claims[0].Confidence, used, ok))
 	}
 	for _, r := range rows {
 		t.Log(r)
@@ -63,10 +80,15 @@ func TestRulesOnTheCorpus(t *testing.T) {
 	for _, k := range keys {
 		t.Logf("miss %s: %d", k, confusion[k])
 	}
-	t.Logf("rules accuracy: %d/%d = %.0f%%", right, len(incs), 100*float64(right)/float64(len(incs)))
+	name := "rules"
+	if persona != "" {
+		name = "persona:" + persona
+	}
+	t.Logf("%s accuracy: %d/%d = %.0f%%; tokens per investigation: mean %d, max %d", name, right, len(incs),
+		100*float64(right)/float64(len(incs)), tokens/len(incs), maxTokens)
 }
 
-func replay(t *testing.T, inc *incident.Incident) contracts.ReportV1 {
+func replay(t *testing.T, inc *incident.Incident, investigatorEnv map[string]string) contracts.ReportV1 {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -94,7 +116,7 @@ func replay(t *testing.T, inc *incident.Incident) contracts.ReportV1 {
 		}
 	}
 	start(envelope.RoleSandbox, sandbox.Run, map[string]string{"AGENTK_SIGNOZ_URL": sig.URL, "AGENTK_SIGNOZ_API_KEY": "read-only"})
-	start(envelope.RoleInvestigator, investigator.Run, map[string]string{})
+	start(envelope.RoleInvestigator, investigator.Run, investigatorEnv)
 
 	adm, err := f.Admin(ctx)
 	require.NoError(t, err)

@@ -46,7 +46,9 @@ func renderEvidence(b *strings.Builder, e loop.Evidence, nonce string, maxChars 
 	if err != nil {
 		fb = []byte("{}")
 	}
-	fmt.Fprintf(b, "BEGIN DATA %s evidence id=%s tool=%s link=%s\n", nonce, oneLine(e.ID), oneLine(e.Tool), oneLine(e.Link))
+	// The SigNoz link is for humans (the reviewer checks it); it is long and
+	// tells the model nothing, so it stays out of the prompt.
+	fmt.Fprintf(b, "BEGIN DATA %s evidence id=%s tool=%s\n", nonce, oneLine(e.ID), oneLine(e.Tool))
 	fmt.Fprintf(b, "facts: %s\n", scrub(string(fb), nonce))
 	text := scrub(e.Compact, nonce)
 	if len(text) > maxChars {

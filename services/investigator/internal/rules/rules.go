@@ -27,8 +27,10 @@ const MarkerWindow = 30 * time.Minute
 // Thresholds the rules use.
 const (
 	HighErrorRate = 0.05
-	HighP95Ms     = 1000.0
-	LowErrorRate  = 0.02
+	// SurgeRatio is the inbound traffic over its baseline that counts as a surge.
+	SurgeRatio   = 2.0
+	HighP95Ms    = 1000.0
+	LowErrorRate = 0.02
 )
 
 // Signal is a named family of patterns searched in trace and log data.
@@ -67,6 +69,9 @@ type Observations struct {
 	MarkerQueried     bool
 	ErrorRate, P95Ms  float64
 	HaveRate, HaveP95 bool
+	// TrafficRatio is inbound traffic since the onset over the baseline.
+	TrafficRatio float64
+	HaveTraffic  bool
 	// Signals maps each signal found to the ids of the evidence it was found in.
 	Signals map[Signal][]string
 	// OverviewIDs and MarkerIDs cite the service overview and marker queries.
@@ -93,6 +98,8 @@ type Rule struct {
 // Table is every rule, strongest first. The first match is the diagnosis;
 // later matches become secondary claims.
 var Table = []Rule{
+	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
+		func(o Observations) bool { return o.HaveTraffic && o.TrafficRatio >= SurgeRatio }, nil, true},
 	{"db_pool_exhaustion", 0.8, "connection pool exhaustion: traces or logs show pool checkout timeouts or an exhausted pool",
 		func(o Observations) bool { return o.has(SigPool) }, []Signal{SigPool}, false},
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
@@ -143,6 +150,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 			if f.Onset != nil {
 				onset = f.Onset
+			}
+			if f.TrafficRatio != nil {
+				o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
 			}
 		case contracts.ToolDeploymentMarkers:
 			if f.MarkerQuery {
