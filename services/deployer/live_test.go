@@ -72,7 +72,7 @@ func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 		"AGENTK_COMPOSE_PROJECT": project, "AGENTK_COMPOSE_FILE": file,
 		"AGENTK_DEPLOYER_STATE_DIR": filepath.Join(dir, "state"), "AGENTK_DEPLOYER_STABILISE": "1s",
 		"AGENTK_DEPLOYER_PROBE_URL": fmt.Sprintf("http://127.0.0.1:%d/ask", port),
-		"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "DOCKER_HOST": os.Getenv("DOCKER_HOST"),
+		"PATH":                      os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "DOCKER_HOST": os.Getenv("DOCKER_HOST"),
 	}
 	d, err := f.Deps(ctx, envelope.RoleDeployer, time.Now, func(k string) string { return env[k] })
 	require.NoError(t, err)
