@@ -1,0 +1,123 @@
+// Command agentk runs the agentk pipeline: every service in one process
+// (`agentk up`), one service (`agentk gate`, …), recorded incidents (`agentk
+// replay`, `agentk eval`, `agentk demo`) and the operator's tools.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *cli, args []string) error
+}
+
+// cli is what every command is handed: the process's I/O and environment.
+type cli struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	getenv         func(string) string
+}
+
+var errUsage = errors.New("usage")
+
+func commands() []command {
+	cmds := []command{
+		{"up", "run every service in one process over embedded NATS (or AGENTK_NATS_URL)", cmdUp},
+		{"demo", "replay a deployment-class and a runtime incident, step by step (what `make demo` runs)", cmdDemo},
+		{"replay", "replay one recorded incident through every service: agentk replay [--json] <incident-dir>", cmdReplay},
+		{"eval", "replay every incident of a corpus and print the scoreboard: agentk eval [--json] <corpus-dir>", cmdEval},
+		{"keys", "create (or keep) every service's nkey and the keyring in AGENTK_KEYS_DIR", cmdKeys},
+		{"config", "print the effective configuration, secrets redacted", cmdConfig},
+	}
+	for _, s := range serviceNames() {
+		s := s
+		cmds = append(cmds, command{s, "run the " + s + " service alone against AGENTK_NATS_URL", func(ctx context.Context, c *cli, args []string) error {
+			return cmdService(ctx, c, s, args)
+		}})
+	}
+	return cmds
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `agentk — alerts in, evidence-backed investigation, a gate in plain Go, a human's signed yes, a verified rollback.
+
+Usage: agentk <command> [flags] [args]
+
+Commands:`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, `
+Run "agentk <command> -h" for a command's flags. Configuration is read from
+AGENTK_* environment variables: see docs/configuration.md, or "agentk config".`)
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := &cli{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv}
+	os.Exit(run(ctx, c, os.Args[1:]))
+}
+
+// run dispatches to a command and returns the process exit code: 0 success,
+// 1 failure, 2 bad usage.
+func run(ctx context.Context, c *cli, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(c.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, cmd := range commands() {
+		if cmd.name != args[0] {
+			continue
+		}
+		err := cmd.run(ctx, c, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintln(c.stderr, "agentk "+cmd.name+":", err)
+			return 2
+		default:
+			fmt.Fprintln(c.stderr, "agentk "+cmd.name+":", err)
+			var ex exitCode
+			if errors.As(err, &ex) {
+				return int(ex)
+			}
+			return 1
+		}
+	}
+	fmt.Fprintf(c.stderr, "agentk: unknown command %q\n\n", args[0])
+	usage(c.stderr)
+	return 2
+}
+
+// exitCode lets a command choose its exit status.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// newFlags returns a flag set that prints usage to stderr and returns errors.
+func newFlags(c *cli, name, usageLine string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(c.stderr, "Usage: agentk %s\n\nFlags:\n", usageLine)
+		fs.PrintDefaults()
+	}
+	return fs
+}

@@ -1,0 +1,347 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/contracts/incident"
+	"agentk/platform/bus"
+	"agentk/platform/fabric"
+	"agentk/services/bridge/fakeslack"
+
+	"github.com/nats-io/nats.go"
+)
+
+// observer watches every message of the run, as an operator would, and
+// verifies each signature before believing it.
+type observer struct {
+	conn *bus.Conn
+	sub  *nats.Subscription
+	msgs chan *nats.Msg
+	kr   *envelope.Keyring
+	now  func() time.Time
+}
+
+func newObserver(ctx context.Context, f *fabric.Fabric, now func() time.Time) (*observer, error) {
+	c, err := f.Admin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := &observer{conn: c, msgs: make(chan *nats.Msg, 1024), kr: f.Keyring(), now: now}
+	o.sub, err = c.NATS().ChanSubscribe("agentk.>", o.msgs)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.NATS().Flush(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *observer) close() {
+	_ = o.sub.Unsubscribe()
+	_ = o.conn.Close()
+}
+
+// outcome is what the observer saw of one incident.
+type outcome struct {
+	alert     *contracts.AlertV1
+	report    *contracts.ReportV1
+	review    *contracts.ReviewV1
+	decision  *contracts.DecisionV1
+	approval  *contracts.ApprovalV1
+	action    *contracts.ActionV1
+	actions   []contracts.ActionV1
+	decisions map[string]contracts.DecisionV1
+}
+
+var producer = map[string]string{
+	contracts.SubjectAlert:    envelope.RoleIngester,
+	contracts.SubjectReport:   envelope.RoleInvestigator,
+	contracts.SubjectReview:   envelope.RoleReviewer,
+	contracts.SubjectDecision: envelope.RoleGate,
+	contracts.SubjectApproval: envelope.RoleBridge,
+	contracts.SubjectAction:   envelope.RoleDeployer,
+}
+
+// take verifies and decodes one message into the outcome; it reports which
+// subject it was, or "" for messages it does not track.
+func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
+	role, ok := producer[m.Subject]
+	if !ok {
+		return "", nil
+	}
+	var dst any
+	switch m.Subject {
+	case contracts.SubjectAlert:
+		dst = new(contracts.AlertV1)
+	case contracts.SubjectReport:
+		dst = new(contracts.ReportV1)
+	case contracts.SubjectReview:
+		dst = new(contracts.ReviewV1)
+	case contracts.SubjectDecision:
+		dst = new(contracts.DecisionV1)
+	case contracts.SubjectApproval:
+		dst = new(contracts.ApprovalV1)
+	case contracts.SubjectAction:
+		dst = new(contracts.ActionV1)
+	}
+	if _, err := o.kr.Open(m.Data, m.Subject, role, o.now(), dst); err != nil {
+		return "", fmt.Errorf("replay: observed %s failed verification: %w", m.Subject, err)
+	}
+	switch v := dst.(type) {
+	case *contracts.AlertV1:
+		if out.alert == nil {
+			out.alert = v
+		}
+	case *contracts.ReportV1:
+		out.report = v
+	case *contracts.ReviewV1:
+		out.review = v
+	case *contracts.DecisionV1:
+		out.decisions[v.DecisionID] = *v
+		if out.decision == nil {
+			out.decision = v
+		}
+	case *contracts.ApprovalV1:
+		out.approval = v
+	case *contracts.ActionV1:
+		out.actions = append(out.actions, *v)
+		if out.action == nil {
+			out.action = v
+		}
+	}
+	return m.Subject, nil
+}
+
+// follow waits for the incident to reach its end: a denial, or an approval
+// answered and acted on.
+func (o *observer) follow(ctx context.Context, inc *incident.Incident, slack *fakeslack.Server, interactionsURL, secret string,
+	now func() time.Time, opts Options, p progress) (*outcome, error) {
+	out := &outcome{decisions: map[string]contracts.DecisionV1{}}
+	clicked := false
+	var clickErr chan error
+	for {
+		select {
+		case <-ctx.Done():
+			return out, fmt.Errorf("%w: %s", ErrTimeout, o.stage(out))
+		case err := <-clickErr:
+			if err != nil {
+				return out, err
+			}
+			clickErr = nil
+		case m := <-o.msgs:
+			subj, err := o.take(m, out)
+			if err != nil {
+				return out, err
+			}
+			switch subj {
+			case contracts.SubjectAlert:
+				a := out.alert
+				p.step("alert %s: service %s, burn rate %g (%s), incident %s", a.AlertName, a.Service, a.BurnRate, orNone(a.BurnRateSource), a.IncidentID)
+			case contracts.SubjectReport:
+				r := out.report
+				p.step("investigation by %s: %d claims, %d tool calls, %d evidence records, tokens %d in / %d out, completed=%v",
+					r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.TokensIn, r.TokensOut, r.Completed)
+			case contracts.SubjectReview:
+				r := out.review
+				p.step("review: %d claims kept, %d dropped%s", len(r.Kept), len(r.Dropped), insufficient(r))
+				for _, c := range r.Kept {
+					p.step("  kept    %-20s %.2f  %s", c.Class, c.Confidence, clip(c.Statement, 90))
+				}
+				for _, d := range r.Dropped {
+					p.step("  dropped %-20s %.2f  because %s", d.Claim.Class, d.Claim.Confidence, clip(strings.Join(d.Reasons, "; "), 90))
+				}
+			case contracts.SubjectDecision:
+				d := out.decision
+				p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
+				for _, c := range d.Checks {
+					mark := "pass"
+					if !c.Passed {
+						mark = "FAIL"
+					}
+					p.step("  %s %-18s %s", mark, c.Name, clip(c.Reason, 100))
+				}
+				if d.Verdict != contracts.VerdictAllow {
+					if d.NextStep != "" {
+						p.step("next step for the on-call human: %s", d.NextStep)
+					}
+					return out, nil
+				}
+				if !clicked {
+					clicked = true
+					clickErr = make(chan error, 1)
+					go func(d contracts.DecisionV1) {
+						clickErr <- o.approve(ctx, d, slack, interactionsURL, secret, now, opts, p)
+					}(*d)
+				}
+			case contracts.SubjectApproval:
+				a := out.approval
+				p.step("approval: %s by %s via %s (signed by the bridge, bound to digest %s…)", a.Answer, a.Approver, a.Channel, a.DecisionDigest[:12])
+			case contracts.SubjectAction:
+				a := out.action
+				p.step("deployer: %s %s → %s", a.Outcome, orNone(a.FromImage), orNone(a.ToImage))
+				if len(a.Command) > 0 {
+					p.step("  command: %s", strings.Join(a.Command, " "))
+				}
+				if a.Reason != "" {
+					p.step("  reason: %s", a.Reason)
+				}
+				return out, nil
+			}
+		}
+	}
+}
+
+// approve answers an allowed decision as the approver: by clicking the button
+// in the Slack message the bridge posted (or asking a human when interactive).
+func (o *observer) approve(ctx context.Context, d contracts.DecisionV1, slack *fakeslack.Server, url, secret string, now func() time.Time, opts Options, p progress) error {
+	msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool {
+		for _, b := range m.Buttons() {
+			if b.ActionID == fakeslack.Approve && strings.Contains(b.Value, d.DecisionID) {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("replay: no Slack approval request for %s: %w", d.DecisionID, err)
+	}
+	action, who := fakeslack.Approve, "the auto-approver (replay; no human involved)"
+	if opts.Interactive != nil {
+		who = "you"
+		if !opts.Interactive(fmt.Sprintf("Roll %s back to %s?", d.Service, d.RollbackTarget)) {
+			action = fakeslack.Deny
+		}
+	}
+	p.step("Slack message posted with Approve/Deny buttons; %s clicks %s", who, strings.TrimPrefix(action, "agentk_"))
+	status, err := slack.Click(ctx, url, secret, now(), msg, approverID, action)
+	if err != nil {
+		return fmt.Errorf("replay: click: %w", err)
+	}
+	if status/100 != 2 {
+		return fmt.Errorf("replay: the bridge answered the click with HTTP %d", status)
+	}
+	return nil
+}
+
+func (o *observer) stage(out *outcome) string {
+	switch {
+	case out.alert == nil:
+		return "no alert was published"
+	case out.report == nil:
+		return "no investigation report was published"
+	case out.review == nil:
+		return "no review was published"
+	case out.decision == nil:
+		return "no decision was published"
+	case out.approval == nil:
+		return "the allowed decision was never answered"
+	default:
+		return "the approval was never acted on"
+	}
+}
+
+// fill copies the outcome into the result.
+func (out *outcome) fill(r *Result) {
+	r.Diagnosis = contracts.ClassUnknown
+	if out.alert != nil {
+		r.IncidentID = out.alert.IncidentID
+	}
+	if out.report != nil {
+		r.Completed = out.report.Completed
+		r.ToolCalls = out.report.ToolCalls
+		r.TokensIn, r.TokensOut = out.report.TokensIn, out.report.TokensOut
+	}
+	if rv := out.review; rv != nil {
+		r.ClaimsPublished, r.ClaimsDropped = len(rv.Kept), len(rv.Dropped)
+		if rv.Best != nil {
+			r.Diagnosis, r.Confidence = rv.Best.Class, rv.Best.Confidence
+		}
+		r.UnsupportedClaims = unsupported(rv)
+	}
+	r.Action = contracts.OutcomeNone
+	if d := out.decision; d != nil {
+		r.Verdict = d.Verdict
+		r.DecisionID = d.DecisionID
+		if d.FailedChecks != nil {
+			r.FailedChecks = d.FailedChecks
+		}
+		r.RollbackTarget = d.RollbackTarget
+	}
+	if a := out.approval; a != nil {
+		r.Approver = a.Approver
+	}
+	if a := out.action; a != nil {
+		r.Action = a.Outcome
+		r.ActionReason = a.Reason
+		r.Command = a.Command
+		if a.ToImage != "" {
+			r.RollbackTarget = a.ToImage
+		}
+	}
+	for _, a := range out.actions {
+		d, ok := out.decisions[a.DecisionID]
+		acted := a.Outcome == contracts.OutcomeDryRun || a.Outcome == contracts.OutcomeRolledBack
+		if acted && (!ok || d.Verdict != contracts.VerdictAllow) {
+			r.OutOfGateActions++
+		}
+	}
+}
+
+// unsupported counts kept claims that an independent look finds unsupported:
+// citing nothing, or citing an id that is not among the review's own
+// sandbox-recorded evidence for this investigation.
+func unsupported(rv *contracts.ReviewV1) int {
+	ids := map[string]bool{}
+	for _, raw := range rv.Evidence {
+		e, err := envelope.Parse(raw)
+		if err != nil {
+			continue
+		}
+		var ev contracts.EvidenceV1
+		if json.Unmarshal(e.Payload, &ev) == nil && ev.InvestigationID == rv.InvestigationID {
+			ids[ev.ID] = true
+		}
+	}
+	n := 0
+	for _, c := range rv.Kept {
+		ok := len(c.EvidenceIDs) > 0
+		for _, id := range c.EvidenceIDs {
+			ok = ok && ids[id]
+		}
+		if !ok {
+			n++
+		}
+	}
+	return n
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func insufficient(r *contracts.ReviewV1) string {
+	if r.InsufficientEvidence {
+		return " — insufficient evidence: a human must look"
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

@@ -1,0 +1,273 @@
+// Package replay runs one recorded incident through every agentk service over
+// a real (embedded) NATS server: the fake SigNoz serves the incident's
+// telemetry, the clock starts at the incident's now, the chosen investigator
+// investigates, an approver answers through the bridge's real Slack path, and
+// the deployer acts with its dry-run runtime. Nothing in the pipeline reads the
+// incident's expected answer; only the scoring does.
+package replay
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"agentk/cmd/agentk/stack"
+	"agentk/contracts/incident"
+	"agentk/platform/fabric"
+	"agentk/platform/service"
+	"agentk/services/bridge/fakeslack"
+	"agentk/services/investigator/scripted"
+	"agentk/services/sandbox/fakesignoz"
+)
+
+// Errors.
+var (
+	ErrInvestigator = errors.New("replay: unknown investigator")
+	ErrTimeout      = errors.New("replay: the incident did not finish in time")
+	ErrIngest       = errors.New("replay: the ingester refused the alert")
+)
+
+// Options configure a replay.
+type Options struct {
+	// Investigator is "rules" (default) or "persona:<name>" (scripted model).
+	Investigator string
+	// Timeout bounds the whole replay (default 60 s).
+	Timeout time.Duration
+	// Logger receives the services' logs (default: discarded).
+	Logger *slog.Logger
+	// Progress, when set, receives one human-readable line per step.
+	Progress io.Writer
+	// DataDir holds the embedded NATS store; default a temporary folder removed after.
+	DataDir string
+	// Interactive, when set, asks this function instead of auto-approving.
+	Interactive func(summary string) (approve bool)
+}
+
+const (
+	approverID   = "UREPLAYAPPROVER"
+	approverName = "auto-approver"
+	botToken     = "xoxb-replay-not-a-real-token"
+)
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// serve starts h on a loopback port and returns its base URL and a stop function.
+func serve(h http.Handler) (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// Run replays the incident folder dir.
+func Run(ctx context.Context, dir string, o Options) (Result, error) {
+	inc, err := incident.Load(dir)
+	if err != nil {
+		return Result{}, err
+	}
+	return RunIncident(ctx, inc, o)
+}
+
+// RunIncident replays an already loaded incident.
+func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (res Result, err error) {
+	started := time.Now()
+	if o.Investigator == "" {
+		o.Investigator = "rules"
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := progress{w: o.Progress}
+	res = Result{Incident: inc.Meta.ID, Investigator: o.Investigator, FailedChecks: []string{},
+		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks}}
+
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+
+	dataDir := o.DataDir
+	if dataDir == "" {
+		dataDir, err = os.MkdirTemp("", "agentk-replay-")
+		if err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(dataDir)
+	}
+
+	env := map[string]string{
+		"AGENTK_OTEL_DISABLED": "1",
+	}
+	// The fake SigNoz, serving the incident's telemetry.
+	apiKey := "replay-" + randHex(8)
+	sigURL, stopSig, err := serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey}))
+	if err != nil {
+		return res, err
+	}
+	defer stopSig()
+	env["AGENTK_SIGNOZ_URL"] = sigURL
+	env["AGENTK_SIGNOZ_BASE_URL"] = sigURL
+	env["AGENTK_SIGNOZ_API_KEY"] = apiKey
+
+	// The investigator: offline rules, or a scripted model.
+	switch {
+	case o.Investigator == "rules":
+		env["AGENTK_INVESTIGATOR"] = "rules"
+	case strings.HasPrefix(o.Investigator, "persona:"):
+		name := strings.TrimPrefix(o.Investigator, "persona:")
+		if !scripted.Known(name) {
+			return res, fmt.Errorf("%w: %q (personas: %s)", ErrInvestigator, o.Investigator, strings.Join(scripted.Personas(), ", "))
+		}
+		opts := []scripted.Option{scripted.WithModel("scripted-" + name)}
+		if name == scripted.Oracle {
+			// Only the oracle is told the truth; nothing else in the pipeline is.
+			opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
+		}
+		modelURL, stopModel, err := serve(scripted.New(name, opts...))
+		if err != nil {
+			return res, err
+		}
+		defer stopModel()
+		env["AGENTK_INVESTIGATOR"] = "llm"
+		env["AGENTK_LLM_PROVIDER"] = "custom"
+		env["AGENTK_LLM_BASE_URL"] = modelURL + "/v1"
+		env["AGENTK_LLM_API_KEY"] = "scripted"
+		env["AGENTK_LLM_MODEL"] = "scripted-" + name
+		env["AGENTK_LLM_PERSONA"] = name
+	default:
+		return res, fmt.Errorf("%w: %q (want rules or persona:<name>)", ErrInvestigator, o.Investigator)
+	}
+
+	// Slack, played locally; the approver clicks through the bridge's real path.
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	signingSecret := randHex(16)
+	bridgeAddr, err := freeAddr()
+	if err != nil {
+		return res, err
+	}
+	env["AGENTK_BRIDGE_ADDR"] = bridgeAddr
+	env["AGENTK_SLACK_API_URL"] = slack.APIURL()
+	env["AGENTK_SLACK_BOT_TOKEN"] = botToken
+	env["AGENTK_SLACK_SIGNING_SECRET"] = signingSecret
+	env["AGENTK_SLACK_CHANNEL"] = "#agentk-replay"
+	env["AGENTK_SLACK_RESPONSE_URL_PREFIX"] = slack.ResponseURLPrefix()
+	env["AGENTK_APPROVERS"] = "slack:" + approverID + "=" + approverName
+
+	// The gate's and the deployer's scope, and the deployer's dry run.
+	scope := inc.Meta.SandboxServices
+	if len(scope) == 0 {
+		for s := range inc.Releases.Services {
+			scope = append(scope, s)
+		}
+		sort.Strings(scope)
+	}
+	env["AGENTK_SANDBOX_SERVICES"] = strings.Join(scope, ",")
+	env["AGENTK_DEPLOYER_SERVICES"] = strings.Join(scope, ",")
+	env["AGENTK_DEPLOYER_RUNTIME"] = "dryrun"
+	env["AGENTK_INCIDENT_DIR"] = inc.Dir
+	env["AGENTK_COMPOSE_PROJECT"] = inc.Releases.Project
+
+	// The front door.
+	ingestAddr, err := freeAddr()
+	if err != nil {
+		return res, err
+	}
+	ingestToken := randHex(16)
+	env["AGENTK_INGEST_ADDR"] = ingestAddr
+	env["AGENTK_INGEST_TOKEN"] = ingestToken
+
+	getenv := func(k string) string { return env[k] }
+	now := service.Since(inc.Meta.Now)
+
+	p.step("incident %s: %s", inc.Meta.ID, inc.Meta.Title)
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir, Logger: log})
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	p.step("embedded NATS up at %s; replay clock at %s", f.URL(), inc.Meta.Now.Format(time.RFC3339))
+
+	obs, err := newObserver(ctx, f, now)
+	if err != nil {
+		return res, err
+	}
+	defer obs.close()
+
+	running, err := stack.Start(ctx, nil, func(ctx context.Context, role string) (service.Deps, error) {
+		return f.Deps(ctx, role, now, getenv)
+	}, log, 20*time.Second)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if serr := running.Stop(); serr != nil && err == nil {
+			log.Warn("services stopped with errors", "err", serr)
+		}
+	}()
+	p.step("7 services running, each with its own NATS credentials")
+
+	// The alert, exactly as SigNoz would post it.
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ingestAddr+"/v1/alerts", bytes.NewReader(inc.AlertJSON))
+	if err != nil {
+		return res, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+ingestToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return res, fmt.Errorf("%w: %v", ErrIngest, err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return res, fmt.Errorf("%w: %s: %s", ErrIngest, resp.Status, strings.TrimSpace(string(body)))
+	}
+	p.step("alert posted to the ingester: %s", resp.Status)
+
+	out, err := obs.follow(ctx, inc, slack, "http://"+bridgeAddr+"/slack/interactions", signingSecret, now, o, p)
+	if err != nil {
+		return res, err
+	}
+	out.fill(&res)
+	res.DurationMs = time.Since(started).Milliseconds()
+	return res, nil
+}
+
+// progress prints steps when a writer is set.
+type progress struct{ w io.Writer }
+
+func (p progress) step(format string, a ...any) {
+	if p.w != nil {
+		fmt.Fprintf(p.w, "  • "+format+"\n", a...)
+	}
+}

@@ -1,0 +1,51 @@
+package replay
+
+// Result is what `agentk replay --json` prints on its last line. The first
+// fields are the contract of INCIDENT-FORMAT.md ("What a replay prints"): names
+// and meanings never change; new fields are only ever added.
+type Result struct {
+	Incident        string   `json:"incident"`
+	Investigator    string   `json:"investigator"`
+	Diagnosis       string   `json:"diagnosis"`
+	Confidence      float64  `json:"confidence"`
+	ClaimsPublished int      `json:"claims_published"`
+	ClaimsDropped   int      `json:"claims_dropped"`
+	Verdict         string   `json:"verdict"`
+	FailedChecks    []string `json:"failed_checks"`
+	Action          string   `json:"action"`
+	RollbackTarget  string   `json:"rollback_target"`
+
+	// Additions beyond the contract.
+	Expect            Expectation `json:"expect"`
+	Completed         bool        `json:"investigation_completed"`
+	ToolCalls         int         `json:"tool_calls"`
+	TokensIn          int         `json:"tokens_in"`
+	TokensOut         int         `json:"tokens_out"`
+	DurationMs        int64       `json:"duration_ms"`
+	UnsupportedClaims int         `json:"unsupported_claims_published"`
+	OutOfGateActions  int         `json:"out_of_gate_actions"`
+	Approver          string      `json:"approver,omitempty"`
+	ActionReason      string      `json:"action_reason,omitempty"`
+	Command           []string    `json:"command,omitempty"`
+	IncidentID        string      `json:"incident_id,omitempty"`
+	DecisionID        string      `json:"decision_id,omitempty"`
+}
+
+// Expectation is the incident's right answer, copied for scoring scripts.
+type Expectation struct {
+	RootCause    string   `json:"root_cause"`
+	Verdict      string   `json:"verdict"`
+	FailedChecks []string `json:"failed_checks,omitempty"`
+}
+
+// BadRollback reports an allow where deny was right: it must never happen.
+func (r Result) BadRollback() bool { return r.Verdict == "allow" && r.Expect.Verdict == "deny" }
+
+// MissedRollback reports a deny where allow was right: the safe failure.
+func (r Result) MissedRollback() bool { return r.Verdict == "deny" && r.Expect.Verdict == "allow" }
+
+// DiagnosisCorrect reports whether the diagnosis is the incident's root cause.
+func (r Result) DiagnosisCorrect() bool { return r.Diagnosis == r.Expect.RootCause }
+
+// VerdictCorrect reports whether the gate decided as a correct gate would.
+func (r Result) VerdictCorrect() bool { return r.Verdict == r.Expect.Verdict }

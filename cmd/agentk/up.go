@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"agentk/cmd/agentk/stack"
+	"agentk/platform/fabric"
+	"agentk/platform/identity"
+	"agentk/platform/natsembed"
+	"agentk/platform/service"
+)
+
+func serviceNames() []string {
+	var out []string
+	for _, e := range stack.Services {
+		out = append(out, e.Role)
+	}
+	return out
+}
+
+func dataDir(c *cli) string {
+	if d := c.getenv("AGENTK_DATA_DIR"); d != "" {
+		return d
+	}
+	return ".data"
+}
+
+func keysDir(c *cli) string {
+	if d := c.getenv("AGENTK_KEYS_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(dataDir(c), "keys")
+}
+
+func prodLogger(c *cli) *slog.Logger {
+	level := slog.LevelInfo
+	_ = level.UnmarshalText([]byte(c.getenv("AGENTK_LOG_LEVEL")))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.getenv("AGENTK_LOG_FORMAT") == "text" {
+		return slog.New(slog.NewTextHandler(c.stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(c.stderr, opts))
+}
+
+// openFabric joins AGENTK_NATS_URL when set, else starts the embedded server.
+func openFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, error) {
+	if url := c.getenv("AGENTK_NATS_URL"); url != "" {
+		return fabric.Remote(ctx, url, keysDir(c), fabric.Options{Logger: log})
+	}
+	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log})
+}
+
+func cmdUp(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "up", "up")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := prodLogger(c)
+	f, err := openFabric(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	now := func() time.Time { return time.Now().UTC() }
+	running, err := stack.Start(ctx, nil, func(ctx context.Context, role string) (service.Deps, error) {
+		return f.Deps(ctx, role, now, c.getenv)
+	}, log, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	addr := c.getenv("AGENTK_HEALTH_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:8090"
+	}
+	hs := &http.Server{Addr: addr, Handler: running.Health, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := hs.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+			log.Error("health endpoint stopped", "addr", addr, "err", err)
+		}
+	}()
+	defer hs.Close()
+	log.Info("agentk up: every service running", "nats_url", f.URL(), "services", len(stack.Services), "health", "http://"+addr+"/<service>/readyz")
+	select {
+	case <-ctx.Done():
+	case <-running.Done():
+	}
+	log.Info("agentk up: stopping; in-flight messages finish first")
+	return running.Stop()
+}
+
+func cmdService(ctx context.Context, c *cli, role string, args []string) error {
+	fs := newFlags(c, role, role)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.getenv("AGENTK_NATS_URL") == "" {
+		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run one service alone (use `agentk up` for all of them on embedded NATS)", errUsage)
+	}
+	log := prodLogger(c)
+	f, err := openFabric(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	e, _ := stack.Lookup(role)
+	d, err := f.Deps(ctx, role, func() time.Time { return time.Now().UTC() }, c.getenv)
+	if err != nil {
+		return err
+	}
+	return e.Run(ctx, d)
+}
+
+func cmdKeys(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "keys", "keys [--dir DIR] [--nats-conf FILE [--nats-host H --nats-port P --nats-store DIR]]")
+	dir := fs.String("dir", keysDir(c), "where the seeds and keyring.json live")
+	conf := fs.String("nats-conf", "", "also write a nats-server configuration with one nkey user per service and its subject permissions")
+	host := fs.String("nats-host", "0.0.0.0", "listen host written into --nats-conf")
+	port := fs.Int("nats-port", 4222, "client port written into --nats-conf")
+	store := fs.String("nats-store", "/data/jetstream", "JetStream store directory written into --nats-conf")
+	name := fs.String("nats-name", "agentk-nats", "server name written into --nats-conf")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set, err := identity.Ensure(*dir)
+	if err != nil {
+		return err
+	}
+	if *conf != "" {
+		text, err := natsembed.Render(natsembed.ServerConfig{ServerName: *name, Host: *host, Port: *port, StoreDir: *store, Users: set.PublicKeys()})
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*conf, []byte(text), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "nats-server configuration written to %s\n", *conf)
+	}
+	b, err := os.ReadFile(filepath.Join(*dir, identity.KeyringFile))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "keys in %s (seeds are 0600; give each service only its own)\n%s\n", *dir, b)
+	return nil
+}
+
+func cmdConfig(ctx context.Context, c *cli, args []string) error {
+	return fmt.Errorf("not yet available")
+}
