@@ -218,10 +218,13 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, received
 	}
 	// The ledger is cut back to the target now, not when the Docker event
 	// arrives: the gate must never see the bad release as current again.
-	_ = d.Observe(ctx, ledger.Observation{Project: plan.Project, Service: plan.Service, Image: plan.To.Image, ImageID: ver.ImageID, Version: plan.To.Version, StartedAt: verified})
+	ledgerErr := d.Observe(ctx, ledger.Observation{Project: plan.Project, Service: plan.Service, Image: plan.To.Image, ImageID: ver.ImageID, Version: plan.To.Version, StartedAt: verified})
 
 	act.Outcome = contracts.OutcomeRolledBack
 	act.Recovered, act.Reason = d.recovered(ctx, plan.Service, verified)
+	if ledgerErr != nil {
+		act.Reason += "; release ledger NOT updated, the watcher will retry: " + ledgerErr.Error()
+	}
 	act.FinishedAt = d.Now()
 	return act
 }
