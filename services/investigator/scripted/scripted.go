@@ -348,8 +348,6 @@ func wrongFor(truth string) string {
 		return "retrieval_latency"
 	case deploy[truth]:
 		return "db_pool_exhaustion"
-	case truth == "retry_storm":
-		return "bad_release"
 	default:
 		return "retry_storm"
 	}
