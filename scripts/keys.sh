@@ -4,6 +4,7 @@
 #   keys/                 every role's nkey seed, the admin's, keyring.json (`agentk keys`)
 #   nats/nats.conf        nats-server config: one nkey user per role, its subject permissions
 #   keys-<role>/          ONLY <role>.nk and keyring.json: what that one container mounts
+#   keys-admin/           the NATS admin seed, for the one-shot provision container only
 #   secrets/<role>/       that container's own secret files (mounted at /run/secrets)
 #   deployer/             the deployer's state (compose pin file)
 #
@@ -24,7 +25,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 state=${AGENTK_STATE:-$root/.data}
 envfile=${AGENTK_ENV_FILE:-$root/.env}
-roles=(ingester sandbox investigator reviewer gate bridge deployer)
+# admin: the one-shot provision container (streams and buckets), nothing else.
+roles=(ingester sandbox investigator reviewer gate bridge deployer admin)
 umask 077
 
 agentk=${AGENTK_BIN:-$root/bin/agentk}

@@ -1,0 +1,346 @@
+// Package compose tests the root docker-compose.yml on the real Docker engine:
+// the images `make images` builds, the stack up, an alert fired at the
+// ingester reaching a gate decision, the secrets each container holds, and a
+// clean tear-down.
+package compose
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"agentk/platform/fabric"
+)
+
+// incidentDir is the recorded incident the fake SigNoz serves.
+const incidentDir = "e2e/incidents/retry-storm-01"
+
+// agentkServices are the stack's agentk containers (every one runs `agentk <service>`).
+var agentkServices = []string{"ingester", "sandbox", "investigator", "reviewer", "gate", "bridge", "deployer"}
+
+func TestComposeStack(t *testing.T) {
+	requireDocker(t)
+	root := repoRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	// 1. The images, exactly as `make images` builds them.
+	start := time.Now()
+	out, err := run(ctx, root, []string{"AGENTK_TAG=dev"}, "make", "-s", "images")
+	require.NoError(t, err)
+	t.Logf("make images: %s\n%s", time.Since(start).Round(time.Second), lastLines(out, 6))
+
+	// 2. Keys, nats.conf, per-service keys and secrets, .env: in a temp dir.
+	tmp := t.TempDir()
+	state, envFile := filepath.Join(tmp, "state"), filepath.Join(tmp, "compose.env")
+	_, err = run(ctx, root, []string{"AGENTK_STATE=" + state, "AGENTK_ENV_FILE=" + envFile, "AGENTK_BIN=" + filepath.Join(root, "bin", "agentk")}, "bash", "scripts/keys.sh")
+	require.NoError(t, err)
+	signozKey := "e2e-" + randHex(t, 16)
+	require.NoError(t, os.WriteFile(filepath.Join(state, "secrets", "sandbox", "signoz_api_key"), []byte(signozKey), 0o600))
+	ingestToken := readSecret(t, filepath.Join(state, "secrets", "ingester", "ingest_token"))
+	consoleToken := strings.TrimPrefix(readSecret(t, filepath.Join(state, "secrets", "bridge", "console_tokens")), "oncall=")
+
+	// 3. The fake SigNoz, FROM scratch, on the compose network only.
+	project := "agentke2e" + randHex(t, 4)
+	fakeImage := "agentk-e2e/fakesignoz:" + project
+	buildFakeSignoz(ctx, t, root, fakeImage)
+
+	env := []string{
+		"COMPOSE_PROJECT_NAME=" + project,
+		"AGENTK_STATE=" + state,
+		"AGENTK_E2E_FAKESIGNOZ_IMAGE=" + fakeImage,
+		"AGENTK_OTEL_DISABLED=1",
+		"SIGNOZ_OTLP_ENDPOINT=",
+		// Random loopback ports: the test never collides with a running stack.
+		"AGENTK_INGEST_PUBLISH=127.0.0.1:",
+		"AGENTK_BRIDGE_PUBLISH=127.0.0.1:",
+		"SHOP_API_PUBLISH=127.0.0.1:",
+	}
+	compose := func(ctx context.Context, args ...string) (string, error) {
+		base := []string{"--env-file", envFile, "-p", project,
+			"-f", filepath.Join(root, "docker-compose.yml"),
+			"-f", filepath.Join(root, "e2e", "compose", "testdata", "compose.test.yml")}
+		return run(ctx, root, env, "docker-compose", append(base, args...)...)
+	}
+	down := func(ctx context.Context) error {
+		_, err := compose(ctx, "down", "-v", "--remove-orphans", "--rmi", "local", "--timeout", "10")
+		return err
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if t.Failed() {
+			logs, _ := compose(ctx, "logs", "--no-color", "--tail", "15")
+			t.Logf("compose logs:\n%s", logs)
+		}
+		if err := down(ctx); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+		if _, err := run(ctx, "", nil, "docker", "rmi", "-f", fakeImage); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+
+	// 4. Up.
+	start = time.Now()
+	_, err = compose(ctx, "up", "-d")
+	require.NoError(t, err)
+	natsURL := "nats://" + publishedPort(ctx, t, compose, "nats", "4222")
+
+	// 5. Streams and buckets: the one-shot provision container, or, while
+	// `agentk provision` does not exist yet, the same provisioning as the admin
+	// from here (fabric.Remote with the admin seed; idempotent).
+	provisionedByStack := waitProvision(ctx, t, project)
+	if !provisionedByStack {
+		t.Log("WORKAROUND: `agentk provision` is not available in the image; the test provisions streams and buckets as the admin")
+		f, err := fabric.Remote(ctx, natsURL, filepath.Join(state, "keys"), fabric.Options{})
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+
+	ingestURL := "http://" + publishedPort(ctx, t, compose, "ingester", "8081")
+	bridgeURL := "http://" + publishedPort(ctx, t, compose, "bridge", "8082")
+	poll(t, ctx, 90*time.Second, "ingester healthy", func(ctx context.Context) (bool, error) {
+		code, _, err := get(ctx, ingestURL+"/healthz", "")
+		return code == http.StatusOK, err
+	})
+	poll(t, ctx, 90*time.Second, "bridge answering its API", func(ctx context.Context) (bool, error) {
+		code, _, err := get(ctx, bridgeURL+"/api/v1/decisions", consoleToken)
+		return code == http.StatusOK, err
+	})
+	t.Logf("stack up (images present, every service answering): %s", time.Since(start).Round(100*time.Millisecond))
+
+	// 6. The alert, as SigNoz sends it, with the webhook's bearer token.
+	alert, err := os.ReadFile(filepath.Join(root, incidentDir, "alert.json"))
+	require.NoError(t, err)
+	fired := time.Now()
+	poll(t, ctx, 30*time.Second, "ingester accepting the alert", func(ctx context.Context) (bool, error) {
+		code, body, err := post(ctx, ingestURL+"/v1/alerts", ingestToken, alert)
+		if err != nil {
+			return false, err
+		}
+		if code/100 != 2 {
+			return false, fmt.Errorf("status %d: %s", code, body)
+		}
+		return true, nil
+	})
+
+	// 7. A gate decision on shop-api, seen where a human sees it: the bridge.
+	var decision map[string]any
+	poll(t, ctx, 2*time.Minute, "a decision on the bridge", func(ctx context.Context) (bool, error) {
+		code, body, err := get(ctx, bridgeURL+"/api/v1/decisions", consoleToken)
+		if err != nil || code != http.StatusOK {
+			return false, fmt.Errorf("status %d: %s: %v", code, body, err)
+		}
+		var ds []map[string]any
+		if err := json.Unmarshal(body, &ds); err != nil {
+			return false, err
+		}
+		for _, d := range ds {
+			if d["service"] == "shop-api" {
+				decision = d
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	require.Contains(t, []any{"allow", "deny"}, decision["verdict"], "decision %v", decision)
+	require.NotEmpty(t, decision["decision_id"])
+	t.Logf("alert → decision in %s: %v", time.Since(fired).Round(100*time.Millisecond), decision)
+
+	// 8. What each container holds, from the Docker API.
+	cs := inspectProject(ctx, t, project)
+	checkIsolation(t, cs, state)
+
+	// 9. Down, and nothing of the project left.
+	start = time.Now()
+	require.NoError(t, down(ctx))
+	left, err := leftovers(ctx, project)
+	require.NoError(t, err)
+	require.Empty(t, left, "left behind after down")
+	t.Logf("down -v: %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// checkIsolation asserts DESIGN.md's table on the running containers: the
+// Docker socket in the deployer alone, each service's keys dir holding only
+// its own seed, the SigNoz key in the sandbox alone, the LLM key in the
+// investigator alone.
+func checkIsolation(t *testing.T, cs map[string]container, state string) {
+	t.Helper()
+	for _, svc := range append(slices.Clone(agentkServices), "nats", "shop-api", "provision", "signoz") {
+		c, ok := cs[svc]
+		require.True(t, ok, "no %s container", svc)
+		require.Equal(t, svc == "deployer", c.hasDockerSocket(), "%s: Docker socket mounted = %v", svc, c.hasDockerSocket())
+	}
+	require.True(t, cs["deployer"].hasDockerSocket())
+
+	for _, svc := range agentkServices {
+		c := cs[svc]
+		src, ok := c.mountAt("/run/agentk/keys")
+		require.True(t, ok, "%s: no keys mount", svc)
+		require.Equal(t, filepath.Join(state, "keys-"+svc), src, "%s: keys dir", svc)
+		require.ElementsMatch(t, []string{svc + ".nk", "keyring.json"}, dirNames(t, src), "%s holds a seed that is not its own", svc)
+
+		if src, ok := c.mountAt("/run/secrets"); ok {
+			require.Equal(t, filepath.Join(state, "secrets", svc), src, "%s: mounts another service's secrets", svc)
+		}
+		for _, m := range c.Mounts {
+			require.NotEqual(t, filepath.Join(state, "keys"), m.Source, "%s mounts every seed", svc)
+			require.NotEqual(t, filepath.Join(state, "keys-admin"), m.Source, "%s mounts the admin seed", svc)
+		}
+		if svc != "sandbox" {
+			require.Empty(t, c.envWithPrefix("AGENTK_SIGNOZ_API_KEY"), "%s has a SigNoz key variable", svc)
+			_, ok := c.mountAt("/run/secrets")
+			require.False(t, ok && slices.Contains(dirNames(t, filepath.Join(state, "secrets", svc)), "signoz_api_key"), "%s has a SigNoz key file", svc)
+		}
+		if svc != "investigator" {
+			require.Empty(t, c.envWithPrefix("AGENTK_LLM_API_KEY"), "%s has an LLM key variable", svc)
+		}
+	}
+
+	inv := cs["investigator"]
+	require.False(t, inv.hasDockerSocket(), "investigator has the Docker socket")
+	require.Empty(t, inv.envWithPrefix("AGENTK_SIGNOZ"), "investigator knows SigNoz")
+	src, _ := inv.mountAt("/run/secrets")
+	require.Equal(t, []string{"llm_api_key"}, dirNames(t, src), "investigator's secrets")
+
+	dep := cs["deployer"]
+	require.Empty(t, dep.envWithPrefix("AGENTK_LLM"), "deployer has LLM settings")
+	_, hasSecrets := dep.mountAt("/run/secrets")
+	require.False(t, hasSecrets, "deployer mounts secrets")
+
+	sb := cs["sandbox"]
+	src, _ = sb.mountAt("/run/secrets")
+	require.Equal(t, []string{"signoz_api_key"}, dirNames(t, src), "sandbox's secrets")
+	require.Empty(t, sb.envWithPrefix("AGENTK_LLM"), "sandbox has LLM settings")
+}
+
+// waitProvision waits for the provision container to finish. It returns
+// true when it exited 0, false when its image has no `provision` command.
+func waitProvision(ctx context.Context, t *testing.T, project string) bool {
+	t.Helper()
+	var done bool
+	poll(t, ctx, 90*time.Second, "provision container finished", func(ctx context.Context) (bool, error) {
+		c, ok := inspectProject(ctx, t, project)["provision"]
+		if !ok {
+			return false, fmt.Errorf("no provision container")
+		}
+		logs, _ := run(ctx, "", nil, "docker", "logs", c.ID)
+		if strings.Contains(logs, `unknown command "provision"`) {
+			done = false
+			return true, nil
+		}
+		if c.State.Status == "exited" && c.State.ExitCode == 0 {
+			done = true
+			return true, nil
+		}
+		return false, fmt.Errorf("provision: %s (exit %d): %s", c.State.Status, c.State.ExitCode, lastLines(logs, 3))
+	})
+	return done
+}
+
+func buildFakeSignoz(ctx context.Context, t *testing.T, root, tag string) {
+	t.Helper()
+	bctx := t.TempDir()
+	rootfs := filepath.Join(bctx, "rootfs")
+	require.NoError(t, os.MkdirAll(rootfs, 0o755))
+	_, err := run(ctx, filepath.Join(root, "e2e"), []string{"CGO_ENABLED=0", "GOOS=linux"},
+		"go", "build", "-trimpath", "-o", filepath.Join(rootfs, "fakesignoz"), "./compose/testdata/cmd/fakesignoz")
+	require.NoError(t, err)
+	_, err = run(ctx, "", nil, "cp", "-r", filepath.Join(root, incidentDir), filepath.Join(rootfs, "incident"))
+	require.NoError(t, err)
+	dockerfile := "FROM scratch\nCOPY rootfs/ /\nUSER 65532:65532\nENTRYPOINT [\"/fakesignoz\"]\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bctx, "Dockerfile"), []byte(dockerfile), 0o644))
+	_, err = run(ctx, "", nil, "docker", "build", "--pull=false", "-q", "-t", tag, bctx)
+	require.NoError(t, err)
+}
+
+func publishedPort(ctx context.Context, t *testing.T, compose func(context.Context, ...string) (string, error), svc, port string) string {
+	t.Helper()
+	// A container in a restart back-off has no published port: wait for one.
+	var addr string
+	poll(t, ctx, 90*time.Second, svc+" publishing "+port, func(ctx context.Context) (bool, error) {
+		out, err := compose(ctx, "port", svc, port)
+		addr = strings.TrimSpace(out)
+		return err == nil && addr != "" && !strings.HasSuffix(addr, ":0"), err
+	})
+	require.True(t, strings.HasPrefix(addr, "127.0.0.1:"), "%s:%s published on %q, not loopback", svc, port, addr)
+	return addr
+}
+
+func get(ctx context.Context, url, bearer string) (int, []byte, error) {
+	return do(ctx, http.MethodGet, url, bearer, nil)
+}
+
+func post(ctx context.Context, url, bearer string, body []byte) (int, []byte, error) {
+	return do(ctx, http.MethodPost, url, bearer, body)
+}
+
+func do(ctx context.Context, method, url, bearer string, body []byte) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, b, err
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func readSecret(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return strings.TrimSpace(string(b))
+}
+
+func randHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return hex.EncodeToString(b)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
