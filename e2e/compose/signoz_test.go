@@ -19,8 +19,8 @@ func TestAlertRule(t *testing.T) {
 	t.Parallel()
 	var rule struct {
 		Alert, AlertType, RuleType, SchemaVersion, Version string
-		Annotations                                         map[string]string
-		Condition                                           struct {
+		Annotations                                        map[string]string
+		Condition                                          struct {
 			CompositeQuery struct {
 				QueryType string
 				Queries   []struct {
