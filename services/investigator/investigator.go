@@ -29,7 +29,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	var model loop.Model = rules.Investigator{}
 	if cfg.Kind == config.KindLLM {
 		model = llm.New(llm.Config{Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey,
-			Timeout: cfg.LLMTimeout, Logger: log})
+			Timeout: cfg.LLMTimeout, RetryBackoff: cfg.LLMRetryBackoff, Logger: log})
 	}
 	h := natsport.NewHandler(natsport.Config{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,

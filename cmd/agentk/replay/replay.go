@@ -147,7 +147,9 @@ func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		if !scripted.Known(name) {
 			return res, fmt.Errorf("%w: %q (personas: %s)", ErrInvestigator, o.Investigator, strings.Join(scripted.Personas(), ", "))
 		}
-		opts := []scripted.Option{scripted.WithModel("scripted-" + name)}
+		// Replays keep the flaky persona's failures (429, 500, malformed JSON,
+		// a hang) but make its waits short, so an eval stays minutes long.
+		opts := []scripted.Option{scripted.WithModel("scripted-" + name), scripted.WithHang(300 * time.Millisecond), scripted.WithRetryAfter(1)}
 		if name == scripted.Oracle {
 			// Only the oracle is told the truth; nothing else in the pipeline is.
 			opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
@@ -163,6 +165,7 @@ func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		env["AGENTK_LLM_API_KEY"] = "scripted"
 		env["AGENTK_LLM_MODEL"] = "scripted-" + name
 		env["AGENTK_LLM_PERSONA"] = name
+		env["AGENTK_LLM_RETRY_BACKOFF"] = "50ms"
 	default:
 		return res, fmt.Errorf("%w: %q (want rules or persona:<name>)", ErrInvestigator, o.Investigator)
 	}

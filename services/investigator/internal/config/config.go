@@ -40,7 +40,9 @@ type Config struct {
 	// APIKey is secret: LogValue never shows it.
 	APIKey     string
 	LLMTimeout time.Duration
-	Budget     loop.Budget
+	// LLMRetryBackoff is the first wait between retried model requests.
+	LLMRetryBackoff time.Duration
+	Budget          loop.Budget
 	// Parallel caps concurrent investigations.
 	Parallel int
 }
@@ -125,6 +127,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 
 	duration(get, bad, "AGENTK_LLM_TIMEOUT", &c.LLMTimeout)
+	duration(get, bad, "AGENTK_LLM_RETRY_BACKOFF", &c.LLMRetryBackoff)
 	duration(get, bad, "AGENTK_INVESTIGATION_TIMEOUT", &c.Budget.WallTime)
 	integer(get, bad, "AGENTK_INVESTIGATION_MAX_TOKENS", &c.Budget.MaxTokens, 1)
 	integer(get, bad, "AGENTK_INVESTIGATION_MAX_ITERATIONS", &c.Budget.MaxIterations, plan.MinIterations+1)

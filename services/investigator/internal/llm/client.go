@@ -42,6 +42,9 @@ type Config struct {
 	MaxAttempts int
 	// MaxRetryAfter caps how long a 429's Retry-After is honoured (default 30 s).
 	MaxRetryAfter time.Duration
+	// RetryBackoff is the wait after the first failed attempt, doubled after
+	// each further one up to 8 s (default 500 ms).
+	RetryBackoff time.Duration
 	// MaxOutputTokens caps a completion (default 1024).
 	MaxOutputTokens int
 	Logger          *slog.Logger
@@ -68,6 +71,9 @@ func New(cfg Config) *Client {
 	}
 	if cfg.MaxOutputTokens <= 0 {
 		cfg.MaxOutputTokens = 1024
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = 500 * time.Millisecond
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
@@ -136,7 +142,7 @@ func (c *Client) Next(ctx context.Context, s loop.State) (loop.Answer, error) {
 		if ctx.Err() != nil {
 			return ans, ctx.Err()
 		}
-		wait := backoff(attempt)
+		wait := backoff(c.cfg.RetryBackoff, attempt)
 		switch {
 		case errors.Is(err, ErrTooLarge):
 			if shrunk {
@@ -259,8 +265,8 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	return max(at.Sub(date), 0), true
 }
 
-func backoff(attempt int) time.Duration {
-	d := 500 * time.Millisecond << (attempt - 1)
+func backoff(base time.Duration, attempt int) time.Duration {
+	d := base << (attempt - 1)
 	return min(d, 8*time.Second)
 }
 
