@@ -30,15 +30,24 @@ type cli struct {
 
 var errUsage = errors.New("usage")
 
+// registry holds every command; files add theirs with register in init, so a
+// new command is a new file.
+var registry []command
+
+func register(c command) { registry = append(registry, c) }
+
+func init() {
+	register(command{"up", "run every service in one process over embedded NATS (or AGENTK_NATS_URL)", cmdUp})
+	register(command{"demo", "replay a deployment-class and a runtime incident, step by step (what `make demo` runs)", cmdDemo})
+	register(command{"replay", "replay one recorded incident through every service: agentk replay [--json] <incident-dir>", cmdReplay})
+	register(command{"eval", "replay every incident of a corpus and print the scoreboard: agentk eval [--json] <corpus-dir>", cmdEval})
+	register(command{"keys", "create (or keep) every service's nkey and the keyring in AGENTK_KEYS_DIR", cmdKeys})
+	register(command{"config", "print the effective configuration, secrets redacted", cmdConfig})
+}
+
+// commands returns the registered commands, then one per service.
 func commands() []command {
-	cmds := []command{
-		{"up", "run every service in one process over embedded NATS (or AGENTK_NATS_URL)", cmdUp},
-		{"demo", "replay a deployment-class and a runtime incident, step by step (what `make demo` runs)", cmdDemo},
-		{"replay", "replay one recorded incident through every service: agentk replay [--json] <incident-dir>", cmdReplay},
-		{"eval", "replay every incident of a corpus and print the scoreboard: agentk eval [--json] <corpus-dir>", cmdEval},
-		{"keys", "create (or keep) every service's nkey and the keyring in AGENTK_KEYS_DIR", cmdKeys},
-		{"config", "print the effective configuration, secrets redacted", cmdConfig},
-	}
+	cmds := append([]command(nil), registry...)
 	for _, s := range serviceNames() {
 		s := s
 		cmds = append(cmds, command{s, "run the " + s + " service alone against AGENTK_NATS_URL", func(ctx context.Context, c *cli, args []string) error {
