@@ -9,6 +9,10 @@ const (
 	OutcomeRolledBack = "rolled_back"
 	OutcomeFailed     = "failed"
 	OutcomeRefused    = "refused"
+	// OutcomeShadow: a shadow decision was approved; the deployer did every
+	// check and planned the rollback (Command, FromImage, ToImage) but changed
+	// nothing.
+	OutcomeShadow = "shadow"
 )
 
 // ActionV1 is what the deployer did with an approval, and whether it worked.

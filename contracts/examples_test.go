@@ -27,6 +27,7 @@ func messageTypes() map[string]func() any {
 		contracts.SubjectAction:    func() any { return &contracts.ActionV1{} },
 		contracts.SubjectLedger:    func() any { return &contracts.ReleaseLedgerV1{} },
 		contracts.SubjectCooldown:  func() any { return &contracts.CooldownV1{} },
+		contracts.SubjectFreeze:    func() any { return &contracts.FreezeV1{} },
 		contracts.SubjectEnvelope:  func() any { return &envelope.Envelope{} },
 	}
 }
@@ -161,6 +162,10 @@ func examples() map[string]any {
 			},
 		},
 		contracts.SubjectCooldown: contracts.CooldownV1{Service: "shop-api", ActionID: "act-01", At: deployed},
+		contracts.SubjectFreeze: contracts.FreezeV1{
+			FreezeID: "freeze-01", Scope: "shop-api", Active: true, Reason: "black friday change freeze",
+			By: "alice", Channel: contracts.ChannelCLI, At: goldenNow, ExpiresAt: goldenNow.Add(48 * time.Hour),
+		},
 		contracts.SubjectEnvelope: json.RawMessage(alertEnv),
 	}
 }

@@ -19,7 +19,7 @@ const SubjectEnvelope = "envelope"
 var SchemaSubjects = []string{
 	SubjectAlert, SubjectToolCall, SubjectToolReply, SubjectEvidence,
 	SubjectReport, SubjectReview, SubjectDecision, SubjectApproval,
-	SubjectAction, SubjectLedger, SubjectCooldown, SubjectEnvelope,
+	SubjectAction, SubjectLedger, SubjectCooldown, SubjectFreeze, SubjectEnvelope,
 }
 
 //go:embed testdata/*.json

@@ -1,0 +1,63 @@
+package contracts
+
+import (
+	"regexp"
+	"time"
+)
+
+// SubjectFreeze is the subject a bridge-signed FreezeV1 is sealed for. Freezes
+// are KV values (bucket agentk_freezes, key FreezeKey(scope)), never published
+// on a stream; the bucket's history is their audit trail.
+const SubjectFreeze = "agentk.freeze.v1"
+
+// FreezeGlobal is the Scope (and KV key) of a freeze on every service. It
+// starts with an underscore, which no service name can.
+const FreezeGlobal = "_global"
+
+// CheckFreeze is the gate's seventh check: no active freeze covers the
+// service. It is evaluated after the six of DESIGN.md.
+const CheckFreeze = "freeze"
+
+// MaxFreeze is the longest a freeze may last. A freeze always expires: a
+// forgotten one would silently turn agentk off.
+const MaxFreeze = 30 * 24 * time.Hour
+
+// freezeScope matches a service name or FreezeGlobal; both are valid NATS KV keys.
+var freezeScope = regexp.MustCompile(`^(_global|[A-Za-z0-9][A-Za-z0-9._-]{0,252})$`)
+
+// ValidFreezeScope reports whether scope is FreezeGlobal or a service name.
+func ValidFreezeScope(scope string) bool { return freezeScope.MatchString(scope) }
+
+// FreezeV1 is one change to a freeze: set (Active true) or lifted (Active
+// false, an unfreeze). The latest value of a scope's key is what holds; an
+// active freeze holds until ExpiresAt. The envelope itself has no expiry, so
+// an expired or lifted freeze still verifies in the history.
+type FreezeV1 struct {
+	FreezeID string `json:"freeze_id"`
+	// Scope is FreezeGlobal or one service.
+	Scope  string `json:"scope"`
+	Active bool   `json:"active"`
+	// Reason is why the freeze was set, or lifted.
+	Reason string `json:"reason"`
+	// By is the approver who set or lifted it.
+	By      string    `json:"by"`
+	Channel string    `json:"channel"`
+	At      time.Time `json:"at"`
+	// ExpiresAt is when an active freeze stops holding on its own.
+	ExpiresAt time.Time `json:"expires_at"`
+	// Lifts is, for an unfreeze, the freeze id it lifted.
+	Lifts string `json:"lifts,omitempty"`
+}
+
+// HoldsAt reports whether f is an active freeze at now.
+func (f FreezeV1) HoldsAt(now time.Time) bool {
+	return f.Active && now.Before(f.ExpiresAt)
+}
+
+// Covers reports whether f's scope covers service.
+func (f FreezeV1) Covers(service string) bool {
+	return f.Scope == FreezeGlobal || f.Scope == service
+}
+
+// FreezeKey is the agentk_freezes key of scope.
+func FreezeKey(scope string) string { return scope }
