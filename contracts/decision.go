@@ -1,6 +1,9 @@
 package contracts
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Verdicts.
 const (
@@ -46,7 +49,13 @@ type DecisionV1 struct {
 	// The deployer never takes it from here; it reads its own ledger.
 	RollbackTarget string `json:"rollback_target,omitempty"`
 	// Shadow marks a decision that will never be acted on.
-	Shadow    bool      `json:"shadow,omitempty"`
-	DecidedAt time.Time `json:"decided_at"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Shadow bool `json:"shadow,omitempty"`
+	// Alert is the ingester-signed AlertV1 envelope the decision is about,
+	// passed through unchanged from the review, and set only when it verified.
+	// The deployer checks its signature and that it names this incident and
+	// service, then carries it into its recovery query: the sandbox derives
+	// the query window from it, never from the deployer's word.
+	Alert     json.RawMessage `json:"alert,omitempty"`
+	DecidedAt time.Time       `json:"decided_at"`
+	ExpiresAt time.Time       `json:"expires_at"`
 }
