@@ -91,7 +91,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg ProvisionConfig)
 	}
 	for _, b := range topology.Buckets {
 		_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: b, Description: "agentk " + b, History: uint8(min(cfg.KVHistory, 64)),
+			Bucket: b, Description: "agentk " + b, History: uint8(min(topology.BucketHistory(b, cfg.KVHistory), 64)),
 			Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
 		})
 		if err != nil {

@@ -343,3 +343,41 @@ func TestRemoteWithOnlyOwnSeed(t *testing.T) {
 	_, err = fabric.Remote(ctx, f.URL(), keys, fabric.Options{})
 	require.ErrorIs(t, err, identity.ErrKeyring)
 }
+
+// Only the bridge writes freezes; the gate and the deployer, which obey
+// them, can read but never lift one.
+func TestOnlyTheBridgeWritesFreezes(t *testing.T) {
+	t.Parallel()
+	f := start(t, t.TempDir())
+	t.Cleanup(func() { require.NoError(t, f.Close()) })
+	for _, tc := range []struct {
+		name     string
+		role     string
+		mayWrite bool
+	}{
+		{name: "bridge writes", role: envelope.RoleBridge, mayWrite: true},
+		{name: "gate only reads", role: envelope.RoleGate},
+		{name: "deployer only reads", role: envelope.RoleDeployer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			nc, _ := rawConn(t, f, tc.role)
+			js, err := jetstream.New(nc)
+			require.NoError(t, err)
+			kv, err := js.KeyValue(ctx, topology.BucketFreezes)
+			require.NoError(t, err)
+			_, err = kv.Get(ctx, "_global")
+			require.ErrorIs(t, err, jetstream.ErrKeyNotFound)
+			_, err = kv.Put(ctx, "svc-"+tc.role, []byte("x"))
+			if tc.mayWrite {
+				require.NoError(t, err)
+				st, err := kv.Status(ctx)
+				require.NoError(t, err)
+				require.EqualValues(t, 64, st.History(), "every set and lift is kept")
+				return
+			}
+			require.Error(t, err)
+		})
+	}
+}

@@ -59,19 +59,23 @@ var Grants = []Grant{
 		Role:    envelope.RoleGate,
 		Publish: []string{contracts.SubjectDecision},
 		Consume: []string{contracts.SubjectReview},
-		KVRead:  []string{BucketReleases, BucketCooldown},
+		KVRead:  []string{BucketReleases, BucketCooldown, BucketFreezes},
 	},
 	{
 		Role:    envelope.RoleBridge,
 		Publish: []string{contracts.SubjectApproval},
 		Consume: []string{contracts.SubjectDecision, contracts.SubjectAction},
 		KVRead:  []string{BucketReports},
-		KVWrite: []string{BucketDecisions},
+		KVWrite: []string{BucketDecisions, BucketFreezes},
 	},
 	{
 		Role:    envelope.RoleDeployer,
 		Publish: []string{contracts.SubjectAction},
 		Consume: []string{contracts.SubjectApproval},
+		// Recovery verification: service_overview through the sandbox, which
+		// holds the only SigNoz key (the sandbox refuses every other tool).
+		Request: []string{contracts.SubjectToolCall},
+		KVRead:  []string{BucketFreezes},
 		KVWrite: []string{BucketReleases, BucketCooldown, BucketNonces},
 	},
 }

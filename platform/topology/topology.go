@@ -60,10 +60,23 @@ const (
 	BucketNonces    = "agentk_nonces"
 	BucketReports   = "agentk_reports"
 	BucketDecisions = "agentk_decisions"
+	// BucketFreezes holds bridge-signed FreezeV1 values, key = service or
+	// contracts.FreezeGlobal. Its history is the freezes' audit trail.
+	BucketFreezes = "agentk_freezes"
 )
 
 // Buckets lists every KV bucket.
-var Buckets = []string{BucketIncidents, BucketReleases, BucketCooldown, BucketNonces, BucketReports, BucketDecisions}
+var Buckets = []string{BucketIncidents, BucketReleases, BucketCooldown, BucketNonces, BucketReports, BucketDecisions, BucketFreezes}
+
+// BucketHistory returns how many revisions per key bucket keeps: the
+// provisioned default, except the freezes bucket, which keeps the most
+// NATS allows (64) because every set and lift is audited.
+func BucketHistory(bucket string, def int) int {
+	if bucket == BucketFreezes {
+		return 64
+	}
+	return def
+}
 
 // RoleAdmin is the provisioning identity. It is not an envelope role: it signs
 // nothing and only creates streams and buckets.
