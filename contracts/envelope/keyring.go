@@ -31,7 +31,10 @@ var signs = map[string][]string{
 	RoleReviewer:     {"agentk.review.v1"},
 	RoleGate:         {"agentk.decision.v1"},
 	RoleBridge:       {"agentk.approval.v1", "agentk.freeze.v1"},
-	RoleDeployer:     {"agentk.action.v1", "agentk.ledger.v1", "agentk.cooldown.v1"},
+	// The deployer signs agentk.tool.v1 only for its recovery check: the
+	// sandbox accepts a deployer-signed call for service_overview of the
+	// alert's own service and nothing else.
+	RoleDeployer: {"agentk.action.v1", "agentk.ledger.v1", "agentk.cooldown.v1", "agentk.tool.v1"},
 }
 
 // RoleMaySign reports whether role produces subject.

@@ -381,3 +381,27 @@ func TestOnlyTheBridgeWritesFreezes(t *testing.T) {
 		})
 	}
 }
+
+// The deployer may ask the sandbox for its recovery check, never answer tool
+// calls itself; other roles without the grant may not ask at all.
+func TestToolCallsOnlyFromTheirGrants(t *testing.T) {
+	t.Parallel()
+	f := start(t, t.TempDir())
+	t.Cleanup(func() { require.NoError(t, f.Close()) })
+
+	t.Run("deployer serves tool calls", func(t *testing.T) {
+		nc, errs := rawConn(t, f, envelope.RoleDeployer)
+		_, err := nc.QueueSubscribeSync(contracts.SubjectToolCall, "sandbox")
+		require.NoError(t, err)
+		require.NoError(t, nc.Flush())
+		waitPermErr(t, errs, contracts.SubjectToolCall)
+	})
+	for _, role := range []string{envelope.RoleReviewer, envelope.RoleGate, envelope.RoleBridge, envelope.RoleIngester} {
+		t.Run(role+" calls a tool", func(t *testing.T) {
+			nc, errs := rawConn(t, f, role)
+			require.NoError(t, nc.Publish(contracts.SubjectToolCall, []byte(`{}`)))
+			require.NoError(t, nc.Flush())
+			waitPermErr(t, errs, contracts.SubjectToolCall)
+		})
+	}
+}
