@@ -1,0 +1,219 @@
+// Package bench holds agentk's cross-service benchmarks: each figure is
+// measured beside a baseline taken in the same run on the same machine.
+// `make bench` runs them (scripts/bench.sh) and writes docs/bench/latest.md.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"agentk/cmd/agentk/stack"
+	"agentk/contracts/incident"
+	"agentk/platform/fabric"
+	"agentk/platform/service"
+	"agentk/services/bridge/fakeslack"
+	"agentk/services/investigator/scripted"
+	"agentk/services/sandbox/fakesignoz"
+)
+
+// corpus is the recorded incident corpus, relative to this package.
+const corpus = "../incidents"
+
+func loadIncident(tb testing.TB, id string) *incident.Incident {
+	tb.Helper()
+	inc, err := incident.Load(filepath.Join(corpus, id))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return inc
+}
+
+// serve starts h on a loopback port and returns its base URL.
+func serve(tb testing.TB, h http.Handler) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	tb.Cleanup(func() { _ = srv.Close() })
+	return "http://" + l.Addr().String()
+}
+
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// embedded starts an embedded fabric in a temporary folder.
+func embedded(tb testing.TB) *fabric.Fabric {
+	tb.Helper()
+	f, err := fabric.StartEmbedded(context.Background(), fabric.Options{DataDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = f.Close() })
+	return f
+}
+
+// pipeline is every agentk service running over one embedded fabric against
+// one incident's fake SigNoz and a scripted model that answers at once.
+type pipeline struct {
+	f           *fabric.Fabric
+	ingestURL   string
+	ingestToken string
+	inc         *incident.Incident
+}
+
+// startPipeline starts the seven services as a replay does (dry-run deployer,
+// fake Slack), but keeps them up for many alerts: the ingester admits every
+// incident at once.
+func startPipeline(tb testing.TB, inc *incident.Incident, persona string) *pipeline {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	env := map[string]string{"AGENTK_OTEL_DISABLED": "1"}
+	sig := serve(tb, fakesignoz.New(inc, fakesignoz.Options{APIKey: "bench-ro"}))
+	env["AGENTK_SIGNOZ_URL"], env["AGENTK_SIGNOZ_BASE_URL"], env["AGENTK_SIGNOZ_API_KEY"] = sig, sig, "bench-ro"
+
+	model := serve(tb, scripted.New(persona, scripted.WithModel("scripted-"+persona), scripted.WithTruth(inc.Meta.Expect.RootCause)))
+	env["AGENTK_INVESTIGATOR"] = "llm"
+	env["AGENTK_LLM_PROVIDER"] = "custom"
+	env["AGENTK_LLM_BASE_URL"] = model + "/v1"
+	env["AGENTK_LLM_API_KEY"] = "scripted"
+	env["AGENTK_LLM_MODEL"] = "scripted-" + persona
+	env["AGENTK_LLM_PERSONA"] = persona
+
+	slack := fakeslack.New("xoxb-bench-not-a-real-token")
+	tb.Cleanup(slack.Close)
+	env["AGENTK_BRIDGE_ADDR"] = freeAddr(tb)
+	env["AGENTK_SLACK_API_URL"] = slack.APIURL()
+	env["AGENTK_SLACK_BOT_TOKEN"] = "xoxb-bench-not-a-real-token"
+	env["AGENTK_SLACK_SIGNING_SECRET"] = "bench-signing-secret-0123456789"
+	env["AGENTK_SLACK_CHANNEL"] = "#agentk-bench"
+	env["AGENTK_SLACK_RESPONSE_URL_PREFIX"] = slack.ResponseURLPrefix()
+	env["AGENTK_APPROVERS"] = "slack:UBENCH=bench"
+
+	scope := inc.Meta.SandboxServices
+	if len(scope) == 0 {
+		for s := range inc.Releases.Services {
+			scope = append(scope, s)
+		}
+		sort.Strings(scope)
+	}
+	env["AGENTK_SANDBOX_SERVICES"] = strings.Join(scope, ",")
+	env["AGENTK_DEPLOYER_SERVICES"] = strings.Join(scope, ",")
+	env["AGENTK_DEPLOYER_RUNTIME"] = "dryrun"
+	env["AGENTK_INCIDENT_DIR"] = inc.Dir
+	env["AGENTK_COMPOSE_PROJECT"] = inc.Releases.Project
+
+	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789"}
+	addr := freeAddr(tb)
+	env["AGENTK_INGEST_ADDR"] = addr
+	env["AGENTK_INGEST_TOKEN"] = p.ingestToken
+	env["AGENTK_INGEST_MAX_INVESTIGATIONS"] = "1000000"
+	p.ingestURL = "http://" + addr + "/v1/alerts"
+
+	p.f = embedded(tb)
+	now := service.Since(inc.Meta.Now)
+	log := slog.New(slog.DiscardHandler)
+	running, err := stack.Start(ctx, nil, func(ctx context.Context, role string) (service.Deps, error) {
+		return p.f.Deps(ctx, role, now, func(k string) string { return env[k] })
+	}, log, 30*time.Second)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = running.Stop() })
+	return p
+}
+
+// alertBody is the incident's webhook body made into a new incident: rule i
+// (the ingester groups by service and rule) and fresh fingerprints.
+func alertBody(tb testing.TB, raw []byte, i int) []byte {
+	tb.Helper()
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		tb.Fatal(err)
+	}
+	alerts, _ := body["alerts"].([]any)
+	for j, a := range alerts {
+		m, _ := a.(map[string]any)
+		labels, _ := m["labels"].(map[string]any)
+		if labels == nil {
+			labels = map[string]any{}
+			m["labels"] = labels
+		}
+		rule, _ := labels["ruleId"].(string)
+		labels["ruleId"] = fmt.Sprintf("%sbench%d", rule, i)
+		m["fingerprint"] = fmt.Sprintf("bench%08x%04x", i, j)
+	}
+	out, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// post delivers one webhook body and returns the incident ids the ingester filed.
+func (p *pipeline) post(tb testing.TB, body []byte) []string {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, p.ingestURL, bytes.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+p.ingestToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("ingester: %s: %s", resp.Status, b)
+	}
+	var r struct {
+		Alerts []struct {
+			IncidentID string `json:"incident_id"`
+		} `json:"alerts"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		tb.Fatal(err)
+	}
+	var ids []string
+	for _, a := range r.Alerts {
+		if a.IncidentID != "" && !slices.Contains(ids, a.IncidentID) {
+			ids = append(ids, a.IncidentID)
+		}
+	}
+	return ids
+}
+
+// percentiles reports p50 and p99 of lat in milliseconds under the given prefix.
+func percentiles(b *testing.B, prefix string, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(lat[len(lat)/2]), prefix+"p50-ms")
+	b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), prefix+"p99-ms")
+}
