@@ -59,7 +59,7 @@ fuzz:
 
 ## keys: per-service nkeys and the keyring, into $AGENTK_KEYS_DIR (default .data/keys)
 keys:
-	@cd cmd/agentk && $(GO) run . keys
+	@bash scripts/keys.sh
 
 tidy:
 	@set -e; for d in $(MODULES); do (cd $$d && $(GO) mod tidy); done

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"agentk/cmd/agentk/stack"
@@ -53,7 +54,15 @@ func openFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, 
 	if url := c.getenv("AGENTK_NATS_URL"); url != "" {
 		return fabric.Remote(ctx, url, keysDir(c), fabric.Options{Logger: log})
 	}
-	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log})
+	port := 4222
+	if v := c.getenv("AGENTK_NATS_PORT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 65535 {
+			return nil, fmt.Errorf("%w: AGENTK_NATS_PORT=%q: want a port number (0 picks a free one)", errUsage, v)
+		}
+		port = n
+	}
+	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: port})
 }
 
 func cmdUp(ctx context.Context, c *cli, args []string) error {
@@ -61,6 +70,25 @@ func cmdUp(ctx context.Context, c *cli, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	return runServices(ctx, c, nil)
+}
+
+func cmdService(ctx context.Context, c *cli, role string, args []string) error {
+	fs := newFlags(c, role, role)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.getenv("AGENTK_NATS_URL") == "" {
+		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run one service alone (use `agentk up` for all of them on embedded NATS)", errUsage)
+	}
+	return runServices(ctx, c, []string{role})
+}
+
+// runServices runs roles (every service when nil) until ctx ends, serving
+// /<service>/healthz and /<service>/readyz on AGENTK_HEALTH_ADDR. On SIGINT or
+// SIGTERM each service stops consuming and finishes its in-flight messages
+// before the connections drain.
+func runServices(ctx context.Context, c *cli, roles []string) error {
 	log := prodLogger(c)
 	f, err := openFabric(ctx, c, log)
 	if err != nil {
@@ -68,7 +96,7 @@ func cmdUp(ctx context.Context, c *cli, args []string) error {
 	}
 	defer f.Close()
 	now := func() time.Time { return time.Now().UTC() }
-	running, err := stack.Start(ctx, nil, func(ctx context.Context, role string) (service.Deps, error) {
+	running, err := stack.Start(ctx, roles, func(ctx context.Context, role string) (service.Deps, error) {
 		return f.Deps(ctx, role, now, c.getenv)
 	}, log, 30*time.Second)
 	if err != nil {
@@ -85,35 +113,22 @@ func cmdUp(ctx context.Context, c *cli, args []string) error {
 		}
 	}()
 	defer hs.Close()
-	log.Info("agentk up: every service running", "nats_url", f.URL(), "services", len(stack.Services), "health", "http://"+addr+"/<service>/readyz")
+	names := roles
+	if names == nil {
+		names = serviceNames()
+	}
+	log.Info("agentk: services running", "services", names, "nats_url", f.URL(), "health", "http://"+addr+"/<service>/readyz")
+	var failure error
 	select {
 	case <-ctx.Done():
-	case <-running.Done():
+	case failure = <-running.Failed():
+		log.Error("agentk: a service failed; stopping the others", "err", failure)
 	}
-	log.Info("agentk up: stopping; in-flight messages finish first")
-	return running.Stop()
-}
-
-func cmdService(ctx context.Context, c *cli, role string, args []string) error {
-	fs := newFlags(c, role, role)
-	if err := fs.Parse(args); err != nil {
+	log.Info("agentk: stopping; in-flight messages finish first")
+	if err := running.Stop(); err != nil {
 		return err
 	}
-	if c.getenv("AGENTK_NATS_URL") == "" {
-		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run one service alone (use `agentk up` for all of them on embedded NATS)", errUsage)
-	}
-	log := prodLogger(c)
-	f, err := openFabric(ctx, c, log)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	e, _ := stack.Lookup(role)
-	d, err := f.Deps(ctx, role, func() time.Time { return time.Now().UTC() }, c.getenv)
-	if err != nil {
-		return err
-	}
-	return e.Run(ctx, d)
+	return failure
 }
 
 func cmdKeys(ctx context.Context, c *cli, args []string) error {
@@ -147,8 +162,4 @@ func cmdKeys(ctx context.Context, c *cli, args []string) error {
 	}
 	fmt.Fprintf(c.stdout, "keys in %s (seeds are 0600; give each service only its own)\n%s\n", *dir, b)
 	return nil
-}
-
-func cmdConfig(ctx context.Context, c *cli, args []string) error {
-	return fmt.Errorf("not yet available")
 }

@@ -32,7 +32,7 @@ type Global struct {
 func GlobalFromEnv(e *Env) Global {
 	g := Global{
 		NATSURL:   e.URL(EnvNATSURL, "", []string{"nats", "tls", "ws", "wss"}, "the NATS server; empty runs an embedded one"),
-		DataDir:   e.String(EnvDataDir, "./agentk-data", "directory for the embedded server's data and keys"),
+		DataDir:   e.String(EnvDataDir, ".data", "directory for the embedded server's data and keys"),
 		LogFormat: e.OneOf(EnvLogFormat, "json", []string{"json", "text"}, "log format"),
 	}
 	g.KeysDir = e.String(EnvKeysDir, filepath.Join(g.DataDir, "keys"), "directory of the role seeds and keyring.json")

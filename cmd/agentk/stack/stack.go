@@ -64,6 +64,7 @@ type Running struct {
 	mu     sync.Mutex
 	errs   []error
 	done   chan struct{}
+	failed chan error
 }
 
 // ErrNotReady is returned by Start when a service did not become ready in time.
@@ -88,6 +89,7 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 		}
 	}
 	failed := make(chan error, len(entries))
+	r.failed = failed
 	for _, e := range entries {
 		d, err := deps(ctx, e.Role)
 		if err != nil {
@@ -132,6 +134,9 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 	go func() { r.wg.Wait(); close(r.done) }()
 	return r, nil
 }
+
+// Failed delivers the error of each service that stops before it is told to.
+func (r *Running) Failed() <-chan error { return r.failed }
 
 // Done is closed once every service has returned.
 func (r *Running) Done() <-chan struct{} { return r.done }
