@@ -39,13 +39,17 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
+	frz, err := d.Bus.KeyValue(ctx, natsport.BucketFreezes)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
 	tel, err := natsport.NewTelemetry(otel.GetTracerProvider(), otel.GetMeterProvider())
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	h := &natsport.Handler{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Config: cfg.Policy,
-		Cooldowns: cool, Releases: rel, Logger: log, Telemetry: tel,
+		Cooldowns: cool, Releases: rel, Freezes: frz, Logger: log, Telemetry: tel,
 	}
 	r, err := d.Bus.NewRouter(log)
 	if err != nil {
@@ -57,7 +61,8 @@ func Run(ctx context.Context, d service.Deps) error {
 	go func() { errc <- r.Run(ctx) }()
 	select {
 	case <-r.Running():
-		log.Info("gate consuming", "subject", contracts.SubjectReview, "sandbox_services", cfg.Policy.SandboxServices)
+		log.Info("gate consuming", "subject", contracts.SubjectReview, "sandbox_services", cfg.Policy.SandboxServices,
+			"shadow_all", cfg.Policy.ShadowAll, "shadow_services", cfg.Policy.ShadowServices)
 		if d.Ready != nil {
 			d.Ready()
 		}

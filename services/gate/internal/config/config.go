@@ -33,6 +33,9 @@ const (
 	EnvCatalogueFile       = "AGENTK_CATALOGUE_FILE"
 	EnvDecisionTTL         = "AGENTK_GATE_DECISION_TTL"
 	EnvTrafficSurgeRatio   = "AGENTK_GATE_TRAFFIC_SURGE_RATIO"
+	// EnvShadow is `all` or a comma list of services whose decisions are
+	// shadow decisions (the deployer reads the same variable).
+	EnvShadow = "AGENTK_SHADOW"
 )
 
 // MaxDecisionTTL bounds how long an approval may act on a decision: telemetry
@@ -113,6 +116,16 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	for _, s := range p.SandboxServices {
 		if !serviceName.MatchString(s) {
 			bad(EnvSandboxServices, "%q is not a service name", s)
+		}
+	}
+	for _, s := range list(getenv(EnvShadow)) {
+		switch {
+		case s == "all":
+			p.ShadowAll = true
+		case serviceName.MatchString(s):
+			p.ShadowServices = append(p.ShadowServices, s)
+		default:
+			bad(EnvShadow, "%q is neither all nor a service name", s)
 		}
 	}
 	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {

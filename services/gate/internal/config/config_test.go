@@ -95,3 +95,33 @@ func TestCatalogueFile(t *testing.T) {
 		})
 	}
 }
+
+func TestFromEnvShadow(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		value    string
+		all      bool
+		services []string
+		bad      bool
+	}{
+		{name: "unset: acting"},
+		{name: "all", value: "all", all: true},
+		{name: "some services", value: "shop-api, cart-api", services: []string{"shop-api", "cart-api"}},
+		{name: "not a service", value: "shop api", bad: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := config.FromEnv(env(map[string]string{config.EnvShadow: tc.value}))
+			if tc.bad {
+				require.ErrorIs(t, err, config.ErrInvalid)
+				require.Contains(t, err.Error(), config.EnvShadow)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.all, c.Policy.ShadowAll)
+			require.Equal(t, tc.services, c.Policy.ShadowServices)
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -26,6 +27,7 @@ const HandlerName = "gate"
 const (
 	BucketCooldown = "agentk_cooldown"
 	BucketReleases = "agentk_releases"
+	BucketFreezes  = "agentk_freezes"
 )
 
 // Errors.
@@ -51,6 +53,8 @@ type Handler struct {
 	// Cooldowns and Releases are the KV buckets agentk_cooldown and agentk_releases.
 	Cooldowns Getter
 	Releases  Getter
+	// Freezes is the KV bucket agentk_freezes (bridge-signed FreezeV1).
+	Freezes   Getter
 	Logger    *slog.Logger
 	Telemetry *Telemetry
 }
@@ -119,12 +123,46 @@ func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy
 	if err != nil {
 		in.Ledger.Err = err.Error()
 	}
+	in.Freezes = h.readFreezes(ctx, svc, now)
 	return in, nil
+}
+
+// readFreezes reads the service's and the global freeze, each a
+// bridge-signed FreezeV1. Any read or verification failure is recorded so
+// the freeze check fails closed.
+func (h *Handler) readFreezes(ctx context.Context, svc string, now time.Time) policy.FreezeState {
+	var st policy.FreezeState
+	var errs []string
+	keys := []string{contracts.FreezeGlobal}
+	if svc != "" {
+		keys = append(keys, contracts.FreezeKey(svc))
+	}
+	for _, k := range keys {
+		var f contracts.FreezeV1
+		found, err := h.readAs(ctx, h.Freezes, k, contracts.SubjectFreeze, envelope.RoleBridge, now, &f)
+		switch {
+		case err != nil:
+			errs = append(errs, err.Error())
+		case found && f.Scope != k:
+			errs = append(errs, fmt.Sprintf("freeze under key %s is about %q", k, f.Scope))
+		case found:
+			st.Freezes = append(st.Freezes, f)
+		}
+	}
+	if len(errs) > 0 {
+		st.Err = strings.Join(errs, "; ")
+	}
+	return st
 }
 
 // read fetches key from kv and opens it as a deployer-signed subject. A
 // missing key is (false, nil); anything unreadable or unverifiable is an error.
 func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now time.Time, v any) (bool, error) {
+	return h.readAs(ctx, kv, key, subject, envelope.RoleDeployer, now, v)
+}
+
+// readAs is read for a value sealed by role.
+func (h *Handler) readAs(ctx context.Context, kv Getter, key, subject, role string, now time.Time, v any) (bool, error) {
 	if key == "" {
 		return false, errors.New("no service to look up")
 	}
@@ -138,7 +176,7 @@ func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now 
 	case err != nil:
 		return false, fmt.Errorf("read %s: %w", key, err)
 	}
-	if _, err := h.Keyring.Open(e.Value(), subject, envelope.RoleDeployer, now, v); err != nil {
+	if _, err := h.Keyring.Open(e.Value(), subject, role, now, v); err != nil {
 		return false, fmt.Errorf("verify %s: %w", key, err)
 	}
 	return true, nil

@@ -108,6 +108,9 @@ type world struct {
 	reviewAs  string
 	ledgerAs  string
 	cooldErr  error
+	freeze    *contracts.FreezeV1
+	freezeAs  string
+	freezeErr error
 	telemetry *natsport.Telemetry
 }
 
@@ -128,7 +131,7 @@ func newWorld(t testing.TB) *world {
 		ledger: contracts.ReleaseLedgerV1{Project: "shop", Service: svc, Releases: []contracts.Release{
 			{Version: "v1", Image: "shop-api:v1"}, {Version: "v2", Image: "shop-api:v2"}}},
 		alertAs: envelope.RoleIngester, evAs: []string{envelope.RoleSandbox, envelope.RoleSandbox},
-		reviewAs: envelope.RoleReviewer, ledgerAs: envelope.RoleDeployer,
+		reviewAs: envelope.RoleReviewer, ledgerAs: envelope.RoleDeployer, freezeAs: envelope.RoleBridge,
 	}
 }
 
@@ -145,13 +148,17 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	if w.cooldown != nil {
 		cool.vals[svc] = w.k.seal(t, envelope.RoleDeployer, contracts.SubjectCooldown, w.cooldown, at)
 	}
+	frz := kv{vals: map[string][]byte{}, err: w.freezeErr}
+	if w.freeze != nil {
+		frz.vals[w.freeze.Scope] = w.k.seal(t, w.freezeAs, contracts.SubjectFreeze, w.freeze, at)
+	}
 	cfg := policy.DefaultConfig()
 	cfg.SandboxServices = []string{svc}
 	h := &natsport.Handler{
 		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
-		Cooldowns: cool,
-		Releases:  kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}},
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
+		Cooldowns: cool, Freezes: frz,
+		Releases: kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}},
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
 	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: 1})
 }
@@ -211,6 +218,16 @@ func TestHandleDeniesUnverifiedInputs(t *testing.T) {
 		}, []string{contracts.CheckCooldown}},
 		{"ledger signed by the gate itself", func(w *world) { w.ledgerAs = envelope.RoleGate },
 			[]string{contracts.CheckDeploymentRelated}},
+		{"service frozen by an approver", func(w *world) { w.freeze = frozen(svc, tNow.Add(time.Hour)) },
+			[]string{contracts.CheckFreeze}},
+		{"every service frozen", func(w *world) { w.freeze = frozen(contracts.FreezeGlobal, tNow.Add(time.Hour)) },
+			[]string{contracts.CheckFreeze}},
+		{"freeze forged with the gate's own key", func(w *world) {
+			w.freeze, w.freezeAs = frozen(svc, tNow.Add(time.Hour)), envelope.RoleGate
+			w.freeze.Active = false
+		}, []string{contracts.CheckFreeze}},
+		{"freeze store unreadable", func(w *world) { w.freezeErr = errors.New("nats: timeout") },
+			[]string{contracts.CheckFreeze}},
 		{"alert without a service", func(w *world) { w.alert.Service, w.review.Service = "", "" },
 			[]string{contracts.CheckCooldown, contracts.CheckDeploymentRelated, contracts.CheckSandboxScope}},
 	}
@@ -295,4 +312,19 @@ func TestTelemetryRecordsEveryCheck(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]int64{"agentk.gate.decisions/deny": 1, "agentk.gate.check_failures/deployment_related": 1}, got)
+}
+
+func frozen(scope string, until time.Time) *contracts.FreezeV1 {
+	return &contracts.FreezeV1{FreezeID: "fz-1", Scope: scope, Active: true, Reason: "change freeze", By: "alice",
+		Channel: contracts.ChannelCLI, At: tNow.Add(-time.Hour), ExpiresAt: until}
+}
+
+func TestHandleFreezeExpires(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.freeze = frozen(svc, tNow)
+	outs, err := w.run(t)
+	require.NoError(t, err)
+	d, _ := w.decision(t, outs)
+	require.Equal(t, contracts.VerdictAllow, d.Verdict, "a freeze that expired at the decision time no longer holds: %+v", d.Checks)
 }

@@ -6,7 +6,7 @@ import (
 	"agentk/contracts"
 )
 
-// Evaluate runs the six checks of DESIGN.md on in and returns the decision:
+// Evaluate runs the six checks of DESIGN.md and the freeze check on in and returns the decision:
 // allow only when every check passed. It is pure: the same Input always gives
 // the same decision.
 //
@@ -30,6 +30,7 @@ func Evaluate(in Input) contracts.DecisionV1 {
 		checkConfidence(in),
 		checkDeploymentRelated(in, svc, evidence),
 		checkSandboxScope(in, svc),
+		checkFreeze(in, svc),
 	}
 
 	d := contracts.DecisionV1{
@@ -44,6 +45,7 @@ func Evaluate(in Input) contracts.DecisionV1 {
 		FailedChecks:    []string{},
 		DecidedAt:       in.Now.UTC(),
 		ExpiresAt:       in.Now.Add(in.Config.DecisionTTL).UTC(),
+		Shadow:          Shadowed(in.Config, svc),
 	}
 	if in.Review.Best != nil {
 		d.Diagnosis = in.Review.Best.Class
@@ -95,6 +97,8 @@ func nextStep(check, svc string) string {
 		return "confidence: no evidence-backed diagnosis is strong enough; read the kept and dropped claims in the incident report and investigate in SigNoz."
 	case contracts.CheckDeploymentRelated:
 		return "deployment_related: nothing in the recorded telemetry ties the regression to a deployment of " + orUnknown(svc) + " that a rollback would undo; check the deployment markers before the onset in SigNoz's traces explorer before rolling back by hand."
+	case contracts.CheckFreeze:
+		return freezeNextStep(svc)
 	case contracts.CheckSandboxScope:
 		return "sandbox_scope: " + orUnknown(svc) + " is not a service agentk may act on; act by hand or add it to AGENTK_SANDBOX_SERVICES."
 	}

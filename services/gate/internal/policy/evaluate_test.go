@@ -19,9 +19,9 @@ func TestEvaluateAllPassAllows(t *testing.T) {
 	require.Empty(t, d.FailedChecks)
 	require.NotNil(t, d.FailedChecks, "failed_checks encodes as [] not null")
 	require.Empty(t, d.NextStep)
-	require.Len(t, d.Checks, 6)
+	require.Len(t, d.Checks, 7)
 	names := []string{contracts.CheckSLOBreach, contracts.CheckAllowlist, contracts.CheckCooldown,
-		contracts.CheckConfidence, contracts.CheckDeploymentRelated, contracts.CheckSandboxScope}
+		contracts.CheckConfidence, contracts.CheckDeploymentRelated, contracts.CheckSandboxScope, contracts.CheckFreeze}
 	for i, c := range d.Checks {
 		require.Equal(t, names[i], c.Name)
 		require.True(t, c.Passed, c.Name)

@@ -40,6 +40,10 @@ type Config struct {
 	Catalogue []contracts.FailureClass
 	// DecisionTTL is how long a decision stays valid for an approval.
 	DecisionTTL time.Duration
+	// ShadowAll and ShadowServices put decisions in shadow mode (every
+	// service, or these): the pipeline runs and signs, the deployer never acts.
+	ShadowAll      bool
+	ShadowServices []string
 }
 
 // DefaultConfig returns DESIGN.md's thresholds with no sandbox services: a
@@ -99,7 +103,9 @@ type Input struct {
 	EvidenceRejected int
 	Cooldown         CooldownState
 	Ledger           LedgerState
-	Config           Config
+	// Freezes are the freezes read for the service and globally.
+	Freezes FreezeState
+	Config  Config
 }
 
 // DecisionID is the decision's id for a review: deterministic, so a
