@@ -9,11 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"agentk/platform/telemetry"
 	"agentk/platform/topology"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // More errors.
@@ -221,10 +226,18 @@ func (c *Conn) Publish(ctx context.Context, subject string, out Out, md map[stri
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownSubject, subject)
 	}
+	ctx, span := otel.Tracer("agentk/platform/bus").Start(telemetry.WithService(ctx, c.cfg.Name), "send "+subject,
+		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(append(messagingAttrs(subject),
+			attribute.String("messaging.message.id", out.MsgID))...))
+	defer span.End()
 	msg := nats.NewMsg(subject)
 	msg.Data = out.Envelope.Marshal()
 	setHeaders(ctx, msg.Header, md)
-	return c.publishMsg(ctx, stream, msg, out.MsgID)
+	if err := c.publishMsg(ctx, stream, msg, out.MsgID); err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		return err
+	}
+	return nil
 }
 
 func (c *Conn) publishMsg(ctx context.Context, stream string, msg *nats.Msg, msgID string) error {

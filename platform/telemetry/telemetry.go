@@ -34,6 +34,7 @@ import (
 // Variables read.
 const (
 	EnvDisabled       = "AGENTK_OTEL_DISABLED"
+	EnvSDKDisabled    = "OTEL_SDK_DISABLED"
 	EnvEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
 	EnvTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 	EnvMetricsEnpoint = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"
@@ -48,8 +49,13 @@ var ErrConfig = errors.New("telemetry: config")
 
 // Providers are the process's tracer and meter providers.
 type Providers struct {
-	Tracer    *sdktrace.TracerProvider
-	Meter     *sdkmetric.MeterProvider
+	// Tracer is the provider of spans started outside any one service (all
+	// spans, in a process that runs one service).
+	Tracer *sdktrace.TracerProvider
+	Meter  *sdkmetric.MeterProvider
+	// roles are the per-service providers of SetupServices.
+	roles     map[string]*sdktrace.TracerProvider
+	exporter  sdktrace.SpanExporter
 	exporting bool
 }
 
@@ -58,30 +64,55 @@ func (p *Providers) Exporting() bool { return p.exporting }
 
 // Setup builds the providers for service and installs them, with the W3C
 // trace-context and baggage propagator, as the otel globals. It reads
-// AGENTK_OTEL_DISABLED, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and
-// OTEL_EXPORTER_OTLP_{,TRACES_,METRICS_}ENDPOINT, _PROTOCOL (http/protobuf,
-// the default, or grpc) and _HEADERS through getenv. It returns ErrConfig
-// naming every bad variable, or the exporter's error.
+// AGENTK_OTEL_DISABLED (or OTEL_SDK_DISABLED), OTEL_SERVICE_NAME,
+// OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_{,TRACES_,METRICS_}ENDPOINT,
+// _PROTOCOL (http/protobuf, the default, or grpc) and _HEADERS through
+// getenv. It returns ErrConfig naming every bad variable, or the exporter's
+// error.
 func Setup(ctx context.Context, service string, getenv func(string) string) (*Providers, error) {
-	disabled := isTrue(getenv(EnvDisabled))
 	name := getenv(EnvServiceName)
 	if name == "" {
-		name = "agentk-" + service
+		name = ServiceName(service)
 	}
-	attrs := []attribute.KeyValue{attribute.String("service.name", name), attribute.String("agentk.service", service)}
+	return setup(ctx, name, service, nil, getenv)
+}
+
+// SetupServices is Setup for a process that runs several services (`agentk
+// up`): spans started in a context marked with WithService(role), as the bus
+// marks every handler's, are recorded under ServiceName(role) with their own
+// resource; other spans and every metric under OTEL_SERVICE_NAME, default
+// CombinedServiceName. All share one exporter.
+func SetupServices(ctx context.Context, roles []string, getenv func(string) string) (*Providers, error) {
+	name := getenv(EnvServiceName)
+	if name == "" {
+		name = CombinedServiceName
+	}
+	return setup(ctx, name, "", roles, getenv)
+}
+
+func setup(ctx context.Context, name, service string, roles []string, getenv func(string) string) (*Providers, error) {
+	disabled := isTrue(getenv(EnvDisabled)) || isTrue(getenv(EnvSDKDisabled))
 	var errs []error
 	ra, err := parsePairs(getenv(EnvResourceAttrs))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrConfig, EnvResourceAttrs, err))
 	}
-	for k, v := range ra {
-		if k != "service.name" {
-			attrs = append(attrs, attribute.String(k, v))
+	newResource := func(name, service string) *resource.Resource {
+		attrs := []attribute.KeyValue{attribute.String("service.name", name)}
+		if service != "" {
+			attrs = append(attrs, attribute.String("agentk.service", service))
 		}
+		for k, v := range ra {
+			if k != "service.name" && k != "agentk.service" {
+				attrs = append(attrs, attribute.String(k, v))
+			}
+		}
+		return resource.NewWithAttributes("", attrs...)
 	}
-	res := resource.NewWithAttributes("", attrs...)
-	topts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))}
+	res := newResource(name, service)
+	sampler := sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	var te sdktrace.SpanExporter
 	if !disabled {
 		protocol := getenv(EnvProtocol)
 		if protocol == "" {
@@ -107,18 +138,33 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (*Pr
 		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
-		te, me, err := exporters(ctx, protocol, tEP, mEP, headers)
+		var me sdkmetric.Exporter
+		te, me, err = exporters(ctx, protocol, tEP, mEP, headers)
 		if err != nil {
 			return nil, err
 		}
-		topts = append(topts, sdktrace.WithBatcher(te))
 		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(30*time.Second))))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	p := &Providers{Tracer: sdktrace.NewTracerProvider(topts...), Meter: sdkmetric.NewMeterProvider(mopts...), exporting: !disabled}
-	otel.SetTracerProvider(p.Tracer)
+	newTracer := func(r *resource.Resource) *sdktrace.TracerProvider {
+		opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(r), sampler}
+		if te != nil {
+			opts = append(opts, sdktrace.WithBatcher(sharedExporter{te}))
+		}
+		return sdktrace.NewTracerProvider(opts...)
+	}
+	p := &Providers{Tracer: newTracer(res), Meter: sdkmetric.NewMeterProvider(mopts...), exporter: te, exporting: !disabled}
+	var global trace.TracerProvider = p.Tracer
+	if len(roles) > 0 {
+		p.roles = map[string]*sdktrace.TracerProvider{}
+		for _, r := range roles {
+			p.roles[r] = newTracer(newResource(ServiceName(r), r))
+		}
+		global = &routing{def: p.Tracer, by: p.roles}
+	}
+	otel.SetTracerProvider(global)
 	otel.SetMeterProvider(p.Meter)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	return p, nil
@@ -175,9 +221,28 @@ func signalEndpoint(specific, base, protocol, path string) string {
 	return strings.TrimRight(base, "/") + path
 }
 
-// Shutdown flushes and stops both providers. It returns their errors.
+// ForceFlush exports every span and metric recorded so far. It returns the
+// exporters' errors.
+func (p *Providers) ForceFlush(ctx context.Context) error {
+	errs := []error{p.Tracer.ForceFlush(ctx)}
+	for _, tp := range p.roles {
+		errs = append(errs, tp.ForceFlush(ctx))
+	}
+	return errors.Join(append(errs, p.Meter.ForceFlush(ctx))...)
+}
+
+// Shutdown flushes and stops every provider, then the exporter. It returns
+// their errors.
 func (p *Providers) Shutdown(ctx context.Context) error {
-	return errors.Join(p.Tracer.Shutdown(ctx), p.Meter.Shutdown(ctx))
+	errs := []error{p.Tracer.Shutdown(ctx)}
+	for _, tp := range p.roles {
+		errs = append(errs, tp.Shutdown(ctx))
+	}
+	errs = append(errs, p.Meter.Shutdown(ctx))
+	if p.exporter != nil {
+		errs = append(errs, p.exporter.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // Tracer returns a tracer of the installed provider.
