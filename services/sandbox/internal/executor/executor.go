@@ -71,13 +71,19 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	now := e.Now()
 	var call contracts.ToolCallV1
 	reply := contracts.ToolReplyV1{}
-	if _, err := e.Keyring.Open(data, contracts.SubjectToolCall, envelope.RoleInvestigator, now, &call); err != nil {
+	role, err := e.open(data, now, &call)
+	if err != nil {
 		e.Logger.Warn("tool call rejected", "err", err)
 		reply.Error = fmt.Sprintf("%v: the call is not a valid investigator-signed tool call: %v", ErrRejected, err)
 		return e.seal(reply, now)
 	}
 	reply.CallID = call.CallID
-	log := e.Logger.With("investigation_id", call.InvestigationID, "incident_id", call.IncidentID, "tool", call.Tool, "call_id", call.CallID)
+	log := e.Logger.With("investigation_id", call.InvestigationID, "incident_id", call.IncidentID, "tool", call.Tool, "call_id", call.CallID, "caller", role)
+	if err := checkCaller(role, call); err != nil {
+		log.Warn("tool call refused for its caller", "err", err)
+		reply.Error = err.Error()
+		return e.seal(reply, now)
+	}
 
 	var alert contracts.AlertV1
 	if _, err := e.Keyring.Open(call.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &alert); err != nil {
@@ -94,6 +100,13 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 		log.Info("tool call refused", "err", err)
 		reply.Error = err.Error()
 		return e.seal(reply, now)
+	}
+	if role == envelope.RoleDeployer {
+		if err := checkVerification(c, alert, now); err != nil {
+			log.Warn("recovery verification refused", "err", err)
+			reply.Error = err.Error()
+			return e.seal(reply, now)
+		}
 	}
 	if err := e.spend(call.InvestigationID, now); err != nil {
 		log.Info("tool call over budget", "err", err)
@@ -148,6 +161,27 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	reply.OK = true
 	reply.Evidence = env.Marshal()
 	return e.seal(reply, now)
+}
+
+// open verifies data as a tool call signed by one of callerRoles and returns
+// that role. A key of any other role fails as for the investigator.
+func (e *Executor) open(data []byte, now time.Time, call *contracts.ToolCallV1) (string, error) {
+	var first error
+	for _, role := range callerRoles {
+		*call = contracts.ToolCallV1{}
+		_, err := e.Keyring.Open(data, contracts.SubjectToolCall, role, now, call)
+		if err == nil {
+			return role, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if !errors.Is(err, envelope.ErrWrongRole) {
+			break
+		}
+	}
+	*call = contracts.ToolCallV1{}
+	return "", first
 }
 
 func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) (envelope.Envelope, error) {
