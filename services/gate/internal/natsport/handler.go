@@ -69,6 +69,11 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 		return nil, bus.Permanent(err)
 	}
 	d := policy.Evaluate(in)
+	if in.Alert != nil {
+		// Passed through unchanged, only once verified: the deployer's
+		// recovery query needs the ingester's own envelope for its window.
+		d.Alert = in.Review.Alert
+	}
 	h.Telemetry.observe(ctx, in, d)
 	env, err := h.Signer.SealJSON(contracts.SubjectDecision, d, now, h.Config.DecisionTTL)
 	if err != nil {

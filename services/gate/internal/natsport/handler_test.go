@@ -328,3 +328,36 @@ func TestHandleFreezeExpires(t *testing.T) {
 	d, _ := w.decision(t, outs)
 	require.Equal(t, contracts.VerdictAllow, d.Verdict, "a freeze that expired at the decision time no longer holds: %+v", d.Checks)
 }
+
+// The decision carries the ingester-signed alert byte for byte when it
+// verified, and nothing when it did not.
+func TestDecisionCarriesTheVerifiedAlert(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		alertAs string
+		carried bool
+	}{
+		{name: "ingester-signed alert", alertAs: envelope.RoleIngester, carried: true},
+		{name: "alert signed by the investigator", alertAs: envelope.RoleInvestigator},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.alertAs = tc.alertAs
+			outs, err := w.run(t)
+			require.NoError(t, err)
+			d, _ := w.decision(t, outs)
+			if !tc.carried {
+				require.Empty(t, d.Alert)
+				return
+			}
+			var a contracts.AlertV1
+			_, err = w.k.ring.Open(d.Alert, contracts.SubjectAlert, envelope.RoleIngester, tNow, &a)
+			require.NoError(t, err)
+			require.Equal(t, "inc-1", a.IncidentID)
+			require.Equal(t, svc, a.Service)
+		})
+	}
+}
