@@ -52,6 +52,11 @@ type Options struct {
 	DataDir string
 	// Interactive, when set, asks this function instead of auto-approving.
 	Interactive func(summary string) (approve bool)
+	// Telemetry, when non-nil, are OTEL_* variables (and AGENTK_OTEL_DISABLED)
+	// for the replay's own telemetry: the replay installs one tracer provider
+	// per service (telemetry.SetupServices) and flushes it before it returns.
+	// When nil the process's global providers are used as they are.
+	Telemetry map[string]string
 }
 
 const (
@@ -126,6 +131,13 @@ func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 
 	env := map[string]string{
 		"AGENTK_OTEL_DISABLED": "1",
+	}
+	if o.Telemetry != nil {
+		shutdown, err := setupTelemetry(ctx, o.Telemetry)
+		if err != nil {
+			return res, err
+		}
+		defer shutdown()
 	}
 	// The fake SigNoz, serving the incident's telemetry.
 	apiKey := "replay-" + randHex(8)

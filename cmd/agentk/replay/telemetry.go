@@ -1,0 +1,28 @@
+package replay
+
+import (
+	"context"
+	"time"
+
+	"agentk/cmd/agentk/stack"
+	"agentk/platform/telemetry"
+)
+
+// setupTelemetry installs one tracer provider per service from vars (see
+// Options.Telemetry); the returned function flushes and stops them, after the
+// services have stopped (deferred before the stack starts).
+func setupTelemetry(ctx context.Context, vars map[string]string) (func(), error) {
+	roles := make([]string, 0, len(stack.Services))
+	for _, e := range stack.Services {
+		roles = append(roles, e.Role)
+	}
+	p, err := telemetry.SetupServices(ctx, roles, func(k string) string { return vars[k] })
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = p.Shutdown(sctx)
+	}, nil
+}
