@@ -47,6 +47,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		Rules:        policy.Rules{Allowlist: cfg.Services, Project: cfg.Project, Cooldown: cfg.Cooldown},
 		Stabilise:    cfg.Stabilise,
 		ApplyTimeout: cfg.ComposeTimeout,
+		Shadow:       cfg.Shadowed,
 	}
 	for _, b := range []struct {
 		name string
@@ -58,6 +59,11 @@ func Run(ctx context.Context, d service.Deps) error {
 		}
 		*b.dst = kvstore.New(kv)
 	}
+	frz, err := d.Bus.KeyValue(ctx, kvstore.BucketFreezes)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	dep.Freezes = kvstore.New(frz)
 	exp, err := exporter(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
@@ -95,7 +101,8 @@ func Run(ctx context.Context, d service.Deps) error {
 	select {
 	case <-r.Running():
 		log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
-			"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending))
+			"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending),
+			"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
 		if d.Ready != nil {
 			d.Ready()
 		}

@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,9 @@ const (
 	EnvIncidentDir    = "AGENTK_INCIDENT_DIR"
 	EnvDockerHost     = "DOCKER_HOST"
 	EnvOTLPEndpoint   = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	// EnvShadow is `all` or a comma list of services the deployer never
+	// acts on, only records (the gate reads the same variable).
+	EnvShadow = "AGENTK_SHADOW"
 )
 
 // Runtimes.
@@ -59,6 +63,14 @@ type Config struct {
 	IncidentDir  string
 	DockerHost   string
 	OTLPEndpoint string
+	// ShadowAll and ShadowServices: shadow mode, whatever the decision says.
+	ShadowAll      bool
+	ShadowServices []string
+}
+
+// Shadowed reports whether service is in shadow mode.
+func (c Config) Shadowed(service string) bool {
+	return c.ShadowAll || slices.Contains(c.ShadowServices, service)
 }
 
 // FromEnv reads Config. Unset durations take defaults; every malformed or
@@ -134,6 +146,16 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	for _, s := range c.Services {
 		if !validName(s) {
 			bad(EnvServices, "service %q is not a compose service name", s)
+		}
+	}
+	for _, s := range list(getenv(EnvShadow)) {
+		switch {
+		case s == "all":
+			c.ShadowAll = true
+		case validName(s):
+			c.ShadowServices = append(c.ShadowServices, s)
+		default:
+			bad(EnvShadow, "%q is neither all nor a service name", s)
 		}
 	}
 	if c.Project != "" && !validName(c.Project) {

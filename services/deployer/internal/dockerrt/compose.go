@@ -72,6 +72,9 @@ func (c *Compose) Command(service string) []string {
 	return append(argv, "-p", c.Project, "-f", c.File, "-f", c.OverridePath(), "up", "-d", "--force-recreate", "--no-deps", service)
 }
 
+// CommandFor implements rollback.Planner.
+func (c *Compose) CommandFor(service string) []string { return c.Command(service) }
+
 // Apply pins plan.Service to the target image id and runs compose. The
 // command's exit code is returned; an error means it could not run at all.
 func (c *Compose) Apply(ctx context.Context, plan policy.Plan) (rollback.Applied, error) {

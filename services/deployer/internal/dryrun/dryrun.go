@@ -35,6 +35,9 @@ func (r Runtime) Apply(_ context.Context, plan policy.Plan) (rollback.Applied, e
 	return rollback.Applied{Command: r.Command(plan.Service), DryRun: true}, nil
 }
 
+// CommandFor implements rollback.Planner.
+func (r Runtime) CommandFor(service string) []string { return r.Command(service) }
+
 // Verify has nothing to verify: a dry run never reaches it.
 func (r Runtime) Verify(context.Context, policy.Plan) (rollback.Verification, error) {
 	return rollback.Verification{Detail: "dry run: nothing changed"}, nil

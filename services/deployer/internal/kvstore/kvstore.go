@@ -17,6 +17,8 @@ const (
 	BucketNonces   = "agentk_nonces"
 	BucketCooldown = "agentk_cooldown"
 	BucketReleases = "agentk_releases"
+	// BucketFreezes holds bridge-signed freezes; the deployer only reads it.
+	BucketFreezes = "agentk_freezes"
 )
 
 // Errors.

@@ -35,6 +35,9 @@ const (
 	ReasonNoTarget          = "no_rollback_target"
 	ReasonLedgerUnread      = "ledger_unreadable"
 	ReasonStateUnread       = "state_unreadable"
+	// ReasonFrozen: an active freeze covers the service (or every service),
+	// or the freeze store could not be read or verified.
+	ReasonFrozen = "frozen"
 )
 
 // ErrRefused is wrapped by every Refusal used as an error.
@@ -141,7 +144,21 @@ type Input struct {
 	NonceUsed bool
 	Cooldown  CooldownState
 	Ledger    LedgerState
-	Now       time.Time
+	// Freezes are the bridge-signed freezes read for the service and globally.
+	Freezes FreezeState
+	// Shadow is the deployer's own shadow configuration for the service
+	// (AGENTK_SHADOW): a decision the gate did not mark shadow is still
+	// treated as one.
+	Shadow bool
+	Now    time.Time
+}
+
+// FreezeState is what the adapter read from agentk_freezes. The zero value
+// means both keys were read and hold nothing.
+type FreezeState struct {
+	// Err is non-nil when a key could not be read or verified: refuse.
+	Err     error
+	Freezes []contracts.FreezeV1
 }
 
 // Plan is what an approved rollback will do: both ends come from the
@@ -154,11 +171,13 @@ type Plan struct {
 }
 
 // Verdict is Evaluate's answer: exactly one of Refusal, Declined (the human
-// said deny) or Plan applies.
+// said deny) or Plan applies. With Plan, Shadow says the plan must only be
+// recorded, never run.
 type Verdict struct {
 	Refusal  *Refusal
 	Declined bool
 	Plan     Plan
+	Shadow   bool
 }
 
 // Evaluate runs every check in a fixed order and returns the first refusal,
@@ -184,14 +203,14 @@ func Evaluate(in Input) Verdict {
 	if d.Verdict != contracts.VerdictAllow {
 		return Verdict{Refusal: refuse(ReasonDecisionDenied, "decision %s verdict %q, failed checks %v", d.DecisionID, d.Verdict, d.FailedChecks)}
 	}
-	if d.Shadow {
-		return Verdict{Refusal: refuse(ReasonShadow, "decision %s is a shadow decision", d.DecisionID)}
-	}
 	if d.Action != "rollback" {
 		return Verdict{Refusal: refuse(ReasonActionNotAllowed, "action %q", d.Action)}
 	}
 	if !slices.Contains(in.Rules.Allowlist, d.Service) {
 		return Verdict{Refusal: refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)}
+	}
+	if r := frozen(in.Freezes, d.Service, in.Now); r != nil {
+		return Verdict{Refusal: r}
 	}
 	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil {
 		return Verdict{Refusal: r}
@@ -200,7 +219,23 @@ func Evaluate(in Input) Verdict {
 	if r != nil {
 		return Verdict{Refusal: r}
 	}
-	return Verdict{Plan: plan}
+	// A shadow decision goes through every check above, so the record says
+	// exactly what would have run; it is never run.
+	return Verdict{Plan: plan, Shadow: d.Shadow || in.Shadow}
+}
+
+// frozen refuses when an active freeze covers service, whatever the gate
+// said: the deployer obeys a freeze on its own.
+func frozen(f FreezeState, service string, now time.Time) *Refusal {
+	if f.Err != nil {
+		return refuse(ReasonFrozen, "freeze store unreadable for %s, counts as frozen: %v", service, f.Err)
+	}
+	for _, z := range f.Freezes {
+		if z.Covers(service) && z.HoldsAt(now) {
+			return refuse(ReasonFrozen, "service %s: freeze %s (%s) by %s until %s: %s", service, z.FreezeID, z.Scope, z.By, z.ExpiresAt.UTC().Format(time.RFC3339), z.Reason)
+		}
+	}
+	return nil
 }
 
 // binding checks the approval answers exactly this decision.

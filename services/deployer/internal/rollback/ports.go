@@ -52,6 +52,18 @@ type Runtime interface {
 	Verify(ctx context.Context, plan policy.Plan) (Verification, error)
 }
 
+// Getter reads one KV bucket (kvstore.Bucket); the freezes bucket is
+// read-only to the deployer.
+type Getter interface {
+	Get(ctx context.Context, key string) (kvstore.Entry, error)
+}
+
+// Planner is implemented by runtimes that can say, without running it, the
+// exact argv Apply would run for a service: what a shadow action records.
+type Planner interface {
+	CommandFor(service string) []string
+}
+
 // RecoveryChecker says whether a service is back under its SLO after a
 // rollback, from telemetry.
 type RecoveryChecker interface {

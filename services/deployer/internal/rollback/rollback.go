@@ -35,6 +35,11 @@ type Deployer struct {
 	Nonces   Bucket
 	Cooldown Bucket
 	Releases Bucket
+	// Freezes is agentk_freezes; nil refuses every approval (fail closed).
+	Freezes Getter
+	// Shadow reports whether the deployer's own configuration puts service
+	// in shadow mode; nil means never.
+	Shadow   func(service string) bool
 	Runtime  Runtime
 	Recovery RecoveryChecker
 	Marker   Marker
@@ -111,6 +116,8 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 	var cooldownRev uint64
 	in.Cooldown, cooldownRev = d.readCooldown(ctx, v.Decision.Service, received)
 	in.Ledger = d.readLedger(ctx, v.Decision.Service, received)
+	in.Freezes = d.readFreezes(ctx, v.Decision.Service, received)
+	in.Shadow = d.Shadow != nil && d.Shadow(v.Decision.Service)
 
 	verdict := policy.Evaluate(in)
 	if verdict.Refusal != nil {
@@ -137,6 +144,13 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 	}
 
 	plan := verdict.Plan
+	if verdict.Shadow {
+		res, err := d.seal(d.shadow(ids(a), plan, received), nil)
+		if err == nil {
+			d.record(ctx, key, journalFor(a, stateDone, &plan, received), res)
+		}
+		return res, err
+	}
 	j := journalFor(a, stateActing, &plan, received)
 	jb, _ := json.Marshal(j)
 	jrev, err := d.Nonces.Put(ctx, key, jb, 0)
@@ -167,6 +181,21 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 	}
 	d.finish(ctx, key, j, jrev, res)
 	return res, nil
+}
+
+// shadow records what act would do, changing nothing: no compose command,
+// no cooldown taken, no ledger change, no marker.
+func (d *Deployer) shadow(id idset, plan policy.Plan, received time.Time) contracts.ActionV1 {
+	act := d.base(id, received)
+	act.Outcome = contracts.OutcomeShadow
+	act.FromImage, act.ToImage = plan.From.Image, plan.To.Image
+	if p, ok := d.Runtime.(Planner); ok {
+		act.Command = p.CommandFor(plan.Service)
+	}
+	act.Reason = fmt.Sprintf("shadow: would move %s from %s to %s; nothing was changed", plan.Service, plan.From.Image, plan.To.Image)
+	act.FinishedAt = d.Now()
+	act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
+	return act
 }
 
 // act runs the plan. The runtime gets a context that survives shutdown,

@@ -40,6 +40,10 @@ func (f *fakeRuntime) Apply(ctx context.Context, p policy.Plan) (rollback.Applie
 	return rollback.Applied{Command: []string{"compose", "up", p.Service, p.To.Image}, ExitCode: f.exit}, nil
 }
 
+func (f *fakeRuntime) CommandFor(service string) []string {
+	return []string{"compose", "up", "-d", "--force-recreate", "--no-deps", service}
+}
+
 func (f *fakeRuntime) Verify(ctx context.Context, p policy.Plan) (rollback.Verification, error) {
 	return f.verify, nil
 }
@@ -82,7 +86,7 @@ func (e *env) deployer() *rollback.Deployer {
 	return &rollback.Deployer{
 		Keyring: e.keys.Keyring, Signer: e.keys.Deployer, Now: func() time.Time { return e.now },
 		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: "shop", Cooldown: 10 * time.Minute},
-		Nonces: e.buckets.Nonces, Cooldown: e.buckets.Cooldown, Releases: e.buckets.Releases,
+		Nonces: e.buckets.Nonces, Cooldown: e.buckets.Cooldown, Releases: e.buckets.Releases, Freezes: e.buckets.Freezes,
 		Runtime: e.rt, Recovery: fakeRecovery{ok: true}, Marker: e.marker,
 		Stabilise: time.Minute, ApplyTimeout: time.Minute,
 		Sleep: func(context.Context, time.Duration) error { return nil },
@@ -225,8 +229,21 @@ func TestRefusals(t *testing.T) {
 			msg: decWith(func(d *contracts.DecisionV1) {
 				d.Verdict, d.FailedChecks = contracts.VerdictDeny, []string{contracts.CheckDeploymentRelated}
 			})},
-		{name: "shadow decision", reason: policy.ReasonShadow,
-			msg: decWith(func(d *contracts.DecisionV1) { d.Shadow = true })},
+		{name: "service frozen", reason: policy.ReasonFrozen,
+			setup: func(t *testing.T, e *env) {
+				e.putFreeze(t, e.keys.Bridge, freezeOn("shop-api", true, t0.Add(time.Hour)))
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "every service frozen", reason: policy.ReasonFrozen,
+			setup: func(t *testing.T, e *env) {
+				e.putFreeze(t, e.keys.Bridge, freezeOn(contracts.FreezeGlobal, true, t0.Add(time.Hour)))
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "freeze value not signed by the bridge", reason: policy.ReasonFrozen,
+			setup: func(t *testing.T, e *env) {
+				e.putFreeze(t, e.keys.Gate, freezeOn("shop-api", false, t0.Add(time.Hour)))
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
 		{name: "action other than rollback", reason: policy.ReasonActionNotAllowed,
 			msg: decWith(func(d *contracts.DecisionV1) { d.Action = "restart" })},
 		{name: "service outside the deployer's allowlist", reason: policy.ReasonNotAllowlisted,
@@ -271,6 +288,95 @@ func TestRefusals(t *testing.T) {
 			require.Contains(t, res.Action.Reason, c.reason)
 			require.Zero(t, e.rt.applies.Load(), "nothing mutated")
 			require.Empty(t, e.marker.marks)
+		})
+	}
+}
+
+func freezeOn(scope string, active bool, until time.Time) contracts.FreezeV1 {
+	return contracts.FreezeV1{FreezeID: "fz-" + scope, Scope: scope, Active: active, Reason: "change freeze",
+		By: "alice", Channel: contracts.ChannelCLI, At: t0.Add(-time.Hour), ExpiresAt: until}
+}
+
+func (e *env) putFreeze(t *testing.T, signer *envelope.Signer, f contracts.FreezeV1) {
+	t.Helper()
+	env, err := signer.SealJSON(contracts.SubjectFreeze, f, t0.Add(-time.Hour), 0)
+	require.NoError(t, err)
+	_, err = e.buckets.Freezes.Put(context.Background(), f.Scope, env.Marshal(), 0)
+	require.NoError(t, err)
+}
+
+func TestFreezeExpiresOnTimeAndLiftAllows(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		freeze contracts.FreezeV1
+	}{
+		{name: "expired exactly at approval time", freeze: freezeOn("shop-api", true, t0)},
+		{name: "lifted", freeze: freezeOn("shop-api", false, t0.Add(time.Hour))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedLedger(t)
+			e.putFreeze(t, e.keys.Bridge, tc.freeze)
+			res, err := e.deployer().Handle(context.Background(), testkit.Signed(t, e.keys, "dec-1", "shop-api", t0), 1)
+			require.NoError(t, err)
+			require.Equal(t, contracts.OutcomeRolledBack, res.Action.Outcome, res.Action.Reason)
+		})
+	}
+}
+
+func TestNoFreezeStoreRefuses(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedLedger(t)
+	d := e.deployer()
+	d.Freezes = nil
+	res, err := d.Handle(context.Background(), testkit.Signed(t, e.keys, "dec-1", "shop-api", t0), 1)
+	require.NoError(t, err)
+	require.Equal(t, contracts.OutcomeRefused, res.Action.Outcome)
+	require.Equal(t, policy.ReasonFrozen, res.Refusal.Reason)
+	require.Zero(t, e.rt.applies.Load())
+}
+
+// A shadow decision (the gate's flag or the deployer's own AGENTK_SHADOW)
+// goes through every check and records the exact command and images, but
+// nothing is applied, no cooldown is taken and the ledger is unchanged.
+func TestShadowRecordsAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		gateShadow bool
+		ownShadow  bool
+	}{
+		{name: "decision marked shadow by the gate", gateShadow: true},
+		{name: "deployer configured shadow", ownShadow: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedLedger(t)
+			d := e.deployer()
+			d.Shadow = func(string) bool { return tc.ownShadow }
+			dec := testkit.Decision("dec-1", "shop-api", t0)
+			dec.Shadow = tc.gateShadow
+			denv := testkit.SealDecision(t, e.keys.Gate, dec, t0)
+			raw := testkit.SealApproval(t, e.keys.Bridge, testkit.Approval(t, denv, t0), t0)
+			res, err := d.Handle(context.Background(), raw, 1)
+			require.NoError(t, err)
+			a := res.Action
+			require.Equal(t, contracts.OutcomeShadow, a.Outcome, a.Reason)
+			require.Equal(t, "agentk-demo/shop-api:v2", a.FromImage)
+			require.Equal(t, "agentk-demo/shop-api:v1", a.ToImage)
+			require.Equal(t, []string{"compose", "up", "-d", "--force-recreate", "--no-deps", "shop-api"}, a.Command)
+			require.False(t, a.ContainerVerified)
+			require.Zero(t, e.rt.applies.Load(), "nothing applied")
+			require.Empty(t, e.marker.marks)
+			_, err = e.buckets.Cooldown.Get(context.Background(), "shop-api")
+			require.ErrorIs(t, err, kvstore.ErrNotFound, "a shadow action takes no cooldown")
+			require.Len(t, e.readLedger(t).Releases, 2, "the ledger is unchanged")
 		})
 	}
 }

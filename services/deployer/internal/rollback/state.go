@@ -96,6 +96,38 @@ func (d *Deployer) takeCooldown(ctx context.Context, service, actionID string, r
 	return err
 }
 
+// readFreezes reads the service's and the global freeze, each a
+// bridge-signed FreezeV1; anything unreadable fails closed.
+func (d *Deployer) readFreezes(ctx context.Context, service string, now time.Time) policy.FreezeState {
+	if d.Freezes == nil {
+		return policy.FreezeState{Err: errors.New("no freeze store configured")}
+	}
+	var st policy.FreezeState
+	var errs []error
+	for _, k := range []string{contracts.FreezeGlobal, contracts.FreezeKey(service)} {
+		e, err := d.Freezes.Get(ctx, k)
+		if errors.Is(err, kvstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("freeze %s: %w", k, err))
+			continue
+		}
+		var f contracts.FreezeV1
+		if _, err := d.Keyring.Open(e.Value, contracts.SubjectFreeze, envelope.RoleBridge, now, &f); err != nil {
+			errs = append(errs, fmt.Errorf("freeze %s: %w", k, err))
+			continue
+		}
+		if f.Scope != k {
+			errs = append(errs, fmt.Errorf("freeze under key %s is about %q", k, f.Scope))
+			continue
+		}
+		st.Freezes = append(st.Freezes, f)
+	}
+	st.Err = errors.Join(errs...)
+	return st
+}
+
 func (d *Deployer) readLedger(ctx context.Context, service string, now time.Time) policy.LedgerState {
 	l, _, err := d.ledger(ctx, service, now)
 	if errors.Is(err, kvstore.ErrNotFound) {

@@ -124,7 +124,7 @@ func StartJetStream(t testing.TB) *JetStream {
 
 // Buckets are the deployer's three KV buckets.
 type Buckets struct {
-	Nonces, Cooldown, Releases *kvstore.Bucket
+	Nonces, Cooldown, Releases, Freezes *kvstore.Bucket
 }
 
 // CreateBuckets creates the deployer's buckets on js.
@@ -136,5 +136,5 @@ func CreateBuckets(t testing.TB, js jetstream.JetStream) Buckets {
 		require.NoError(t, err)
 		return kvstore.New(kv)
 	}
-	return Buckets{Nonces: mk(kvstore.BucketNonces), Cooldown: mk(kvstore.BucketCooldown), Releases: mk(kvstore.BucketReleases)}
+	return Buckets{Nonces: mk(kvstore.BucketNonces), Cooldown: mk(kvstore.BucketCooldown), Releases: mk(kvstore.BucketReleases), Freezes: mk(kvstore.BucketFreezes)}
 }
