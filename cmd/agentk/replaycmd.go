@@ -70,6 +70,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 	all := fs.Bool("all", false, "score the rules investigator and every scripted persona")
 	md := fs.String("markdown", "", "also write the scoreboard as Markdown to this file")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
+	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 	}
 	enc := json.NewEncoder(c.stdout)
 	n, total := 0, len(corpus)*len(list)
-	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: logger(c, *verbose)}, func(o replay.Outcome) {
+	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: logger(c, *verbose)}, *workers, func(o replay.Outcome) {
 		n++
 		if *asJSON {
 			_ = enc.Encode(o)

@@ -43,26 +43,64 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Eval replays every incident for each investigator, calling each as it
-// finishes one (for progress and streaming JSON).
-func Eval(ctx context.Context, incidents []*incident.Incident, investigators []string, o Options, each func(Outcome)) []Outcome {
-	var out []Outcome
+// Eval replays every incident for each investigator, workers at a time (each
+// replay has its own embedded NATS server, so they do not share state), and
+// calls each as it finishes one, in order. The outcomes come back in the order
+// investigator by investigator, incident by incident.
+func Eval(ctx context.Context, incidents []*incident.Incident, investigators []string, o Options, workers int, each func(Outcome)) []Outcome {
+	type job struct {
+		i   int
+		inv string
+		inc *incident.Incident
+	}
+	var jobs []job
 	for _, inv := range investigators {
 		for _, inc := range incidents {
-			ro := o
-			ro.Investigator = inv
-			res, err := RunIncident(ctx, inc, ro)
-			oc := Outcome{Result: res}
-			if err != nil {
-				oc.Error = err.Error()
+			jobs = append(jobs, job{len(jobs), inv, inc})
+		}
+	}
+	if workers < 1 {
+		workers = 1
+	}
+	out := make([]Outcome, len(jobs))
+	done := make([]chan struct{}, len(jobs))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	queue := make(chan job)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for j := range queue {
+				ro := o
+				ro.Investigator = j.inv
+				res, err := RunIncident(ctx, j.inc, ro)
+				oc := Outcome{Result: res}
+				if err != nil {
+					oc.Error = err.Error()
+				}
+				out[j.i] = oc
+				close(done[j.i])
 			}
-			out = append(out, oc)
-			if each != nil {
-				each(oc)
+		}()
+	}
+	go func() {
+		defer close(queue)
+		for _, j := range jobs {
+			select {
+			case queue <- j:
+			case <-ctx.Done():
+				return
 			}
-			if ctx.Err() != nil {
-				return out
-			}
+		}
+	}()
+	for i := range jobs {
+		select {
+		case <-done[i]:
+		case <-ctx.Done():
+			return out[:i]
+		}
+		if each != nil {
+			each(out[i])
 		}
 	}
 	return out
