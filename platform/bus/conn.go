@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"agentk/platform/telemetry"
+	"agentk/platform/telemetry/role"
 	"agentk/platform/topology"
 
 	"github.com/nats-io/nats.go"
@@ -226,7 +226,7 @@ func (c *Conn) Publish(ctx context.Context, subject string, out Out, md map[stri
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownSubject, subject)
 	}
-	ctx, span := otel.Tracer("agentk/platform/bus").Start(telemetry.WithService(ctx, c.cfg.Name), "send "+subject,
+	ctx, span := otel.Tracer("agentk/platform/bus").Start(role.With(ctx, c.cfg.Name), "send "+subject,
 		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(append(messagingAttrs(subject),
 			attribute.String("messaging.message.id", out.MsgID))...))
 	defer span.End()

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"agentk/contracts/envelope"
-	"agentk/platform/telemetry"
+	"agentk/platform/telemetry/role"
 
 	"github.com/nats-io/nats.go"
 	"go.opentelemetry.io/otel"
@@ -37,7 +37,7 @@ type ServeFunc func(ctx context.Context, env envelope.Envelope, md map[string]st
 // Permanent when the remote error was) when the handler failed, ErrRequest
 // for a timeout or transport error, envelope.ErrMalformed for a bad reply.
 func (c *Conn) Request(ctx context.Context, subject string, env envelope.Envelope) (envelope.Envelope, error) {
-	ctx, span := otel.Tracer("agentk/platform/bus").Start(telemetry.WithService(ctx, c.cfg.Name), "request "+subject,
+	ctx, span := otel.Tracer("agentk/platform/bus").Start(role.With(ctx, c.cfg.Name), "request "+subject,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(messagingAttrs(subject)...))
 	defer span.End()
 	msg := nats.NewMsg(subject)
@@ -76,7 +76,7 @@ func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx cont
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
 	base := context.WithoutCancel(ctx)
-	handlerCtx, cancel := context.WithCancel(telemetry.WithService(base, c.cfg.Name))
+	handlerCtx, cancel := context.WithCancel(role.With(base, c.cfg.Name))
 	tracer := otel.Tracer("agentk/platform/bus")
 	sub, err := c.nc.QueueSubscribe(subject, queue, func(m *nats.Msg) {
 		wg.Add(1)

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"agentk/contracts/envelope"
-	"agentk/platform/telemetry"
+	"agentk/platform/telemetry/role"
 	"agentk/platform/topology"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -157,7 +157,7 @@ func (r *Router) adapt(name string, h HandlerFunc) message.NoPublishHandlerFunc 
 	tracer := otel.Tracer("agentk/platform/bus")
 	return func(wm *message.Message) error {
 		d := deliveryFrom(wm.Context())
-		ctx := telemetry.WithService(extract(wm.Context(), wm.Metadata), r.c.cfg.Name)
+		ctx := role.With(extract(wm.Context(), wm.Metadata), r.c.cfg.Name)
 		ctx, span := tracer.Start(ctx, "consume "+d.subject, trace.WithSpanKind(trace.SpanKindConsumer),
 			trace.WithAttributes(
 				attribute.String("messaging.system", "nats"),

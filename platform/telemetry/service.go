@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"agentk/contracts/envelope"
+	"agentk/platform/telemetry/role"
 )
 
 // CombinedServiceName is the service.name of what a process running several
@@ -26,18 +27,12 @@ func ServiceNames() []string {
 	return out
 }
 
-type serviceKey struct{}
-
-// WithService returns ctx marked as running inside role. In a process that
-// runs several services, spans started with such a context are recorded under
-// that role's service.name; the bus marks every handler's context with its
-// connection's role, so a service's own spans follow without code of its own.
-func WithService(ctx context.Context, role string) context.Context {
-	return context.WithValue(ctx, serviceKey{}, role)
-}
+// WithService returns ctx marked as running inside role (role.With). In a
+// process that runs several services, spans started with such a context are
+// recorded under that role's service.name; the bus marks every handler's
+// context with its connection's role, so a service's own spans follow without
+// code of its own.
+func WithService(ctx context.Context, r string) context.Context { return role.With(ctx, r) }
 
 // ServiceFrom returns the role ctx was marked with, or "".
-func ServiceFrom(ctx context.Context) string {
-	s, _ := ctx.Value(serviceKey{}).(string)
-	return s
-}
+func ServiceFrom(ctx context.Context) string { return role.From(ctx) }

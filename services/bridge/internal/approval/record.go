@@ -30,6 +30,9 @@ type Record struct {
 	Answer *Answer `json:"answer,omitempty"`
 	// Refusals are the most recent refused answers, newest last.
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// TraceParent is the W3C traceparent the decision arrived with; the
+	// approval is published in that trace.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // Answer is the one accepted answer to a decision.

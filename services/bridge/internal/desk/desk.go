@@ -89,6 +89,7 @@ func (k *Desk) Receive(ctx context.Context, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	rec.TraceParent = traceParent(ctx)
 	log := k.d.Logger.With("decision_id", dec.DecisionID, "incident_id", dec.IncidentID)
 	switch err := k.d.Store.Create(ctx, rec); {
 	case errors.Is(err, store.ErrBadKey):
@@ -171,6 +172,7 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 			return approval.Record{}, err
 		}
 		log.Info("answer accepted", "answer", req.Answer, "approval_id", req.ApprovalID)
+		countAnswer(ctx, req)
 		next = k.publish(ctx, next, log)
 		if k.d.Notifier != nil && next.SlackTS != "" && req.Channel != contracts.ChannelSlack {
 			if err := k.d.Notifier.Update(ctx, next); err != nil {
@@ -185,6 +187,8 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 // publish sends the record's approval with MsgID approval.<decision id> (so
 // JetStream drops a second one) and marks it published.
 func (k *Desk) publish(ctx context.Context, rec approval.Record, log *slog.Logger) approval.Record {
+	ctx, span := approvalSpan(ctx, rec)
+	defer span.End()
 	env, err := envelope.Parse(rec.Answer.Approval)
 	if err != nil {
 		log.Error("stored approval unreadable", "err", err)
