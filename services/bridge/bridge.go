@@ -18,6 +18,7 @@ import (
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/config"
 	"agentk/services/bridge/internal/desk"
+	"agentk/services/bridge/internal/freezes"
 	"agentk/services/bridge/internal/httpport"
 	"agentk/services/bridge/internal/natsport"
 	"agentk/services/bridge/internal/slackmsg"
@@ -73,8 +74,13 @@ func Run(ctx context.Context, d service.Deps) error {
 		log.Warn("could not re-publish pending approvals", "err", err)
 	}
 
+	fkv, err := d.Bus.KeyValue(ctx, freezes.Bucket)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	fd := &freezes.Desk{KV: fkv, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now}
 	hs := httpport.New(httpport.Options{
-		Desk: dk, Approvers: cfg.Approvers, SigningSecret: cfg.SlackSigningSecret, Slack: responder,
+		Desk: dk, Approvers: cfg.Approvers, Freezes: fd, SigningSecret: cfg.SlackSigningSecret, Slack: responder,
 		InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

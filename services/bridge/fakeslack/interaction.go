@@ -19,6 +19,8 @@ import (
 const (
 	Approve = "agentk_approve"
 	Deny    = "agentk_deny"
+	// Freeze is the "Freeze service" button.
+	Freeze = "agentk_freeze"
 )
 
 // Button is one button found in a message's blocks.

@@ -26,6 +26,9 @@ type listPage struct {
 	Closed   []row
 	Refused  []approval.Refusal
 	Now      time.Time
+	// Freezes are the latest value of every freeze scope.
+	Freezes   []contracts.FreezeV1
+	FreezeErr string
 }
 
 func (s *Server) requireLogin(w http.ResponseWriter, r *http.Request) (principal, bool) {
@@ -63,6 +66,13 @@ func (s *Server) consoleList(w http.ResponseWriter, r *http.Request) {
 			page.Open = append(page.Open, rw)
 		} else if len(page.Closed) < 50 {
 			page.Closed = append(page.Closed, rw)
+		}
+	}
+	if s.o.Freezes != nil {
+		if fz, err := s.o.Freezes.List(r.Context()); err != nil {
+			page.FreezeErr = "freezes unavailable: " + err.Error()
+		} else {
+			page.Freezes = fz
 		}
 	}
 	render(w, http.StatusOK, listTmpl, page)

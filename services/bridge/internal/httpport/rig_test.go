@@ -17,6 +17,7 @@ import (
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
+	"agentk/services/bridge/internal/freezes"
 	"agentk/services/bridge/internal/httpport"
 	"agentk/services/bridge/internal/slackmsg"
 	"agentk/services/bridge/internal/slackport"
@@ -63,6 +64,7 @@ type rig struct {
 	pub   *publisher
 	srv   *httptest.Server
 	http  *httpport.Server
+	fkv   *memKV
 }
 
 func newRig(t *testing.T) *rig {
@@ -85,8 +87,10 @@ func newRig(t *testing.T) *rig {
 		Store: store.NewMemory(), Signer: r.keys.Bridge, Keyring: r.keys.Keyring, Publisher: r.pub,
 		Notifier: sc, Now: r.clock.Now, Logger: log,
 	})
+	r.fkv = &memKV{vals: map[string][]byte{}}
+	fd := &freezes.Desk{KV: r.fkv, Signer: r.keys.Bridge, Keyring: r.keys.Keyring, Now: r.clock.Now}
 	r.http = httpport.New(httpport.Options{
-		Desk: r.desk, Approvers: approvers, SigningSecret: signingSecret, Slack: sc,
+		Desk: r.desk, Approvers: approvers, SigningSecret: signingSecret, Slack: sc, Freezes: fd,
 		InsecureCookies: true, Now: r.clock.Now, Logger: log,
 	})
 	r.srv = httptest.NewServer(r.http.Handler())

@@ -13,6 +13,7 @@ import (
 
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
+	"agentk/services/bridge/internal/freezes"
 	"agentk/services/bridge/internal/slackauth"
 )
 
@@ -36,8 +37,10 @@ type Options struct {
 	// SigningSecret is Slack's; empty disables /slack/interactions (404).
 	SigningSecret string
 	// Slack is nil when Slack is not configured.
-	Slack           Responder
-	Reports         Reports
+	Slack   Responder
+	Reports Reports
+	// Freezes sets and lifts freezes; nil answers 503.
+	Freezes         *freezes.Desk
 	InsecureCookies bool
 	Now             func() time.Time
 	Logger          *slog.Logger
@@ -78,6 +81,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/decisions/{id}", s.consoleAnswer)
 	mux.HandleFunc("GET /api/v1/decisions", s.apiList)
 	mux.HandleFunc("POST /api/v1/decisions/{id}/answer", s.apiAnswer)
+	mux.HandleFunc("GET /api/v1/freezes", s.apiFreezes)
+	mux.HandleFunc("POST /api/v1/freezes", s.apiFreeze(false))
+	mux.HandleFunc("POST /api/v1/freezes/{scope}/lift", s.apiFreeze(true))
+	mux.HandleFunc("POST /console/freezes", s.consoleFreeze)
 	return secureHeaders(mux)
 }
 

@@ -52,6 +52,10 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unsupported interaction", http.StatusBadRequest)
 		return
 	}
+	if click.FreezeService != "" {
+		s.slackFreezeClick(w, r, click, now)
+		return
+	}
 	name, _ := s.o.Approvers.BySlackID(click.UserID)
 	req := approval.Request{
 		DecisionID: click.DecisionID, Digest: click.Digest, Answer: click.Answer,
@@ -86,6 +90,33 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
 			}
 		})
 	}
+}
+
+func (s *Server) slackFreezeClick(w http.ResponseWriter, r *http.Request, click slackmsg.Click, now time.Time) {
+	if s.replay.Seen(slackauth.RequestID(r.Header), now) {
+		s.o.Desk.RefuseRequest(contracts.ChannelSlack, fmt.Errorf("%w: freeze request seen before", approval.ErrReplay))
+		http.Error(w, "replayed request", http.StatusConflict)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), answerBudget)
+	f, err := s.slackFreeze(ctx, click.UserID, click.FreezeService)
+	cancel()
+	if err != nil {
+		s.o.Desk.RefuseRequest(contracts.ChannelSlack, fmt.Errorf("slack freeze of %s: %w", click.FreezeService, err))
+	}
+	w.WriteHeader(http.StatusOK)
+	if s.o.Slack == nil || click.ResponseURL == "" {
+		return
+	}
+	text := "Freeze " + f.FreezeID + " on " + f.Scope + " set by " + f.By + " until " + f.ExpiresAt.UTC().Format(time.RFC3339) + "."
+	if err != nil {
+		text = "Freeze not set: " + err.Error()
+	}
+	s.background(func(ctx context.Context) {
+		if err := s.o.Slack.Tell(ctx, click.ResponseURL, text); err != nil {
+			s.o.Logger.Warn("slack freeze reply not delivered", "err", err)
+		}
+	})
 }
 
 // refusalText is what the human is told: the refusal's reason, or a plain

@@ -76,7 +76,9 @@ func TestSlackMessages(t *testing.T) {
 	allowed := r.receive(t, testkit.Decision("d-allow", r.clock.Now()))
 	require.Equal(t, "C0INCIDENTS", allowed.Channel)
 	btns := allowed.Buttons()
-	require.Len(t, btns, 2)
+	require.Len(t, btns, 3)
+	require.Equal(t, slackmsg.ActionFreeze, btns[2].ActionID)
+	require.Equal(t, "checkout", btns[2].Value)
 	rec := r.record(t, "d-allow")
 	require.Equal(t, slackmsg.ActionApprove, btns[0].ActionID)
 	require.Equal(t, "d-allow|"+rec.Digest, btns[0].Value)
@@ -89,7 +91,9 @@ func TestSlackMessages(t *testing.T) {
 	require.Equal(t, allowed.TS, rec.SlackTS)
 
 	denied := r.receive(t, testkit.Denied("d-deny", r.clock.Now()))
-	require.Empty(t, denied.Buttons(), "a gate denial is information only")
+	db := denied.Buttons()
+	require.Len(t, db, 1, "a gate denial takes no answer, only a freeze")
+	require.Equal(t, slackmsg.ActionFreeze, db[0].ActionID)
 	require.Contains(t, string(denied.Blocks), "wait for the cooldown or act by hand")
 
 	// A redelivered decision is not posted twice.

@@ -51,6 +51,12 @@ var (
 {{range .Closed}}<tr><td>{{.Rec.Decision.Service}}</td>
 <td><a href="/console/incidents/{{.Rec.Decision.IncidentID}}">{{.Rec.Decision.IncidentID}}</a></td>
 <td>{{.Status}}</td><td>{{with .Rec.Answer}}{{.Answer}} by {{.Approver}} via {{.Channel}} at {{stamp .AnsweredAt}}{{end}}</td></tr>{{end}}</table>{{end}}
+<h2>Freezes</h2>{{if .FreezeErr}}<p class="fail">{{.FreezeErr}}</p>{{end}}
+{{if .Freezes}}<table id="freezes"><tr><th>Scope</th><th>State</th><th>By</th><th>Reason</th><th>Until</th></tr>
+{{range .Freezes}}<tr><td>{{.Scope}}</td><td>{{if .Active}}frozen{{else}}lifted{{end}}</td><td>{{.By}} via {{.Channel}}</td><td>{{.Reason}}</td><td>{{stamp .ExpiresAt}}</td></tr>{{end}}</table>{{end}}
+<form method="post" action="/console/freezes" id="freeze-form"><input type="hidden" name="csrf" value="{{.CSRF}}">
+<input name="scope" placeholder="service or _global" required> <input name="reason" placeholder="reason" required>
+<input name="duration" value="4h" size="6"> <button name="op" value="set">Freeze</button><button name="op" value="lift">Unfreeze</button></form>
 {{if .Refused}}<h2>Refused requests</h2><table><tr><th>At</th><th>Channel</th><th>Reason</th></tr>
 {{range .Refused}}<tr><td>{{stamp .At}}</td><td>{{.Channel}}</td><td>{{.Reason}}</td></tr>{{end}}</table>{{end}}
 {{template "foot"}}`)

@@ -19,6 +19,10 @@ import (
 const (
 	ActionApprove = "agentk_approve"
 	ActionDeny    = "agentk_deny"
+	// ActionFreeze is the "Freeze service" button; its value is the service.
+	ActionFreeze = "agentk_freeze"
+	// BlockFreeze is the block id of the actions block holding it.
+	BlockFreeze = "agentk_freeze"
 	// BlockAnswer is the block id of the actions block holding the buttons.
 	BlockAnswer = "agentk_answer"
 )
@@ -51,6 +55,7 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 			WithStyle(slack.StyleDanger)
 		blocks = append(blocks,
 			slack.NewActionBlock(BlockAnswer, approve, deny),
+			slack.NewActionBlock(BlockFreeze, freezeButton(d.Service)),
 			slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Expires %s. One answer is accepted.", stamp(rec.ExpiresAt)))))
 		return fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", d.Service, d.DecisionID), blocks
 	}
@@ -59,7 +64,18 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 		next = "Investigate by hand; no automated action will be taken."
 	}
 	blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Next step:* "+esc(next)), nil, nil))
+	if d.Service != "" {
+		blocks = append(blocks, slack.NewActionBlock(BlockFreeze, freezeButton(d.Service)))
+	}
 	return fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", d.Service, d.DecisionID), blocks
+}
+
+// freezeButton freezes the service for a few hours, confirmed first.
+func freezeButton(service string) *slack.ButtonBlockElement {
+	return slack.NewButtonBlockElement(ActionFreeze, service, plain("Freeze service")).
+		WithConfirm(slack.NewConfirmationBlockObject(plain("Freeze "+truncate(service, 60)+"?"),
+			mrkdwn(fmt.Sprintf("No automated action on *%s* for 4 h (the gate denies, the deployer refuses). Lift it with `agentk unfreeze` or the console.", esc(service))),
+			plain("Freeze"), plain("Cancel")))
 }
 
 // Answered returns the message that replaces the original once rec is
@@ -85,7 +101,7 @@ func summary(rec approval.Record, links Links) []slack.Block {
 		title = "Rollback denied by the gate: " + d.Service
 	}
 	if d.Shadow {
-		title = "[shadow] " + title
+		title = "[SHADOW: nothing will be acted on] " + title
 	}
 	fields := []*slack.TextBlockObject{
 		mrkdwn("*Incident*\n" + esc(d.IncidentID)),

@@ -24,6 +24,9 @@ type Click struct {
 	DecisionID  string
 	Digest      string
 	Answer      string
+	// FreezeService is set (and the answer fields empty) for a "Freeze
+	// service" click.
+	FreezeService string
 }
 
 // ParseInteraction decodes the JSON of a block_actions payload (the form
@@ -45,6 +48,13 @@ func ParseInteraction(payload []byte) (Click, error) {
 		return Click{}, fmt.Errorf("%w: %d actions, want 1", ErrPayload, len(acts))
 	}
 	a := acts[0]
+	if a.ActionID == ActionFreeze {
+		if !contracts.ValidFreezeScope(a.Value) || a.Value == contracts.FreezeGlobal {
+			return Click{}, fmt.Errorf("%w: freeze value", ErrPayload)
+		}
+		return Click{UserID: ic.User.ID, TeamID: ic.Team.ID, ResponseURL: ic.ResponseURL,
+			ChannelID: ic.Channel.ID, MessageTS: ic.Container.MessageTs, FreezeService: a.Value}, nil
+	}
 	var answer string
 	switch a.ActionID {
 	case ActionApprove:
