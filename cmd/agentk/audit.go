@@ -114,7 +114,9 @@ func auditChain(kr *envelope.Keyring, incident string, msgs []auditMsg) auditRep
 		}
 		return l
 	}
-	missing := func(name string) { add(auditLink{Link: name, What: "missing", Problem: "no " + name + " recorded for this incident"}) }
+	missing := func(name string) {
+		add(auditLink{Link: name, What: "missing", Problem: "no " + name + " recorded for this incident"})
+	}
 
 	// Alert.
 	if len(by[contracts.SubjectAlert]) == 0 {
