@@ -65,10 +65,10 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 	}
 	idx := incidents.New(natsport.NewKV(bucket), pub, cfg.MaxInvestigations, cfg.Lease)
 	mux := http.NewServeMux()
-	mux.Handle(httpport.Path, httpport.New(idx, httpport.Options{
+	mux.Handle(httpport.Path, httpport.Traced(httpport.New(idx, httpport.Options{
 		Auth:    httpport.Auth{Token: cfg.Token, BasicUser: cfg.BasicUser, BasicPassword: cfg.BasicPassword},
 		MaxBody: cfg.MaxBody, Timeout: cfg.Timeout, Now: d.Now, Logger: d.Logger, Metrics: metrics,
-	}))
+	})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if !d.Bus.Connected() {
 			http.Error(w, "bus disconnected", http.StatusServiceUnavailable)

@@ -31,10 +31,18 @@ func Run(ctx context.Context, d service.Deps) error {
 		model = llm.New(llm.Config{Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey,
 			Timeout: cfg.LLMTimeout, RetryBackoff: cfg.LLMRetryBackoff, Logger: log})
 	}
+	provider := ""
+	if cfg.Kind == config.KindLLM {
+		provider = cfg.Provider
+	}
+	tel, err := natsport.DefaultTelemetry(provider)
+	if err != nil {
+		return fmt.Errorf("investigator: telemetry: %w", err)
+	}
 	h := natsport.NewHandler(natsport.Config{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
-		Tools:        natsport.Tools{Bus: d.Bus, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now},
-		Model:        model,
+		Tools:        tel.Tools(natsport.Tools{Bus: d.Bus, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now}),
+		Model:        tel.Model(model),
 		Investigator: cfg.InvestigatorName(),
 		Catalogue:    contracts.DefaultCatalogue(),
 		Budget:       cfg.Budget,
@@ -44,7 +52,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("investigator: router: %w", err)
 	}
-	router.Handle(natsport.HandlerName, contracts.SubjectAlert, h.Handle)
+	router.Handle(natsport.HandlerName, contracts.SubjectAlert, tel.Handle(h.Handle))
 	errc := make(chan error, 1)
 	go func() { errc <- router.Run(ctx) }()
 	select {

@@ -34,7 +34,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	r.Handle(natsport.HandlerReports, contracts.SubjectReport, h.HandleReport)
+	r.Handle(natsport.HandlerReports, contracts.SubjectReport, natsport.Traced(h.HandleReport))
 	r.Handle(natsport.HandlerDecisions, contracts.SubjectDecision, h.HandleDecision)
 	r.Handle(natsport.HandlerApprovals, contracts.SubjectApproval, h.HandleApproval)
 	r.Handle(natsport.HandlerActions, contracts.SubjectAction, h.HandleAction)

@@ -28,7 +28,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	ex := &executor.Executor{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
 		Query: &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
-			HTTP: &http.Client{Timeout: cfg.Timeout}},
+			HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}},
 		Record:   natsport.Recorder{Bus: d.Bus},
 		Limits:   tools.DefaultLimits(cfg.Exclude),
 		Compact:  compact.DefaultLimits,

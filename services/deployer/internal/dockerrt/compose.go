@@ -92,7 +92,9 @@ func (c *Compose) Apply(ctx context.Context, plan policy.Plan) (rollback.Applied
 	cmd.Dir = filepath.Dir(c.File)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	span := composeSpan(ctx, argv)
 	err = cmd.Run()
+	endCompose(span, cmd, err)
 	applied.Output = tail(out.String(), 2000)
 	var exit *exec.ExitError
 	switch {

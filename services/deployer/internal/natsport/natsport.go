@@ -26,7 +26,10 @@ type Handler struct {
 // Handle is the bus.HandlerFunc. Every final answer, refusals included, is
 // published; only transient failures are returned (nack and redeliver).
 func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	ctx, span := startAction(ctx)
+	defer span.End()
 	res, err := h.Deployer.Handle(ctx, m.Data, m.Delivery)
+	observeAction(ctx, span, res, err)
 	if err != nil {
 		h.Logger.Warn("approval not settled; will be redelivered", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
