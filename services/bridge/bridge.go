@@ -4,6 +4,7 @@
 package bridge
 
 import (
+	"agentk/platform/topology"
 	"context"
 	"errors"
 	"fmt"
@@ -79,8 +80,12 @@ func Run(ctx context.Context, d service.Deps) error {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	fd := &freezes.Desk{KV: fkv, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now}
+	rkv, err := d.Bus.KeyValue(ctx, topology.BucketReports)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
 	hs := httpport.New(httpport.Options{
-		Desk: dk, Approvers: cfg.Approvers, Freezes: fd, SigningSecret: cfg.SlackSigningSecret, Slack: responder,
+		Desk: dk, Approvers: cfg.Approvers, Freezes: fd, SigningSecret: cfg.SlackSigningSecret, Slack: responder, Reports: kvReports{rkv},
 		InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -16,6 +16,8 @@ require (
 )
 
 require (
+	agentk/services/gate v0.0.0
+	agentk/services/reviewer v0.0.0
 	github.com/ThreeDotsLabs/watermill v1.5.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -48,3 +50,7 @@ replace (
 	agentk/contracts => ../../contracts
 	agentk/platform => ../../platform
 )
+
+replace agentk/services/reviewer => ../reviewer
+
+replace agentk/services/gate => ../gate

@@ -11,10 +11,11 @@ func sortStrings(s []string) { slices.Sort(s) }
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ts": ts, "num": num, "mark": mark, "inputs": inputs, "orDash": orDash, "yesNo": yesNo,
 	"recovered": recovered, "safeLink": safeLink,
-}).Parse(`<!doctype html>
+}).Parse(`{{define "page"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Incident {{.IncidentID}}</title></head>
 <body>
-<h1>Incident {{.IncidentID}}: {{.Service}}</h1>
+{{template "body" .}}</body></html>
+{{end}}{{define "body"}}<h1>Incident {{.IncidentID}}: {{.Service}}</h1>
 <p class="banner status-{{.Status}}"><strong>{{.Banner}}</strong></p>
 {{with .Alert}}<h2>Alert</h2>
 <ul><li><strong>{{.Name}}</strong> (rule {{.RuleID}}, severity {{orDash .Severity}}), {{.Status}} since {{ts .StartsAt}}</li>
@@ -45,15 +46,24 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 {{with .Reason}}<li>Reason: {{.}}</li>{{end}}<li>Took {{.TotalMs}} ms</li></ul>
 {{end}}{{with .Agent}}<h2>The agent's own numbers</h2>
 <p>{{.Investigator}}{{with .Model}} ({{.}}){{end}}: {{.ToolCalls}} tool calls, {{.Iterations}} iterations, {{.TokensIn}} tokens in, {{.TokensOut}} tokens out, {{.Duration}}{{if not .Completed}}, <strong>incomplete</strong>: {{orDash .IncompleteReason}}{{end}}.</p>
-{{end}}</body></html>
-`))
+{{end}}{{end}}`))
 
 // HTML renders the report as a self-contained page for the web console.
 // Every value is escaped by html/template.
 func HTML(r Report) string {
 	var b strings.Builder
-	if err := page.Execute(&b, r); err != nil {
+	if err := page.ExecuteTemplate(&b, "page", r); err != nil {
 		// The template is fixed and the data is plain values: an error here is a bug.
+		panic("report: html: " + err.Error())
+	}
+	return b.String()
+}
+
+// HTMLFragment renders the report's body alone, for embedding in another page
+// (the bridge's console). Every value is escaped by html/template.
+func HTMLFragment(r Report) string {
+	var b strings.Builder
+	if err := page.ExecuteTemplate(&b, "body", r); err != nil {
 		panic("report: html: " + err.Error())
 	}
 	return b.String()

@@ -1,0 +1,29 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+
+	"agentk/services/reviewer/report"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// kvReports renders the incident reports the reviewer keeps in KV for the
+// console's incident page.
+type kvReports struct{ kv jetstream.KeyValue }
+
+// HTML implements httpport.Reports.
+func (k kvReports) HTML(ctx context.Context, incidentID string) (template.HTML, error) {
+	e, err := k.kv.Get(ctx, incidentID)
+	if err != nil {
+		return "", fmt.Errorf("bridge: report %s: %w", incidentID, err)
+	}
+	r, err := report.Decode(e.Value())
+	if err != nil {
+		return "", err
+	}
+	// HTMLFragment escapes every value with html/template.
+	return template.HTML(report.HTMLFragment(r)), nil //nolint:gosec // produced by html/template
+}
