@@ -20,7 +20,8 @@ build:
 
 ## test: go vet and go test in every module of the workspace
 test:
-	@set -e; for d in $(MODULES); do echo "== $$d"; (cd $$d && $(GO) vet ./... && $(GO) test -count=1 ./...); done
+	@failed=""; for d in $(MODULES); do echo "== $$d"; (cd $$d && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...) || failed="$$failed $$d"; done; \
+	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 
 ## test-short: the same with -short (skips the slow end-to-end evals)
 test-short:
