@@ -20,7 +20,7 @@ require (
 	github.com/containerd/errdefs v1.0.0 // indirect
 	github.com/containerd/errdefs/pkg v0.3.0 // indirect
 	github.com/distribution/reference v0.6.0 // indirect
-	github.com/docker/docker v28.5.2+incompatible // indirect
+	github.com/docker/docker v28.5.2+incompatible
 	github.com/docker/go-connections v0.8.2 // indirect
 	github.com/docker/go-units v0.5.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
@@ -75,7 +75,7 @@ require (
 )
 
 require (
-	agentk/services/deployer v0.0.0 // indirect
+	agentk/services/deployer v0.0.0
 	agentk/services/gate v0.0.0 // indirect
 	agentk/services/ingester v0.0.0 // indirect
 	agentk/services/investigator v0.0.0

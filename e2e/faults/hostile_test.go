@@ -1,0 +1,319 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/fabric"
+	"agentk/platform/identity"
+	"agentk/services/deployer/demotarget"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+)
+
+// dockerSwitch turns the Docker tests on; with it set a missing engine fails.
+const dockerSwitch = "AGENTK_REQUIRE_DOCKER"
+
+func requireDocker(t *testing.T) *client.Client {
+	t.Helper()
+	if os.Getenv(dockerSwitch) != "1" {
+		t.Skip("needs the Docker engine: set " + dockerSwitch + "=1 to run (a missing engine then fails)")
+	}
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = cli.Ping(ctx)
+	require.NoError(t, err, "%s=1 but no Docker engine", dockerSwitch)
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// dockerState is what the engine shows of a compose project: every
+// container's id, image id, state, start time and restart count.
+func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project string) []string {
+	t.Helper()
+	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "com.docker.compose.project="+project))})
+	require.NoError(t, err)
+	var out []string
+	for _, c := range cs {
+		in, err := cli.ContainerInspect(ctx, c.ID)
+		require.NoError(t, err)
+		out = append(out, fmt.Sprintf("%s %s image=%s status=%s started=%s restarts=%d",
+			in.Name, in.ID, in.Image, in.State.Status, in.State.StartedAt, in.RestartCount))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hostile is one message an attacker with publish rights on the approval
+// subject (the test's admin credential) puts on the bus.
+type hostile struct {
+	name   string
+	how    string
+	reason string // the refusal code the deployer must answer with
+	build  func(k keys, now time.Time) []byte
+}
+
+type keys struct{ gate, bridge, investigator *envelope.Signer }
+
+func decision(id, service string, now time.Time) contracts.DecisionV1 {
+	return contracts.DecisionV1{
+		DecisionID: id, IncidentID: "inc-" + id, InvestigationID: "inv-" + id, ReviewID: "rev-" + id,
+		Service: service, Action: "rollback", Verdict: contracts.VerdictAllow, FailedChecks: []string{},
+		Diagnosis: "bad_release", Confidence: 0.9, DecidedAt: now, ExpiresAt: now.Add(15 * time.Minute),
+	}
+}
+
+func approval(denv envelope.Envelope, now time.Time) contracts.ApprovalV1 {
+	var d contracts.DecisionV1
+	if err := json.Unmarshal(denv.Payload, &d); err != nil {
+		panic(err)
+	}
+	return contracts.ApprovalV1{
+		ApprovalID: "appr-" + d.DecisionID, DecisionID: d.DecisionID, DecisionDigest: denv.Digest(),
+		IncidentID: d.IncidentID, Service: d.Service, Answer: contracts.AnswerApprove,
+		Approver: "mallory", Channel: contracts.ChannelCLI, AnsweredAt: now, ExpiresAt: d.ExpiresAt,
+		Decision: denv.Marshal(),
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// seal signs a as the bridge would.
+func seal(s *envelope.Signer, a contracts.ApprovalV1, now time.Time) []byte {
+	return must(s.SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute)).Marshal()
+}
+
+func hostiles(service string) []hostile {
+	return []hostile{
+		{name: "unsigned decision", reason: "decision_signature",
+			how: "a bridge-signed approval carrying a gate decision whose signature was stripped",
+			build: func(k keys, now time.Time) []byte {
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-unsigned", service, now), now, 15*time.Minute))
+				denv.Sig = nil
+				return seal(k.bridge, approval(denv, now), now)
+			}},
+		{name: "decision signed by the bridge's key", reason: "decision_signature",
+			how: "the decision is sealed with the bridge's (valid, known) key instead of the gate's",
+			build: func(k keys, now time.Time) []byte {
+				denv := must(k.bridge.SealJSON(contracts.SubjectDecision, decision("h-wrongrole", service, now), now, 15*time.Minute))
+				return seal(k.bridge, approval(denv, now), now)
+			}},
+		{name: "decision signed by the investigator's key", reason: "decision_signature",
+			how: "a compromised investigator forges the gate's decision with its own key",
+			build: func(k keys, now time.Time) []byte {
+				denv := must(k.investigator.SealJSON(contracts.SubjectDecision, decision("h-investigator", service, now), now, 15*time.Minute))
+				return seal(k.bridge, approval(denv, now), now)
+			}},
+		{name: "tampered decision payload", reason: "decision_signature",
+			how: "a gate-denied decision rewritten to allow after signing; the approval's digest matches the rewritten bytes",
+			build: func(k keys, now time.Time) []byte {
+				d := decision("h-tampered", service, now)
+				d.Verdict, d.FailedChecks = contracts.VerdictDeny, []string{contracts.CheckSLOBreach}
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, d, now, 15*time.Minute))
+				d.Verdict, d.FailedChecks = contracts.VerdictAllow, []string{}
+				denv.Payload = must(json.Marshal(d))
+				return seal(k.bridge, approval(denv, now), now)
+			}},
+		{name: "tampered approval payload", reason: "approval_signature",
+			how: "a bridge-signed deny rewritten to approve after signing",
+			build: func(k keys, now time.Time) []byte {
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-tampered-approval", service, now), now, 15*time.Minute))
+				a := approval(denv, now)
+				a.Answer = contracts.AnswerDeny
+				aenv := must(k.bridge.SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute))
+				a.Answer = contracts.AnswerApprove
+				aenv.Payload = must(json.Marshal(a))
+				return aenv.Marshal()
+			}},
+		{name: "approval signed by the gate's key", reason: "approval_signature",
+			how: "the approval is sealed with the gate's key: no human answered through the bridge",
+			build: func(k keys, now time.Time) []byte {
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-gate-approves", service, now), now, 15*time.Minute))
+				return seal(k.gate, approval(denv, now), now)
+			}},
+		{name: "expired decision", reason: "decision_expired",
+			how: "a genuine gate decision issued 40 min ago with a 15 min lifetime, freshly approved",
+			build: func(k keys, now time.Time) []byte {
+				then := now.Add(-40 * time.Minute)
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-expired", service, then), then, 15*time.Minute))
+				a := approval(denv, now)
+				a.ExpiresAt = now.Add(10 * time.Minute)
+				return seal(k.bridge, a, now)
+			}},
+		{name: "approval bound to another decision's digest", reason: "digest_mismatch",
+			how: "an approval of decision A (digest of A) carrying decision B",
+			build: func(k keys, now time.Time) []byte {
+				da := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-digest-a", service, now), now, 15*time.Minute))
+				db := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-digest-b", service, now), now, 15*time.Minute))
+				a := approval(db, now)
+				a.DecisionDigest = da.Digest()
+				return seal(k.bridge, a, now)
+			}},
+		{name: "decision for a service outside the sandbox", reason: "service_not_allowlisted",
+			how: "a genuinely signed, approved rollback of a service that is not in the deployer's allowlist",
+			build: func(k keys, now time.Time) []byte {
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-scope", "payments-db", now), now, 15*time.Minute))
+				return seal(k.bridge, approval(denv, now), now)
+			}},
+		{name: "approved denial", reason: "decision_denied",
+			how: "a genuine gate denial approved by a genuine human through the bridge",
+			build: func(k keys, now time.Time) []byte {
+				d := decision("h-denied", service, now)
+				d.Verdict, d.FailedChecks = contracts.VerdictDeny, []string{contracts.CheckCooldown}
+				denv := must(k.gate.SealJSON(contracts.SubjectDecision, d, now, 15*time.Minute))
+				return seal(k.bridge, approval(denv, now), now)
+			}},
+	}
+}
+
+// TestHostileMessagesAreRefused publishes forged, tampered, expired,
+// replayed and out-of-scope approvals straight onto the bus, to a deployer
+// process with the Docker runtime in front of a running compose project: each
+// is refused with its reason code, and the engine shows the project exactly
+// as it was.
+func TestHostileMessagesAreRefused(t *testing.T) {
+	cli := requireDocker(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+
+	// The demo target, v1 then v2: the ledger has a rollback target, so
+	// only the checks stand between a message and a rollback.
+	stamp := time.Now().UnixNano()
+	repo := fmt.Sprintf("agentk-faults-%d/shop-api", stamp)
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
+	_, err := demotarget.Build(ctx, demotarget.V1(repo))
+	require.NoError(t, err)
+	_, err = demotarget.Build(ctx, demotarget.V2(repo))
+	require.NoError(t, err)
+	w := newWorld(t)
+	project := fmt.Sprintf("agentkfaults%d", stamp)
+	file := filepath.Join(w.dir, "docker-compose.yml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo)), 0o644))
+	compose := func(tag string, args ...string) {
+		cmd := exec.CommandContext(ctx, "docker-compose", append([]string{"-p", project, "-f", file}, args...)...)
+		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command("docker-compose", "-p", project, "-f", file, "down", "-v", "--remove-orphans", "--timeout", "5")
+		_ = cmd.Run()
+	})
+	compose("v1", "up", "-d")
+
+	w.startNATS(ctx)
+	f, err := fabric.Remote(ctx, w.url, filepath.Join(w.dir, "keys"), fabric.Options{})
+	require.NoError(t, err)
+	w.fab, w.kr = f, f.Keyring()
+	w.admin, err = f.Admin(ctx)
+	require.NoError(t, err)
+	w.env = map[string]string{
+		"AGENTK_NATS_URL": w.url, "AGENTK_OTEL_DISABLED": "1", "AGENTK_LOG_FORMAT": "text",
+		"AGENTK_DEPLOYER_RUNTIME": "docker", "AGENTK_DEPLOYER_SERVICES": "shop-api",
+		"AGENTK_COMPOSE_PROJECT": project, "AGENTK_COMPOSE_FILE": file,
+		"AGENTK_DEPLOYER_STATE_DIR": filepath.Join(w.dir, "deployer-state"), "AGENTK_DEPLOYER_STABILISE": "1s",
+		"DOCKER_HOST": os.Getenv("DOCKER_HOST"),
+	}
+	w.startService(envelope.RoleDeployer)
+
+	releases, err := w.admin.KeyValue(ctx, "agentk_releases")
+	require.NoError(t, err)
+	ledger := func() int {
+		e, err := releases.Get(ctx, "shop-api")
+		if err != nil {
+			return 0
+		}
+		var l contracts.ReleaseLedgerV1
+		if _, err := w.kr.Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+			return -1
+		}
+		return len(l.Releases)
+	}
+	poll(ctx, t, "v1 in the deployer's ledger", func() (bool, error) { return ledger() == 1, nil })
+	compose("v2", "up", "-d")
+	poll(ctx, t, "v2 in the deployer's ledger: a rollback target exists", func() (bool, error) { return ledger() == 2, nil })
+	before := dockerState(ctx, t, cli, project)
+	require.Len(t, before, 1)
+
+	ids, err := identity.Load(filepath.Join(w.dir, "keys"))
+	require.NoError(t, err)
+	signer := func(role string) *envelope.Signer { return must(ids.Signer(role)) }
+	k := keys{gate: signer(envelope.RoleGate), bridge: signer(envelope.RoleBridge), investigator: signer(envelope.RoleInvestigator)}
+
+	actions := make(chan *nats.Msg, 64)
+	sub, err := w.admin.NATS().ChanSubscribe(contracts.SubjectAction, actions)
+	require.NoError(t, err)
+	defer func() { _ = sub.Unsubscribe() }()
+	require.NoError(t, w.admin.NATS().Flush())
+	js := w.admin.JetStream()
+	n := 0
+	send := func(b []byte) contracts.ActionV1 {
+		n++
+		_, err := js.Publish(ctx, contracts.SubjectApproval, b, jetstream.WithMsgID(fmt.Sprintf("hostile.%d.%d", stamp, n)))
+		require.NoError(t, err)
+		select {
+		case m := <-actions:
+			var a contracts.ActionV1
+			_, err := w.kr.Open(m.Data, contracts.SubjectAction, envelope.RoleDeployer, time.Now(), &a)
+			require.NoError(t, err, "the action is deployer-signed")
+			return a
+		case <-ctx.Done():
+			t.Fatalf("no action for hostile message %d:\n%s", n, tail(w.procs[envelope.RoleDeployer].log, 20))
+			return contracts.ActionV1{}
+		}
+	}
+
+	for _, h := range hostiles("shop-api") {
+		a := send(h.build(k, time.Now()))
+		require.Equal(t, contracts.OutcomeRefused, a.Outcome, "%s: %+v", h.name, a)
+		require.True(t, strings.HasPrefix(a.Reason, h.reason+":"), "%s: reason %q, want %s", h.name, a.Reason, h.reason)
+		require.Equal(t, before, dockerState(ctx, t, cli, project), "%s changed the Docker state", h.name)
+		record(t, row{Area: "hostile", Fault: h.name, How: h.how, Outcome: "refused `" + h.reason + "`; Docker state unchanged"})
+	}
+
+	// A replayed approval: a genuine human's "deny" is recorded once; the same
+	// signed bytes published again are a replay.
+	denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-replay", "shop-api", time.Now()), time.Now(), 15*time.Minute))
+	a := approval(denv, time.Now())
+	a.Answer = contracts.AnswerDeny
+	b := seal(k.bridge, a, time.Now())
+	first := send(b)
+	require.Equal(t, contracts.OutcomeNone, first.Outcome, "%+v", first)
+	again := send(b)
+	require.Equal(t, contracts.OutcomeRefused, again.Outcome, "%+v", again)
+	require.True(t, strings.HasPrefix(again.Reason, "replay:"), again.Reason)
+	require.Equal(t, before, dockerState(ctx, t, cli, project), "the replay changed the Docker state")
+	record(t, row{Area: "hostile", Fault: "replayed approval", How: "a genuine bridge-signed answer published a second time under a new message id",
+		Outcome: "first recorded (`none`), replay refused `replay`; Docker state unchanged"})
+
+	// The control: the same deployer, handed a genuine approval, does act,
+	// and the engine shows it. The assertions above could have failed.
+	genuine := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-genuine", "shop-api", time.Now()), time.Now(), 15*time.Minute))
+	act := send(seal(k.bridge, approval(genuine, time.Now()), time.Now()))
+	require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, "%+v", act)
+	require.True(t, act.ContainerVerified)
+	require.NotEqual(t, before, dockerState(ctx, t, cli, project), "a genuine rollback shows in the Docker state")
+}
