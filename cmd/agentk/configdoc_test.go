@@ -22,6 +22,7 @@ const repoRoot = "../.."
 // readmes are where each component documents its variables, in doc order.
 var readmes = []struct{ title, path string }{
 	{"Every process", "platform/README.md"},
+	{"agentk (command line)", "cmd/agentk/README.md"},
 	{"ingester", "services/ingester/README.md"},
 	{"sandbox", "services/sandbox/README.md"},
 	{"investigator", "services/investigator/README.md"},
