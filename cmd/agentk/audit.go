@@ -275,7 +275,7 @@ func printAudit(w io.Writer, r auditReport) {
 
 // readStreams returns every message of the audited streams, as stored.
 func readStreams(ctx context.Context, c *cli) (*envelope.Keyring, []auditMsg, func(), error) {
-	f, err := openFabric(ctx, c, logger(c, false))
+	f, err := operatorFabric(ctx, c, logger(c, false))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -163,3 +163,29 @@ func cmdKeys(ctx context.Context, c *cli, args []string) error {
 	fmt.Fprintf(c.stdout, "keys in %s (seeds are 0600; give each service only its own)\n%s\n", *dir, b)
 	return nil
 }
+
+// operatorFabric is how operator commands (report, incidents, audit) reach
+// the data: AGENTK_NATS_URL when set; else a running `agentk up` on this
+// machine (its embedded server listens on 127.0.0.1:AGENTK_NATS_PORT); else
+// the embedded server's store itself, opened offline from AGENTK_DATA_DIR.
+func operatorFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, error) {
+	if c.getenv("AGENTK_NATS_URL") != "" {
+		return openFabric(ctx, c, log)
+	}
+	port := c.getenv("AGENTK_NATS_PORT")
+	if port == "" {
+		port = "4222"
+	}
+	if _, err := os.Stat(filepath.Join(keysDir(c), "keyring.json")); err == nil && port != "0" {
+		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
+		f, err := fabric.Remote(probe, "nats://127.0.0.1:"+port, keysDir(c), fabric.Options{Logger: log})
+		cancel()
+		if err == nil {
+			return f, nil
+		}
+	}
+	if _, err := os.Stat(dataDir(c)); err != nil {
+		return nil, fmt.Errorf("no running agentk and no data in %s: set AGENTK_NATS_URL or AGENTK_DATA_DIR", dataDir(c))
+	}
+	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: 0})
+}
