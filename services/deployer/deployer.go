@@ -24,7 +24,6 @@ import (
 	"agentk/services/deployer/internal/marker"
 	"agentk/services/deployer/internal/natsport"
 	"agentk/services/deployer/internal/policy"
-	"agentk/services/deployer/internal/recovery"
 	"agentk/services/deployer/internal/rollback"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -143,12 +142,7 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 		env = append(env, "DOCKER_HOST="+cfg.DockerHost)
 	}
 	dep.Runtime = &dockerrt.Compose{Bin: bin, Project: cfg.Project, File: cfg.ComposeFile, StateDir: cfg.StateDir, Docker: docker, Env: env}
-	if cfg.ProbeURL != "" {
-		dep.Recovery = recovery.HTTPProbe{URL: cfg.ProbeURL, Requests: 50, MaxErrorRate: cfg.ProbeMaxErrorRate}
-		d.Logger.Warn("recovery is checked by a direct HTTP probe, not telemetry", "url", cfg.ProbeURL)
-	} else {
-		d.Logger.Warn("no recovery checker: rollbacks are verified on Docker only, recovery left to a human", "env", config.EnvProbeURL)
-	}
+	dep.Recovery = recoveryChecker(cfg, d)
 	synced := make(chan struct{})
 	go func() {
 		if err := docker.Watch(ctx, dep.Observe, func() { close(synced) }); err != nil {

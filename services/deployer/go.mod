@@ -4,7 +4,7 @@ go 1.26.8
 
 require (
 	agentk/contracts v0.0.0
-	agentk/platform v0.0.0-00010101000000-000000000000
+	agentk/platform v0.0.0
 	github.com/docker/docker v28.5.2+incompatible
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
@@ -17,7 +17,10 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
+require github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+
 require (
+	agentk/services/sandbox v0.0.0
 	github.com/Microsoft/go-winio v0.6.4 // indirect
 	github.com/ThreeDotsLabs/watermill v1.5.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
@@ -73,3 +76,5 @@ replace (
 	agentk/contracts => ../../contracts
 	agentk/platform => ../../platform
 )
+
+replace agentk/services/sandbox => ../sandbox

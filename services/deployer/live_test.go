@@ -71,6 +71,9 @@ func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 		"AGENTK_DEPLOYER_RUNTIME": "docker", "AGENTK_DEPLOYER_SERVICES": "shop-api",
 		"AGENTK_COMPOSE_PROJECT": project, "AGENTK_COMPOSE_FILE": file,
 		"AGENTK_DEPLOYER_STATE_DIR": filepath.Join(dir, "state"), "AGENTK_DEPLOYER_STABILISE": "1s",
+		// The demo target's telemetry goes to no SigNoz here: recovery uses
+		// the HTTP probe fallback, chosen explicitly.
+		"AGENTK_DEPLOYER_RECOVERY":  "probe",
 		"AGENTK_DEPLOYER_PROBE_URL": fmt.Sprintf("http://127.0.0.1:%d/ask", port),
 		"PATH":                      os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "DOCKER_HOST": os.Getenv("DOCKER_HOST"),
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -29,6 +28,18 @@ const (
 	// EnvShadow is `all` or a comma list of services the deployer never
 	// acts on, only records (the gate reads the same variable).
 	EnvShadow = "AGENTK_SHADOW"
+)
+
+// Recovery checks.
+const (
+	// RecoverySandbox asks the sandbox for service_overview after the
+	// stabilisation window: telemetry, the real check.
+	RecoverySandbox = "sandbox"
+	// RecoveryProbe is the fallback for setups without SigNoz: a direct HTTP
+	// probe of the service, not telemetry.
+	RecoveryProbe = "probe"
+	// RecoveryNone leaves recovery to a human (recovered stays null).
+	RecoveryNone = "none"
 )
 
 // Runtimes.
@@ -55,10 +66,16 @@ type Config struct {
 	ComposeTimeout time.Duration
 	Stabilise      time.Duration
 	Cooldown       time.Duration
-	// ProbeURL, when set, turns on the direct HTTP probe recovery check (not
-	// telemetry) with at most ProbeMaxErrorRate failures.
-	ProbeURL          string
-	ProbeMaxErrorRate float64
+	// Recovery is RecoverySandbox, RecoveryProbe or RecoveryNone.
+	Recovery string
+	// RecoveryMaxErrorRate and RecoveryMinRequests are the recovery SLO: the
+	// error rate after the rollback at most this, over at least that many
+	// requests (fewer is "not enough traffic to judge", not recovery).
+	RecoveryMaxErrorRate float64
+	RecoveryMinRequests  int64
+	RecoveryTimeout      time.Duration
+	// ProbeURL is the endpoint the probe fallback GETs (RecoveryProbe only).
+	ProbeURL string
 	// IncidentDir seeds a dry run's ledger and cooldown from a recorded incident.
 	IncidentDir  string
 	DockerHost   string
@@ -106,15 +123,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DockerHost:     strings.TrimSpace(getenv(EnvDockerHost)),
 		OTLPEndpoint:   strings.TrimSpace(getenv(EnvOTLPEndpoint)),
 	}
-	c.ProbeMaxErrorRate = 0.01
-	if v := strings.TrimSpace(getenv(EnvProbeMaxErrors)); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1 {
-			bad(EnvProbeMaxErrors, "want a rate in [0,1], got %q", v)
-		} else {
-			c.ProbeMaxErrorRate = f
-		}
-	}
+	c.recovery(getenv, bad, dur)
 	if c.Runtime == "" {
 		// Nothing mutates unless an operator asks for it.
 		c.Runtime = RuntimeDryRun

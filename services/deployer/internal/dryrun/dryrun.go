@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
@@ -17,8 +15,6 @@ import (
 	"agentk/services/deployer/internal/ledger"
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/rollback"
-
-	"gopkg.in/yaml.v3"
 )
 
 // ErrIncident wraps a recorded incident that cannot seed a dry run.
@@ -53,18 +49,19 @@ type Seed struct {
 	Cooldowns []contracts.CooldownV1
 }
 
-// Load reads releases.yaml and incident.yaml's prior_actions from dir.
+// Load reads the recorded incident folder dir with incident.Load, the
+// format's one validating reader (every problem named by file, line and
+// field), and seeds from its releases.yaml and incident.yaml prior_actions.
+// releases.yaml is optional in the format but required here: without it
+// there is nothing to roll back to.
 func Load(dir string, now time.Time) (Seed, error) {
-	var rel incident.Releases
-	if err := readYAML(filepath.Join(dir, "releases.yaml"), &rel); err != nil {
-		return Seed{}, err
+	inc, err := incident.Load(dir)
+	if err != nil {
+		return Seed{}, fmt.Errorf("%w: %w", ErrIncident, err)
 	}
-	var meta incident.Meta
-	if err := readYAML(filepath.Join(dir, "incident.yaml"), &meta); err != nil {
-		return Seed{}, err
-	}
-	if rel.Project == "" {
-		return Seed{}, fmt.Errorf("%w: %s: project is required", ErrIncident, filepath.Join(dir, "releases.yaml"))
+	rel, meta := inc.Releases, inc.Meta
+	if rel.Project == "" || len(rel.Services) == 0 {
+		return Seed{}, fmt.Errorf("%w: %s: a dry run needs %s with a project and its services", ErrIncident, dir, incident.FileReleases)
 	}
 	s := Seed{Project: rel.Project, Services: meta.SandboxServices}
 	names := make([]string, 0, len(rel.Services))
@@ -95,17 +92,6 @@ func Load(dir string, now time.Time) (Seed, error) {
 		s.Cooldowns = append(s.Cooldowns, contracts.CooldownV1{Service: n, ActionID: "prior." + meta.ID, At: latest[n]})
 	}
 	return s, nil
-}
-
-func readYAML(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrIncident, err)
-	}
-	if err := yaml.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrIncident, path, err)
-	}
-	return nil
 }
 
 func sortedKeys(m map[string]time.Time) []string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"agentk/contracts/incident"
 	"agentk/services/deployer/internal/dryrun"
 
 	"github.com/stretchr/testify/require"
@@ -34,28 +35,35 @@ func TestLoad(t *testing.T) {
 	require.Empty(t, s.Cooldowns)
 }
 
+// A folder is read with incident.Load: every problem is refused and named by
+// file and field, whatever the deployer itself would have checked.
 func TestLoadRejectsBrokenFolders(t *testing.T) {
 	t.Parallel()
+	src := filepath.Join("..", "..", "testdata", "incidents", "cooldown-01")
 	cases := []struct {
 		name     string
-		releases string
+		releases string // "" removes releases.yaml
 		want     string
 	}{
-		{name: "no releases.yaml", want: "releases.yaml"},
-		{name: "no project", releases: "services: {}\n", want: "project is required"},
-		{name: "release without image", releases: "project: p\nservices:\n  a:\n    - version: v1\n", want: "services.a[0].image"},
+		{name: "no releases.yaml", want: "releases.yaml: required file missing"},
+		{name: "no project", releases: "services:\n  shop-api:\n    - {version: v1, image: a:v1}\n", want: `releases.yaml: field "project": required`},
+		{name: "release without image", releases: "project: p\nservices:\n  a:\n    - version: v1\n", want: "image"},
 		{name: "not yaml", releases: "project: [\n", want: "releases.yaml"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "incident.yaml"), []byte("id: x\n"), 0o644))
-			if c.releases != "" {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, "releases.yaml"), []byte(c.releases), 0o644))
+			dir := filepath.Join(t.TempDir(), "cooldown-01")
+			require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+			rel := filepath.Join(dir, "releases.yaml")
+			if c.releases == "" {
+				require.NoError(t, os.Remove(rel))
+			} else {
+				require.NoError(t, os.WriteFile(rel, []byte(c.releases), 0o644))
 			}
 			_, err := dryrun.Load(dir, now)
 			require.ErrorIs(t, err, dryrun.ErrIncident)
+			require.ErrorIs(t, err, incident.ErrInvalid)
 			require.Contains(t, err.Error(), c.want)
 		})
 	}

@@ -1,9 +1,9 @@
 // Package recovery answers "did the service recover after the rollback?".
 //
-// HTTPProbe is a direct HTTP probe of the service's own endpoint, NOT
-// telemetry: it is the first implementation of rollback.RecoveryChecker, until
-// the sandbox's service_overview (error rate from SigNoz) is wired in through
-// the same interface.
+// Sandbox is the real check: the sandbox's service_overview of the service
+// over [container verified, now], judged against the recovery SLO. HTTPProbe
+// is a fallback for setups without SigNoz: a direct HTTP probe of the
+// service's own endpoint, NOT telemetry, chosen only explicitly.
 package recovery
 
 import (
@@ -13,6 +13,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"agentk/services/deployer/internal/rollback"
 )
 
 // ErrProbe wraps a probe that could not run at all.
@@ -28,7 +30,8 @@ type HTTPProbe struct {
 }
 
 // Recovered implements rollback.RecoveryChecker.
-func (p HTTPProbe) Recovered(ctx context.Context, service string, _ time.Time) (bool, string, error) {
+func (p HTTPProbe) Recovered(ctx context.Context, q rollback.RecoveryQuery) (bool, string, error) {
+	service := q.Service
 	if p.URL == "" || p.Requests <= 0 {
 		return false, "", fmt.Errorf("%w: no URL or request count for %s", ErrProbe, service)
 	}

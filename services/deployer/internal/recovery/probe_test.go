@@ -6,9 +6,9 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"agentk/services/deployer/internal/recovery"
+	"agentk/services/deployer/internal/rollback"
 
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +34,7 @@ func TestHTTPProbe(t *testing.T) {
 				}
 			}))
 			t.Cleanup(srv.Close)
-			ok, detail, err := recovery.HTTPProbe{URL: srv.URL, Requests: 20, MaxErrorRate: 0.05}.Recovered(context.Background(), "shop-api", time.Time{})
+			ok, detail, err := recovery.HTTPProbe{URL: srv.URL, Requests: 20, MaxErrorRate: 0.05}.Recovered(context.Background(), rollback.RecoveryQuery{Service: "shop-api"})
 			require.NoError(t, err)
 			require.Equal(t, c.want, ok, detail)
 			require.Contains(t, detail, "not telemetry")
@@ -47,7 +47,7 @@ func TestHTTPProbeUnreachableIsNotRecovered(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	ok, _, err := recovery.HTTPProbe{URL: url, Requests: 3, MaxErrorRate: 0.05}.Recovered(context.Background(), "shop-api", time.Time{})
+	ok, _, err := recovery.HTTPProbe{URL: url, Requests: 3, MaxErrorRate: 0.05}.Recovered(context.Background(), rollback.RecoveryQuery{Service: "shop-api"})
 	require.NoError(t, err)
 	require.False(t, ok)
 }

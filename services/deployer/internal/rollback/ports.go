@@ -65,9 +65,10 @@ type Planner interface {
 }
 
 // RecoveryChecker says whether a service is back under its SLO after a
-// rollback, from telemetry.
+// rollback, from telemetry. A false answer or an error goes back to a human:
+// there is never a second automatic rollback.
 type RecoveryChecker interface {
-	Recovered(ctx context.Context, service string, since time.Time) (bool, string, error)
+	Recovered(ctx context.Context, q RecoveryQuery) (bool, string, error)
 }
 
 // Mark is one deployment marker: the moment a release started serving.

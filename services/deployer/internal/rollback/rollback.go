@@ -174,7 +174,7 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 		return res, serr
 	}
 
-	act := d.act(ctx, ids(a), plan, received)
+	act := d.act(ctx, ids(a), plan, d.alertOf(v.Decision, received), received)
 	res, err := d.seal(act, nil)
 	if err != nil {
 		return Result{}, err
@@ -201,7 +201,7 @@ func (d *Deployer) shadow(id idset, plan policy.Plan, received time.Time) contra
 // act runs the plan. The runtime gets a context that survives shutdown,
 // bounded by ApplyTimeout: a compose command is never killed half-way
 // because the process was asked to stop.
-func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, received time.Time) contracts.ActionV1 {
+func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert recoveryAlert, received time.Time) contracts.ActionV1 {
 	act := d.base(id, received)
 	act.FromImage, act.ToImage = plan.From.Image, plan.To.Image
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.ApplyTimeout)
@@ -250,7 +250,8 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, received
 	ledgerErr := d.Observe(ctx, ledger.Observation{Project: plan.Project, Service: plan.Service, Image: plan.To.Image, ImageID: ver.ImageID, Version: plan.To.Version, StartedAt: verified})
 
 	act.Outcome = contracts.OutcomeRolledBack
-	act.Recovered, act.Reason = d.recovered(ctx, plan.Service, verified)
+	act.Recovered, act.Reason = d.recovered(ctx, RecoveryQuery{ActionID: act.ActionID, IncidentID: act.IncidentID, Service: plan.Service,
+		Alert: alert.raw, AlertProblem: alert.problem, Since: verified})
 	if ledgerErr != nil {
 		act.Reason += "; release ledger NOT updated, the watcher will retry: " + ledgerErr.Error()
 	}
@@ -260,7 +261,7 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, received
 
 // recovered waits out the stabilisation window and asks telemetry. Without a
 // checker, or when the checker fails, recovery is not claimed.
-func (d *Deployer) recovered(ctx context.Context, service string, since time.Time) (*bool, string) {
+func (d *Deployer) recovered(ctx context.Context, q RecoveryQuery) (*bool, string) {
 	if d.Recovery == nil {
 		return nil, "container verified; no recovery checker configured: a human confirms recovery"
 	}
@@ -271,7 +272,7 @@ func (d *Deployer) recovered(ctx context.Context, service string, since time.Tim
 	if err := sleep(ctx, d.Stabilise); err != nil {
 		return nil, "container verified; stabilisation interrupted: " + err.Error()
 	}
-	ok, detail, err := d.Recovery.Recovered(ctx, service, since)
+	ok, detail, err := d.Recovery.Recovered(ctx, q)
 	if err != nil {
 		f := false
 		return &f, "container verified; recovery unknown (counts as not recovered, back to a human): " + err.Error()

@@ -50,7 +50,7 @@ func (f *fakeRuntime) Verify(ctx context.Context, p policy.Plan) (rollback.Verif
 
 type fakeRecovery struct{ ok bool }
 
-func (f fakeRecovery) Recovered(context.Context, string, time.Time) (bool, string, error) {
+func (f fakeRecovery) Recovered(context.Context, rollback.RecoveryQuery) (bool, string, error) {
 	return f.ok, "error rate 0.1% < SLO", nil
 }
 

@@ -21,8 +21,8 @@ import (
 
 // Keys holds one signer per role and a keyring that knows them all.
 type Keys struct {
-	Gate, Bridge, Deployer, Reviewer *envelope.Signer
-	Keyring                          *envelope.Keyring
+	Gate, Bridge, Deployer, Reviewer, Ingester *envelope.Signer
+	Keyring                                    *envelope.Keyring
 }
 
 // NewKeys creates fresh keys for the roles the deployer sees.
@@ -37,12 +37,13 @@ func NewKeys(t testing.TB) Keys {
 		require.NoError(t, err)
 		return s
 	}
-	k := Keys{Gate: mk(), Bridge: mk(), Deployer: mk(), Reviewer: mk()}
+	k := Keys{Gate: mk(), Bridge: mk(), Deployer: mk(), Reviewer: mk(), Ingester: mk()}
 	kr, err := envelope.NewKeyring(
 		envelope.KeyEntry{KeyID: k.Gate.KeyID(), Role: envelope.RoleGate},
 		envelope.KeyEntry{KeyID: k.Bridge.KeyID(), Role: envelope.RoleBridge},
 		envelope.KeyEntry{KeyID: k.Deployer.KeyID(), Role: envelope.RoleDeployer},
 		envelope.KeyEntry{KeyID: k.Reviewer.KeyID(), Role: envelope.RoleReviewer},
+		envelope.KeyEntry{KeyID: k.Ingester.KeyID(), Role: envelope.RoleIngester},
 	)
 	require.NoError(t, err)
 	k.Keyring = kr
