@@ -57,6 +57,9 @@ type Options struct {
 	// per service (telemetry.SetupServices) and flushes it before it returns.
 	// When nil the process's global providers are used as they are.
 	Telemetry map[string]string
+	// Env, when set, adds to or overrides the services' environment after the
+	// replay's own (AGENTK_SHADOW, a deployer runtime, …); an empty value unsets.
+	Env map[string]string
 }
 
 const (
@@ -221,6 +224,9 @@ func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	env["AGENTK_INGEST_ADDR"] = ingestAddr
 	env["AGENTK_INGEST_TOKEN"] = ingestToken
 
+	for k, v := range o.Env {
+		env[k] = v
+	}
 	getenv := func(k string) string { return env[k] }
 	now := service.Since(inc.Meta.Now)
 
