@@ -89,7 +89,17 @@ func cmdService(ctx context.Context, c *cli, role string, args []string) error {
 // SIGTERM each service stops consuming and finishes its in-flight messages
 // before the connections drain.
 func runServices(ctx context.Context, c *cli, roles []string) error {
-	log := prodLogger(c)
+	log := newLogger(c)
+	name := "up"
+	if len(roles) == 1 {
+		name = roles[0]
+	}
+	shutdown, err := setupTelemetry(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	// Runs after the services stop, so their last spans are flushed.
+	defer func() { _ = shutdown(context.WithoutCancel(ctx)) }()
 	f, err := openFabric(ctx, c, log)
 	if err != nil {
 		return err
