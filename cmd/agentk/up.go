@@ -14,6 +14,7 @@ import (
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
+	"agentk/platform/runner"
 	"agentk/platform/service"
 )
 
@@ -81,7 +82,8 @@ func cmdService(ctx context.Context, c *cli, role string, args []string) error {
 	if c.getenv("AGENTK_NATS_URL") == "" {
 		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run one service alone (use `agentk up` for all of them on embedded NATS)", errUsage)
 	}
-	return runServices(ctx, c, []string{role})
+	e, _ := stack.Lookup(role)
+	return runner.Run(ctx, role, e.Run, c.getenv)
 }
 
 // runServices runs roles (every service when nil) until ctx ends, serving

@@ -1,47 +1,13 @@
-// Command sandbox runs the telemetry sandbox against a NATS JetStream fabric.
-//
-// It reads AGENTK_NATS_URL and AGENTK_KEYS_DIR for its connection and
-// identity, and the AGENTK_SIGNOZ_* and AGENTK_SANDBOX_* variables of the
-// service's README.
+// Command sandbox runs agentk's sandbox on its own, against a NATS server
+// (AGENTK_NATS_URL) with its own nkey and the keyring from AGENTK_KEYS_DIR.
+// Its variables are in the service's README; `agentk sandbox` does the same
+// from the combined binary.
 package main
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
-
 	"agentk/contracts/envelope"
-	"agentk/platform/fabric"
+	"agentk/platform/runner"
 	"agentk/services/sandbox"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Getenv); err != nil {
-		fmt.Fprintln(os.Stderr, "sandbox:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context, getenv func(string) string) error {
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	url, keys := getenv("AGENTK_NATS_URL"), getenv("AGENTK_KEYS_DIR")
-	if url == "" || keys == "" {
-		return fmt.Errorf("AGENTK_NATS_URL and AGENTK_KEYS_DIR are required")
-	}
-	f, err := fabric.Remote(ctx, url, keys, fabric.Options{Logger: log})
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	d, err := f.Deps(ctx, envelope.RoleSandbox, func() time.Time { return time.Now().UTC() }, getenv)
-	if err != nil {
-		return err
-	}
-	return sandbox.Run(ctx, d)
-}
+func main() { runner.Main(envelope.RoleSandbox, sandbox.Run) }
