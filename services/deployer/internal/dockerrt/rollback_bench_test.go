@@ -1,0 +1,190 @@
+package dockerrt_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/services/deployer/internal/dockerrt"
+	"agentk/services/deployer/internal/policy"
+	"agentk/services/deployer/internal/recovery"
+	"agentk/services/deployer/internal/rollback"
+	"agentk/services/deployer/internal/testkit"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+)
+
+// benchStack is newStack for a benchmark: the same compose file (v2 unless
+// the deployer pins v1), project removed at cleanup.
+func benchStack(b *testing.B, cli *client.Client) *stack {
+	b.Helper()
+	if images.err != nil {
+		b.Fatalf("building the demo images: %v", images.err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	dir := b.TempDir()
+	file := filepath.Join(dir, "docker-compose.yml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(`version: "3.8"
+services:
+  shop-api:
+    image: %s:${SHOP_API_TAG:-v2}
+    ports: ["127.0.0.1:%d:8080"]
+`, images.repo, port)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin, err := dockerrt.DetectCompose(context.Background(), exec.LookPath, dockerrt.RunQuiet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &stack{project: fmt.Sprintf("agentkb%d", time.Now().UnixNano()), file: file, dir: dir, port: port, cli: cli, compose: bin}
+	s.docker = dockerrt.NewDocker(cli, s.project)
+	b.Cleanup(func() {
+		if out, err := s.run(context.Background(), nil, "down", "-v", "--remove-orphans"); err != nil {
+			b.Logf("compose down: %v: %s", err, out)
+		}
+	})
+	return s
+}
+
+// waitFor polls cond every 100 ms until it holds or within passes.
+func waitFor(b *testing.B, within time.Duration, what string, cond func() bool) {
+	b.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			b.Fatalf("timed out after %s waiting for %s", within, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *stack) benchDeploy(b *testing.B, tag string) {
+	b.Helper()
+	if out, err := s.run(context.Background(), []string{"SHOP_API_TAG=" + tag}, "up", "-d"); err != nil {
+		b.Fatalf("compose up %s: %v: %s", tag, err, out)
+	}
+}
+
+func (s *stack) healthy(b *testing.B) func() bool {
+	return func() bool {
+		cs, err := s.docker.Containers(context.Background(), "shop-api")
+		return err == nil && len(cs) == 1 && cs[0].State.Health != nil && cs[0].State.Health.Status == container.Healthy
+	}
+}
+
+// BenchmarkRollback measures, on the real Docker engine, one signed approval
+// handled by the deployer until the container runs the ledger's v1 image and
+// the service is verified recovered ("deployer": compose up -d
+// --force-recreate with the pin, the Docker API check, a 1 s stabilise window
+// and a 20-request probe, as TestRollbackOnRealDocker), beside a bare
+// `compose up -d --force-recreate shop-api` of the same service to the same
+// tag ("bare_compose"): the floor. Each op starts from v2 running and healthy
+// with v1 then v2 in a fresh ledger. Skipped unless AGENTK_REQUIRE_DOCKER=1.
+//
+//	AGENTK_REQUIRE_DOCKER=1 go test -run '^$' -bench Rollback -benchtime 1x -count 3 ./services/deployer/internal/dockerrt
+func BenchmarkRollback(b *testing.B) {
+	cli := testkit.RequireDocker(b)
+	s := benchStack(b, cli)
+
+	// ready brings v1 then v2 up under a fresh ledger and returns the deployer.
+	ready := func(b *testing.B) (*rollback.Deployer, testkit.Keys) {
+		js := testkit.StartJetStream(b)
+		bk := testkit.CreateBuckets(b, js.JS)
+		keys := testkit.NewKeys(b)
+		d := &rollback.Deployer{
+			Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
+			Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
+			Nonces: bk.Nonces, Cooldown: bk.Cooldown, Releases: bk.Releases, Freezes: bk.Freezes,
+			Runtime:   composeRuntime(s),
+			Recovery:  recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
+			Stabilise: time.Second, ApplyTimeout: 90 * time.Second,
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		synced := make(chan struct{})
+		go func() { done <- s.docker.Watch(ctx, d.Observe, func() { close(synced) }) }()
+		b.Cleanup(func() { cancel(); <-done })
+		<-synced
+		releases := func() int {
+			e, err := bk.Releases.Get(context.Background(), "shop-api")
+			if err != nil {
+				return 0
+			}
+			var l contracts.ReleaseLedgerV1
+			if _, err := keys.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+				return 0
+			}
+			return len(l.Releases)
+		}
+		s.benchDeploy(b, "v1")
+		waitFor(b, 30*time.Second, "v1 in the ledger", func() bool { return releases() >= 1 })
+		s.benchDeploy(b, "v2")
+		waitFor(b, 30*time.Second, "v2 in the ledger", func() bool { return releases() == 2 })
+		waitFor(b, 60*time.Second, "v2 healthy", s.healthy(b))
+		return d, keys
+	}
+
+	b.Run("deployer", func(b *testing.B) {
+		var total, action, verify time.Duration
+		for i := range b.N {
+			b.StopTimer()
+			d, keys := ready(b)
+			approval := testkit.Signed(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", time.Now())
+			b.StartTimer()
+			start := time.Now()
+			res, err := d.Handle(context.Background(), approval, 1)
+			total += time.Since(start)
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			a := res.Action
+			if a.Outcome != contracts.OutcomeRolledBack || !a.ContainerVerified || a.Recovered == nil || !*a.Recovered {
+				b.Fatalf("rollback: outcome %s verified=%v: %s", a.Outcome, a.ContainerVerified, a.Reason)
+			}
+			cs, err := s.docker.Containers(context.Background(), "shop-api")
+			if err != nil || len(cs) != 1 || cs[0].Image != images.v1ID {
+				b.Fatalf("after the rollback: %v, %d containers", err, len(cs))
+			}
+			action += time.Duration(a.ActionMs) * time.Millisecond
+			verify += time.Duration(a.VerifyMs) * time.Millisecond
+			b.StartTimer()
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(total.Milliseconds())/n, "approval-to-verified-ms")
+		b.ReportMetric(float64(action.Milliseconds())/n, "action-ms")
+		b.ReportMetric(float64(verify.Milliseconds())/n, "verify-ms")
+	})
+
+	b.Run("bare_compose", func(b *testing.B) {
+		var total time.Duration
+		for range b.N {
+			b.StopTimer()
+			s.benchDeploy(b, "v2")
+			waitFor(b, 60*time.Second, "v2 healthy", s.healthy(b))
+			b.StartTimer()
+			start := time.Now()
+			out, err := s.run(context.Background(), []string{"SHOP_API_TAG=v1"}, "up", "-d", "--force-recreate", "--no-deps", "shop-api")
+			total += time.Since(start)
+			b.StopTimer()
+			if err != nil {
+				b.Fatalf("compose: %v: %s", err, out)
+			}
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "compose-up-ms")
+	})
+}
