@@ -32,7 +32,9 @@ vet:
 
 ## lint: go vet plus golangci-lint from the module proxy
 lint: vet
-	@set -e; for d in $(MODULES); do (cd $$d && $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run ./...); done
+	@test -x $(BIN)/tools/golangci-lint || GOBIN=$(BIN)/tools $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+	@failed=""; for d in $(MODULES); do (cd $$d && $(BIN)/tools/golangci-lint run ./...) || failed="$$failed $$d"; done; \
+	if [ -n "$$failed" ]; then echo "lint FAILED:$$failed"; exit 1; fi
 
 ## demo: replay one deployment-class and one runtime incident on embedded defaults
 demo:
