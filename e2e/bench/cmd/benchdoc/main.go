@@ -1,0 +1,326 @@
+// Command benchdoc turns the text output of `go test -bench` (as
+// scripts/bench.sh collects it) into docs/bench/latest.md and latest.json:
+// every figure beside the baseline measured in the same run. A figure whose
+// benchmark did not run is reported as not run, never filled in.
+//
+//	go run ./bench/cmd/benchdoc -raw bench.txt -md latest.md -json latest.json -elapsed 312
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bench is one benchmark's results: each metric's median over its runs.
+type Bench struct {
+	Name    string             `json:"name"`
+	Package string             `json:"package"`
+	Runs    int                `json:"runs"`
+	Metrics map[string]float64 `json:"metrics"`
+	samples map[string][]float64
+}
+
+// Row is one line of the table.
+type Row struct {
+	Figure   string  `json:"figure"`
+	Measured string  `json:"measured"`
+	Baseline string  `json:"baseline"`
+	Ratio    float64 `json:"ratio,omitempty"`
+	RatioOf  string  `json:"ratio_of,omitempty"`
+	Note     string  `json:"note,omitempty"`
+}
+
+// Machine is where the run happened.
+type Machine struct {
+	CPU   string `json:"cpu"`
+	Cores int    `json:"cores"`
+	Go    string `json:"go"`
+	OS    string `json:"os"`
+}
+
+// Doc is latest.json.
+type Doc struct {
+	Generated  time.Time         `json:"generated"`
+	ElapsedS   float64           `json:"elapsed_s"`
+	Machine    Machine           `json:"machine"`
+	Rows       []Row             `json:"rows"`
+	Benchmarks map[string]*Bench `json:"benchmarks"`
+	Skipped    []string          `json:"skipped,omitempty"`
+}
+
+var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+(.+)$`)
+
+func parse(r io.Reader) (map[string]*Bench, string, []string) {
+	out := map[string]*Bench{}
+	cpu, pkg := "", ""
+	var skipped []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		t := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(t, "cpu: "):
+			cpu = strings.TrimPrefix(t, "cpu: ")
+		case strings.HasPrefix(t, "pkg: "):
+			pkg = strings.TrimPrefix(t, "pkg: ")
+		case strings.Contains(t, "--- SKIP") || strings.HasPrefix(t, "SKIP:"):
+			skipped = append(skipped, t)
+		}
+		m := line.FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[3])
+		if len(f) < 2 {
+			continue
+		}
+		b := out[m[1]]
+		if b == nil {
+			b = &Bench{Name: m[1], Package: pkg, Metrics: map[string]float64{}, samples: map[string][]float64{}}
+			out[m[1]] = b
+		}
+		b.Runs++
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			b.samples[f[i+1]] = append(b.samples[f[i+1]], v)
+		}
+	}
+	for _, b := range out {
+		for unit, vs := range b.samples {
+			slices.Sort(vs)
+			b.Metrics[unit] = vs[len(vs)/2]
+		}
+	}
+	return out, cpu, skipped
+}
+
+func cpuModel(fallback string) string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return fallback
+}
+
+// table builds the rows from whatever ran.
+func table(bs map[string]*Bench) []Row {
+	get := func(name, unit string) (float64, bool) {
+		b, ok := bs[name]
+		if !ok {
+			return 0, false
+		}
+		v, ok := b.Metrics[unit]
+		return v, ok
+	}
+	num := func(v float64) string {
+		switch {
+		case v >= 100:
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		case v >= 10:
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		default:
+			return strconv.FormatFloat(v, 'f', 2, 64)
+		}
+	}
+	var rows []Row
+	missing := func(fig, why string) { rows = append(rows, Row{Figure: fig, Measured: "not run", Baseline: "not run", Note: why}) }
+
+	// Ingest.
+	for _, path := range []struct{ sub, fig string }{
+		{"webhook_new_incident", "Ingest: webhook → JetStream-acked new incident"},
+		{"webhook_attach", "Ingest: webhook → alert attached to an open incident (storm path)"},
+	} {
+		w, raw := "BenchmarkIngest/"+path.sub, "BenchmarkIngest/raw_jetstream_publish"
+		wn, ok1 := get(w, "ns/op")
+		rn, ok2 := get(raw, "ns/op")
+		if !ok1 || !ok2 {
+			missing(path.fig, "BenchmarkIngest did not run")
+			continue
+		}
+		wp50, _ := get(w, "p50-µs")
+		wp99, _ := get(w, "p99-µs")
+		rp50, _ := get(raw, "p50-µs")
+		rp99, _ := get(raw, "p99-µs")
+		rows = append(rows, Row{Figure: path.fig,
+			Measured: fmt.Sprintf("%s alerts/s, p50 %s µs, p99 %s µs", num(1e9/wn), num(wp50), num(wp99)),
+			Baseline: fmt.Sprintf("raw JetStream publish of the same sealed alert: %s alerts/s, p50 %s µs, p99 %s µs", num(1e9/rn), num(rp50), num(rp99)),
+			Ratio:    wp50 / rp50, RatioOf: "p50 latency, ingester ÷ raw publish"})
+	}
+
+	// Storm.
+	if d, ok := get("BenchmarkStorm/webhook", "drain-ms"); ok {
+		rd, ok2 := get("BenchmarkStorm/raw_jetstream_publish", "drain-ms")
+		inc, _ := get("BenchmarkStorm/webhook", "incidents")
+		lost, _ := get("BenchmarkStorm/webhook", "lost")
+		aps, _ := get("BenchmarkStorm/webhook", "alerts/s")
+		raps, _ := get("BenchmarkStorm/raw_jetstream_publish", "alerts/s")
+		r := Row{Figure: "Alert storm: 10,000 alerts across 20 services, 8 senders",
+			Measured: fmt.Sprintf("drained in %s ms (%s alerts/s); %s incidents; lost %s", num(d), num(aps), num(inc), num(lost)),
+			Baseline: "not run"}
+		if ok2 {
+			r.Baseline = fmt.Sprintf("raw JetStream publish of the same 10,000 alerts: %s ms (%s alerts/s)", num(rd), num(raps))
+			r.Ratio, r.RatioOf = d/rd, "drain time, ingester ÷ raw publish"
+		}
+		rows = append(rows, r)
+	} else {
+		missing("Alert storm", "BenchmarkStorm did not run")
+	}
+
+	// Pipeline.
+	if p50, ok := get("BenchmarkPipeline/real", "p50-ms"); ok {
+		p99, _ := get("BenchmarkPipeline/real", "p99-ms")
+		b50, _ := get("BenchmarkPipeline/bus", "p50-ms")
+		b99, _ := get("BenchmarkPipeline/bus", "p99-ms")
+		tc, _ := get("BenchmarkPipeline/real", "tool-calls")
+		rows = append(rows, Row{Figure: "Pipeline: alert → signed decision, zero-latency scripted model (oracle)",
+			Measured: fmt.Sprintf("p50 %s ms, p99 %s ms", num(p50), num(p99)),
+			Baseline: fmt.Sprintf("the same bus traffic (%s tool calls) through do-nothing handlers: p50 %s ms, p99 %s ms", num(tc), num(b50), num(b99)),
+			Ratio:    p50 / b50, RatioOf: "p50, pipeline ÷ bus alone"})
+	} else {
+		missing("Pipeline overhead", "BenchmarkPipeline did not run")
+	}
+
+	// Gate.
+	if ns, ok := get("BenchmarkEvaluate", "ns/op"); ok {
+		al, _ := get("BenchmarkEvaluate", "allocs/op")
+		by, _ := get("BenchmarkEvaluate", "B/op")
+		r := Row{Figure: "Gate: one decision (six checks)", Measured: fmt.Sprintf("%s ns/op, %s allocs/op, %s B/op", num(ns), num(al), num(by)), Baseline: "not run"}
+		if sn, ok := get("BenchmarkSealDecision", "ns/op"); ok {
+			sa, _ := get("BenchmarkSealDecision", "allocs/op")
+			r.Baseline = fmt.Sprintf("sealing that decision (JSON + ed25519): %s ns/op, %s allocs/op", num(sn), num(sa))
+			r.Ratio, r.RatioOf = ns/sn, "ns/op, evaluate ÷ seal"
+		}
+		rows = append(rows, r)
+	} else {
+		missing("Gate", "BenchmarkEvaluate did not run")
+	}
+
+	// Compaction.
+	if raw, ok := get("BenchmarkCompactionCorpus", "raw-bytes"); ok {
+		mb, _ := get("BenchmarkCompactionCorpus", "model-bytes")
+		rt, _ := get("BenchmarkCompactionCorpus", "raw-tokens")
+		mt, _ := get("BenchmarkCompactionCorpus", "model-tokens")
+		n, _ := get("BenchmarkCompactionCorpus", "incidents")
+		c, _ := get("BenchmarkCompactionCorpus", "tool-calls")
+		rows = append(rows, Row{Figure: fmt.Sprintf("Evidence compaction: %s tool calls over %s incidents", num(c), num(n)),
+			Measured: fmt.Sprintf("what the model sees: %s bytes, ~%s tokens", num(mb), num(mt)),
+			Baseline: fmt.Sprintf("raw SigNoz query_range responses: %s bytes, ~%s tokens", num(raw), num(rt)),
+			Ratio:    mb / raw, RatioOf: "bytes, model ÷ raw"})
+	} else {
+		missing("Evidence compaction", "BenchmarkCompactionCorpus did not run")
+	}
+
+	// Tokens.
+	var tok []string
+	for name := range bs {
+		if strings.HasPrefix(name, "BenchmarkTokens/") {
+			tok = append(tok, name)
+		}
+	}
+	sort.Strings(tok)
+	for _, name := range tok {
+		inv := strings.ReplaceAll(strings.TrimPrefix(name, "BenchmarkTokens/"), "=", ":")
+		p50, _ := get(name, "tokens-p50")
+		mx, _ := get(name, "tokens-max")
+		budget, _ := get(name, "budget-tokens")
+		n, _ := get(name, "replays")
+		errs, _ := get(name, "errors")
+		r := Row{Figure: "Tokens per investigation: " + inv,
+			Measured: fmt.Sprintf("p50 %s, max %s over %s replays (%s errors)", num(p50), num(mx), num(n), num(errs)),
+			Baseline: fmt.Sprintf("budget %s tokens (as the investigator logged it)", num(budget))}
+		if budget > 0 {
+			r.Ratio, r.RatioOf = mx/budget, "max ÷ budget"
+		}
+		rows = append(rows, r)
+	}
+	if len(tok) == 0 {
+		missing("Tokens per investigation", "BenchmarkTokens did not run")
+	}
+
+	// Rollback.
+	if t, ok := get("BenchmarkRollback/deployer", "approval-to-verified-ms"); ok {
+		act, _ := get("BenchmarkRollback/deployer", "action-ms")
+		ver, _ := get("BenchmarkRollback/deployer", "verify-ms")
+		r := Row{Figure: "Rollback on the real Docker engine: approval → container on v1 → verified",
+			Measured: fmt.Sprintf("%s ms (action %s ms, verification %s ms)", num(t), num(act), num(ver)), Baseline: "not run"}
+		if c, ok := get("BenchmarkRollback/bare_compose", "compose-up-ms"); ok {
+			r.Baseline = fmt.Sprintf("bare `compose up -d --force-recreate shop-api`: %s ms", num(c))
+			r.Ratio, r.RatioOf = t/c, "deployer ÷ bare compose"
+		}
+		rows = append(rows, r)
+	} else {
+		missing("Rollback on the real Docker engine", "BenchmarkRollback did not run (needs AGENTK_REQUIRE_DOCKER=1 and an engine)")
+	}
+	return rows
+}
+
+func main() {
+	rawPath := flag.String("raw", "", "go test -bench text output")
+	mdPath := flag.String("md", "docs/bench/latest.md", "markdown out")
+	jsonPath := flag.String("json", "docs/bench/latest.json", "JSON out")
+	elapsed := flag.Float64("elapsed", 0, "seconds the whole run took")
+	goVersion := flag.String("go", runtime.Version(), "go version of the run")
+	flag.Parse()
+	f, err := os.Open(*rawPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bs, cpu, skipped := parse(f)
+	f.Close()
+	doc := Doc{Generated: time.Now().UTC(), ElapsedS: *elapsed, Benchmarks: bs, Skipped: skipped,
+		Machine: Machine{CPU: cpuModel(cpu), Cores: runtime.NumCPU(), Go: *goVersion, OS: runtime.GOOS + "/" + runtime.GOARCH}}
+	doc.Rows = table(bs)
+
+	var md strings.Builder
+	fmt.Fprintf(&md, "# Benchmarks\n\nGenerated by `make bench` (scripts/bench.sh) on %s; do not edit. Every figure sits beside a baseline measured in the same run on the same machine.\n\n",
+		doc.Generated.Format(time.RFC3339))
+	fmt.Fprintf(&md, "Machine: %s, %d cores, %s, %s. Whole run: %.0f s.\n\n", doc.Machine.CPU, doc.Machine.Cores, doc.Machine.Go, doc.Machine.OS, doc.ElapsedS)
+	fmt.Fprintln(&md, "| figure | measured | baseline (same run) | ratio |")
+	fmt.Fprintln(&md, "|---|---|---|---|")
+	for _, r := range doc.Rows {
+		ratio := "—"
+		if r.RatioOf != "" {
+			ratio = fmt.Sprintf("%.3g× (%s)", r.Ratio, r.RatioOf)
+		}
+		if r.Note != "" {
+			ratio = r.Note
+		}
+		fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", r.Figure, r.Measured, r.Baseline, ratio)
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintln(&md, "\nSkipped:")
+		for _, s := range skipped {
+			fmt.Fprintf(&md, "- `%s`\n", s)
+		}
+	}
+	fmt.Fprintln(&md, "\nRaw `go test -bench` output (benchstat-readable) is in `latest.txt` beside this file; every benchmark's medians are in `latest.json`.")
+	if err := os.WriteFile(*mdPath, []byte(md.String()), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	js, _ := json.MarshalIndent(doc, "", "  ")
+	if err := os.WriteFile(*jsonPath, append(js, '\n'), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Print(md.String())
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# make bench: every benchmark beside its baseline, measured in this run on this
+# machine; writes docs/bench/latest.md, latest.json and latest.txt (the raw,
+# benchstat-readable `go test -bench` output).
+#
+# Knobs: BENCH_COUNT (default 3: samples of the short benchmarks),
+# AGENTK_BENCH_PERSONAS (investigators for the token figures; default every
+# scripted persona), AGENTK_REQUIRE_DOCKER (1: the rollback benchmark must run;
+# 0: skip it; unset: run it when an engine and docker-compose answer).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+GO=${GO:-go}
+COUNT=${BENCH_COUNT:-3}
+OUT=$ROOT/docs/bench
+mkdir -p "$OUT"
+RAW=$(mktemp "${TMPDIR:-/tmp}/agentk-bench.XXXXXX")
+trap 'rm -f "$RAW"' EXIT
+start=$(date +%s)
+failed=()
+
+# bench <label> <module dir> <go test args...>: runs one benchmark set,
+# appends its output to the raw file and notes a failure (the run goes on).
+bench() {
+	local label=$1 dir=$2
+	shift 2
+	echo "== $label ($dir)" >&2
+	local t0 step
+	t0=$(date +%s)
+	step=$(mktemp "${TMPDIR:-/tmp}/agentk-bench-step.XXXXXX")
+	(cd "$ROOT/$dir" && $GO test -run '^$' -benchmem "$@") >"$step" 2>&1
+	local rc=$?
+	cat "$step" >>"$RAW"
+	grep -E '^(Benchmark|--- (FAIL|SKIP)|FAIL|ok)|_test.go:' "$step" >&2
+	rm -f "$step"
+	[ $rc -eq 0 ] || failed+=("$label")
+	echo "   $label took $(( $(date +%s) - t0 )) s" >&2
+}
+
+bench gate services/gate -bench 'Evaluate|SealDecision' -count "$COUNT" ./internal/policy
+bench ingest services/ingester -bench 'Ingest' -benchtime 2000x -count "$COUNT" .
+bench storm services/ingester -bench 'Storm' -benchtime 1x -count "$COUNT" .
+bench compaction services/sandbox -bench 'CompactionCorpus' -benchtime 1x -count 1 ./internal/tools
+bench pipeline e2e -bench 'Pipeline' -benchtime 50x -count 1 ./bench
+
+# Tokens do not depend on time: the replays' NATS stores go to memory when
+# /dev/shm is there, which makes the corpus pass several times shorter.
+personas=${AGENTK_BENCH_PERSONAS:-persona:oracle,persona:liar,persona:fabricator,persona:injected,persona:wrong,persona:flaky}
+shm=${TMPDIR:-/tmp}
+[ -d /dev/shm ] && [ -w /dev/shm ] && shm=/dev/shm
+TMPDIR=$shm AGENTK_BENCH_PERSONAS=$personas AGENTK_BENCH_PARALLEL=${AGENTK_BENCH_PARALLEL:-2} \
+	bench tokens e2e -bench 'Tokens' -benchtime 1x -count 1 -timeout 30m ./bench
+
+docker_on=${AGENTK_REQUIRE_DOCKER:-}
+if [ -z "$docker_on" ]; then
+	if docker info >/dev/null 2>&1 && { command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1; }; then
+		docker_on=1
+	else
+		docker_on=0
+		echo "== rollback: no Docker engine or compose; skipped (AGENTK_REQUIRE_DOCKER=1 makes that a failure)" >&2
+	fi
+fi
+if [ "$docker_on" = 1 ]; then
+	AGENTK_REQUIRE_DOCKER=1 bench rollback services/deployer -bench 'Rollback' -benchtime 1x -count "$COUNT" -timeout 20m ./internal/dockerrt
+fi
+
+elapsed=$(( $(date +%s) - start ))
+cp "$RAW" "$OUT/latest.txt"
+(cd "$ROOT/e2e" && $GO run ./bench/cmd/benchdoc -raw "$RAW" -md "$OUT/latest.md" -json "$OUT/latest.json" \
+	-elapsed "$elapsed" -go "$($GO env GOVERSION)") || failed+=("benchdoc")
+echo "make bench took ${elapsed} s; wrote docs/bench/latest.md, latest.json, latest.txt" >&2
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "FAILED: ${failed[*]}" >&2
+	exit 1
+fi
