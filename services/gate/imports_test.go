@@ -39,13 +39,35 @@ func matches(pkg, prefix string) bool {
 	return pkg == p || strings.HasPrefix(pkg, p+"/")
 }
 
+// otlpExporter is the one HTTP client the gate's process may hold: the
+// OpenTelemetry exporter that ships its own spans and metrics, wired by
+// platform/runner in cmd/gate. It never reaches the gate's own packages.
+const otlpExporter = "go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+
 func TestGateImportGraphHasNoModel(t *testing.T) {
 	t.Parallel()
-	all := deps(t, "./...")
+	all := deps(t, ".", "./internal/...")
 	require.Contains(t, all, "agentk/services/gate/internal/policy", "the walk must see the gate itself")
 	for _, pkg := range all {
 		for _, f := range forbidden {
 			require.False(t, matches(pkg, f), "%s reaches the gate's import graph (matches %s)", pkg, f)
+		}
+	}
+}
+
+// The gate's binary adds process wiring (NATS identity, health, telemetry
+// export) and still reaches no model, no other service and no HTTP client
+// library but the telemetry exporter.
+func TestGateBinaryHasNoModel(t *testing.T) {
+	t.Parallel()
+	all := deps(t, "./cmd/gate")
+	require.Contains(t, all, "agentk/services/gate/internal/policy")
+	for _, pkg := range all {
+		for _, f := range forbidden {
+			if f == otlpExporter {
+				continue
+			}
+			require.False(t, matches(pkg, f), "%s reaches the gate's binary (matches %s)", pkg, f)
 		}
 	}
 }
