@@ -1,0 +1,176 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/topology"
+	"agentk/services/bridge/fakeslack"
+	"agentk/services/deployer/demotarget"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+	"github.com/stretchr/testify/require"
+)
+
+// dockerSwitch turns the Docker tests on; with it set a missing engine fails.
+const dockerSwitch = "AGENTK_REQUIRE_DOCKER"
+
+func requireDocker(t *testing.T) *client.Client {
+	t.Helper()
+	if os.Getenv(dockerSwitch) != "1" {
+		t.Skip("needs the Docker engine: set " + dockerSwitch + "=1 to run (a missing engine then fails)")
+	}
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = cli.Ping(ctx)
+	require.NoError(t, err, "%s=1 but no Docker engine", dockerSwitch)
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// dockerState is what the engine shows of a compose project: every
+// container's name, id, image id, state, start time and restart count.
+func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project string) []string {
+	t.Helper()
+	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "com.docker.compose.project="+project))})
+	require.NoError(t, err)
+	var out []string
+	for _, c := range cs {
+		in, err := cli.ContainerInspect(ctx, c.ID)
+		require.NoError(t, err)
+		out = append(out, fmt.Sprintf("%s id=%s image=%s status=%s started=%s restarts=%d",
+			in.Name, in.ID, in.Image, in.State.Status, in.State.StartedAt, in.RestartCount))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestShadowIncidentLeavesDockerUnchanged is issue 14's shadow mode end to
+// end on the real engine: the demo target runs v1 then v2 under compose, so
+// the deployer's Docker-built ledger has a rollback target; shop-api is in
+// shadow mode on the gate and the deployer; the alert goes through
+// investigation, review and a signed decision marked shadow; the Slack
+// request says so; the on-call human approves; the deployer, with its docker
+// runtime, publishes outcome shadow with the exact compose command and
+// target, and the engine shows the container exactly as it was: same
+// container id, image id, start time, restart count. No cooldown taken, the
+// ledger untouched, no pin file written.
+func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
+	cli := requireDocker(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	stamp := time.Now().UnixNano()
+	repo := fmt.Sprintf("agentk-operator-%d/shop-api", stamp)
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
+	v1, err := demotarget.Build(ctx, demotarget.V1(repo))
+	require.NoError(t, err)
+	v2, err := demotarget.Build(ctx, demotarget.V2(repo))
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	project := fmt.Sprintf("agentkoperator%d", stamp)
+	file := filepath.Join(dir, "docker-compose.yml")
+	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo)), 0o644))
+	composeBin, err := exec.LookPath("docker-compose")
+	require.NoError(t, err, "docker-compose v1 is the engine's compose here")
+	compose := func(tag string, args ...string) {
+		cmd := exec.CommandContext(ctx, composeBin, append([]string{"-p", project, "-f", file}, args...)...)
+		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	t.Cleanup(func() {
+		_ = exec.Command(composeBin, "-p", project, "-f", file, "down", "-v", "--remove-orphans", "--timeout", "5").Run()
+	})
+	compose("v1", "up", "-d")
+
+	state := filepath.Join(dir, "deployer-state")
+	p := newPipeline(ctx, t, liveIncident(t, "bad-release-01"), map[string]string{
+		"AGENTK_SHADOW":             svc,
+		"AGENTK_DEPLOYER_RUNTIME":   "docker",
+		"AGENTK_INCIDENT_DIR":       "", // the ledger comes from Docker
+		"AGENTK_COMPOSE_PROJECT":    project,
+		"AGENTK_COMPOSE_FILE":       file,
+		"AGENTK_DEPLOYER_STATE_DIR": state,
+		"AGENTK_DEPLOYER_STABILISE": "1s",
+		"AGENTK_DEPLOYER_RECOVERY":  "none",
+		"PATH":                      os.Getenv("PATH"),
+		"HOME":                      os.Getenv("HOME"),
+		"DOCKER_HOST":               os.Getenv("DOCKER_HOST"),
+	})
+	// The gate and the deployer read AGENTK_SHADOW at start: they run apart
+	// so that the control below can restart them out of shadow mode.
+	stopShadow := p.start(ctx, envelope.RoleDeployer, envelope.RoleGate)
+	p.start(ctx, except(envelope.RoleDeployer, envelope.RoleGate)...)
+	poll(ctx, t, 30*time.Second, "v1 in the deployer's ledger (from the listing)", func() bool { return p.ledgerLen(ctx) == 1 })
+	compose("v2", "up", "-d")
+	poll(ctx, t, 30*time.Second, "v2 in the deployer's ledger (from Docker events)", func() bool { return p.ledgerLen(ctx) == 2 })
+	before := dockerState(ctx, t, cli, project)
+	require.Len(t, before, 1)
+	require.Contains(t, before[0], "image="+v2)
+	require.Contains(t, before[0], "status=running")
+
+	p.fire(ctx, "shadow")
+	d := p.decision(ctx)
+	require.Equal(t, contracts.VerdictAllow, d.Verdict, describe(d))
+	require.True(t, d.Shadow, "the gate marks the decision shadow")
+	msg := p.click(ctx, d.DecisionID, fakeslack.Approve)
+	require.Contains(t, msg.Text+string(msg.Blocks), "[SHADOW: nothing will be acted on]", "the approval request is marked shadow")
+	appr := next(ctx, p, contracts.SubjectApproval, func(a contracts.ApprovalV1) bool { return a.DecisionID == d.DecisionID })
+	require.Equal(t, contracts.AnswerApprove, appr.Answer)
+	require.Equal(t, approverName, appr.Approver)
+
+	act := next(ctx, p, contracts.SubjectAction, func(a contracts.ActionV1) bool { return a.DecisionID == d.DecisionID })
+	t.Logf("shadow action: %s %s → %s: %s", act.Outcome, act.FromImage, act.ToImage, strings.Join(act.Command, " "))
+	require.Equal(t, contracts.OutcomeShadow, act.Outcome, "%+v", act)
+	require.Equal(t, []string{composeBin, "-p", project, "-f", file, "-f", filepath.Join(state, "agentk-pins."+project+".yml"),
+		"up", "-d", "--force-recreate", "--no-deps", svc}, act.Command, "the exact command the docker runtime would run")
+	require.Contains(t, []string{v2, repo + ":v2"}, act.FromImage)
+	require.Contains(t, []string{v1, repo + ":v1"}, act.ToImage, "the target is v1, from the Docker-built ledger")
+	require.False(t, act.ContainerVerified)
+	require.Nil(t, act.Recovered)
+
+	// Nothing moved: the engine, the ledger, the cooldown, the pin file.
+	require.Equal(t, before, dockerState(ctx, t, cli, project), "shadow mode changed the Docker state")
+	require.Equal(t, 2, p.ledgerLen(ctx), "the ledger is not cut back")
+	cooldown, err := p.admin.KeyValue(ctx, topology.BucketCooldown)
+	require.NoError(t, err)
+	_, err = cooldown.Get(ctx, svc)
+	require.Error(t, err, "no cooldown taken")
+	_, err = os.Stat(filepath.Join(state, "agentk-pins."+project+".yml"))
+	require.True(t, os.IsNotExist(err), "no pin file written: %v", err)
+
+	// The control: the same pipeline out of shadow mode does act, and the
+	// engine shows it, so the equality above could have failed.
+	stopShadow()
+	p.env["AGENTK_SHADOW"] = ""
+	p.start(ctx, envelope.RoleDeployer, envelope.RoleGate)
+	p.fire(ctx, "live")
+	live := p.decision(ctx)
+	require.Equal(t, contracts.VerdictAllow, live.Verdict, describe(live))
+	require.False(t, live.Shadow)
+	p.click(ctx, live.DecisionID, fakeslack.Approve)
+	rb := next(ctx, p, contracts.SubjectAction, func(a contracts.ActionV1) bool { return a.DecisionID == live.DecisionID })
+	require.Equal(t, contracts.OutcomeRolledBack, rb.Outcome, "%+v", rb)
+	require.True(t, rb.ContainerVerified)
+	require.Equal(t, act.Command, rb.Command, "the shadow action recorded the command a live one runs")
+	after := dockerState(ctx, t, cli, project)
+	require.NotEqual(t, before, after, "a live rollback shows in the Docker state")
+	require.Len(t, after, 1)
+	require.Contains(t, after[0], "image="+v1)
+}
