@@ -422,7 +422,7 @@ func printShadow(w io.Writer, s shadowSummary) error {
 	}
 	fmt.Fprintf(w, "\nthe deployer planned %d rollbacks (outcome shadow)", t.WouldHaveRun)
 	if t.Acted > 0 {
-		fmt.Fprintf(w, "; WARNING: it acted on %d shadow decisions (check AGENTK_SHADOW on the deployer)", t.Acted)
+		fmt.Fprintf(w, "; WARNING: it acted on %d shadow decisions, which must never happen: run agentk audit on them", t.Acted)
 	}
 	fmt.Fprintln(w)
 	return nil
