@@ -13,7 +13,9 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
+	"agentk/platform/fabric"
 	"agentk/platform/identity"
+	"agentk/platform/topology"
 
 	"github.com/stretchr/testify/require"
 )
@@ -110,12 +112,39 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 	// the command a dry run would report.
 	require.NotEmpty(t, results["retry-storm-01"].Command)
 
+	// Freezes in the store: one holding (bridge-signed), one expired, one
+	// value nobody signed (the services count it as frozen).
+	now := time.Now().UTC()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: data, Port: 0})
+	require.NoError(t, err)
+	adm, err := f.Admin(ctx)
+	require.NoError(t, err)
+	kv, err := adm.KeyValue(ctx, topology.BucketFreezes)
+	require.NoError(t, err)
+	for _, fz := range []contracts.FreezeV1{
+		{FreezeID: "frz-holds", Scope: "shop-api", Active: true, Reason: "black friday", By: "alice", At: now, ExpiresAt: now.Add(time.Hour)},
+		{FreezeID: "frz-over", Scope: contracts.FreezeGlobal, Active: true, Reason: "maintenance", By: "bob", At: now.Add(-2 * time.Hour), ExpiresAt: now.Add(-time.Hour)},
+	} {
+		e, err := f.Signer(envelope.RoleBridge).SealJSON(contracts.SubjectFreeze, fz, fz.At, 0)
+		require.NoError(t, err)
+		_, err = kv.Put(ctx, fz.Scope, e.Marshal())
+		require.NoError(t, err)
+	}
+	_, err = kv.Put(ctx, "cart-api", []byte(`{"not":"signed"}`))
+	require.NoError(t, err)
+	require.NoError(t, adm.Close())
+	require.NoError(t, f.Close())
+
 	env := map[string]string{"AGENTK_DATA_DIR": data, "AGENTK_NATS_PORT": "0"}
 	c, out, errb := testCLI(env)
 	require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h"}), errb.String())
 	var sum shadowSummary
 	require.NoError(t, json.Unmarshal(out.Bytes(), &sum))
 	require.Zero(t, sum.Unverified)
+	require.Len(t, sum.Freezes, 2, "%+v", sum.Freezes)
+	require.Equal(t, "cart-api", sum.Freezes[0].Scope)
+	require.Contains(t, sum.Freezes[0].Problem, "counts as frozen")
+	require.Equal(t, shadowFreeze{Scope: "shop-api", By: "alice", Reason: "black friday", At: now, ExpiresAt: now.Add(time.Hour), FreezeID: "frz-holds"}, sum.Freezes[1])
 	require.Len(t, sum.Rows, 3, "only the shadow decisions: %+v", sum.Rows)
 	byIncident := map[string]shadowRow{}
 	for _, row := range sum.Rows {
@@ -156,6 +185,7 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 		require.Contains(t, text, "agreement: 2 of 3 judged (66.7%)")
 		require.Contains(t, text, "gate allowed but human denied: 1; gate denied: 1")
 		require.Contains(t, text, results["bad-release-01"].IncidentID)
+		require.Contains(t, text, "shop-api by alice until "+now.Add(time.Hour).Format(time.RFC3339)+": black friday")
 	})
 	t.Run("since and service filters", func(t *testing.T) {
 		c, out, errb := testCLI(env)
@@ -210,18 +240,36 @@ func TestShadowReportCountsOnlyVerifiedLinks(t *testing.T) {
 		ApprovalID: "appr-rebound", DecisionID: "rebound", DecisionDigest: mustEnv(t, waiting.Data).Digest(), Answer: contracts.AnswerApprove,
 		Approver: "mallory", AnsweredAt: now, ExpiresAt: now.Add(10 * time.Minute)}, now))
 
+	// A shadow decision approved and then acted on: a defect the report shouts about.
+	acted := shadowMsg(t, ids, envelope.RoleGate, contracts.SubjectDecision, dec("acted", contracts.VerdictAllow, true), now)
+	msgs = append(msgs, acted,
+		shadowMsg(t, ids, envelope.RoleBridge, contracts.SubjectApproval, contracts.ApprovalV1{
+			ApprovalID: "appr-acted", DecisionID: "acted", DecisionDigest: mustEnv(t, acted.Data).Digest(), Answer: contracts.AnswerApprove,
+			Approver: "alice", AnsweredAt: now, ExpiresAt: now.Add(10 * time.Minute)}, now),
+		shadowMsg(t, ids, envelope.RoleDeployer, contracts.SubjectAction, contracts.ActionV1{
+			ActionID: "act-acted", DecisionID: "acted", ApprovalID: "appr-acted", Service: "shop-api", Outcome: contracts.OutcomeRolledBack}, now))
+
 	sum := shadowReport(kr, msgs, now.Add(-24*time.Hour), "")
 	require.Equal(t, 1, sum.Unverified, "the forged decision")
 	var got []string
 	for _, r := range sum.Rows {
 		got = append(got, r.DecisionID+":"+r.Human+":"+r.Agreement)
 	}
-	require.ElementsMatch(t, []string{"waiting:none:" + shadowAwaitingAnswer, "rebound:none:" + shadowAwaitingAnswer}, got)
-	require.Equal(t, 0, sum.Totals.Judged)
-	require.Zero(t, sum.Totals.AgreementRate)
+	require.ElementsMatch(t, []string{"waiting:none:" + shadowAwaitingAnswer, "rebound:none:" + shadowAwaitingAnswer, "acted:approve:" + shadowAgree}, got)
+	require.Equal(t, 1, sum.Totals.Judged)
+	require.Equal(t, 1.0, sum.Totals.AgreementRate)
+	require.Equal(t, 1, sum.Totals.Acted)
 	var b bytes.Buffer
 	require.NoError(t, printShadow(&b, sum))
 	require.Contains(t, b.String(), "1 stored messages did not verify")
+	require.Contains(t, b.String(), "WARNING: it acted on 1 shadow decisions")
+
+	// Nothing judged: no rate, and the report says so.
+	sum = shadowReport(kr, msgs[:5], now.Add(-24*time.Hour), "")
+	require.Zero(t, sum.Totals.Judged)
+	require.Zero(t, sum.Totals.AgreementRate)
+	b.Reset()
+	require.NoError(t, printShadow(&b, sum))
 	require.Contains(t, b.String(), "agreement: nothing judged yet")
 }
 
