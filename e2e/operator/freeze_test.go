@@ -100,3 +100,38 @@ func TestFreezeDeniesRefusesAndExpires(t *testing.T) {
 	require.Equal(t, contracts.OutcomeDryRun, acted.Outcome, "%+v", acted)
 	require.NotEmpty(t, acted.Command)
 }
+
+// TestGlobalFreezeHoldsUntilLifted: a freeze of every service (`agentk
+// freeze --all`) denies a shop-api incident at the gate, and a signed
+// unfreeze lets the next one through before the expiry.
+func TestGlobalFreezeHoldsUntilLifted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := newPipeline(ctx, t, liveIncident(t, "retry-storm-01"), nil)
+	p.start(ctx)
+	poll(ctx, t, 20*time.Second, "the deployer's ledger of "+svc, func() bool { return p.ledgerLen(ctx) >= 2 })
+
+	fz, err := client.Freeze(ctx, "http://"+p.bridge, p.console, contracts.FreezeGlobal, "datacenter maintenance", 2*time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, contracts.FreezeGlobal, fz.Scope)
+	p.fire(ctx, "global-frozen")
+	frozen := p.decision(ctx)
+	require.Equal(t, contracts.VerdictDeny, frozen.Verdict)
+	require.Equal(t, []string{contracts.CheckFreeze}, frozen.FailedChecks, describe(frozen))
+
+	lift, err := client.Unfreeze(ctx, "http://"+p.bridge, p.console, contracts.FreezeGlobal, "maintenance over")
+	require.NoError(t, err)
+	require.False(t, lift.Active)
+	require.Equal(t, fz.FreezeID, lift.Lifts)
+	_, err = client.Unfreeze(ctx, "http://"+p.bridge, p.console, contracts.FreezeGlobal, "again")
+	require.Error(t, err, "nothing frozen there any more")
+
+	p.fire(ctx, "global-lifted")
+	lifted := p.decision(ctx)
+	require.Equal(t, contracts.VerdictAllow, lifted.Verdict, describe(lifted))
+	require.True(t, p.now().Before(fz.ExpiresAt), "lifted, not expired")
+	p.click(ctx, lifted.DecisionID, fakeslack.Approve)
+	acted := next(ctx, p, contracts.SubjectAction, func(a contracts.ActionV1) bool { return a.DecisionID == lifted.DecisionID })
+	require.Equal(t, contracts.OutcomeDryRun, acted.Outcome, "%+v", acted)
+}
