@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,8 +25,8 @@ type budgetLog struct {
 }
 
 func (h budgetLog) Enabled(context.Context, slog.Level) bool { return true }
-func (h budgetLog) WithAttrs([]slog.Attr) slog.Handler        { return h }
-func (h budgetLog) WithGroup(string) slog.Handler             { return h }
+func (h budgetLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h budgetLog) WithGroup(string) slog.Handler            { return h }
 func (h budgetLog) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key != "config" {

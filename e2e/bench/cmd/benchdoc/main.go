@@ -132,6 +132,8 @@ func table(bs map[string]*Bench) []Row {
 	}
 	num := func(v float64) string {
 		switch {
+		case v == float64(int64(v)):
+			return strconv.FormatInt(int64(v), 10)
 		case v >= 100:
 			return strconv.FormatFloat(v, 'f', 0, 64)
 		case v >= 10:
@@ -141,7 +143,9 @@ func table(bs map[string]*Bench) []Row {
 		}
 	}
 	var rows []Row
-	missing := func(fig, why string) { rows = append(rows, Row{Figure: fig, Measured: "not run", Baseline: "not run", Note: why}) }
+	missing := func(fig, why string) {
+		rows = append(rows, Row{Figure: fig, Measured: "not run", Baseline: "not run", Note: why})
+	}
 
 	// Ingest.
 	for _, path := range []struct{ sub, fig string }{
