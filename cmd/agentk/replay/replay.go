@@ -20,6 +20,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"agentk/cmd/agentk/stack"
@@ -103,8 +104,19 @@ func Run(ctx context.Context, dir string, o Options) (Result, error) {
 	return RunIncident(ctx, inc, o)
 }
 
-// RunIncident replays an already loaded incident.
-func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (res Result, err error) {
+// RunIncident replays an already loaded incident. The ingester and bridge
+// listen on ports picked free just before they bind; when another process
+// takes one in between, the replay starts over, up to three times.
+func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (Result, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := runIncident(ctx, inc, o)
+		if err == nil || attempt == 3 || !errors.Is(err, syscall.EADDRINUSE) && !strings.Contains(err.Error(), "address already in use") {
+			return res, err
+		}
+	}
+}
+
+func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Result, err error) {
 	started := time.Now()
 	if o.Investigator == "" {
 		o.Investigator = "rules"
