@@ -22,7 +22,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"agentk/platform/fabric"
 )
 
 // incidentDir is the recorded incident the fake SigNoz serves.
@@ -98,18 +97,10 @@ func TestComposeStack(t *testing.T) {
 	start = time.Now()
 	_, err = compose(ctx, "up", "-d")
 	require.NoError(t, err)
-	natsURL := "nats://" + publishedPort(ctx, t, compose, "nats", "4222")
 
-	// 5. Streams and buckets: the one-shot provision container, or, while
-	// `agentk provision` does not exist yet, the same provisioning as the admin
-	// from here (fabric.Remote with the admin seed; idempotent).
-	provisionedByStack := waitProvision(ctx, t, project)
-	if !provisionedByStack {
-		t.Log("WORKAROUND: `agentk provision` is not available in the image; the test provisions streams and buckets as the admin")
-		f, err := fabric.Remote(ctx, natsURL, filepath.Join(state, "keys"), fabric.Options{})
-		require.NoError(t, err)
-		require.NoError(t, f.Close())
-	}
+	// 5. Streams and buckets: the one-shot provision container creates them
+	// as the admin; every service waits for it to complete.
+	waitProvision(ctx, t, project)
 
 	ingestURL := "http://" + publishedPort(ctx, t, compose, "ingester", "8081")
 	bridgeURL := "http://" + publishedPort(ctx, t, compose, "bridge", "8082")
@@ -228,28 +219,20 @@ func checkIsolation(t *testing.T, cs map[string]container, state string) {
 	require.Empty(t, sb.envWithPrefix("AGENTK_LLM"), "sandbox has LLM settings")
 }
 
-// waitProvision waits for the provision container to finish. It returns
-// true when it exited 0, false when its image has no `provision` command.
-func waitProvision(ctx context.Context, t *testing.T, project string) bool {
+// waitProvision waits for the provision container to exit 0.
+func waitProvision(ctx context.Context, t *testing.T, project string) {
 	t.Helper()
-	var done bool
 	poll(t, ctx, 90*time.Second, "provision container finished", func(ctx context.Context) (bool, error) {
 		c, ok := inspectProject(ctx, t, project)["provision"]
 		if !ok {
 			return false, fmt.Errorf("no provision container")
 		}
-		logs, _ := run(ctx, "", nil, "docker", "logs", c.ID)
-		if strings.Contains(logs, `unknown command "provision"`) {
-			done = false
-			return true, nil
-		}
 		if c.State.Status == "exited" && c.State.ExitCode == 0 {
-			done = true
 			return true, nil
 		}
+		logs, _ := run(ctx, "", nil, "docker", "logs", c.ID)
 		return false, fmt.Errorf("provision: %s (exit %d): %s", c.State.Status, c.State.ExitCode, lastLines(logs, 3))
 	})
-	return done
 }
 
 func buildFakeSignoz(ctx context.Context, t *testing.T, root, tag string) {
