@@ -198,6 +198,13 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 		require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--since", "1s"}), errb.String())
 		require.Contains(t, out.String(), "no shadow decisions")
 	})
+	t.Run("the shadow incident's chain audits clean", func(t *testing.T) {
+		c, out, errb := testCLI(env)
+		require.Equal(t, 0, run(ctx, c, []string{"audit", results["retry-storm-01"].IncidentID}), errb.String()+out.String())
+		require.Contains(t, out.String(), "[shadow]")
+		require.Contains(t, out.String(), "shadow → ")
+		require.Contains(t, out.String(), "chain verified")
+	})
 	t.Run("bad usage", func(t *testing.T) {
 		c, _, _ := testCLI(env)
 		require.Equal(t, 2, run(ctx, c, []string{"shadow-report", "extra"}))
