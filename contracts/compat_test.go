@@ -25,10 +25,10 @@ func jsonKind(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch {
-	case t == timeType:
+	switch t {
+	case timeType:
 		return "string(date-time)"
-	case t == rawType:
+	case rawType:
 		return "json"
 	}
 	switch t.Kind() {

@@ -118,7 +118,8 @@ func isHex(s string, n int) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+		isHex := '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+		if !isHex {
 			return false
 		}
 	}
