@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/goccy/go-yaml"
 
 	"agentk/contracts"
 	"agentk/services/gate/internal/policy"
@@ -51,7 +48,6 @@ type Config struct {
 
 var (
 	serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
-	className   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
 // FromEnv builds the configuration from getenv, validating every value; the
@@ -130,7 +126,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
 		c.CatalogueFile = path
-		cat, err := LoadCatalogue(path)
+		cat, err := contracts.LoadCatalogue(path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
 		} else {
@@ -152,48 +148,4 @@ func list(v string) []string {
 		}
 	}
 	return out
-}
-
-// LoadCatalogue reads a YAML catalogue: a list of {name, description,
-// deployment_class}, or the same list under a top-level "classes" key.
-func LoadCatalogue(path string) ([]contracts.FailureClass, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseCatalogue(b)
-}
-
-// ParseCatalogue decodes and validates a YAML catalogue.
-func ParseCatalogue(b []byte) ([]contracts.FailureClass, error) {
-	var cat []contracts.FailureClass
-	if err := yaml.UnmarshalWithOptions(b, &cat, yaml.Strict()); err != nil {
-		var doc struct {
-			Classes []contracts.FailureClass `yaml:"classes"`
-		}
-		if err2 := yaml.UnmarshalWithOptions(b, &doc, yaml.Strict()); err2 != nil {
-			return nil, fmt.Errorf("catalogue: %w", err)
-		}
-		cat = doc.Classes
-	}
-	if len(cat) == 0 {
-		return nil, errors.New("catalogue: no classes")
-	}
-	var errs []error
-	seen := map[string]bool{}
-	for i, c := range cat {
-		switch {
-		case !className.MatchString(c.Name):
-			errs = append(errs, fmt.Errorf("catalogue: class %d: name %q must be lower_snake_case", i+1, c.Name))
-		case seen[c.Name]:
-			errs = append(errs, fmt.Errorf("catalogue: class %q listed twice", c.Name))
-		case c.Name == contracts.ClassUnknown && c.DeploymentClass:
-			errs = append(errs, fmt.Errorf("catalogue: class %q can never be deployment-class", c.Name))
-		}
-		seen[c.Name] = true
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return cat, nil
 }

@@ -7,12 +7,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"os"
-	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/goccy/go-yaml"
 
 	"agentk/contracts"
 	"agentk/services/reviewer/internal/review"
@@ -65,7 +61,7 @@ func FromEnv(getenv func(string) string) (review.Config, error) {
 		}
 	}
 	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
-		cat, err := loadCatalogue(path)
+		cat, err := contracts.LoadCatalogue(path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
 		} else {
@@ -76,36 +72,4 @@ func FromEnv(getenv func(string) string) (review.Config, error) {
 		return review.Config{}, err
 	}
 	return c, nil
-}
-
-var className = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-
-// loadCatalogue reads the same YAML catalogue the gate reads: a list of
-// {name, description, deployment_class}, or that list under "classes".
-func loadCatalogue(path string) ([]contracts.FailureClass, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var cat []contracts.FailureClass
-	if err := yaml.UnmarshalWithOptions(b, &cat, yaml.Strict()); err != nil {
-		var doc struct {
-			Classes []contracts.FailureClass `yaml:"classes"`
-		}
-		if err2 := yaml.UnmarshalWithOptions(b, &doc, yaml.Strict()); err2 != nil {
-			return nil, fmt.Errorf("catalogue: %w", err)
-		}
-		cat = doc.Classes
-	}
-	if len(cat) == 0 {
-		return nil, errors.New("catalogue: no classes")
-	}
-	seen := map[string]bool{}
-	for _, c := range cat {
-		if !className.MatchString(c.Name) || seen[c.Name] {
-			return nil, fmt.Errorf("catalogue: class %q is malformed or listed twice", c.Name)
-		}
-		seen[c.Name] = true
-	}
-	return cat, nil
 }
