@@ -1,7 +1,8 @@
 // Package compose tests the root docker-compose.yml on the real Docker engine:
 // the images `make images` builds, the stack up, an alert fired at the
-// ingester reaching a gate decision, the secrets each container holds, and a
-// clean tear-down.
+// ingester reaching a gate decision, one trace of it across every service
+// (collected by an OTLP receiver on the compose network), the secrets each
+// container holds, and a clean tear-down.
 package compose
 
 import (
@@ -21,7 +22,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
 )
 
 // incidentDir is the recorded incident the fake SigNoz serves.
@@ -52,17 +52,24 @@ func TestComposeStack(t *testing.T) {
 	ingestToken := readSecret(t, filepath.Join(state, "secrets", "ingester", "ingest_token"))
 	consoleToken := strings.TrimPrefix(readSecret(t, filepath.Join(state, "secrets", "bridge", "console_tokens")), "oncall=")
 
-	// 3. The fake SigNoz, FROM scratch, on the compose network only.
+	// 3. The fake SigNoz and the OTLP receiver, FROM scratch, on the compose
+	// network only.
 	project := "agentke2e" + randHex(t, 4)
 	fakeImage := "agentk-e2e/fakesignoz:" + project
+	sinkImage := "agentk-e2e/otlpsink:" + project
+	start = time.Now()
 	buildFakeSignoz(ctx, t, root, fakeImage)
+	buildOTLPSink(ctx, t, root, sinkImage)
+	t.Logf("test images (fake SigNoz, OTLP sink): %s", time.Since(start).Round(100*time.Millisecond))
 
 	env := []string{
 		"COMPOSE_PROJECT_NAME=" + project,
 		"AGENTK_STATE=" + state,
 		"AGENTK_E2E_FAKESIGNOZ_IMAGE=" + fakeImage,
-		"AGENTK_OTEL_DISABLED=1",
-		"SIGNOZ_OTLP_ENDPOINT=",
+		"AGENTK_E2E_OTLPSINK_IMAGE=" + sinkImage,
+		// Every service exports to the in-stack receiver, nowhere else.
+		"AGENTK_OTEL_DISABLED=0",
+		"SIGNOZ_OTLP_ENDPOINT=http://otlp:4318",
 		// Random loopback ports: the test never collides with a running stack.
 		"AGENTK_INGEST_PUBLISH=127.0.0.1:",
 		"AGENTK_BRIDGE_PUBLISH=127.0.0.1:",
@@ -88,7 +95,7 @@ func TestComposeStack(t *testing.T) {
 		if err := down(ctx); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
-		if _, err := run(ctx, "", nil, "docker", "rmi", "-f", fakeImage); err != nil {
+		if _, err := run(ctx, "", nil, "docker", "rmi", "-f", fakeImage, sinkImage); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
@@ -104,6 +111,7 @@ func TestComposeStack(t *testing.T) {
 
 	ingestURL := "http://" + publishedPort(ctx, t, compose, "ingester", "8081")
 	bridgeURL := "http://" + publishedPort(ctx, t, compose, "bridge", "8082")
+	sinkURL := "http://" + publishedPort(ctx, t, compose, "otlp", "4319")
 	poll(t, ctx, 90*time.Second, "ingester healthy", func(ctx context.Context) (bool, error) {
 		code, _, err := get(ctx, ingestURL+"/healthz", "")
 		return code == http.StatusOK, err
@@ -111,6 +119,10 @@ func TestComposeStack(t *testing.T) {
 	poll(t, ctx, 90*time.Second, "bridge answering its API", func(ctx context.Context) (bool, error) {
 		code, _, err := get(ctx, bridgeURL+"/api/v1/decisions", consoleToken)
 		return code == http.StatusOK, err
+	})
+	poll(t, ctx, 30*time.Second, "OTLP sink answering", func(ctx context.Context) (bool, error) {
+		_, err := readSink(ctx, sinkURL)
+		return err == nil, err
 	})
 	t.Logf("stack up (images present, every service answering): %s", time.Since(start).Round(100*time.Millisecond))
 
@@ -152,11 +164,16 @@ func TestComposeStack(t *testing.T) {
 	require.NotEmpty(t, decision["decision_id"])
 	t.Logf("alert → decision in %s: %v", time.Since(fired).Round(100*time.Millisecond), decision)
 
-	// 8. What each container holds, from the Docker API.
+	// 8. The incident as one trace, read back from the OTLP sink.
+	start = time.Now()
+	checkTrace(ctx, t, sinkURL, decision)
+	t.Logf("the incident's trace collected %s after the decision", time.Since(start).Round(100*time.Millisecond))
+
+	// 9. What each container holds, from the Docker API.
 	cs := inspectProject(ctx, t, project)
 	checkIsolation(t, cs, state)
 
-	// 9. Down, and nothing of the project left.
+	// 10. Down, and nothing of the project left.
 	start = time.Now()
 	require.NoError(t, down(ctx))
 	left, err := leftovers(ctx, project)
