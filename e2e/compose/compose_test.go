@@ -57,10 +57,10 @@ func TestComposeStack(t *testing.T) {
 	project := "agentke2e" + randHex(t, 4)
 	fakeImage := "agentk-e2e/fakesignoz:" + project
 	sinkImage := "agentk-e2e/otlpsink:" + project
-	start = time.Now()
 	buildFakeSignoz(ctx, t, root, fakeImage)
+	start = time.Now()
 	buildOTLPSink(ctx, t, root, sinkImage)
-	t.Logf("test images (fake SigNoz, OTLP sink): %s", time.Since(start).Round(100*time.Millisecond))
+	t.Logf("OTLP sink image: %s", time.Since(start).Round(100*time.Millisecond))
 
 	env := []string{
 		"COMPOSE_PROJECT_NAME=" + project,
@@ -112,6 +112,10 @@ func TestComposeStack(t *testing.T) {
 	ingestURL := "http://" + publishedPort(ctx, t, compose, "ingester", "8081")
 	bridgeURL := "http://" + publishedPort(ctx, t, compose, "bridge", "8082")
 	sinkURL := "http://" + publishedPort(ctx, t, compose, "otlp", "4319")
+	// OTLP itself is for the containers alone: not published.
+	if out, err := compose(ctx, "port", "otlp", "4318"); err == nil && strings.TrimSpace(out) != "" && !strings.HasSuffix(strings.TrimSpace(out), ":0") {
+		t.Fatalf("the OTLP sink's 4318 is published on %q", out)
+	}
 	poll(t, ctx, 90*time.Second, "ingester healthy", func(ctx context.Context) (bool, error) {
 		code, _, err := get(ctx, ingestURL+"/healthz", "")
 		return code == http.StatusOK, err
@@ -188,12 +192,13 @@ func TestComposeStack(t *testing.T) {
 // investigator alone.
 func checkIsolation(t *testing.T, cs map[string]container, state string) {
 	t.Helper()
-	for _, svc := range append(slices.Clone(agentkServices), "nats", "shop-api", "provision", "signoz") {
+	for _, svc := range append(slices.Clone(agentkServices), "nats", "shop-api", "provision", "signoz", "otlp") {
 		c, ok := cs[svc]
 		require.True(t, ok, "no %s container", svc)
 		require.Equal(t, svc == "deployer", c.hasDockerSocket(), "%s: Docker socket mounted = %v", svc, c.hasDockerSocket())
 	}
 	require.True(t, cs["deployer"].hasDockerSocket())
+	require.Empty(t, cs["otlp"].Mounts, "the OTLP sink mounts nothing")
 
 	for _, svc := range agentkServices {
 		c := cs[svc]
