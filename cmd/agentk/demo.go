@@ -38,16 +38,26 @@ func findCorpus() (string, error) {
 }
 
 func cmdDemo(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "demo", "demo [--interactive] [--corpus DIR]")
+	fs := newFlags(c, "demo", "demo [--interactive] [--corpus DIR] | demo --live [--interactive] [--keep]")
 	interactive := fs.Bool("interactive", false, "ask you, instead of the auto-approver, to approve each allowed rollback")
 	corpus := fs.String("corpus", "", "the incident corpus (default: e2e/incidents found from the working directory)")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
-	live := fs.Bool("live", false, "the live demo on Docker (see make demo-live)")
+	live := fs.Bool("live", false, "the live demo on Docker: the demo target on compose, a bad release, a real rollback (make demo-live)")
+	keep := fs.Bool("keep", false, "with --live: leave the compose project running at the end")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *live {
-		return fmt.Errorf("the live demo is run by scripts/demo-live.sh (make demo-live)")
+		in := bufio.NewReader(c.stdin)
+		var ask func(string) bool
+		if *interactive {
+			ask = func(q string) bool {
+				fmt.Fprintf(c.stdout, "  ? %s [y/N] ", q)
+				line, _ := in.ReadString('\n')
+				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
+			}
+		}
+		return cmdDemoLive(ctx, c, ask, *keep, *verbose)
 	}
 	if *corpus == "" {
 		var err error
