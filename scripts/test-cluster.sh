@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The three-node NATS JetStream cluster test on the Docker engine
+# (e2e/cluster): a node killed, a node partitioned away and back, each
+# mid-incident. Needs Docker; a missing engine fails. About 1-2 minutes when it
+# passes, bounded at 4 minutes per run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root/e2e"
+AGENTK_REQUIRE_DOCKER=1 go test -count=1 -timeout 10m -v ./cluster/ "$@"
