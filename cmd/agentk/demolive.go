@@ -542,12 +542,15 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 				if d.Verdict != contracts.VerdictAllow {
 					return res, fmt.Errorf("demo --live: the gate denied the rollback (%s): %s", strings.Join(d.FailedChecks, ", "), d.NextStep)
 				}
-				clickErr = make(chan error, 1)
-				go func() { clickErr <- liveApprove(ctx, slack, d, "http://"+bridgeAddr+"/slack/interactions", secret, now, o.Interactive, p) }()
-				v1Seen = make(chan time.Time, 1)
+				clicked, seen, v1, project := make(chan error, 1), make(chan time.Time, 1), res.V1ID, res.Project
+				clickErr, v1Seen = clicked, seen
 				go func() {
-					if waitFor(ctx, 3*time.Minute, "", func() bool { return runsImage(ctx, dc, res.Project, res.V1ID) }) == nil {
-						v1Seen <- time.Now()
+					clicked <- liveApprove(ctx, slack, d, "http://"+bridgeAddr+"/slack/interactions", secret, now, o.Interactive, p)
+				}()
+				// Watch the engine, as an operator would, for the container on v1.
+				go func() {
+					if waitFor(ctx, 3*time.Minute, "", func() bool { return runsImage(ctx, dc, project, v1) }) == nil {
+						seen <- time.Now()
 					}
 				}()
 			case contracts.SubjectApproval:

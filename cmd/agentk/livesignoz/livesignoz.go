@@ -41,12 +41,12 @@ type Store struct {
 	apiKey string
 	allow  func(net.IP) bool
 
-	mu       sync.Mutex
-	spans    []incident.Span
-	srv      *fakesignoz.Server // built over spans[:built]
-	built    int
-	batches  int
-	refused  int
+	mu      sync.Mutex
+	spans   []incident.Span
+	srv     *fakesignoz.Server // built over spans[:built]
+	built   int
+	batches int
+	refused int
 }
 
 // New returns a store whose query API demands apiKey and whose OTLP receiver
