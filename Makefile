@@ -40,9 +40,10 @@ lint: vet
 demo:
 	@cd cmd/agentk && $(GO) run . demo
 
-## demo-live: the demo target on compose, a bad release, a real rollback
-demo-live: images
-	@cd cmd/agentk && $(GO) run . demo --live
+## demo-live: the demo target on compose, a bad release, a real rollback (docs/demo-live.md; DEMO_FLAGS="--interactive --keep")
+demo-live:
+	@AGENTK_IMAGES=demo bash scripts/images.sh
+	@cd cmd/agentk && $(GO) run . demo --live $(DEMO_FLAGS)
 
 ## eval: score every investigator on the recorded corpus; writes docs/eval/latest.md
 eval:

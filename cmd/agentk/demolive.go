@@ -99,6 +99,7 @@ type liveResult struct {
 	BackfilledSpans  int
 	LiveSpans        int
 	LoadSent, LoadOK int64
+	Stabilise        time.Duration
 }
 
 // progress lines, stamped with the time since the start.
@@ -146,7 +147,7 @@ func cmdDemoLive(ctx context.Context, c *cli, interactive func(string) bool, kee
 	fmt.Fprintf(c.stdout, "\nResult: %s rolled back %s → %s; the container now runs %s (%s); recovered: %s.\n",
 		liveService, res.Action.FromImage, res.Action.ToImage, shortID(res.FinalImage), res.FinalVersion, recovered)
 	fmt.Fprintf(c.stdout, "Figures: alert → gate decision %s; alert → container on v1 %s; alert → verified recovery %s (of which %s is the stabilisation window);\n",
-		secs(res.DecisionAt.Sub(res.AlertAt)), secs(res.ContainerOnV1At.Sub(res.AlertAt)), secs(res.ActionAt.Sub(res.AlertAt)), secs(liveDefaults(liveOptions{}).Stabilise))
+		secs(res.DecisionAt.Sub(res.AlertAt)), secs(res.ContainerOnV1At.Sub(res.AlertAt)), secs(res.ActionAt.Sub(res.AlertAt)), secs(res.Stabilise))
 	fmt.Fprintf(c.stdout, "         approval → container verified %d ms (compose %d ms, Docker verification %d ms); %d live spans received, %d backfilled; load %d sent, %d answered 2xx.\n",
 		res.Action.TotalMs, res.Action.ActionMs, res.Action.VerifyMs, res.LiveSpans, res.BackfilledSpans, res.LoadSent, res.LoadOK)
 	return nil
@@ -188,6 +189,7 @@ func liveDefaults(o liveOptions) liveOptions {
 func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 	o = liveDefaults(o)
 	p := &liveProgress{w: o.Progress, start: time.Now()}
+	res.Stabilise = o.Stabilise
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	var cleanups []func()
