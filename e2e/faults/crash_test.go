@@ -165,4 +165,3 @@ func TestNATSServerRestartedMidIncident(t *testing.T) {
 		})
 	}
 }
-

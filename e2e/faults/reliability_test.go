@@ -2,7 +2,9 @@ package faults
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"regexp"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,7 +45,49 @@ func writeReliability(rs []row) error {
 		}
 		b.WriteString("\n")
 	}
+	fuzz, err := fuzzTargets(root)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "## Fuzz targets over outside input (%d)\n\n", len(fuzz))
+	b.WriteString("Their seed corpora (`f.Add` and `testdata/fuzz/`) run in every `go test`; `make fuzz FUZZTIME=1m` runs each\n")
+	b.WriteString("for that long (`scripts/fuzz.sh`).\n\n| package | target |\n|---|---|\n")
+	for _, f := range fuzz {
+		fmt.Fprintf(&b, "| %s | %s |\n", f[0], f[1])
+	}
+	b.WriteString("\nPermissions: `platform/fabric` (`TestPublishMatrix`, `TestSubscribeMatrix`, `TestForbidden*`) tries every role\n")
+	b.WriteString("against every pipeline subject with core publishes and subscriptions, plus forbidden JetStream API calls;\n")
+	b.WriteString("the server refuses exactly what DESIGN.md's table forbids.\n")
 	return os.WriteFile(filepath.Join(root, "docs", "reliability.md"), []byte(b.String()), 0o644)
+}
+
+var fuzzFunc = regexp.MustCompile(`(?m)^func (Fuzz[A-Za-z0-9_]*)\(f \*testing\.F\)`)
+
+// fuzzTargets lists every fuzz target of the repository as (package dir, name).
+func fuzzTargets(root string) ([][2]string, error) {
+	var out [][2]string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "bin" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, m := range fuzzFunc.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, [2]string{rel, m[1]})
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i][0]+out[i][1] < out[j][0]+out[j][1] })
+	return out, err
 }
 
 func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
