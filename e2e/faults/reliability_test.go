@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
