@@ -8,7 +8,7 @@ SERVICES := ingester investigator sandbox reviewer gate bridge deployer
 GOLANGCI_VERSION ?= v2.15.0
 FUZZTIME ?= 20s
 
-.PHONY: all build test test-short lint vet images demo demo-live eval bench fuzz keys tidy clean
+.PHONY: all build test test-cluster test-short lint vet images demo demo-live eval bench fuzz keys tidy clean
 
 all: build
 
@@ -56,6 +56,10 @@ images:
 ## bench: benchmarks with their baselines; writes docs/bench/latest.md
 bench:
 	@bash scripts/bench.sh
+
+## test-cluster: the three-node NATS cluster on Docker (node killed, node partitioned)
+test-cluster:
+	@bash scripts/test-cluster.sh
 
 ## fuzz: run each fuzz target for FUZZTIME
 fuzz:

@@ -6,4 +6,4 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/e2e"
-AGENTK_REQUIRE_DOCKER=1 go test -count=1 -timeout 10m -v ./cluster/ "$@"
+AGENTK_RUN_CLUSTER=1 AGENTK_REQUIRE_DOCKER=1 go test -count=1 -timeout 10m -v ./cluster/ "$@"
