@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 
 	"agentk/contracts"
 	"agentk/platform/service"
@@ -34,6 +35,10 @@ import (
 // ErrStart wraps every failure to start.
 var ErrStart = errors.New("deployer: start")
 
+// testInterrupt is the rollback.Deployer.Interrupt seam of every Run started
+// after it is set; only tests set it (export_test.go).
+var testInterrupt atomic.Pointer[func(ctx context.Context, point string, plan policy.Plan) error]
+
 // Run runs the deployer until ctx is done. It calls d.Ready once it consumes.
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
@@ -47,6 +52,9 @@ func Run(ctx context.Context, d service.Deps) error {
 		Stabilise:    cfg.Stabilise,
 		ApplyTimeout: cfg.ComposeTimeout,
 		Shadow:       cfg.Shadowed,
+	}
+	if f := testInterrupt.Load(); f != nil {
+		dep.Interrupt = *f
 	}
 	for _, b := range []struct {
 		name string

@@ -50,6 +50,11 @@ type Deployer struct {
 	ApplyTimeout time.Duration
 	// Sleep waits d or until ctx is done; nil uses a timer.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Interrupt is a test seam, nil in production. It is called at each
+	// InterruptPoint of acting; a non-nil error stops Handle there as a
+	// crash would: the journal stays `acting`, nothing more is written or
+	// verified, and Handle returns that error instead of an action.
+	Interrupt func(ctx context.Context, point string, plan policy.Plan) error
 
 	inflight sync.Map
 }
@@ -63,6 +68,16 @@ type Result struct {
 	MsgID   string
 	Refusal *policy.Refusal
 }
+
+// Interrupt points (Deployer.Interrupt).
+const (
+	// InterruptActing: the journal says `acting` and the cooldown is taken;
+	// compose has not run.
+	InterruptActing = "acting"
+	// InterruptApplied: the compose command has run (exit 0); nothing is
+	// verified, recorded or published yet.
+	InterruptApplied = "applied"
+)
 
 // Journal states.
 const (
@@ -174,7 +189,13 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 		return res, serr
 	}
 
-	act := d.act(ctx, ids(a), plan, d.alertOf(v.Decision, received), received)
+	if err := d.interrupt(ctx, InterruptActing, plan); err != nil {
+		return Result{}, err
+	}
+	act, err := d.act(ctx, ids(a), plan, d.alertOf(v.Decision, received), received)
+	if err != nil {
+		return Result{}, err
+	}
 	res, err := d.seal(act, nil)
 	if err != nil {
 		return Result{}, err
@@ -201,7 +222,8 @@ func (d *Deployer) shadow(id idset, plan policy.Plan, received time.Time) contra
 // act runs the plan. The runtime gets a context that survives shutdown,
 // bounded by ApplyTimeout: a compose command is never killed half-way
 // because the process was asked to stop.
-func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert recoveryAlert, received time.Time) contracts.ActionV1 {
+// Its only error is the Interrupt seam's.
+func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert recoveryAlert, received time.Time) (contracts.ActionV1, error) {
 	act := d.base(id, received)
 	act.FromImage, act.ToImage = plan.From.Image, plan.To.Image
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.ApplyTimeout)
@@ -216,14 +238,19 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert re
 		act.Reason = fmt.Sprintf("dry run: would move %s from %s to %s", plan.Service, plan.From.Image, plan.To.Image)
 		act.FinishedAt = d.Now()
 		act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
-		return act
+		return act, nil
+	}
+	if err == nil && applied.ExitCode == 0 {
+		if ierr := d.interrupt(ctx, InterruptApplied, plan); ierr != nil {
+			return act, ierr
+		}
 	}
 	if err != nil || applied.ExitCode != 0 {
 		act.Outcome = contracts.OutcomeFailed
 		act.Reason = fmt.Sprintf("compose failed (exit %d): %v %s", applied.ExitCode, err, applied.Output)
 		act.FinishedAt = d.Now()
 		act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
-		return act
+		return act, nil
 	}
 
 	t1 := d.Now()
@@ -235,7 +262,7 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert re
 		act.Outcome = contracts.OutcomeFailed
 		act.Reason = fmt.Sprintf("container not verified on %s (%s): runs %s: %s %v", plan.To.Image, plan.To.ImageID, ver.ImageID, ver.Detail, errOrEmpty(err))
 		act.FinishedAt = d.Now()
-		return act
+		return act, nil
 	}
 	act.ContainerVerified = true
 	if d.Marker != nil {
@@ -256,7 +283,7 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert re
 		act.Reason += "; release ledger NOT updated, the watcher will retry: " + ledgerErr.Error()
 	}
 	act.FinishedAt = d.Now()
-	return act
+	return act, nil
 }
 
 // recovered waits out the stabilisation window and asks telemetry. Without a
@@ -292,6 +319,13 @@ func timerSleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+func (d *Deployer) interrupt(ctx context.Context, point string, plan policy.Plan) error {
+	if d.Interrupt == nil {
+		return nil
+	}
+	return d.Interrupt(ctx, point, plan)
 }
 
 func errOrEmpty(err error) string {
