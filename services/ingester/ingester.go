@@ -46,7 +46,7 @@ func Serve(ctx context.Context, d service.Deps, ln net.Listener) error {
 
 // serve lets a test wrap the publisher (to kill the bus mid-delivery).
 func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incidents.Publisher) incidents.Publisher) error {
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // the HTTP server may have closed it already
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
 		return err
@@ -102,10 +102,10 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 		case <-tick.C:
 			released, err := idx.Dispatch(ctx, d.Now())
 			if err != nil {
-				d.Logger.Warn("dispatch of queued incidents failed", "err", err)
+				d.Logger.WarnContext(ctx, "dispatch of queued incidents failed", "err", err)
 			}
 			for _, id := range released {
-				d.Logger.Info("queued incident released to investigation", "incident_id", id)
+				d.Logger.InfoContext(ctx, "queued incident released to investigation", "incident_id", id)
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func (h *Handler) reject(ctx context.Context, w http.ResponseWriter, code int, r
 	if h.opt.Metrics != nil {
 		h.opt.Metrics.Rejected(ctx, reason)
 	}
-	h.opt.Logger.Warn("webhook rejected", "reason", reason, "status", code, "field", body.Field)
+	h.opt.Logger.WarnContext(ctx, "webhook rejected", "reason", reason, "status", code, "field", body.Field)
 	writeJSON(w, code, body)
 }
 
@@ -195,7 +195,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, a := range alerts {
 		res, err := h.ing.Ingest(fctx, a, now)
 		if err != nil {
-			h.opt.Logger.Error("alert not filed: bus unavailable", "incident_id", a.IncidentID, "service", a.Service, "err", err)
+			h.opt.Logger.ErrorContext(ctx, "alert not filed: bus unavailable", "incident_id", a.IncidentID, "service", a.Service, "err", err)
 			w.Header().Set("Retry-After", "5")
 			h.reject(ctx, w, http.StatusServiceUnavailable, ReasonUnavailable, ErrorBody{Error: "the alert could not be made durable; retry"})
 			return
@@ -205,11 +205,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		switch res.Outcome {
 		case incidents.Opened, incidents.Queued, incidents.Resolved:
-			h.opt.Logger.Info("incident "+string(res.Outcome), "incident_id", res.IncidentID, "service", a.Service, "rule_id", a.RuleID)
+			h.opt.Logger.InfoContext(ctx, "incident "+string(res.Outcome), "incident_id", res.IncidentID, "service", a.Service, "rule_id", a.RuleID)
 		case incidents.TestAck:
-			h.opt.Logger.Info("test notification acknowledged", "alert_name", a.AlertName)
+			h.opt.Logger.InfoContext(ctx, "test notification acknowledged", "alert_name", a.AlertName)
 		default:
-			h.opt.Logger.Debug("alert filed", "outcome", string(res.Outcome), "incident_id", res.IncidentID)
+			h.opt.Logger.DebugContext(ctx, "alert filed", "outcome", string(res.Outcome), "incident_id", res.IncidentID)
 		}
 		resp.Alerts = append(resp.Alerts, Filed{IncidentID: res.IncidentID, Outcome: string(res.Outcome), Service: a.Service})
 	}

@@ -146,12 +146,17 @@ func storeErr(op string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrStore, op, err)
 }
 
+// keyRune reports whether r may appear in a KV key as it is.
+func keyRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_'
+}
+
 // fpKey is the key of one firing alert of an incident. Fingerprints outside
 // the KV key alphabet are hashed.
 func fpKey(incidentID, fp string) string {
 	ok := fp != "" && len(fp) <= 64
 	for _, r := range fp {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+		if !keyRune(r) {
 			ok = false
 			break
 		}
