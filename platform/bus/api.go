@@ -95,8 +95,12 @@ type Message struct {
 	Envelope envelope.Envelope
 	// Metadata holds headers (lowercase keys), including traceparent.
 	Metadata map[string]string
-	// Delivery counts deliveries, 1 on the first.
+	// Delivery counts deliveries, 1 on the first. A handler retried in
+	// process sees the same count again.
 	Delivery int
+	// Sequence is the message's stream sequence: the same for every delivery
+	// and retry of one message, different for a copy published again.
+	Sequence uint64
 }
 
 // Out is a message a handler asks the router to publish before it acks the input.

@@ -171,7 +171,7 @@ func (r *Router) adapt(name string, h HandlerFunc) message.NoPublishHandlerFunc 
 			span.SetStatus(codes.Error, "malformed envelope")
 			return Permanent(err)
 		}
-		outs, err := h(ctx, Message{Subject: d.subject, Data: wm.Payload, Envelope: env, Metadata: wm.Metadata, Delivery: d.count})
+		outs, err := h(ctx, Message{Subject: d.subject, Data: wm.Payload, Envelope: env, Metadata: wm.Metadata, Delivery: d.count, Sequence: d.streamSeq})
 		if err != nil {
 			span.RecordError(err)
 			span.SetStatus(codes.Error, err.Error())
