@@ -72,25 +72,25 @@ func lex(s string) ([]token, error) {
 	var toks []token
 	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		switch c {
+		case ' ', '\t', '\r', '\n':
 			i++
-		case c == '(':
+		case '(':
 			toks = append(toks, token{tokLParen, "(", i})
 			i++
-		case c == ')':
+		case ')':
 			toks = append(toks, token{tokRParen, ")", i})
 			i++
-		case c == '[':
+		case '[':
 			toks = append(toks, token{tokLBrack, "[", i})
 			i++
-		case c == ']':
+		case ']':
 			toks = append(toks, token{tokRBrack, "]", i})
 			i++
-		case c == ',':
+		case ',':
 			toks = append(toks, token{tokComma, ",", i})
 			i++
-		case c == '=' || c == '!' || c == '<' || c == '>':
+		case '=', '!', '<', '>':
 			op := string(c)
 			if i+1 < len(s) {
 				two := s[i : i+2]
@@ -107,7 +107,7 @@ func lex(s string) ([]token, error) {
 				toks = append(toks, token{tokOp, op, i})
 			}
 			i += len(op)
-		case c == '\'' || c == '"':
+		case '\'', '"':
 			var b strings.Builder
 			j := i + 1
 			closed := false

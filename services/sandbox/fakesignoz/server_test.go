@@ -31,7 +31,7 @@ func loadCaptured(t *testing.T) []capturedRequest {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "query-range-requests.jsonl"))
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var out []capturedRequest
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

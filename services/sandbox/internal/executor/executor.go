@@ -73,21 +73,21 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	reply := contracts.ToolReplyV1{}
 	role, err := e.open(data, now, &call)
 	if err != nil {
-		e.Logger.Warn("tool call rejected", "err", err)
+		e.Logger.WarnContext(ctx, "tool call rejected", "err", err)
 		reply.Error = fmt.Sprintf("%v: the call is not a valid investigator-signed tool call: %v", ErrRejected, err)
 		return e.seal(reply, now)
 	}
 	reply.CallID = call.CallID
 	log := e.Logger.With("investigation_id", call.InvestigationID, "incident_id", call.IncidentID, "tool", call.Tool, "call_id", call.CallID, "caller", role)
 	if err := checkCaller(role, call); err != nil {
-		log.Warn("tool call refused for its caller", "err", err)
+		log.WarnContext(ctx, "tool call refused for its caller", "err", err)
 		reply.Error = err.Error()
 		return e.seal(reply, now)
 	}
 
 	var alert contracts.AlertV1
 	if _, err := e.Keyring.Open(call.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &alert); err != nil {
-		log.Warn("alert in tool call rejected", "err", err)
+		log.WarnContext(ctx, "alert in tool call rejected", "err", err)
 		reply.Error = fmt.Sprintf("%v: the alert inside the call is not ingester-signed: %v", ErrRejected, err)
 		return e.seal(reply, now)
 	}
@@ -97,19 +97,19 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	}
 	c, err := tools.Validate(call.Tool, call.Arguments, alert.StartsAt, now, e.Limits)
 	if err != nil {
-		log.Info("tool call refused", "err", err)
+		log.InfoContext(ctx, "tool call refused", "err", err)
 		reply.Error = err.Error()
 		return e.seal(reply, now)
 	}
 	if role == envelope.RoleDeployer {
 		if err := checkVerification(c, alert, now); err != nil {
-			log.Warn("recovery verification refused", "err", err)
+			log.WarnContext(ctx, "recovery verification refused", "err", err)
 			reply.Error = err.Error()
 			return e.seal(reply, now)
 		}
 	}
 	if err := e.spend(call.InvestigationID, now); err != nil {
-		log.Info("tool call over budget", "err", err)
+		log.InfoContext(ctx, "tool call over budget", "err", err)
 		reply.Error = err.Error()
 		return e.seal(reply, now)
 	}
@@ -120,7 +120,7 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	for i, q := range plan.Queries {
 		res, err := e.Query.QueryRange(ctx, q.Request)
 		if err != nil {
-			log.Warn("signoz query failed", "query", q.Name, "err", err)
+			log.WarnContext(ctx, "signoz query failed", "query", q.Name, "err", err)
 			reply.Error = "SigNoz query failed: " + err.Error()
 			reply.Retryable = errors.Is(err, signoz.ErrUnavailable)
 			return e.seal(reply, now)
@@ -133,7 +133,7 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	}
 	out, err := tools.Build(c, resps, e.Limits, e.Compact)
 	if err != nil {
-		log.Warn("signoz response unusable", "err", err)
+		log.WarnContext(ctx, "signoz response unusable", "err", err)
 		reply.Error = err.Error()
 		return e.seal(reply, now)
 	}
@@ -152,12 +152,12 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 		return envelope.Envelope{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
 	}
 	if err := e.Record.RecordEvidence(ctx, env, ev.ID); err != nil {
-		log.Error("evidence not recorded", "evidence_id", ev.ID, "err", err)
+		log.ErrorContext(ctx, "evidence not recorded", "evidence_id", ev.ID, "err", err)
 		reply.Error = "the sandbox could not record the evidence; try again"
 		reply.Retryable = true
 		return e.seal(reply, now)
 	}
-	log.Info("evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact), "markers", len(ev.Facts.DeploymentMarkers))
+	log.InfoContext(ctx, "evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact), "markers", len(ev.Facts.DeploymentMarkers))
 	reply.OK = true
 	reply.Evidence = env.Marshal()
 	return e.seal(reply, now)

@@ -60,7 +60,7 @@ func readLines(t testing.TB, path string, fn func([]byte)) {
 		return
 	}
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -321,7 +321,7 @@ func mcpErrorTraces(t *testing.T, svc string, from, to time.Time) signoz.QueryRa
 		f, err = os.Open("/work/shared/signoz/query-range-requests.jsonl")
 	}
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var line struct {
 		Body signoz.QueryRangeRequest `json:"body"`
 	}
