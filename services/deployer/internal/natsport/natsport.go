@@ -28,7 +28,7 @@ type Handler struct {
 func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	ctx, span := startAction(ctx)
 	defer span.End()
-	res, err := h.Deployer.Handle(ctx, m.Data, m.Delivery)
+	res, err := h.Deployer.HandleMessage(ctx, m.Data, m.Delivery, m.Sequence)
 	observeAction(ctx, span, res, err)
 	if err != nil {
 		h.Logger.Warn("approval not settled; will be redelivered", "subject", m.Subject, "delivery", m.Delivery, "err", err)

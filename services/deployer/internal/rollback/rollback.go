@@ -96,6 +96,10 @@ type journal struct {
 	Plan       *policy.Plan    `json:"plan,omitempty"`
 	StartedAt  time.Time       `json:"started_at"`
 	Action     json.RawMessage `json:"action,omitempty"`
+	// Seq is the stream sequence of the approval message that wrote this
+	// journal: a retry of that same message resumes, a copy published again
+	// (another sequence) is a replay.
+	Seq uint64 `json:"seq,omitempty"`
 }
 
 // Handle verifies and acts on one approval message. delivery counts
@@ -103,6 +107,14 @@ type journal struct {
 // the message should be redelivered; every final answer, refusals included,
 // is a Result.
 func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result, error) {
+	return d.HandleMessage(ctx, raw, delivery, 0)
+}
+
+// HandleMessage is Handle for a message of stream sequence seq (0: unknown).
+// A handler retried in process after a transient failure sees the same
+// delivery count again; the sequence tells that retry (which must republish
+// the recorded outcome) from a replayed copy of the approval (refused).
+func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, seq uint64) (Result, error) {
 	received := d.Now()
 	v, u, ref := policy.Open(d.Keyring, raw, received)
 	if ref != nil {
@@ -120,7 +132,8 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 	switch {
 	case err == nil:
 		var j journal
-		if jerr := json.Unmarshal(je.Value, &j); jerr == nil && j.ApprovalID == a.ApprovalID && delivery > 1 {
+		jerr := json.Unmarshal(je.Value, &j)
+		if jerr == nil && j.ApprovalID == a.ApprovalID && (delivery > 1 || (seq != 0 && j.Seq == seq)) {
 			return d.resume(ctx, key, j, je.Revision, received)
 		}
 		in.NonceUsed = true
@@ -142,7 +155,7 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 		}
 		res, err := d.refuse(ids(a), verdict.Refusal, received, "")
 		if err == nil {
-			d.record(ctx, key, journalFor(a, stateDone, nil, received), res)
+			d.record(ctx, key, journalFor(a, stateDone, nil, received, seq), res)
 		}
 		return res, err
 	}
@@ -153,7 +166,7 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 		act.FinishedAt = received
 		res, err := d.seal(act, nil)
 		if err == nil {
-			d.record(ctx, key, journalFor(a, stateDone, nil, received), res)
+			d.record(ctx, key, journalFor(a, stateDone, nil, received, seq), res)
 		}
 		return res, err
 	}
@@ -162,11 +175,11 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 	if verdict.Shadow {
 		res, err := d.seal(d.shadow(ids(a), plan, received), nil)
 		if err == nil {
-			d.record(ctx, key, journalFor(a, stateDone, &plan, received), res)
+			d.record(ctx, key, journalFor(a, stateDone, &plan, received, seq), res)
 		}
 		return res, err
 	}
-	j := journalFor(a, stateActing, &plan, received)
+	j := journalFor(a, stateActing, &plan, received, seq)
 	jb, _ := json.Marshal(j)
 	jrev, err := d.Nonces.Put(ctx, key, jb, 0)
 	if errors.Is(err, kvstore.ErrConflict) {

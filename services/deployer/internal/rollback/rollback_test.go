@@ -606,3 +606,31 @@ func TestNotRecoveredGoesBackToAHuman(t *testing.T) {
 	require.Contains(t, res.Action.Reason, "back to a human")
 	require.EqualValues(t, 1, e.rt.applies.Load())
 }
+
+// The bus retries a handler in process after a transient failure (say the
+// action's publish failed) with the same delivery count. That retry of the
+// same stream message must republish the recorded action, not refuse it as a
+// replay; a copy of the approval published again (another sequence) is a replay.
+func TestInProcessRetryRepublishesRecordedAction(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedLedger(t)
+	raw := testkit.Signed(t, e.keys, "dec-1", "shop-api", t0)
+	d := e.deployer()
+	first, err := d.HandleMessage(context.Background(), raw, 1, 7)
+	require.NoError(t, err)
+	require.Equal(t, contracts.OutcomeRolledBack, first.Action.Outcome)
+
+	retry, err := d.HandleMessage(context.Background(), raw, 1, 7)
+	require.NoError(t, err)
+	require.Equal(t, contracts.OutcomeRolledBack, retry.Action.Outcome, "the retry republishes the outcome")
+	require.Equal(t, first.MsgID, retry.MsgID)
+	require.Equal(t, first.Envelope.Marshal(), retry.Envelope.Marshal(), "byte-identical")
+	require.EqualValues(t, 1, e.rt.applies.Load(), "compose ran once")
+
+	copyOf, err := d.HandleMessage(context.Background(), raw, 1, 8)
+	require.NoError(t, err)
+	require.Equal(t, contracts.OutcomeRefused, copyOf.Action.Outcome)
+	require.Equal(t, policy.ReasonReplay, copyOf.Refusal.Reason)
+	require.EqualValues(t, 1, e.rt.applies.Load())
+}

@@ -21,8 +21,8 @@ func ids(a contracts.ApprovalV1) idset {
 	return idset{a.ApprovalID, a.DecisionID, a.IncidentID, a.Service}
 }
 
-func journalFor(a contracts.ApprovalV1, state string, plan *policy.Plan, at time.Time) journal {
-	return journal{ApprovalID: a.ApprovalID, DecisionID: a.DecisionID, IncidentID: a.IncidentID, Service: a.Service, State: state, Plan: plan, StartedAt: at}
+func journalFor(a contracts.ApprovalV1, state string, plan *policy.Plan, at time.Time, seq uint64) journal {
+	return journal{ApprovalID: a.ApprovalID, DecisionID: a.DecisionID, IncidentID: a.IncidentID, Service: a.Service, State: state, Plan: plan, StartedAt: at, Seq: seq}
 }
 
 func (d *Deployer) base(id idset, received time.Time) contracts.ActionV1 {
