@@ -130,9 +130,12 @@ func (c *Client) Next(ctx context.Context, s loop.State) (loop.Answer, error) {
 			}
 			return ans, fmt.Errorf("%w: about %d tokens needed, %d left", loop.ErrTokenBudget, est+256, s.TokensLeft)
 		}
-		req.MaxTokens = c.cfg.MaxOutputTokens
+		// Still max_tokens on the wire, not max_completion_tokens: switching is a
+		// behaviour change for the OpenAI-compatible servers this client also
+		// speaks to, some of which know only max_tokens.
+		req.MaxTokens = c.cfg.MaxOutputTokens //nolint:staticcheck // SA1019: see above
 		if s.TokensLeft > 0 {
-			req.MaxTokens = min(req.MaxTokens, s.TokensLeft-est)
+			req.MaxTokens = min(req.MaxTokens, s.TokensLeft-est) //nolint:staticcheck // SA1019: see above
 		}
 		resp, hdr, err := c.do(ctx, req)
 		if err == nil {
@@ -160,7 +163,7 @@ func (c *Client) Next(ctx context.Context, s loop.State) (loop.Answer, error) {
 		if attempt == c.cfg.MaxAttempts {
 			break
 		}
-		c.cfg.Logger.Warn("llm request failed, retrying", "provider", c.cfg.Provider, "model", c.cfg.Model,
+		c.cfg.Logger.WarnContext(ctx, "llm request failed, retrying", "provider", c.cfg.Provider, "model", c.cfg.Model,
 			"investigation_id", s.InvestigationID, "attempt", attempt, "wait", wait, "err", err)
 		if err := c.cfg.Sleep(ctx, wait); err != nil {
 			return ans, err

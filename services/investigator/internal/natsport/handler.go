@@ -97,12 +97,12 @@ func skipReason(a contracts.AlertV1) string {
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var alert contracts.AlertV1
 	if _, err := h.Keyring.Open(m.Data, contracts.SubjectAlert, envelope.RoleIngester, h.Now(), &alert); err != nil {
-		h.Logger.Warn("alert rejected", "subject", m.Subject, "err", err)
+		h.Logger.WarnContext(ctx, "alert rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("natsport: alert: %w", err))
 	}
 	log := h.Logger.With("incident_id", alert.IncidentID, "service", alert.Service)
 	if why := skipReason(alert); why != "" {
-		log.Info("alert skipped", "reason", why)
+		log.InfoContext(ctx, "alert skipped", "reason", why)
 		return nil, nil
 	}
 	invID := InvestigationID(alert.IncidentID)
@@ -111,7 +111,7 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	h.mu.Lock()
 	if out, ok := h.done[alert.IncidentID]; ok {
 		h.mu.Unlock()
-		log.Info("incident already investigated, republishing its report")
+		log.InfoContext(ctx, "incident already investigated, republishing its report")
 		return []bus.Out{out}, nil
 	}
 	if h.inflight[alert.IncidentID] {
@@ -133,12 +133,12 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	}
 	defer func() { <-h.sem }()
 
-	log.Info("investigation started", "investigator", h.Investigator)
+	log.InfoContext(ctx, "investigation started", "investigator", h.Investigator)
 	rep, err := loop.Investigate(ctx, loop.Input{
 		InvestigationID: invID, Alert: alert, AlertEnvelope: m.Data, Investigator: h.Investigator,
 	}, loop.Deps{Tools: h.Tools, Model: h.Model, Now: h.Now, Catalogue: h.Catalogue, Budget: h.Budget})
 	if err != nil {
-		log.Warn("investigation will be retried", "err", err)
+		log.WarnContext(ctx, "investigation will be retried", "err", err)
 		return nil, err
 	}
 	env, err := h.Signer.SealJSON(contracts.SubjectReport, rep, h.Now(), 0)
@@ -148,7 +148,7 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	out := bus.Out{Envelope: env, MsgID: invID}
 	h.remember(alert.IncidentID, out)
 	best := rep.Claims[0]
-	log.Info("investigation finished", "completed", rep.Completed, "incomplete_reason", rep.IncompleteReason,
+	log.InfoContext(ctx, "investigation finished", "completed", rep.Completed, "incomplete_reason", rep.IncompleteReason,
 		"class", best.Class, "confidence", best.Confidence, "iterations", rep.Iterations, "tool_calls", rep.ToolCalls,
 		"tokens_in", rep.TokensIn, "tokens_out", rep.TokensOut, "model", rep.Model)
 	return []bus.Out{out}, nil
