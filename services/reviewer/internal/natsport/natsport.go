@@ -62,7 +62,7 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	now := h.Now()
 	var rep contracts.ReportV1
 	if _, err := h.Keyring.Open(m.Data, contracts.SubjectReport, envelope.RoleInvestigator, now, &rep); err != nil {
-		h.Logger.Warn("report rejected", "subject", m.Subject, "err", err)
+		h.Logger.WarnContext(ctx, "report rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("%w: report: %w", ErrRejected, err))
 	}
 	if rep.InvestigationID == "" || rep.IncidentID == "" {
@@ -96,7 +96,7 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	}); err != nil {
 		return nil, err
 	}
-	h.Logger.Info("review", "incident_id", rv.IncidentID, "investigation_id", rv.InvestigationID,
+	h.Logger.InfoContext(ctx, "review", "incident_id", rv.IncidentID, "investigation_id", rv.InvestigationID,
 		"kept", len(rv.Kept), "dropped", len(rv.Dropped), "insufficient_evidence", rv.InsufficientEvidence)
 	return []bus.Out{{Envelope: env, MsgID: rv.ReviewID}}, nil
 }
