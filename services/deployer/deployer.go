@@ -75,7 +75,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	defer exp.Shutdown(context.WithoutCancel(ctx))
+	defer func() { _ = exp.Shutdown(context.WithoutCancel(ctx)) }()
 	dep.Marker = marker.OTel{Exporter: exp, Logger: log}
 
 	watchErr := make(chan error, 1)
@@ -123,7 +123,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		// The ledger can no longer follow Docker: stop rather than roll back
 		// on a stale ledger.
 		_ = r.Close()
-		<-errc
+		<-errc //nolint:errcheck // wait for the router to stop; the watcher's error is the one to report
 		return fmt.Errorf("deployer: ledger watcher: %w", err)
 	}
 }
@@ -138,7 +138,7 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 	if err != nil {
 		return err
 	}
-	context.AfterFunc(ctx, func() { cli.Close() })
+	context.AfterFunc(ctx, func() { _ = cli.Close() })
 	bin, err := dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
 	if err != nil {
 		return err

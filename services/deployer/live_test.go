@@ -84,7 +84,12 @@ func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 	rctx, rcancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- deployer.Run(rctx, d) }()
-	t.Cleanup(func() { rcancel(); <-done })
+	t.Cleanup(func() {
+		rcancel()
+		if err := <-done; err != nil {
+			t.Logf("stopped: %v", err)
+		}
+	})
 	select {
 	case <-ready:
 	case err := <-done:

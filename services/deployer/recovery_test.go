@@ -88,7 +88,12 @@ func TestSandboxRecoveryCheckOverTheFabric(t *testing.T) {
 			sctx, scancel := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			go func() { done <- sandbox.Run(sctx, sd) }()
-			t.Cleanup(func() { scancel(); <-done })
+			t.Cleanup(func() {
+				scancel()
+				if err := <-done; err != nil {
+					t.Logf("stopped: %v", err)
+				}
+			})
 			select {
 			case <-ready:
 			case err := <-done:
@@ -112,7 +117,7 @@ func TestSandboxRecoveryCheckOverTheFabric(t *testing.T) {
 			// The verification is durable evidence like any other, marked as the deployer's.
 			admin, err := f.Admin(ctx)
 			require.NoError(t, err)
-			defer admin.Close()
+			defer func() { _ = admin.Close() }()
 			st, err := admin.JetStream().Stream(ctx, "AGENTK_EVIDENCE")
 			require.NoError(t, err)
 			m, err := st.GetLastMsgForSubject(ctx, contracts.SubjectEvidence)

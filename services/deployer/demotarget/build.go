@@ -52,7 +52,7 @@ func Build(ctx context.Context, img Image) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBuild, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	df, err := os.ReadFile(filepath.Join(Dir(), "Dockerfile"))
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBuild, err)

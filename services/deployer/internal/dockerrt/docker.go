@@ -16,6 +16,7 @@ import (
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/rollback"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
@@ -50,7 +51,7 @@ func Connect(ctx context.Context, host string) (*client.Client, error) {
 		return nil, fmt.Errorf("%w: %w", ErrDocker, err)
 	}
 	if _, err := cli.Ping(ctx); err != nil {
-		cli.Close()
+		_ = cli.Close()
 		return nil, fmt.Errorf("%w: ping: %w", ErrDocker, err)
 	}
 	return cli, nil
@@ -105,7 +106,7 @@ func (d *Docker) Containers(ctx context.Context, service string) ([]container.In
 	out := make([]container.InspectResponse, 0, len(list))
 	for _, c := range list {
 		in, err := d.cli.ContainerInspect(ctx, c.ID)
-		if client.IsErrNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			continue // removed between list and inspect
 		}
 		if err != nil {

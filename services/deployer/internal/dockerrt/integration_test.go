@@ -178,7 +178,12 @@ func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout 
 	watchDone := make(chan error, 1)
 	synced := make(chan struct{})
 	go func() { watchDone <- s.docker.Watch(ctx, d.Observe, func() { close(synced) }) }()
-	t.Cleanup(func() { cancel(); <-watchDone })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-watchDone; err != nil {
+			t.Logf("stopped: %v", err)
+		}
+	})
 	<-synced
 
 	ledgerNow := func() contracts.ReleaseLedgerV1 {

@@ -116,7 +116,12 @@ func BenchmarkRollback(b *testing.B) {
 		done := make(chan error, 1)
 		synced := make(chan struct{})
 		go func() { done <- s.docker.Watch(ctx, d.Observe, func() { close(synced) }) }()
-		b.Cleanup(func() { cancel(); <-done })
+		b.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				b.Logf("stopped: %v", err)
+			}
+		})
 		<-synced
 		releases := func() int {
 			e, err := bk.Releases.Get(context.Background(), "shop-api")

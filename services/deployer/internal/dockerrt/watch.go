@@ -9,9 +9,9 @@ import (
 
 	"agentk/services/deployer/internal/ledger"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/client"
 )
 
 // Watch feeds observe with every container of the project that is running
@@ -52,7 +52,7 @@ func (d *Docker) Watch(ctx context.Context, observe func(context.Context, ledger
 		case m := <-msgs:
 			backoff = time.Second
 			in, err := d.cli.ContainerInspect(ctx, m.Actor.ID)
-			if client.IsErrNotFound(err) {
+			if cerrdefs.IsNotFound(err) {
 				continue
 			}
 			if err != nil {

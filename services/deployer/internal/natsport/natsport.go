@@ -31,15 +31,15 @@ func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	res, err := h.Deployer.HandleMessage(ctx, m.Data, m.Delivery, m.Sequence)
 	observeAction(ctx, span, res, err)
 	if err != nil {
-		h.Logger.Warn("approval not settled; will be redelivered", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		h.Logger.WarnContext(ctx, "approval not settled; will be redelivered", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
 	}
-	Log(h.Logger, res)
+	Log(ctx, h.Logger, res)
 	return []bus.Out{{Envelope: res.Envelope, MsgID: res.MsgID}}, nil
 }
 
 // Log writes one action: refusals and failures loudly, at Error.
-func Log(log *slog.Logger, res rollback.Result) {
+func Log(ctx context.Context, log *slog.Logger, res rollback.Result) {
 	a := res.Action
 	attrs := []any{"action_id", a.ActionID, "approval_id", a.ApprovalID, "decision_id", a.DecisionID,
 		"incident_id", a.IncidentID, "service", a.Service, "outcome", a.Outcome}
@@ -49,9 +49,9 @@ func Log(log *slog.Logger, res rollback.Result) {
 		if res.Refusal != nil {
 			code = res.Refusal.Reason
 		}
-		log.Error("DEPLOYER REFUSED AN APPROVAL: nothing was changed", append(attrs, "refusal", code, "reason", a.Reason)...)
+		log.ErrorContext(ctx, "DEPLOYER REFUSED AN APPROVAL: nothing was changed", append(attrs, "refusal", code, "reason", a.Reason)...)
 	case contracts.OutcomeFailed:
-		log.Error("ROLLBACK FAILED: back to a human", append(attrs, "from_image", a.FromImage, "to_image", a.ToImage,
+		log.ErrorContext(ctx, "ROLLBACK FAILED: back to a human", append(attrs, "from_image", a.FromImage, "to_image", a.ToImage,
 			"exit_code", a.ExitCode, "container_verified", a.ContainerVerified, "reason", a.Reason)...)
 	default:
 		attrs = append(attrs, "from_image", a.FromImage, "to_image", a.ToImage, "command", a.Command,
@@ -60,10 +60,10 @@ func Log(log *slog.Logger, res rollback.Result) {
 			attrs = append(attrs, "recovered", *a.Recovered)
 		}
 		if a.Recovered != nil && !*a.Recovered {
-			log.Error("rolled back but NOT recovered: back to a human, no second automatic rollback", attrs...)
+			log.ErrorContext(ctx, "rolled back but NOT recovered: back to a human, no second automatic rollback", attrs...)
 			return
 		}
-		log.Info("approval settled", attrs...)
+		log.InfoContext(ctx, "approval settled", attrs...)
 	}
 }
 
@@ -76,7 +76,7 @@ var ErrPublish = errors.New("natsport: publish")
 func PublishAll(ctx context.Context, c *bus.Conn, log *slog.Logger, results []rollback.Result) error {
 	var errs []error
 	for _, r := range results {
-		Log(log, r)
+		Log(ctx, log, r)
 		if err := c.Publish(ctx, contracts.SubjectAction, bus.Out{Envelope: r.Envelope, MsgID: r.MsgID}, nil); err != nil {
 			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrPublish, r.MsgID, err))
 		}

@@ -32,6 +32,6 @@ func RequireDocker(t testing.TB) *client.Client {
 	if _, err := cli.Ping(ctx); err != nil {
 		t.Fatalf("testkit: %s=1 but no Docker engine: %v", DockerSwitch, err)
 	}
-	t.Cleanup(func() { cli.Close() })
+	t.Cleanup(func() { _ = cli.Close() })
 	return cli
 }
