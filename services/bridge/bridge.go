@@ -99,7 +99,7 @@ func Run(ctx context.Context, d service.Deps) error {
 
 	router, err := d.Bus.NewRouter(log)
 	if err != nil {
-		ln.Close()
+		_ = ln.Close()
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	h := &natsport.Handler{Desk: dk, Logger: log}
@@ -112,7 +112,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	select {
 	case <-router.Running():
 	case err := <-routerErr:
-		ln.Close()
+		_ = ln.Close()
 		return fmt.Errorf("%w: router: %w", ErrStart, err)
 	}
 	httpErr := make(chan error, 1)

@@ -22,7 +22,7 @@ func TestReportsFromKV(t *testing.T) {
 	defer cancel()
 	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	admin, err := f.Admin(ctx)
 	require.NoError(t, err)
 	kv, err := admin.KeyValue(ctx, topology.BucketReports)

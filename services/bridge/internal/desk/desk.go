@@ -99,7 +99,7 @@ func (k *Desk) Receive(ctx context.Context, data []byte) error {
 	case err != nil:
 		return err
 	default:
-		log.Info("decision recorded", "verdict", dec.Verdict, "service", dec.Service, "expires_at", rec.ExpiresAt)
+		log.InfoContext(ctx, "decision recorded", "verdict", dec.Verdict, "service", dec.Service, "expires_at", rec.ExpiresAt)
 	}
 	return k.post(ctx, dec.DecisionID, log)
 }
@@ -123,10 +123,10 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 	if err := k.d.Store.Update(ctx, rec, rev); err != nil {
 		// The message is out; losing its ts only means web answers cannot
 		// rewrite it. Do not post twice.
-		log.Warn("slack message posted but not recorded", "err", err)
+		log.WarnContext(ctx, "slack message posted but not recorded", "err", err)
 		return nil
 	}
-	log.Info("decision posted to slack", "slack_channel", ch)
+	log.InfoContext(ctx, "decision posted to slack", "slack_channel", ch)
 	return nil
 }
 
@@ -151,11 +151,11 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 			return approval.Record{}, err
 		}
 		if reason := approval.Check(rec, req, now); reason != nil {
-			log.Warn("answer refused", "reason", reason.Error(), "identity", req.Identity)
+			log.WarnContext(ctx, "answer refused", "reason", reason.Error(), "identity", req.Identity)
 			if err := k.d.Store.Update(ctx, approval.Refuse(rec, req, reason, now), rev); errors.Is(err, store.ErrConflict) {
 				continue
 			} else if err != nil {
-				log.Error("refusal not recorded", "err", err)
+				log.ErrorContext(ctx, "refusal not recorded", "err", err)
 			}
 			return rec, reason
 		}
@@ -171,12 +171,12 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 		} else if err != nil {
 			return approval.Record{}, err
 		}
-		log.Info("answer accepted", "answer", req.Answer, "approval_id", req.ApprovalID)
+		log.InfoContext(ctx, "answer accepted", "answer", req.Answer, "approval_id", req.ApprovalID)
 		countAnswer(ctx, req)
 		next = k.publish(ctx, next, log)
 		if k.d.Notifier != nil && next.SlackTS != "" && req.Channel != contracts.ChannelSlack {
 			if err := k.d.Notifier.Update(ctx, next); err != nil {
-				log.Warn("slack message not updated", "err", err)
+				log.WarnContext(ctx, "slack message not updated", "err", err)
 			}
 		}
 		return next, nil
@@ -191,11 +191,11 @@ func (k *Desk) publish(ctx context.Context, rec approval.Record, log *slog.Logge
 	defer span.End()
 	env, err := envelope.Parse(rec.Answer.Approval)
 	if err != nil {
-		log.Error("stored approval unreadable", "err", err)
+		log.ErrorContext(ctx, "stored approval unreadable", "err", err)
 		return rec
 	}
 	if err := k.d.Publisher.Publish(ctx, env, "approval."+rec.DecisionID); err != nil {
-		log.Error("approval not published; will retry", "err", err)
+		log.ErrorContext(ctx, "approval not published; will retry", "err", err)
 		return rec
 	}
 	for range maxAttempts {
@@ -210,7 +210,7 @@ func (k *Desk) publish(ctx context.Context, rec approval.Record, log *slog.Logge
 			break
 		}
 	}
-	log.Warn("approval published but not marked; a restart re-publishes it (deduplicated)")
+	log.WarnContext(ctx, "approval published but not marked; a restart re-publishes it (deduplicated)")
 	rec.Answer.Published = true
 	return rec
 }
@@ -235,7 +235,7 @@ func (k *Desk) Republish(ctx context.Context) error {
 // request), with the decision when it exists.
 func (k *Desk) Refuse(ctx context.Context, req approval.Request, reason error) {
 	now := k.d.Now()
-	k.d.Logger.Warn("answer refused", "decision_id", req.DecisionID, "channel", req.Channel,
+	k.d.Logger.WarnContext(ctx, "answer refused", "decision_id", req.DecisionID, "channel", req.Channel,
 		"identity", req.Identity, "reason", reason.Error())
 	for range maxAttempts {
 		rec, rev, err := k.d.Store.Get(ctx, req.DecisionID)

@@ -152,7 +152,7 @@ func (d *Desk) List(ctx context.Context) ([]contracts.FreezeV1, error) {
 		}
 		return nil, fmt.Errorf("%w: keys: %v", ErrUnavailable, err)
 	}
-	defer kl.Stop()
+	defer func() { _ = kl.Stop() }()
 	var out []contracts.FreezeV1
 	for k := range kl.Keys() {
 		f, found, err := d.Get(ctx, k)

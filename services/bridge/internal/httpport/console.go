@@ -52,7 +52,7 @@ func (s *Server) consoleList(w http.ResponseWriter, r *http.Request) {
 	}
 	recs, err := s.o.Desk.List(r.Context())
 	if err != nil {
-		s.o.Logger.Error("console: list", "err", err)
+		s.o.Logger.ErrorContext(r.Context(), "console: list", "err", err)
 		http.Error(w, "decisions unavailable", http.StatusServiceUnavailable)
 		return
 	}

@@ -119,7 +119,7 @@ func (s *Server) setOrLift(ctx context.Context, fd *freezes.Desk, req freezes.Re
 		f, err = fd.Set(ctx, req)
 	}
 	if err == nil {
-		s.o.Logger.Warn("freeze changed", "scope", f.Scope, "active", f.Active, "freeze_id", f.FreezeID, "by", f.By,
+		s.o.Logger.WarnContext(ctx, "freeze changed", "scope", f.Scope, "active", f.Active, "freeze_id", f.FreezeID, "by", f.By,
 			"channel", f.Channel, "expires_at", f.ExpiresAt)
 	}
 	return f, err

@@ -75,21 +75,20 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log := s.o.Logger.With("decision_id", req.DecisionID)
-	switch {
-	case err == nil:
+	if err == nil {
 		s.background(func(ctx context.Context) {
 			if err := s.o.Slack.Replace(ctx, click.ResponseURL, rec); err != nil {
-				log.Warn("slack message not replaced", "err", err)
+				log.WarnContext(ctx, "slack message not replaced", "err", err)
 			}
 		})
-	default:
-		text := "Your answer was not accepted: " + refusalText(err)
-		s.background(func(ctx context.Context) {
-			if err := s.o.Slack.Tell(ctx, click.ResponseURL, text); err != nil {
-				log.Warn("slack refusal not delivered", "err", err)
-			}
-		})
+		return
 	}
+	text := "Your answer was not accepted: " + refusalText(err)
+	s.background(func(ctx context.Context) {
+		if err := s.o.Slack.Tell(ctx, click.ResponseURL, text); err != nil {
+			log.WarnContext(ctx, "slack refusal not delivered", "err", err)
+		}
+	})
 }
 
 func (s *Server) slackFreezeClick(w http.ResponseWriter, r *http.Request, click slackmsg.Click, now time.Time) {
@@ -114,7 +113,7 @@ func (s *Server) slackFreezeClick(w http.ResponseWriter, r *http.Request, click 
 	}
 	s.background(func(ctx context.Context) {
 		if err := s.o.Slack.Tell(ctx, click.ResponseURL, text); err != nil {
-			s.o.Logger.Warn("slack freeze reply not delivered", "err", err)
+			s.o.Logger.WarnContext(ctx, "slack freeze reply not delivered", "err", err)
 		}
 	})
 }

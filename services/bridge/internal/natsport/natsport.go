@@ -38,10 +38,10 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	case err == nil:
 		return nil, nil
 	case errors.Is(err, desk.ErrRejected):
-		h.Logger.Warn("decision rejected", "subject", m.Subject, "err", err)
+		h.Logger.WarnContext(ctx, "decision rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(err)
 	default:
-		h.Logger.Warn("decision not yet handled; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		h.Logger.WarnContext(ctx, "decision not yet handled; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
 	}
 }

@@ -82,7 +82,7 @@ func (s *KV) List(ctx context.Context) ([]approval.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: list: %v", ErrUnavailable, err)
 	}
-	defer lister.Stop()
+	defer func() { _ = lister.Stop() }()
 	var out []approval.Record
 	for k := range lister.Keys() {
 		rec, _, err := s.Get(ctx, k)
