@@ -88,7 +88,6 @@ func auditChain(kr *envelope.Keyring, incident string, msgs []auditMsg) auditRep
 	type item struct {
 		o   opened
 		raw []byte
-		id  string
 	}
 	by := map[string][]item{}
 	for _, m := range msgs {
@@ -281,10 +280,10 @@ func readStreams(ctx context.Context, c *cli) (*envelope.Keyring, []auditMsg, fu
 	}
 	adm, err := f.Admin(ctx)
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, nil, nil, err
 	}
-	done := func() { adm.Close(); f.Close() }
+	done := func() { _ = adm.Close(); _ = f.Close() }
 	var out []auditMsg
 	for _, s := range topology.Streams {
 		st, err := adm.JetStream().Stream(ctx, s.Name)

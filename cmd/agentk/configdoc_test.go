@@ -55,7 +55,7 @@ func configurationDoc(t *testing.T) string {
 			}
 			b.WriteString("| " + r.title + " | " + strings.Join(cells[:3], " | ") + " |\n")
 		}
-		f.Close()
+		_ = f.Close()
 	}
 	return b.String()
 }

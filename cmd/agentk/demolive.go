@@ -204,7 +204,7 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 	if err != nil {
 		return res, fmt.Errorf("demo --live: docker client: %w", err)
 	}
-	defer dc.Close()
+	defer func() { _ = dc.Close() }()
 	if _, err := dc.Ping(ctx); err != nil {
 		return res, fmt.Errorf("demo --live needs a Docker engine: %w", err)
 	}
@@ -386,12 +386,12 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 	if err != nil {
 		return res, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	admin, err := f.Admin(ctx)
 	if err != nil {
 		return res, err
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	msgs := make(chan *nats.Msg, 4096)
 	sub, err := admin.NATS().ChanSubscribe("agentk.>", msgs)
 	if err != nil {
@@ -1015,7 +1015,7 @@ func freeAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String(), nil
 }
 

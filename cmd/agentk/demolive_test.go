@@ -52,7 +52,7 @@ func TestDemoLiveRollsBackOnDocker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dc.Close()
+	defer func() { _ = dc.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	if _, err := dc.Ping(ctx); err != nil {

@@ -65,7 +65,7 @@ func cmdProvision(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	fmt.Fprintf(c.stdout, "provisioned every stream and KV bucket on %s in %s\n", url, time.Since(start).Round(time.Millisecond))
 	return nil
 }

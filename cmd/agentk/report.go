@@ -48,12 +48,12 @@ func cmdReport(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	adm, err := f.Admin(ctx)
 	if err != nil {
 		return err
 	}
-	defer adm.Close()
+	defer func() { _ = adm.Close() }()
 	kv, err := adm.KeyValue(ctx, topology.BucketReports)
 	if err != nil {
 		return err
@@ -99,12 +99,12 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	adm, err := f.Admin(ctx)
 	if err != nil {
 		return err
 	}
-	defer adm.Close()
+	defer func() { _ = adm.Close() }()
 	ikv, err := adm.KeyValue(ctx, topology.BucketIncidents)
 	if err != nil {
 		return err

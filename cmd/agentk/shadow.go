@@ -297,12 +297,12 @@ func readShadowData(ctx context.Context, c *cli, now time.Time) (*envelope.Keyri
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	adm, err := f.Admin(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer adm.Close()
+	defer func() { _ = adm.Close() }()
 	var msgs []auditMsg
 	for _, s := range topology.Streams {
 		st, err := adm.JetStream().Stream(ctx, s.Name)

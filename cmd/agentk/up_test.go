@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 func freePort(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -138,10 +138,10 @@ func TestUpHealthAndCleanStop(t *testing.T) {
 	defer cancel()
 	f, err := fabric.Remote(ctx, "nats://"+natsAddr, filepath.Join(data, "keys"), fabric.Options{})
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	admin, err := f.Admin(ctx)
 	require.NoError(t, err)
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	cons, err := admin.JetStream().OrderedConsumer(ctx, "AGENTK_DECISIONS", jetstream.OrderedConsumerConfig{})
 	require.NoError(t, err)
 	msg, err := cons.Next(jetstream.FetchMaxWait(55 * time.Second))

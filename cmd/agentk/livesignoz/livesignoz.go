@@ -116,7 +116,7 @@ func (s *Store) OTLP() http.Handler {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			defer zr.Close()
+			defer func() { _ = zr.Close() }()
 			body = io.LimitReader(zr, maxExportBytes)
 		}
 		b, err := io.ReadAll(body)

@@ -35,11 +35,11 @@ func newObserver(ctx context.Context, f *fabric.Fabric, now func() time.Time) (*
 	o := &observer{conn: c, msgs: make(chan *nats.Msg, 1024), kr: f.Keyring(), now: now}
 	o.sub, err = c.NATS().ChanSubscribe("agentk.>", o.msgs)
 	if err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	if err := c.NATS().Flush(); err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	return o, nil

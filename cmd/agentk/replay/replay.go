@@ -80,7 +80,7 @@ func freeAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String(), nil
 }
 
@@ -141,7 +141,7 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		if err != nil {
 			return res, err
 		}
-		defer os.RemoveAll(dataDir)
+		defer func() { _ = os.RemoveAll(dataDir) }()
 	}
 
 	env := map[string]string{
@@ -247,7 +247,7 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	if err != nil {
 		return res, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	p.step("embedded NATS up at %s; replay clock at %s", f.URL(), inc.Meta.Now.Format(time.RFC3339))
 
 	obs, err := newObserver(ctx, f, now)

@@ -121,13 +121,13 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 		case <-ready:
 			log.Debug("service ready", "service", e.Role)
 		case err := <-failed:
-			r.Stop()
+			_ = r.Stop()
 			return nil, err
 		case <-time.After(readyTimeout):
-			r.Stop()
+			_ = r.Stop()
 			return nil, fmt.Errorf("%w: %s after %s", ErrNotReady, e.Role, readyTimeout)
 		case <-ctx.Done():
-			r.Stop()
+			_ = r.Stop()
 			return nil, ctx.Err()
 		}
 	}
