@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/stack"
+	"agentk/platform/bus"
+	"agentk/platform/config"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
@@ -52,8 +54,13 @@ func prodLogger(c *cli) *slog.Logger {
 
 // openFabric joins AGENTK_NATS_URL when set, else starts the embedded server.
 func openFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, error) {
+	env := config.New(c.getenv)
+	busCfg := bus.ConfigFromEnv(env)
+	if err := env.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if url := c.getenv("AGENTK_NATS_URL"); url != "" {
-		return fabric.Remote(ctx, url, keysDir(c), fabric.Options{Logger: log})
+		return fabric.Remote(ctx, url, keysDir(c), fabric.Options{Logger: log, Bus: busCfg})
 	}
 	port := 4222
 	if v := c.getenv("AGENTK_NATS_PORT"); v != "" {
@@ -63,7 +70,7 @@ func openFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, 
 		}
 		port = n
 	}
-	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: port})
+	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: port, Bus: busCfg})
 }
 
 func cmdUp(ctx context.Context, c *cli, args []string) error {

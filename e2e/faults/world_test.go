@@ -184,6 +184,9 @@ func (w *world) start(ctx context.Context) {
 		"AGENTK_COMPOSE_PROJECT":           w.inc.Releases.Project,
 		"AGENTK_INGEST_ADDR":               w.ingest,
 		"AGENTK_INGEST_TOKEN":              w.token,
+		// A killed service's unacked message comes back after AckWait: a
+		// short one keeps each crash test from waiting out the 30 s default.
+		"AGENTK_BUS_ACK_WAIT": "3s",
 	}
 	for _, role := range services {
 		w.startService(role)

@@ -111,7 +111,10 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		nats.CustomInboxPrefix(topology.InboxPrefix(cfg.Name)),
 		nats.MaxReconnects(-1),
 		nats.CustomReconnectDelay(backoff(250*time.Millisecond, 10*time.Second)),
-		nats.PingInterval(20 * time.Second),
+		// A server cut off by a partition sends no FIN: only unanswered
+		// pings tell. 5 s × 3 notices it within 20 s (default: 2 min × 2).
+		nats.PingInterval(5 * time.Second),
+		nats.MaxPingsOutstanding(3),
 		nats.DrainTimeout(cfg.ShutdownTimeout),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
@@ -250,7 +253,7 @@ func (c *Conn) publishMsg(ctx context.Context, stream string, msg *nats.Msg, msg
 	if msgID != "" {
 		opts = append(opts, jetstream.WithMsgID(msgID))
 	}
-	ack, err := c.js.PublishMsg(ctx, msg, opts...)
+	ack, err := c.publishRetrying(ctx, msg, opts)
 	if err != nil {
 		if c.nc.IsClosed() {
 			err = errors.Join(ErrClosed, err)
@@ -261,4 +264,55 @@ func (c *Conn) publishMsg(ctx context.Context, stream string, msg *nats.Msg, msg
 		c.log.Debug("duplicate publish dropped", "subject", msg.Subject, "msg_id", msgID)
 	}
 	return nil
+}
+
+// publishRetrying publishes msg, retrying while the failure is one a stream
+// leader election causes: no responders (no leader yet), or no answer (the
+// request went to a leader that died or was cut off). Each attempt gets
+// attemptTimeout, the whole call ctx. The Nats-Msg-Id makes a retry of a
+// publish that was in fact stored a duplicate, which JetStream drops.
+func (c *Conn) publishRetrying(ctx context.Context, msg *nats.Msg, opts []jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	delay := backoff(100*time.Millisecond, 2*time.Second)
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout(c.cfg))
+		ack, err := c.js.PublishMsg(actx, msg, opts...)
+		cancel()
+		if err == nil || !transient(err) || c.nc.IsClosed() {
+			return ack, err
+		}
+		if attempt == 1 || attempt%5 == 0 {
+			c.log.Warn("publish not stored yet; retrying", "subject", msg.Subject, "attempt", attempt, "err", err)
+		}
+		t := time.NewTimer(delay(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, errors.Join(ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// attemptTimeout bounds one publish or ack attempt: long enough for a healthy
+// cluster, short enough to try again within PublishTimeout after a request
+// was swallowed by a node that died or was cut off.
+func attemptTimeout(cfg Config) time.Duration {
+	return max(cfg.PublishTimeout/4, 500*time.Millisecond)
+}
+
+// transient reports whether err is what a JetStream leader election or a
+// reconnection looks like to a client, so the request may be sent again.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse),
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),
+		errors.Is(err, jetstream.ErrConsumerLeadershipChanged), errors.Is(err, nats.ErrConnectionReconnecting),
+		errors.Is(err, nats.ErrDisconnected):
+		return true
+	case errors.As(err, &apiErr):
+		// 503: JetStream not (yet) available, cluster without quorum or leader.
+		return apiErr.Code == 503
+	}
+	return false
 }

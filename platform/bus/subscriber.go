@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"agentk/platform/topology"
@@ -38,6 +39,8 @@ type subscriber struct {
 	cfg     Config
 	log     *slog.Logger
 
+	missed   atomic.Int64 // pulls in a row without a heartbeat
+	lastMiss atomic.Int64 // unix nanoseconds of the last one
 	mu       sync.Mutex
 	closing  bool
 	inflight sync.WaitGroup
@@ -101,11 +104,7 @@ func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	// The router cancels ctx as soon as it starts closing; handlers must be
 	// able to finish, so deliveries get a context that only abort cancels.
 	base := context.WithoutCancel(ctx)
-	cc, err := cons.Consume(func(m jetstream.Msg) { s.handle(base, m, out) },
-		jetstream.PullMaxMessages(1),
-		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-			s.log.Warn("consume error", "handler", s.durable, "err", err)
-		}))
+	cc, err := s.consume(cons, base, out)
 	if err != nil {
 		return nil, fmt.Errorf("%w: consume %s: %w", ErrConsumer, s.durable, err)
 	}
@@ -115,16 +114,114 @@ func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		select {
-		case <-s.stop:
-		case <-ctx.Done():
-			s.beginClose()
+		for running := true; running; {
+			select {
+			case <-s.stop:
+				running = false
+			case <-ctx.Done():
+				s.beginClose()
+				running = false
+			case <-cc.Closed():
+				// Consuming ended without Close: the consumer was deleted
+				// (or lost by the cluster), or the connection closed. Create
+				// it again and go on pulling rather than go silently deaf.
+				next, ok := s.resume(ctx, stream, topic, base, out)
+				if !ok {
+					running = false
+					break
+				}
+				cc = next
+			}
 		}
 		cc.Stop()
 		s.inflight.Wait()
 		close(out)
 	}()
 	return out, nil
+}
+
+// Pull requests are short and heartbeated: when the consumer's leader dies
+// with a pull pending (a killed or partitioned node sends no "leadership
+// change"), the client notices the missing heartbeats within two of them and
+// pulls again from the new leader, instead of after the 30 s default expiry.
+const (
+	pullExpiry    = 5 * time.Second
+	pullHeartbeat = time.Second
+)
+
+func (s *subscriber) consume(cons jetstream.Consumer, base context.Context, out chan<- *message.Message) (jetstream.ConsumeContext, error) {
+	return cons.Consume(func(m jetstream.Msg) { s.handle(base, m, out) },
+		jetstream.PullMaxMessages(1),
+		jetstream.PullExpiry(pullExpiry),
+		jetstream.PullHeartbeat(pullHeartbeat),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			s.log.Warn("consume error", "handler", s.durable, "err", err)
+			if errors.Is(err, jetstream.ErrNoHeartbeat) {
+				s.missedHeartbeat()
+			}
+		}))
+}
+
+// missedHeartbeat counts pulls in a row that got no heartbeat. The client
+// pulls again after each, but when its server was cut off (a partition sends
+// no FIN) the connection itself is dead and every pull vanishes until the
+// client's own pings time out. After staleAfter of them the subscriber makes
+// the connection reconnect to another server of the cluster.
+func (s *subscriber) missedHeartbeat() {
+	now := time.Now().UnixNano()
+	if last := s.lastMiss.Swap(now); time.Duration(now-last) > 2*pullExpiry {
+		s.missed.Store(0) // not in a row: pulls were answered in between
+	}
+	n := s.missed.Add(1)
+	if n%staleAfter != 0 {
+		return
+	}
+	nc := s.js.Conn()
+	if nc == nil || !nc.IsConnected() {
+		return
+	}
+	s.log.Warn("no heartbeat on several pulls in a row; reconnecting to another server", "handler", s.durable, "missed", n, "server", nc.ConnectedUrlRedacted())
+	if err := nc.ForceReconnect(); err != nil {
+		s.log.Warn("forced reconnect failed", "handler", s.durable, "err", err)
+	}
+}
+
+const staleAfter = 3
+
+// resume re-creates the durable consumer and consumes again, with capped
+// backoff, until it works or the subscriber closes (ok false). A closed
+// connection never comes back, so it gives up on that at once.
+func (s *subscriber) resume(ctx context.Context, stream, topic string, base context.Context, out chan<- *message.Message) (jetstream.ConsumeContext, bool) {
+	delay := backoff(250*time.Millisecond, 5*time.Second)
+	for attempt := 1; ; attempt++ {
+		if nc := s.js.Conn(); nc != nil && nc.IsClosed() {
+			s.log.Warn("consuming stopped: connection closed", "handler", s.durable)
+			return nil, false
+		}
+		actx, cancel := context.WithTimeout(ctx, max(s.cfg.PublishTimeout, time.Second))
+		cons, err := s.js.CreateOrUpdateConsumer(actx, stream, s.consumerConfig(topic))
+		cancel()
+		if err == nil {
+			cc, cerr := s.consume(cons, base, out)
+			if cerr == nil {
+				s.log.Warn("consumer re-created after consuming stopped", "handler", s.durable, "attempt", attempt)
+				return cc, true
+			}
+			err = cerr
+		}
+		s.log.Warn("consumer not re-created yet", "handler", s.durable, "attempt", attempt, "err", err)
+		t := time.NewTimer(delay(attempt))
+		select {
+		case <-s.stop:
+			t.Stop()
+			return nil, false
+		case <-ctx.Done():
+			t.Stop()
+			s.beginClose()
+			return nil, false
+		case <-t.C:
+		}
+	}
 }
 
 // enter registers an in-flight delivery unless the subscriber is closing.
@@ -145,6 +242,7 @@ func (s *subscriber) handle(base context.Context, jm jetstream.Msg, out chan<- *
 		return
 	}
 	defer s.inflight.Done()
+	s.missed.Store(0)
 	meta, err := jm.Metadata()
 	if err != nil {
 		s.log.Error("delivery without metadata", "handler", s.durable, "err", err)
@@ -173,10 +271,7 @@ func (s *subscriber) handle(base context.Context, jm jetstream.Msg, out chan<- *
 	for {
 		select {
 		case <-wm.Acked():
-			actx, acancel := context.WithTimeout(context.WithoutCancel(base), s.cfg.PublishTimeout)
-			err := jm.DoubleAck(actx)
-			acancel()
-			if err != nil {
+			if err := s.ack(base, jm); err != nil {
 				// The outputs are stored; a redelivery republishes them under
 				// the same Nats-Msg-Id and JetStream drops the copies.
 				s.log.Warn("ack not confirmed; the message will be redelivered", "handler", s.durable, "subject", d.subject, "stream_seq", d.streamSeq, "err", err)
@@ -197,6 +292,31 @@ func (s *subscriber) handle(base context.Context, jm jetstream.Msg, out chan<- *
 			// redelivers it after AckWait.
 			s.log.Warn("shutdown abandoned an in-flight message", "handler", s.durable, "subject", d.subject, "stream_seq", d.streamSeq)
 			return
+		}
+	}
+}
+
+// ack confirms the delivery with DoubleAck. During a consumer leader
+// election the ack can go unanswered or find no responder; it is retried,
+// each attempt bounded, until PublishTimeout, so one election does not cost a
+// whole AckWait and a second run of the handler. Acking twice is harmless.
+func (s *subscriber) ack(base context.Context, jm jetstream.Msg) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(base), s.cfg.PublishTimeout)
+	defer cancel()
+	delay := backoff(100*time.Millisecond, time.Second)
+	for attempt := 1; ; attempt++ {
+		actx, acancel := context.WithTimeout(ctx, attemptTimeout(s.cfg))
+		err := jm.DoubleAck(actx)
+		acancel()
+		if err == nil || !transient(err) {
+			return err
+		}
+		t := time.NewTimer(delay(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
 		}
 	}
 }

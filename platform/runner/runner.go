@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"agentk/platform/bus"
 	"agentk/platform/config"
 	"agentk/platform/fabric"
 	"agentk/platform/health"
@@ -43,6 +44,7 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	env := config.New(getenv)
 	g := config.GlobalFromEnv(env)
 	healthAddr := env.String("AGENTK_HEALTH_ADDR", "127.0.0.1:8090", "health endpoint listen address")
+	busCfg := bus.ConfigFromEnv(env)
 	if err := env.Err(); err != nil {
 		return err
 	}
@@ -57,7 +59,7 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	}
 	defer func() { _ = tp.Shutdown(context.WithoutCancel(ctx)) }()
 
-	f, err := fabric.Remote(ctx, g.NATSURL, g.KeysDir, fabric.Options{Logger: log})
+	f, err := fabric.Remote(ctx, g.NATSURL, g.KeysDir, fabric.Options{Logger: log, Bus: busCfg})
 	if err != nil {
 		return err
 	}
