@@ -2,7 +2,8 @@
 # The three-node NATS JetStream cluster test on the Docker engine
 # (e2e/cluster): a node killed, a node partitioned away and back, each
 # mid-incident. Needs Docker; a missing engine fails. About 1-2 minutes when it
-# passes, bounded at 4 minutes per run.
+# passes, bounded at 4 minutes per fault. AGENTK_CLUSTER_LOG=<file> keeps the
+# services' and the bus's logs (debug).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/e2e"
