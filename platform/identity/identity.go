@@ -100,11 +100,11 @@ func writeExclusive(path string, b []byte) error {
 		return fmt.Errorf("identity: %w", err)
 	}
 	if _, err := f.Write(b); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("identity: write %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("identity: sync %s: %w", path, err)
 	}
 	return f.Close()
@@ -271,13 +271,13 @@ func (s *Set) WriteKeyring() error {
 	if err != nil {
 		return fmt.Errorf("identity: %w", err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; cleans up a failed write
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("identity: %w", err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("identity: %w", err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -85,7 +85,7 @@ func TestTraceHandlerAddsIDs(t *testing.T) {
 		return ""
 	})
 	require.NoError(t, err)
-	defer p.Shutdown(context.Background())
+	defer func() { _ = p.Shutdown(context.Background()) }()
 	var buf bytes.Buffer
 	log := slog.New(telemetry.NewTraceHandler(slog.NewJSONHandler(&buf, nil))).With("service", "gate")
 	ctx, span := telemetry.Tracer("test").Start(context.Background(), "work")
