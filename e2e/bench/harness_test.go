@@ -59,7 +59,7 @@ func freeAddr(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 

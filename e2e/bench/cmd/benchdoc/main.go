@@ -289,7 +289,7 @@ func main() {
 		os.Exit(1)
 	}
 	bs, cpu, skipped := parse(f)
-	f.Close()
+	_ = f.Close() // read only
 	doc := Doc{Generated: time.Now().UTC(), ElapsedS: *elapsed, Benchmarks: bs, Skipped: skipped,
 		Machine: Machine{CPU: cpuModel(cpu), Cores: runtime.NumCPU(), Go: *goVersion, OS: runtime.GOOS + "/" + runtime.GOARCH}}
 	doc.Rows = table(bs)
