@@ -74,6 +74,9 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err := dk.Republish(ctx); err != nil {
 		log.Warn("could not re-publish pending approvals", "err", err)
 	}
+	// An answer accepted while the bus could not take it (a stream leader
+	// election, a partition) is published by this loop once it can.
+	go republishLoop(ctx, republishInterval, dk.Republish, log)
 
 	fkv, err := d.Bus.KeyValue(ctx, freezes.Bucket)
 	if err != nil {
