@@ -113,7 +113,11 @@ func runServices(ctx context.Context, c *cli, roles []string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() {
+		if err := f.Close(); err != nil {
+			log.Warn("draining the bus connections", "err", err)
+		}
+	}()
 	now := func() time.Time { return time.Now().UTC() }
 	running, err := stack.Start(ctx, roles, func(ctx context.Context, role string) (service.Deps, error) {
 		return f.Deps(ctx, role, now, c.getenv)
@@ -131,7 +135,7 @@ func runServices(ctx context.Context, c *cli, roles []string) error {
 			log.Error("health endpoint stopped", "addr", addr, "err", err)
 		}
 	}()
-	defer hs.Close()
+	defer func() { _ = hs.Close() }()
 	names := roles
 	if names == nil {
 		names = serviceNames()

@@ -45,7 +45,7 @@ func binaries(t *testing.T) (nats, agentk string) {
 				binErr = err
 				return
 			}
-			defer os.RemoveAll(gobin)
+			defer func() { _ = os.RemoveAll(gobin) }()
 			cmd := exec.Command("go", "install", "github.com/nats-io/nats-server/v2@"+natsServerVersion)
 			cmd.Env = append(os.Environ(), "GOWORK=off", "GOBIN="+gobin, "CGO_ENABLED=0")
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -231,7 +231,7 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	w.admin, err = f.Admin(ctx)
 	require.NoError(t, err)
 	w.env = map[string]string{
-		"AGENTK_NATS_URL": w.url, "AGENTK_OTEL_DISABLED": "1", "AGENTK_LOG_FORMAT": "text",
+		"AGENTK_NATS_URL": w.url, "AGENTK_OTEL_DISABLED": "1", "AGENTK_LOG_FORMAT": "text", "AGENTK_HEALTH_ADDR": "127.0.0.1:0",
 		"AGENTK_DEPLOYER_RUNTIME": "docker", "AGENTK_DEPLOYER_SERVICES": "shop-api",
 		"AGENTK_COMPOSE_PROJECT": project, "AGENTK_COMPOSE_FILE": file,
 		"AGENTK_DEPLOYER_STATE_DIR": filepath.Join(w.dir, "deployer-state"), "AGENTK_DEPLOYER_STABILISE": "1s",

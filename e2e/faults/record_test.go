@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 	}
 	if code == 0 && *update {
 		if err := writeReliability(rows); err != nil {
-			os.Stderr.WriteString("reliability.md: " + err.Error() + "\n")
+			_, _ = os.Stderr.WriteString("reliability.md: " + err.Error() + "\n")
 			code = 1
 		}
 	}

@@ -187,6 +187,8 @@ func (w *world) start(ctx context.Context) {
 		// A killed service's unacked message comes back after AckWait: a
 		// short one keeps each crash test from waiting out the 30 s default.
 		"AGENTK_BUS_ACK_WAIT": "3s",
+		// Every process on this one host: each health endpoint on its own port.
+		"AGENTK_HEALTH_ADDR": "127.0.0.1:0",
 	}
 	for _, role := range services {
 		w.startService(role)
@@ -200,7 +202,7 @@ func (w *world) startNATS(ctx context.Context) {
 	for {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", w.port), time.Second)
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			return
 		}
 		select {
@@ -233,7 +235,7 @@ func (w *world) spawn(name, bin string, args, env []string) *proc {
 	cmd.Env = env
 	require.NoError(w.t, cmd.Start())
 	p := &proc{name: name, cmd: cmd, log: log, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); f.Close(); close(p.done) }()
+	go func() { _ = cmd.Wait(); _ = f.Close(); close(p.done) }()
 	return p
 }
 
@@ -454,7 +456,7 @@ func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 

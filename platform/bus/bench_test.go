@@ -47,7 +47,7 @@ func BenchmarkRequest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer stop()
+	defer func() { _ = stop() }()
 	env, err := f.Signer(envelope.RoleInvestigator).Seal("agentk.tool.v1", make([]byte, 512), benchNow(), 0)
 	if err != nil {
 		b.Fatal(err)

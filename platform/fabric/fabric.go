@@ -120,7 +120,7 @@ func newFabric(ctx context.Context, ids *identity.Set, srv *natsembed.Server, ur
 	if err != nil {
 		return nil, fmt.Errorf("%w: admin: %w", ErrStart, err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	if err := bus.Provision(ctx, admin.JetStream(), o.Provision); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}

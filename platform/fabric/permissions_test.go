@@ -99,7 +99,7 @@ func TestForbiddenPublishesAreRefused(t *testing.T) {
 			// The bus reports it as a failed publish.
 			c, err := f.Connect(context.Background(), tc.role)
 			require.NoError(t, err)
-			defer c.Close()
+			defer func() { _ = c.Close() }()
 			if _, ok := topology.StreamFor(tc.subject); ok {
 				err = c.Publish(ctx, tc.subject, bus.Out{Envelope: envelope.Envelope{Subject: tc.subject}}, nil)
 				require.ErrorIs(t, err, bus.ErrPublish)
@@ -183,13 +183,13 @@ func TestEveryRoleCanDoWhatItsGrantSays(t *testing.T) {
 		return env, nil
 	})
 	require.NoError(t, err)
-	defer stopTool()
+	defer func() { _ = stopTool() }()
 
 	for _, g := range topology.Grants {
 		t.Run(g.Role, func(t *testing.T) {
 			c, err := f.Connect(ctx, g.Role)
 			require.NoError(t, err)
-			defer c.Close()
+			defer func() { _ = c.Close() }()
 			signer := f.Signer(g.Role)
 			for _, s := range g.Publish {
 				env, err := signer.Seal(s, []byte(`{}`), time.Now(), 0)
@@ -282,7 +282,7 @@ func TestRestartKeepsKeysAndData(t *testing.T) {
 	require.Equal(t, "cooling", string(e.Value()), "cooldown survives a restart")
 	adm, err := f2.Admin(ctx)
 	require.NoError(t, err)
-	defer adm.Close()
+	defer func() { _ = adm.Close() }()
 	s, err := adm.JetStream().Stream(ctx, "AGENTK_ACTIONS")
 	require.NoError(t, err)
 	m, err := s.GetMsg(ctx, 1)

@@ -63,7 +63,11 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() {
+		if err := f.Close(); err != nil {
+			log.Warn("draining the bus connection", "err", err)
+		}
+	}()
 	d, err := f.Deps(ctx, role, func() time.Time { return time.Now().UTC() }, getenv)
 	if err != nil {
 		return err
@@ -78,6 +82,6 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 			log.Error("health endpoint stopped", "addr", healthAddr, "err", err)
 		}
 	}()
-	defer hs.Close()
+	defer func() { _ = hs.Close() }()
 	return run(ctx, d)
 }

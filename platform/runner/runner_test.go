@@ -30,11 +30,11 @@ func TestRunServesHealthAndStops(t *testing.T) {
 	defer cancel()
 	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: dir, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
-	l.Close()
+	require.NoError(t, l.Close())
 	env := map[string]string{"AGENTK_NATS_URL": f.URL(), "AGENTK_KEYS_DIR": filepath.Join(dir, "keys"),
 		"AGENTK_HEALTH_ADDR": addr, "AGENTK_OTEL_DISABLED": "1"}
 	runCtx, stop := context.WithCancel(ctx)
