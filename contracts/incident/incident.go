@@ -7,6 +7,7 @@ package incident
 
 import (
 	"encoding/json"
+	"sort"
 	"time"
 )
 
@@ -91,4 +92,24 @@ type ReleaseEntry struct {
 	Version    string    `yaml:"version" json:"version"`
 	Image      string    `yaml:"image" json:"image"`
 	DeployedAt time.Time `yaml:"deployed_at" json:"deployed_at"`
+}
+
+// ServiceNames returns the services of releases.yaml, sorted.
+func (r Releases) ServiceNames() []string {
+	names := make([]string, 0, len(r.Services))
+	for n := range r.Services {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// SandboxScope returns the services the gate and the deployer may act on in a
+// replay of this incident: incident.yaml's sandbox_services, by default every
+// service in releases.yaml (INCIDENT-FORMAT.md).
+func (inc *Incident) SandboxScope() []string {
+	if len(inc.Meta.SandboxServices) > 0 {
+		return append([]string(nil), inc.Meta.SandboxServices...)
+	}
+	return inc.Releases.ServiceNames()
 }

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -112,13 +111,7 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string) *pipel
 	env["AGENTK_SLACK_RESPONSE_URL_PREFIX"] = slack.ResponseURLPrefix()
 	env["AGENTK_APPROVERS"] = "slack:UBENCH=bench"
 
-	scope := inc.Meta.SandboxServices
-	if len(scope) == 0 {
-		for s := range inc.Releases.Services {
-			scope = append(scope, s)
-		}
-		sort.Strings(scope)
-	}
+	scope := inc.SandboxScope()
 	env["AGENTK_SANDBOX_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_RUNTIME"] = "dryrun"

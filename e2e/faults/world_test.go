@@ -152,15 +152,7 @@ func (w *world) start(ctx context.Context) {
 	w.bridge = "127.0.0.1:" + fmt.Sprint(freePort(t))
 	w.token = "ingest-token-faults"
 	w.secret = "slack-signing-secret-faults"
-	scope := strings.Join(w.inc.Meta.SandboxServices, ",")
-	if scope == "" {
-		var s []string
-		for name := range w.inc.Releases.Services {
-			s = append(s, name)
-		}
-		sort.Strings(s)
-		scope = strings.Join(s, ",")
-	}
+	scope := strings.Join(w.inc.SandboxScope(), ",")
 	w.env = map[string]string{
 		"AGENTK_NATS_URL":                  w.url,
 		"AGENTK_OTEL_DISABLED":             "1",

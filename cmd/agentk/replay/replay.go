@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -214,13 +213,7 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	env["AGENTK_APPROVERS"] = "slack:" + approverID + "=" + approverName
 
 	// The gate's and the deployer's scope, and the deployer's dry run.
-	scope := inc.Meta.SandboxServices
-	if len(scope) == 0 {
-		for s := range inc.Releases.Services {
-			scope = append(scope, s)
-		}
-		sort.Strings(scope)
-	}
+	scope := inc.SandboxScope()
 	env["AGENTK_SANDBOX_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_RUNTIME"] = "dryrun"

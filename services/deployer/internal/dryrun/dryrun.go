@@ -63,16 +63,8 @@ func Load(dir string, now time.Time) (Seed, error) {
 	if rel.Project == "" || len(rel.Services) == 0 {
 		return Seed{}, fmt.Errorf("%w: %s: a dry run needs %s with a project and its services", ErrIncident, dir, incident.FileReleases)
 	}
-	s := Seed{Project: rel.Project, Services: meta.SandboxServices}
-	names := make([]string, 0, len(rel.Services))
-	for n := range rel.Services {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(s.Services) == 0 {
-		s.Services = names
-	}
-	for _, n := range names {
+	s := Seed{Project: rel.Project, Services: inc.SandboxScope()}
+	for _, n := range rel.ServiceNames() {
 		var rs []contracts.Release
 		for i, e := range rel.Services[n] {
 			if e.Image == "" {
