@@ -214,7 +214,27 @@ func (w *world) startService(role string) {
 	for k, v := range w.env {
 		env = append(env, k+"="+v)
 	}
-	w.procs[role] = w.spawn(role, w.agentk, []string{role}, env)
+	p := w.spawn(role, w.agentk, []string{role}, env)
+	w.procs[role] = p
+	// Wait until the service says it is ready (it consumes and serves): an
+	// alert fired before the deployer has seeded its ledger would be judged
+	// against an empty one.
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(p.log); err == nil && bytes.Contains(b, []byte("msg=ready")) {
+			return
+		}
+		select {
+		case <-p.done:
+			w.t.Fatalf("%s exited before it was ready:\n%s", role, tail(p.log, 20))
+		case <-deadline.C:
+			w.t.Fatalf("%s not ready after 30 s:\n%s", role, tail(p.log, 20))
+		case <-tick.C:
+		}
+	}
 }
 
 func (w *world) spawn(name, bin string, args, env []string) *proc {

@@ -138,6 +138,8 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 		}
 		in.NonceUsed = true
 	case errors.Is(err, kvstore.ErrNotFound):
+	case unreachable(err):
+		return Result{}, fmt.Errorf("%w: nonce store: %w", ErrTransient, err)
 	default:
 		return d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonStateUnread, Detail: err.Error()}, received, "")
 	}
@@ -145,6 +147,11 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 	in.Cooldown, cooldownRev = d.readCooldown(ctx, v.Decision.Service, received)
 	in.Ledger = d.readLedger(ctx, v.Decision.Service, received)
 	in.Freezes = d.readFreezes(ctx, v.Decision.Service, received)
+	for _, err := range []error{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err} {
+		if err != nil && unreachable(err) {
+			return Result{}, fmt.Errorf("%w: state store: %w", ErrTransient, err)
+		}
+	}
 	in.Shadow = d.Shadow != nil && d.Shadow(v.Decision.Service)
 
 	verdict := policy.Evaluate(in)

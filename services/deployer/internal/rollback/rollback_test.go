@@ -3,6 +3,7 @@ package rollback_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -633,4 +634,43 @@ func TestInProcessRetryRepublishesRecordedAction(t *testing.T) {
 	require.Equal(t, contracts.OutcomeRefused, copyOf.Action.Outcome)
 	require.Equal(t, policy.ReasonReplay, copyOf.Refusal.Reason)
 	require.EqualValues(t, 1, e.rt.applies.Load())
+}
+
+// down is a store that cannot be reached: NATS restarting, a leader election.
+type down struct{ rollback.Bucket }
+
+func (down) Get(ctx context.Context, key string) (kvstore.Entry, error) {
+	return kvstore.Entry{}, fmt.Errorf("kvstore: get %s: %w", key, context.DeadlineExceeded)
+}
+
+// A store that cannot be reached is no answer: the approval comes back and is
+// judged again, instead of being refused and the human's answer used up.
+func TestUnreachableStoreRedeliversInsteadOfRefusing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		break_ func(*rollback.Deployer)
+	}{
+		{"nonce store", func(d *rollback.Deployer) { d.Nonces = down{d.Nonces} }},
+		{"cooldown store", func(d *rollback.Deployer) { d.Cooldown = down{d.Cooldown} }},
+		{"ledger store", func(d *rollback.Deployer) { d.Releases = down{d.Releases} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedLedger(t)
+			raw := testkit.Signed(t, e.keys, "dec-1", "shop-api", t0)
+			d := e.deployer()
+			tc.break_(d)
+			_, err := d.HandleMessage(context.Background(), raw, 1, 3)
+			require.ErrorIs(t, err, rollback.ErrTransient)
+			require.Zero(t, e.rt.applies.Load())
+
+			// The store is back: the redelivered approval is acted on.
+			res, err := e.deployer().HandleMessage(context.Background(), raw, 2, 3)
+			require.NoError(t, err)
+			require.Equal(t, contracts.OutcomeRolledBack, res.Action.Outcome)
+			require.EqualValues(t, 1, e.rt.applies.Load())
+		})
+	}
 }
