@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nats-io/nats.go/jetstream"
 	"io"
 	"strings"
 	"time"
@@ -284,27 +285,36 @@ func readStreams(ctx context.Context, c *cli) (*envelope.Keyring, []auditMsg, fu
 		return nil, nil, nil, err
 	}
 	done := func() { _ = adm.Close(); _ = f.Close() }
+	out, err := storedMessages(ctx, adm.JetStream())
+	if err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return f.Keyring(), out, done, nil
+}
+
+// storedMessages returns every message still stored in the pipeline's
+// streams, in stream and sequence order. A gap (expired by max age) is skipped.
+func storedMessages(ctx context.Context, js jetstream.JetStream) ([]auditMsg, error) {
 	var out []auditMsg
 	for _, s := range topology.Streams {
-		st, err := adm.JetStream().Stream(ctx, s.Name)
+		st, err := js.Stream(ctx, s.Name)
 		if err != nil {
-			done()
-			return nil, nil, nil, fmt.Errorf("stream %s: %w", s.Name, err)
+			return nil, fmt.Errorf("stream %s: %w", s.Name, err)
 		}
 		info, err := st.Info(ctx)
 		if err != nil {
-			done()
-			return nil, nil, nil, err
+			return nil, err
 		}
 		for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 			m, err := st.GetMsg(ctx, seq)
 			if err != nil {
-				continue // a gap (max age) is not a link of this incident
+				continue
 			}
 			out = append(out, auditMsg{Subject: m.Subject, Seq: seq, Data: bytes.Clone(m.Data)})
 		}
 	}
-	return f.Keyring(), out, done, nil
+	return out, nil
 }
 
 func cmdAudit(ctx context.Context, c *cli, args []string) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -303,23 +302,9 @@ func readShadowData(ctx context.Context, c *cli, now time.Time) (*envelope.Keyri
 		return nil, nil, nil, err
 	}
 	defer func() { _ = adm.Close() }()
-	var msgs []auditMsg
-	for _, s := range topology.Streams {
-		st, err := adm.JetStream().Stream(ctx, s.Name)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("stream %s: %w", s.Name, err)
-		}
-		info, err := st.Info(ctx)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-			m, err := st.GetMsg(ctx, seq)
-			if err != nil {
-				continue // a gap (max age)
-			}
-			msgs = append(msgs, auditMsg{Subject: m.Subject, Seq: seq, Data: bytes.Clone(m.Data)})
-		}
+	msgs, err := storedMessages(ctx, adm.JetStream())
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	fz, err := activeFreezes(ctx, adm, f.Keyring(), now)
 	if err != nil {
