@@ -275,22 +275,16 @@ func printAudit(w io.Writer, r auditReport) {
 
 // readStreams returns every message of the audited streams, as stored.
 func readStreams(ctx context.Context, c *cli) (*envelope.Keyring, []auditMsg, func(), error) {
-	f, err := operatorFabric(ctx, c, logger(c, false))
+	adm, kr, done, err := operatorAdmin(ctx, c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	adm, err := f.Admin(ctx)
-	if err != nil {
-		_ = f.Close()
-		return nil, nil, nil, err
-	}
-	done := func() { _ = adm.Close(); _ = f.Close() }
 	out, err := storedMessages(ctx, adm.JetStream())
 	if err != nil {
 		done()
 		return nil, nil, nil, err
 	}
-	return f.Keyring(), out, done, nil
+	return kr, out, done, nil
 }
 
 // storedMessages returns every message still stored in the pipeline's

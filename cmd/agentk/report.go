@@ -44,16 +44,11 @@ func cmdReport(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: want one incident id", errUsage)
 	}
-	f, err := operatorFabric(ctx, c, logger(c, false))
+	adm, _, done, err := operatorAdmin(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = f.Close() }()
-	adm, err := f.Admin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = adm.Close() }()
+	defer done()
 	kv, err := adm.KeyValue(ctx, topology.BucketReports)
 	if err != nil {
 		return err
@@ -95,16 +90,11 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	f, err := operatorFabric(ctx, c, logger(c, false))
+	adm, _, done, err := operatorAdmin(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = f.Close() }()
-	adm, err := f.Admin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = adm.Close() }()
+	defer done()
 	ikv, err := adm.KeyValue(ctx, topology.BucketIncidents)
 	if err != nil {
 		return err

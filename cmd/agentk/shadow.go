@@ -292,25 +292,20 @@ func activeFreezes(ctx context.Context, adm *bus.Conn, kr *envelope.Keyring, now
 // readShadowData reads every stored message of the pipeline's streams and
 // the active freezes through one admin connection.
 func readShadowData(ctx context.Context, c *cli, now time.Time) (*envelope.Keyring, []auditMsg, []shadowFreeze, error) {
-	f, err := operatorFabric(ctx, c, logger(c, false))
+	adm, kr, done, err := operatorAdmin(ctx, c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer func() { _ = f.Close() }()
-	adm, err := f.Admin(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer func() { _ = adm.Close() }()
+	defer done()
 	msgs, err := storedMessages(ctx, adm.JetStream())
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fz, err := activeFreezes(ctx, adm, f.Keyring(), now)
+	fz, err := activeFreezes(ctx, adm, kr, now)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("freezes: %w", err)
 	}
-	return f.Keyring(), msgs, fz, nil
+	return kr, msgs, fz, nil
 }
 
 func cmdShadowReport(ctx context.Context, c *cli, args []string) error {

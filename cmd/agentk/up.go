@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/stack"
+	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/config"
 	"agentk/platform/fabric"
@@ -211,4 +212,19 @@ func operatorFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabr
 		return nil, fmt.Errorf("no running agentk and no data in %s: set AGENTK_NATS_URL or AGENTK_DATA_DIR", dataDir(c))
 	}
 	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: 0})
+}
+
+// operatorAdmin opens operatorFabric and its admin connection for a command
+// that reads the pipeline's streams and buckets; done closes both.
+func operatorAdmin(ctx context.Context, c *cli) (adm *bus.Conn, kr *envelope.Keyring, done func(), err error) {
+	f, err := operatorFabric(ctx, c, logger(c, false))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	adm, err = f.Admin(ctx)
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, nil, err
+	}
+	return adm, f.Keyring(), func() { _ = adm.Close(); _ = f.Close() }, nil
 }
