@@ -327,6 +327,9 @@ func cmdAudit(ctx context.Context, c *cli, args []string) error {
 	}
 	defer done()
 	rep := auditChain(kr, fs.Arg(0), msgs)
+	if rep.unknown() {
+		return fmt.Errorf("%w %s (agentk incidents lists them)", errNoSuchIncident, fs.Arg(0))
+	}
 	if *asJSON {
 		_ = json.NewEncoder(c.stdout).Encode(rep)
 	} else {

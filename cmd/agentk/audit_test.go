@@ -120,6 +120,9 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 		c.stdout = out
 		require.Equal(t, 0, run(ctx, c, []string{"audit", incident}))
 		require.Contains(t, out.String(), "chain verified")
+		out.Reset()
 		require.Equal(t, 1, run(ctx, c, []string{"audit", "inc-that-never-was"}))
+		require.Contains(t, c.stderr.(*bytes.Buffer).String(), "no such incident inc-that-never-was")
+		require.NotContains(t, out.String(), "CHAIN BROKEN")
 	})
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,10 +32,15 @@ var checkers = []struct {
 	{"deployer", deployer.CheckConfig},
 }
 
-// secretName reports whether a variable holds a secret by its name.
+// secretName reports whether a variable holds a secret: as the README tables
+// declare it (a variable that may be given as <NAME>_FILE, or marked
+// "(secret)"); only a variable no table declares is judged by its name.
 func secretName(name string) bool {
 	if strings.HasSuffix(name, "_FILE") {
 		return false // a path, not the secret
+	}
+	if d := declared(name); d.known {
+		return d.secret
 	}
 	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "API_KEY", "HEADERS", "APPROVERS", "SEED"} {
 		if strings.Contains(name, s) {
@@ -63,7 +70,7 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	var names []string
-	for _, kv := range os.Environ() {
+	for _, kv := range environ(c) {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "AGENTK_") || strings.HasPrefix(name, "OTEL_") || name == "DOCKER_HOST" {
 			if c.getenv(name) != "" {
@@ -78,6 +85,12 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 	}
 	for _, n := range names {
 		fmt.Fprintf(c.stdout, "  %s=%s\n", n, redact(n, c.getenv(n)))
+	}
+	if warn := unknownVars(environ(c)); len(warn) > 0 {
+		fmt.Fprintln(c.stdout, "\nUnknown variables (ignored):")
+		for _, w := range warn {
+			fmt.Fprintf(c.stdout, "  %s\n", w)
+		}
 	}
 	fmt.Fprintf(c.stdout, "\nNATS: %s; data dir %s; keys %s\n", orDefault(c.getenv("AGENTK_NATS_URL"), "embedded server"), dataDir(c), keysDir(c))
 	fmt.Fprintln(c.stdout, "\nEach service's configuration, read as its Run reads it:")
@@ -102,9 +115,48 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
+// checkServices validates the configuration of roles (every service when
+// nil) the way `agentk config` does, and returns every problem of every
+// service at once.
+func checkServices(getenv func(string) string, roles []string) error {
+	var errs []string
+	for _, ch := range checkers {
+		if roles != nil && !slices.Contains(roles, ch.role) {
+			continue
+		}
+		if err := ch.check(getenv); err != nil {
+			errs = append(errs, ch.role+":\n      "+strings.ReplaceAll(err.Error(), "\n", "\n      "))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d service(s) would refuse to start (agentk config shows the whole configuration):\n  %s", errUsage, len(errs), strings.Join(errs, "\n  "))
+}
+
 func orDefault(v, def string) string {
 	if v == "" {
 		return def
 	}
 	return v
+}
+
+// preflight runs before any service starts: it warns about AGENTK_ variables
+// no service reads (typos, with the nearest known name) and refuses to start
+// when the configuration of any of roles (every service when nil) is bad,
+// naming every problem at once.
+func preflight(c *cli, log *slog.Logger, roles []string) error {
+	for _, w := range unknownVars(environ(c)) {
+		log.Warn("unknown variable: " + w)
+	}
+	return checkServices(c.getenv, roles)
+}
+
+// environ lists the variables set in the process's environment as
+// NAME=value (c.listEnv in tests).
+func environ(c *cli) []string {
+	if c.listEnv != nil {
+		return c.listEnv()
+	}
+	return os.Environ()
 }

@@ -73,6 +73,11 @@ func cmdFreeze(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	f, err := client.Freeze(ctx, u, tok, scope, *reason, *d)
 	if err != nil {
 		return err
@@ -100,6 +105,11 @@ func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	f, err := client.Unfreeze(ctx, u, tok, scope, *reason)
 	if err != nil {
 		return err
@@ -125,6 +135,11 @@ func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error 
 	if err != nil {
 		return err
 	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	r, err := client.Answer(ctx, u, tok, fs.Arg(0), answer)
 	if err != nil {
 		return err

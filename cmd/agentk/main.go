@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
+	"time"
 )
 
 // command is one subcommand.
@@ -26,6 +28,15 @@ type cli struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
+
+	// connectTimeout bounds an operator command's connection to NATS or
+	// the bridge (--connect-timeout, AGENTK_CONNECT_TIMEOUT).
+	connectTimeout time.Duration
+	// flags is the flag set the command made last (help and completion
+	// read a command's flags by running it with -h).
+	flags *flag.FlagSet
+	// listEnv lists the environment as NAME=value (os.Environ when nil).
+	listEnv func() []string
 }
 
 var errUsage = errors.New("usage")
@@ -81,7 +92,7 @@ func main() {
 // run dispatches to a command and returns the process exit code: 0 success,
 // 1 failure, 2 bad usage.
 func run(ctx context.Context, c *cli, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1) {
 		usage(c.stdout)
 		if len(args) == 0 {
 			return 2
@@ -120,13 +131,92 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
+// operatorCommands reach a running pipeline (NATS or the bridge's API): each
+// takes --connect-timeout, and gives up with a clear error when nothing answers.
+var operatorCommands = []string{"report", "incidents", "audit", "shadow-report", "decisions", "deadletters", "freeze", "unfreeze", "approve", "deny"}
+
+// defaultConnectTimeout bounds an operator command's connection when neither
+// --connect-timeout nor AGENTK_CONNECT_TIMEOUT says otherwise.
+const defaultConnectTimeout = 5 * time.Second
+
+// flagSet is a flag.FlagSet whose Parse accepts flags anywhere among the
+// positional arguments (`replay <dir> --investigator persona:liar`), as most
+// command lines do; everything after "--" is positional.
+type flagSet struct {
+	*flag.FlagSet
+}
+
+// Parse parses flags interspersed with arguments; Args then returns the
+// positional arguments in order.
+func (fs *flagSet) Parse(args []string) error {
+	var pos []string
+	for {
+		if err := fs.FlagSet.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.FlagSet.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			pos = append(pos, rest...) // after "--": all positional
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	return fs.FlagSet.Parse(append([]string{"--"}, pos...))
+}
+
 // newFlags returns a flag set that prints usage to stderr and returns errors.
-func newFlags(c *cli, name, usageLine string) *flag.FlagSet {
+// Its usage lists the command's flags and the environment variables it reads.
+// Operator commands get --connect-timeout.
+func newFlags(c *cli, name, usageLine string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "Usage: agentk %s\n\nFlags:\n", usageLine)
+		fmt.Fprintf(fs.Output(), "Usage: agentk %s\n\n", usageLine)
+		if s := summaryOf(name); s != "" {
+			fmt.Fprintf(fs.Output(), "%s\n\n", s)
+		}
+		fmt.Fprintln(fs.Output(), "Flags:")
 		fs.PrintDefaults()
+		printCommandEnv(fs.Output(), name)
 	}
-	return fs
+	if slices.Contains(operatorCommands, name) {
+		def := defaultConnectTimeout
+		if v := c.getenv("AGENTK_CONNECT_TIMEOUT"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				d = -1 // refused by withConnectTimeout, naming the variable
+			}
+			def = d
+		}
+		fs.DurationVar(&c.connectTimeout, "connect-timeout", def, "give up when NATS or the bridge has not answered by then (AGENTK_CONNECT_TIMEOUT)")
+	}
+	c.flags = fs
+	return &flagSet{fs}
+}
+
+// withConnectTimeout bounds ctx by the operator command's connect timeout.
+func (c *cli) withConnectTimeout(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	d := c.connectTimeout
+	if d == 0 {
+		d = defaultConnectTimeout
+	}
+	if d < 0 {
+		return nil, nil, fmt.Errorf("%w: AGENTK_CONNECT_TIMEOUT=%q (or --connect-timeout): want a positive duration such as 5s", errUsage, c.getenv("AGENTK_CONNECT_TIMEOUT"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, nil
+}
+
+// summaryOf returns the registered summary of command name.
+func summaryOf(name string) string {
+	for _, c := range commands() {
+		if c.name == name {
+			return c.summary
+		}
+	}
+	return ""
 }

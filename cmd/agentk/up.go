@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -75,7 +76,7 @@ func openFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, 
 }
 
 func cmdUp(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "up", "up")
+	fs := newFlags(c, "up", "up   (every service in one process; SIGINT/SIGTERM stop consuming, let in-flight messages finish, then exit)\n\nThe configuration of every service is checked first and every problem reported at once (agentk config\nprints the whole configuration). Health: http://$AGENTK_HEALTH_ADDR/<service>/readyz.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,6 +91,9 @@ func cmdService(ctx context.Context, c *cli, role string, args []string) error {
 	if c.getenv("AGENTK_NATS_URL") == "" {
 		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run one service alone (use `agentk up` for all of them on embedded NATS)", errUsage)
 	}
+	if err := preflight(c, prodLogger(c), []string{role}); err != nil {
+		return err
+	}
 	e, _ := stack.Lookup(role)
 	return runner.Run(ctx, role, e.Run, c.getenv)
 }
@@ -100,6 +104,9 @@ func cmdService(ctx context.Context, c *cli, role string, args []string) error {
 // before the connections drain.
 func runServices(ctx context.Context, c *cli, roles []string) error {
 	log := newLogger(c)
+	if err := preflight(c, log, roles); err != nil {
+		return err
+	}
 	name := "up"
 	if len(roles) == 1 {
 		name = roles[0]
@@ -190,28 +197,53 @@ func cmdKeys(ctx context.Context, c *cli, args []string) error {
 
 // operatorFabric is how operator commands (report, incidents, audit) reach
 // the data: AGENTK_NATS_URL when set; else a running `agentk up` on this
-// machine (its embedded server listens on 127.0.0.1:AGENTK_NATS_PORT); else
-// the embedded server's store itself, opened offline from AGENTK_DATA_DIR.
+// machine (its embedded server listens on 127.0.0.1:AGENTK_NATS_PORT, as the
+// compose stack's NATS does); else the embedded server's store itself, opened
+// offline from AGENTK_DATA_DIR/nats. Connecting is bounded by the command's
+// connect timeout: an address that does not answer fails with its name.
 func operatorFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, error) {
-	if c.getenv("AGENTK_NATS_URL") != "" {
-		return openFabric(ctx, c, log)
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	if url := c.getenv("AGENTK_NATS_URL"); url != "" {
+		f, err := openFabric(ctx, c, log)
+		if err != nil {
+			return nil, fmt.Errorf("%w: cannot reach NATS at AGENTK_NATS_URL=%s within %s (--connect-timeout): %w", errNoPipeline, redact("AGENTK_NATS_URL", url), c.timeout(), err)
+		}
+		return f, nil
 	}
 	port := c.getenv("AGENTK_NATS_PORT")
 	if port == "" {
 		port = "4222"
 	}
+	local := "nats://127.0.0.1:" + port
 	if _, err := os.Stat(filepath.Join(keysDir(c), "keyring.json")); err == nil && port != "0" {
-		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
-		f, err := fabric.Remote(probe, "nats://127.0.0.1:"+port, keysDir(c), fabric.Options{Logger: log})
+		probe, cancel := context.WithTimeout(ctx, min(2*time.Second, c.timeout()))
+		f, err := fabric.Remote(probe, local, keysDir(c), fabric.Options{Logger: log})
 		cancel()
 		if err == nil {
 			return f, nil
 		}
 	}
-	if _, err := os.Stat(dataDir(c)); err != nil {
-		return nil, fmt.Errorf("no running agentk and no data in %s: set AGENTK_NATS_URL or AGENTK_DATA_DIR", dataDir(c))
+	// The offline store only when there is one: a keys-only .data (the
+	// compose stack's) is not an empty pipeline.
+	if _, err := os.Stat(filepath.Join(dataDir(c), "nats")); err != nil {
+		return nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/operations.md)", errNoPipeline, local, keysDir(c), dataDir(c))
 	}
 	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: 0})
+}
+
+// errNoPipeline is returned by operator commands that cannot reach NATS.
+var errNoPipeline = errors.New("no pipeline reachable")
+
+// timeout is the effective connect timeout.
+func (c *cli) timeout() time.Duration {
+	if c.connectTimeout > 0 {
+		return c.connectTimeout
+	}
+	return defaultConnectTimeout
 }
 
 // operatorAdmin opens operatorFabric and its admin connection for a command
@@ -221,7 +253,13 @@ func operatorAdmin(ctx context.Context, c *cli) (adm *bus.Conn, kr *envelope.Key
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	adm, err = f.Admin(ctx)
+	cctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, nil, err
+	}
+	defer cancel()
+	adm, err = f.Admin(cctx)
 	if err != nil {
 		_ = f.Close()
 		return nil, nil, nil, err
