@@ -378,5 +378,3 @@ func TestUpReportsEveryProblem(t *testing.T) {
 		require.Contains(t, errb.String(), w)
 	}
 }
-
-
