@@ -112,7 +112,6 @@ func TestUpHealthAndCleanStop(t *testing.T) {
 		"AGENTK_SIGNOZ_URL=" + sig.URL, "AGENTK_SIGNOZ_API_KEY=ro",
 		"AGENTK_BRIDGE_ADDR=" + bridge, "AGENTK_CONSOLE_TOKENS=alice=console-token-0123456789",
 		"AGENTK_SANDBOX_SERVICES=shop-api", "AGENTK_DEPLOYER_SERVICES=shop-api", "AGENTK_DEPLOYER_RUNTIME=dryrun",
-		"AGENTK_COMPOSE_PROJECT=shop",
 	}
 	p := startUp(t, env)
 	waitReady(t, p, health)

@@ -85,7 +85,7 @@ func Run(ctx context.Context, d service.Deps) error {
 			return fmt.Errorf("%w: %w", ErrStart, err)
 		}
 	default:
-		if err := dryRuntime(ctx, cfg, dep, log); err != nil {
+		if err := dryRuntime(ctx, cfg, d, dep, watchErr); err != nil {
 			return fmt.Errorf("%w: %w", ErrStart, err)
 		}
 	}
@@ -151,6 +151,13 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 	}
 	dep.Runtime = &dockerrt.Compose{Bin: bin, Project: cfg.Project, File: cfg.ComposeFile, StateDir: cfg.StateDir, Docker: docker, Env: env}
 	dep.Recovery = recoveryChecker(cfg, d)
+	return followLedger(ctx, docker, dep, d.Logger, watchErr, "compose", strings.Join(bin, " "))
+}
+
+// followLedger keeps dep's release ledger in step with the project's
+// containers (dockerrt.Docker.Watch) and returns once the running ones are
+// in it. Both runtimes build their ledger this way.
+func followLedger(ctx context.Context, docker *dockerrt.Docker, dep *rollback.Deployer, log *slog.Logger, watchErr chan error, logArgs ...any) error {
 	synced := make(chan struct{})
 	go func() {
 		if err := docker.Watch(ctx, dep.Observe, func() { close(synced) }); err != nil {
@@ -159,7 +166,7 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 	}()
 	select {
 	case <-synced:
-		d.Logger.Info("release ledger synced from docker", "project", cfg.Project, "compose", strings.Join(bin, " "))
+		log.Info("release ledger synced from docker", append([]any{"project", dep.Rules.Project}, logArgs...)...)
 		return nil
 	case err := <-watchErr:
 		return err
@@ -168,8 +175,24 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 	}
 }
 
-// dryRuntime wires the dry run, seeded from a recorded incident when one is named.
-func dryRuntime(ctx context.Context, cfg config.Config, dep *rollback.Deployer, log *slog.Logger) error {
+// dryRuntime wires the dry run: seeded from a recorded incident when one is
+// named (replays); else, with a compose project, on the real stack: the
+// ledger follows Docker exactly as the docker runtime's does ("watch
+// first"), and the compose command is reported, never run.
+func dryRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.Deployer, watchErr chan error) error {
+	log := d.Logger
+	if cfg.LedgerFromDocker() {
+		cli, err := dockerrt.Connect(ctx, cfg.DockerHost)
+		if err != nil {
+			return err
+		}
+		context.AfterFunc(ctx, func() { _ = cli.Close() })
+		docker := dockerrt.NewDocker(cli, cfg.Project)
+		docker.Log = log
+		if err := followLedger(ctx, docker, dep, log, watchErr, "runtime", config.RuntimeDryRun); err != nil {
+			return err
+		}
+	}
 	if cfg.IncidentDir != "" {
 		seed, err := dryrun.Load(cfg.IncidentDir, dep.Now())
 		if err != nil {

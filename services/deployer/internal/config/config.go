@@ -85,6 +85,14 @@ type Config struct {
 	ShadowServices []string
 }
 
+// LedgerFromDocker reports whether the release ledger follows the Docker
+// engine: always with the docker runtime; in a dry run, when a compose
+// project is named and no recorded incident seeds the ledger instead (the
+// dry run on a real stack, which can allow what the docker runtime would do).
+func (c Config) LedgerFromDocker() bool {
+	return c.Runtime == RuntimeDocker || (c.Runtime == RuntimeDryRun && c.Project != "" && c.IncidentDir == "")
+}
+
 // Shadowed reports whether service is in shadow mode.
 func (c Config) Shadowed(service string) bool {
 	return c.ShadowAll || slices.Contains(c.ShadowServices, service)

@@ -56,3 +56,25 @@ func TestFromEnvReportsEveryProblem(t *testing.T) {
 		})
 	}
 }
+
+func TestLedgerFromDocker(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  map[string]string
+		want bool
+	}{
+		{name: "docker runtime", env: map[string]string{config.EnvRuntime: "docker", config.EnvServices: "shop-api", config.EnvProject: "shop", config.EnvComposeFile: "f", config.EnvStateDir: "s"}, want: true},
+		{name: "dry run on a real stack", env: map[string]string{config.EnvServices: "shop-api", config.EnvProject: "shop"}, want: true},
+		{name: "dry run of a recorded incident", env: map[string]string{config.EnvIncidentDir: "/corpus/x", config.EnvProject: "shop"}},
+		{name: "dry run without a project", env: map[string]string{config.EnvServices: "shop-api"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := config.FromEnv(env(tc.env))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, c.LedgerFromDocker())
+		})
+	}
+}
