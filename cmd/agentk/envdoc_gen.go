@@ -16,7 +16,7 @@ var envDoc = []envRow{
 	{"Every process", "`AGENTK_STREAM_REPLICAS`", "`1`", "`agentk provision`: stream and bucket replicas (1, 3 or 5)"},
 	{"Every process", "`AGENTK_STREAM_MAX_AGE`", "`720h`", "`agentk provision`: how long every message is kept (the audit trail; at least 1h)"},
 	{"Every process", "`AGENTK_OTEL_DISABLED`", "unset", "`1`: build telemetry providers, export nothing (tests always set it)"},
-	{"Every process", "`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT`", "SDK default (`localhost:4318`)", "OTLP collector, e.g. SigNoz's `http://signoz-otel-collector:4318`"},
+	{"Every process", "`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT`", "unset: nothing exported, nothing logged about it", "OTLP collector, e.g. SigNoz's `http://signoz-otel-collector:4318`; a signal is exported only when its endpoint (or the base one) is set"},
 	{"Every process", "`OTEL_EXPORTER_OTLP_PROTOCOL`", "`http/protobuf`", "or `grpc`"},
 	{"Every process", "`OTEL_EXPORTER_OTLP_HEADERS`", "—", "`k=v,k2=v2` (URL-encoded values), e.g. `signoz-ingestion-key=…` (secret)"},
 	{"Every process", "`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`", "`agentk-<service>`", "resource"},

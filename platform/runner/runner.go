@@ -51,15 +51,17 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	if g.NATSURL == "" {
 		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run %s on its own (agentk up runs every service on embedded NATS)", ErrConfig, role)
 	}
-	log := g.Logger(os.Stderr)
-	log = log.With("service", role)
+	// The fabric tags the service's logger (and its bus connection's) with
+	// the service itself: handing it log would repeat the key.
+	base := g.Logger(os.Stderr)
+	log := base.With("service", role)
 	tp, err := telemetry.Setup(ctx, role, getenv)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tp.Shutdown(context.WithoutCancel(ctx)) }()
 
-	f, err := fabric.Remote(ctx, g.NATSURL, g.KeysDir, fabric.Options{Logger: log, Bus: busCfg})
+	f, err := fabric.Remote(ctx, g.NATSURL, g.KeysDir, fabric.Options{Logger: base, Bus: busCfg})
 	if err != nil {
 		return err
 	}

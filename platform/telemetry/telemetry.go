@@ -4,7 +4,9 @@
 //
 // AGENTK_OTEL_DISABLED=1 builds the same providers (spans are still recorded,
 // so trace ids exist for logs and for the bus's traceparent) but with no
-// exporter: nothing ever leaves the process. Tests always set it.
+// exporter: nothing ever leaves the process. Tests always set it. With no
+// OTLP endpoint set (OTEL_EXPORTER_OTLP_ENDPOINT or the per-signal ones)
+// nothing is exported either, and nothing is dialled or logged about it.
 //
 // Services are named agentk-<service> so the sandbox can refuse to
 // investigate the pipeline's own telemetry.
@@ -113,6 +115,7 @@ func setup(ctx context.Context, name, service string, roles []string, getenv fun
 	sampler := sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
 	var te sdktrace.SpanExporter
+	exporting := false
 	if !disabled {
 		protocol := getenv(EnvProtocol)
 		if protocol == "" {
@@ -138,12 +141,17 @@ func setup(ctx context.Context, name, service string, roles []string, getenv fun
 		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
+		// No endpoint, no exporter: the SDK's localhost default would
+		// only print a connection error every few seconds.
 		var me sdkmetric.Exporter
 		te, me, err = exporters(ctx, protocol, tEP, mEP, headers)
 		if err != nil {
 			return nil, err
 		}
-		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(30*time.Second))))
+		if me != nil {
+			mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(30*time.Second))))
+		}
+		exporting = te != nil || me != nil
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -155,7 +163,7 @@ func setup(ctx context.Context, name, service string, roles []string, getenv fun
 		}
 		return sdktrace.NewTracerProvider(opts...)
 	}
-	p := &Providers{Tracer: newTracer(res), Meter: sdkmetric.NewMeterProvider(mopts...), exporter: te, exporting: !disabled}
+	p := &Providers{Tracer: newTracer(res), Meter: sdkmetric.NewMeterProvider(mopts...), exporter: te, exporting: exporting}
 	var global trace.TracerProvider = p.Tracer
 	if len(roles) > 0 {
 		p.roles = map[string]*sdktrace.TracerProvider{}
@@ -170,47 +178,33 @@ func setup(ctx context.Context, name, service string, roles []string, getenv fun
 	return p, nil
 }
 
-func exporters(ctx context.Context, protocol, tEP, mEP string, headers map[string]string) (sdktrace.SpanExporter, sdkmetric.Exporter, error) {
+func exporters(ctx context.Context, protocol, tEP, mEP string, headers map[string]string) (te sdktrace.SpanExporter, me sdkmetric.Exporter, err error) {
 	if protocol == "grpc" {
-		to := []otlptracegrpc.Option{otlptracegrpc.WithHeaders(headers)}
-		mo := []otlpmetricgrpc.Option{otlpmetricgrpc.WithHeaders(headers)}
 		if tEP != "" {
-			to = append(to, otlptracegrpc.WithEndpointURL(tEP))
+			if te, err = otlptracegrpc.New(ctx, otlptracegrpc.WithHeaders(headers), otlptracegrpc.WithEndpointURL(tEP)); err != nil {
+				return nil, nil, fmt.Errorf("telemetry: trace exporter: %w", err)
+			}
 		}
 		if mEP != "" {
-			mo = append(mo, otlpmetricgrpc.WithEndpointURL(mEP))
-		}
-		te, err := otlptracegrpc.New(ctx, to...)
-		if err != nil {
-			return nil, nil, fmt.Errorf("telemetry: trace exporter: %w", err)
-		}
-		me, err := otlpmetricgrpc.New(ctx, mo...)
-		if err != nil {
-			return nil, nil, fmt.Errorf("telemetry: metric exporter: %w", err)
+			if me, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithHeaders(headers), otlpmetricgrpc.WithEndpointURL(mEP)); err != nil {
+				return nil, nil, fmt.Errorf("telemetry: metric exporter: %w", err)
+			}
 		}
 		return te, me, nil
 	}
-	to := []otlptracehttp.Option{otlptracehttp.WithHeaders(headers)}
-	mo := []otlpmetrichttp.Option{otlpmetrichttp.WithHeaders(headers)}
 	if tEP != "" {
-		to = append(to, otlptracehttp.WithEndpointURL(tEP))
+		if te, err = otlptracehttp.New(ctx, otlptracehttp.WithHeaders(headers), otlptracehttp.WithEndpointURL(tEP)); err != nil {
+			return nil, nil, fmt.Errorf("telemetry: trace exporter: %w", err)
+		}
 	}
 	if mEP != "" {
-		mo = append(mo, otlpmetrichttp.WithEndpointURL(mEP))
-	}
-	te, err := otlptracehttp.New(ctx, to...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("telemetry: trace exporter: %w", err)
-	}
-	me, err := otlpmetrichttp.New(ctx, mo...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("telemetry: metric exporter: %w", err)
+		if me, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithHeaders(headers), otlpmetrichttp.WithEndpointURL(mEP)); err != nil {
+			return nil, nil, fmt.Errorf("telemetry: metric exporter: %w", err)
+		}
 	}
 	return te, me, nil
 }
 
-// signalEndpoint applies the OTLP rule: a per-signal endpoint is used as is;
-// the base endpoint gets /v1/<signal> appended for http/protobuf.
 func signalEndpoint(specific, base, protocol, path string) string {
 	if specific != "" {
 		return specific

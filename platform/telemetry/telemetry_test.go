@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"go.opentelemetry.io/otel"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -62,6 +63,32 @@ func TestExportSwitch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With no OTLP endpoint nothing is exported and nothing complains: the SDK's
+// localhost default is not dialled (it printed a connection error every few
+// seconds). Not parallel: Setup installs process globals.
+func TestNoEndpointNoExport(t *testing.T) {
+	var complaints atomic.Int32
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) { complaints.Add(1) }))
+	t.Cleanup(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
+	for _, role := range []string{"gate", ""} {
+		var p *telemetry.Providers
+		var err error
+		if role == "" {
+			p, err = telemetry.SetupServices(context.Background(), []string{"gate", "bridge"}, func(string) string { return "" })
+		} else {
+			p, err = telemetry.Setup(context.Background(), role, func(string) string { return "" })
+		}
+		require.NoError(t, err)
+		require.False(t, p.Exporting())
+		_, span := telemetry.Tracer("test").Start(context.Background(), "work")
+		require.True(t, span.SpanContext().IsValid(), "spans are still recorded, for trace ids in logs")
+		span.End()
+		require.NoError(t, p.ForceFlush(context.Background()), "nothing dialled")
+		require.NoError(t, p.Shutdown(context.Background()))
+	}
+	require.Zero(t, complaints.Load())
 }
 
 func TestSetupReportsBadVariables(t *testing.T) {

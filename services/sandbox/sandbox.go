@@ -23,7 +23,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	log := d.Logger.With("service", "sandbox")
+	log := d.Logger // tagged with the service by the fabric
 	log.Info("sandbox configured", "config", cfg.String())
 	ex := &executor.Executor{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,

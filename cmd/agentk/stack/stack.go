@@ -102,9 +102,10 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 		check := r.Health.Add(health.New(e.Role, d.Bus.Connected))
 		d.Ready = func() { once.Do(func() { check.Ready(); close(ready) }) }
 		if d.Logger == nil {
-			d.Logger = log
+			// fabric.Deps tags its logger with the service already: one
+			// "service" key per line.
+			d.Logger = log.With("service", e.Role)
 		}
-		d.Logger = d.Logger.With("service", e.Role)
 		r.wg.Add(1)
 		go func(e Entry, d service.Deps) {
 			defer r.wg.Done()

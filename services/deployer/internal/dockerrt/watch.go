@@ -61,7 +61,7 @@ func (d *Docker) Watch(ctx context.Context, observe func(context.Context, ledger
 			}
 			if o, ok := d.Observation(in); ok {
 				if err := observe(ctx, o); err != nil {
-					d.log().Error("ledger update failed", "project", d.project, "service", o.Service, "err", err)
+					d.log().Error("ledger update failed", "project", d.project, "compose_service", o.Service, "err", err)
 				}
 			}
 		}

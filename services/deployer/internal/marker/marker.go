@@ -47,7 +47,7 @@ func (o OTel) Mark(ctx context.Context, m rollback.Mark) {
 	// The syncer exported it at End; the provider is not shut down because
 	// that would shut the shared exporter.
 	if o.Logger != nil {
-		o.Logger.InfoContext(ctx, "deployment marker emitted", "service", m.Service, "version", m.Version,
+		o.Logger.InfoContext(ctx, "deployment marker emitted", "incident_service", m.Service, "version", m.Version,
 			"previous_version", m.PreviousVersion, "deployment_id", m.DeploymentID)
 	}
 }

@@ -42,7 +42,7 @@ func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 func Log(ctx context.Context, log *slog.Logger, res rollback.Result) {
 	a := res.Action
 	attrs := []any{"action_id", a.ActionID, "approval_id", a.ApprovalID, "decision_id", a.DecisionID,
-		"incident_id", a.IncidentID, "service", a.Service, "outcome", a.Outcome}
+		"incident_id", a.IncidentID, "incident_service", a.Service, "outcome", a.Outcome}
 	switch a.Outcome {
 	case contracts.OutcomeRefused:
 		code := ""

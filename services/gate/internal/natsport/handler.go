@@ -79,7 +79,7 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrSeal, d.DecisionID, err)
 	}
-	h.Logger.InfoContext(ctx, "decision", "decision_id", d.DecisionID, "incident_id", d.IncidentID, "service", d.Service,
+	h.Logger.InfoContext(ctx, "decision", "decision_id", d.DecisionID, "incident_id", d.IncidentID, "incident_service", d.Service,
 		"verdict", d.Verdict, "failed_checks", d.FailedChecks)
 	return []bus.Out{{Envelope: env, MsgID: d.DecisionID}}, nil
 }

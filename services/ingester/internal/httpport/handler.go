@@ -195,7 +195,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, a := range alerts {
 		res, err := h.ing.Ingest(fctx, a, now)
 		if err != nil {
-			h.opt.Logger.ErrorContext(ctx, "alert not filed: bus unavailable", "incident_id", a.IncidentID, "service", a.Service, "err", err)
+			h.opt.Logger.ErrorContext(ctx, "alert not filed: bus unavailable", "incident_id", a.IncidentID, "incident_service", a.Service, "err", err)
 			w.Header().Set("Retry-After", "5")
 			h.reject(ctx, w, http.StatusServiceUnavailable, ReasonUnavailable, ErrorBody{Error: "the alert could not be made durable; retry"})
 			return
@@ -205,7 +205,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		switch res.Outcome {
 		case incidents.Opened, incidents.Queued, incidents.Resolved:
-			h.opt.Logger.InfoContext(ctx, "incident "+string(res.Outcome), "incident_id", res.IncidentID, "service", a.Service, "rule_id", a.RuleID)
+			h.opt.Logger.InfoContext(ctx, "incident "+string(res.Outcome), "incident_id", res.IncidentID, "incident_service", a.Service, "rule_id", a.RuleID)
 		case incidents.TestAck:
 			h.opt.Logger.InfoContext(ctx, "test notification acknowledged", "alert_name", a.AlertName)
 		default:

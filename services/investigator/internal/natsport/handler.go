@@ -100,7 +100,7 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 		h.Logger.WarnContext(ctx, "alert rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("natsport: alert: %w", err))
 	}
-	log := h.Logger.With("incident_id", alert.IncidentID, "service", alert.Service)
+	log := h.Logger.With("incident_id", alert.IncidentID, "incident_service", alert.Service)
 	if why := skipReason(alert); why != "" {
 		log.InfoContext(ctx, "alert skipped", "reason", why)
 		return nil, nil
