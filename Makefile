@@ -8,7 +8,7 @@ SERVICES := ingester investigator sandbox reviewer gate bridge deployer
 GOLANGCI_VERSION ?= v2.15.0
 FUZZTIME ?= 20s
 
-.PHONY: all build test test-cluster test-short lint vet images demo demo-live eval bench fuzz keys tidy clean
+.PHONY: all build test test-cluster test-short lint vet images demo demo-live eval eval-update bench fuzz keys tidy clean
 
 all: build
 
@@ -45,9 +45,16 @@ demo-live:
 	@AGENTK_IMAGES=demo bash scripts/images.sh
 	@cd cmd/agentk && $(GO) run . demo --live $(DEMO_FLAGS)
 
-## eval: score every investigator on the recorded corpus; writes docs/eval/latest.md
+## eval: score every investigator on the recorded corpus into build/eval/latest.md (gitignored);
+## make eval UPDATE=1 (or make eval-update) rewrites the committed scoreboard docs/eval/latest.md
+EVAL_OUT := $(if $(filter 1,$(UPDATE)),$(CURDIR)/docs/eval/latest.md,$(CURDIR)/build/eval/latest.md)
 eval:
-	@cd cmd/agentk && $(GO) run . eval --all --markdown $(CURDIR)/docs/eval/latest.md $(CURDIR)/e2e/incidents
+	@mkdir -p $(dir $(EVAL_OUT))
+	@cd cmd/agentk && $(GO) run . eval --all --markdown $(EVAL_OUT) $(CURDIR)/e2e/incidents
+	@echo "scoreboard: $(EVAL_OUT)"
+
+eval-update:
+	@$(MAKE) --no-print-directory eval UPDATE=1
 
 ## images: every image FROM scratch from static binaries, no registry pulls
 images:
@@ -73,4 +80,4 @@ tidy:
 	@set -e; for d in $(MODULES); do (cd $$d && $(GO) mod tidy); done
 
 clean:
-	rm -rf $(BIN) .data
+	rm -rf $(BIN) .data build
