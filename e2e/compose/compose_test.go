@@ -73,6 +73,7 @@ func TestComposeStack(t *testing.T) {
 		// Random loopback ports: the test never collides with a running stack.
 		"AGENTK_INGEST_PUBLISH=127.0.0.1:",
 		"AGENTK_BRIDGE_PUBLISH=127.0.0.1:",
+		"AGENTK_NATS_PUBLISH=127.0.0.1:",
 		"SHOP_API_PUBLISH=127.0.0.1:",
 	}
 	compose := func(ctx context.Context, args ...string) (string, error) {
