@@ -8,7 +8,7 @@ SERVICES := ingester investigator sandbox reviewer gate bridge deployer
 GOLANGCI_VERSION ?= v2.15.0
 FUZZTIME ?= 20s
 
-.PHONY: all build test test-cluster test-short lint vet images demo demo-live eval eval-update bench fuzz keys tidy clean
+.PHONY: all build test test-cluster test-short lint vet images demo demo-live eval eval-update test-setup-doc bench fuzz keys tidy clean
 
 all: build
 
@@ -18,10 +18,15 @@ build:
 	cd cmd/agentk && CGO_ENABLED=0 $(GO) build -o $(BIN)/agentk .
 	@for s in $(SERVICES); do (cd services/$$s && CGO_ENABLED=0 $(GO) build -o $(BIN)/$$s ./cmd/$$s) || exit 1; done
 
-## test: go vet and go test in every module of the workspace
+## test: go vet and go test in every module of the workspace, then docs/setup.md followed literally
 test:
 	@failed=""; for d in $(MODULES); do echo "== $$d"; (cd $$d && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...) || failed="$$failed $$d"; done; \
+	echo "== docs/setup.md"; bash scripts/test-setup-doc.sh || failed="$$failed docs/setup.md"; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
+
+## test-setup-doc: run every sh block of docs/setup.md, in order, on embedded defaults
+test-setup-doc:
+	@bash scripts/test-setup-doc.sh
 
 ## test-short: the same with -short (skips the slow end-to-end evals)
 test-short:
