@@ -371,10 +371,13 @@ func TestConfigWarnsAndRedacts(t *testing.T) {
 // `agentk up` checks every service first and names every problem at once.
 func TestUpReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"AGENTK_GATE_COOLDOWN": "forever", "AGENTK_DEPLOYER_RUNTIME": "teleport", "AGENTK_INGEST_MAX_BODY": "-1", "AGENTK_DATA_DIR": t.TempDir()}
+	env := map[string]string{"AGENTK_GATE_COOLDOWN": "forever", "AGENTK_DEPLOYER_RUNTIME": "teleport", "AGENTK_INGEST_MAX_BODY": "-1",
+		"AGENTK_BUS_MAX_DELIVER": "0", "AGENTK_DATA_DIR": t.TempDir(), "AGENTK_GATE_COLDOWN": "1m"}
 	c, _, errb := testCLI(env)
+	c.listEnv = func() []string { return []string{"AGENTK_GATE_COLDOWN=1m"} }
 	require.Equal(t, 2, run(context.Background(), c, []string{"up"}))
-	for _, w := range []string{"service(s) would refuse to start", "gate:", "AGENTK_GATE_COOLDOWN", "deployer:", "AGENTK_DEPLOYER_RUNTIME", "ingester:", "AGENTK_INGEST_MAX_BODY"} {
+	for _, w := range []string{"service(s) would refuse to start", "platform:", "AGENTK_BUS_MAX_DELIVER", "gate:", "AGENTK_GATE_COOLDOWN", "deployer:", "AGENTK_DEPLOYER_RUNTIME", "ingester:", "AGENTK_INGEST_MAX_BODY",
+		"unknown variable: AGENTK_GATE_COLDOWN", "did you mean AGENTK_GATE_COOLDOWN?"} {
 		require.Contains(t, errb.String(), w)
 	}
 }

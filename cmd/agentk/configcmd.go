@@ -7,8 +7,11 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"agentk/platform/bus"
+	"agentk/platform/config"
 	"agentk/services/bridge"
 	"agentk/services/deployer"
 	"agentk/services/gate"
@@ -23,6 +26,7 @@ var checkers = []struct {
 	role  string
 	check func(func(string) string) error
 }{
+	{"platform", checkPlatform},
 	{"ingester", ingester.CheckConfig},
 	{"sandbox", sandbox.CheckConfig},
 	{"investigator", investigator.CheckConfig},
@@ -30,6 +34,21 @@ var checkers = []struct {
 	{"gate", gate.CheckConfig},
 	{"bridge", bridge.CheckConfig},
 	{"deployer", deployer.CheckConfig},
+}
+
+// checkPlatform validates what every process reads (NATS, data and keys
+// directories, logs, the bus's delivery settings, the embedded server's
+// port), as openFabric and runner.Run read it.
+func checkPlatform(getenv func(string) string) error {
+	env := config.New(getenv)
+	config.GlobalFromEnv(env)
+	bus.ConfigFromEnv(env)
+	if v := getenv("AGENTK_NATS_PORT"); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 65535 {
+			env.Failf("AGENTK_NATS_PORT", "want a port number (0 picks a free one), got %q", v)
+		}
+	}
+	return env.Err()
 }
 
 // secretName reports whether a variable holds a secret: as the README tables

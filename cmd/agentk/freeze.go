@@ -80,7 +80,7 @@ func cmdFreeze(ctx context.Context, c *cli, args []string) error {
 	defer cancel()
 	f, err := client.Freeze(ctx, u, tok, scope, *reason, *d)
 	if err != nil {
-		return err
+		return bridgeFailed(ctx, u, c, err)
 	}
 	if *asJSON {
 		return json.NewEncoder(c.stdout).Encode(f)
@@ -112,7 +112,7 @@ func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
 	defer cancel()
 	f, err := client.Unfreeze(ctx, u, tok, scope, *reason)
 	if err != nil {
-		return err
+		return bridgeFailed(ctx, u, c, err)
 	}
 	if *asJSON {
 		return json.NewEncoder(c.stdout).Encode(f)
@@ -142,7 +142,7 @@ func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error 
 	defer cancel()
 	r, err := client.Answer(ctx, u, tok, fs.Arg(0), answer)
 	if err != nil {
-		return err
+		return bridgeFailed(ctx, u, c, err)
 	}
 	if *asJSON {
 		return json.NewEncoder(c.stdout).Encode(r)
@@ -157,4 +157,13 @@ func readSecretFile(path string) (string, error) {
 		return "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN_FILE: %v", errUsage, err)
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// bridgeFailed names the bridge that did not answer within the connect
+// timeout; other errors (a refusal, a bad token) pass unchanged.
+func bridgeFailed(ctx context.Context, u string, c *cli, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: the bridge at %s did not answer within %s (--connect-timeout, AGENTK_CONNECT_TIMEOUT): %w", errNoPipeline, u, c.timeout(), err)
+	}
+	return err
 }
