@@ -180,6 +180,11 @@ func newFlags(c *cli, name, usageLine string) *flagSet {
 			fmt.Fprintf(fs.Output(), "%s\n\n", s)
 		}
 		fmt.Fprintln(fs.Output(), "Flags:")
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			fmt.Fprintln(fs.Output(), "  (none)")
+		}
 		fs.PrintDefaults()
 		printCommandEnv(fs.Output(), name)
 	}

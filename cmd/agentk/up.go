@@ -209,10 +209,10 @@ func operatorFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabr
 	defer cancel()
 	if url := c.getenv("AGENTK_NATS_URL"); url != "" {
 		f, err := openFabric(ctx, c, log)
-		if err != nil {
+		if errors.Is(err, bus.ErrConnect) {
 			return nil, fmt.Errorf("%w: cannot reach NATS at AGENTK_NATS_URL=%s within %s (--connect-timeout): %w", errNoPipeline, redact("AGENTK_NATS_URL", url), c.timeout(), err)
 		}
-		return f, nil
+		return f, err
 	}
 	port := c.getenv("AGENTK_NATS_PORT")
 	if port == "" {
@@ -230,7 +230,7 @@ func operatorFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabr
 	// The offline store only when there is one: a keys-only .data (the
 	// compose stack's) is not an empty pipeline.
 	if _, err := os.Stat(filepath.Join(dataDir(c), "nats")); err != nil {
-		return nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/operations.md)", errNoPipeline, local, keysDir(c), dataDir(c))
+		return nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/deploy.md)", errNoPipeline, local, keysDir(c), dataDir(c))
 	}
 	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: 0})
 }
