@@ -78,8 +78,10 @@ Commands:`)
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, `
-Run "agentk <command> -h" for a command's flags. Configuration is read from
-AGENTK_* environment variables: see docs/configuration.md, or "agentk config".`)
+Flags go before or after arguments. "agentk help <command>" (or "agentk <command> -h")
+prints a command's flags and the variables it reads. Configuration is read from
+AGENTK_* environment variables: see docs/configuration.md, or "agentk config".
+Shell completion: source <(agentk completion bash).`)
 }
 
 func main() {
