@@ -381,3 +381,45 @@ func TestUpReportsEveryProblem(t *testing.T) {
 		require.Contains(t, errb.String(), w)
 	}
 }
+
+// FuzzInterspersedParse: whatever the command line, Parse never panics, and
+// the arguments are the words a flag did not take, in order (everything after
+// the first "--").
+func FuzzInterspersedParse(f *testing.F) {
+	f.Add("shop-api --for 1h --reason x")
+	f.Add("--json a -- --b c")
+	f.Add("a b c")
+	f.Add("-for=2h - -- -- x")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		c, _, _ := testCLI(nil)
+		fs := newFlags(c, "x", "x")
+		fs.Bool("json", false, "")
+		fs.Duration("for", time.Hour, "")
+		fs.String("reason", "", "")
+		if fs.Parse(args) != nil {
+			return
+		}
+		var want []string
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "--":
+				want = append(want, args[i+1:]...)
+				i = len(args)
+			case len(a) > 1 && a[0] == '-':
+				name := strings.TrimLeft(a, "-")
+				if !strings.Contains(name, "=") && (name == "for" || name == "reason") {
+					i++ // its value
+				}
+			default:
+				want = append(want, a)
+			}
+		}
+		if len(want) == 0 {
+			want = []string{}
+		}
+		got := append([]string{}, fs.Args()...)
+		require.Equal(t, want, got, "%q", args)
+	})
+}
