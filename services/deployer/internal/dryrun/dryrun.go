@@ -1,6 +1,9 @@
-// Package dryrun is the runtime recorded-incident replays use: everything the
-// docker runtime does except the compose command, which it reports instead.
-// It also seeds the ledger and the cooldown from a recorded incident folder.
+// Package dryrun is the runtime that does everything the docker runtime does
+// except the compose command, which it reports instead. On a real stack
+// ("watch first") its release ledger follows Docker exactly as the docker
+// runtime's does (the deployer wires dockerrt's watcher to it), so it can
+// allow what the docker runtime would do; for recorded-incident replays Load
+// seeds the ledger and the cooldown from the incident folder instead.
 package dryrun
 
 import (
