@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/topology"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +26,9 @@ func TestOperatorAgainstComposeLayout(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	// Sized by its own provisioning (as the compose stack's provision
+	// container does it); the operator's commands must leave that alone.
+	srv, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler), Provision: bus.ProvisionConfig{MaxAge: 2 * time.Hour}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	u, err := url.Parse(srv.URL())
@@ -59,6 +63,14 @@ func TestOperatorAgainstComposeLayout(t *testing.T) {
 			}
 			_, err := os.Stat(filepath.Join(host, "nats"))
 			require.ErrorIs(t, err, os.ErrNotExist, "no embedded store was started on the host")
+			adm, err := srv.Admin(ctx)
+			require.NoError(t, err)
+			defer func() { _ = adm.Close() }()
+			for _, st := range topology.Streams {
+				s, err := adm.JetStream().Stream(ctx, st.Name)
+				require.NoError(t, err)
+				require.Equal(t, 2*time.Hour, s.CachedInfo().Config.MaxAge, "%s re-provisioned by an operator's command", st.Name)
+			}
 		})
 	}
 }

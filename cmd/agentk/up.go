@@ -195,44 +195,70 @@ func cmdKeys(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
-// operatorFabric is how operator commands (report, incidents, audit) reach
-// the data: AGENTK_NATS_URL when set; else a running `agentk up` on this
-// machine (its embedded server listens on 127.0.0.1:AGENTK_NATS_PORT, as the
-// compose stack's NATS does); else the embedded server's store itself, opened
-// offline from AGENTK_DATA_DIR/nats. Connecting is bounded by the command's
-// connect timeout: an address that does not answer fails with its name.
-func operatorFabric(ctx context.Context, c *cli, log *slog.Logger) (*fabric.Fabric, error) {
+// operatorAdmin is how operator commands (report, incidents, audit, …)
+// reach the data, as the admin: AGENTK_NATS_URL when set; else a running
+// `agentk up` on this machine or the compose stack's NATS (both listen on
+// 127.0.0.1:AGENTK_NATS_PORT), with the keys in AGENTK_KEYS_DIR; else the
+// embedded server's store itself, opened offline from AGENTK_DATA_DIR/nats.
+// A server is never re-provisioned by an operator's command. Connecting is
+// bounded by the connect timeout: an address that does not answer fails with
+// its name. done closes the connection and the fabric.
+func operatorAdmin(ctx context.Context, c *cli) (adm *bus.Conn, kr *envelope.Keyring, done func(), err error) {
 	ctx, cancel, err := c.withConnectTimeout(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	defer cancel()
-	if url := c.getenv("AGENTK_NATS_URL"); url != "" {
-		f, err := openFabric(ctx, c, log)
+	log := logger(c, false)
+	join := func(ctx context.Context, url string) (*fabric.Fabric, *bus.Conn, error) {
+		f, err := fabric.Remote(ctx, url, keysDir(c), fabric.Options{Logger: log, NoProvision: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		adm, err := f.Admin(ctx)
+		if err != nil {
+			_ = f.Close()
+			return nil, nil, err
+		}
+		return f, adm, nil
+	}
+	var f *fabric.Fabric
+	switch url := c.getenv("AGENTK_NATS_URL"); {
+	case url != "":
+		f, adm, err = join(ctx, url)
 		if errors.Is(err, bus.ErrConnect) {
-			return nil, fmt.Errorf("%w: cannot reach NATS at AGENTK_NATS_URL=%s within %s (--connect-timeout): %w", errNoPipeline, redact("AGENTK_NATS_URL", url), c.timeout(), err)
+			return nil, nil, nil, fmt.Errorf("%w: cannot reach NATS at AGENTK_NATS_URL=%s within %s (--connect-timeout): %w", errNoPipeline, redact("AGENTK_NATS_URL", url), c.timeout(), err)
 		}
-		return f, err
-	}
-	port := c.getenv("AGENTK_NATS_PORT")
-	if port == "" {
-		port = "4222"
-	}
-	local := "nats://127.0.0.1:" + port
-	if _, err := os.Stat(filepath.Join(keysDir(c), "keyring.json")); err == nil && port != "0" {
-		probe, cancel := context.WithTimeout(ctx, min(2*time.Second, c.timeout()))
-		f, err := fabric.Remote(probe, local, keysDir(c), fabric.Options{Logger: log})
-		cancel()
-		if err == nil {
-			return f, nil
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	default:
+		port := c.getenv("AGENTK_NATS_PORT")
+		if port == "" {
+			port = "4222"
+		}
+		local := "nats://127.0.0.1:" + port
+		if _, err := os.Stat(filepath.Join(keysDir(c), "keyring.json")); err == nil && port != "0" {
+			probe, cancel := context.WithTimeout(ctx, min(2*time.Second, c.timeout()))
+			f, adm, err = join(probe, local)
+			cancel()
+		}
+		if f == nil {
+			// The offline store only when there is one: a keys-only .data
+			// (the compose stack's host) is not an empty pipeline.
+			if _, err := os.Stat(filepath.Join(dataDir(c), "nats")); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/deploy.md)", errNoPipeline, local, keysDir(c), dataDir(c))
+			}
+			if f, err = fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: 0}); err != nil {
+				return nil, nil, nil, err
+			}
+			if adm, err = f.Admin(ctx); err != nil {
+				_ = f.Close()
+				return nil, nil, nil, err
+			}
 		}
 	}
-	// The offline store only when there is one: a keys-only .data (the
-	// compose stack's) is not an empty pipeline.
-	if _, err := os.Stat(filepath.Join(dataDir(c), "nats")); err != nil {
-		return nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/deploy.md)", errNoPipeline, local, keysDir(c), dataDir(c))
-	}
-	return fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir(c), Logger: log, Port: 0})
+	return adm, f.Keyring(), func() { _ = adm.Close(); _ = f.Close() }, nil
 }
 
 // errNoPipeline is returned by operator commands that cannot reach NATS.
@@ -246,23 +272,3 @@ func (c *cli) timeout() time.Duration {
 	return defaultConnectTimeout
 }
 
-// operatorAdmin opens operatorFabric and its admin connection for a command
-// that reads the pipeline's streams and buckets; done closes both.
-func operatorAdmin(ctx context.Context, c *cli) (adm *bus.Conn, kr *envelope.Keyring, done func(), err error) {
-	f, err := operatorFabric(ctx, c, logger(c, false))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cctx, cancel, err := c.withConnectTimeout(ctx)
-	if err != nil {
-		_ = f.Close()
-		return nil, nil, nil, err
-	}
-	defer cancel()
-	adm, err = f.Admin(cctx)
-	if err != nil {
-		_ = f.Close()
-		return nil, nil, nil, err
-	}
-	return adm, f.Keyring(), func() { _ = adm.Close(); _ = f.Close() }, nil
-}

@@ -169,6 +169,19 @@ func TestComposeStack(t *testing.T) {
 	require.NotEmpty(t, decision["decision_id"])
 	t.Logf("alert → decision in %s: %v", time.Since(fired).Round(100*time.Millisecond), decision)
 
+	// 7b. The operator's commands on the host, as docs/deploy.md says: NATS
+	// published on loopback, the admin seed keys.sh left in the state's keys.
+	natsURL := "nats://" + publishedPort(ctx, t, compose, "nats", "4222")
+	opEnv := []string{"AGENTK_NATS_URL=" + natsURL, "AGENTK_KEYS_DIR=" + filepath.Join(state, "keys"), "AGENTK_DATA_DIR=" + filepath.Join(tmp, "host-data")}
+	out, err = run(ctx, root, opEnv, filepath.Join(root, "bin", "agentk"), "incidents", "--json")
+	require.NoError(t, err, out)
+	require.Contains(t, out, fmt.Sprint(decision["incident_id"]), "agentk incidents on the host lists the stack's incident")
+	out, err = run(ctx, root, opEnv, filepath.Join(root, "bin", "agentk"), "decisions")
+	require.NoError(t, err, out)
+	if decision["verdict"] == "allow" {
+		require.Contains(t, out, fmt.Sprint(decision["decision_id"]), "an allowed decision awaits an answer")
+	}
+
 	// 8. The incident as one trace, read back from the OTLP sink.
 	start = time.Now()
 	checkTrace(ctx, t, sinkURL, decision)

@@ -45,6 +45,9 @@ type Options struct {
 	Bus bus.Config
 	// Provision sizes streams and buckets (defaults: 1 replica, 30 days).
 	Provision bus.ProvisionConfig
+	// NoProvision leaves streams and buckets as they are even with the admin
+	// seed: an operator's command reads them and must never resize them.
+	NoProvision bool
 }
 
 // Fabric is a running fabric: identities, a server (embedded or remote) and
@@ -114,6 +117,9 @@ func newFabric(ctx context.Context, ids *identity.Set, srv *natsembed.Server, ur
 	f := &Fabric{ids: ids, kr: kr, srv: srv, url: url, log: o.Logger, tmpl: o.Bus}
 	if !ids.Has(topology.RoleAdmin) {
 		o.Logger.Info("no admin seed: streams and buckets are not provisioned by this process", "keys_dir", ids.Dir())
+		return f, nil
+	}
+	if o.NoProvision {
 		return f, nil
 	}
 	admin, err := f.connect(ctx, topology.RoleAdmin)
