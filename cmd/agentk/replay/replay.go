@@ -155,7 +155,9 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	}
 	// The fake SigNoz, serving the incident's telemetry.
 	apiKey := "replay-" + randHex(8)
-	sigURL, stopSig, err := serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey}))
+	// Relative ranges ("the last hour", as an MCP client asks) are measured
+	// from the replay clock, which starts at the incident's now.
+	sigURL, stopSig, err := serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey, ReplayNow: service.Since(inc.Meta.Now)}))
 	if err != nil {
 		return res, err
 	}
