@@ -12,6 +12,7 @@ import (
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/executor"
+	"agentk/services/sandbox/internal/mcpbackend"
 	"agentk/services/sandbox/internal/natsport"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
@@ -25,10 +26,23 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	log := d.Logger.With("service", "sandbox")
 	log.Info("sandbox configured", "config", cfg.String())
+	var query executor.Querier = &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
+		HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}}
+	if cfg.Backend == config.BackendMCP {
+		mc, err := mcpbackend.New(mcpbackend.Config{
+			Command: cfg.MCPCommand, Args: cfg.MCPArgs, URL: cfg.MCPURL,
+			SigNozURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth, Timeout: cfg.Timeout,
+			HTTP: &http.Client{Transport: signoz.TracedTransport(nil)},
+		})
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		defer func() { _ = mc.Close() }()
+		query = mc
+	}
 	ex := &executor.Executor{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
-		Query: &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
-			HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}},
+		Query:    query,
 		Record:   natsport.Recorder{Bus: d.Bus},
 		Limits:   tools.DefaultLimits(cfg.Exclude),
 		Compact:  compact.DefaultLimits,
