@@ -12,6 +12,7 @@ import (
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/executor"
+	"agentk/services/sandbox/internal/fieldtool"
 	"agentk/services/sandbox/internal/mcpbackend"
 	"agentk/services/sandbox/internal/natsport"
 	"agentk/services/sandbox/internal/signoz"
@@ -26,8 +27,10 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	log := d.Logger.With("service", "sandbox")
 	log.Info("sandbox configured", "config", cfg.String())
-	var query executor.Querier = &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
+	direct := &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
 		HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}}
+	var query executor.Querier = direct
+	var fields fieldtool.Querier = direct
 	if cfg.Backend == config.BackendMCP {
 		mc, err := mcpbackend.New(mcpbackend.Config{
 			Command: cfg.MCPCommand, Args: cfg.MCPArgs, URL: cfg.MCPURL,
@@ -38,7 +41,7 @@ func Run(ctx context.Context, d service.Deps) error {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 		defer func() { _ = mc.Close() }()
-		query = mc
+		query, fields = mc, mc
 	}
 	ex := &executor.Executor{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
@@ -48,6 +51,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		Compact:  compact.DefaultLimits,
 		LinkBase: cfg.LinkBaseURL,
 		MaxCalls: cfg.MaxCalls,
+		Fields:   fields,
 	}
 	stop, err := natsport.Serve(ctx, d.Bus, ex)
 	if err != nil {

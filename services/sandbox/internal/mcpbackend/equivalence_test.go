@@ -11,6 +11,7 @@ import (
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
+	"agentk/services/sandbox/internal/fieldtool"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
 	"agentk/services/sandbox/links"
@@ -98,6 +99,19 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 				}
 			}
 			require.True(t, sawOnset, "the overview found an onset to compare")
+
+			// Field discovery: same evidence from /api/v1/fields/* and the MCP tools.
+			lim := tools.DefaultLimits(config.DefaultExclude)
+			for _, fc := range []fieldtool.Call{
+				{Signal: "traces", Limit: 50}, {Signal: "logs", Search: "service", Limit: 50},
+				{Signal: "traces", Key: "service.name", Limit: 50}, {Signal: "traces", Key: "http.response.status_code", Limit: 50},
+			} {
+				want, err := fieldtool.Run(context.Background(), direct, fc, lim, compact.DefaultLimits)
+				require.NoError(t, err)
+				got, err := fieldtool.Run(context.Background(), viaMCP, fc, lim, compact.DefaultLimits)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "list_fields %+v", fc)
+			}
 		})
 	}
 }

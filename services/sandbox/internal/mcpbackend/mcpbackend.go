@@ -346,7 +346,7 @@ func (c *Client) QueryRange(ctx context.Context, req signoz.QueryRangeRequest) (
 	}
 	text, err := c.Call(ctx, ToolQuery, map[string]any{
 		"query":         query,
-		"searchContext": "agentk sandbox: an allowlisted, bounded read-only query for an incident investigation",
+		"searchContext": searchContext,
 	})
 	if err != nil {
 		return signoz.Result{}, err
@@ -357,4 +357,36 @@ func (c *Client) QueryRange(ctx context.Context, req signoz.QueryRangeRequest) (
 		return signoz.Result{}, err
 	}
 	return signoz.Result{Body: body, Response: r}, nil
+}
+
+const searchContext = "agentk sandbox: an allowlisted, bounded read-only query for an incident investigation"
+
+// FieldKeys lists a signal's keys through signoz_get_field_keys.
+func (c *Client) FieldKeys(ctx context.Context, signal, search string) (signoz.FieldsResult, error) {
+	args := map[string]any{"signal": signal, "searchContext": searchContext}
+	if search != "" {
+		args["searchText"] = search
+	}
+	return c.fields(ctx, ToolFieldKeys, args)
+}
+
+// FieldValues lists one key's values through signoz_get_field_values.
+func (c *Client) FieldValues(ctx context.Context, signal, name, search string) (signoz.FieldsResult, error) {
+	args := map[string]any{"signal": signal, "name": name, "searchContext": searchContext}
+	if search != "" {
+		args["searchText"] = search
+	}
+	return c.fields(ctx, ToolFieldValues, args)
+}
+
+func (c *Client) fields(ctx context.Context, tool string, args map[string]any) (signoz.FieldsResult, error) {
+	text, err := c.Call(ctx, tool, args)
+	if err != nil {
+		return signoz.FieldsResult{}, err
+	}
+	f, err := signoz.DecodeFields([]byte(text))
+	if err != nil {
+		return signoz.FieldsResult{}, err
+	}
+	return signoz.FieldsResult{Body: []byte(text), Fields: f}, nil
 }
