@@ -3,6 +3,7 @@ package fakesignoz
 import (
 	"encoding/json"
 	"hash/fnv"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -258,7 +259,7 @@ func (s *Server) serveRuleTimeline(w http.ResponseWriter, c call) int {
 	var items []ruleStateHistory
 	for _, a := range r.alerts {
 		labels := []*label{}
-		for _, k := range slices.Sorted(mapKeys(a.Labels)) {
+		for _, k := range slices.Sorted(maps.Keys(a.Labels)) {
 			labels = append(labels, &label{Key: fieldKey{Name: k}, Value: a.Labels[k]})
 		}
 		value, _ := strconv.ParseFloat(a.Annotations["value"], 64)
@@ -290,14 +291,4 @@ func (s *Server) serveRuleTimeline(w http.ResponseWriter, c call) int {
 	}
 	out.Items = append(out.Items, items...)
 	return writeSuccess(w, out)
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -266,21 +266,9 @@ func (st *store) fieldValues(f fieldQuery) (fieldValues, bool) {
 		})
 		out.BoolValues = slices.DeleteFunc(out.BoolValues, func(b bool) bool { return !strings.Contains(strconv.FormatBool(b), needle) })
 	}
-	complete := true
-	for _, cut := range []func(){
-		func() {
-			if len(out.StringValues) > f.limit {
-				out.StringValues, complete = out.StringValues[:f.limit], false
-			}
-		},
-		func() {
-			if len(out.NumberValues) > f.limit {
-				out.NumberValues, complete = out.NumberValues[:f.limit], false
-			}
-		},
-	} {
-		cut()
-	}
+	complete := len(out.StringValues) <= f.limit && len(out.NumberValues) <= f.limit
+	out.StringValues = out.StringValues[:min(len(out.StringValues), f.limit)]
+	out.NumberValues = out.NumberValues[:min(len(out.NumberValues), f.limit)]
 	return out, complete
 }
 

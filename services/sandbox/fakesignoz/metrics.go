@@ -1,6 +1,7 @@
 package fakesignoz
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -213,7 +214,7 @@ func (a aggregation) computeMetric(recs []*record, seconds float64) float64 {
 		perSeries[key] += v
 	}
 	vals := make([]float64, 0, len(perSeries))
-	for _, k := range slices.Sorted(mapsKeys(perSeries)) {
+	for _, k := range slices.Sorted(maps.Keys(perSeries)) {
 		v := perSeries[k]
 		if a.timeAgg == "rate" {
 			if seconds <= 0 {
@@ -242,16 +243,6 @@ func (a aggregation) computeMetric(recs []*record, seconds float64) float64 {
 		s += v
 	}
 	return s
-}
-
-func mapsKeys(m map[string]float64) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func seriesKey(r *record) string {
