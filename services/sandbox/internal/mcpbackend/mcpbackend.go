@@ -284,8 +284,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any) (st
 			}
 			// A JSON-RPC error about the call itself is the server's answer;
 			// anything else broke the session: reconnect once.
-			var rpcErr interface{ Error() string }
-			if errors.As(err, &rpcErr) && strings.Contains(err.Error(), "invalid params") {
+			if strings.Contains(err.Error(), "invalid params") {
 				return "", &signoz.APIError{Code: "mcp_invalid_params", Message: err.Error()}
 			}
 			c.reset(cs)
