@@ -11,6 +11,7 @@ const (
 	ToolGetTrace          = "get_trace"
 	ToolErrorLogs         = "error_logs"
 	ToolAggregateTraces   = "aggregate_traces"
+	ToolListFields        = "list_fields"
 )
 
 // ToolArgs is the union of every tool's arguments. Times are RFC 3339; an
@@ -23,7 +24,8 @@ type ToolArgs struct {
 	Limit int `json:"limit,omitempty"`
 	// TraceID is for get_trace.
 	TraceID string `json:"trace_id,omitempty"`
-	// Severity and Search are for error_logs (Search is a substring of the body).
+	// Severity and Search are for error_logs (Search is a substring of the body);
+	// Search also narrows list_fields' keys or values.
 	Severity string `json:"severity,omitempty"`
 	Search   string `json:"search,omitempty"`
 	// Aggregation (count, avg, p50, p90, p95, p99, rate), Field, GroupBy and
@@ -32,6 +34,10 @@ type ToolArgs struct {
 	Field       string   `json:"field,omitempty"`
 	GroupBy     []string `json:"group_by,omitempty"`
 	Filter      string   `json:"filter,omitempty"`
+	// Signal (traces or logs) and Key are for list_fields: without Key it lists
+	// the attribute keys SigNoz knows for the signal, with Key that key's values.
+	Signal string `json:"signal,omitempty"`
+	Key    string `json:"key,omitempty"`
 }
 
 // ToolSpec describes one tool to a model: OpenAI function-calling shape.
@@ -81,5 +87,10 @@ func ToolSpecs() []ToolSpec {
 			"field", map[string]any{"type": "string", "enum": []string{"duration_nano"}},
 			"group_by", map[string]any{"type": "array", "maxItems": 3, "items": map[string]any{"type": "string", "maxLength": 100}},
 			"filter", map[string]any{"type": "string", "maxLength": 500}), "service", "aggregation")},
+		{ToolListFields, "Attribute keys SigNoz knows for a signal (traces or logs), with their context and type; with key, the values that key takes. Use it to find an attribute's exact name before filtering or grouping on it.", object(map[string]any{
+			"signal": map[string]any{"type": "string", "enum": []string{"traces", "logs"}},
+			"key":    map[string]any{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,200}$", "description": "a key from the list, to get its values"},
+			"search": map[string]any{"type": "string", "maxLength": 100, "description": "only keys (or values) containing this text"},
+			"limit":  limit}, "signal")},
 	}
 }

@@ -35,7 +35,7 @@ func cmdReplay(ctx context.Context, c *cli, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: want one incident folder", errUsage)
 	}
-	o := replay.Options{Investigator: *inv, Logger: logger(c, *verbose), Timeout: *timeout}
+	o := replay.Options{Investigator: *inv, Logger: logger(c, *verbose), Timeout: *timeout, SandboxBackend: c.getenv("AGENTK_SANDBOX_BACKEND")}
 	if !*asJSON {
 		o.Progress = c.stdout
 	}
@@ -91,7 +91,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 	}
 	enc := json.NewEncoder(c.stdout)
 	n, total := 0, len(corpus)*len(list)
-	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: logger(c, *verbose)}, *workers, func(o replay.Outcome) {
+	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: logger(c, *verbose), SandboxBackend: c.getenv("AGENTK_SANDBOX_BACKEND")}, *workers, func(o replay.Outcome) {
 		n++
 		if *asJSON {
 			_ = enc.Encode(o)

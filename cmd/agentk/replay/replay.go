@@ -29,11 +29,13 @@ import (
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/investigator/scripted"
 	"agentk/services/sandbox/fakesignoz"
+	"agentk/services/sandbox/fakesignoz/mcpserver"
 )
 
 // Errors.
 var (
 	ErrInvestigator = errors.New("replay: unknown investigator")
+	ErrBackend      = errors.New("replay: unknown sandbox backend")
 	ErrTimeout      = errors.New("replay: the incident did not finish in time")
 	ErrIngest       = errors.New("replay: the ingester refused the alert")
 )
@@ -57,6 +59,10 @@ type Options struct {
 	// per service (telemetry.SetupServices) and flushes it before it returns.
 	// When nil the process's global providers are used as they are.
 	Telemetry map[string]string
+	// SandboxBackend is where the sandbox gets its telemetry: "" or "api",
+	// SigNoz's v5 API (the fake SigNoz); "mcp", a SigNoz MCP server (our
+	// fakesignoz/mcpserver, over streamable HTTP, in front of the same fake).
+	SandboxBackend string
 	// Env, when set, adds to or overrides the services' environment after the
 	// replay's own (AGENTK_SHADOW, a deployer runtime, …); an empty value unsets.
 	Env map[string]string
@@ -155,7 +161,9 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	}
 	// The fake SigNoz, serving the incident's telemetry.
 	apiKey := "replay-" + randHex(8)
-	sigURL, stopSig, err := serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey}))
+	// Relative ranges ("the last hour", as an MCP client asks) are measured
+	// from the replay clock, which starts at the incident's now.
+	sigURL, stopSig, err := serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey, ReplayNow: service.Since(inc.Meta.Now)}))
 	if err != nil {
 		return res, err
 	}
@@ -163,6 +171,24 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	env["AGENTK_SIGNOZ_URL"] = sigURL
 	env["AGENTK_SIGNOZ_BASE_URL"] = sigURL
 	env["AGENTK_SIGNOZ_API_KEY"] = apiKey
+	switch o.SandboxBackend {
+	case "", "api":
+	case "mcp":
+		// The MCP server holds no key: the sandbox sends its own with each call.
+		msrv, err := mcpserver.New(mcpserver.Options{SigNozURL: sigURL, Now: service.Since(inc.Meta.Now)})
+		if err != nil {
+			return res, err
+		}
+		mcpURL, stopMCP, err := serve(mcpserver.HTTPHandler(msrv))
+		if err != nil {
+			return res, err
+		}
+		defer stopMCP()
+		env["AGENTK_SANDBOX_BACKEND"] = "mcp"
+		env["AGENTK_SIGNOZ_MCP_URL"] = mcpURL + "/mcp"
+	default:
+		return res, fmt.Errorf("%w: %q (want api or mcp)", ErrBackend, o.SandboxBackend)
+	}
 
 	// The investigator: offline rules, or a scripted model.
 	switch {

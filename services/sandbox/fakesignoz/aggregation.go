@@ -18,6 +18,10 @@ type aggregation struct {
 	quantile float64 // for quantile
 	arg      *fieldKey
 	cond     node // the If combinator's condition
+	// metrics aggregations (fn "metric"): the metric, its time aggregation
+	// (rate, increase) and space aggregation (sum, avg, min, max, count, or
+	// quantile for a histogram).
+	metric, timeAgg, space string
 }
 
 var (
@@ -128,6 +132,9 @@ func splitArgs(s string) ([]string, error) {
 // compute evaluates the aggregation over records; seconds is the interval a
 // rate divides by. Empty numeric aggregations are NaN, as in ClickHouse.
 func (a aggregation) compute(recs []*record, signal string, seconds float64) float64 {
+	if a.fn == "metric" {
+		return a.computeMetric(recs, seconds)
+	}
 	var (
 		n      float64
 		vals   []float64

@@ -3,6 +3,7 @@ package fakesignoz
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -45,6 +46,8 @@ func FuzzDecodeQueryRange(f *testing.F) {
 		`{"schemaVersion":"v1","start":1763400000000,"end":1763401800000,"requestType":"scalar","compositeQuery":{"queries":[{"type":"builder_query","spec":{"name":"A","signal":"traces","aggregations":[{"expression":"p95(duration_nano)"}],"groupBy":[{"name":"name"}]}}]}}`,
 		`{"start":1763400000000,"end":1763401800000,"requestType":"time_series","compositeQuery":{"queries":[{"type":"builder_query","spec":{"name":"A","signal":"traces","stepInterval":"1m","aggregations":[{"expression":"countIf(has_error = true)"}]}}]}}`,
 		`{"start":1,"end":2,"requestType":"time_series","compositeQuery":{"queries":[{"type":"builder_query","spec":{"name":"A","signal":"traces","stepInterval":0.001,"aggregations":[{"expression":"rate()"}]}}]}}`,
+		`{"start":1763400000000,"end":1763401800000,"requestType":"time_series","compositeQuery":{"queries":[{"type":"builder_query","spec":{"name":"A","signal":"metrics","stepInterval":60,"groupBy":[{"name":"service.name"}],"aggregations":[{"metricName":"signoz_calls_total","timeAggregation":"rate","spaceAggregation":"sum"}]}},{"type":"builder_query","spec":{"name":"B","signal":"metrics","aggregations":[{"metricName":"signoz_latency","spaceAggregation":"p95"}]}},{"type":"builder_formula","spec":{"name":"F1","expression":"(A - B.0) * -2 / 3.5e1"}}]}}`,
+		`{"start":1763400000000,"end":1763401800000,"requestType":"scalar","compositeQuery":{"queries":[{"type":"builder_query","spec":{"name":"A","signal":"traces","disabled":true,"aggregations":[{"expression":"count()"}]}},{"type":"builder_formula","spec":{"name":"F","expression":"A/0","limit":1,"order":[{"key":{"name":"F"},"direction":"asc"}]}}]}}`,
 		`{}`,
 	} {
 		f.Add([]byte(s))
@@ -60,6 +63,33 @@ func FuzzDecodeQueryRange(f *testing.F) {
 		}
 		if _, err := execute(req, st); err != nil && err.status != http.StatusBadRequest {
 			t.Fatalf("execute error with status %d: %v", err.status, err)
+		}
+	})
+}
+
+// FuzzFieldQuery: any query string for /api/v1/fields/* is refused with a 400
+// or answered; nothing panics.
+func FuzzFieldQuery(f *testing.F) {
+	for _, s := range []string{"signal=traces", "signal=logs&searchText=svc&limit=2", "signal=metrics&name=status.code&metricName=signoz_calls_total",
+		"signal=traces&name=service.name&fieldContext=resource&startUnixMilli=1&endUnixMilli=2", "signal=x&limit=-1"} {
+		f.Add(s)
+	}
+	st := newStore(fixtureIncident(f))
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		fq, apiErr := parseFieldQuery(q, false)
+		if apiErr != nil {
+			if apiErr.status != http.StatusBadRequest {
+				t.Fatalf("status %d: %v", apiErr.status, apiErr)
+			}
+			return
+		}
+		st.fieldKeys(fq)
+		if fq.name != "" {
+			st.fieldValues(fq)
 		}
 	})
 }

@@ -26,7 +26,14 @@ func execute(req *queryRangeRequest, st *store) (*queryRangeResponse, *apiError)
 		Meta: execStats{StepIntervals: map[string]uint64{}},
 	}
 	var warnings []string
+	byName := map[string]any{}
 	for _, q := range req.queries {
+		if q.formula != nil {
+			if err := q.formula.check(req.queries); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		w, err := checkKeys(q, st)
 		if err != nil {
 			return nil, err
@@ -43,22 +50,32 @@ func execute(req *queryRangeRequest, st *store) (*queryRangeResponse, *apiError)
 			}
 		}
 		resp.Meta.StepIntervals[q.Name] = stepSec
-		if q.Disabled {
-			continue
-		}
 		recs := selectRecords(q, st, req.Start, req.End)
 		for _, r := range recs {
 			resp.Meta.RowsScanned++
 			resp.Meta.BytesScanned += r.size
 		}
+		var result any
 		switch req.RequestType {
 		case requestRaw:
-			resp.Data.Results = append(resp.Data.Results, runRaw(q, recs))
+			result = runRaw(q, recs)
 		case requestScalar:
-			resp.Data.Results = append(resp.Data.Results, runScalar(q, recs, float64(req.End-req.Start)/1000))
+			result = runScalar(q, recs, float64(req.End-req.Start)/1000)
 		case requestTimeSeries:
 			fill := req.FormatOptions != nil && req.FormatOptions.FillGaps
-			resp.Data.Results = append(resp.Data.Results, runTimeSeries(q, recs, req.Start, req.End, stepSec, fill))
+			result = runTimeSeries(q, recs, req.Start, req.End, stepSec, fill)
+		}
+		byName[q.Name] = result
+	}
+	// Formulas read every query's result, disabled ones too, as SigNoz's do.
+	for _, q := range req.queries {
+		if q.formula != nil {
+			byName[q.Name] = q.formula.evaluate(byName)
+		}
+	}
+	for _, q := range req.queries {
+		if !q.Disabled {
+			resp.Data.Results = append(resp.Data.Results, byName[q.Name])
 		}
 	}
 	if len(warnings) > 0 {

@@ -181,14 +181,23 @@ var rawLogColumns = []string{
 // store holds the incident's telemetry, flattened, and the keys it knows.
 type store struct {
 	spans, logs []record
+	metrics     []record // the span metrics' points, one per span
 	// known keys per signal: resource and attribute names seen in the data.
 	resourceKeys, attrKeys map[string]map[string]bool
 }
 
 func newStore(inc *incident.Incident) *store {
 	st := &store{
-		resourceKeys: map[string]map[string]bool{signalTraces: {}, signalLogs: {}},
-		attrKeys:     map[string]map[string]bool{signalTraces: {}, signalLogs: {}},
+		resourceKeys: map[string]map[string]bool{signalTraces: {}, signalLogs: {}, signalMetrics: {}},
+		attrKeys:     map[string]map[string]bool{signalTraces: {}, signalLogs: {}, signalMetrics: {}},
+	}
+	for _, l := range spanMetricLabels {
+		switch l {
+		case "service.name", "service.namespace", "deployment.environment":
+			st.resourceKeys[signalMetrics][l] = true
+		default:
+			st.attrKeys[signalMetrics][l] = true
+		}
 	}
 	if inc == nil {
 		return st
@@ -199,6 +208,7 @@ func newStore(inc *incident.Incident) *store {
 	for i, l := range inc.Logs {
 		st.logs = append(st.logs, logRecord(l, i))
 	}
+	st.metrics = metricRecords(st.spans)
 	for sig, recs := range map[string][]record{signalTraces: st.spans, signalLogs: st.logs} {
 		for _, r := range recs {
 			for k := range r.resource {
@@ -213,8 +223,11 @@ func newStore(inc *incident.Incident) *store {
 }
 
 func (st *store) records(signal string) []record {
-	if signal == signalLogs {
+	switch signal {
+	case signalLogs:
 		return st.logs
+	case signalMetrics:
+		return st.metrics
 	}
 	return st.spans
 }
@@ -254,6 +267,9 @@ func (st *store) checkKey(k fieldKey, signal string) (known bool, err *apiError)
 // columnRef resolves a name to an intrinsic or derived column, or to the
 // field behind a deprecated name.
 func columnRef(name, signal string) (fieldRef, bool) {
+	if signal == signalMetrics {
+		return fieldRef{}, false // metrics have labels only
+	}
 	if signal == signalLogs {
 		if slices.Contains(rawLogColumns, name) {
 			return fieldRef{col: name}, true

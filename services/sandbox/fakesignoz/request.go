@@ -61,13 +61,24 @@ type builderQuery struct {
 	Functions             json.RawMessage   `json:"functions,omitzero"`
 	Legend                string            `json:"legend"`
 
-	filter node          // parsed Filter
-	aggs   []aggregation // parsed Aggregations
+	filter  node          // parsed Filter
+	aggs    []aggregation // parsed Aggregations
+	formula *formula      // set for a builder_formula
 }
 
+// aggregationSpec is a trace or log aggregation (expression, alias) or a
+// metric aggregation (metricName, temporality, timeAggregation,
+// spaceAggregation, reduceTo), as SigNoz's per-signal aggregation types are.
 type aggregationSpec struct {
-	Expression string `json:"expression"`
+	Expression string `json:"expression,omitempty"`
 	Alias      string `json:"alias,omitempty"`
+
+	MetricName                      string          `json:"metricName,omitempty"`
+	Temporality                     string          `json:"temporality,omitempty"`
+	TimeAggregation                 string          `json:"timeAggregation,omitempty"`
+	SpaceAggregation                string          `json:"spaceAggregation,omitempty"`
+	ReduceTo                        string          `json:"reduceTo,omitempty"`
+	ComparisonSpaceAggregationParam json.RawMessage `json:"comparisonSpaceAggregationParam,omitempty"`
 }
 
 type exprSpec struct {
@@ -224,7 +235,12 @@ func decodeQueryRange(body []byte) (*queryRangeRequest, *apiError) {
 func decodeEnvelope(env queryEnvelope, requestType string) (*builderQuery, *apiError) {
 	switch env.Type {
 	case "builder_query":
-	case "builder_ai_query", "builder_sub_query", "builder_formula", "builder_join", "builder_trace_operator", "promql", "clickhouse_sql":
+	case "builder_formula":
+		if requestType == requestRaw {
+			return nil, invalidInput("builder_formula is not supported for raw requests")
+		}
+		return decodeFormula(env.Spec)
+	case "builder_ai_query", "builder_sub_query", "builder_join", "builder_trace_operator", "promql", "clickhouse_sql":
 		return nil, unsupported("query type %q is not implemented", env.Type)
 	default:
 		return nil, invalidInput("unknown query type %q", env.Type)
@@ -246,7 +262,9 @@ func (q *builderQuery) validate(requestType string) *apiError {
 	switch q.Signal {
 	case "traces", "logs":
 	case "metrics":
-		return unsupported("signal %q is not implemented", q.Signal)
+		if requestType == requestRaw {
+			return invalidInput("raw request type is not supported for metrics queries")
+		}
 	default:
 		return invalidInput("invalid signal %q", q.Signal)
 	}
@@ -302,6 +320,18 @@ func (q *builderQuery) validate(requestType string) *apiError {
 		return invalidInput("at least one aggregation is required for %s queries", requestType)
 	}
 	for i, a := range q.Aggregations {
+		if q.Signal == signalMetrics {
+			agg, err := parseMetricAggregation(a, requestType)
+			if err != nil {
+				err.message = fmt.Sprintf("aggregation at index %d: %s", i, err.message)
+				return err
+			}
+			q.aggs = append(q.aggs, agg)
+			continue
+		}
+		if a.MetricName != "" || a.TimeAggregation != "" || a.SpaceAggregation != "" || a.Temporality != "" || a.ReduceTo != "" {
+			return invalidInput("aggregation at index %d: metricName, temporality, timeAggregation, spaceAggregation and reduceTo are fields of metrics aggregations, not of %s", i, q.Signal)
+		}
 		agg, err := parseAggregation(a.Expression)
 		if err != nil {
 			return invalidInput("invalid aggregation at index %d %q: %v", i, a.Expression, err)

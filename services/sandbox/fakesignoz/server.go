@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,13 @@ type Options struct {
 	Now func() time.Time
 	// Version is what /api/v1/version reports; empty means DefaultVersion.
 	Version string
+	// ReplayNow is the replay clock (the incident's now, advancing). When set,
+	// a request window that ends at the wall clock's now (Now, within
+	// relativeSlack) is a relative range such as "the last hour", as the
+	// SigNoz MCP server computes from its own clock: the fake measures it
+	// from the replay clock instead and says so in a warning. nil: windows
+	// are taken as written.
+	ReplayNow func() time.Time
 }
 
 // RecordedRequest is one request the fake received. The API key is never
@@ -53,6 +61,7 @@ type RecordedRequest struct {
 type Server struct {
 	opts  Options
 	store *store
+	inc   *incident.Incident
 
 	mu       sync.Mutex
 	requests []RecordedRequest
@@ -67,7 +76,7 @@ func New(inc *incident.Incident, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = DefaultVersion
 	}
-	return &Server{opts: opts, store: newStore(inc)}
+	return &Server{opts: opts, store: newStore(inc), inc: inc}
 }
 
 // Requests returns a copy of every request received so far, oldest first.
@@ -96,7 +105,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(body) > maxRequestBytes:
 		rec.Status = writeError(w, invalidInput("request body larger than %d bytes", maxRequestBytes))
 	default:
-		rec.Status = s.route(w, r.Method, r.URL.Path, body, rec.Authenticated)
+		rec.Status = s.route(w, r, body, rec.Authenticated)
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
@@ -118,35 +127,105 @@ func (s *Server) authenticated(r *http.Request) bool {
 	return constantTimeEqual(key, s.opts.APIKey)
 }
 
-func (s *Server) route(w http.ResponseWriter, method, path string, body []byte, authed bool) int {
-	type route struct {
-		method string
-		open   bool // SigNoz's OpenAccess routes need no key
-		serve  func(http.ResponseWriter, []byte) int
+// call is one routed request: its query string, body and path parameters.
+type call struct {
+	query  url.Values
+	body   []byte
+	params map[string]string
+}
+
+// handler answers one routed request and returns the status written.
+type handler func(http.ResponseWriter, call) int
+
+// routeEntry is one route: pattern segments in braces ({id}) match any one
+// non-empty path segment.
+type routeEntry struct {
+	method  string
+	pattern string
+	open    bool // SigNoz's OpenAccess routes need no key
+	serve   handler
+}
+
+func (s *Server) routes() []routeEntry {
+	body := func(f func(http.ResponseWriter, []byte) int) handler {
+		return func(w http.ResponseWriter, c call) int { return f(w, c.body) }
 	}
-	routes := map[string]route{
-		"/api/v5/query_range": {http.MethodPost, false, s.serveQueryRange},
-		"/api/v1/services":    {http.MethodPost, false, s.serveServices},
-		"/api/v1/version":     {http.MethodGet, true, s.serveVersion},
-		"/api/v1/health":      {http.MethodGet, true, serveHealth},
+	return []routeEntry{
+		{http.MethodPost, "/api/v5/query_range", false, body(s.serveQueryRange)},
+		{http.MethodPost, "/api/v1/services", false, body(s.serveServices)},
+		{http.MethodGet, "/api/v1/version", true, body(s.serveVersion)},
+		{http.MethodGet, "/api/v1/health", true, body(serveHealth)},
+		{http.MethodGet, "/api/v1/fields/keys", false, s.serveFieldKeys},
+		{http.MethodGet, "/api/v1/fields/values", false, s.serveFieldValues},
+		{http.MethodPost, "/api/v1/service/top_operations", false, s.serveTopOperations},
+		{http.MethodGet, "/api/v1/alerts", false, s.serveAlerts},
+		{http.MethodGet, "/api/v2/rules", false, s.serveRules},
+		{http.MethodGet, "/api/v2/rules/{id}", false, s.serveRule},
+		{http.MethodGet, "/api/v2/rules/{id}/history/timeline", false, s.serveRuleTimeline},
+		{http.MethodGet, "/api/v2/metrics", false, s.serveMetricsList},
+		{http.MethodGet, "/api/v2/dashboards", false, serveDashboards},
+		{http.MethodGet, "/api/v1/stats", false, s.serveStats},
+		{http.MethodGet, "/api/v1/explorer/views", false, serveViews},
+		{http.MethodGet, "/api/v1/channels", false, serveChannels},
 	}
-	rt, ok := routes[path]
-	if !ok {
+}
+
+// matchRoute matches path against a pattern, returning its parameters.
+func matchRoute(pattern, path string) (map[string]string, bool) {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return nil, false
+	}
+	params := map[string]string{}
+	for i, p := range ps {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			if xs[i] == "" {
+				return nil, false
+			}
+			params[p[1:len(p)-1]] = xs[i]
+			continue
+		}
+		if p != xs[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, authed bool) int {
+	method, path := r.Method, r.URL.Path
+	var (
+		rt      *routeEntry
+		params  map[string]string
+		methods []string
+	)
+	for _, e := range s.routes() {
+		p, ok := matchRoute(e.pattern, path)
+		if !ok {
+			continue
+		}
+		methods = append(methods, e.method)
+		if e.method == method {
+			rt, params = &e, p
+			break
+		}
+	}
+	if rt == nil {
+		if len(methods) > 0 {
+			return writeError(w, methodNotAllowed(method, path))
+		}
 		if strings.HasPrefix(path, "/api/") {
-			return writeError(w, notFound("fakesignoz: no route for %s", path))
+			return writeError(w, notFound("fakesignoz: no route for %s %s (fakesignoz serves a subset of SigNoz's read API; see services/sandbox/fakesignoz/README.md)", method, path))
 		}
 		if method != http.MethodGet && method != http.MethodHead {
 			return writeError(w, methodNotAllowed(method, path))
 		}
 		return serveUI(w)
 	}
-	if method != rt.method {
-		return writeError(w, methodNotAllowed(method, path))
-	}
 	if !rt.open && !authed {
 		return writeError(w, unauthenticated())
 	}
-	return rt.serve(w, body)
+	return rt.serve(w, call{query: r.URL.Query(), body: body, params: params})
 }
 
 func (s *Server) serveQueryRange(w http.ResponseWriter, body []byte) int {
@@ -154,10 +233,14 @@ func (s *Server) serveQueryRange(w http.ResponseWriter, body []byte) int {
 	if err != nil {
 		return writeError(w, err)
 	}
+	var shifted string
+	req.Start, req.End, shifted = s.window(req.Start, req.End)
 	resp, err := execute(req, s.store)
 	if err != nil {
 		return writeError(w, err)
 	}
+	resp.addWarning(shifted)
+	resp.addWarning(s.store.emptyWindowHint(req.Start, req.End))
 	return writeSuccess(w, resp)
 }
 

@@ -3,6 +3,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -19,6 +20,12 @@ var ErrInvalid = errors.New("config: invalid")
 const (
 	AuthHeader = "header" // SIGNOZ-API-KEY: <key>
 	AuthBearer = "bearer" // Authorization: Bearer <key>
+)
+
+// Backends: where the sandbox gets its telemetry.
+const (
+	BackendAPI = "api" // SigNoz's v5 query API
+	BackendMCP = "mcp" // a SigNoz MCP server
 )
 
 // DefaultExclude are the pipeline's own service names: their telemetry is never
@@ -43,12 +50,23 @@ type Config struct {
 	MaxCalls int
 	// Exclude are service names never queried nor shown.
 	Exclude []string
+	// Backend is BackendAPI or BackendMCP.
+	Backend string
+	// MCPCommand and MCPArgs start a SigNoz MCP server over stdio; MCPURL
+	// reaches one over streamable HTTP (Backend mcp: exactly one of them).
+	MCPCommand string
+	MCPArgs    []string
+	MCPURL     string
 }
 
 // String renders the configuration without the key.
 func (c Config) String() string {
-	return fmt.Sprintf("signoz_url=%s link_base_url=%s auth=%s timeout=%s max_calls=%d exclude=%v api_key_set=%t",
-		c.SigNozURL, c.LinkBaseURL, c.Auth, c.Timeout, c.MaxCalls, c.Exclude, c.APIKey != "")
+	s := fmt.Sprintf("signoz_url=%s link_base_url=%s auth=%s timeout=%s max_calls=%d exclude=%v api_key_set=%t backend=%s",
+		c.SigNozURL, c.LinkBaseURL, c.Auth, c.Timeout, c.MaxCalls, c.Exclude, c.APIKey != "", c.Backend)
+	if c.Backend == BackendMCP {
+		s += fmt.Sprintf(" mcp_command=%q mcp_args=%q mcp_url=%s", c.MCPCommand, c.MCPArgs, c.MCPURL)
+	}
+	return s
 }
 
 // FromEnv reads the configuration through getenv. File-valued secrets
@@ -113,6 +131,37 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 			c.MaxCalls = n
 		}
 	}
+	c.Backend = strings.ToLower(orDefault(getenv("AGENTK_SANDBOX_BACKEND"), BackendAPI))
+	c.MCPCommand, c.MCPURL = getenv("AGENTK_SIGNOZ_MCP_COMMAND"), getenv("AGENTK_SIGNOZ_MCP_URL")
+	if v := getenv("AGENTK_SIGNOZ_MCP_ARGS"); v != "" {
+		args, err := splitArgs(v)
+		if err != nil {
+			bad("AGENTK_SIGNOZ_MCP_ARGS=%q: %v", v, err)
+		}
+		c.MCPArgs = args
+	}
+	switch c.Backend {
+	case BackendAPI:
+		if c.MCPCommand != "" || c.MCPURL != "" || c.MCPArgs != nil {
+			bad("AGENTK_SIGNOZ_MCP_COMMAND/_ARGS/_URL are set but AGENTK_SANDBOX_BACKEND=%s; set AGENTK_SANDBOX_BACKEND=mcp to use them", c.Backend)
+		}
+	case BackendMCP:
+		switch {
+		case c.MCPCommand == "" && c.MCPURL == "":
+			bad("AGENTK_SANDBOX_BACKEND=mcp needs AGENTK_SIGNOZ_MCP_COMMAND (stdio) or AGENTK_SIGNOZ_MCP_URL (streamable HTTP)")
+		case c.MCPCommand != "" && c.MCPURL != "":
+			bad("set AGENTK_SIGNOZ_MCP_COMMAND or AGENTK_SIGNOZ_MCP_URL, not both")
+		case c.MCPURL != "":
+			if u, err := url.Parse(c.MCPURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				bad("AGENTK_SIGNOZ_MCP_URL=%q is not an http(s) URL", c.MCPURL)
+			}
+		}
+		if c.MCPArgs != nil && c.MCPCommand == "" {
+			bad("AGENTK_SIGNOZ_MCP_ARGS is set without AGENTK_SIGNOZ_MCP_COMMAND")
+		}
+	default:
+		bad("AGENTK_SANDBOX_BACKEND=%q: want api or mcp", c.Backend)
+	}
 	if v, ok := lookup(getenv, "AGENTK_SANDBOX_EXCLUDE_SERVICES"); ok {
 		c.Exclude = nil
 		for _, s := range strings.Split(v, ",") {
@@ -122,6 +171,20 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// splitArgs reads a command's arguments: a JSON array of strings, or words
+// separated by white space.
+func splitArgs(v string) ([]string, error) {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "[") {
+		var out []string
+		if err := json.Unmarshal([]byte(v), &out); err != nil {
+			return nil, fmt.Errorf("not a JSON array of strings: %v", err)
+		}
+		return out, nil
+	}
+	return strings.Fields(v), nil
 }
 
 func orDefault(v, d string) string {

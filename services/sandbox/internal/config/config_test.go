@@ -55,6 +55,26 @@ func TestFromEnv(t *testing.T) {
 		}, wantErr: []string{"AGENTK_SIGNOZ_URL", "AGENTK_SIGNOZ_AUTH", "AGENTK_SIGNOZ_TIMEOUT", "AGENTK_SANDBOX_MAX_CALLS", "AGENTK_SIGNOZ_API_KEY"}},
 		{name: "key and file", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SIGNOZ_API_KEY_FILE": "/run/secrets/key"},
 			wantErr: []string{"not both"}},
+		{name: "mcp over stdio", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "mcp-s3cret", "AGENTK_SANDBOX_BACKEND": "MCP",
+			"AGENTK_SIGNOZ_MCP_COMMAND": "/usr/local/bin/signoz-mcp-server", "AGENTK_SIGNOZ_MCP_ARGS": `["--log-level", "info"]`},
+			check: func(t *testing.T, c Config) {
+				require.Equal(t, BackendMCP, c.Backend)
+				require.Equal(t, "/usr/local/bin/signoz-mcp-server", c.MCPCommand)
+				require.Equal(t, []string{"--log-level", "info"}, c.MCPArgs)
+				require.NotContains(t, c.String(), "mcp-s3cret")
+			}},
+		{name: "mcp over http", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_URL": "http://mcp:8000/mcp"},
+			check: func(t *testing.T, c Config) { require.Equal(t, "http://mcp:8000/mcp", c.MCPURL) }},
+		{name: "words as args", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_COMMAND": "srv", "AGENTK_SIGNOZ_MCP_ARGS": " a  b "},
+			check: func(t *testing.T, c Config) { require.Equal(t, []string{"a", "b"}, c.MCPArgs) }},
+		{name: "default backend is the api", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k"},
+			check: func(t *testing.T, c Config) { require.Equal(t, BackendAPI, c.Backend) }},
+		{name: "mcp without a server", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp"}, wantErr: []string{"AGENTK_SIGNOZ_MCP_COMMAND", "AGENTK_SIGNOZ_MCP_URL"}},
+		{name: "mcp with both", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_COMMAND": "x", "AGENTK_SIGNOZ_MCP_URL": "http://h/mcp"}, wantErr: []string{"not both"}},
+		{name: "mcp bad url", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_URL": "h:8000"}, wantErr: []string{"AGENTK_SIGNOZ_MCP_URL"}},
+		{name: "mcp settings without the backend", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SIGNOZ_MCP_URL": "http://h/mcp"}, wantErr: []string{"AGENTK_SANDBOX_BACKEND=api"}},
+		{name: "unknown backend", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "grpc"}, wantErr: []string{"AGENTK_SANDBOX_BACKEND"}},
+		{name: "bad args", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_COMMAND": "x", "AGENTK_SIGNOZ_MCP_ARGS": "[1]"}, wantErr: []string{"AGENTK_SIGNOZ_MCP_ARGS"}},
 		{name: "missing file", env: map[string]string{"AGENTK_SIGNOZ_API_KEY_FILE": "/nope"}, wantErr: []string{"AGENTK_SIGNOZ_API_KEY_FILE"}},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/fieldtool"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
 )
@@ -54,6 +55,8 @@ type Executor struct {
 	LinkBase string
 	// MaxCalls caps calls per investigation.
 	MaxCalls int
+	// Fields answers list_fields (field discovery); nil refuses it.
+	Fields fieldtool.Querier
 
 	mu    sync.Mutex
 	calls map[string]*budget
@@ -94,6 +97,9 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	if alert.IncidentID != call.IncidentID || call.InvestigationID == "" {
 		reply.Error = fmt.Sprintf("%v: call names incident %q but carries the alert of %q", ErrRejected, call.IncidentID, alert.IncidentID)
 		return e.seal(reply, now)
+	}
+	if call.Tool == contracts.ToolListFields {
+		return e.handleFields(ctx, call, alert, now, log)
 	}
 	c, err := tools.Validate(call.Tool, call.Arguments, alert.StartsAt, now, e.Limits)
 	if err != nil {

@@ -172,3 +172,17 @@ func FuzzDecode(f *testing.F) {
 		_, _ = r.TimeSeries()
 	})
 }
+
+// FuzzDecodeFields: any body decodes or fails with an error, never a panic.
+func FuzzDecodeFields(f *testing.F) {
+	for _, s := range []string{
+		`{"status":"success","data":{"keys":{"a":[{"name":"a","fieldContext":"attribute","fieldDataType":"string"}]},"complete":true}}`,
+		`{"status":"success","data":{"values":{"stringValues":["x"],"numberValues":[1.5],"boolValues":[true]},"complete":false}}`,
+		`{"status":"error","error":{"code":"invalid_input","message":"bad"}}`, `null`, `{"status":"success","data":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = DecodeFields(b)
+	})
+}

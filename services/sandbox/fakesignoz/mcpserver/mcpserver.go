@@ -1,0 +1,363 @@
+// Package mcpserver is a small SigNoz MCP server for tests and replays,
+// backed by a SigNoz HTTP API (the fake SigNoz): it stands in for the
+// official signoz-mcp-server, which the module proxy does not serve.
+//
+// Its tools are the official server's (v0.13.0), loaded from tools.json, a
+// byte-for-byte copy of that server's tools/list answer
+// (../shared/signoz/mcp-server-tools.json): names, descriptions, annotations
+// and input schemas cannot drift from the real ones. It serves the read-only
+// subset below; arguments are validated against each tool's input schema, as
+// a client calling the real server must satisfy them. The SigNoz key comes
+// from Options.APIKey (stdio: the SIGNOZ_API_KEY the client set) or, when
+// empty, from each HTTP request's SIGNOZ-API-KEY or Authorization: Bearer
+// header, as the official server's HTTP mode takes it.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:embed tools.json
+var catalogueJSON []byte
+
+// Served are the tools this server implements, each as the fake SigNoz
+// endpoint it calls.
+var Served = []string{
+	"signoz_execute_builder_query",
+	"signoz_get_field_keys",
+	"signoz_get_field_values",
+	"signoz_list_services",
+	"signoz_get_service_top_operations",
+	"signoz_list_alerts",
+	"signoz_get_alert",
+	"signoz_list_metrics",
+}
+
+// Options configure the server.
+type Options struct {
+	// SigNozURL is the SigNoz API the tools call.
+	SigNozURL string
+	// APIKey is the SigNoz key; empty means: take it from each request's headers.
+	APIKey string
+	// Tools restricts the served tools (default Served); tests use it to
+	// play a server that lacks one.
+	Tools []string
+	// Now is the clock relative time ranges are measured from (default time.Now).
+	Now func() time.Time
+	// HTTP calls SigNoz (default http.DefaultClient).
+	HTTP *http.Client
+}
+
+// Tool is one entry of the catalogue.
+type Tool struct {
+	Name        string               `json:"name"`
+	Description string               `json:"description"`
+	Annotations *mcp.ToolAnnotations `json:"annotations"`
+	InputSchema json.RawMessage      `json:"inputSchema"`
+}
+
+// Catalogue returns the official server's tools, as captured.
+func Catalogue() ([]Tool, error) {
+	var c struct {
+		Tools []Tool `json:"tools"`
+	}
+	if err := json.Unmarshal(catalogueJSON, &c); err != nil {
+		return nil, fmt.Errorf("mcpserver: tools.json: %w", err)
+	}
+	return c.Tools, nil
+}
+
+type server struct {
+	opts Options
+}
+
+// New returns the MCP server.
+func New(opts Options) (*mcp.Server, error) {
+	if opts.SigNozURL == "" {
+		return nil, errors.New("mcpserver: SigNozURL is required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.HTTP == nil {
+		opts.HTTP = http.DefaultClient
+	}
+	if opts.Tools == nil {
+		opts.Tools = Served
+	}
+	cat, err := Catalogue()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]Tool{}
+	for _, t := range cat {
+		byName[t.Name] = t
+	}
+	s := &server{opts: opts}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "agentk-fake-signoz-mcp-server", Version: "v0.13.0-fake"}, nil)
+	for _, name := range opts.Tools {
+		t, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("mcpserver: tool %q is not in the official catalogue", name)
+		}
+		h, ok := s.handlers()[name]
+		if !ok {
+			return nil, fmt.Errorf("mcpserver: tool %q is not implemented", name)
+		}
+		schema, err := compile(name, t.InputSchema)
+		if err != nil {
+			return nil, err
+		}
+		srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, Annotations: t.Annotations, InputSchema: t.InputSchema},
+			s.wrap(schema, h))
+	}
+	return srv, nil
+}
+
+func compile(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: %s: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	loc := "mcp:///" + name + ".json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("mcpserver: %s: %w", name, err)
+	}
+	return c.Compile(loc)
+}
+
+// args are a call's decoded arguments.
+type args map[string]any
+
+func (a args) str(k string) string {
+	switch v := a[k].(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return ""
+}
+
+type handler func(ctx context.Context, key string, a args) (string, error)
+
+func toolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+func (s *server) wrap(schema *jsonschema.Schema, h handler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := req.Params.Arguments
+		if len(raw) == 0 {
+			raw = json.RawMessage(`{}`)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return toolError("invalid arguments: " + err.Error()), nil
+		}
+		if err := schema.Validate(inst); err != nil {
+			return toolError("invalid arguments: " + err.Error()), nil
+		}
+		var a args
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return toolError("invalid arguments: " + err.Error()), nil
+		}
+		key := s.opts.APIKey
+		if key == "" && req.Extra != nil && req.Extra.Header != nil {
+			key = req.Extra.Header.Get("SIGNOZ-API-KEY")
+			if key == "" {
+				key, _ = strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
+			}
+		}
+		if key == "" {
+			return toolError("no SigNoz API key: set SIGNOZ_API_KEY or send the SIGNOZ-API-KEY header"), nil
+		}
+		text, err := h(ctx, key, a)
+		if err != nil {
+			return toolError(err.Error()), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}
+}
+
+// do calls SigNoz and returns the body of a 200; another status is an
+// error quoting it, as the official server reports them.
+func (s *server) do(ctx context.Context, key, method, path string, query url.Values, body any) (string, error) {
+	u := strings.TrimRight(s.opts.SigNozURL, "/") + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return "", err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("SIGNOZ-API-KEY", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.opts.HTTP.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("request to SigNoz failed: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return "", fmt.Errorf("read SigNoz response: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("unexpected status %d: %s", resp.StatusCode, b)
+	}
+	return string(b), nil
+}
+
+// window reads start/end (unix ms) or timeRange (default def) relative to now.
+func (s *server) window(a args, def string) (time.Time, time.Time, error) {
+	now := s.opts.Now()
+	ms := func(k string) (time.Time, bool, error) {
+		v := a.str(k)
+		if v == "" {
+			return time.Time{}, false, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return time.Time{}, false, fmt.Errorf("%s must be unix milliseconds, got %q", k, v)
+		}
+		return time.UnixMilli(n), true, nil
+	}
+	start, okS, err := ms("start")
+	if err != nil {
+		return start, start, err
+	}
+	end, okE, err := ms("end")
+	if err != nil {
+		return start, end, err
+	}
+	if okS && okE {
+		return start, end, nil
+	}
+	tr := a.str("timeRange")
+	if tr == "" {
+		tr = def
+	}
+	d, err := parseRange(tr)
+	if err != nil {
+		return start, end, err
+	}
+	if !okE {
+		end = now
+	}
+	if !okS {
+		start = end.Add(-d)
+	}
+	return start, end, nil
+}
+
+func parseRange(s string) (time.Duration, error) {
+	if len(s) < 2 {
+		return 0, fmt.Errorf("invalid timeRange %q", s)
+	}
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("invalid timeRange %q", s)
+	}
+	switch s[len(s)-1] {
+	case 'm':
+		return time.Duration(n) * time.Minute, nil
+	case 'h':
+		return time.Duration(n) * time.Hour, nil
+	case 'd':
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return 0, fmt.Errorf("invalid timeRange %q: unit must be m, h or d", s)
+}
+
+func (s *server) handlers() map[string]handler {
+	fieldQuery := func(a args, names ...string) url.Values {
+		q := url.Values{}
+		for _, k := range names {
+			if v := a.str(k); v != "" {
+				q.Set(k, v)
+			}
+		}
+		return q
+	}
+	return map[string]handler{
+		"signoz_execute_builder_query": func(ctx context.Context, key string, a args) (string, error) {
+			q, ok := a["query"].(map[string]any)
+			if !ok {
+				return "", errors.New("query must be an object")
+			}
+			return s.do(ctx, key, http.MethodPost, "/api/v5/query_range", nil, q)
+		},
+		"signoz_get_field_keys": func(ctx context.Context, key string, a args) (string, error) {
+			return s.do(ctx, key, http.MethodGet, "/api/v1/fields/keys", fieldQuery(a, "signal", "searchText", "fieldContext", "fieldDataType", "metricName", "source"), nil)
+		},
+		"signoz_get_field_values": func(ctx context.Context, key string, a args) (string, error) {
+			return s.do(ctx, key, http.MethodGet, "/api/v1/fields/values", fieldQuery(a, "signal", "name", "searchText", "fieldContext", "metricName", "source"), nil)
+		},
+		"signoz_list_services": func(ctx context.Context, key string, a args) (string, error) {
+			start, end, err := s.window(a, "6h")
+			if err != nil {
+				return "", err
+			}
+			return s.do(ctx, key, http.MethodPost, "/api/v1/services", nil, map[string]string{
+				"start": strconv.FormatInt(start.UnixNano(), 10), "end": strconv.FormatInt(end.UnixNano(), 10)})
+		},
+		"signoz_get_service_top_operations": func(ctx context.Context, key string, a args) (string, error) {
+			start, end, err := s.window(a, "6h")
+			if err != nil {
+				return "", err
+			}
+			return s.do(ctx, key, http.MethodPost, "/api/v1/service/top_operations", nil, map[string]any{
+				"start": strconv.FormatInt(start.UnixNano(), 10), "end": strconv.FormatInt(end.UnixNano(), 10),
+				"service": a.str("service"), "tags": []any{}})
+		},
+		"signoz_list_alerts": func(ctx context.Context, key string, _ args) (string, error) {
+			return s.do(ctx, key, http.MethodGet, "/api/v1/alerts", nil, nil)
+		},
+		"signoz_get_alert": func(ctx context.Context, key string, a args) (string, error) {
+			id := a.str("id")
+			if id == "" {
+				return "", errors.New("id is required")
+			}
+			return s.do(ctx, key, http.MethodGet, "/api/v2/rules/"+url.PathEscape(id), nil, nil)
+		},
+		"signoz_list_metrics": func(ctx context.Context, key string, a args) (string, error) {
+			start, end, err := s.window(a, "1h")
+			if err != nil {
+				return "", err
+			}
+			q := fieldQuery(a, "searchText", "source", "limit")
+			q.Set("start", strconv.FormatInt(start.UnixMilli(), 10))
+			q.Set("end", strconv.FormatInt(end.UnixMilli(), 10))
+			return s.do(ctx, key, http.MethodGet, "/api/v2/metrics", q, nil)
+		},
+	}
+}
+
+// HTTPHandler serves srv over streamable HTTP (stateless sessions are not
+// needed: the SDK keeps one per client).
+func HTTPHandler(srv *mcp.Server) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+}
