@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,21 +54,4 @@ func TestReplayIsTheSameWithTheMCPBackend(t *testing.T) {
 	}
 	_, err := replay.Run(context.Background(), filepath.Join("..", "..", "e2e", "incidents", "bad-release-01"), replay.Options{SandboxBackend: "grpc"})
 	require.ErrorIs(t, err, replay.ErrBackend)
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -30,6 +30,12 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // Every JSON log line of a whole replay carries at most one "service" key,
 // and it is the component that logged; the incident's service is
 // "incident_service".
