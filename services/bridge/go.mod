@@ -36,6 +36,7 @@ require (
 
 require (
 	agentk/services/reviewer v0.0.0
+	agentk/services/sandbox v0.0.0
 	github.com/ThreeDotsLabs/watermill v1.5.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -72,3 +73,5 @@ replace (
 replace agentk/services/reviewer => ../reviewer
 
 replace agentk/services/gate => ../gate
+
+replace agentk/services/sandbox => ../sandbox

@@ -33,6 +33,13 @@ type Record struct {
 	// TraceParent is the W3C traceparent the decision arrived with; the
 	// approval is published in that trace.
 	TraceParent string `json:"traceparent,omitempty"`
+	// Action is the deployer's deployer-signed outcome for this decision
+	// (agentk.action.v1), once it arrived; the latest one wins.
+	Action *contracts.ActionV1 `json:"action,omitempty"`
+	// ActionThreadTS is the Slack thread reply that told Action, once posted;
+	// ActionUpdated is true once the parent message shows it.
+	ActionThreadTS string `json:"action_thread_ts,omitempty"`
+	ActionUpdated  bool   `json:"action_updated,omitempty"`
 }
 
 // Answer is the one accepted answer to a decision.
