@@ -130,7 +130,7 @@ func Answered(rec approval.Record, links Links) (string, []slack.Block) {
 // verdict, how long it took, and where to check.
 func Outcome(rec approval.Record, act contracts.ActionV1, links Links) (string, []slack.Block) {
 	fields := []*slack.TextBlockObject{
-		field("*Outcome*\n" + esc(outcomeTitle(act))),
+		field("*Outcome*\n" + esc(OutcomeTitle(act))),
 		field("*Recovered*\n" + esc(recoveredText(act.Recovered))),
 	}
 	if act.FromImage != "" || act.ToImage != "" {
@@ -141,7 +141,7 @@ func Outcome(rec approval.Record, act contracts.ActionV1, links Links) (string, 
 		field("*Took*\n"+esc(view.Duration(time.Duration(act.TotalMs)*time.Millisecond))),
 		field("*Action*\n"+esc(act.ActionID)))
 	blocks := []slack.Block{
-		section(fmt.Sprintf("*%s* %s", esc(outcomeTitle(act)), esc(rec.Decision.Service))),
+		section(fmt.Sprintf("*%s* %s", esc(OutcomeTitle(act)), esc(rec.Decision.Service))),
 		slack.NewSectionBlock(nil, fields, nil),
 	}
 	if act.Reason != "" {
@@ -159,7 +159,7 @@ func headline(rec approval.Record) string {
 	var h string
 	switch {
 	case rec.Action != nil:
-		h = outcomeTitle(*rec.Action) + ": " + d.Service
+		h = OutcomeTitle(*rec.Action) + ": " + d.Service
 	case rec.Answer != nil && rec.Answer.Answer == contracts.AnswerDeny:
 		h = "Rollback denied by " + rec.Answer.Approver + ": " + d.Service
 	case rec.Answer != nil:
@@ -175,8 +175,8 @@ func headline(rec approval.Record) string {
 	return h
 }
 
-// outcomeTitle names what the deployer did, in the words an on-call reads.
-func outcomeTitle(a contracts.ActionV1) string {
+// OutcomeTitle names what the deployer did, in the words an on-call reads.
+func OutcomeTitle(a contracts.ActionV1) string {
 	switch a.Outcome {
 	case contracts.OutcomeRolledBack:
 		switch {
@@ -202,7 +202,7 @@ func outcomeTitle(a contracts.ActionV1) string {
 }
 
 func outcomeLine(a contracts.ActionV1) string {
-	s := outcomeTitle(a)
+	s := OutcomeTitle(a)
 	if a.FromImage != "" || a.ToImage != "" {
 		s += " (" + orDash(a.FromImage) + " → " + orDash(a.ToImage) + ")"
 	}

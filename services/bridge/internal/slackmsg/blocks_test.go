@@ -129,7 +129,7 @@ func TestOutcomeTitles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, outcomeTitle(tt.act))
+			require.Equal(t, tt.want, OutcomeTitle(tt.act))
 			_, blocks := Outcome(approval.Record{}, tt.act, Links{})
 			requireWithinLimits(t, blocks)
 		})

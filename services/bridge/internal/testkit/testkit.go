@@ -15,7 +15,7 @@ import (
 
 // Keys are one test's signing keys.
 type Keys struct {
-	Gate, Bridge, Stranger *envelope.Signer
+	Gate, Bridge, Deployer, Stranger *envelope.Signer
 	Keyring                *envelope.Keyring
 }
 
@@ -38,10 +38,11 @@ func NewKeys(t testing.TB) Keys {
 		}
 		return s
 	}
-	k := Keys{Gate: mk(), Bridge: mk(), Stranger: mk()}
+	k := Keys{Gate: mk(), Bridge: mk(), Deployer: mk(), Stranger: mk()}
 	kr, err := envelope.NewKeyring(
 		envelope.KeyEntry{KeyID: k.Gate.KeyID(), Role: envelope.RoleGate},
 		envelope.KeyEntry{KeyID: k.Bridge.KeyID(), Role: envelope.RoleBridge},
+		envelope.KeyEntry{KeyID: k.Deployer.KeyID(), Role: envelope.RoleDeployer},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +87,27 @@ func Denied(id string, now time.Time) contracts.DecisionV1 {
 func Seal(t testing.TB, s *envelope.Signer, dec contracts.DecisionV1, now time.Time) []byte {
 	t.Helper()
 	env, err := s.SealJSON(contracts.SubjectDecision, dec, now, dec.ExpiresAt.Sub(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env.Marshal()
+}
+
+// Action returns the deployer's outcome for decision dec: a dry run, or a
+// rollback with recovered set.
+func Action(id string, dec contracts.DecisionV1, outcome string, recovered *bool, now time.Time) contracts.ActionV1 {
+	return contracts.ActionV1{
+		ActionID: id, IncidentID: dec.IncidentID, DecisionID: dec.DecisionID, ApprovalID: "apv-" + dec.DecisionID,
+		Service: dec.Service, Outcome: outcome, FromImage: "registry.test/checkout:1.5.0", ToImage: dec.RollbackTarget,
+		ContainerVerified: outcome == contracts.OutcomeRolledBack, Recovered: recovered,
+		ActionMs: 3200, VerifyMs: 121800, TotalMs: 125000, StartedAt: now, FinishedAt: now.Add(125 * time.Second),
+	}
+}
+
+// SealAction signs act as the deployer would.
+func SealAction(t testing.TB, s *envelope.Signer, act contracts.ActionV1, now time.Time) []byte {
+	t.Helper()
+	env, err := s.SealJSON(contracts.SubjectAction, act, now, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
