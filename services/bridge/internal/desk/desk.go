@@ -112,7 +112,7 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 	if k.d.Notifier == nil {
 		return nil
 	}
-	rec, rev, err := k.d.Store.Get(ctx, id)
+	rec, _, err := k.d.Store.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -123,14 +123,36 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("desk: post %s: %w", id, err)
 	}
-	rec.SlackChannel, rec.SlackTS = ch, ts
-	if err := k.d.Store.Update(ctx, rec, rev); err != nil {
-		// The message is out; losing its ts only means web answers cannot
-		// rewrite it. Do not post twice.
-		log.WarnContext(ctx, "slack message posted but not recorded", "err", err)
+	// An answer may have been written since the read above (a fast click
+	// in the console): record the ts on the record as it now is, and if it
+	// is answered already, show the answer, so that neither the ts nor the
+	// update is lost.
+	for range maxAttempts {
+		cur, rev, err := k.d.Store.Get(ctx, id)
+		if err != nil {
+			break
+		}
+		cur.SlackChannel, cur.SlackTS = ch, ts
+		if err := k.d.Store.Update(ctx, cur, rev); errors.Is(err, store.ErrConflict) {
+			continue
+		} else if err != nil {
+			break
+		}
+		log.InfoContext(ctx, "decision posted to slack", "slack_channel", ch)
+		if cur.Action != nil {
+			// The deployer was faster than this write: tell its outcome now.
+			return k.tell(ctx, cur, *cur.Action, log)
+		}
+		if cur.Answer != nil {
+			if err := k.d.Notifier.Update(ctx, cur); err != nil {
+				log.WarnContext(ctx, "slack message not updated", "err", err)
+			}
+		}
 		return nil
 	}
-	log.InfoContext(ctx, "decision posted to slack", "slack_channel", ch)
+	// The message is out; losing its ts only means web answers cannot
+	// rewrite it. Do not post twice.
+	log.WarnContext(ctx, "slack message posted but not recorded")
 	return nil
 }
 
@@ -162,6 +184,12 @@ func (k *Desk) ReceiveAction(ctx context.Context, data []byte) error {
 	if k.d.Notifier == nil || rec.SlackTS == "" {
 		return nil
 	}
+	return k.tell(ctx, rec, act, log)
+}
+
+// tell posts act in rec's thread unless it was, and updates the message to
+// show rec.Action unless it does; each step is recorded once done.
+func (k *Desk) tell(ctx context.Context, rec approval.Record, act contracts.ActionV1, log *slog.Logger) error {
 	if !rec.IsTold(act.ActionID) {
 		told := rec
 		told.Action = &act

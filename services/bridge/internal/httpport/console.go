@@ -11,8 +11,8 @@ import (
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
 	"agentk/services/bridge/internal/slackmsg"
-	"agentk/services/bridge/internal/view"
 	"agentk/services/bridge/internal/store"
+	"agentk/services/bridge/internal/view"
 )
 
 type row struct {

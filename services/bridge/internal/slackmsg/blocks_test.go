@@ -158,8 +158,13 @@ func TestEveryTextWithinBlockKitLimits(t *testing.T) {
 	rec.Answer = &approval.Answer{Answer: contracts.AnswerDeny, Approver: long("bob", 900), Channel: contracts.ChannelWeb}
 
 	for name, f := range map[string]func() (string, []slack.Block){
-		"posted":   func() (string, []slack.Block) { r := rec; r.Answer = nil; return Decision(r, links) },
-		"denied":   func() (string, []slack.Block) { r := rec; r.Answer = nil; r.Decision.Verdict = "deny"; return Decision(r, links) },
+		"posted": func() (string, []slack.Block) { r := rec; r.Answer = nil; return Decision(r, links) },
+		"denied": func() (string, []slack.Block) {
+			r := rec
+			r.Answer = nil
+			r.Decision.Verdict = "deny"
+			return Decision(r, links)
+		},
 		"answered": func() (string, []slack.Block) { return Answered(rec, links) },
 		"outcome":  func() (string, []slack.Block) { return Outcome(rec, act, links) },
 		"parent":   func() (string, []slack.Block) { r := rec; r.Action = &act; return Answered(r, links) },

@@ -16,7 +16,7 @@ import (
 // Keys are one test's signing keys.
 type Keys struct {
 	Gate, Bridge, Deployer, Stranger *envelope.Signer
-	Keyring                *envelope.Keyring
+	Keyring                          *envelope.Keyring
 }
 
 // NewKeys makes fresh keys; the stranger's key is in the keyring as a gate
