@@ -70,7 +70,7 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 		blocks = append(blocks,
 			slack.NewActionBlock(BlockAnswer, approve, deny),
 			slack.NewActionBlock(BlockFreeze, freezeButton(svc)),
-			context(fmt.Sprintf("Expires %s. One answer is accepted.", stamp(rec.ExpiresAt))))
+			context(expiry(rec)))
 		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
 	}
 	next := d.NextStep
@@ -82,6 +82,15 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 		blocks = append(blocks, slack.NewActionBlock(BlockFreeze, freezeButton(svc)))
 	}
 	return text(fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", svc, d.DecisionID)), blocks
+}
+
+// expiry says when the decision stops taking answers, in words and as a time.
+func expiry(rec approval.Record) string {
+	s := "Expires " + stamp(rec.ExpiresAt)
+	if !rec.ReceivedAt.IsZero() && rec.ExpiresAt.After(rec.ReceivedAt) {
+		s += ", " + view.Duration(rec.ExpiresAt.Sub(rec.ReceivedAt)) + " after it was posted"
+	}
+	return s + ". One answer is accepted."
 }
 
 // freezeButton freezes the service for a few hours, confirmed first.

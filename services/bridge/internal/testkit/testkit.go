@@ -57,12 +57,15 @@ var Epoch = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 // Decision returns an allowed rollback decision with id, decided at now.
 func Decision(id string, now time.Time) contracts.DecisionV1 {
 	checks := []contracts.CheckResult{
-		{Name: contracts.CheckSLOBreach, Passed: true, Reason: "burn rate 14.2 >= 1.0", Inputs: map[string]string{"burn_rate": "14.2"}},
+		{Name: contracts.CheckSLOBreach, Passed: true, Reason: "burn rate 14.2 >= 1.0", Inputs: map[string]string{"burn_rate": "14.2", "threshold": "1"}},
 		{Name: contracts.CheckAllowlist, Passed: true, Reason: "rollback is allowed"},
 		{Name: contracts.CheckCooldown, Passed: true, Reason: "no action in the last 600 s"},
 		{Name: contracts.CheckConfidence, Passed: true, Reason: "best reviewed claim 0.86 >= 0.70"},
 		{Name: contracts.CheckDeploymentRelated, Passed: true, Reason: "deploy marker 4m before onset",
-			Inputs: map[string]string{"trace": "http://signoz.test:8080/trace/abc123"}},
+			Inputs: map[string]string{"trace": "http://signoz.test:8080/trace/abc123",
+				"current_image": "registry.test/checkout:1.5.0", "current_version": "1.5.0",
+				"marker": "checkout@1.5.0@" + now.Add(-9*time.Minute).UTC().Format(time.RFC3339), "marker_trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+				"window": now.Add(-35*time.Minute).UTC().Format(time.RFC3339) + "/" + now.Add(-5*time.Minute).UTC().Format(time.RFC3339)}},
 		{Name: contracts.CheckSandboxScope, Passed: true, Reason: "checkout is in the sandbox"},
 	}
 	return contracts.DecisionV1{
