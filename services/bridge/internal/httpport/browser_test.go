@@ -167,4 +167,3 @@ func TestSlackMessageInABrowser(t *testing.T) {
 	require.Equal(t, "Rollback awaits approval: checkout", header)
 	screenshot(t, ctx, "slack-message")
 }
-
