@@ -6,7 +6,9 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"agentk/platform/service"
 	"agentk/services/sandbox/internal/compact"
@@ -25,10 +27,11 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	log := d.Logger.With("service", "sandbox")
 	log.Info("sandbox configured", "config", cfg.String())
+	sc := &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
+		HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}}
 	ex := &executor.Executor{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
-		Query: &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
-			HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}},
+		Query:    sc,
 		Record:   natsport.Recorder{Bus: d.Bus},
 		Limits:   tools.DefaultLimits(cfg.Exclude),
 		Compact:  compact.DefaultLimits,
@@ -42,9 +45,48 @@ func Run(ctx context.Context, d service.Deps) error {
 	if d.Ready != nil {
 		d.Ready()
 	}
+	go probeSigNoz(ctx, sc, d, log, ProbeInterval)
 	<-ctx.Done()
 	if err := stop(); err != nil {
 		return fmt.Errorf("sandbox: stop: %w", err)
 	}
 	return nil
+}
+
+// DependencySigNoz is the name readiness reports SigNoz under.
+const DependencySigNoz = "signoz"
+
+// ProbeInterval is how often the sandbox checks that SigNoz answers with its key.
+const ProbeInterval = time.Minute
+
+// probeSigNoz checks now and every interval that SigNoz answers with the
+// key, and tells readiness: a SigNoz that is down or refuses the key makes
+// the sandbox not ready (every investigation would otherwise end in
+// "insufficient evidence" while /readyz said all is well).
+func probeSigNoz(ctx context.Context, c *signoz.Client, d service.Deps, log *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	last := ""
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := c.Probe(pctx, d.Now())
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		d.ReportDependency(DependencySigNoz, err)
+		switch {
+		case err != nil && err.Error() != last:
+			log.Error("signoz does not answer with the sandbox's key: investigations cannot read telemetry", "err", err)
+			last = err.Error()
+		case err == nil && last != "":
+			log.Info("signoz answers with the sandbox's key again")
+			last = ""
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

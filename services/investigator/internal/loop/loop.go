@@ -73,17 +73,16 @@ func Investigate(ctx context.Context, in Input, d Deps) (contracts.ReportV1, err
 
 // infrastructure names the plan's failure when SigNoz itself could not be
 // read, in the words every reader looks for (contracts.IncompleteSigNoz*),
-// with the sandbox's own error. The texts matched are the sandbox's signoz
-// sentinels ("signoz: not authorised", "signoz: unavailable"), which its
-// error replies carry verbatim.
+// with the sandbox's own error: the sandbox puts those words in its error
+// reply when SigNoz refused its key or could not be reached.
 func infrastructure(errs []ToolResult) string {
 	for _, e := range errs {
-		if strings.Contains(e.Error, "signoz: not authorised") {
+		if strings.Contains(e.Error, contracts.IncompleteSigNozRejected) {
 			return contracts.IncompleteSigNozRejected + " (" + e.Error + ")"
 		}
 	}
 	for _, e := range errs {
-		if strings.Contains(e.Error, "signoz: unavailable") {
+		if strings.Contains(e.Error, contracts.IncompleteSigNozUnreachable) {
 			return contracts.IncompleteSigNozUnreachable + " (" + e.Error + ")"
 		}
 	}

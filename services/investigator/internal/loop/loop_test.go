@@ -142,8 +142,8 @@ func TestSigNozFailureIsNamedInTheReason(t *testing.T) {
 		retryable bool
 		want      string
 	}{
-		{"unreachable", "SigNoz query failed: signoz: unavailable: dial tcp 127.0.0.1:8080: connection refused", true, contracts.IncompleteSigNozUnreachable},
-		{"key rejected", "SigNoz query failed: signoz: not authorised: HTTP 401", false, contracts.IncompleteSigNozRejected},
+		{"unreachable", "SigNoz query failed: SigNoz unreachable: signoz: unavailable: dial tcp 127.0.0.1:8080: connection refused", true, contracts.IncompleteSigNozUnreachable},
+		{"key rejected", "SigNoz query failed: SigNoz rejected the API key: signoz: HTTP 401: unauthenticated", false, contracts.IncompleteSigNozRejected},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
