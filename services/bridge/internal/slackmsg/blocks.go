@@ -269,9 +269,13 @@ func summary(rec approval.Record, links Links, title string) []slack.Block {
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(title, MaxHeaderText)),
-		slack.NewSectionBlock(nil, fields, nil),
-		section(lines("*Gate checks*", checks, MaxSectionText)),
 	}
+	if w := infrastructure(d); w != "" {
+		blocks = append(blocks, section(":warning: *"+w+"*: agentk could not read the telemetry, so this is about the pipeline's access to SigNoz, not about "+esc(d.Service)+". Check the sandbox's readiness."))
+	}
+	blocks = append(blocks,
+		slack.NewSectionBlock(nil, fields, nil),
+		section(lines("*Gate checks*", checks, MaxSectionText)))
 	if ev := evidence(d, links); len(ev) > 0 {
 		blocks = append(blocks, section(lines("*Evidence*", ev, MaxSectionText)))
 	}
@@ -305,6 +309,19 @@ func linkButtons(service string, l Links) *slack.ActionBlock {
 		return nil
 	}
 	return slack.NewActionBlock(BlockLinks, els...)
+}
+
+// infrastructure returns the words the pipeline uses when SigNoz could not
+// be read, if any check says so.
+func infrastructure(d contracts.DecisionV1) string {
+	for _, w := range []string{contracts.IncompleteSigNozRejected, contracts.IncompleteSigNozUnreachable} {
+		for _, c := range d.Checks {
+			if strings.Contains(c.Reason, w) {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // move renders "current → target" with either side possibly unknown.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,12 +84,22 @@ func TestGoldenMessages(t *testing.T) {
 	require.Contains(t, text, "awaits approval")
 
 	denied := rec
+	denied.Decision.Checks = slices.Clone(rec.Decision.Checks)
 	denied.Decision.Verdict = contracts.VerdictDeny
 	denied.Decision.Checks[2].Passed, denied.Decision.Checks[2].Reason = false, "last action act-00 is within the 10m0s cooldown"
 	denied.Decision.FailedChecks = []string{contracts.CheckCooldown}
 	denied.Decision.NextStep = "cooldown: an action on shop-api ran recently; check whether it recovered before acting again."
 	text, blocks = Decision(denied, links)
 	checkGolden(t, "denied", text, blocks)
+
+	down := denied
+	down.Decision.Checks = slices.Clone(denied.Decision.Checks)
+	down.Decision.Checks[3].Passed = false
+	down.Decision.Checks[3].Reason = "the investigation did not complete (minimum_plan_failed: " + contracts.IncompleteSigNozUnreachable +
+		" (tool error: SigNoz query failed: SigNoz unreachable: signoz: unavailable: connection refused)): an incomplete investigation can never approve"
+	text, blocks = Decision(down, links)
+	checkGolden(t, "denied-signoz-down", text, blocks)
+	require.Contains(t, blocks[1].(*slack.SectionBlock).Text.Text, "SigNoz unreachable")
 
 	answered := rec
 	answered.Answer = &approval.Answer{ApprovalID: "apr-01", Answer: contracts.AnswerApprove, Approver: "alice",

@@ -98,6 +98,11 @@ func nextStep(c contracts.CheckResult, svc string) string {
 	case contracts.CheckCooldown:
 		return "cooldown: an action on " + orUnknown(svc) + " ran recently (or the action ledger could not be read); check whether it recovered before acting again."
 	case contracts.CheckConfidence:
+		for _, w := range []string{contracts.IncompleteSigNozRejected, contracts.IncompleteSigNozUnreachable} {
+			if strings.Contains(c.Reason, w) {
+				return "confidence: " + w + ", so the investigation read no telemetry; fix the sandbox's SigNoz URL or key (its /readyz names the failure) and investigate in SigNoz by hand meanwhile."
+			}
+		}
 		return "confidence: no evidence-backed diagnosis is strong enough; read the kept and dropped claims in the incident report and investigate in SigNoz."
 	case contracts.CheckDeploymentRelated:
 		if m := c.Inputs["marker"]; m != "" || c.Inputs["markers_in_window"] != "" {

@@ -32,3 +32,12 @@ func TestNextStepFollowsTheCheckInputs(t *testing.T) {
 		})
 	}
 }
+
+func TestNextStepSaysSigNozCouldNotBeRead(t *testing.T) {
+	t.Parallel()
+	c := contracts.CheckResult{Name: contracts.CheckConfidence,
+		Reason: "the investigation did not complete (minimum_plan_failed: " + contracts.IncompleteSigNozUnreachable + " (...)): an incomplete investigation can never approve"}
+	got := nextStep(c, "shop-api")
+	require.Contains(t, got, contracts.IncompleteSigNozUnreachable)
+	require.NotContains(t, got, "no evidence-backed diagnosis")
+}
