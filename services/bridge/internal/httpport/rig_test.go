@@ -67,6 +67,8 @@ type rig struct {
 	srv   *httptest.Server
 	http  *httpport.Server
 	fkv   *memKV
+	// approvers are the rig's approvers, for a second server in a test.
+	approvers approval.Approvers
 }
 
 func newRig(t *testing.T) *rig {
@@ -78,6 +80,7 @@ func newRig(t *testing.T) *rig {
 		map[string]string{"U0ALICE": "alice", "U0BOB": "bob"},
 		map[string]string{"alice": aliceToken, "bob": bobToken})
 	require.NoError(t, err)
+	r.approvers = approvers
 	sc := slackport.New(slackport.Options{
 		APIURL: r.slack.APIURL(), BotToken: botToken, Channel: "C0INCIDENTS",
 		ResponseURLPrefix: r.slack.ResponseURLPrefix(),
