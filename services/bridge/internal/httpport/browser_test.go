@@ -15,6 +15,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/services/bridge/client"
 	"agentk/services/bridge/internal/testkit"
 )
 
@@ -149,21 +150,42 @@ func TestConsoleInABrowser(t *testing.T) {
 	require.Equal(t, 1, r.slack.Messages()[0].Updates)
 }
 
-// TestSlackMessageInABrowser renders the posted Slack message (its Block Kit
-// JSON, as the fake Slack received it) as Slack lays it out, and screenshots
-// it, so a human can look at what the on-call sees.
+// TestSlackMessageInABrowser renders the Slack messages (their Block Kit
+// JSON, as the fake Slack received it) as Slack lays them out, and
+// screenshots them, so a human can look at what the on-call sees: the
+// posted decision, then the same message once approved and acted on, with
+// the deployer's outcome in its thread.
 func TestSlackMessageInABrowser(t *testing.T) {
 	ctx := browser(t)
 	r := newRig(t)
-	m := r.receive(t, testkit.Decision("d1", r.clock.Now()))
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	dec := testkit.Decision("d1", r.clock.Now())
+	m := r.receive(t, dec)
+	pages := map[string]string{"/posted": blockKitHTML(t, m.Blocks)}
+
+	_, err := client.Answer(t.Context(), r.srv.URL, aliceToken, "d1", "approve")
+	require.NoError(t, err)
+	yes := true
+	act := testkit.Action("act-1", dec, contracts.OutcomeRolledBack, &yes, r.clock.Now())
+	require.NoError(t, r.desk.ReceiveAction(t.Context(), testkit.SealAction(t, r.keys.Deployer, act, r.clock.Now())))
+	msgs := r.slack.Messages()
+	require.Len(t, msgs, 2)
+	require.Equal(t, msgs[0].TS, msgs[1].ThreadTS)
+	pages["/done"] = blockKitHTML(t, msgs[0].Blocks) + blockKitHTML(t, msgs[1].Blocks)
+
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(blockKitHTML(t, m.Blocks)))
+		_, _ = w.Write([]byte(pages[r.URL.Path]))
 	}))
 	defer page.Close()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.ID("message"))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(page.URL+"/posted"), chromedp.WaitVisible(chromedp.ID("message"))))
 	header, err := chromedp.Run(ctx, chromedp.Text(".header"))
 	require.NoError(t, err)
 	require.Equal(t, "Rollback awaits approval: checkout", header)
 	screenshot(t, ctx, "slack-message")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(page.URL+"/done"), chromedp.WaitVisible(chromedp.ID("message"))))
+	header, err = chromedp.Run(ctx, chromedp.Text(".header"))
+	require.NoError(t, err)
+	require.Equal(t, "Rolled back and recovered: checkout", header)
+	screenshot(t, ctx, "slack-answered-and-thread")
 }

@@ -226,9 +226,9 @@ func recoveredText(r *bool) string {
 	case r == nil:
 		return "not checked"
 	case *r:
-		return "yes: the SLO is back within its budget"
+		return "yes: telemetry shows it recovered"
 	default:
-		return "no: the SLO is still breached, act by hand"
+		return "no: telemetry shows it still failing, act by hand"
 	}
 }
 
