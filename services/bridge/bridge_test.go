@@ -270,3 +270,16 @@ func TestOutcomeOverTheFabric(t *testing.T) {
 	require.NotContains(t, string(parent.Blocks), "awaits approval")
 	require.Contains(t, string(parent.Blocks), "Approved* by bob via cli")
 }
+
+// TestCheckSlack is what `agentk config` can call: auth.test, once.
+func TestCheckSlack(t *testing.T) {
+	t.Parallel()
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	env := func(token string) func(string) string {
+		e := slackEnv(t, slack, token)
+		return func(k string) string { return e[k] }
+	}
+	require.NoError(t, bridge.CheckSlack(t.Context(), env(botToken)))
+	require.ErrorContains(t, bridge.CheckSlack(t.Context(), env("xoxb-revoked")), "invalid_auth")
+}

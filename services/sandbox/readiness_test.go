@@ -75,3 +75,18 @@ func TestReadinessSaysSigNozRefusesTheKey(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 }
+
+// TestCheckSigNoz is what `agentk config` can call: the same probe, once.
+func TestCheckSigNoz(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+	srv := httptest.NewServer(fakesignoz.New(nil, fakesignoz.Options{APIKey: "read-only", Now: func() time.Time { return now }}))
+	defer srv.Close()
+	env := func(key string) func(string) string {
+		return func(k string) string {
+			return map[string]string{"AGENTK_SIGNOZ_URL": srv.URL, "AGENTK_SIGNOZ_API_KEY": key}[k]
+		}
+	}
+	require.NoError(t, sandbox.CheckSigNoz(t.Context(), env("read-only"), now))
+	require.ErrorContains(t, sandbox.CheckSigNoz(t.Context(), env("wrong"), now), "HTTP 401")
+}
