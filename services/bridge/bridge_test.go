@@ -283,3 +283,46 @@ func TestCheckSlack(t *testing.T) {
 	require.NoError(t, bridge.CheckSlack(t.Context(), env(botToken)))
 	require.ErrorContains(t, bridge.CheckSlack(t.Context(), env("xoxb-revoked")), "invalid_auth")
 }
+
+// TestReadinessSaysSlackRefusesPosts: Slack takes the token but refuses the
+// post (the app left the channel): readiness names the refused post, and a
+// passing auth.test does not hide it.
+func TestReadinessSaysSlackRefusesPosts(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	slack.Refuse("not_in_channel")
+	check := health.New("bridge", nil)
+	posts := make(chan error, 16)
+	now := service.Since(testkit.Epoch)
+	b := start(t, f, now, slackEnv(t, slack, botToken), func(d *service.Deps) {
+		d.Dependency = func(name string, err error) {
+			check.Dependency(name, err)
+			if name == bridge.DependencySlackPosts {
+				posts <- err
+			}
+		}
+	})
+	defer b.stop(t)
+	check.Ready()
+	gate, err := f.Connect(ctx, envelope.RoleGate)
+	require.NoError(t, err)
+	dec := testkit.Decision("dec-refused-1", now())
+	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	select {
+	case err := <-posts:
+		require.ErrorContains(t, err, "not_in_channel")
+	case <-ctx.Done():
+		t.Fatal("the refused post was never reported")
+	}
+	st := check.Status()
+	require.False(t, st.Ready)
+	require.Contains(t, st.Failing[bridge.DependencySlackPosts], "chat.postMessage: not_in_channel")
+}

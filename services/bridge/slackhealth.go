@@ -14,28 +14,38 @@ import (
 // accepts the bot token.
 const slackCheckInterval = 5 * time.Minute
 
-// DependencySlack is the name readiness reports Slack under.
-const DependencySlack = "slack"
+// Names readiness reports Slack under: whether it takes the token
+// (auth.test), and whether it takes the bridge's messages (the last post or
+// update). Kept apart so that a token check that passes does not hide posts
+// that Slack refuses (a channel the app was removed from).
+const (
+	DependencySlack      = "slack"
+	DependencySlackPosts = "slack_posts"
+)
 
 // slackReporter turns the result of every Slack call into the service's
 // readiness: a refusal is logged once when it starts (and again when it
-// changes), and readiness names it until a call succeeds again.
-func slackReporter(d service.Deps, log *slog.Logger) func(error) {
+// changes), and readiness names it until a call of the same kind succeeds.
+func slackReporter(d service.Deps, log *slog.Logger) func(string, error) {
 	var (
 		mu   sync.Mutex
-		last string
+		last = map[string]string{}
 	)
-	return func(err error) {
+	return func(method string, err error) {
+		dep := DependencySlackPosts
+		if method == "auth.test" {
+			dep = DependencySlack
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		d.ReportDependency(DependencySlack, err)
+		d.ReportDependency(dep, err)
 		switch {
-		case err == nil && last != "":
-			log.Info("slack accepts the bridge again")
-			last = ""
-		case err != nil && err.Error() != last:
-			log.Error("slack refuses the bridge: decisions are not reaching Slack", "err", err)
-			last = err.Error()
+		case err == nil && last[dep] != "":
+			log.Info("slack accepts the bridge again", "check", dep)
+			delete(last, dep)
+		case err != nil && err.Error() != last[dep]:
+			log.Error("slack refuses the bridge: decisions are not reaching Slack", "check", dep, "err", err)
+			last[dep] = err.Error()
 		}
 	}
 }

@@ -38,7 +38,7 @@ func newSlackDesk(t *testing.T) *slackDesk {
 	s := &slackDesk{slack: fakeslack.New(token), keys: testkit.NewKeys(t), clock: testkit.NewClock(testkit.Epoch)}
 	t.Cleanup(s.slack.Close)
 	sc := slackport.New(slackport.Options{APIURL: s.slack.APIURL(), BotToken: token, Channel: "C0INC",
-		ResponseURLPrefix: s.slack.ResponseURLPrefix(), Report: func(err error) { s.errs = append(s.errs, err) }})
+		ResponseURLPrefix: s.slack.ResponseURLPrefix(), Report: func(_ string, err error) { s.errs = append(s.errs, err) }})
 	s.desk = desk.New(desk.Deps{Store: store.NewMemory(), Signer: s.keys.Bridge, Keyring: s.keys.Keyring,
 		Publisher: &publisher{}, Notifier: sc, Now: s.clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	s.dec = testkit.Decision("d1", s.clock.Now())

@@ -30,10 +30,10 @@ type Options struct {
 	Links func(approval.Record) slackmsg.Links
 	// HTTP is the client used; a 10 s timeout client when nil.
 	HTTP *http.Client
-	// Report, when set, is told the result of every Web API call (nil for
-	// success): the bridge turns a Slack that refuses its token or its posts
-	// into a not-ready service, not a silence.
-	Report func(err error)
+	// Report, when set, is told the result of every Web API call, by method
+	// (nil for success): the bridge turns a Slack that refuses its token or
+	// its posts into a not-ready service, not a silence.
+	Report func(method string, err error)
 }
 
 // Client is the bridge's Slack adapter. Safe for concurrent use.
@@ -67,7 +67,7 @@ func (c *Client) report(method string, err error) error {
 		err = fmt.Errorf("%w: %s: %w", ErrSlack, method, err)
 	}
 	if c.o.Report != nil {
-		c.o.Report(err)
+		c.o.Report(method, err)
 	}
 	return err
 }
