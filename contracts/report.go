@@ -15,6 +15,15 @@ type Claim struct {
 	EvidenceIDs []string `json:"evidence_ids"`
 }
 
+// Words an investigator puts in IncompleteReason when its tool calls failed
+// because SigNoz could not be read, so that every reader (the report, Slack,
+// the gate's reason) says the infrastructure failed instead of "insufficient
+// evidence". The sandbox's error text tells the two apart.
+const (
+	IncompleteSigNozUnreachable = "SigNoz unreachable"
+	IncompleteSigNozRejected    = "SigNoz rejected the API key"
+)
+
 // ReportV1 is an investigation's result. It carries the signed alert and the
 // sandbox-signed evidence envelopes it gathered, so the reviewer and the gate
 // can verify every input without trusting the investigator.

@@ -18,6 +18,9 @@ type Checker struct {
 	name      string
 	ready     atomic.Bool
 	connected func() bool
+
+	mu       sync.Mutex
+	problems map[string]string
 }
 
 // New returns the checker of service name. connected reports whether the
@@ -33,18 +36,47 @@ func (c *Checker) Ready() { c.ready.Store(true) }
 // NotReady marks the service not ready again (for example while it drains).
 func (c *Checker) NotReady() { c.ready.Store(false) }
 
+// Dependency records the state of one outside dependency the service
+// checked (Slack accepting the bot token, SigNoz accepting the key): err nil
+// means it answered as it should. While any dependency is failing the
+// service is not ready, and /readyz names the dependency and its error, so
+// a broken credential is visible instead of every incident quietly going
+// nowhere. It is what service.Deps.Dependency should call.
+func (c *Checker) Dependency(name string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		delete(c.problems, name)
+		return
+	}
+	if c.problems == nil {
+		c.problems = map[string]string{}
+	}
+	c.problems[name] = err.Error()
+}
+
 // Status is the /readyz body.
 type Status struct {
 	Service   string `json:"service"`
 	Ready     bool   `json:"ready"`
 	Started   bool   `json:"started"`
 	Connected bool   `json:"bus_connected"`
+	// Failing names each failing dependency with its last error.
+	Failing map[string]string `json:"failing,omitempty"`
 }
 
 // Status returns the current readiness.
 func (c *Checker) Status() Status {
 	s := Status{Service: c.name, Started: c.ready.Load(), Connected: c.connected == nil || c.connected()}
-	s.Ready = s.Started && s.Connected
+	c.mu.Lock()
+	if len(c.problems) > 0 {
+		s.Failing = make(map[string]string, len(c.problems))
+		for k, v := range c.problems {
+			s.Failing[k] = v
+		}
+	}
+	c.mu.Unlock()
+	s.Ready = s.Started && s.Connected && len(s.Failing) == 0
 	return s
 }
 

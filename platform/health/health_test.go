@@ -1,6 +1,7 @@
 package health_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -60,4 +61,22 @@ func TestMuxMountsEachService(t *testing.T) {
 	require.Equal(t, 200, get(t, m, "/bridge/healthz"))
 	require.Equal(t, 404, get(t, m, "/nope/readyz"))
 	require.Panics(t, func() { m.Add(health.New("gate", nil)) })
+}
+
+func TestFailingDependencyMakesNotReady(t *testing.T) {
+	t.Parallel()
+	c := health.New("bridge", nil)
+	c.Ready()
+	require.True(t, c.Status().Ready)
+	c.Dependency("slack", errors.New("auth.test: invalid_auth"))
+	st := c.Status()
+	require.False(t, st.Ready)
+	require.Equal(t, map[string]string{"slack": "auth.test: invalid_auth"}, st.Failing)
+	rec := httptest.NewRecorder()
+	c.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Contains(t, rec.Body.String(), "invalid_auth")
+	c.Dependency("slack", nil)
+	require.True(t, c.Status().Ready)
+	require.Empty(t, c.Status().Failing)
 }

@@ -77,6 +77,7 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	mux := health.NewMux()
 	check := mux.Add(health.New(role, d.Bus.Connected))
 	d.Ready = func() { check.Ready(); log.Info("ready") }
+	d.Dependency = check.Dependency
 	d.Logger = log
 	hs := &http.Server{Addr: healthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {

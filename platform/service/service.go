@@ -28,6 +28,18 @@ type Deps struct {
 	Getenv func(string) string
 	// Ready, when non-nil, is called once the service consumes and serves.
 	Ready func()
+	// Dependency, when non-nil, records whether an outside dependency the
+	// service checked answers as it should (err nil) or not; a failing one
+	// makes the service not ready (health.Checker.Dependency). Use
+	// ReportDependency, which tolerates nil.
+	Dependency func(name string, err error)
+}
+
+// ReportDependency calls d.Dependency when it is set.
+func (d Deps) ReportDependency(name string, err error) {
+	if d.Dependency != nil {
+		d.Dependency(name, err)
+	}
 }
 
 // Func runs one service until ctx is done or it fails.

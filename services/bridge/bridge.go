@@ -25,6 +25,7 @@ import (
 	"agentk/services/bridge/internal/slackmsg"
 	"agentk/services/bridge/internal/slackport"
 	"agentk/services/bridge/internal/store"
+	"agentk/services/bridge/internal/view"
 )
 
 // ErrStart is returned when the bridge cannot start.
@@ -51,21 +52,24 @@ func Run(ctx context.Context, d service.Deps) error {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	links := func(rec approval.Record) slackmsg.Links {
-		if cfg.ConsoleURL == "" {
-			return slackmsg.Links{}
+		l := view.SigNoz(cfg.SigNozURL, rec.Decision)
+		if cfg.ConsoleURL != "" {
+			l.Report = cfg.ConsoleURL + "/console/incidents/" + url.PathEscape(rec.Decision.IncidentID)
 		}
-		return slackmsg.Links{Report: cfg.ConsoleURL + "/console/incidents/" + url.PathEscape(rec.Decision.IncidentID)}
+		return l
 	}
 	var (
 		notifier  desk.Notifier
 		responder httpport.Responder
+		slackAPI  *slackport.Client
 	)
 	if cfg.SlackEnabled() {
-		sc := slackport.New(slackport.Options{
+		slackAPI = slackport.New(slackport.Options{
 			APIURL: cfg.SlackAPIURL, BotToken: cfg.SlackBotToken, Channel: cfg.SlackChannel,
 			ResponseURLPrefix: cfg.SlackResponseURLPrefix, Links: links,
+			Report: slackReporter(d, log),
 		})
-		notifier, responder = sc, sc
+		notifier, responder = slackAPI, slackAPI
 	}
 	dk := desk.New(desk.Deps{
 		Store: store.NewKV(kv), Signer: d.Signer, Keyring: d.Keyring,
@@ -90,6 +94,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	hs := httpport.New(httpport.Options{
 		Desk: dk, Approvers: cfg.Approvers, Freezes: fd, SigningSecret: cfg.SlackSigningSecret, Slack: responder, Reports: kvReports{rkv},
 		InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
+		Links: func(rec approval.Record) view.Links { l := links(rec); l.Report = ""; return l },
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -107,6 +112,8 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	h := &natsport.Handler{Desk: dk, Logger: log}
 	router.Handle(natsport.HandlerName, contracts.SubjectDecision, h.Handle)
+	ah := &natsport.ActionHandler{Desk: dk, Logger: log}
+	router.Handle(natsport.ActionHandlerName, contracts.SubjectAction, ah.Handle)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -120,6 +127,11 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	httpErr := make(chan error, 1)
 	go func() { httpErr <- srv.Serve(ln) }()
+	if slackAPI != nil {
+		// Readiness says whether Slack takes the token, checked now and then
+		// (every post reports too), so a revoked token is not a silence.
+		go watchSlack(ctx, slackAPI, slackCheckInterval)
+	}
 	log.Info("bridge running", "addr", ln.Addr().String(), "slack", cfg.SlackEnabled(), "approvers", len(cfg.Approvers.Names()))
 	if d.Ready != nil {
 		d.Ready()

@@ -15,6 +15,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/health"
 	"agentk/platform/service"
 	"agentk/services/bridge"
 	"agentk/services/bridge/client"
@@ -42,12 +43,15 @@ type running struct {
 	done   chan error
 }
 
-func start(t *testing.T, f *fabric.Fabric, now func() time.Time, env map[string]string) running {
+func start(t *testing.T, f *fabric.Fabric, now func() time.Time, env map[string]string, opts ...func(*service.Deps)) running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := f.Deps(ctx, envelope.RoleBridge, now, func(k string) string { return env[k] })
 	require.NoError(t, err)
 	d.Logger = slog.New(slog.DiscardHandler)
+	for _, o := range opts {
+		o(&d)
+	}
 	ready := make(chan struct{})
 	d.Ready = func() { close(ready) }
 	done := make(chan error, 1)
@@ -159,4 +163,166 @@ func TestRunOverTheFabric(t *testing.T) {
 		t.Fatalf("a second approval was published: %s", m.Data)
 	default:
 	}
+}
+
+func slackEnv(t *testing.T, slack *fakeslack.Server, token string) map[string]string {
+	t.Helper()
+	return map[string]string{
+		"AGENTK_BRIDGE_ADDR": freeAddr(t), "AGENTK_SLACK_API_URL": slack.APIURL(), "AGENTK_SLACK_BOT_TOKEN": token,
+		"AGENTK_SLACK_SIGNING_SECRET": secret, "AGENTK_SLACK_CHANNEL": "C0INCIDENTS",
+		"AGENTK_SLACK_RESPONSE_URL_PREFIX": slack.ResponseURLPrefix(),
+		"AGENTK_APPROVERS":                 "slack:U0ALICE=alice", "AGENTK_CONSOLE_TOKENS": "bob=" + bobToken,
+	}
+}
+
+// TestReadinessSaysSlackRefusesTheToken: with a bot token Slack does not
+// accept, the bridge's readiness goes not-ready and names Slack's answer;
+// with the right one it is ready.
+func TestReadinessSaysSlackRefusesTheToken(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+
+	for _, tc := range []struct {
+		name, token string
+		ready       bool
+	}{
+		{"token refused", "xoxb-revoked", false},
+		{"token accepted", botToken, true},
+	} {
+		check := health.New("bridge", nil)
+		reported := make(chan error, 16)
+		b := start(t, f, service.Since(testkit.Epoch), slackEnv(t, slack, tc.token), func(d *service.Deps) {
+			d.Dependency = func(name string, err error) {
+				check.Dependency(name, err)
+				if name == bridge.DependencySlack {
+					reported <- err
+				}
+			}
+		})
+		check.Ready() // start returned: the bridge called Ready
+		select {
+		case err := <-reported:
+			if tc.ready {
+				require.NoError(t, err, tc.name)
+			} else {
+				require.ErrorContains(t, err, "invalid_auth", tc.name)
+			}
+		case <-ctx.Done():
+			t.Fatal("auth.test never reported")
+		}
+		st := check.Status()
+		require.Equal(t, tc.ready, st.Ready, tc.name)
+		if !tc.ready {
+			require.Contains(t, st.Failing[bridge.DependencySlack], "auth.test")
+		}
+		b.stop(t)
+	}
+}
+
+// TestOutcomeOverTheFabric: after an approval, the deployer's dry-run action
+// on the bus is posted in the decision's Slack thread, and the message
+// header no longer says it awaits approval.
+func TestOutcomeOverTheFabric(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	env := slackEnv(t, slack, botToken)
+	now := service.Since(testkit.Epoch)
+	b := start(t, f, now, env)
+	defer b.stop(t)
+
+	gate, err := f.Connect(ctx, envelope.RoleGate)
+	require.NoError(t, err)
+	dec := testkit.Decision("dec-out-1", now())
+	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return strings.Contains(m.Text, "dec-out-1") })
+	require.NoError(t, err)
+	_, err = client.Answer(ctx, "http://"+env["AGENTK_BRIDGE_ADDR"], bobToken, "dec-out-1", "approve")
+	require.NoError(t, err)
+
+	dep, err := f.Connect(ctx, envelope.RoleDeployer)
+	require.NoError(t, err)
+	act := testkit.Action("act-out-1", dec, contracts.OutcomeDryRun, nil, now())
+	aenv, err := f.Signer(envelope.RoleDeployer).SealJSON(contracts.SubjectAction, act, now(), 0)
+	require.NoError(t, err)
+	require.NoError(t, dep.Publish(ctx, contracts.SubjectAction, bus.Out{Envelope: aenv, MsgID: act.ActionID}, nil))
+
+	reply, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return m.ThreadTS == msg.TS })
+	require.NoError(t, err)
+	require.Contains(t, reply.Text, "Dry run")
+	parent, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool {
+		return m.TS == msg.TS && strings.Contains(string(m.Blocks), "Dry run: rollback planned")
+	})
+	require.NoError(t, err)
+	require.NotContains(t, string(parent.Blocks), "awaits approval")
+	require.Contains(t, string(parent.Blocks), "Approved* by bob via cli")
+}
+
+// TestCheckSlack is what `agentk config` can call: auth.test, once.
+func TestCheckSlack(t *testing.T) {
+	t.Parallel()
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	env := func(token string) func(string) string {
+		e := slackEnv(t, slack, token)
+		return func(k string) string { return e[k] }
+	}
+	require.NoError(t, bridge.CheckSlack(t.Context(), env(botToken)))
+	require.ErrorContains(t, bridge.CheckSlack(t.Context(), env("xoxb-revoked")), "invalid_auth")
+}
+
+// TestReadinessSaysSlackRefusesPosts: Slack takes the token but refuses the
+// post (the app left the channel): readiness names the refused post, and a
+// passing auth.test does not hide it.
+func TestReadinessSaysSlackRefusesPosts(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	slack.Refuse("not_in_channel")
+	check := health.New("bridge", nil)
+	posts := make(chan error, 16)
+	now := service.Since(testkit.Epoch)
+	b := start(t, f, now, slackEnv(t, slack, botToken), func(d *service.Deps) {
+		d.Dependency = func(name string, err error) {
+			check.Dependency(name, err)
+			if name == bridge.DependencySlackPosts {
+				posts <- err
+			}
+		}
+	})
+	defer b.stop(t)
+	check.Ready()
+	gate, err := f.Connect(ctx, envelope.RoleGate)
+	require.NoError(t, err)
+	dec := testkit.Decision("dec-refused-1", now())
+	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	select {
+	case err := <-posts:
+		require.ErrorContains(t, err, "not_in_channel")
+	case <-ctx.Done():
+		t.Fatal("the refused post was never reported")
+	}
+	st := check.Status()
+	require.False(t, st.Ready)
+	require.Contains(t, st.Failing[bridge.DependencySlackPosts], "chat.postMessage: not_in_channel")
 }

@@ -6,6 +6,7 @@ require (
 	agentk/contracts v0.0.0
 	agentk/platform v0.0.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/goccy/go-yaml v1.19.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/nats-io/nkeys v0.4.17
 	github.com/slack-go/slack v0.35.0
@@ -16,7 +17,6 @@ require (
 )
 
 require (
-	github.com/goccy/go-yaml v1.19.2 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0 // indirect
@@ -36,6 +36,7 @@ require (
 
 require (
 	agentk/services/reviewer v0.0.0
+	agentk/services/sandbox v0.0.0
 	github.com/ThreeDotsLabs/watermill v1.5.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -72,3 +73,5 @@ replace (
 replace agentk/services/reviewer => ../reviewer
 
 replace agentk/services/gate => ../gate
+
+replace agentk/services/sandbox => ../sandbox

@@ -24,6 +24,6 @@ func (k kvReports) HTML(ctx context.Context, incidentID string) (template.HTML, 
 	if err != nil {
 		return "", err
 	}
-	// HTMLFragment escapes every value with html/template.
-	return template.HTML(report.HTMLFragment(r)), nil //nolint:gosec // produced by html/template
+	// HTMLEmbedded escapes every value with html/template; it leaves the title and the gate to the console page.
+	return template.HTML(report.HTMLEmbedded(r)), nil //nolint:gosec // produced by html/template
 }

@@ -43,8 +43,10 @@ func TestReportsFromKV(t *testing.T) {
 	require.NoError(t, err)
 	h, err := kvReports{rkv}.HTML(ctx, "inc-1")
 	require.NoError(t, err)
-	require.Contains(t, string(h), "Incident inc-1")
-	require.Contains(t, string(h), "slo_breach")
+	require.Contains(t, string(h), "Findings")
+	// The console page shows the title and the gate's checks itself, once.
+	require.NotContains(t, string(h), "Incident inc-1")
+	require.NotContains(t, string(h), "Policy gate")
 	require.NotContains(t, string(h), "<script>")
 	require.NotContains(t, string(h), "<html", "a fragment, not a page")
 

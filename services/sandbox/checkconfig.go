@@ -1,9 +1,13 @@
 package sandbox
 
 import (
+	"context"
+	"net/http"
 	"os"
+	"time"
 
 	"agentk/services/sandbox/internal/config"
+	"agentk/services/sandbox/internal/signoz"
 )
 
 // CheckConfig reads the service's configuration from getenv exactly as Run
@@ -11,4 +15,17 @@ import (
 func CheckConfig(getenv func(string) string) error {
 	_, err := config.FromEnv(getenv, os.ReadFile)
 	return err
+}
+
+// CheckSigNoz asks SigNoz, with the configured URL and key, the same cheap
+// authenticated question readiness asks, for `agentk config`: nil when it
+// answers with the key accepted, else an error wrapping "signoz: not
+// authorised" or "signoz: unavailable" with SigNoz's answer.
+func CheckSigNoz(ctx context.Context, getenv func(string) string, now time.Time) error {
+	cfg, err := config.FromEnv(getenv, os.ReadFile)
+	if err != nil {
+		return err
+	}
+	c := &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth, HTTP: &http.Client{Timeout: cfg.Timeout}}
+	return c.Probe(ctx, now)
 }

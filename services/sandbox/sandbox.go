@@ -6,7 +6,9 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"agentk/platform/service"
 	"agentk/services/sandbox/internal/compact"
@@ -60,9 +62,52 @@ func Run(ctx context.Context, d service.Deps) error {
 	if d.Ready != nil {
 		d.Ready()
 	}
+	if cfg.Backend != config.BackendMCP {
+		// On the MCP route the sandbox may not reach SigNoz itself: the MCP
+		// server does, and a failing call says so in the tool's reply.
+		go probeSigNoz(ctx, direct, d, log, ProbeInterval)
+	}
 	<-ctx.Done()
 	if err := stop(); err != nil {
 		return fmt.Errorf("sandbox: stop: %w", err)
 	}
 	return nil
+}
+
+// DependencySigNoz is the name readiness reports SigNoz under.
+const DependencySigNoz = "signoz"
+
+// ProbeInterval is how often the sandbox checks that SigNoz answers with its key.
+const ProbeInterval = time.Minute
+
+// probeSigNoz checks now and every interval that SigNoz answers with the
+// key, and tells readiness: a SigNoz that is down or refuses the key makes
+// the sandbox not ready (every investigation would otherwise end in
+// "insufficient evidence" while /readyz said all is well).
+func probeSigNoz(ctx context.Context, c *signoz.Client, d service.Deps, log *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	last := ""
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := c.Probe(pctx, d.Now())
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		d.ReportDependency(DependencySigNoz, err)
+		switch {
+		case err != nil && err.Error() != last:
+			log.Error("signoz does not answer with the sandbox's key: investigations cannot read telemetry", "err", err)
+			last = err.Error()
+		case err == nil && last != "":
+			log.Info("signoz answers with the sandbox's key again")
+			last = ""
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -101,6 +101,7 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 		var once sync.Once
 		check := r.Health.Add(health.New(e.Role, d.Bus.Connected))
 		d.Ready = func() { once.Do(func() { check.Ready(); close(ready) }) }
+		d.Dependency = check.Dependency
 		if d.Logger == nil {
 			// fabric.Deps tags its logger with the service already: one
 			// "service" key per line.

@@ -29,7 +29,9 @@ var (
 type Message struct {
 	Channel string
 	TS      string
-	Text    string
+	// ThreadTS is the parent message's ts for a reply in a thread.
+	ThreadTS string
+	Text     string
 	// Blocks is the Block Kit JSON array as last posted, updated or replaced.
 	Blocks json.RawMessage
 	// Updates counts chat.update calls and response_url replacements.
@@ -57,6 +59,8 @@ type Server struct {
 	messages  []*Message
 	responses []Response
 	changed   chan struct{}
+	// refuse, when set, is the error every chat.* call answers with.
+	refuse string
 }
 
 // New starts a fake Slack that accepts botToken.
@@ -65,6 +69,7 @@ func New(botToken string) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat.postMessage", s.postMessage)
 	mux.HandleFunc("POST /api/chat.update", s.update)
+	mux.HandleFunc("POST /api/auth.test", s.authTest)
 	mux.HandleFunc("POST /actions/{ts}/{nonce}", s.responseURL)
 	s.srv = httptest.NewServer(mux)
 	return s
@@ -79,6 +84,21 @@ func (s *Server) APIURL() string { return s.srv.URL + "/api/" }
 // ResponseURLPrefix is what every response_url the fake hands out starts with
 // (AGENTK_SLACK_RESPONSE_URL_PREFIX).
 func (s *Server) ResponseURLPrefix() string { return s.srv.URL + "/actions/" }
+
+// Refuse makes every chat.postMessage and chat.update answer
+// {"ok":false,"error":code} (a revoked token, a channel the app left);
+// Refuse("") accepts them again.
+func (s *Server) Refuse(code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = code
+}
+
+func (s *Server) refusing() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refuse
+}
 
 // Messages returns copies of every posted message, oldest first.
 func (s *Server) Messages() []Message {
@@ -162,6 +182,21 @@ func slackErr(w http.ResponseWriter, code string) {
 	writeJSON(w, map[string]any{"ok": false, "error": code})
 }
 
+// authTest answers auth.test as Slack does: the team and bot user for the
+// accepted token, invalid_auth for any other.
+func (s *Server) authTest(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		slackErr(w, "invalid_form_data")
+		return
+	}
+	if !s.authed(r) {
+		slackErr(w, "invalid_auth")
+		return
+	}
+	writeJSON(w, map[string]any{"ok": true, "url": "https://agentk-test.slack.com/", "team": "agentk test",
+		"user": "agentk", "team_id": s.teamID, "user_id": "U0AGENTKBOT", "bot_id": "B0AGENTK"})
+}
+
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		slackErr(w, "invalid_form_data")
@@ -169,6 +204,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.authed(r) {
 		slackErr(w, "invalid_auth")
+		return
+	}
+	if code := s.refusing(); code != "" {
+		slackErr(w, code)
 		return
 	}
 	ch := r.PostForm.Get("channel")
@@ -183,7 +222,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.seq++
-	m := &Message{Channel: ch, TS: fmt.Sprintf("1700000000.%06d", s.seq), Text: r.PostForm.Get("text"), Blocks: blocks}
+	m := &Message{Channel: ch, TS: fmt.Sprintf("1700000000.%06d", s.seq), ThreadTS: r.PostForm.Get("thread_ts"),
+		Text: r.PostForm.Get("text"), Blocks: blocks}
 	s.messages = append(s.messages, m)
 	s.notify()
 	s.mu.Unlock()
@@ -198,6 +238,10 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.authed(r) {
 		slackErr(w, "invalid_auth")
+		return
+	}
+	if code := s.refusing(); code != "" {
+		slackErr(w, code)
 		return
 	}
 	ch, ts := r.PostForm.Get("channel"), r.PostForm.Get("ts")

@@ -35,7 +35,8 @@ type Button struct {
 	} `json:"text"`
 }
 
-// Buttons returns the buttons in m's actions blocks.
+// Buttons returns the buttons in m's actions blocks that answer (link
+// buttons, which only open a URL, are left out).
 func (m Message) Buttons() []Button {
 	var blocks []struct {
 		Type     string            `json:"type"`
@@ -52,8 +53,10 @@ func (m Message) Buttons() []Button {
 			var btn Button
 			var kind struct {
 				Type string `json:"type"`
+				URL  string `json:"url"`
 			}
-			if json.Unmarshal(e, &kind) != nil || kind.Type != "button" || json.Unmarshal(e, &btn) != nil {
+			// A link button only opens its URL: it is not an answer.
+			if json.Unmarshal(e, &kind) != nil || kind.Type != "button" || kind.URL != "" || json.Unmarshal(e, &btn) != nil {
 				continue
 			}
 			btn.BlockID = b.BlockID

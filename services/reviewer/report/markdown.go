@@ -59,7 +59,13 @@ func Markdown(r Report) string {
 	}
 
 	p("## Findings\n\n")
-	if len(r.Kept) == 0 {
+	if r.Infrastructure != "" {
+		p("**%s** The findings below are not about the service: agentk could not look.\n\n", md(r.Infrastructure))
+	}
+	switch {
+	case len(r.Kept) == 0 && r.Infrastructure != "":
+		p("No claim survived review: the telemetry could not be read. Investigate in SigNoz once it answers.\n\n")
+	case len(r.Kept) == 0:
 		p("No claim survived review: **insufficient evidence**. Investigate in SigNoz.\n\n")
 	}
 	for _, c := range r.Kept {
@@ -109,12 +115,12 @@ func Markdown(r Report) string {
 		if a.Reason != "" {
 			p("- Reason: %s\n", md(a.Reason))
 		}
-		p("- Took %d ms\n\n", a.TotalMs)
+		p("- Took %s\n\n", humanMs(a.TotalMs))
 	}
 	if g := r.Agent; g != nil {
 		p("## The agent's own numbers\n\n")
 		p("%s%s: %d tool calls, %d iterations, %d tokens in, %d tokens out, %s", md(g.Investigator), modelText(g.Model),
-			g.ToolCalls, g.Iterations, g.TokensIn, g.TokensOut, g.Duration.Round(time.Millisecond))
+			g.ToolCalls, g.Iterations, g.TokensIn, g.TokensOut, Human(g.Duration))
 		if !g.Completed {
 			p(", **incomplete**: %s", md(orDash(g.IncompleteReason)))
 		}

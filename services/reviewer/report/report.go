@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -54,7 +55,11 @@ type Report struct {
 	Kept         []Claim
 	Dropped      []Dropped
 	Insufficient bool
-	Decision     *Decision
+	// Infrastructure says, when set, that the investigation could not read
+	// the telemetry (SigNoz down or refusing the key): what the on-call
+	// must fix first, and why there are no findings.
+	Infrastructure string
+	Decision       *Decision
 	Approval     *contracts.ApprovalV1
 	Action       *Action
 	Agent        *Agent
@@ -174,9 +179,60 @@ func Build(s Sources) Report {
 			Iterations: p.Iterations, ToolCalls: p.ToolCalls, TokensIn: p.TokensIn, TokensOut: p.TokensOut,
 			Duration: p.FinishedAt.Sub(p.StartedAt)}
 	}
+	r.Infrastructure = infrastructure(s.Report)
 	r.Status, r.Banner = status(s)
 	return r
 }
+
+// infrastructure reads the investigator's incomplete reason for the words it
+// uses when SigNoz could not be read.
+func infrastructure(p *contracts.ReportV1) string {
+	if p == nil || p.Completed {
+		return ""
+	}
+	switch {
+	case strings.Contains(p.IncompleteReason, contracts.IncompleteSigNozRejected):
+		return contracts.IncompleteSigNozRejected + ": the sandbox's SigNoz key was refused, so no telemetry was read."
+	case strings.Contains(p.IncompleteReason, contracts.IncompleteSigNozUnreachable):
+		return contracts.IncompleteSigNozUnreachable + ": the sandbox could not reach SigNoz, so no telemetry was read."
+	}
+	return ""
+}
+
+// Human says a duration the way a person would: "37 ms", "4.2 s",
+// "2 min 5 s", "1 h 4 min". (The bridge's console has the same rule.)
+func Human(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d == 0:
+		return "0 s"
+	case d < time.Millisecond:
+		return "< 1 ms"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Round(time.Millisecond)/time.Millisecond)
+	case d < 10*time.Second:
+		return strings.Replace(fmt.Sprintf("%.1f s", d.Seconds()), ".0 s", " s", 1)
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", d.Round(time.Second)/time.Second)
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return pair(int64(d/time.Minute), "min", int64(d%time.Minute/time.Second), "s")
+	default:
+		d = d.Round(time.Minute)
+		return pair(int64(d/time.Hour), "h", int64(d%time.Hour/time.Minute), "min")
+	}
+}
+
+func pair(a int64, ua string, b int64, ub string) string {
+	if b == 0 {
+		return fmt.Sprintf("%d %s", a, ua)
+	}
+	return fmt.Sprintf("%d %s %d %s", a, ua, b, ub)
+}
+
+func humanMs(ms int64) string { return Human(time.Duration(ms) * time.Millisecond) }
 
 func status(s Sources) (Status, string) {
 	if a := s.Action; a != nil {
@@ -206,9 +262,15 @@ func status(s Sources) (Status, string) {
 			}
 			return StatusAwaitingApproval, "Needs a human: the gate allows a rollback, approve or deny it"
 		}
+		if why := infrastructure(s.Report); why != "" {
+			return StatusActionDenied, "Action denied by the gate: " + joinComma(d.FailedChecks) + ". " + why
+		}
 		return StatusActionDenied, "Action denied by the gate: " + joinComma(d.FailedChecks)
 	}
 	if v := s.Review; v != nil && v.InsufficientEvidence {
+		if why := infrastructure(s.Report); why != "" {
+			return StatusNeedsHuman, "Needs a human: " + why
+		}
 		return StatusNeedsHuman, "Needs a human: insufficient evidence"
 	}
 	if s.Review != nil {

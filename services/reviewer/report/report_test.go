@@ -79,6 +79,12 @@ func TestGolden(t *testing.T) {
 		{"insufficient-evidence", func(s *report.Sources) {
 			s.Review.Kept, s.Review.Best, s.Review.InsufficientEvidence = nil, nil, true
 		}, report.StatusNeedsHuman},
+		{"signoz-unreachable", func(s *report.Sources) {
+			s.Review.Kept, s.Review.Best, s.Review.InsufficientEvidence = nil, nil, true
+			s.Report.Completed = false
+			s.Report.IncompleteReason = "minimum_plan_failed: " + contracts.IncompleteSigNozUnreachable + " (SigNoz query failed: signoz: unavailable: dial tcp 127.0.0.1:8080: connection refused)"
+			s.Evidence = nil
+		}, report.StatusNeedsHuman},
 		{"action-denied", func(s *report.Sources) { s.Decision = decision(contracts.VerdictDeny) }, report.StatusActionDenied},
 		{"awaiting-approval", func(s *report.Sources) { s.Decision = decision(contracts.VerdictAllow) }, report.StatusAwaitingApproval},
 		{"denied-by-human", func(s *report.Sources) {
@@ -115,6 +121,39 @@ func TestGolden(t *testing.T) {
 			golden(t, tc.name+".html", report.HTML(r))
 		})
 	}
+}
+
+// TestSigNozDownIsNotInsufficientEvidence: when the investigation could not
+// read SigNoz, the report says so, in the banner and the findings.
+func TestSigNozDownIsNotInsufficientEvidence(t *testing.T) {
+	t.Parallel()
+	s := sources()
+	s.Review.Kept, s.Review.Best, s.Review.InsufficientEvidence = nil, nil, true
+	s.Report.Completed = false
+	s.Report.IncompleteReason = "minimum_plan_failed: " + contracts.IncompleteSigNozRejected + " (signoz: not authorised: 401)"
+	r := report.Build(s)
+	require.Contains(t, r.Banner, contracts.IncompleteSigNozRejected)
+	require.NotContains(t, r.Banner, "insufficient evidence")
+	for _, out := range []string{report.Markdown(r), report.HTML(r)} {
+		require.Contains(t, out, contracts.IncompleteSigNozRejected)
+		require.NotContains(t, out, "insufficient evidence")
+	}
+}
+
+// TestEmbeddedLeavesTitleAndGateToThePage: the console shows the title and
+// the signed decision itself; the embedded report must not repeat them.
+func TestEmbeddedLeavesTitleAndGateToThePage(t *testing.T) {
+	t.Parallel()
+	s := sources()
+	s.Decision = decision(contracts.VerdictAllow)
+	r := report.Build(s)
+	full, emb := report.HTMLFragment(r), report.HTMLEmbedded(r)
+	require.Contains(t, full, "<h1>")
+	require.Contains(t, full, "Policy gate")
+	require.NotContains(t, emb, "<h1>")
+	require.NotContains(t, emb, "Policy gate")
+	require.Contains(t, emb, "Findings")
+	require.Contains(t, emb, "42 s", "durations in words")
 }
 
 func TestHostileTextIsEscaped(t *testing.T) {

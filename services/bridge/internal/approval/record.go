@@ -33,6 +33,51 @@ type Record struct {
 	// TraceParent is the W3C traceparent the decision arrived with; the
 	// approval is published in that trace.
 	TraceParent string `json:"traceparent,omitempty"`
+	// Action is the deployer-signed outcome for this decision
+	// (agentk.action.v1) that the message shows (see WithAction).
+	Action *contracts.ActionV1 `json:"action,omitempty"`
+	// Told lists the action ids already posted in the Slack thread (last 16).
+	Told []string `json:"told,omitempty"`
+	// Shown is the action id the Slack message was last updated to show.
+	Shown string `json:"shown,omitempty"`
+}
+
+// maxTold bounds Record.Told.
+const maxTold = 16
+
+// WithAction returns r showing act. A refusal (a repeated approval, say)
+// never replaces an outcome that did something: the message keeps saying
+// what was done, and the refusal is told in the thread only.
+func (r Record) WithAction(act contracts.ActionV1) Record {
+	if r.Action != nil && act.Outcome == contracts.OutcomeRefused && r.Action.Outcome != contracts.OutcomeRefused {
+		return r
+	}
+	a := act
+	r.Action = &a
+	return r
+}
+
+// IsTold reports whether action id was posted in the thread.
+func (r Record) IsTold(id string) bool {
+	for _, t := range r.Told {
+		if t == id {
+			return true
+		}
+	}
+	return false
+}
+
+// WithTold returns r with id marked as posted in the thread.
+func (r Record) WithTold(id string) Record {
+	if r.IsTold(id) {
+		return r
+	}
+	out := append(append([]string(nil), r.Told...), id)
+	if len(out) > maxTold {
+		out = out[len(out)-maxTold:]
+	}
+	r.Told = out
+	return r
 }
 
 // Answer is the one accepted answer to a decision.

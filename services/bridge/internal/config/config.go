@@ -21,6 +21,7 @@ const (
 	DefaultAddr                = "127.0.0.1:8082"
 	DefaultSlackAPIURL         = "https://slack.com/api/"
 	DefaultSlackResponseURLPfx = "https://hooks.slack.com/"
+	DefaultSigNozURL           = "http://localhost:8080"
 	// MinTokenLen is the shortest console token accepted.
 	MinTokenLen = 16
 )
@@ -35,6 +36,10 @@ type Config struct {
 	// InsecureCookies drops the Secure flag from the console's cookies, for a
 	// console served over plain HTTP on loopback only (AGENTK_CONSOLE_INSECURE_COOKIES=1).
 	InsecureCookies bool
+	// SigNozURL is the SigNoz UI base for the deep links in Slack and the
+	// console (AGENTK_SIGNOZ_BASE_URL, else AGENTK_SIGNOZ_URL, else
+	// DefaultSigNozURL), the same variables the sandbox links with.
+	SigNozURL string
 
 	SlackAPIURL        string
 	SlackBotToken      string
@@ -85,6 +90,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		SlackSigningSecret:     secret("AGENTK_SLACK_SIGNING_SECRET"),
 		SlackChannel:           getenv("AGENTK_SLACK_CHANNEL"),
 		SlackResponseURLPrefix: or("AGENTK_SLACK_RESPONSE_URL_PREFIX", DefaultSlackResponseURLPfx),
+		SigNozURL:              strings.TrimRight(or("AGENTK_SIGNOZ_BASE_URL", or("AGENTK_SIGNOZ_URL", DefaultSigNozURL)), "/"),
 	}
 	switch v := getenv("AGENTK_CONSOLE_INSECURE_COOKIES"); v {
 	case "", "0", "false":
@@ -96,7 +102,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if !strings.HasSuffix(c.SlackAPIURL, "/") {
 		c.SlackAPIURL += "/"
 	}
-	for name, v := range map[string]string{"AGENTK_SLACK_API_URL": c.SlackAPIURL, "AGENTK_SLACK_RESPONSE_URL_PREFIX": c.SlackResponseURLPrefix, "AGENTK_CONSOLE_URL": c.ConsoleURL} {
+	for name, v := range map[string]string{"AGENTK_SLACK_API_URL": c.SlackAPIURL, "AGENTK_SLACK_RESPONSE_URL_PREFIX": c.SlackResponseURLPrefix, "AGENTK_CONSOLE_URL": c.ConsoleURL, "AGENTK_SIGNOZ_BASE_URL": c.SigNozURL} {
 		if v == "" {
 			continue
 		}

@@ -38,8 +38,12 @@ type Publisher interface {
 type Notifier interface {
 	// Post shows a new decision and returns where it was posted.
 	Post(ctx context.Context, rec approval.Record) (channel, ts string, err error)
-	// Update rewrites a posted decision once it is answered.
+	// Update rewrites a posted decision once it is answered, and again once
+	// the deployer's outcome arrived.
 	Update(ctx context.Context, rec approval.Record) error
+	// PostOutcome replies in the decision's thread with rec.Action and
+	// returns the reply's ts.
+	PostOutcome(ctx context.Context, rec approval.Record) (ts string, err error)
 }
 
 // Deps are the desk's collaborators.
@@ -108,7 +112,7 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 	if k.d.Notifier == nil {
 		return nil
 	}
-	rec, rev, err := k.d.Store.Get(ctx, id)
+	rec, _, err := k.d.Store.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -119,15 +123,130 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("desk: post %s: %w", id, err)
 	}
-	rec.SlackChannel, rec.SlackTS = ch, ts
-	if err := k.d.Store.Update(ctx, rec, rev); err != nil {
-		// The message is out; losing its ts only means web answers cannot
-		// rewrite it. Do not post twice.
-		log.WarnContext(ctx, "slack message posted but not recorded", "err", err)
+	// An answer may have been written since the read above (a fast click
+	// in the console): record the ts on the record as it now is, and if it
+	// is answered already, show the answer, so that neither the ts nor the
+	// update is lost.
+	for range maxAttempts {
+		cur, rev, err := k.d.Store.Get(ctx, id)
+		if err != nil {
+			break
+		}
+		cur.SlackChannel, cur.SlackTS = ch, ts
+		if err := k.d.Store.Update(ctx, cur, rev); errors.Is(err, store.ErrConflict) {
+			continue
+		} else if err != nil {
+			break
+		}
+		log.InfoContext(ctx, "decision posted to slack", "slack_channel", ch)
+		if cur.Action != nil {
+			// The deployer was faster than this write: tell its outcome now.
+			return k.tell(ctx, cur, *cur.Action, log)
+		}
+		if cur.Answer != nil {
+			if err := k.d.Notifier.Update(ctx, cur); err != nil {
+				log.WarnContext(ctx, "slack message not updated", "err", err)
+			}
+		}
 		return nil
 	}
-	log.InfoContext(ctx, "decision posted to slack", "slack_channel", ch)
+	// The message is out; losing its ts only means web answers cannot
+	// rewrite it. Do not post twice.
+	log.WarnContext(ctx, "slack message posted but not recorded")
 	return nil
+}
+
+// ReceiveAction verifies a deployer-signed agentk.action.v1, keeps it with
+// its decision, posts the outcome and the recovery verdict in the decision's
+// Slack thread, and updates the message to show it. Each step is recorded,
+// so a redelivery finishes what is missing and posts nothing twice.
+// ErrRejected for a message that must not be retried. An action for a
+// decision this bridge never recorded is logged and dropped.
+func (k *Desk) ReceiveAction(ctx context.Context, data []byte) error {
+	now := k.d.Now()
+	var act contracts.ActionV1
+	if _, err := k.d.Keyring.Open(data, contracts.SubjectAction, envelope.RoleDeployer, now, &act); err != nil {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	if act.DecisionID == "" || act.ActionID == "" {
+		return fmt.Errorf("%w: action names no decision or action id", ErrRejected)
+	}
+	log := k.d.Logger.With("decision_id", act.DecisionID, "incident_id", act.IncidentID, "action_id", act.ActionID)
+	rec, err := k.keepAction(ctx, act)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrBadKey) {
+		log.WarnContext(ctx, "action for a decision this bridge never recorded", "outcome", act.Outcome)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log.InfoContext(ctx, "action recorded", "outcome", act.Outcome)
+	if k.d.Notifier == nil || rec.SlackTS == "" {
+		return nil
+	}
+	return k.tell(ctx, rec, act, log)
+}
+
+// tell posts act in rec's thread unless it was, and updates the message to
+// show rec.Action unless it does; each step is recorded once done.
+func (k *Desk) tell(ctx context.Context, rec approval.Record, act contracts.ActionV1, log *slog.Logger) error {
+	if !rec.IsTold(act.ActionID) {
+		told := rec
+		told.Action = &act
+		if _, err := k.d.Notifier.PostOutcome(ctx, told); err != nil {
+			return fmt.Errorf("desk: post outcome %s: %w", act.ActionID, err)
+		}
+		if err := k.mark(ctx, act.DecisionID, func(r approval.Record) approval.Record { return r.WithTold(act.ActionID) }); err != nil {
+			// Posted but not marked: a redelivery may post it again, which
+			// is better than a thread that never learns the outcome.
+			log.WarnContext(ctx, "outcome posted but not recorded", "err", err)
+		}
+	}
+	if rec.Action != nil && rec.Shown != rec.Action.ActionID {
+		if err := k.d.Notifier.Update(ctx, rec); err != nil {
+			return fmt.Errorf("desk: update message with outcome %s: %w", act.ActionID, err)
+		}
+		shown := rec.Action.ActionID
+		if err := k.mark(ctx, act.DecisionID, func(r approval.Record) approval.Record { r.Shown = shown; return r }); err != nil {
+			log.WarnContext(ctx, "message updated but not recorded", "err", err)
+		}
+	}
+	return nil
+}
+
+// keepAction writes act into its decision's record (compare-and-set).
+func (k *Desk) keepAction(ctx context.Context, act contracts.ActionV1) (approval.Record, error) {
+	for range maxAttempts {
+		rec, rev, err := k.d.Store.Get(ctx, act.DecisionID)
+		if err != nil {
+			return approval.Record{}, err
+		}
+		next := rec.WithAction(act)
+		if next.Action == rec.Action {
+			return rec, nil
+		}
+		if err := k.d.Store.Update(ctx, next, rev); errors.Is(err, store.ErrConflict) {
+			continue
+		} else if err != nil {
+			return approval.Record{}, err
+		}
+		return next, nil
+	}
+	return approval.Record{}, fmt.Errorf("%w: %s", ErrBusy, act.DecisionID)
+}
+
+// mark applies f to the stored record (compare-and-set).
+func (k *Desk) mark(ctx context.Context, id string, f func(approval.Record) approval.Record) error {
+	for range maxAttempts {
+		rec, rev, err := k.d.Store.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := k.d.Store.Update(ctx, f(rec), rev); !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrBusy, id)
 }
 
 // maxAttempts bounds compare-and-set retries under contention.

@@ -10,13 +10,38 @@ import (
 	"agentk/contracts"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
+	"agentk/services/bridge/internal/slackmsg"
 	"agentk/services/bridge/internal/store"
+	"agentk/services/bridge/internal/view"
 )
 
 type row struct {
 	Rec    approval.Record
 	Status approval.Status
 	Open   bool
+	// Facts and Links are what the gate saw and where to check it.
+	Facts view.Facts
+	Links view.Links
+	// Left is the time left to answer ("4 min 10 s left", "expired").
+	Left string
+	// Outcome is the deployer's outcome in words, once it arrived.
+	Outcome string
+	// Took is how long the deployer's action took, in words.
+	Took string
+}
+
+func (s *Server) row(rec approval.Record, now time.Time) row {
+	st := rec.StatusAt(now)
+	r := row{Rec: rec, Status: st, Open: st == approval.StatusOpen, Facts: view.FactsOf(rec.Decision),
+		Left: view.TimeLeft(rec.ExpiresAt, now)}
+	if s.o.Links != nil {
+		r.Links = s.o.Links(rec)
+	}
+	if a := rec.Action; a != nil {
+		r.Outcome = slackmsg.OutcomeTitle(*a)
+		r.Took = view.Duration(time.Duration(a.TotalMs) * time.Millisecond)
+	}
+	return r
 }
 
 type listPage struct {
@@ -60,8 +85,7 @@ func (s *Server) consoleList(w http.ResponseWriter, r *http.Request) {
 	page := listPage{Approver: p.name, CSRF: s.csrfToken(p), Now: now, Refused: s.o.Desk.RecentRefusals()}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ReceivedAt.After(recs[j].ReceivedAt) })
 	for _, rec := range recs {
-		st := rec.StatusAt(now)
-		rw := row{Rec: rec, Status: st, Open: st == approval.StatusOpen}
+		rw := s.row(rec, now)
 		if rw.Open {
 			page.Open = append(page.Open, rw)
 		} else if len(page.Closed) < 50 {
@@ -82,6 +106,7 @@ type incidentPage struct {
 	Approver   string
 	CSRF       string
 	IncidentID string
+	Service    string
 	Report     template.HTML
 	Rows       []row
 }
@@ -99,10 +124,13 @@ func (s *Server) consoleIncident(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.o.Now()
 	page := incidentPage{Approver: p.name, CSRF: s.csrfToken(p), IncidentID: id}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].ReceivedAt.After(recs[j].ReceivedAt) })
 	for _, rec := range recs {
 		if rec.Decision.IncidentID == id {
-			st := rec.StatusAt(now)
-			page.Rows = append(page.Rows, row{Rec: rec, Status: st, Open: st == approval.StatusOpen})
+			page.Rows = append(page.Rows, s.row(rec, now))
+			if page.Service == "" {
+				page.Service = rec.Decision.Service
+			}
 		}
 	}
 	if s.o.Reports != nil {

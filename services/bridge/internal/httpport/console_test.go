@@ -1,9 +1,13 @@
 package httpport_test
 
 import (
+	"context"
+	"html/template"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -12,8 +16,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"agentk/contracts"
 	"agentk/services/bridge/client"
+	"agentk/services/bridge/internal/approval"
+	"agentk/services/bridge/internal/httpport"
 	"agentk/services/bridge/internal/testkit"
+	"agentk/services/bridge/internal/view"
+	"agentk/services/reviewer/report"
 )
 
 func TestAPIAnswer(t *testing.T) {
@@ -156,4 +165,50 @@ func post(t *testing.T, c *http.Client, u string, form url.Values, h http.Header
 	resp, err := c.Do(req)
 	require.NoError(t, err)
 	return resp
+}
+
+// reportsFake renders the reviewer's real report for the incident page.
+type reportsFake struct{ src report.Sources }
+
+func (f reportsFake) HTML(context.Context, string) (template.HTML, error) {
+	return template.HTML(report.HTMLEmbedded(report.Build(f.src))), nil //nolint:gosec // html/template output
+}
+
+// TestIncidentPageShowsEachSectionOnce: with the reviewer's report on the
+// page, the title and the checks table appear once, durations are in words,
+// and the approve control sits in the decision card, before the report.
+func TestIncidentPageShowsEachSectionOnce(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	dec := testkit.Decision("d1", r.clock.Now())
+	start := r.clock.Now().Add(-2 * time.Minute)
+	r.http = httpport.New(httpport.Options{Desk: r.desk, Approvers: r.approvers, Now: r.clock.Now,
+		Logger: slog.New(slog.DiscardHandler), InsecureCookies: true,
+		Reports: reportsFake{report.Sources{
+			Report: &contracts.ReportV1{IncidentID: dec.IncidentID, Service: dec.Service, Investigator: "rules", Completed: true,
+				StartedAt: start, FinishedAt: start.Add(36772770 * time.Nanosecond)},
+			Decision: &dec,
+		}},
+		Links: func(rec approval.Record) view.Links { return view.SigNoz(signozURL, rec.Decision) }})
+	srv := httptest.NewServer(r.http.Handler())
+	defer srv.Close()
+	r.receive(t, dec)
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/console/incidents/"+dec.IncidentID, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+aliceToken)
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	page := string(b)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, 1, strings.Count(page, "<h1"), "the title once")
+	require.Equal(t, 1, strings.Count(page, `<table class="checks"`), "the checks once")
+	require.NotContains(t, page, "Policy gate", "the report's own gate section is left to the card")
+	require.Contains(t, page, "37 ms")
+	require.NotContains(t, page, "36.77")
+	require.Less(t, strings.Index(page, `id="approve-d1"`), strings.Index(page, `id="report"`), "approve before the report")
+	require.Contains(t, page, "/traces-explorer?compositeQuery=")
+	require.Contains(t, page, "15 min left")
 }

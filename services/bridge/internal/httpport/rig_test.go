@@ -23,6 +23,7 @@ import (
 	"agentk/services/bridge/internal/slackport"
 	"agentk/services/bridge/internal/store"
 	"agentk/services/bridge/internal/testkit"
+	"agentk/services/bridge/internal/view"
 )
 
 const (
@@ -30,6 +31,7 @@ const (
 	signingSecret = "test-signing-secret-0123456789"
 	aliceToken    = "alice-console-token-0123456789"
 	bobToken      = "bob-console-token-0123456789ab"
+	signozURL     = "http://signoz.test:8080"
 )
 
 // publisher records what would go on the bus.
@@ -65,6 +67,8 @@ type rig struct {
 	srv   *httptest.Server
 	http  *httpport.Server
 	fkv   *memKV
+	// approvers are the rig's approvers, for a second server in a test.
+	approvers approval.Approvers
 }
 
 func newRig(t *testing.T) *rig {
@@ -76,11 +80,14 @@ func newRig(t *testing.T) *rig {
 		map[string]string{"U0ALICE": "alice", "U0BOB": "bob"},
 		map[string]string{"alice": aliceToken, "bob": bobToken})
 	require.NoError(t, err)
+	r.approvers = approvers
 	sc := slackport.New(slackport.Options{
 		APIURL: r.slack.APIURL(), BotToken: botToken, Channel: "C0INCIDENTS",
 		ResponseURLPrefix: r.slack.ResponseURLPrefix(),
 		Links: func(rec approval.Record) slackmsg.Links {
-			return slackmsg.Links{Report: "https://agentk.test/console/incidents/" + rec.Decision.IncidentID}
+			l := view.SigNoz(signozURL, rec.Decision)
+			l.Report = "https://agentk.test/console/incidents/" + rec.Decision.IncidentID
+			return l
 		},
 	})
 	r.desk = desk.New(desk.Deps{
@@ -92,6 +99,7 @@ func newRig(t *testing.T) *rig {
 	r.http = httpport.New(httpport.Options{
 		Desk: r.desk, Approvers: approvers, SigningSecret: signingSecret, Slack: sc, Freezes: fd,
 		InsecureCookies: true, Now: r.clock.Now, Logger: log,
+		Links: func(rec approval.Record) view.Links { return view.SigNoz(signozURL, rec.Decision) },
 	})
 	r.srv = httptest.NewServer(r.http.Handler())
 	t.Cleanup(func() {

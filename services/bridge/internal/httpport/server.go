@@ -15,6 +15,7 @@ import (
 	"agentk/services/bridge/internal/desk"
 	"agentk/services/bridge/internal/freezes"
 	"agentk/services/bridge/internal/slackauth"
+	"agentk/services/bridge/internal/view"
 )
 
 // Responder answers Slack interactions through their response_url.
@@ -44,6 +45,8 @@ type Options struct {
 	InsecureCookies bool
 	Now             func() time.Time
 	Logger          *slog.Logger
+	// Links returns the SigNoz links to show with a record; none when nil.
+	Links func(approval.Record) view.Links
 }
 
 // Server is the bridge's HTTP handler. Close waits for its background work.

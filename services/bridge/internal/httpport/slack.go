@@ -52,6 +52,10 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unsupported interaction", http.StatusBadRequest)
 		return
 	}
+	if click.Link {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	if click.FreezeService != "" {
 		s.slackFreezeClick(w, r, click, now)
 		return

@@ -18,6 +18,9 @@ import (
 // HandlerName is the bridge's durable consumer on SubjectDecision.
 const HandlerName = "bridge"
 
+// ActionHandlerName is the bridge's durable consumer on SubjectAction.
+const ActionHandlerName = "bridge_actions"
+
 // Receiver is the part of the desk the handler needs.
 type Receiver interface {
 	Receive(ctx context.Context, data []byte) error
@@ -42,6 +45,34 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 		return nil, bus.Permanent(err)
 	default:
 		h.Logger.WarnContext(ctx, "decision not yet handled; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		return nil, err
+	}
+}
+
+// ActionReceiver is the part of the desk the action handler needs.
+type ActionReceiver interface {
+	ReceiveAction(ctx context.Context, data []byte) error
+}
+
+// ActionHandler feeds the deployer's outcomes to the desk, which tells them
+// in the decision's Slack thread.
+type ActionHandler struct {
+	Desk   ActionReceiver
+	Logger *slog.Logger
+}
+
+// Handle is the bus.HandlerFunc for SubjectAction: a message that can never
+// be accepted is dead-lettered; a store or Slack failure is retried.
+func (h *ActionHandler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+	err := h.Desk.ReceiveAction(ctx, m.Data)
+	switch {
+	case err == nil:
+		return nil, nil
+	case errors.Is(err, desk.ErrRejected):
+		h.Logger.WarnContext(ctx, "action rejected", "subject", m.Subject, "err", err)
+		return nil, bus.Permanent(err)
+	default:
+		h.Logger.WarnContext(ctx, "action not yet told; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
 	}
 }

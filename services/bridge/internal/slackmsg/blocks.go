@@ -1,5 +1,9 @@
 // Package slackmsg builds the Block Kit messages the bridge posts and parses
 // the block_actions interactions Slack sends back. It does no I/O.
+//
+// Every text is cut to Block Kit's limits (limits.go): Slack refuses a whole
+// message for one field that is a character too long, and a refused message
+// is an incident nobody sees.
 package slackmsg
 
 import (
@@ -13,6 +17,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/services/bridge/internal/approval"
+	"agentk/services/bridge/internal/view"
 )
 
 // Action ids of the two buttons; block_actions payloads name them.
@@ -25,17 +30,19 @@ const (
 	BlockFreeze = "agentk_freeze"
 	// BlockAnswer is the block id of the actions block holding the buttons.
 	BlockAnswer = "agentk_answer"
+	// BlockLinks holds the SigNoz link buttons; their action ids start with
+	// ActionLinkPrefix. Slack still sends an interaction for a link button,
+	// which the bridge acknowledges and ignores.
+	BlockLinks       = "agentk_links"
+	ActionLinkPrefix = "agentk_link_"
 )
 
 // ButtonValue is the value both buttons carry: the decision id and the digest
 // of the decision the human saw, so an answer binds to exactly that decision.
 func ButtonValue(decisionID, digest string) string { return decisionID + "|" + digest }
 
-// Links are where a human can read more. Empty fields are left out.
-type Links struct {
-	// Report is the console page of the incident report.
-	Report string
-}
+// Links are where a human can read more (view.Links).
+type Links = view.Links
 
 // Decision returns the message for a newly received decision: for an allowed
 // one the summary, the six checks, evidence links, the rollback target and the
@@ -43,43 +50,67 @@ type Links struct {
 // step, with no buttons.
 func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 	d := rec.Decision
-	blocks := summary(rec, links)
+	blocks := summary(rec, links, headline(rec))
+	svc := d.Service
+	if d.Verdict == contracts.VerdictAllow && runes(ButtonValue(d.DecisionID, rec.Digest)) > MaxButtonValue {
+		// A button cannot carry this decision's id: never cut it into the id
+		// of another. The console and the CLI can still answer it.
+		blocks = append(blocks, section("*Answer in the console or with `agentk approve`:* the decision id is too long for a Slack button."),
+			context(fmt.Sprintf("Expires %s. One answer is accepted.", stamp(rec.ExpiresAt))))
+		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
+	}
 	if d.Verdict == contracts.VerdictAllow {
 		approve := slack.NewButtonBlockElement(ActionApprove, ButtonValue(d.DecisionID, rec.Digest),
-			plain("Approve rollback")).WithStyle(slack.StylePrimary).
-			WithConfirm(slack.NewConfirmationBlockObject(
-				plain("Roll back "+d.Service+"?"),
-				mrkdwn(fmt.Sprintf("Recreate *%s* on `%s`.", esc(d.Service), esc(targetOr(d.RollbackTarget)))),
-				plain("Roll back"), plain("Cancel")))
-		deny := slack.NewButtonBlockElement(ActionDeny, ButtonValue(d.DecisionID, rec.Digest), plain("Deny")).
-			WithStyle(slack.StyleDanger)
+			plain("Approve rollback", MaxButtonText)).WithStyle(slack.StylePrimary).
+			WithConfirm(confirm("Roll back "+svc+"?",
+				fmt.Sprintf("Recreate *%s* on `%s`.", esc(svc), esc(targetOr(d.RollbackTarget))),
+				"Roll back"))
+		deny := slack.NewButtonBlockElement(ActionDeny, ButtonValue(d.DecisionID, rec.Digest),
+			plain("Deny", MaxButtonText)).WithStyle(slack.StyleDanger)
 		blocks = append(blocks,
 			slack.NewActionBlock(BlockAnswer, approve, deny),
-			slack.NewActionBlock(BlockFreeze, freezeButton(d.Service)),
-			slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Expires %s. One answer is accepted.", stamp(rec.ExpiresAt)))))
-		return fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", d.Service, d.DecisionID), blocks
+			slack.NewActionBlock(BlockFreeze, freezeButton(svc)),
+			context(expiry(rec)))
+		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
 	}
 	next := d.NextStep
 	if next == "" {
 		next = "Investigate by hand; no automated action will be taken."
 	}
-	blocks = append(blocks, slack.NewSectionBlock(mrkdwn("*Next step:* "+esc(next)), nil, nil))
-	if d.Service != "" {
-		blocks = append(blocks, slack.NewActionBlock(BlockFreeze, freezeButton(d.Service)))
+	blocks = append(blocks, section("*Next step:* "+esc(next)))
+	if svc != "" {
+		blocks = append(blocks, slack.NewActionBlock(BlockFreeze, freezeButton(svc)))
 	}
-	return fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", d.Service, d.DecisionID), blocks
+	return text(fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", svc, d.DecisionID)), blocks
+}
+
+// expiry says when the decision stops taking answers, in words and as a time.
+func expiry(rec approval.Record) string {
+	s := "Expires " + stamp(rec.ExpiresAt)
+	if !rec.ReceivedAt.IsZero() && rec.ExpiresAt.After(rec.ReceivedAt) {
+		s += ", " + view.Duration(rec.ExpiresAt.Sub(rec.ReceivedAt)) + " after it was posted"
+	}
+	return s + ". One answer is accepted."
 }
 
 // freezeButton freezes the service for a few hours, confirmed first.
 func freezeButton(service string) *slack.ButtonBlockElement {
-	return slack.NewButtonBlockElement(ActionFreeze, service, plain("Freeze service")).
-		WithConfirm(slack.NewConfirmationBlockObject(plain("Freeze "+truncate(service, 60)+"?"),
-			mrkdwn(fmt.Sprintf("No automated action on *%s* for 4 h (the gate denies, the deployer refuses). Lift it with `agentk unfreeze` or the console.", esc(service))),
-			plain("Freeze"), plain("Cancel")))
+	return slack.NewButtonBlockElement(ActionFreeze, cut(service, MaxButtonValue), plain("Freeze service", MaxButtonText)).
+		WithConfirm(confirm("Freeze "+service+"?",
+			fmt.Sprintf("No automated action on *%s* for 4 h (the gate denies, the deployer refuses). Lift it with `agentk unfreeze` or the console.", esc(service)),
+			"Freeze"))
+}
+
+// confirm builds a confirmation dialog within its limits. The text keeps its
+// closing sentence: a long service name is cut, not the instruction.
+func confirm(title, text, ok string) *slack.ConfirmationBlockObject {
+	return slack.NewConfirmationBlockObject(plain(title, MaxConfirmTitle), mrkdwn(fit(text, MaxConfirmText)),
+		plain(ok, MaxConfirmButton), plain("Cancel", MaxConfirmButton))
 }
 
 // Answered returns the message that replaces the original once rec is
-// answered: the same facts, the buttons replaced by who answered and how.
+// answered: the same facts, the buttons replaced by who answered, how and
+// when, and, once the deployer reported, what it did.
 func Answered(rec approval.Record, links Links) (string, []slack.Block) {
 	a := rec.Answer
 	if a == nil {
@@ -89,57 +120,234 @@ func Answered(rec approval.Record, links Links) (string, []slack.Block) {
 	if a.Answer == contracts.AnswerDeny {
 		verb = "Denied"
 	}
-	line := fmt.Sprintf("*%s* by %s via %s at %s", verb, esc(a.Approver), a.Channel, stamp(a.AnsweredAt))
-	blocks := append(summary(rec, links), slack.NewSectionBlock(mrkdwn(line), nil, nil))
-	return fmt.Sprintf("agentk: %s %s for %s", strings.ToLower(verb), rec.DecisionID, rec.Decision.Service), blocks
+	blocks := append(summary(rec, links, headline(rec)),
+		section(fmt.Sprintf("*%s* by %s via %s at %s", verb, esc(a.Approver), esc(a.Channel), stamp(a.AnsweredAt))))
+	if act := rec.Action; act != nil {
+		blocks = append(blocks, section("*Outcome:* "+esc(outcomeLine(*act))))
+	} else if a.Answer == contracts.AnswerApprove {
+		blocks = append(blocks, context("The deployer's outcome and the recovery verdict will be posted in the thread."))
+	}
+	msg := fmt.Sprintf("agentk: %s %s for %s", strings.ToLower(verb), rec.DecisionID, rec.Decision.Service)
+	if act := rec.Action; act != nil {
+		msg += ": " + outcomeLine(*act)
+	}
+	return text(msg), blocks
 }
 
-func summary(rec approval.Record, links Links) []slack.Block {
+// Outcome returns the thread reply for the deployer's action on rec: what it
+// did, the move it made, whether Docker shows the target image, the recovery
+// verdict, how long it took, and where to check.
+func Outcome(rec approval.Record, act contracts.ActionV1, links Links) (string, []slack.Block) {
+	fields := []*slack.TextBlockObject{
+		field("*Outcome*\n" + esc(OutcomeTitle(act))),
+		field("*Recovered*\n" + esc(recoveredText(act.Recovered))),
+	}
+	if act.FromImage != "" || act.ToImage != "" {
+		fields = append(fields, field("*Move*\n"+move(act.FromImage, act.ToImage)))
+	}
+	fields = append(fields,
+		field("*Container on target image*\n"+yesNo(act.ContainerVerified)),
+		field("*Took*\n"+esc(view.Duration(time.Duration(act.TotalMs)*time.Millisecond))),
+		field("*Action*\n"+esc(act.ActionID)))
+	blocks := []slack.Block{
+		section(fmt.Sprintf("*%s* %s", esc(OutcomeTitle(act)), esc(rec.Decision.Service))),
+		slack.NewSectionBlock(nil, fields, nil),
+	}
+	if act.Reason != "" {
+		blocks = append(blocks, section("*Reason:* "+esc(act.Reason)))
+	}
+	if links.Traces != "" {
+		blocks = append(blocks, context(fmt.Sprintf("<%s|Check the traces in SigNoz>", linkSafe(links.Traces))))
+	}
+	return text(fmt.Sprintf("agentk: %s: %s", rec.Decision.Service, outcomeLine(act))), blocks
+}
+
+// headline is the header of the parent message as the incident stands.
+func headline(rec approval.Record) string {
 	d := rec.Decision
-	title := "Rollback awaits approval: " + d.Service
-	if d.Verdict != contracts.VerdictAllow {
-		title = "Rollback denied by the gate: " + d.Service
+	var h string
+	switch {
+	case rec.Action != nil:
+		h = OutcomeTitle(*rec.Action) + ": " + d.Service
+	case rec.Answer != nil && rec.Answer.Answer == contracts.AnswerDeny:
+		h = "Rollback denied by " + rec.Answer.Approver + ": " + d.Service
+	case rec.Answer != nil:
+		h = "Rollback approved by " + rec.Answer.Approver + ": " + d.Service
+	case d.Verdict != contracts.VerdictAllow:
+		h = "Rollback denied by the gate: " + d.Service
+	default:
+		h = "Rollback awaits approval: " + d.Service
 	}
 	if d.Shadow {
-		title = "[SHADOW: nothing will be acted on] " + title
+		h = "[SHADOW: nothing will be acted on] " + h
+	}
+	return h
+}
+
+// OutcomeTitle names what the deployer did, in the words an on-call reads.
+func OutcomeTitle(a contracts.ActionV1) string {
+	switch a.Outcome {
+	case contracts.OutcomeRolledBack:
+		switch {
+		case a.Recovered == nil:
+			return "Rolled back, recovery not verified"
+		case *a.Recovered:
+			return "Rolled back and recovered"
+		default:
+			return "Rolled back, NOT recovered"
+		}
+	case contracts.OutcomeDryRun:
+		return "Dry run: rollback planned, nothing changed"
+	case contracts.OutcomeShadow:
+		return "Shadow: rollback planned, nothing changed"
+	case contracts.OutcomeFailed:
+		return "Rollback FAILED"
+	case contracts.OutcomeRefused:
+		return "Rollback refused by the deployer"
+	case contracts.OutcomeNone:
+		return "No action taken"
+	}
+	return "Deployer outcome " + a.Outcome
+}
+
+func outcomeLine(a contracts.ActionV1) string {
+	s := OutcomeTitle(a)
+	if a.FromImage != "" || a.ToImage != "" {
+		s += " (" + orDash(a.FromImage) + " → " + orDash(a.ToImage) + ")"
+	}
+	if a.Reason != "" {
+		s += ": " + a.Reason
+	}
+	return s
+}
+
+func recoveredText(r *bool) string {
+	switch {
+	case r == nil:
+		return "not checked"
+	case *r:
+		return "yes: telemetry shows it recovered"
+	default:
+		return "no: telemetry shows it still failing, act by hand"
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func summary(rec approval.Record, links Links, title string) []slack.Block {
+	d := rec.Decision
+	f := view.FactsOf(d)
+	burn := "unreadable (reads as 0)"
+	if f.BurnRate != "" {
+		burn = f.BurnRate + "×"
+		if f.BurnThreshold != "" {
+			burn += " (threshold " + f.BurnThreshold + ")"
+		}
 	}
 	fields := []*slack.TextBlockObject{
-		mrkdwn("*Incident*\n" + esc(d.IncidentID)),
-		mrkdwn("*Decision*\n" + esc(d.DecisionID)),
-		mrkdwn("*Rollback target*\n`" + esc(targetOr(d.RollbackTarget)) + "`"),
-		mrkdwn(fmt.Sprintf("*Diagnosis*\n%s (confidence %.2f)", esc(orDash(d.Diagnosis)), d.Confidence)),
+		field(fmt.Sprintf("*Diagnosis*\n%s (confidence %.2f)", esc(orDash(d.Diagnosis)), d.Confidence)),
+		field("*Burn rate*\n" + esc(burn)),
+		field("*Rollback*\n" + move(f.Current, d.RollbackTarget)),
+		field("*Incident*\n" + esc(d.IncidentID)),
+		field("*Decision*\n" + esc(d.DecisionID)),
 	}
-	var checks strings.Builder
+	var checks []string
 	for _, c := range d.Checks {
 		mark := ":white_check_mark:"
 		if !c.Passed {
 			mark = ":x:"
 		}
-		fmt.Fprintf(&checks, "%s `%s` %s\n", mark, c.Name, esc(c.Reason))
+		checks = append(checks, fmt.Sprintf("%s `%s` %s", mark, esc(c.Name), esc(c.Reason)))
 	}
-	if checks.Len() == 0 {
-		checks.WriteString("_no checks recorded_")
+	if len(checks) == 0 {
+		checks = append(checks, "_no checks recorded_")
 	}
 	blocks := []slack.Block{
-		slack.NewHeaderBlock(plain(truncate(title, 150))),
+		slack.NewHeaderBlock(plain(title, MaxHeaderText)),
+	}
+	if w := infrastructure(d); w != "" {
+		blocks = append(blocks, section(":warning: *"+w+"*: agentk could not read the telemetry, so this is about the pipeline's access to SigNoz, not about "+esc(d.Service)+". Check the sandbox's readiness."))
+	}
+	blocks = append(blocks,
 		slack.NewSectionBlock(nil, fields, nil),
-		slack.NewSectionBlock(mrkdwn(truncate("*Gate checks*\n"+checks.String(), 3000)), nil, nil),
+		section(lines("*Gate checks*", checks, MaxSectionText)))
+	if ev := evidence(d, links); len(ev) > 0 {
+		blocks = append(blocks, section(lines("*Evidence*", ev, MaxSectionText)))
 	}
-	if ev := evidence(d, links); ev != "" {
-		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(truncate("*Evidence*\n"+ev, 3000)), nil, nil))
+	if b := linkButtons(d.Service, links); b != nil {
+		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, slack.NewContextBlock("", mrkdwn("digest `"+short(rec.Digest)+"`")))
+	blocks = append(blocks, context("digest `"+short(rec.Digest)+"`"))
 	return blocks
 }
 
-// evidence lists the report link and any http(s) links the checks recorded
-// among their inputs (SigNoz trace and log views), each once, sorted.
-func evidence(d contracts.DecisionV1, links Links) string {
-	var b strings.Builder
-	if links.Report != "" {
-		fmt.Fprintf(&b, "<%s|Incident report>\n", links.Report)
+// linkButtons are the SigNoz deep links as buttons: an explorer link with
+// its query is too long to share a 3,000-character section with others, and
+// a button takes a 3,000-character URL of its own. A URL longer than that is
+// left out rather than cut into a link that opens the wrong view.
+func linkButtons(service string, l Links) *slack.ActionBlock {
+	var els []slack.BlockElement
+	for _, b := range []struct{ id, label, url string }{
+		{ActionLinkPrefix + "traces", "Traces of " + service, l.Traces},
+		{ActionLinkPrefix + "marker", "Deployment marker trace", l.Marker},
+		{ActionLinkPrefix + "logs", "Error logs", l.ErrorLogs},
+		{ActionLinkPrefix + "alert", "Alert rule", l.Alert},
+	} {
+		if b.url == "" || runes(b.url) > MaxButtonURL {
+			continue
+		}
+		btn := slack.NewButtonBlockElement(b.id, "", plain(b.label, MaxButtonText))
+		btn.URL = b.url
+		els = append(els, btn)
 	}
+	if len(els) == 0 {
+		return nil
+	}
+	return slack.NewActionBlock(BlockLinks, els...)
+}
+
+// infrastructure returns the words the pipeline uses when SigNoz could not
+// be read, if any check says so.
+func infrastructure(d contracts.DecisionV1) string {
+	for _, w := range []string{contracts.IncompleteSigNozRejected, contracts.IncompleteSigNozUnreachable} {
+		for _, c := range d.Checks {
+			if strings.Contains(c.Reason, w) {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+// move renders "current → target" with either side possibly unknown.
+func move(from, to string) string {
+	if from == "" {
+		return "`" + esc(targetOr(to)) + "`"
+	}
+	return "`" + esc(from) + "` → `" + esc(targetOr(to)) + "`"
+}
+
+// evidence lists the report and SigNoz links first, then any http(s) links
+// the checks recorded among their inputs, each once, sorted.
+func evidence(d contracts.DecisionV1, links Links) []string {
+	var out []string
 	seen := map[string]bool{}
+	add := func(link, label string) {
+		if link == "" || seen[link] {
+			return
+		}
+		seen[link] = true
+		out = append(out, fmt.Sprintf("<%s|%s>", linkSafe(link), label))
+	}
+	add(links.Report, "Incident report")
+	for _, l := range []string{links.Traces, links.Marker, links.ErrorLogs, links.Alert} {
+		seen[l] = true // shown as buttons
+	}
 	var found []string
 	for _, c := range d.Checks {
 		for k, v := range c.Inputs {
@@ -152,14 +360,52 @@ func evidence(d contracts.DecisionV1, links Links) string {
 		}
 	}
 	sort.Strings(found)
-	for _, l := range found {
-		b.WriteString(l + "\n")
-	}
-	return b.String()
+	return append(out, found...)
 }
 
-func plain(s string) *slack.TextBlockObject {
-	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+// lines joins a title and lines within max characters. Each line is cut to
+// maxLine first; a line that then does not fit is left out whole (a half
+// link is a broken link), and how many were left out is said.
+func lines(title string, ls []string, max int) string {
+	out := title
+	for i, l := range ls {
+		cand := out + "\n" + fit(l, maxLine)
+		rest := len(ls) - i - 1
+		if rest == 0 && runes(cand) <= max {
+			return cand
+		}
+		if runes(cand)+runes(more(rest)) <= max {
+			out = cand
+			continue
+		}
+		return out + more(len(ls)-i)
+	}
+	return out
+}
+
+// maxLine bounds one line of a list, so that one long reason cannot push the
+// others out of the section.
+const maxLine = 700
+
+func more(n int) string { return fmt.Sprintf("\n_…and %d more_", n) }
+
+func section(s string) *slack.SectionBlock {
+	return slack.NewSectionBlock(mrkdwn(fit(s, MaxSectionText)), nil, nil)
+}
+
+func field(s string) *slack.TextBlockObject { return mrkdwn(fit(s, MaxFieldText)) }
+
+func context(s string) *slack.ContextBlock {
+	return slack.NewContextBlock("", mrkdwn(fit(s, MaxContextText)))
+}
+
+// text bounds the notification text (it shows in notifications and where
+// blocks cannot be shown).
+func text(s string) string { return cut(s, MaxMessageText) }
+
+// plain is a plain_text object cut to max characters.
+func plain(s string, max int) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, cut(s, max), false, false)
 }
 
 func mrkdwn(s string) *slack.TextBlockObject {
@@ -198,11 +444,3 @@ func short(d string) string {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s[:n-3])
-	return string(r[:len(r)-1]) + "..."
-}

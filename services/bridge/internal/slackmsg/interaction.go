@@ -27,6 +27,9 @@ type Click struct {
 	// FreezeService is set (and the answer fields empty) for a "Freeze
 	// service" click.
 	FreezeService string
+	// Link is true for a click on a SigNoz link button: Slack opened the
+	// link; there is nothing to do but acknowledge.
+	Link bool
 }
 
 // ParseInteraction decodes the JSON of a block_actions payload (the form
@@ -48,6 +51,9 @@ func ParseInteraction(payload []byte) (Click, error) {
 		return Click{}, fmt.Errorf("%w: %d actions, want 1", ErrPayload, len(acts))
 	}
 	a := acts[0]
+	if strings.HasPrefix(a.ActionID, ActionLinkPrefix) {
+		return Click{UserID: ic.User.ID, TeamID: ic.Team.ID, Link: true}, nil
+	}
 	if a.ActionID == ActionFreeze {
 		if !contracts.ValidFreezeScope(a.Value) || a.Value == contracts.FreezeGlobal {
 			return Click{}, fmt.Errorf("%w: freeze value", ErrPayload)

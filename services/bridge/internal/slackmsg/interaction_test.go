@@ -24,6 +24,8 @@ func TestParseInteraction(t *testing.T) {
 		{name: "approve", payload: click, want: slackmsg.Click{UserID: "U0ALICE", TeamID: "T1", ChannelID: "C1",
 			MessageTS: "1700000000.000001", ResponseURL: "https://hooks.slack.com/actions/T1/1/abc",
 			DecisionID: "dec-1", Digest: "abcdef", Answer: "approve"}},
+		{name: "link button", payload: `{"type":"block_actions","user":{"id":"U1"},"team":{"id":"T1"},"actions":[{"action_id":"agentk_link_traces","block_id":"agentk_links","type":"button","url":"http://signoz:8080/traces-explorer"}]}`,
+			want: slackmsg.Click{UserID: "U1", TeamID: "T1", Link: true}},
 		{name: "not json", payload: "payload", wantErr: true},
 		{name: "other type", payload: `{"type":"view_submission","user":{"id":"U1"}}`, wantErr: true},
 		{name: "no user", payload: `{"type":"block_actions","actions":[{"action_id":"agentk_deny","value":"a|b"}]}`, wantErr: true},
@@ -58,7 +60,18 @@ func FuzzParseInteraction(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.UserID == "" || c.DecisionID == "" || c.Digest == "" || (c.Answer != "approve" && c.Answer != "deny") {
+		switch {
+		case c.UserID == "":
+			t.Fatalf("accepted a click of no one: %+v", c)
+		case c.Link:
+			if c.DecisionID != "" || c.Answer != "" || c.FreezeService != "" {
+				t.Fatalf("a link click carries an action: %+v", c)
+			}
+			return
+		case c.FreezeService != "":
+			return
+		}
+		if c.DecisionID == "" || c.Digest == "" || (c.Answer != "approve" && c.Answer != "deny") {
 			t.Fatalf("accepted an incomplete click: %+v", c)
 		}
 	})

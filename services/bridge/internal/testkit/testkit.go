@@ -15,8 +15,8 @@ import (
 
 // Keys are one test's signing keys.
 type Keys struct {
-	Gate, Bridge, Stranger *envelope.Signer
-	Keyring                *envelope.Keyring
+	Gate, Bridge, Deployer, Stranger *envelope.Signer
+	Keyring                          *envelope.Keyring
 }
 
 // NewKeys makes fresh keys; the stranger's key is in the keyring as a gate
@@ -38,10 +38,11 @@ func NewKeys(t testing.TB) Keys {
 		}
 		return s
 	}
-	k := Keys{Gate: mk(), Bridge: mk(), Stranger: mk()}
+	k := Keys{Gate: mk(), Bridge: mk(), Deployer: mk(), Stranger: mk()}
 	kr, err := envelope.NewKeyring(
 		envelope.KeyEntry{KeyID: k.Gate.KeyID(), Role: envelope.RoleGate},
 		envelope.KeyEntry{KeyID: k.Bridge.KeyID(), Role: envelope.RoleBridge},
+		envelope.KeyEntry{KeyID: k.Deployer.KeyID(), Role: envelope.RoleDeployer},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +57,15 @@ var Epoch = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 // Decision returns an allowed rollback decision with id, decided at now.
 func Decision(id string, now time.Time) contracts.DecisionV1 {
 	checks := []contracts.CheckResult{
-		{Name: contracts.CheckSLOBreach, Passed: true, Reason: "burn rate 14.2 >= 1.0", Inputs: map[string]string{"burn_rate": "14.2"}},
+		{Name: contracts.CheckSLOBreach, Passed: true, Reason: "burn rate 14.2 >= 1.0", Inputs: map[string]string{"burn_rate": "14.2", "threshold": "1"}},
 		{Name: contracts.CheckAllowlist, Passed: true, Reason: "rollback is allowed"},
 		{Name: contracts.CheckCooldown, Passed: true, Reason: "no action in the last 600 s"},
 		{Name: contracts.CheckConfidence, Passed: true, Reason: "best reviewed claim 0.86 >= 0.70"},
 		{Name: contracts.CheckDeploymentRelated, Passed: true, Reason: "deploy marker 4m before onset",
-			Inputs: map[string]string{"trace": "http://signoz.test:8080/trace/abc123"}},
+			Inputs: map[string]string{"trace": "http://signoz.test:8080/trace/abc123",
+				"current_image": "registry.test/checkout:1.5.0", "current_version": "1.5.0",
+				"marker": "checkout@1.5.0@" + now.Add(-9*time.Minute).UTC().Format(time.RFC3339), "marker_trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+				"window": now.Add(-35*time.Minute).UTC().Format(time.RFC3339) + "/" + now.Add(-5*time.Minute).UTC().Format(time.RFC3339)}},
 		{Name: contracts.CheckSandboxScope, Passed: true, Reason: "checkout is in the sandbox"},
 	}
 	return contracts.DecisionV1{
@@ -86,6 +90,27 @@ func Denied(id string, now time.Time) contracts.DecisionV1 {
 func Seal(t testing.TB, s *envelope.Signer, dec contracts.DecisionV1, now time.Time) []byte {
 	t.Helper()
 	env, err := s.SealJSON(contracts.SubjectDecision, dec, now, dec.ExpiresAt.Sub(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env.Marshal()
+}
+
+// Action returns the deployer's outcome for decision dec: a dry run, or a
+// rollback with recovered set.
+func Action(id string, dec contracts.DecisionV1, outcome string, recovered *bool, now time.Time) contracts.ActionV1 {
+	return contracts.ActionV1{
+		ActionID: id, IncidentID: dec.IncidentID, DecisionID: dec.DecisionID, ApprovalID: "apv-" + dec.DecisionID,
+		Service: dec.Service, Outcome: outcome, FromImage: "registry.test/checkout:1.5.0", ToImage: dec.RollbackTarget,
+		ContainerVerified: outcome == contracts.OutcomeRolledBack, Recovered: recovered,
+		ActionMs: 3200, VerifyMs: 121800, TotalMs: 125000, StartedAt: now, FinishedAt: now.Add(125 * time.Second),
+	}
+}
+
+// SealAction signs act as the deployer would.
+func SealAction(t testing.TB, s *envelope.Signer, act contracts.ActionV1, now time.Time) []byte {
+	t.Helper()
+	env, err := s.SealJSON(contracts.SubjectAction, act, now, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

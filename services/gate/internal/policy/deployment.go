@@ -83,8 +83,12 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	on, onFrom, ok := onset(ev, svc)
 	var current string
 	if l := in.Ledger; l.Err == "" && l.Found && len(l.Ledger.Releases) > 0 {
-		current = l.Ledger.Releases[len(l.Ledger.Releases)-1].Version
+		cur := l.Ledger.Releases[len(l.Ledger.Releases)-1]
+		current = cur.Version
 		inputs["current_version"] = current
+		if cur.Image != "" {
+			inputs["current_image"] = cur.Image // for humans: the current → target move
+		}
 	}
 	if !ok {
 		reasons = append(reasons, "no evidence measured the regression's onset for "+strconv.Quote(svc)+": a marker cannot be placed before it")
@@ -135,6 +139,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 			reasons = append(reasons, "the latest deployment before the onset is version "+strconv.Quote(chosen.Version)+" but the ledger says "+strconv.Quote(current)+" runs now: a rollback would not undo it")
 		default:
 			inputs["marker"] = markerText(chosen)
+		}
+		if chosen != nil && chosen.TraceID != "" {
+			inputs["marker_trace_id"] = chosen.TraceID // for humans: the marker's trace in SigNoz
 		}
 	}
 

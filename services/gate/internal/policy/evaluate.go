@@ -60,7 +60,7 @@ func Evaluate(in Input) contracts.DecisionV1 {
 	for _, c := range checks {
 		if !c.Passed {
 			d.FailedChecks = append(d.FailedChecks, c.Name)
-			steps = append(steps, nextStep(c.Name, svc))
+			steps = append(steps, nextStep(c, svc))
 		}
 	}
 	if len(d.FailedChecks) > 0 {
@@ -85,7 +85,11 @@ func belonging(all []contracts.EvidenceV1, id string) []contracts.EvidenceV1 {
 	return out
 }
 
-func nextStep(check, svc string) string {
+// nextStep tells the human what to do about one failed check, from that
+// check's own inputs: it never claims a fact (no marker, say) that the
+// check's inputs contradict.
+func nextStep(c contracts.CheckResult, svc string) string {
+	check := c.Name
 	switch check {
 	case contracts.CheckSLOBreach:
 		return "slo_breach: confirm in SigNoz that " + orUnknown(svc) + " is burning its error budget; the alert carried no readable burn rate at or above the threshold, so the gate will not act on it."
@@ -94,8 +98,22 @@ func nextStep(check, svc string) string {
 	case contracts.CheckCooldown:
 		return "cooldown: an action on " + orUnknown(svc) + " ran recently (or the action ledger could not be read); check whether it recovered before acting again."
 	case contracts.CheckConfidence:
+		for _, w := range []string{contracts.IncompleteSigNozRejected, contracts.IncompleteSigNozUnreachable} {
+			if strings.Contains(c.Reason, w) {
+				return "confidence: " + w + ", so the investigation read no telemetry; fix the sandbox's SigNoz URL or key (its /readyz names the failure) and investigate in SigNoz by hand meanwhile."
+			}
+		}
 		return "confidence: no evidence-backed diagnosis is strong enough; read the kept and dropped claims in the incident report and investigate in SigNoz."
 	case contracts.CheckDeploymentRelated:
+		if m := c.Inputs["marker"]; m != "" || c.Inputs["markers_in_window"] != "" {
+			if m == "" {
+				m = c.Inputs["markers_in_window"]
+			}
+			return "deployment_related: a deployment marker was found (" + m + ") but the check failed: " + c.Reason + ". Check that release and the other explanations in SigNoz before rolling back by hand."
+		}
+		if c.Inputs["onset"] != "" && c.Inputs["marker_queries"] == "" {
+			return "deployment_related: the investigation never queried the deployment markers before the onset of " + orUnknown(svc) + "; check them in SigNoz's traces explorer before rolling back by hand."
+		}
 		return "deployment_related: nothing in the recorded telemetry ties the regression to a deployment of " + orUnknown(svc) + " that a rollback would undo; check the deployment markers before the onset in SigNoz's traces explorer before rolling back by hand."
 	case contracts.CheckFreeze:
 		return freezeNextStep(svc)

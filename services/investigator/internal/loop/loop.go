@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"agentk/contracts"
 	"agentk/services/investigator/internal/parse"
@@ -56,6 +57,9 @@ func Investigate(ctx context.Context, in Input, d Deps) (contracts.ReportV1, err
 	}
 	if reason == "" && !r.planOK {
 		reason = ReasonPlan
+		if why := infrastructure(r.state.PlanErrors); why != "" {
+			reason += ": " + why
+		}
 	}
 	r.report.Completed = reason == ""
 	r.report.IncompleteReason = reason
@@ -65,6 +69,24 @@ func Investigate(ctx context.Context, in Input, d Deps) (contracts.ReportV1, err
 	r.report.Claims = claims
 	r.report.FinishedAt = d.Now()
 	return r.report, nil
+}
+
+// infrastructure names the plan's failure when SigNoz itself could not be
+// read, in the words every reader looks for (contracts.IncompleteSigNoz*),
+// with the sandbox's own error: the sandbox puts those words in its error
+// reply when SigNoz refused its key or could not be reached.
+func infrastructure(errs []ToolResult) string {
+	for _, e := range errs {
+		if strings.Contains(e.Error, contracts.IncompleteSigNozRejected) {
+			return contracts.IncompleteSigNozRejected + " (" + e.Error + ")"
+		}
+	}
+	for _, e := range errs {
+		if strings.Contains(e.Error, contracts.IncompleteSigNozUnreachable) {
+			return contracts.IncompleteSigNozUnreachable + " (" + e.Error + ")"
+		}
+	}
+	return ""
 }
 
 // investigate returns the claims (nil when there is no answer) and the

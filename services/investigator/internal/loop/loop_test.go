@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +128,37 @@ func TestInvestigate(t *testing.T) {
 				require.Equal(t, "inv-1", c.InvestigationID)
 				require.JSONEq(t, `{"signed":"alert"}`, string(c.Alert))
 			}
+		})
+	}
+}
+
+// TestSigNozFailureIsNamedInTheReason: a plan that failed because SigNoz was
+// down or refused the key says so, so the report does not read
+// "insufficient evidence".
+func TestSigNozFailureIsNamedInTheReason(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, err string
+		retryable bool
+		want      string
+	}{
+		{"unreachable", "SigNoz query failed: SigNoz unreachable: signoz: unavailable: dial tcp 127.0.0.1:8080: connection refused", true, contracts.IncompleteSigNozUnreachable},
+		{"key rejected", "SigNoz query failed: SigNoz rejected the API key: signoz: HTTP 401: unauthenticated", false, contracts.IncompleteSigNozRejected},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := looptest.RetryStorm()
+			for _, tool := range []string{contracts.ToolServiceOverview, contracts.ToolDeploymentMarkers} {
+				s[tool] = looptest.Result{Error: tt.err, Retryable: tt.retryable}
+			}
+			sb := &looptest.Sandbox{Scenario: s, Now: looptest.Base}
+			m := &scriptModel{turns: []func(loop.State) (loop.Answer, error){answer(good, 900, 60)}}
+			rep, err := loop.Investigate(context.Background(), input(), deps(sb, m))
+			require.NoError(t, err)
+			require.False(t, rep.Completed)
+			require.True(t, strings.HasPrefix(rep.IncompleteReason, loop.ReasonPlan+": "+tt.want), rep.IncompleteReason)
+			require.Contains(t, rep.IncompleteReason, tt.err)
 		})
 	}
 }

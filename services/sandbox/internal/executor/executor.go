@@ -127,7 +127,7 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 		res, err := e.Query.QueryRange(ctx, q.Request)
 		if err != nil {
 			log.WarnContext(ctx, "signoz query failed", "query", q.Name, "err", err)
-			reply.Error = "SigNoz query failed: " + err.Error()
+			reply.Error = "SigNoz query failed: " + infraWords(err) + err.Error()
 			reply.Retryable = errors.Is(err, signoz.ErrUnavailable)
 			return e.seal(reply, now)
 		}
@@ -167,6 +167,19 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	reply.OK = true
 	reply.Evidence = env.Marshal()
 	return e.seal(reply, now)
+}
+
+// infraWords names a failure of SigNoz itself in the words every reader
+// looks for (contracts.IncompleteSigNoz*), so that the report says "SigNoz
+// rejected the API key" and not "insufficient evidence".
+func infraWords(err error) string {
+	switch {
+	case errors.Is(err, signoz.ErrAuth):
+		return contracts.IncompleteSigNozRejected + ": "
+	case errors.Is(err, signoz.ErrUnavailable):
+		return contracts.IncompleteSigNozUnreachable + ": "
+	}
+	return ""
 }
 
 // open verifies data as a tool call signed by one of callerRoles and returns

@@ -90,7 +90,8 @@ func TestHandle(t *testing.T) {
 		{name: "alert not from the ingester", data: call(inv, alertBy(inv), `{"service":"shop-api"}`), maxCalls: 5, errText: "not ingester-signed"},
 		{name: "bad arguments", data: call(inv, alertBy(ing), `{"service":"shop-api","from":"2020-01-01T00:00:00Z","to":"2020-01-01T01:00:00Z"}`), maxCalls: 5, errText: "does not overlap"},
 		{name: "budget", data: good, maxCalls: 0, errText: "used all 0 tool calls"},
-		{name: "signoz down is retryable", data: good, q: fakeQuerier{err: signoz.ErrUnavailable}, maxCalls: 5, retryable: true, errText: "SigNoz query failed"},
+		{name: "signoz down is retryable", data: good, q: fakeQuerier{err: signoz.ErrUnavailable}, maxCalls: 5, retryable: true, errText: "SigNoz query failed: SigNoz unreachable: "},
+		{name: "signoz refusing the key says so", data: good, q: fakeQuerier{err: &signoz.APIError{HTTPStatus: 401, Message: "unauthenticated"}}, maxCalls: 5, errText: "SigNoz query failed: SigNoz rejected the API key: signoz: HTTP 401"},
 		{name: "not recorded, not answered", data: good, recErr: errors.New("jetstream down"), maxCalls: 5, retryable: true, errText: "could not record"},
 		{name: "garbage", data: []byte("{"), maxCalls: 5, errText: "malformed"},
 	}
