@@ -75,8 +75,10 @@ var Grants = []Grant{
 		// Recovery verification: service_overview through the sandbox, which
 		// holds the only SigNoz key (the sandbox refuses every other tool).
 		Request: []string{contracts.SubjectToolCall},
-		KVRead:  []string{BucketFreezes},
-		KVWrite: []string{BucketReleases, BucketCooldown, BucketNonces},
+		// agentk_incidents: the ingester's record of the incident, read for
+		// its resolve time (an approval is void once the alert resolved).
+		KVRead:  []string{BucketFreezes, BucketIncidents},
+		KVWrite: []string{BucketReleases, BucketCooldown, BucketNonces, BucketSpent},
 	},
 }
 
