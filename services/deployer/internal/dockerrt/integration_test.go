@@ -168,7 +168,7 @@ func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout 
 	d := &rollback.Deployer{
 		Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
 		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
-		Nonces: b.Nonces, Cooldown: b.Cooldown, Releases: b.Releases, Freezes: b.Freezes,
+		Nonces: b.Nonces, Cooldown: b.Cooldown, Releases: b.Releases, Freezes: b.Freezes, Spent: b.Spent, Incidents: b.Incidents,
 		Runtime:  runtime(s),
 		Recovery: recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
 		// A short window: the probe itself sends 20 requests after it.

@@ -87,7 +87,7 @@ func (e *env) deployer() *rollback.Deployer {
 	return &rollback.Deployer{
 		Keyring: e.keys.Keyring, Signer: e.keys.Deployer, Now: func() time.Time { return e.now },
 		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: "shop", Cooldown: 10 * time.Minute},
-		Nonces: e.buckets.Nonces, Cooldown: e.buckets.Cooldown, Releases: e.buckets.Releases, Freezes: e.buckets.Freezes,
+		Nonces: e.buckets.Nonces, Cooldown: e.buckets.Cooldown, Releases: e.buckets.Releases, Freezes: e.buckets.Freezes, Spent: e.buckets.Spent, Incidents: e.buckets.Incidents,
 		Runtime: e.rt, Recovery: fakeRecovery{ok: true}, Marker: e.marker,
 		Stabilise: time.Minute, ApplyTimeout: time.Minute,
 		Sleep: func(context.Context, time.Duration) error { return nil },
@@ -270,6 +270,32 @@ func TestRefusals(t *testing.T) {
 				require.ErrorIs(t, err, kvstore.ErrNotFound)
 			},
 			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "decision approved another target", reason: policy.ReasonTargetMismatch,
+			msg: decWith(func(d *contracts.DecisionV1) { d.RollbackTarget = "agentk-demo/shop-api:v0" })},
+		{name: "decision approved a move from another release", reason: policy.ReasonTargetMismatch,
+			msg: decWith(func(d *contracts.DecisionV1) { d.CurrentImage = "agentk-demo/shop-api:v3" })},
+		{name: "decision names no move", reason: policy.ReasonTargetMismatch,
+			msg: decWith(func(d *contracts.DecisionV1) { d.CurrentImage, d.RollbackTarget = "", "" })},
+		{name: "the running release was deployed after the decision", reason: policy.ReasonLedgerMoved,
+			msg: decWith(func(d *contracts.DecisionV1) { d.DecidedAt = t0.Add(-30 * time.Minute) })},
+		{name: "decision already consumed by another approval", reason: policy.ReasonDecisionSpent,
+			setup: func(t *testing.T, e *env) {
+				_, err := e.buckets.Spent.Put(context.Background(), "dec-1", []byte(`{"decision_id":"dec-1","approval_id":"appr-other","nonce":"n-other"}`), 0)
+				require.NoError(t, err)
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "alert resolved, not re-confirmed", reason: policy.ReasonAlertResolved,
+			setup: func(t *testing.T, e *env) { e.resolve(t, "inc-dec-1", t0.Add(-time.Minute)) },
+			msg:   func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "alert resolved after the human's re-confirmation", reason: policy.ReasonAlertResolved,
+			setup: func(t *testing.T, e *env) { e.resolve(t, "inc-dec-1", t0.Add(-time.Minute)) },
+			msg:   apprWith(func(a *contracts.ApprovalV1) { a.ResolvedConfirmedAt = t0.Add(-2 * time.Minute) })},
+		{name: "incident record unreadable", reason: policy.ReasonIncidentUnread,
+			setup: func(t *testing.T, e *env) {
+				_, err := e.buckets.Incidents.Put(context.Background(), "inc-dec-1", []byte(`{not json`), 0)
+				require.NoError(t, err)
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,14 +309,34 @@ func TestRefusals(t *testing.T) {
 			}
 			res, err := e.deployer().Handle(context.Background(), c.msg(t, e), 1)
 			require.NoError(t, err)
-			require.Equal(t, contracts.OutcomeRefused, res.Action.Outcome)
 			require.NotNil(t, res.Refusal)
-			require.Equal(t, c.reason, res.Refusal.Reason, res.Action.Reason)
-			require.Contains(t, res.Action.Reason, c.reason)
+			require.Equal(t, c.reason, res.Refusal.Reason, res.Refusal.Detail)
+			if c.reason == policy.ReasonApprovalSignature || c.reason == policy.ReasonDecisionSignature {
+				// A message that failed verification answers nothing: no
+				// action, under any claimed id.
+				require.NotNil(t, res.Unverified)
+				require.True(t, res.Unverified.Forged)
+				require.Zero(t, res.Action)
+				require.Empty(t, res.Envelope.Payload)
+				require.Empty(t, res.MsgID)
+			} else {
+				require.Nil(t, res.Unverified)
+				require.Equal(t, contracts.OutcomeRefused, res.Action.Outcome)
+				require.Contains(t, res.Action.Reason, c.reason)
+			}
 			require.Zero(t, e.rt.applies.Load(), "nothing mutated")
 			require.Empty(t, e.marker.marks)
 		})
 	}
+}
+
+// resolve writes the ingester's record of incident id, resolved at at.
+func (e *env) resolve(t *testing.T, id string, at time.Time) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"incident_id": id, "service": "shop-api", "state": "resolved", "opened_at": t0.Add(-time.Hour), "resolved_at": at})
+	require.NoError(t, err)
+	_, err = e.buckets.Incidents.Put(context.Background(), id, b, 0)
+	require.NoError(t, err)
 }
 
 func freezeOn(scope string, active bool, until time.Time) contracts.FreezeV1 {
