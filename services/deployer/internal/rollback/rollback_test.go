@@ -94,9 +94,13 @@ func (e *env) deployer() *rollback.Deployer {
 	}
 }
 
-func (e *env) seedLedger(t *testing.T) {
+func (e *env) seedLedger(t *testing.T) { t.Helper(); e.seedLedgerOf(t, "shop-api") }
+
+// seedLedgerOf seeds service's ledger: v1 (testkit.ToImage) then v2
+// (testkit.FromImage), deployed before t0.
+func (e *env) seedLedgerOf(t *testing.T, service string) {
 	t.Helper()
-	l := contracts.ReleaseLedgerV1{Project: "shop", Service: "shop-api", Releases: []contracts.Release{
+	l := contracts.ReleaseLedgerV1{Project: "shop", Service: service, Releases: []contracts.Release{
 		{Version: "v1", Image: "agentk-demo/shop-api:v1", ImageID: "sha256:v1", DeployedAt: t0.Add(-2 * time.Hour)},
 		{Version: "v2", Image: "agentk-demo/shop-api:v2", ImageID: "sha256:v2", DeployedAt: t0.Add(-18 * time.Minute)},
 	}}
@@ -203,6 +207,17 @@ func TestRefusals(t *testing.T) {
 				require.NoError(t, err)
 				return ae.Marshal()
 			}},
+		{name: "decision payload tampered after signing", reason: policy.ReasonDecisionSignature,
+			msg: func(t *testing.T, e *env) []byte {
+				d := testkit.Decision("dec-1", "shop-api", t0)
+				d.Verdict, d.FailedChecks = contracts.VerdictDeny, []string{contracts.CheckSLOBreach}
+				denv := testkit.SealDecision(t, e.keys.Gate, d, t0)
+				d.Verdict, d.FailedChecks = contracts.VerdictAllow, []string{}
+				var err error
+				denv.Payload, err = json.Marshal(d)
+				require.NoError(t, err)
+				return testkit.SealApproval(t, e.keys.Bridge, testkit.Approval(t, denv, t0), t0)
+			}},
 		{name: "not an envelope", reason: policy.ReasonApprovalSignature,
 			msg: func(*testing.T, *env) []byte { return []byte(`{"image":"evil:latest"}`) }},
 		{name: "approval for another decision's digest", reason: policy.ReasonDigestMismatch,
@@ -248,6 +263,9 @@ func TestRefusals(t *testing.T) {
 		{name: "action other than rollback", reason: policy.ReasonActionNotAllowed,
 			msg: decWith(func(d *contracts.DecisionV1) { d.Action = "restart" })},
 		{name: "service outside the deployer's allowlist", reason: policy.ReasonNotAllowlisted,
+			// payments has a ledger with a target: only the allowlist stands
+			// between the approval and a rollback.
+			setup: func(t *testing.T, e *env) { e.seedLedgerOf(t, "payments") },
 			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "payments", t0) }},
 		{name: "unknown answer", reason: policy.ReasonUnknownAnswer,
 			msg: apprWith(func(a *contracts.ApprovalV1) { a.Answer = "yes please" })},
