@@ -147,7 +147,7 @@ func BenchmarkRollback(b *testing.B) {
 		for i := range b.N {
 			b.StopTimer()
 			d, keys := ready(b)
-			approval := testkit.Signed(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", time.Now())
+			approval := testkit.SignedFor(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", images.repo+":v2", images.repo+":v1", time.Now())
 			b.StartTimer()
 			start := time.Now()
 			res, err := d.Handle(context.Background(), approval, 1)

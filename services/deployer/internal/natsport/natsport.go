@@ -11,6 +11,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/bus"
+	"agentk/platform/crashpoint"
 	"agentk/services/deployer/internal/rollback"
 )
 
@@ -28,7 +29,13 @@ type Handler struct {
 func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	ctx, span := startAction(ctx)
 	defer span.End()
+	crashpoint.Hit(crashpoint.DeployerReceived)
 	res, err := h.Deployer.HandleMessage(ctx, m.Data, m.Delivery, m.Sequence)
+	if err == nil {
+		// Acted and journalled; not published, not acked (a no-op outside
+		// the crash suite's own build, see platform/crashpoint).
+		crashpoint.Hit(crashpoint.DeployerHandled)
+	}
 	if err == nil && res.Unverified != nil {
 		// A forgery answers nothing: no action under its claimed ids. It is
 		// logged with the ids marked as claims, counted, and dead-lettered
