@@ -65,7 +65,9 @@ var Grants = []Grant{
 		Role:    envelope.RoleBridge,
 		Publish: []string{contracts.SubjectApproval},
 		Consume: []string{contracts.SubjectDecision, contracts.SubjectAction},
-		KVRead:  []string{BucketReports},
+		// agentk_incidents: the resolve time shown to the approver, who must
+		// re-confirm an approval once the alert resolved.
+		KVRead:  []string{BucketReports, BucketIncidents},
 		KVWrite: []string{BucketDecisions, BucketFreezes},
 	},
 	{

@@ -120,7 +120,7 @@ func TestApprovalExpiresWithDecision(t *testing.T) {
 	rec := recordWith(t, k, testkit.Decision("d1", testkit.Epoch), 10*time.Minute)
 	now := testkit.Epoch.Add(3 * time.Minute)
 	req := approval.Request{DecisionID: "d1", Answer: "approve", Approver: "alice", Channel: "cli", ApprovalID: "apv_1"}
-	payload, ttl := approval.Approval(rec, req, now)
+	payload, ttl := approval.Approval(rec, req, time.Time{}, now)
 	env, err := k.Bridge.SealJSON(contracts.SubjectApproval, payload, now, ttl)
 	require.NoError(t, err)
 	require.Equal(t, rec.ExpiresAt, env.Expires())

@@ -63,6 +63,7 @@ var (
 
 	incidentTmpl = must("incident", `{{template "head" .IncidentID}}{{template "nav" .}}
 <h2 id="incident">Incident {{.IncidentID}}</h2>
+{{if not .ResolvedAt.IsZero}}<p class="fail" id="resolved"><strong>The alert resolved at {{stamp .ResolvedAt}}.</strong> The service may have recovered on its own: an approval given here confirms the rollback after the resolve.</p>{{end}}
 {{if .Report}}<section id="report">{{.Report}}</section>{{else}}
 <p class="muted" id="report-note">The reviewer's incident report is not available here; below is the gate's signed decision.</p>{{end}}
 {{range .Rows}}{{$d := .Rec.Decision}}<section class="decision" id="decision-{{.Rec.DecisionID}}">
@@ -73,7 +74,10 @@ Expires {{stamp .Rec.ExpiresAt}}. Digest <code title="{{.Rec.Digest}}">{{short .
 {{with $d.NextStep}}<p><strong>Next step:</strong> {{.}}</p>{{end}}
 <table class="checks"><tr><th>Check</th><th>Result</th><th>Reason</th></tr>
 {{range $d.Checks}}<tr><td><code>{{.Name}}</code></td><td class="{{if .Passed}}pass{{else}}fail{{end}}">{{if .Passed}}pass{{else}}FAIL{{end}}</td><td>{{.Reason}}</td></tr>{{end}}</table>
-{{if .Open}}<p>{{template "answer" (args . $.CSRF)}}</p>{{end}}
+{{if .Open}}<p>{{if $.ResolvedSeen}}<form class="inline" method="post" action="/console/decisions/{{.Rec.DecisionID}}">
+<input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}"><input type="hidden" name="resolved_seen" value="{{$.ResolvedSeen}}">
+<button class="approve" name="answer" value="approve" id="approve-{{.Rec.DecisionID}}">Approve rollback although the alert resolved</button>
+<button class="deny" name="answer" value="deny" id="deny-{{.Rec.DecisionID}}">Deny</button></form>{{else}}{{template "answer" (args . $.CSRF)}}{{end}}</p>{{end}}
 {{with .Rec.Refusals}}<h4>Refused answers</h4><ul>{{range .}}<li>{{stamp .At}} {{.Channel}} {{.Approver}}{{.Identity}}: {{.Reason}}</li>{{end}}</ul>{{end}}
 </section>{{end}}{{template "foot"}}`)
 
