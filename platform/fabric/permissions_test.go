@@ -400,6 +400,8 @@ func TestOnlyTheDeployerSpendsDecisions(t *testing.T) {
 		{name: "gate cannot spend", role: envelope.RoleGate, bucket: topology.BucketSpent},
 		{name: "investigator cannot spend", role: envelope.RoleInvestigator, bucket: topology.BucketSpent},
 		{name: "deployer reads incidents", role: envelope.RoleDeployer, bucket: topology.BucketIncidents, mayRead: true},
+		{name: "bridge reads incidents", role: envelope.RoleBridge, bucket: topology.BucketIncidents, mayRead: true},
+		{name: "gate cannot read incidents", role: envelope.RoleGate, bucket: topology.BucketIncidents},
 		{name: "ingester writes incidents", role: envelope.RoleIngester, bucket: topology.BucketIncidents, mayRead: true, mayWrite: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
