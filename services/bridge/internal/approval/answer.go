@@ -138,7 +138,6 @@ func Check(rec Record, req Request, now time.Time) error {
 // approval of a resolved incident without it).
 func Approval(rec Record, req Request, confirmed, now time.Time) (contracts.ApprovalV1, time.Duration) {
 	return contracts.ApprovalV1{
-		ResolvedConfirmedAt: confirmed.UTC(),
 		ApprovalID:     req.ApprovalID,
 		DecisionID:     rec.DecisionID,
 		DecisionDigest: rec.Digest,
@@ -150,6 +149,8 @@ func Approval(rec Record, req Request, confirmed, now time.Time) (contracts.Appr
 		AnsweredAt:     now.UTC(),
 		ExpiresAt:      rec.ExpiresAt,
 		Decision:       rec.Envelope,
+		// Zero unless the human confirmed after the alert resolved.
+		ResolvedConfirmedAt: confirmed.UTC(),
 	}, rec.ExpiresAt.Sub(now)
 }
 

@@ -266,7 +266,7 @@ func TestRefusals(t *testing.T) {
 			// payments has a ledger with a target: only the allowlist stands
 			// between the approval and a rollback.
 			setup: func(t *testing.T, e *env) { e.seedLedgerOf(t, "payments") },
-			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "payments", t0) }},
+			msg:   func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "payments", t0) }},
 		{name: "unknown answer", reason: policy.ReasonUnknownAnswer,
 			msg: apprWith(func(a *contracts.ApprovalV1) { a.Answer = "yes please" })},
 		{name: "cooldown active", reason: policy.ReasonCooldownActive,
