@@ -90,7 +90,9 @@ func CheckResolved(rec Record, req Request, resolvedAt time.Time) (time.Time, er
 	if resolvedAt.IsZero() || req.Answer != contracts.AnswerApprove {
 		return time.Time{}, nil
 	}
-	if req.ResolvedSeen.Before(resolvedAt) {
+	// The views show the resolve to the second (RFC 3339); a human who typed
+	// what they were shown has seen it.
+	if req.ResolvedSeen.Before(resolvedAt.Truncate(time.Second)) {
 		return time.Time{}, fmt.Errorf("%w: incident %s resolved at %s", ErrResolved, rec.Decision.IncidentID, resolvedAt.UTC().Format(time.RFC3339))
 	}
 	return resolvedAt, nil

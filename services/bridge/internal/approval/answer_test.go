@@ -196,6 +196,7 @@ func TestCheckResolved(t *testing.T) {
 		{name: "resolved, not seen", answer: contracts.AnswerApprove, resolved: at, err: approval.ErrResolved},
 		{name: "resolved, an earlier state seen", answer: contracts.AnswerApprove, resolved: at, seen: at.Add(-time.Second), err: approval.ErrResolved},
 		{name: "resolved and seen", answer: contracts.AnswerApprove, resolved: at, seen: at, confirmed: at},
+		{name: "seen to the second, as shown", answer: contracts.AnswerApprove, resolved: at.Add(400 * time.Millisecond), seen: at, confirmed: at.Add(400 * time.Millisecond)},
 		{name: "a denial after the resolve is fine", answer: contracts.AnswerDeny, resolved: at},
 	}
 	for _, tc := range cases {

@@ -12,6 +12,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/services/bridge/client"
 	"agentk/services/bridge/internal/testkit"
 
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func TestApprovalAfterTheAlertResolved(t *testing.T) {
 	r := newRig(t)
 	dec := testkit.Decision("d1", r.clock.Now())
 	r.receive(t, dec)
-	resolved := r.clock.Now().Add(time.Minute)
+	resolved := r.clock.Now().Add(time.Minute + 400*time.Millisecond)
 	r.inc.resolve(dec.IncidentID, resolved)
 	c, csrf := login(t, r)
 
@@ -67,4 +68,32 @@ func TestApprovalAfterTheAlertResolved(t *testing.T) {
 	_, err = r.keys.Keyring.Open(pubs[0].env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, r.clock.Now(), &a)
 	require.NoError(t, err)
 	require.True(t, a.ResolvedConfirmedAt.Equal(resolved), "the approval carries the resolve the human confirmed after: %s", a.ResolvedConfirmedAt)
+}
+
+// `agentk approve --confirm-resolved <time shown>`: the CLI's way to
+// re-confirm after the resolve, at the second precision it was shown.
+func TestCLIApprovalConfirmsTheResolve(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	dec := testkit.Decision("d1", r.clock.Now())
+	r.receive(t, dec)
+	resolved := r.clock.Now().Add(time.Minute + 400*time.Millisecond)
+	r.inc.resolve(dec.IncidentID, resolved)
+
+	_, err := client.Answer(t.Context(), r.srv.URL, aliceToken, "d1", "approve")
+	var refused *client.RefusedError
+	require.ErrorAs(t, err, &refused)
+	require.Equal(t, http.StatusConflict, refused.Status)
+	require.Contains(t, refused.Reason, resolved.UTC().Format(time.RFC3339), "the refusal shows when the alert resolved")
+
+	shown, err := time.Parse(time.RFC3339, resolved.UTC().Format(time.RFC3339))
+	require.NoError(t, err)
+	_, err = client.AnswerAfterResolve(t.Context(), r.srv.URL, aliceToken, "d1", "approve", shown)
+	require.NoError(t, err)
+	pubs := r.pub.all()
+	require.Len(t, pubs, 1)
+	var a contracts.ApprovalV1
+	_, err = r.keys.Keyring.Open(pubs[0].env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, r.clock.Now(), &a)
+	require.NoError(t, err)
+	require.True(t, a.ResolvedConfirmedAt.Equal(resolved))
 }
