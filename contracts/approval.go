@@ -32,6 +32,11 @@ type ApprovalV1 struct {
 	AnsweredAt     time.Time `json:"answered_at"`
 	// ExpiresAt is never later than the decision's.
 	ExpiresAt time.Time `json:"expires_at"`
+	// ResolvedConfirmedAt is set by the bridge only when the human answered
+	// after being shown that the incident's alert had resolved: it is the
+	// resolve time the human saw. The deployer refuses an approval of an
+	// incident whose alert resolved unless this is at or after that resolve.
+	ResolvedConfirmedAt time.Time `json:"resolved_confirmed_at,omitzero"`
 	// Decision is the gate-signed decision envelope this answers; the deployer
 	// verifies it itself.
 	Decision json.RawMessage `json:"decision"`

@@ -45,9 +45,15 @@ type DecisionV1 struct {
 	NextStep   string  `json:"next_step,omitempty"`
 	Diagnosis  string  `json:"diagnosis,omitempty"`
 	Confidence float64 `json:"confidence"`
-	// RollbackTarget is the release ledger's target at decision time, for humans.
-	// The deployer never takes it from here; it reads its own ledger.
+	// RollbackTarget is the image of the release ledger's target at decision
+	// time: what the human approves moving to. The deployer never takes an
+	// image from here (it reads its own ledger); it refuses when its own plan's
+	// target is not this image.
 	RollbackTarget string `json:"rollback_target,omitempty"`
+	// CurrentImage is the image the release ledger said runs now, at decision
+	// time: what the human approves moving from. The deployer refuses when its
+	// own plan starts from another image (the ledger moved since the decision).
+	CurrentImage string `json:"current_image,omitempty"`
 	// Shadow marks a decision that will never be acted on.
 	Shadow bool `json:"shadow,omitempty"`
 	// Alert is the ingester-signed AlertV1 envelope the decision is about,

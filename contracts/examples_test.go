@@ -108,7 +108,7 @@ func examples() map[string]any {
 			{Name: contracts.CheckSandboxScope, Passed: true, Reason: "shop-api is in the sandbox"},
 		},
 		FailedChecks: []string{}, Diagnosis: "retry_storm", Confidence: 0.82,
-		RollbackTarget: "agentk-demo/shop-api:v1", Alert: alertEnv, DecidedAt: goldenNow, ExpiresAt: goldenNow.Add(15 * time.Minute),
+		RollbackTarget: "agentk-demo/shop-api:v1", CurrentImage: "agentk-demo/shop-api:v2", Alert: alertEnv, DecidedAt: goldenNow, ExpiresAt: goldenNow.Add(15 * time.Minute),
 	}
 	decisionEnv := seal(envelope.RoleGate, contracts.SubjectDecision, decision, 15*time.Minute)
 	var decEnvelope envelope.Envelope

@@ -74,6 +74,35 @@ func verifyAt(kr *envelope.Keyring, data []byte, subject string) opened {
 	return opened{env: e, err: kr.Verify(e, subject, roleOf[subject], e.Issued())}
 }
 
+// signedBy names the key that actually signed e, from the keyring: its role
+// when it is the subject's producer, else the role (or "unknown key") and the
+// key id, and whether the signature holds. The audit never labels a message
+// with the role it should have had: an investigator-signed approval reads
+// "investigator key …", not "bridge".
+func signedBy(kr *envelope.Keyring, e envelope.Envelope, want string) string {
+	if e.KeyID == "" {
+		return "unsigned"
+	}
+	role := ""
+	for _, k := range kr.Entries() {
+		if k.KeyID == e.KeyID {
+			role = k.Role
+			break
+		}
+	}
+	if role == "" {
+		return "unknown key " + short(e.KeyID)
+	}
+	name := role
+	if role != want {
+		name = role + " key " + short(e.KeyID) + ", not the " + want
+	}
+	if errors.Is(kr.Verify(e, e.Subject, role, e.Issued()), envelope.ErrBadSignature) {
+		name += ", signature does not hold"
+	}
+	return name
+}
+
 // auditChain is the audit's core: a pure function of the keyring and the
 // stored messages. It keeps the messages of incident, verifies every
 // signature, and checks every hash binding between links.
@@ -108,7 +137,7 @@ func auditChain(kr *envelope.Keyring, incident string, msgs []auditMsg) auditRep
 		by[m.Subject] = append(by[m.Subject], item{o: o, raw: m.Data})
 	}
 	link := func(name, subject string, it item, id, what string) auditLink {
-		l := auditLink{Link: name, ID: id, Who: roleOf[subject], What: what, When: it.o.env.Issued(), Digest: it.o.env.Digest()}
+		l := auditLink{Link: name, ID: id, Who: signedBy(kr, it.o.env, roleOf[subject]), What: what, When: it.o.env.Issued(), Digest: it.o.env.Digest()}
 		if it.o.err != nil {
 			l.Problem = "signature: " + it.o.err.Error()
 		}
@@ -195,7 +224,7 @@ func auditChain(kr *envelope.Keyring, incident string, msgs []auditMsg) auditRep
 		var a contracts.ApprovalV1
 		_ = json.Unmarshal(it.o.env.Payload, &a)
 		l := link("approval", contracts.SubjectApproval, it, a.ApprovalID, a.Answer+" by "+a.Approver+" via "+a.Channel)
-		l.Who = a.Approver + " (signed by bridge)"
+		l.Who = a.Approver + " (signed by " + l.Who + ")"
 		want, ok := decisions[a.DecisionID]
 		switch {
 		case l.Problem != "":

@@ -11,6 +11,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 
+	"github.com/nats-io/nkeys"
 	"github.com/stretchr/testify/require"
 )
 
@@ -98,6 +99,39 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 			require.Contains(t, first.Problem, "signature")
 		})
 	}
+	t.Run("approval signed by the investigator's key is named so", func(t *testing.T) {
+		inv := newSigner(t)
+		kr2, err := envelope.NewKeyring(append(kr.Entries(), envelope.KeyEntry{KeyID: inv.KeyID(), Role: envelope.RoleInvestigator})...)
+		require.NoError(t, err)
+		forged := append([]auditMsg(nil), msgs...)
+		for i, m := range forged {
+			if m.Subject != contracts.SubjectApproval {
+				continue
+			}
+			e, err := envelope.Parse(m.Data)
+			require.NoError(t, err)
+			re, err := inv.Seal(contracts.SubjectApproval, e.Payload, e.Issued(), 0)
+			require.NoError(t, err)
+			forged[i].Data = re.Marshal()
+		}
+		rep := auditChain(kr2, incident, forged)
+		require.False(t, rep.OK)
+		var l *auditLink
+		for i := range rep.Links {
+			if rep.Links[i].Link == "approval" {
+				l = &rep.Links[i]
+			}
+		}
+		require.NotNil(t, l)
+		require.False(t, l.OK)
+		require.Contains(t, l.Who, "signed by investigator key "+short(inv.KeyID()))
+		require.NotContains(t, l.Who, "signed by bridge")
+		for _, c := range clean.Links {
+			if c.Link == "approval" {
+				require.Contains(t, c.Who, "(signed by bridge)", "the genuine approval names the bridge")
+			}
+		}
+	})
 	t.Run("missing decision", func(t *testing.T) {
 		var kept []auditMsg
 		for _, m := range msgs {
@@ -125,4 +159,15 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 		require.Contains(t, c.stderr.(*bytes.Buffer).String(), "no such incident inc-that-never-was")
 		require.NotContains(t, out.String(), "CHAIN BROKEN")
 	})
+}
+
+func newSigner(t *testing.T) *envelope.Signer {
+	t.Helper()
+	kp, err := nkeys.CreateUser()
+	require.NoError(t, err)
+	seed, err := kp.Seed()
+	require.NoError(t, err)
+	s, err := envelope.NewSigner(seed)
+	require.NoError(t, err)
+	return s
 }

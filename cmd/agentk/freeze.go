@@ -122,8 +122,9 @@ func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
 }
 
 func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error {
-	fs := newFlags(c, answer, answer+" [--json] <decision-id>")
+	fs := newFlags(c, answer, answer+" [--json] [--confirm-resolved <RFC 3339 time>] <decision-id>")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	confirm := fs.String("confirm-resolved", "", "approve although the alert resolved at this time (as the refusal and `agentk incidents` show it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -135,12 +136,18 @@ func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error 
 	if err != nil {
 		return err
 	}
+	var seen time.Time
+	if *confirm != "" {
+		if seen, err = time.Parse(time.RFC3339, *confirm); err != nil {
+			return fmt.Errorf("%w: --confirm-resolved: not an RFC 3339 time: %v", errUsage, err)
+		}
+	}
 	ctx, cancel, err := c.withConnectTimeout(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	r, err := client.Answer(ctx, u, tok, fs.Arg(0), answer)
+	r, err := client.AnswerAfterResolve(ctx, u, tok, fs.Arg(0), answer, seen)
 	if err != nil {
 		return bridgeFailed(ctx, u, c, err)
 	}

@@ -148,7 +148,13 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 		if status == "" {
 			status = "investigating"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.IncidentID, r.Service, r.State, r.OpenedAt.UTC().Format(time.RFC3339), strings.TrimSpace(status))
+		state := r.State
+		if !r.ResolvedAt.IsZero() {
+			// An approval given now must re-confirm after this resolve
+			// (the deployer refuses one that does not).
+			state = "alert resolved " + r.ResolvedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.IncidentID, r.Service, state, r.OpenedAt.UTC().Format(time.RFC3339), strings.TrimSpace(status))
 	}
 	return tw.Flush()
 }

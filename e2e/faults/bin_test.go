@@ -23,7 +23,8 @@ var (
 
 // binaries returns a real nats-server (cached in bin/tools/ as
 // scripts/images.sh caches it, installed from the module proxy otherwise) and
-// the agentk binary built from this tree, once per test run
+// the agentk binary built from this tree with the crash points
+// (-tags agentk_crashpoints), once per test run
 // (AGENTK_TEST_AGENTK_BIN names a prebuilt one instead).
 func binaries(t *testing.T) (nats, agentk string) {
 	t.Helper()
@@ -67,7 +68,9 @@ func binaries(t *testing.T) (nats, agentk string) {
 			return
 		}
 		agentkBin = filepath.Join(dir, "agentk")
-		cmd := exec.Command("go", "build", "-o", agentkBin, "./cmd/agentk")
+		// The crash-point build: platform/crashpoint's kill points exist only
+		// in a binary built with this tag, never in a production one.
+		cmd := exec.Command("go", "build", "-tags", "agentk_crashpoints", "-o", agentkBin, "./cmd/agentk")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -2,13 +2,17 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/crashpoint"
 
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
@@ -133,6 +137,54 @@ func TestServiceKilledMidIncident(t *testing.T) {
 			require.True(t, restarted, "the fault was never injected")
 			got := requireOneOutcome(t, s)
 			record(t, row{Area: "crash", Fault: tc.name, How: tc.how, Outcome: got})
+		})
+	}
+}
+
+// TestDeployerKilledInsideItsHandler kills the deployer at a crash point
+// inside its handler, between receiving the approval and acking it: the
+// point writes a marker right before it blocks, the test waits for that
+// marker before SIGKILL, so the kill is known to have landed there. The
+// restarted deployer gets the approval again and answers it once.
+func TestDeployerKilledInsideItsHandler(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, point, how string
+	}{
+		{name: "deployer killed after acting, before publishing and acking", point: crashpoint.DeployerHandled,
+			how: "crash point deployer.handled: the dry run is journalled, the action not published, the approval not acked; SIGKILL there, restart"},
+		{name: "deployer killed on receipt, before anything", point: crashpoint.DeployerReceived,
+			how: "crash point deployer.received: the approval is in the handler, nothing done; SIGKILL there, restart"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), crashTimeout)
+			defer cancel()
+			w := newWorld(t)
+			marker := filepath.Join(w.dir, "crashpoint.marker")
+			w.once = map[string][]string{envelope.RoleDeployer: {crashpoint.EnvPoint + "=" + tc.point, crashpoint.EnvMarker + "=" + marker}}
+			w.start(ctx)
+			killed := false
+			s := w.follow(ctx, contracts.SubjectApproval, func() {
+				poll(ctx, t, "the deployer at crash point "+tc.point, func() (bool, error) {
+					b, err := os.ReadFile(marker)
+					if errors.Is(err, os.ErrNotExist) {
+						return false, nil
+					}
+					return strings.HasPrefix(string(b), tc.point+" "), err
+				})
+				// Stopped at the point: nothing was published for the
+				// approval yet.
+				require.Zero(t, len(w.read(ctx).actions), "an action was published before the crash point")
+				w.procs[envelope.RoleDeployer].kill(t)
+				killed = true
+				w.startService(envelope.RoleDeployer)
+			})
+			require.True(t, killed, "the crash point was never reached")
+			got := requireOneOutcome(t, s)
+			require.Len(t, s.actions, 1, "the redelivered approval is answered once: %+v", s.actions)
+			record(t, row{Area: "crash", Fault: tc.name, How: tc.how, Outcome: "kill landed at " + tc.point + " (marker); " + got})
 		})
 	}
 }

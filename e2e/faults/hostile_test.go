@@ -16,6 +16,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
+	"agentk/platform/topology"
 	"agentk/services/deployer/demotarget"
 
 	"github.com/docker/docker/api/types/container"
@@ -105,7 +106,14 @@ func seal(s *envelope.Signer, a contracts.ApprovalV1, now time.Time) []byte {
 	return must(s.SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute)).Marshal()
 }
 
-func hostiles(service string) []hostile {
+// hostiles are the messages; every decision names the move from → to the
+// ledger really plans, so only the check under test stands in the way.
+func hostiles(service, from, to string) []hostile {
+	decision := func(id, service string, now time.Time) contracts.DecisionV1 {
+		d := decision(id, service, now)
+		d.CurrentImage, d.RollbackTarget = from, to
+		return d
+	}
 	return []hostile{
 		{name: "unsigned decision", reason: "decision_signature",
 			how: "a bridge-signed approval carrying a gate decision whose signature was stripped",
@@ -267,13 +275,32 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	sub, err := w.admin.NATS().ChanSubscribe(contracts.SubjectAction, actions)
 	require.NoError(t, err)
 	defer func() { _ = sub.Unsubscribe() }()
+	dead := make(chan *nats.Msg, 64)
+	dsub, err := w.admin.NATS().ChanSubscribe(topology.DLQSubject(contracts.SubjectApproval), dead)
+	require.NoError(t, err)
+	defer func() { _ = dsub.Unsubscribe() }()
 	require.NoError(t, w.admin.NATS().Flush())
 	js := w.admin.JetStream()
 	n := 0
-	send := func(b []byte) contracts.ActionV1 {
+	publish := func(b []byte) {
 		n++
 		_, err := js.Publish(ctx, contracts.SubjectApproval, b, jetstream.WithMsgID(fmt.Sprintf("hostile.%d.%d", stamp, n)))
 		require.NoError(t, err)
+	}
+	// forged publishes a message that fails verification: it must come out
+	// dead-lettered, with no action under any of its claimed ids.
+	forged := func(b []byte) {
+		publish(b)
+		select {
+		case <-dead:
+		case m := <-actions:
+			t.Fatalf("an unverified approval was answered with an action: %s", m.Data)
+		case <-ctx.Done():
+			t.Fatalf("hostile message %d not dead-lettered:\n%s", n, tail(w.procs[envelope.RoleDeployer].log, 20))
+		}
+	}
+	send := func(b []byte) contracts.ActionV1 {
+		publish(b)
 		select {
 		case m := <-actions:
 			var a contracts.ActionV1
@@ -286,7 +313,14 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 		}
 	}
 
-	for _, h := range hostiles("shop-api") {
+	from, to := repo+":v2", repo+":v1"
+	for _, h := range hostiles("shop-api", from, to) {
+		if h.reason == "decision_signature" || h.reason == "approval_signature" {
+			forged(h.build(k, time.Now()))
+			require.Equal(t, before, dockerState(ctx, t, cli, project), "%s changed the Docker state", h.name)
+			record(t, row{Area: "hostile", Fault: h.name, How: h.how, Outcome: "unverified (`" + h.reason + "`): dead-lettered, no action published under its claimed ids; Docker state unchanged"})
+			continue
+		}
 		a := send(h.build(k, time.Now()))
 		require.Equal(t, contracts.OutcomeRefused, a.Outcome, "%s: %+v", h.name, a)
 		require.True(t, strings.HasPrefix(a.Reason, h.reason+":"), "%s: reason %q, want %s", h.name, a.Reason, h.reason)
@@ -294,26 +328,27 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 		record(t, row{Area: "hostile", Fault: h.name, How: h.how, Outcome: "refused `" + h.reason + "`; Docker state unchanged"})
 	}
 
-	// A replayed approval: a genuine human's "deny" is recorded once; the same
-	// signed bytes published again are a replay.
-	denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-replay", "shop-api", time.Now()), time.Now(), 15*time.Minute))
-	a := approval(denv, time.Now())
-	a.Answer = contracts.AnswerDeny
-	b := seal(k.bridge, a, time.Now())
-	first := send(b)
-	require.Equal(t, contracts.OutcomeNone, first.Outcome, "%+v", first)
+	// The control, then the replay: a genuine approval does act, and the
+	// engine shows it (the assertions above could have failed); the same
+	// signed approval published again later is a replay and acts on nothing.
+	genuine := must(k.gate.SealJSON(contracts.SubjectDecision, hdecision("h-genuine", time.Now(), from, to), time.Now(), 15*time.Minute))
+	b := seal(k.bridge, approval(genuine, time.Now()), time.Now())
+	act := send(b)
+	require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, "%+v", act)
+	require.True(t, act.ContainerVerified)
+	after := dockerState(ctx, t, cli, project)
+	require.NotEqual(t, before, after, "a genuine rollback shows in the Docker state")
 	again := send(b)
 	require.Equal(t, contracts.OutcomeRefused, again.Outcome, "%+v", again)
 	require.True(t, strings.HasPrefix(again.Reason, "replay:"), again.Reason)
-	require.Equal(t, before, dockerState(ctx, t, cli, project), "the replay changed the Docker state")
-	record(t, row{Area: "hostile", Fault: "replayed approval", How: "a genuine bridge-signed answer published a second time under a new message id",
-		Outcome: "first recorded (`none`), replay refused `replay`; Docker state unchanged"})
+	require.Equal(t, after, dockerState(ctx, t, cli, project), "the replayed approval changed the Docker state")
+	record(t, row{Area: "hostile", Fault: "replayed approval", How: "a genuine bridge-signed approval that rolled back, published a second time under a new message id",
+		Outcome: "first rolled back, replay refused `replay`; Docker state unchanged by the replay"})
+}
 
-	// The control: the same deployer, handed a genuine approval, does act,
-	// and the engine shows it. The assertions above could have failed.
-	genuine := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-genuine", "shop-api", time.Now()), time.Now(), 15*time.Minute))
-	act := send(seal(k.bridge, approval(genuine, time.Now()), time.Now()))
-	require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, "%+v", act)
-	require.True(t, act.ContainerVerified)
-	require.NotEqual(t, before, dockerState(ctx, t, cli, project), "a genuine rollback shows in the Docker state")
+// hdecision is an allowing decision of shop-api approving from → to.
+func hdecision(id string, now time.Time, from, to string) contracts.DecisionV1 {
+	d := decision(id, "shop-api", now)
+	d.CurrentImage, d.RollbackTarget = from, to
+	return d
 }

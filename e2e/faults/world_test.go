@@ -60,15 +60,18 @@ type world struct {
 	nats    *proc
 	procs   map[string]*proc
 	env     map[string]string
-	inc     *incident.Incident
-	ingest  string
-	token   string
-	bridge  string
-	secret  string
-	slack   *fakeslack.Server
-	fab     *fabric.Fabric
-	admin   *bus.Conn
-	kr      *envelope.Keyring
+	// once is extra environment for the next start of a role only (a crash
+	// point for the process about to be killed, never for its restart).
+	once   map[string][]string
+	inc    *incident.Incident
+	ingest string
+	token  string
+	bridge string
+	secret string
+	slack  *fakeslack.Server
+	fab    *fabric.Fabric
+	admin  *bus.Conn
+	kr     *envelope.Keyring
 }
 
 type proc struct {
@@ -214,6 +217,8 @@ func (w *world) startService(role string) {
 	for k, v := range w.env {
 		env = append(env, k+"="+v)
 	}
+	env = append(env, w.once[role]...)
+	delete(w.once, role)
 	p := w.spawn(role, w.agentk, []string{role}, env)
 	w.procs[role] = p
 	// Wait until the service says it is ready (it consumes and serves): an

@@ -382,6 +382,52 @@ func TestOnlyTheBridgeWritesFreezes(t *testing.T) {
 	}
 }
 
+// Only the deployer consumes decisions (agentk_spent); it reads the
+// ingester's incident records for their resolve time and can never write one.
+func TestOnlyTheDeployerSpendsDecisions(t *testing.T) {
+	t.Parallel()
+	f := start(t, t.TempDir())
+	t.Cleanup(func() { require.NoError(t, f.Close()) })
+	for _, tc := range []struct {
+		name     string
+		role     string
+		bucket   string
+		mayRead  bool
+		mayWrite bool
+	}{
+		{name: "deployer spends", role: envelope.RoleDeployer, bucket: topology.BucketSpent, mayRead: true, mayWrite: true},
+		{name: "bridge cannot spend", role: envelope.RoleBridge, bucket: topology.BucketSpent},
+		{name: "gate cannot spend", role: envelope.RoleGate, bucket: topology.BucketSpent},
+		{name: "investigator cannot spend", role: envelope.RoleInvestigator, bucket: topology.BucketSpent},
+		{name: "deployer reads incidents", role: envelope.RoleDeployer, bucket: topology.BucketIncidents, mayRead: true},
+		{name: "bridge reads incidents", role: envelope.RoleBridge, bucket: topology.BucketIncidents, mayRead: true},
+		{name: "gate cannot read incidents", role: envelope.RoleGate, bucket: topology.BucketIncidents},
+		{name: "ingester writes incidents", role: envelope.RoleIngester, bucket: topology.BucketIncidents, mayRead: true, mayWrite: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			nc, _ := rawConn(t, f, tc.role)
+			js, err := jetstream.New(nc)
+			require.NoError(t, err)
+			kv, err := js.KeyValue(ctx, tc.bucket)
+			if !tc.mayRead {
+				require.Error(t, err, "%s may not even bind %s", tc.role, tc.bucket)
+				return
+			}
+			require.NoError(t, err)
+			_, err = kv.Get(ctx, "dec-nothing")
+			require.ErrorIs(t, err, jetstream.ErrKeyNotFound)
+			_, err = kv.Create(ctx, "dec-"+tc.role, []byte("x"))
+			if tc.mayWrite {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+		})
+	}
+}
+
 // The deployer may ask the sandbox for its recovery check, never answer tool
 // calls itself; other roles without the grant may not ask at all.
 func TestToolCallsOnlyFromTheirGrants(t *testing.T) {

@@ -65,7 +65,9 @@ var Grants = []Grant{
 		Role:    envelope.RoleBridge,
 		Publish: []string{contracts.SubjectApproval},
 		Consume: []string{contracts.SubjectDecision, contracts.SubjectAction},
-		KVRead:  []string{BucketReports},
+		// agentk_incidents: the resolve time shown to the approver, who must
+		// re-confirm an approval once the alert resolved.
+		KVRead:  []string{BucketReports, BucketIncidents},
 		KVWrite: []string{BucketDecisions, BucketFreezes},
 	},
 	{
@@ -75,8 +77,10 @@ var Grants = []Grant{
 		// Recovery verification: service_overview through the sandbox, which
 		// holds the only SigNoz key (the sandbox refuses every other tool).
 		Request: []string{contracts.SubjectToolCall},
-		KVRead:  []string{BucketFreezes},
-		KVWrite: []string{BucketReleases, BucketCooldown, BucketNonces},
+		// agentk_incidents: the ingester's record of the incident, read for
+		// its resolve time (an approval is void once the alert resolved).
+		KVRead:  []string{BucketFreezes, BucketIncidents},
+		KVWrite: []string{BucketReleases, BucketCooldown, BucketNonces, BucketSpent},
 	},
 }
 

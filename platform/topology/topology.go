@@ -63,10 +63,14 @@ const (
 	// BucketFreezes holds bridge-signed FreezeV1 values, key = service or
 	// contracts.FreezeGlobal. Its history is the freezes' audit trail.
 	BucketFreezes = "agentk_freezes"
+	// BucketSpent holds one key per decision a deployer consumed (key =
+	// decision id, created once, never updated): a decision pays for at most
+	// one action, whatever the approvals, across restarts.
+	BucketSpent = "agentk_spent"
 )
 
 // Buckets lists every KV bucket.
-var Buckets = []string{BucketIncidents, BucketReleases, BucketCooldown, BucketNonces, BucketReports, BucketDecisions, BucketFreezes}
+var Buckets = []string{BucketIncidents, BucketReleases, BucketCooldown, BucketNonces, BucketReports, BucketDecisions, BucketFreezes, BucketSpent}
 
 // BucketHistory returns how many revisions per key bucket keeps: the
 // provisioned default, except the freezes bucket, which keeps the most

@@ -71,9 +71,14 @@ func Run(ctx context.Context, d service.Deps) error {
 		})
 		notifier, responder = slackAPI, slackAPI
 	}
+	ikv, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
 	dk := desk.New(desk.Deps{
 		Store: store.NewKV(kv), Signer: d.Signer, Keyring: d.Keyring,
 		Publisher: natsport.Publisher{Conn: d.Bus}, Notifier: notifier, Now: d.Now, Logger: log,
+		Incidents: kvIncidents{ikv},
 	})
 	if err := dk.Republish(ctx); err != nil {
 		log.Warn("could not re-publish pending approvals", "err", err)

@@ -59,7 +59,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	for _, b := range []struct {
 		name string
 		dst  *rollback.Bucket
-	}{{kvstore.BucketNonces, &dep.Nonces}, {kvstore.BucketCooldown, &dep.Cooldown}, {kvstore.BucketReleases, &dep.Releases}} {
+	}{{kvstore.BucketNonces, &dep.Nonces}, {kvstore.BucketCooldown, &dep.Cooldown}, {kvstore.BucketReleases, &dep.Releases}, {kvstore.BucketSpent, &dep.Spent}} {
 		kv, err := d.Bus.KeyValue(ctx, b.name)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrStart, err)
@@ -71,6 +71,11 @@ func Run(ctx context.Context, d service.Deps) error {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	dep.Freezes = kvstore.New(frz)
+	inc, err := d.Bus.KeyValue(ctx, kvstore.BucketIncidents)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	dep.Incidents = kvstore.New(inc)
 	exp, err := exporter(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)

@@ -225,7 +225,7 @@ func crashMidAction(t *testing.T, point string) {
 	bridge, err := f.Connect(ctx, envelope.RoleBridge)
 	require.NoError(t, err)
 	now := time.Now()
-	denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), testkit.Decision("dec-"+project, "shop-api", now), now)
+	denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), testkit.DecisionFor("dec-"+project, "shop-api", repo+":v2", repo+":v1", now), now)
 	a := testkit.Approval(t, denv, now)
 	aenv, err := f.Signer(envelope.RoleBridge).SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute)
 	require.NoError(t, err)

@@ -49,10 +49,22 @@ var HTTPClient = &http.Client{Timeout: 15 * time.Second}
 // Answer posts answer ("approve" or "deny") for decisionID to the bridge at
 // consoleURL (e.g. https://agentk.example.com) with an approver token.
 func Answer(ctx context.Context, consoleURL, token, decisionID, answer string) (Result, error) {
+	return AnswerAfterResolve(ctx, consoleURL, token, decisionID, answer, time.Time{})
+}
+
+// AnswerAfterResolve is Answer for a human who was shown that the incident's
+// alert resolved at resolvedSeen (the bridge's refusal and `agentk
+// incidents` say when): an approval once the alert resolved is accepted only
+// with the resolve time the human confirms after.
+func AnswerAfterResolve(ctx context.Context, consoleURL, token, decisionID, answer string, resolvedSeen time.Time) (Result, error) {
 	if consoleURL == "" || token == "" || decisionID == "" || (answer != "approve" && answer != "deny") {
 		return Result{}, fmt.Errorf("%w: need console URL, token, decision id and approve|deny", ErrArgs)
 	}
-	body, _ := json.Marshal(map[string]string{"answer": answer})
+	fields := map[string]string{"answer": answer}
+	if !resolvedSeen.IsZero() {
+		fields["resolved_seen"] = resolvedSeen.UTC().Format(time.RFC3339Nano)
+	}
+	body, _ := json.Marshal(fields)
 	u := strings.TrimRight(consoleURL, "/") + "/api/v1/decisions/" + url.PathEscape(decisionID) + "/answer"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {

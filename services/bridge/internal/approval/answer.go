@@ -23,6 +23,9 @@ var (
 	ErrGateDenied      = errors.New("approval: the gate denied this decision; there is nothing to approve")
 	ErrExpired         = errors.New("approval: decision expired")
 	ErrDigestMismatch  = errors.New("approval: answer is for another version of the decision")
+	// ErrResolved: the incident's alert resolved and the approver did not
+	// answer from a view that showed the resolve.
+	ErrResolved = errors.New("approval: the alert has resolved since the decision; approve again from a view that shows it (console incident page) to confirm")
 )
 
 // NewRecord builds the record for a gate-verified decision envelope. It
@@ -73,6 +76,26 @@ type Request struct {
 	Channel    string
 	RequestID  string
 	ApprovalID string
+	// ResolvedSeen is the resolve time of the incident's alert that the
+	// human was shown when answering (the console renders it into the form);
+	// zero when the view showed the alert firing.
+	ResolvedSeen time.Time
+}
+
+// CheckResolved refuses an approval of an incident whose alert resolved at
+// resolvedAt unless the human answered from a view that showed that resolve.
+// A denial is never refused for it. It returns the resolve time to carry in
+// the approval (zero: nothing to confirm).
+func CheckResolved(rec Record, req Request, resolvedAt time.Time) (time.Time, error) {
+	if resolvedAt.IsZero() || req.Answer != contracts.AnswerApprove {
+		return time.Time{}, nil
+	}
+	// The views show the resolve to the second (RFC 3339); a human who typed
+	// what they were shown has seen it.
+	if req.ResolvedSeen.Before(resolvedAt.Truncate(time.Second)) {
+		return time.Time{}, fmt.Errorf("%w: incident %s resolved at %s", ErrResolved, rec.Decision.IncidentID, resolvedAt.UTC().Format(time.RFC3339))
+	}
+	return resolvedAt, nil
 }
 
 // Check decides whether req may answer rec at now. It returns nil or the
@@ -112,8 +135,10 @@ func Check(rec Record, req Request, now time.Time) error {
 
 // Approval builds the agentk.approval.v1 payload for an accepted request and
 // the ttl to seal it with, so that the envelope expires exactly when the
-// decision does. Call it only after Check returned nil.
-func Approval(rec Record, req Request, now time.Time) (contracts.ApprovalV1, time.Duration) {
+// decision does. Call it only after Check and CheckResolved returned nil;
+// confirmed is CheckResolved's resolve time (the deployer refuses an
+// approval of a resolved incident without it).
+func Approval(rec Record, req Request, confirmed, now time.Time) (contracts.ApprovalV1, time.Duration) {
 	return contracts.ApprovalV1{
 		ApprovalID:     req.ApprovalID,
 		DecisionID:     rec.DecisionID,
@@ -126,6 +151,8 @@ func Approval(rec Record, req Request, now time.Time) (contracts.ApprovalV1, tim
 		AnsweredAt:     now.UTC(),
 		ExpiresAt:      rec.ExpiresAt,
 		Decision:       rec.Envelope,
+		// Zero unless the human confirmed after the alert resolved.
+		ResolvedConfirmedAt: confirmed.UTC(),
 	}, rec.ExpiresAt.Sub(now)
 }
 

@@ -120,7 +120,7 @@ func TestApprovalExpiresWithDecision(t *testing.T) {
 	rec := recordWith(t, k, testkit.Decision("d1", testkit.Epoch), 10*time.Minute)
 	now := testkit.Epoch.Add(3 * time.Minute)
 	req := approval.Request{DecisionID: "d1", Answer: "approve", Approver: "alice", Channel: "cli", ApprovalID: "apv_1"}
-	payload, ttl := approval.Approval(rec, req, now)
+	payload, ttl := approval.Approval(rec, req, time.Time{}, now)
 	env, err := k.Bridge.SealJSON(contracts.SubjectApproval, payload, now, ttl)
 	require.NoError(t, err)
 	require.Equal(t, rec.ExpiresAt, env.Expires())
@@ -178,4 +178,38 @@ func TestApprovers(t *testing.T) {
 	}
 	_, err = approval.NewApprovers(nil, map[string]string{"a": "same-token-xxxxxxxx", "b": "same-token-xxxxxxxx"})
 	require.ErrorIs(t, err, approval.ErrConfig)
+}
+
+func TestCheckResolved(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 10, 30, 0, 0, time.UTC)
+	rec := approval.Record{DecisionID: "d1", Decision: contracts.DecisionV1{IncidentID: "inc-1"}}
+	cases := []struct {
+		name      string
+		answer    string
+		resolved  time.Time
+		seen      time.Time
+		err       error
+		confirmed time.Time
+	}{
+		{name: "firing: nothing to confirm", answer: contracts.AnswerApprove},
+		{name: "resolved, not seen", answer: contracts.AnswerApprove, resolved: at, err: approval.ErrResolved},
+		{name: "resolved, an earlier state seen", answer: contracts.AnswerApprove, resolved: at, seen: at.Add(-time.Second), err: approval.ErrResolved},
+		{name: "resolved and seen", answer: contracts.AnswerApprove, resolved: at, seen: at, confirmed: at},
+		{name: "seen to the second, as shown", answer: contracts.AnswerApprove, resolved: at.Add(400 * time.Millisecond), seen: at, confirmed: at.Add(400 * time.Millisecond)},
+		{name: "a denial after the resolve is fine", answer: contracts.AnswerDeny, resolved: at},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := approval.CheckResolved(rec, approval.Request{Answer: tc.answer, ResolvedSeen: tc.seen}, tc.resolved)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				require.Contains(t, err.Error(), "inc-1")
+				return
+			}
+			require.NoError(t, err)
+			require.True(t, tc.confirmed.Equal(got), "confirmed %s, want %s", got, tc.confirmed)
+		})
+	}
 }

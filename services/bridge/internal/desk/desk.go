@@ -58,6 +58,25 @@ type Deps struct {
 	Logger   *slog.Logger
 	// NewID returns a fresh approval id; random when nil.
 	NewID func() string
+	// Incidents reads when an incident's alert resolved (the ingester's
+	// agentk_incidents); nil: never resolved, and the deployer's own check
+	// still refuses.
+	Incidents Incidents
+}
+
+// Incidents reads the resolve time of an incident's alert: zero while it
+// fires or when the incident is unknown.
+type Incidents interface {
+	ResolvedAt(ctx context.Context, incidentID string) (time.Time, error)
+}
+
+// ResolvedAt is when the incident's alert resolved (zero while it fires), for
+// the views that must show it.
+func (k *Desk) ResolvedAt(ctx context.Context, incidentID string) (time.Time, error) {
+	if k.d.Incidents == nil {
+		return time.Time{}, nil
+	}
+	return k.d.Incidents.ResolvedAt(ctx, incidentID)
 }
 
 // Desk is safe for concurrent use.
@@ -103,7 +122,7 @@ func (k *Desk) Receive(ctx context.Context, data []byte) error {
 	case err != nil:
 		return err
 	default:
-		log.InfoContext(ctx, "decision recorded", "verdict", dec.Verdict, "service", dec.Service, "expires_at", rec.ExpiresAt)
+		log.InfoContext(ctx, "decision recorded", "verdict", dec.Verdict, "incident_service", dec.Service, "expires_at", rec.ExpiresAt)
 	}
 	return k.post(ctx, dec.DecisionID, log)
 }
@@ -269,7 +288,16 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 		if err != nil {
 			return approval.Record{}, err
 		}
-		if reason := approval.Check(rec, req, now); reason != nil {
+		reason := approval.Check(rec, req, now)
+		var confirmed time.Time
+		if reason == nil {
+			resolved, err := k.ResolvedAt(ctx, rec.Decision.IncidentID)
+			if err != nil {
+				return approval.Record{}, fmt.Errorf("%w: incident %s: %w", ErrBusy, rec.Decision.IncidentID, err)
+			}
+			confirmed, reason = approval.CheckResolved(rec, req, resolved)
+		}
+		if reason != nil {
 			log.WarnContext(ctx, "answer refused", "reason", reason.Error(), "identity", req.Identity)
 			if err := k.d.Store.Update(ctx, approval.Refuse(rec, req, reason, now), rev); errors.Is(err, store.ErrConflict) {
 				continue
@@ -279,7 +307,7 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 			return rec, reason
 		}
 		req.ApprovalID = k.d.NewID()
-		payload, ttl := approval.Approval(rec, req, now)
+		payload, ttl := approval.Approval(rec, req, confirmed, now)
 		sealed, err := k.d.Signer.SealJSON(contracts.SubjectApproval, payload, now, ttl)
 		if err != nil {
 			return approval.Record{}, err

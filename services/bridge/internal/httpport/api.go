@@ -15,6 +15,10 @@ type AnswerRequest struct {
 	Answer string `json:"answer"`
 	// Digest, when set, must be the digest of the decision being answered.
 	Digest string `json:"digest,omitempty"`
+	// ResolvedSeen, when the alert resolved, must be the resolve time the
+	// caller was shown (DecisionSummary.ResolvedAt): an approval without it
+	// is refused once the alert resolved.
+	ResolvedSeen time.Time `json:"resolved_seen,omitzero"`
 }
 
 // AnswerResponse is its success body.
@@ -42,6 +46,8 @@ type DecisionSummary struct {
 	ExpiresAt      time.Time       `json:"expires_at"`
 	Answer         string          `json:"answer,omitempty"`
 	Approver       string          `json:"approver,omitempty"`
+	// ResolvedAt is when the incident's alert resolved; zero while it fires.
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
 }
 
 func (s *Server) bearer(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -75,6 +81,9 @@ func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 		if a := rec.Answer; a != nil {
 			d.Answer, d.Approver = a.Answer, a.Approver
 		}
+		if at, err := s.o.Desk.ResolvedAt(r.Context(), rec.Decision.IncidentID); err == nil {
+			d.ResolvedAt = at
+		}
 		out = append(out, d)
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -94,7 +103,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := s.o.Desk.Answer(r.Context(), approval.Request{
 		DecisionID: r.PathValue("id"), Digest: body.Digest, Answer: body.Answer,
-		Approver: name, Identity: "cli:" + name, Channel: contracts.ChannelCLI,
+		Approver: name, Identity: "cli:" + name, Channel: contracts.ChannelCLI, ResolvedSeen: body.ResolvedSeen,
 	})
 	if err != nil {
 		apiError(w, statusFor(err), err.Error())

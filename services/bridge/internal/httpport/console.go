@@ -109,6 +109,11 @@ type incidentPage struct {
 	Service    string
 	Report     template.HTML
 	Rows       []row
+	// ResolvedAt is when the incident's alert resolved (zero: firing);
+	// ResolvedSeen is it as the form carries it back, so that an approval
+	// from this page is a re-confirmation after the resolve.
+	ResolvedAt   time.Time
+	ResolvedSeen string
 }
 
 func (s *Server) consoleIncident(w http.ResponseWriter, r *http.Request) {
@@ -125,6 +130,12 @@ func (s *Server) consoleIncident(w http.ResponseWriter, r *http.Request) {
 	now := s.o.Now()
 	page := incidentPage{Approver: p.name, CSRF: s.csrfToken(p), IncidentID: id}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ReceivedAt.After(recs[j].ReceivedAt) })
+	if at, err := s.o.Desk.ResolvedAt(r.Context(), id); err != nil {
+		http.Error(w, "incident state unavailable", http.StatusServiceUnavailable)
+		return
+	} else if !at.IsZero() {
+		page.ResolvedAt, page.ResolvedSeen = at, at.UTC().Format(time.RFC3339Nano)
+	}
 	for _, rec := range recs {
 		if rec.Decision.IncidentID == id {
 			page.Rows = append(page.Rows, s.row(rec, now))
@@ -159,6 +170,14 @@ func (s *Server) consoleAnswer(w http.ResponseWriter, r *http.Request) {
 	req := approval.Request{
 		DecisionID: r.PathValue("id"), Digest: r.PostFormValue("digest"), Answer: r.PostFormValue("answer"),
 		Approver: p.name, Identity: "web:" + p.name, Channel: contracts.ChannelWeb,
+	}
+	if v := r.PostFormValue("resolved_seen"); v != "" {
+		at, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			render(w, http.StatusBadRequest, messageTmpl, message{Title: "Answer refused", Text: "resolved_seen: not an RFC 3339 time", Back: "/console"})
+			return
+		}
+		req.ResolvedSeen = at
 	}
 	rec, err := s.o.Desk.Answer(r.Context(), req)
 	if err != nil {
@@ -203,7 +222,7 @@ func statusFor(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, approval.ErrUnknownApprover):
 		return http.StatusForbidden
-	case errors.Is(err, approval.ErrAlreadyAnswered), errors.Is(err, approval.ErrReplay):
+	case errors.Is(err, approval.ErrAlreadyAnswered), errors.Is(err, approval.ErrReplay), errors.Is(err, approval.ErrResolved):
 		return http.StatusConflict
 	case errors.Is(err, approval.ErrExpired):
 		return http.StatusGone

@@ -128,7 +128,7 @@ func refusalText(err error) string {
 	for _, known := range []error{
 		approval.ErrUnknownApprover, approval.ErrAlreadyAnswered, approval.ErrReplay,
 		approval.ErrGateDenied, approval.ErrExpired, approval.ErrDigestMismatch,
-		approval.ErrNotFound, approval.ErrBadAnswer,
+		approval.ErrNotFound, approval.ErrBadAnswer, approval.ErrResolved,
 	} {
 		if errors.Is(err, known) {
 			return err.Error()

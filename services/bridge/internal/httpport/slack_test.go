@@ -234,6 +234,17 @@ func TestSlackRefusals(t *testing.T) {
 			wantStatus: http.StatusOK, told: "the gate denied this decision",
 		},
 		{
+			name: "approval after the alert resolved",
+			act: func(t *testing.T, r *rig, m fakeslack.Message) int {
+				r.inc.resolve(testkit.Decision("d1", r.clock.Now()).IncidentID, r.clock.Now())
+				req, _ := r.click(t, m, "U0ALICE", fakeslack.Approve)
+				return r.send(t, req)
+			},
+			// The buttons were posted while the alert fired: the click is no
+			// re-confirmation, and Slack is told the alert resolved.
+			wantStatus: http.StatusOK, recorded: "the alert has resolved", told: "the alert has resolved since the decision",
+		},
+		{
 			name: "digest of another decision",
 			act: func(t *testing.T, r *rig, m fakeslack.Message) int {
 				m.Blocks = json.RawMessage(`[{"type":"actions","block_id":"b","elements":[{"type":"button","action_id":"agentk_approve","value":"d1|deadbeef","text":{"type":"plain_text","text":"Approve"}}]}]`)

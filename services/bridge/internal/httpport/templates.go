@@ -61,8 +61,8 @@ td.inputs{font-size:.85em;color:#57606a;word-break:break-all}h1{font-size:1.5rem
 {{define "answer"}}<div class="answer" id="answer-{{.Rec.DecisionID}}">
 <details class="confirm"><summary class="btn approve" id="approve-{{.Rec.DecisionID}}">Approve rollback…</summary>
 <div class="box"><form method="post" action="/console/decisions/{{.Rec.DecisionID}}">
-<input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">
-<p>Recreate <strong>{{.Rec.Decision.Service}}</strong> on {{template "move" .}}? The decision expires in {{.Left}}.</p>
+<input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">{{with .ResolvedSeen}}<input type="hidden" name="resolved_seen" value="{{.}}">{{end}}
+<p>{{if .ResolvedSeen}}The alert has resolved: approve only if the service still needs the rollback. {{end}}Recreate <strong>{{.Rec.Decision.Service}}</strong> on {{template "move" .}}? The decision expires in {{.Left}}.</p>
 <button class="approve" name="answer" value="approve" id="confirm-{{.Rec.DecisionID}}">Yes, roll back</button></form></div></details>
 <form class="inline" method="post" action="/console/decisions/{{.Rec.DecisionID}}">
 <input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">
@@ -95,6 +95,7 @@ var (
 
 	incidentTmpl = must("incident", `{{template "head" .IncidentID}}{{template "nav" .}}
 <h1 id="incident">Incident {{.IncidentID}}{{with .Service}}: {{.}}{{end}}</h1>
+{{if not .ResolvedAt.IsZero}}<p class="fail" id="resolved"><strong>The alert resolved at {{stamp .ResolvedAt}}.</strong> The service may have recovered on its own: an approval given here confirms the rollback after the resolve.</p>{{end}}
 {{range .Rows}}{{$d := .Rec.Decision}}<section class="card decision" id="decision-{{.Rec.DecisionID}}">
 <div class="top"><div>
 <h2>{{if eq $d.Verdict "allow"}}Rollback allowed by the gate{{else}}Rollback denied by the gate{{end}}{{if $d.Shadow}} (shadow: nothing will be acted on){{end}}</h2>
@@ -107,7 +108,7 @@ var (
 {{with .Rec.Action}}<dt>Move made</dt><dd>{{or .FromImage "-"}} → {{or .ToImage "-"}}, container on target image: {{if .ContainerVerified}}yes{{else}}no{{end}}{{with .Reason}}; {{.}}{{end}}</dd>{{end}}
 {{with .Took}}<dt>Took</dt><dd>{{.}}</dd>{{end}}
 <dt>Decision</dt><dd>{{.Rec.DecisionID}} · digest <code title="{{.Rec.Digest}}">{{short .Rec.Digest}}</code></dd></dl>
-{{if .Open}}{{template "answer" (args . $.CSRF)}}{{end}}
+{{if .Open}}{{template "answer" (args . $.CSRF $.ResolvedSeen)}}{{end}}
 {{with $d.NextStep}}<p><strong>Next step:</strong> {{.}}</p>{{end}}
 </div><div class="links"><h3>Check it in SigNoz</h3>
 {{if or .Links.Traces .Links.Marker .Links.ErrorLogs .Links.Alert}}<ul>
@@ -135,8 +136,8 @@ var (
 )
 
 func must(name, body string) *template.Template {
-	f := template.FuncMap{"args": func(r row, csrf string) map[string]any {
-		return map[string]any{"Rec": r.Rec, "CSRF": csrf, "Facts": r.Facts, "Left": r.Left}
+	f := template.FuncMap{"args": func(r row, csrf, resolvedSeen string) map[string]any {
+		return map[string]any{"Rec": r.Rec, "CSRF": csrf, "Facts": r.Facts, "Left": r.Left, "ResolvedSeen": resolvedSeen}
 	}}
 	for k, v := range funcs {
 		f[k] = v

@@ -156,10 +156,30 @@ type outcome struct {
 	asks    map[string]int // "status version" → count
 }
 
-// scenario is the acceptance test: build both images (TestMain), compose up
-// v1 then v2 with the ledger watching, approve a signed rollback, and report
-// what Docker and the service show afterwards.
-func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout time.Duration) outcome {
+// rig is a deployer in front of a compose project that runs v2 after v1,
+// with the ledger following Docker.
+type rig struct {
+	s    *stack
+	b    testkit.Buckets
+	keys testkit.Keys
+	d    *rollback.Deployer
+}
+
+// ledger reads the service's signed ledger (zero when absent).
+func (r *rig) ledger(t *testing.T) contracts.ReleaseLedgerV1 {
+	e, err := r.b.Releases.Get(context.Background(), "shop-api")
+	if err != nil {
+		return contracts.ReleaseLedgerV1{}
+	}
+	var l contracts.ReleaseLedgerV1
+	_, err = r.keys.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l)
+	require.NoError(t, err)
+	return l
+}
+
+// prepare builds the stack, deploys v1 then v2, and waits for v2 healthy
+// with both in the ledger.
+func prepare(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout time.Duration) *rig {
 	cli := testkit.RequireDocker(t)
 	s := newStack(t, cli)
 	js := testkit.StartJetStream(t)
@@ -168,7 +188,7 @@ func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout 
 	d := &rollback.Deployer{
 		Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
 		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
-		Nonces: b.Nonces, Cooldown: b.Cooldown, Releases: b.Releases, Freezes: b.Freezes,
+		Nonces: b.Nonces, Cooldown: b.Cooldown, Releases: b.Releases, Freezes: b.Freezes, Spent: b.Spent, Incidents: b.Incidents,
 		Runtime:  runtime(s),
 		Recovery: recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
 		// A short window: the probe itself sends 20 requests after it.
@@ -185,22 +205,12 @@ func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout 
 		}
 	})
 	<-synced
-
-	ledgerNow := func() contracts.ReleaseLedgerV1 {
-		e, err := b.Releases.Get(context.Background(), "shop-api")
-		if err != nil {
-			return contracts.ReleaseLedgerV1{}
-		}
-		var l contracts.ReleaseLedgerV1
-		_, err = keys.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l)
-		require.NoError(t, err)
-		return l
-	}
+	r := &rig{s: s, b: b, keys: keys, d: d}
 	s.deploy(t, "v1")
-	eventually(t, 30*time.Second, "v1 in the ledger", func() bool { return len(ledgerNow().Releases) == 1 })
+	eventually(t, 30*time.Second, "v1 in the ledger", func() bool { return len(r.ledger(t).Releases) == 1 })
 	s.deploy(t, "v2")
-	eventually(t, 30*time.Second, "v2 in the ledger", func() bool { return len(ledgerNow().Releases) == 2 })
-	l := ledgerNow()
+	eventually(t, 30*time.Second, "v2 in the ledger", func() bool { return len(r.ledger(t).Releases) == 2 })
+	l := r.ledger(t)
 	require.Equal(t, images.v1ID, l.Releases[0].ImageID)
 	require.Equal(t, "v1", l.Releases[0].Version, "version from the image's OCI label")
 	require.Equal(t, images.v2ID, l.Releases[1].ImageID)
@@ -208,8 +218,22 @@ func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout 
 		cs := s.containers(t)
 		return len(cs) == 1 && cs[0].State.Health != nil && cs[0].State.Health.Status == container.Healthy
 	})
+	return r
+}
 
-	res, err := d.Handle(context.Background(), testkit.Signed(t, keys, "dec-"+s.project, "shop-api", time.Now()), 1)
+// signed is a gate-allowed, bridge-approved rollback of the rig's v2 → v1.
+func (r *rig) signed(t *testing.T, id string, now time.Time) []byte {
+	return testkit.SignedFor(t, r.keys, id, "shop-api", images.repo+":v2", images.repo+":v1", now)
+}
+
+// scenario is the acceptance test: build both images (TestMain), compose up
+// v1 then v2 with the ledger watching, approve a signed rollback, and report
+// what Docker and the service show afterwards.
+func scenario(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout time.Duration) outcome {
+	r := prepare(t, runtime, applyTimeout)
+	s, d := r.s, r.d
+	ledgerNow := func() contracts.ReleaseLedgerV1 { return r.ledger(t) }
+	res, err := d.Handle(context.Background(), r.signed(t, "dec-"+s.project, time.Now()), 1)
 	require.NoError(t, err)
 	t.Logf("action: outcome=%s verified=%v recovered=%v action_ms=%d verify_ms=%d approval→verified total_ms=%d command=%q reason=%s",
 		res.Action.Outcome, res.Action.ContainerVerified, deref(res.Action.Recovered), res.Action.ActionMs, res.Action.VerifyMs, res.Action.TotalMs, res.Action.Command, res.Action.Reason)

@@ -107,7 +107,7 @@ func BenchmarkRollback(b *testing.B) {
 		d := &rollback.Deployer{
 			Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
 			Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
-			Nonces: bk.Nonces, Cooldown: bk.Cooldown, Releases: bk.Releases, Freezes: bk.Freezes,
+			Nonces: bk.Nonces, Cooldown: bk.Cooldown, Releases: bk.Releases, Freezes: bk.Freezes, Spent: bk.Spent, Incidents: bk.Incidents,
 			Runtime:   composeRuntime(s),
 			Recovery:  recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
 			Stabilise: time.Second, ApplyTimeout: 90 * time.Second,
@@ -147,7 +147,7 @@ func BenchmarkRollback(b *testing.B) {
 		for i := range b.N {
 			b.StopTimer()
 			d, keys := ready(b)
-			approval := testkit.Signed(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", time.Now())
+			approval := testkit.SignedFor(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", images.repo+":v2", images.repo+":v1", time.Now())
 			b.StartTimer()
 			start := time.Now()
 			res, err := d.Handle(context.Background(), approval, 1)

@@ -1,6 +1,7 @@
-// Package kvstore is the deployer's adapter to its three JetStream KV buckets:
+// Package kvstore is the deployer's adapter to its JetStream KV buckets:
 // agentk_nonces (used approval nonces and the journal of each action),
-// agentk_cooldown and agentk_releases. Values are opaque bytes here; signing and
+// agentk_spent (consumed decisions), agentk_cooldown and agentk_releases, and
+// the read-only agentk_freezes and agentk_incidents. Values are opaque bytes here; signing and
 // verification happen in the core's callers.
 package kvstore
 
@@ -19,6 +20,11 @@ const (
 	BucketReleases = "agentk_releases"
 	// BucketFreezes holds bridge-signed freezes; the deployer only reads it.
 	BucketFreezes = "agentk_freezes"
+	// BucketSpent holds one create-only key per consumed decision.
+	BucketSpent = "agentk_spent"
+	// BucketIncidents is the ingester's incident records; the deployer only
+	// reads them, for resolve times.
+	BucketIncidents = "agentk_incidents"
 )
 
 // Errors.

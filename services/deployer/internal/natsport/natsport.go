@@ -11,6 +11,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/bus"
+	"agentk/platform/crashpoint"
 	"agentk/services/deployer/internal/rollback"
 )
 
@@ -28,7 +29,21 @@ type Handler struct {
 func (h Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	ctx, span := startAction(ctx)
 	defer span.End()
+	crashpoint.Hit(crashpoint.DeployerReceived)
 	res, err := h.Deployer.HandleMessage(ctx, m.Data, m.Delivery, m.Sequence)
+	if err == nil {
+		// Acted and journalled; not published, not acked (a no-op outside
+		// the crash suite's own build, see platform/crashpoint).
+		crashpoint.Hit(crashpoint.DeployerHandled)
+	}
+	if err == nil && res.Unverified != nil {
+		// A forgery answers nothing: no action under its claimed ids. It is
+		// logged with the ids marked as claims, counted, and dead-lettered
+		// (kept for forensics, outside every incident's record).
+		observeForged(ctx, span, res)
+		LogForged(ctx, h.Logger, m.Subject, res)
+		return nil, bus.Permanent(fmt.Errorf("%w: %s", ErrUnverified, res.Refusal.Text()))
+	}
 	observeAction(ctx, span, res, err)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "approval not settled; will be redelivered", "subject", m.Subject, "delivery", m.Delivery, "err", err)
@@ -65,6 +80,21 @@ func Log(ctx context.Context, log *slog.Logger, res rollback.Result) {
 		}
 		log.InfoContext(ctx, "approval settled", attrs...)
 	}
+}
+
+// ErrUnverified is the dead-letter reason of an approval that failed
+// verification.
+var ErrUnverified = errors.New("natsport: approval failed verification")
+
+// LogForged logs a message that failed verification, at Error, every id
+// under a claimed_ key: none of them is verified.
+func LogForged(ctx context.Context, log *slog.Logger, subject string, res rollback.Result) {
+	u := res.Unverified
+	log.ErrorContext(ctx, "DEPLOYER REFUSED AN UNVERIFIED APPROVAL: nothing was changed, no action published",
+		"subject", subject, "refusal", res.Refusal.Reason, "reason", res.Refusal.Detail,
+		"claimed_approval_id", u.Approval.ApprovalID, "claimed_decision_id", u.Approval.DecisionID,
+		"claimed_incident_id", u.Approval.IncidentID, "claimed_service", u.Approval.Service,
+		"signed_kid", u.KeyID, "decision_kid", u.DecisionKeyID)
 }
 
 // ErrPublish wraps a reconciled action that could not be published.

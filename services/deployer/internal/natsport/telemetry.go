@@ -56,3 +56,22 @@ func observeAction(ctx context.Context, span trace.Span, res rollback.Result, er
 		}
 	}
 }
+
+// observeForged counts a message that failed verification:
+// agentk.deployer.unverified{reason}. Its claimed ids go on the span under
+// agentk.claimed.*, never under the ids an incident view reads.
+func observeForged(ctx context.Context, span trace.Span, res rollback.Result) {
+	u := res.Unverified
+	span.SetStatus(codes.Error, "unverified approval: "+res.Refusal.Reason)
+	span.SetAttributes(
+		attribute.Bool("agentk.unverified", true),
+		attribute.String("agentk.refusal", res.Refusal.Reason),
+		attribute.String("agentk.claimed.approval_id", u.Approval.ApprovalID),
+		attribute.String("agentk.claimed.incident_id", u.Approval.IncidentID),
+		attribute.String("agentk.claimed.kid", u.KeyID),
+	)
+	if c, err := otel.Meter(ScopeName).Int64Counter("agentk.deployer.unverified",
+		metric.WithDescription("Approvals that failed verification (forged, wrong key or role, tampered), by refusal reason; none was answered.")); err == nil {
+		c.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", res.Refusal.Reason)))
+	}
+}

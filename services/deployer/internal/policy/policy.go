@@ -12,6 +12,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/mutant"
 )
 
 // Refusal reasons: stable codes, the first word of every refused action's Reason.
@@ -38,6 +39,20 @@ const (
 	// ReasonFrozen: an active freeze covers the service (or every service),
 	// or the freeze store could not be read or verified.
 	ReasonFrozen = "frozen"
+	// ReasonDecisionSpent: another approval already consumed this decision
+	// (agentk_spent): a decision pays for at most one action.
+	ReasonDecisionSpent = "decision_spent"
+	// ReasonTargetMismatch: the deployer's own plan is not the move the
+	// decision, and so the human, approved (current → target images).
+	ReasonTargetMismatch = "target_mismatch"
+	// ReasonLedgerMoved: the release running now was deployed after the
+	// decision was made; the decision is about a state that is gone.
+	ReasonLedgerMoved = "ledger_moved"
+	// ReasonAlertResolved: the incident's alert resolved and no human
+	// confirmed the rollback after seeing that.
+	ReasonAlertResolved = "alert_resolved"
+	// ReasonIncidentUnread: the incident record could not be read or decoded.
+	ReasonIncidentUnread = "incident_unreadable"
 )
 
 // ErrRefused is wrapped by every Refusal used as an error.
@@ -73,32 +88,81 @@ type Verified struct {
 }
 
 // Unverified is what could be read from a message that failed verification,
-// for the refusal's ids; none of it is trusted.
+// for the log; none of it is trusted.
 type Unverified struct {
 	Approval contracts.ApprovalV1
+	// KeyID and DecisionKeyID are the key ids the approval and its decision
+	// claim to be signed with.
+	KeyID, DecisionKeyID string
+	// Forged is true when a signature, key, role, subject or encoding failed:
+	// no id in Approval is verified, and no action may be published under
+	// them. False for a refusal on time alone.
+	Forged bool
 }
 
 // Open verifies raw as a bridge-signed approval whose Decision is a
 // gate-signed decision, both valid at now. Keys of any other role are refused.
-// On failure it returns whatever ids it could read, for the refusal message.
+// On failure it returns whatever ids it could read, for the log; none of them
+// is trusted. Unverified says whether the identities are unverified: false
+// only for a refusal on time alone (expired, issued in the future), where
+// both signatures and roles held.
 func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified, *Refusal) {
 	var v Verified
 	var u Unverified
-	env, err := kr.Open(raw, contracts.SubjectApproval, envelope.RoleBridge, now, &v.Approval)
+	env, err := open(kr, raw, contracts.SubjectApproval, envelope.RoleBridge, now, mutant.DeployerBridgeSig, &v.Approval)
 	if err != nil {
 		if e, perr := envelope.Parse(raw); perr == nil {
 			_ = jsonUnmarshalQuiet(e.Payload, &u.Approval)
+			u.KeyID = e.KeyID
 		}
+		u.Forged = !timeOnly(err)
 		return Verified{}, u, refuse(reasonFor(err, ReasonApprovalSignature, ReasonApprovalExpired), "approval: %v", err)
 	}
 	u.Approval = v.Approval
+	u.KeyID = env.KeyID
 	v.ApprovalEnv = env
-	denv, err := kr.Open(v.Approval.Decision, contracts.SubjectDecision, envelope.RoleGate, now, &v.Decision)
+	denv, err := open(kr, v.Approval.Decision, contracts.SubjectDecision, envelope.RoleGate, now, mutant.DeployerGateSignature, &v.Decision)
 	if err != nil {
+		if e, perr := envelope.Parse(v.Approval.Decision); perr == nil {
+			u.DecisionKeyID = e.KeyID
+		}
+		u.Forged = !timeOnly(err)
 		return Verified{}, u, refuse(reasonFor(err, ReasonDecisionSignature, ReasonDecisionExpired), "decision in approval %s: %v", v.Approval.ApprovalID, err)
 	}
 	v.DecisionEnv = denv
 	return v, u, nil
+}
+
+// open is Keyring.Open with the deployer's verifications behind their
+// mutants: in a mutant build, the one switched off lets the envelope through
+// as if that check had passed.
+func open(kr *envelope.Keyring, raw []byte, subject, role string, now time.Time, sigMutant string, v any) (envelope.Envelope, error) {
+	env, err := kr.Open(raw, subject, role, now, v)
+	if err == nil {
+		return env, nil
+	}
+	skip := false
+	switch {
+	case errors.Is(err, envelope.ErrUnknownKey), errors.Is(err, envelope.ErrBadSignature):
+		skip = mutant.Off(sigMutant)
+	case errors.Is(err, envelope.ErrWrongRole), errors.Is(err, envelope.ErrRoleForbidden):
+		skip = mutant.Off(mutant.DeployerRoles)
+	case errors.Is(err, envelope.ErrExpired):
+		skip = mutant.Off(mutant.DeployerExpiry)
+	}
+	if !skip {
+		return env, err
+	}
+	if jerr := jsonUnmarshalQuiet(env.Payload, v); jerr != nil {
+		return env, err
+	}
+	return env, nil
+}
+
+// timeOnly reports whether err is a verification failure on time alone: the
+// key, its role, the subject and the signature all held.
+func timeOnly(err error) bool {
+	return errors.Is(err, envelope.ErrExpired) || errors.Is(err, envelope.ErrNotYetValid)
 }
 
 func reasonFor(err error, sig, expired string) string {
@@ -150,7 +214,32 @@ type Input struct {
 	// (AGENTK_SHADOW): a decision the gate did not mark shadow is still
 	// treated as one.
 	Shadow bool
-	Now    time.Time
+	// Spent is the agentk_spent entry of the decision as read.
+	Spent SpentState
+	// Incident is the ingester's record of the incident as read.
+	Incident IncidentState
+	Now      time.Time
+}
+
+// SpentState is the agentk_spent entry of a decision as read.
+type SpentState struct {
+	// Err is non-nil when the entry could not be read: refuse.
+	Err error
+	// By is the nonce of the approval that consumed the decision; empty when
+	// no approval has.
+	By string
+}
+
+// IncidentState is what the deployer read of the incident's record in
+// agentk_incidents (written by the ingester only).
+type IncidentState struct {
+	// Err is non-nil when the record exists but could not be read or
+	// decoded: refuse.
+	Err error
+	// ResolvedAt is when the incident's alert resolved; zero while it fires
+	// (or when the incident has no record: it did not come through this
+	// fabric's ingester, e.g. a replay from disk).
+	ResolvedAt time.Time
 }
 
 // FreezeState is what the adapter read from agentk_freezes. The zero value
@@ -190,8 +279,11 @@ func Evaluate(in Input) Verdict {
 	if r := expiry(in.Verified, in.Now); r != nil {
 		return Verdict{Refusal: r}
 	}
-	if in.NonceUsed {
+	if in.NonceUsed && !mutant.Off(mutant.DeployerNonce) {
 		return Verdict{Refusal: refuse(ReasonReplay, "approval %s nonce %s already used", a.ApprovalID, in.Verified.ApprovalEnv.Nonce)}
+	}
+	if r := spent(in.Spent, in.Verified); r != nil && !mutant.Off(mutant.DeployerDecisionSpent) {
+		return Verdict{Refusal: r}
 	}
 	switch a.Answer {
 	case contracts.AnswerDeny:
@@ -206,17 +298,23 @@ func Evaluate(in Input) Verdict {
 	if d.Action != "rollback" {
 		return Verdict{Refusal: refuse(ReasonActionNotAllowed, "action %q", d.Action)}
 	}
-	if !slices.Contains(in.Rules.Allowlist, d.Service) {
+	if !slices.Contains(in.Rules.Allowlist, d.Service) && !mutant.Off(mutant.DeployerAllowlist) {
 		return Verdict{Refusal: refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)}
 	}
 	if r := frozen(in.Freezes, d.Service, in.Now); r != nil {
 		return Verdict{Refusal: r}
 	}
-	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil {
+	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil && !mutant.Off(mutant.DeployerCooldown) {
 		return Verdict{Refusal: r}
 	}
 	plan, r := target(in.Ledger, in.Rules.Project, d.Service)
 	if r != nil {
+		return Verdict{Refusal: r}
+	}
+	if r := approvedMove(plan, d); r != nil && !mutant.Off(mutant.DeployerTargetMatch) {
+		return Verdict{Refusal: r}
+	}
+	if r := resolvedSince(in.Incident, a, d); r != nil && !mutant.Off(mutant.DeployerResolvedSince) {
 		return Verdict{Refusal: r}
 	}
 	// A shadow decision goes through every check above, so the record says
@@ -238,10 +336,60 @@ func frozen(f FreezeState, service string, now time.Time) *Refusal {
 	return nil
 }
 
+// spent refuses a decision another approval already consumed. The entry
+// names the nonce that consumed it: the same approval, delivered again after
+// a crash between consuming and journalling, is not refused.
+func spent(s SpentState, v Verified) *Refusal {
+	if s.Err != nil {
+		return refuse(ReasonStateUnread, "decision %s: spent-decision store: %v", v.Decision.DecisionID, s.Err)
+	}
+	if s.By != "" && s.By != v.ApprovalEnv.Nonce {
+		return refuse(ReasonDecisionSpent, "decision %s was already consumed by another approval (nonce %s); approval %s gets nothing: one decision, at most one action",
+			v.Decision.DecisionID, s.By, v.Approval.ApprovalID)
+	}
+	return nil
+}
+
+// approvedMove refuses a plan that is not the move the decision names: the
+// human approved "current → target" as the gate saw the ledger, and the
+// deployer's ledger must still say exactly that, with the running release
+// deployed before the decision was made.
+func approvedMove(p Plan, d contracts.DecisionV1) *Refusal {
+	if d.CurrentImage == "" || d.RollbackTarget == "" {
+		return refuse(ReasonTargetMismatch, "decision %s names no move (current %q, target %q): nothing was approved", d.DecisionID, d.CurrentImage, d.RollbackTarget)
+	}
+	if p.From.Image != d.CurrentImage || p.To.Image != d.RollbackTarget {
+		return refuse(ReasonTargetMismatch, "decision %s approved %s → %s; the ledger now plans %s → %s",
+			d.DecisionID, d.CurrentImage, d.RollbackTarget, p.From.Image, p.To.Image)
+	}
+	if p.From.DeployedAt.After(d.DecidedAt) {
+		return refuse(ReasonLedgerMoved, "service %s: the running release %s was deployed at %s, after decision %s at %s",
+			p.Service, p.From.Version, p.From.DeployedAt.UTC().Format(time.RFC3339), d.DecisionID, d.DecidedAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// resolvedSince refuses an approval of an incident whose alert resolved,
+// unless the human confirmed after being shown that resolve: the bridge sets
+// ResolvedConfirmedAt to the resolve time the human saw.
+func resolvedSince(s IncidentState, a contracts.ApprovalV1, d contracts.DecisionV1) *Refusal {
+	if s.Err != nil {
+		return refuse(ReasonIncidentUnread, "incident %s: %v", d.IncidentID, s.Err)
+	}
+	if s.ResolvedAt.IsZero() {
+		return nil
+	}
+	if !a.ResolvedConfirmedAt.IsZero() && !a.ResolvedConfirmedAt.Before(s.ResolvedAt) {
+		return nil
+	}
+	return refuse(ReasonAlertResolved, "incident %s: the alert resolved at %s and approval %s was not re-confirmed after the resolve; the service may have recovered on its own",
+		d.IncidentID, s.ResolvedAt.UTC().Format(time.RFC3339), a.ApprovalID)
+}
+
 // binding checks the approval answers exactly this decision.
 func binding(v Verified) *Refusal {
 	a, d := v.Approval, v.Decision
-	if got := v.DecisionEnv.Digest(); a.DecisionDigest != got {
+	if got := v.DecisionEnv.Digest(); a.DecisionDigest != got && !mutant.Off(mutant.DeployerDigest) {
 		return refuse(ReasonDigestMismatch, "approval %s binds digest %q, decision %s has %q", a.ApprovalID, a.DecisionDigest, d.DecisionID, got)
 	}
 	if a.DecisionID != d.DecisionID || a.Service != d.Service || a.IncidentID != d.IncidentID {
@@ -254,6 +402,9 @@ func binding(v Verified) *Refusal {
 // expiry checks both the envelopes' and the payloads' expiry times. A decision
 // or approval with no expiry at all is refused: it could be replayed forever.
 func expiry(v Verified, now time.Time) *Refusal {
+	if mutant.Off(mutant.DeployerExpiry) {
+		return nil
+	}
 	dexp := earliest(v.DecisionEnv.Expires(), v.Decision.ExpiresAt)
 	if dexp.IsZero() {
 		return refuse(ReasonNoExpiry, "decision %s has no expiry", v.Decision.DecisionID)

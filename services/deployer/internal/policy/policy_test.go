@@ -30,7 +30,7 @@ func input(t *testing.T, mutD func(*contracts.DecisionV1), decisionTTL time.Dura
 		Verified: v, Now: now,
 		Rules: policy.Rules{Allowlist: []string{"shop-api"}, Project: "shop", Cooldown: 10 * time.Minute},
 		Ledger: policy.LedgerState{Present: true, Value: contracts.ReleaseLedgerV1{Project: "shop", Service: "shop-api", Releases: []contracts.Release{
-			{Version: "v1", Image: "shop:v1"}, {Version: "v2", Image: "shop:v2"},
+			{Version: "v1", Image: testkit.ToImage}, {Version: "v2", Image: testkit.FromImage},
 		}}},
 	}
 }
@@ -54,7 +54,7 @@ func TestEvaluate(t *testing.T) {
 		}, reason: policy.ReasonCooldownUnread},
 		{name: "ledger of another project", ttl: 15 * time.Minute, mutIn: func(in *policy.Input) { in.Ledger.Value.Project = "other" }, reason: policy.ReasonLedgerUnread},
 		{name: "ledger with one release", ttl: 15 * time.Minute, mutIn: func(in *policy.Input) { in.Ledger.Value.Releases = in.Ledger.Value.Releases[:1] }, reason: policy.ReasonNoTarget},
-		{name: "the decision's rollback target is ignored", ttl: 15 * time.Minute, mutD: func(d *contracts.DecisionV1) { d.RollbackTarget = "evil:latest" }},
+		{name: "a decision naming another target is refused, never followed", ttl: 15 * time.Minute, mutD: func(d *contracts.DecisionV1) { d.RollbackTarget = "evil:latest" }, reason: policy.ReasonTargetMismatch},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,8 +66,8 @@ func TestEvaluate(t *testing.T) {
 			v := policy.Evaluate(in)
 			if c.reason == "" {
 				require.Nil(t, v.Refusal)
-				require.Equal(t, "shop:v1", v.Plan.To.Image)
-				require.Equal(t, "shop:v2", v.Plan.From.Image)
+				require.Equal(t, testkit.ToImage, v.Plan.To.Image)
+				require.Equal(t, testkit.FromImage, v.Plan.From.Image)
 				return
 			}
 			require.NotNil(t, v.Refusal)

@@ -37,6 +37,12 @@ type Deployer struct {
 	Releases Bucket
 	// Freezes is agentk_freezes; nil refuses every approval (fail closed).
 	Freezes Getter
+	// Spent is agentk_spent: one create-only key per consumed decision.
+	Spent Bucket
+	// Incidents is agentk_incidents (the ingester's, read only), for the
+	// incident's resolve time; nil refuses every approval (fail closed).
+	Incidents Getter
+
 	// Shadow reports whether the deployer's own configuration puts service
 	// in shadow mode; nil means never.
 	Shadow   func(service string) bool
@@ -67,6 +73,9 @@ type Result struct {
 	// MsgID is the Nats-Msg-Id to publish with.
 	MsgID   string
 	Refusal *policy.Refusal
+	// Unverified is set, and Action and Envelope are empty, when the message
+	// failed verification: nothing may be published under its claimed ids.
+	Unverified *policy.Unverified
 }
 
 // Interrupt points (Deployer.Interrupt).
@@ -117,7 +126,14 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, seq uint64) (Result, error) {
 	received := d.Now()
 	v, u, ref := policy.Open(d.Keyring, raw, received)
+	if ref != nil && u.Forged {
+		// A forged, tampered or wrongly signed message: its ids are claims.
+		// No action is published (it would change the claimed incident's
+		// status); the adapter logs, counts and dead-letters it.
+		return Result{Refusal: ref, Unverified: &u}, nil
+	}
 	if ref != nil {
+		// Refused on time alone: both signatures held, the ids are verified.
 		return d.refuse(ids(u.Approval), ref, received, "")
 	}
 	a := v.Approval
@@ -128,6 +144,7 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 	defer d.inflight.Delete(key)
 
 	in := policy.Input{Verified: v, Rules: d.Rules, Now: received}
+	var nonceRev uint64
 	je, err := d.Nonces.Get(ctx, key)
 	switch {
 	case err == nil:
@@ -137,6 +154,7 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 			return d.resume(ctx, key, j, je.Revision, received)
 		}
 		in.NonceUsed = true
+		nonceRev = je.Revision
 	case errors.Is(err, kvstore.ErrNotFound):
 	case unreachable(err):
 		return Result{}, fmt.Errorf("%w: nonce store: %w", ErrTransient, err)
@@ -147,7 +165,9 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 	in.Cooldown, cooldownRev = d.readCooldown(ctx, v.Decision.Service, received)
 	in.Ledger = d.readLedger(ctx, v.Decision.Service, received)
 	in.Freezes = d.readFreezes(ctx, v.Decision.Service, received)
-	for _, err := range []error{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err} {
+	in.Spent = d.readSpent(ctx, v.Decision.DecisionID)
+	in.Incident = d.readIncident(ctx, v.Decision.IncidentID)
+	for _, err := range []error{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err, in.Spent.Err, in.Incident.Err} {
 		if err != nil && unreachable(err) {
 			return Result{}, fmt.Errorf("%w: state store: %w", ErrTransient, err)
 		}
@@ -167,6 +187,9 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 		return res, err
 	}
 	if verdict.Declined {
+		if res, lost, err := d.spend(ctx, v, received); lost {
+			return res, err
+		}
 		act := d.base(ids(a), received)
 		act.Outcome = contracts.OutcomeNone
 		act.Reason = "declined by " + a.Approver + " via " + a.Channel
@@ -178,6 +201,11 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 		return res, err
 	}
 
+	// The decision is consumed before anything is journalled or run: of two
+	// approvals of one decision, whatever their ids, one gets the action.
+	if res, lost, err := d.spend(ctx, v, received); lost {
+		return res, err
+	}
 	plan := verdict.Plan
 	if verdict.Shadow {
 		res, err := d.seal(d.shadow(ids(a), plan, received), nil)
@@ -188,7 +216,10 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 	}
 	j := journalFor(a, stateActing, &plan, received, seq)
 	jb, _ := json.Marshal(j)
-	jrev, err := d.Nonces.Put(ctx, key, jb, 0)
+	// nonceRev is 0 (create only) unless the nonce mutant let a used nonce
+	// through: then the journal is overwritten, as it would be without the
+	// nonce check.
+	jrev, err := d.Nonces.Put(ctx, key, jb, nonceRev)
 	if errors.Is(err, kvstore.ErrConflict) {
 		return d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonReplay, Detail: "nonce " + key + " taken concurrently"}, received, ".replay."+strconv.FormatInt(received.UnixNano(), 10))
 	}

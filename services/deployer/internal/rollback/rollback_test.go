@@ -87,16 +87,20 @@ func (e *env) deployer() *rollback.Deployer {
 	return &rollback.Deployer{
 		Keyring: e.keys.Keyring, Signer: e.keys.Deployer, Now: func() time.Time { return e.now },
 		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: "shop", Cooldown: 10 * time.Minute},
-		Nonces: e.buckets.Nonces, Cooldown: e.buckets.Cooldown, Releases: e.buckets.Releases, Freezes: e.buckets.Freezes,
+		Nonces: e.buckets.Nonces, Cooldown: e.buckets.Cooldown, Releases: e.buckets.Releases, Freezes: e.buckets.Freezes, Spent: e.buckets.Spent, Incidents: e.buckets.Incidents,
 		Runtime: e.rt, Recovery: fakeRecovery{ok: true}, Marker: e.marker,
 		Stabilise: time.Minute, ApplyTimeout: time.Minute,
 		Sleep: func(context.Context, time.Duration) error { return nil },
 	}
 }
 
-func (e *env) seedLedger(t *testing.T) {
+func (e *env) seedLedger(t *testing.T) { t.Helper(); e.seedLedgerOf(t, "shop-api") }
+
+// seedLedgerOf seeds service's ledger: v1 (testkit.ToImage) then v2
+// (testkit.FromImage), deployed before t0.
+func (e *env) seedLedgerOf(t *testing.T, service string) {
 	t.Helper()
-	l := contracts.ReleaseLedgerV1{Project: "shop", Service: "shop-api", Releases: []contracts.Release{
+	l := contracts.ReleaseLedgerV1{Project: "shop", Service: service, Releases: []contracts.Release{
 		{Version: "v1", Image: "agentk-demo/shop-api:v1", ImageID: "sha256:v1", DeployedAt: t0.Add(-2 * time.Hour)},
 		{Version: "v2", Image: "agentk-demo/shop-api:v2", ImageID: "sha256:v2", DeployedAt: t0.Add(-18 * time.Minute)},
 	}}
@@ -203,6 +207,17 @@ func TestRefusals(t *testing.T) {
 				require.NoError(t, err)
 				return ae.Marshal()
 			}},
+		{name: "decision payload tampered after signing", reason: policy.ReasonDecisionSignature,
+			msg: func(t *testing.T, e *env) []byte {
+				d := testkit.Decision("dec-1", "shop-api", t0)
+				d.Verdict, d.FailedChecks = contracts.VerdictDeny, []string{contracts.CheckSLOBreach}
+				denv := testkit.SealDecision(t, e.keys.Gate, d, t0)
+				d.Verdict, d.FailedChecks = contracts.VerdictAllow, []string{}
+				var err error
+				denv.Payload, err = json.Marshal(d)
+				require.NoError(t, err)
+				return testkit.SealApproval(t, e.keys.Bridge, testkit.Approval(t, denv, t0), t0)
+			}},
 		{name: "not an envelope", reason: policy.ReasonApprovalSignature,
 			msg: func(*testing.T, *env) []byte { return []byte(`{"image":"evil:latest"}`) }},
 		{name: "approval for another decision's digest", reason: policy.ReasonDigestMismatch,
@@ -248,7 +263,10 @@ func TestRefusals(t *testing.T) {
 		{name: "action other than rollback", reason: policy.ReasonActionNotAllowed,
 			msg: decWith(func(d *contracts.DecisionV1) { d.Action = "restart" })},
 		{name: "service outside the deployer's allowlist", reason: policy.ReasonNotAllowlisted,
-			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "payments", t0) }},
+			// payments has a ledger with a target: only the allowlist stands
+			// between the approval and a rollback.
+			setup: func(t *testing.T, e *env) { e.seedLedgerOf(t, "payments") },
+			msg:   func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "payments", t0) }},
 		{name: "unknown answer", reason: policy.ReasonUnknownAnswer,
 			msg: apprWith(func(a *contracts.ApprovalV1) { a.Answer = "yes please" })},
 		{name: "cooldown active", reason: policy.ReasonCooldownActive,
@@ -270,6 +288,32 @@ func TestRefusals(t *testing.T) {
 				require.ErrorIs(t, err, kvstore.ErrNotFound)
 			},
 			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "decision approved another target", reason: policy.ReasonTargetMismatch,
+			msg: decWith(func(d *contracts.DecisionV1) { d.RollbackTarget = "agentk-demo/shop-api:v0" })},
+		{name: "decision approved a move from another release", reason: policy.ReasonTargetMismatch,
+			msg: decWith(func(d *contracts.DecisionV1) { d.CurrentImage = "agentk-demo/shop-api:v3" })},
+		{name: "decision names no move", reason: policy.ReasonTargetMismatch,
+			msg: decWith(func(d *contracts.DecisionV1) { d.CurrentImage, d.RollbackTarget = "", "" })},
+		{name: "the running release was deployed after the decision", reason: policy.ReasonLedgerMoved,
+			msg: decWith(func(d *contracts.DecisionV1) { d.DecidedAt = t0.Add(-30 * time.Minute) })},
+		{name: "decision already consumed by another approval", reason: policy.ReasonDecisionSpent,
+			setup: func(t *testing.T, e *env) {
+				_, err := e.buckets.Spent.Put(context.Background(), "dec-1", []byte(`{"decision_id":"dec-1","approval_id":"appr-other","nonce":"n-other"}`), 0)
+				require.NoError(t, err)
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "alert resolved, not re-confirmed", reason: policy.ReasonAlertResolved,
+			setup: func(t *testing.T, e *env) { e.resolve(t, "inc-dec-1", t0.Add(-time.Minute)) },
+			msg:   func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
+		{name: "alert resolved after the human's re-confirmation", reason: policy.ReasonAlertResolved,
+			setup: func(t *testing.T, e *env) { e.resolve(t, "inc-dec-1", t0.Add(-time.Minute)) },
+			msg:   apprWith(func(a *contracts.ApprovalV1) { a.ResolvedConfirmedAt = t0.Add(-2 * time.Minute) })},
+		{name: "incident record unreadable", reason: policy.ReasonIncidentUnread,
+			setup: func(t *testing.T, e *env) {
+				_, err := e.buckets.Incidents.Put(context.Background(), "inc-dec-1", []byte(`{not json`), 0)
+				require.NoError(t, err)
+			},
+			msg: func(t *testing.T, e *env) []byte { return testkit.Signed(t, e.keys, "dec-1", "shop-api", t0) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,14 +327,34 @@ func TestRefusals(t *testing.T) {
 			}
 			res, err := e.deployer().Handle(context.Background(), c.msg(t, e), 1)
 			require.NoError(t, err)
-			require.Equal(t, contracts.OutcomeRefused, res.Action.Outcome)
 			require.NotNil(t, res.Refusal)
-			require.Equal(t, c.reason, res.Refusal.Reason, res.Action.Reason)
-			require.Contains(t, res.Action.Reason, c.reason)
+			require.Equal(t, c.reason, res.Refusal.Reason, res.Refusal.Detail)
+			if c.reason == policy.ReasonApprovalSignature || c.reason == policy.ReasonDecisionSignature {
+				// A message that failed verification answers nothing: no
+				// action, under any claimed id.
+				require.NotNil(t, res.Unverified)
+				require.True(t, res.Unverified.Forged)
+				require.Zero(t, res.Action)
+				require.Empty(t, res.Envelope.Payload)
+				require.Empty(t, res.MsgID)
+			} else {
+				require.Nil(t, res.Unverified)
+				require.Equal(t, contracts.OutcomeRefused, res.Action.Outcome)
+				require.Contains(t, res.Action.Reason, c.reason)
+			}
 			require.Zero(t, e.rt.applies.Load(), "nothing mutated")
 			require.Empty(t, e.marker.marks)
 		})
 	}
+}
+
+// resolve writes the ingester's record of incident id, resolved at at.
+func (e *env) resolve(t *testing.T, id string, at time.Time) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"incident_id": id, "service": "shop-api", "state": "resolved", "opened_at": t0.Add(-time.Hour), "resolved_at": at})
+	require.NoError(t, err)
+	_, err = e.buckets.Incidents.Put(context.Background(), id, b, 0)
+	require.NoError(t, err)
 }
 
 func freezeOn(scope string, active bool, until time.Time) contracts.FreezeV1 {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/mutant"
 	"agentk/services/deployer/internal/kvstore"
 	"agentk/services/deployer/internal/ledger"
 	"agentk/services/deployer/internal/policy"
@@ -295,4 +297,113 @@ func (d *Deployer) ReplaceLedger(ctx context.Context, l contracts.ReleaseLedgerV
 		return fmt.Errorf("%w: %s: %w", ErrLedger, l.Service, err)
 	}
 	return d.PutLedger(ctx, l, rev)
+}
+
+// spendRecord is the agentk_spent value: which approval consumed a decision.
+type spendRecord struct {
+	DecisionID string    `json:"decision_id"`
+	ApprovalID string    `json:"approval_id"`
+	Nonce      string    `json:"nonce"`
+	At         time.Time `json:"at"`
+}
+
+// readSpent reads the decision's agentk_spent entry.
+func (d *Deployer) readSpent(ctx context.Context, decisionID string) policy.SpentState {
+	if d.Spent == nil {
+		return policy.SpentState{Err: errors.New("no spent-decision store configured")}
+	}
+	e, err := d.Spent.Get(ctx, spentKey(decisionID))
+	if errors.Is(err, kvstore.ErrNotFound) {
+		return policy.SpentState{}
+	}
+	if err != nil {
+		return policy.SpentState{Err: err}
+	}
+	var r spendRecord
+	if err := json.Unmarshal(e.Value, &r); err != nil || r.Nonce == "" {
+		return policy.SpentState{Err: fmt.Errorf("spent entry of %s unreadable: %v", decisionID, err)}
+	}
+	return policy.SpentState{By: r.Nonce}
+}
+
+// spend consumes the decision with a create-only write of its id. lost is
+// true when the answer is final without acting: another approval consumed
+// it first (a decision_spent refusal, journalled as this approval's answer),
+// or the store failed (a transient error: redeliver). The same approval
+// finding its own entry (a crash after spending) carries on.
+func (d *Deployer) spend(ctx context.Context, v policy.Verified, received time.Time) (Result, bool, error) {
+	a, key := v.Approval, v.ApprovalEnv.Nonce
+	b, _ := json.Marshal(spendRecord{DecisionID: v.Decision.DecisionID, ApprovalID: a.ApprovalID, Nonce: key, At: received})
+	_, err := d.Spent.Put(ctx, spentKey(v.Decision.DecisionID), b, 0)
+	if err == nil || mutant.Off(mutant.DeployerDecisionSpent) {
+		return Result{}, false, nil
+	}
+	if !errors.Is(err, kvstore.ErrConflict) {
+		return Result{}, true, fmt.Errorf("%w: spent-decision store: %w", ErrTransient, err)
+	}
+	if st := d.readSpent(ctx, v.Decision.DecisionID); st.Err == nil && st.By == key {
+		return Result{}, false, nil
+	}
+	res, serr := d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonDecisionSpent,
+		Detail: "decision " + v.Decision.DecisionID + " consumed concurrently by another approval"}, received, "")
+	if serr == nil {
+		d.record(ctx, key, journalFor(a, stateDone, nil, received, 0), res)
+	}
+	return res, true, serr
+}
+
+// spentKey is the decision id as a KV key: ids outside the key alphabet are
+// hashed, so no id can address another key.
+func spentKey(decisionID string) string {
+	for _, r := range decisionID {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return "h." + envelope.Digest([]byte(decisionID))
+		}
+	}
+	if decisionID == "" || strings.HasPrefix(decisionID, ".") || strings.HasSuffix(decisionID, ".") || strings.Contains(decisionID, "..") {
+		return "h." + envelope.Digest([]byte(decisionID))
+	}
+	return decisionID
+}
+
+// incidentRecord is the part of the ingester's incident record
+// (services/ingester/internal/incidents.Record, JSON in agentk_incidents,
+// key = incident id) the deployer reads. The ingester is the only writer
+// (topology.Grants); the deployer may only read.
+type incidentRecord struct {
+	IncidentID string    `json:"incident_id"`
+	State      string    `json:"state"`
+	ResolvedAt time.Time `json:"resolved_at"`
+}
+
+// readIncident reads the incident's resolve time. A missing record is an
+// incident that did not come through this fabric's ingester (the ingester
+// writes the record before it publishes the incident's alert): nothing
+// resolved. An unreadable one refuses.
+func (d *Deployer) readIncident(ctx context.Context, incidentID string) policy.IncidentState {
+	if d.Incidents == nil {
+		return policy.IncidentState{Err: errors.New("no incident store configured")}
+	}
+	if incidentID == "" || strings.ContainsAny(incidentID, " \t\r\n*>") {
+		return policy.IncidentState{Err: fmt.Errorf("incident id %q is not a key", incidentID)}
+	}
+	e, err := d.Incidents.Get(ctx, incidentID)
+	if errors.Is(err, kvstore.ErrNotFound) {
+		return policy.IncidentState{}
+	}
+	if err != nil {
+		return policy.IncidentState{Err: err}
+	}
+	var r incidentRecord
+	if err := json.Unmarshal(e.Value, &r); err != nil {
+		return policy.IncidentState{Err: fmt.Errorf("record of %s: %w", incidentID, err)}
+	}
+	if r.IncidentID != incidentID {
+		return policy.IncidentState{Err: fmt.Errorf("record under %s is about %q", incidentID, r.IncidentID)}
+	}
+	resolved := r.ResolvedAt
+	if r.State == "resolved" && resolved.IsZero() {
+		return policy.IncidentState{Err: fmt.Errorf("incident %s resolved at an unknown time", incidentID)}
+	}
+	return policy.IncidentState{ResolvedAt: resolved}
 }

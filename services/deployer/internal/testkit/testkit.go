@@ -50,14 +50,27 @@ func NewKeys(t testing.TB) Keys {
 	return k
 }
 
-// Decision returns an allowing rollback decision for service, decided at now.
+// Images of the move a fixture decision approves, the ledger the rollback
+// tests seed: v2 runs, v1 is the target.
+const (
+	FromImage = "agentk-demo/shop-api:v2"
+	ToImage   = "agentk-demo/shop-api:v1"
+)
+
+// Decision returns an allowing rollback decision for service, decided at
+// now, approving FromImage → ToImage.
 func Decision(id, service string, now time.Time) contracts.DecisionV1 {
+	return DecisionFor(id, service, FromImage, ToImage, now)
+}
+
+// DecisionFor is Decision approving the move from → to.
+func DecisionFor(id, service, from, to string, now time.Time) contracts.DecisionV1 {
 	return contracts.DecisionV1{
 		DecisionID: id, IncidentID: "inc-" + id, InvestigationID: "inv-" + id, ReviewID: "rev-" + id,
 		Service: service, Action: "rollback", Verdict: contracts.VerdictAllow,
 		FailedChecks: []string{}, Diagnosis: "bad_release", Confidence: 0.9,
-		RollbackTarget: "whatever-the-gate-says:latest",
-		DecidedAt:      now, ExpiresAt: now.Add(15 * time.Minute),
+		CurrentImage: from, RollbackTarget: to,
+		DecidedAt: now, ExpiresAt: now.Add(15 * time.Minute),
 	}
 }
 
@@ -98,6 +111,13 @@ func Signed(t testing.TB, k Keys, id, service string, now time.Time) []byte {
 	return SealApproval(t, k.Bridge, Approval(t, denv, now), now)
 }
 
+// SignedFor is Signed approving the move from → to.
+func SignedFor(t testing.TB, k Keys, id, service, from, to string, now time.Time) []byte {
+	t.Helper()
+	denv := SealDecision(t, k.Gate, DecisionFor(id, service, from, to, now), now)
+	return SealApproval(t, k.Bridge, Approval(t, denv, now), now)
+}
+
 // JetStream is an embedded single-node JetStream server and one connection.
 type JetStream struct {
 	Server *server.Server
@@ -125,7 +145,7 @@ func StartJetStream(t testing.TB) *JetStream {
 
 // Buckets are the deployer's three KV buckets.
 type Buckets struct {
-	Nonces, Cooldown, Releases, Freezes *kvstore.Bucket
+	Nonces, Cooldown, Releases, Freezes, Spent, Incidents *kvstore.Bucket
 }
 
 // CreateBuckets creates the deployer's buckets on js.
@@ -137,5 +157,6 @@ func CreateBuckets(t testing.TB, js jetstream.JetStream) Buckets {
 		require.NoError(t, err)
 		return kvstore.New(kv)
 	}
-	return Buckets{Nonces: mk(kvstore.BucketNonces), Cooldown: mk(kvstore.BucketCooldown), Releases: mk(kvstore.BucketReleases), Freezes: mk(kvstore.BucketFreezes)}
+	return Buckets{Nonces: mk(kvstore.BucketNonces), Cooldown: mk(kvstore.BucketCooldown), Releases: mk(kvstore.BucketReleases), Freezes: mk(kvstore.BucketFreezes),
+		Spent: mk(kvstore.BucketSpent), Incidents: mk(kvstore.BucketIncidents)}
 }

@@ -54,7 +54,10 @@ func Evaluate(in Input) contracts.DecisionV1 {
 		}
 	}
 	if t, ok := rollbackTarget(in.Ledger, svc); ok {
+		// Both ends of the move the human approves; the deployer refuses a
+		// plan that is not this move.
 		d.RollbackTarget = t.Image
+		d.CurrentImage = in.Ledger.Ledger.Releases[len(in.Ledger.Ledger.Releases)-1].Image
 	}
 	var steps []string
 	for _, c := range checks {
