@@ -40,6 +40,9 @@ var (
 	ErrConflict = errors.New("incidents: revision conflict")
 	// ErrStore wraps a KV or bus failure: the delivery was not made durable.
 	ErrStore = errors.New("incidents: store unavailable")
+	// ErrRefused wraps a failure the alert's content caused (the bus
+	// refused it as too large): retrying the same alert cannot succeed.
+	ErrRefused = errors.New("incidents: alert refused")
 )
 
 // Entry is one KV value and its revision.
@@ -143,6 +146,9 @@ func MsgID(a contracts.AlertV1) string {
 }
 
 func storeErr(op string, err error) error {
+	if errors.Is(err, ErrRefused) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	return fmt.Errorf("%w: %s: %w", ErrStore, op, err)
 }
 

@@ -1,0 +1,14 @@
+package mutant
+
+// The checks that keep hostile input out (issue 19). They live in their own
+// file so the list above can grow without conflicts.
+const (
+	// IngestFieldBounds is the ingester's bound on every label, annotation
+	// and field and on the normalised alert's size.
+	IngestFieldBounds = "ingester.field_bounds"
+	// IngestTimeRange is the ingester's sane range for startsAt and endsAt.
+	IngestTimeRange = "ingester.time_range"
+	// GateSafeKey is the gate's refusal to use a service name that is not a
+	// safe KV key as one.
+	GateSafeKey = "gate.safe_key"
+)
