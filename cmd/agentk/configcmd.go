@@ -99,6 +99,9 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 	if bad > 0 {
 		return fmt.Errorf("%d service(s) would refuse to start", bad)
 	}
+	if down := reportServiceHealth(ctx, c, c.stdout); down > 0 {
+		return fmt.Errorf("%d service(s) of the running agentk are not ready", down)
+	}
 	return nil
 }
 

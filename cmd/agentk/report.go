@@ -128,6 +128,13 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 		rows = append(rows, row)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].OpenedAt.After(rows[j].OpenedAt) })
+	// A stopped service is why incidents wait: say so above the list
+	// (on stderr with --json, so the JSON stays clean).
+	if *asJSON {
+		reportServiceHealth(ctx, c, c.stderr)
+	} else {
+		reportServiceHealth(ctx, c, c.stdout)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(c.stdout)
 		for _, r := range rows {
