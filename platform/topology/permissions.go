@@ -27,6 +27,10 @@ type Grant struct {
 	// (writing implies reading).
 	KVRead  []string
 	KVWrite []string
+	// ReadStreams lists streams the role may read message by message
+	// (stream info and message get), without consuming them: the bridge's
+	// console lists the dead letters this way.
+	ReadStreams []string
 }
 
 // Grants is the one table of who may do what. Changing a service's reach means
@@ -67,6 +71,8 @@ var Grants = []Grant{
 		Consume: []string{contracts.SubjectDecision, contracts.SubjectAction},
 		KVRead:  []string{BucketReports},
 		KVWrite: []string{BucketDecisions, BucketFreezes},
+		// The console's dead-letter page (issue 19).
+		ReadStreams: []string{DLQStream},
 	},
 	{
 		Role:    envelope.RoleDeployer,
@@ -140,6 +146,10 @@ func (g Grant) Permissions() (Permissions, error) {
 		for _, p := range kvReadAPI(b) {
 			pub[p] = true
 		}
+	}
+	for _, st := range g.ReadStreams {
+		pub["$JS.API.STREAM.INFO."+st] = true
+		pub["$JS.API.STREAM.MSG.GET."+st] = true
 	}
 	for _, b := range g.KVWrite {
 		for _, p := range kvReadAPI(b) {
