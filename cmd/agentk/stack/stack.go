@@ -59,11 +59,11 @@ type DepsFunc func(ctx context.Context, role string) (service.Deps, error)
 // Running is a started set of services.
 type Running struct {
 	// Health serves /<service>/healthz and /<service>/readyz for every service.
-	Health *health.Mux
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	errs   []error
+	Health   *health.Mux
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	errs     []error
 	done     chan struct{}
 	failed   chan error
 	restarts atomic.Int64
