@@ -153,9 +153,28 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 	for _, r := range rows {
 		status := r.Banner
 		if status == "" {
-			status = "investigating"
+			status = stateStatus(r.State)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.IncidentID, r.Service, r.State, r.OpenedAt.UTC().Format(time.RFC3339), strings.TrimSpace(status))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(r.IncidentID, 80), printable(r.Service, 80), r.State, r.OpenedAt.UTC().Format(time.RFC3339), printable(strings.TrimSpace(status), 200))
 	}
 	return tw.Flush()
+}
+
+// stateStatus says in words what an incident without a report is doing, by
+// its index state (docs/lifecycle.md).
+func stateStatus(state string) string {
+	switch state {
+	case "queued":
+		return "queued: waiting for an investigation slot"
+	case "pending":
+		return "opening"
+	case "no_data":
+		return "no data: listed, not investigated"
+	case "resolved":
+		return "resolved"
+	case "decided":
+		return "decided"
+	default:
+		return "investigating"
+	}
 }

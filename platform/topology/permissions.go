@@ -40,6 +40,8 @@ var Grants = []Grant{
 	{
 		Role:    envelope.RoleIngester,
 		Publish: []string{contracts.SubjectAlert},
+		// Decisions release the decided incident's investigation slot.
+		Consume: []string{contracts.SubjectDecision},
 		KVWrite: []string{BucketIncidents},
 	},
 	{
