@@ -27,7 +27,7 @@ const (
 	// (the investigator handles them however it decides); each comes with
 	// a raw non-envelope on the same subject (dead-lettered).
 	soakPoison = 40
-	soakBudget  = 2 * time.Minute
+	soakBudget = 2 * time.Minute
 )
 
 // TestSoakHostileAmongValid is issue 19's soak: 1,000 hostile webhooks (every
