@@ -185,7 +185,7 @@ func (w *world) stopped() []string {
 
 // knownStates are the states of docs/lifecycle.md.
 var knownStates = map[string]bool{
-	"queued": true, "investigating": true, "decided": true, "resolved": true, "no_data": true,
+	"queued": true, "investigating": true, "decided": true, "resolved": true, "no_data": true, "refused": true,
 }
 
 // stateOf returns the index state of incident id ("" when it has no record).

@@ -85,6 +85,10 @@ const (
 	// StateNoData is a SigNoz "[No data]" alert: recorded and listed, never
 	// investigated.
 	StateNoData = "no_data"
+	// StateRefused: the bus refused the incident's alert for its content
+	// (ErrRefused). It is set aside with the reason, so that it never blocks
+	// the incidents queued behind it.
+	StateRefused = "refused"
 )
 
 // Record is one incident in the index.
@@ -99,6 +103,8 @@ type Record struct {
 	DecidedAt  time.Time `json:"decided_at,omitzero"`
 	// Verdict is the gate's verdict once decided.
 	Verdict string `json:"verdict,omitempty"`
+	// Refusal is why the bus refused the alert (StateRefused).
+	Refusal string `json:"refusal,omitempty"`
 	// Reopens names the resolved incident of the same (service, rule) and
 	// startsAt this one follows: Alertmanager re-fired it after a resolve
 	// (flapping), so it is a new episode with its own investigation.
@@ -387,7 +393,13 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 		}
 		next := rec
 		if busy < x.max {
-			if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+			if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
+				next.State, next.Refusal = StateRefused, err.Error()
+				if _, serr := x.save(ctx, next, rev); serr != nil && !errors.Is(serr, ErrConflict) {
+					return Record{}, serr
+				}
+				return Record{}, err
+			} else if err != nil {
 				return Record{}, storeErr("publish alert", err)
 			}
 			next.State, next.ReleasedAt = StateInvestigating, now
@@ -513,7 +525,14 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	var released []string
 	for _, i := range Admit(recs, now, x.max, x.lease) {
 		rec := recs[i]
-		if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+		if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
+			// Set aside, so the incidents queued behind it are released.
+			rec.State, rec.Refusal = StateRefused, err.Error()
+			if _, err := x.save(ctx, rec, revs[i]); err != nil && !errors.Is(err, ErrConflict) {
+				return released, err
+			}
+			continue
+		} else if err != nil {
 			return released, storeErr("publish queued alert", err)
 		}
 		rec.State, rec.ReleasedAt = StateInvestigating, now

@@ -3,6 +3,7 @@ package incidents_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -188,4 +189,48 @@ func TestADecidedIncidentReleasesItsSlot(t *testing.T) {
 	changed, err = x.Decided(ctx, "inc-unknown", contracts.VerdictAllow, t0)
 	require.NoError(t, err)
 	require.False(t, changed)
+}
+
+// refusing is a publisher whose bus refuses the alerts of one service for
+// their content, as NATS refuses a payload over its maximum.
+type refusing struct {
+	next    incidents.Publisher
+	service string
+}
+
+func (r refusing) Publish(ctx context.Context, a contracts.AlertV1, id string) error {
+	if a.Service == r.service {
+		return fmt.Errorf("publish: %w: nats: maximum payload exceeded", incidents.ErrRefused)
+	}
+	return r.next.Publish(ctx, a, id)
+}
+
+// TestARefusedAlertNeverBlocksTheQueue is issue 19's 300 KB alertname: its
+// alert was queued, refused by the bus every 5 s, and every incident queued
+// behind it waited. Now it is set aside as refused, with the reason, and the
+// next queued incident is released.
+func TestARefusedAlertNeverBlocksTheQueue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, refusing{next: p, service: "poison"}, 1, 10*time.Minute)
+	first := alert("busy", "r", "f", t0, contracts.AlertFiring)
+	poison := alert("poison", "r", "f", t0, contracts.AlertFiring)
+	behind := alert("behind", "r", "f", t0, contracts.AlertFiring)
+	for i, a := range []contracts.AlertV1{first, poison, behind} {
+		_, err := x.Ingest(ctx, a, t0.Add(time.Duration(i)*time.Second))
+		require.NoError(t, err)
+	}
+	_, err := x.Decided(ctx, first.IncidentID, contracts.VerdictDeny, t0.Add(time.Minute))
+	require.NoError(t, err)
+	var released []string
+	for i := range 2 { // the refused one costs the tick its slot; the next tick releases
+		r, err := x.Dispatch(ctx, t0.Add(time.Minute+time.Duration(i)*time.Second))
+		require.NoError(t, err, "a refusal is not a dispatch failure")
+		released = append(released, r...)
+	}
+	require.Equal(t, []string{behind.IncidentID}, released)
+	rec := state(t, kv, poison.IncidentID)
+	require.Equal(t, incidents.StateRefused, rec.State)
+	require.Contains(t, rec.Refusal, "maximum payload exceeded")
 }
