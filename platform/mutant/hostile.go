@@ -12,3 +12,14 @@ const (
 	// safe KV key as one.
 	GateSafeKey = "gate.safe_key"
 )
+
+// Hostile lists the mutants of the checks above and the test that kills
+// each (`go test -tags agentk_mutants` with AGENTK_MUTANT set goes red).
+var Hostile = []Mutant{
+	{Name: IngestFieldBounds, Check: "the ingester bounds every label, annotation and field, and the normalised alert's size",
+		KilledBy: "test:services/ingester:./webhook:TestParseRefusesHostileInput"},
+	{Name: IngestTimeRange, Check: "the ingester keeps startsAt and endsAt between the epoch and a few minutes ahead",
+		KilledBy: "test:services/ingester:./webhook:TestParseRefusesHostileInput"},
+	{Name: GateSafeKey, Check: "the gate never uses a service name that is not a safe KV key as one",
+		KilledBy: "test:services/gate:./internal/natsport:TestHostileServiceNameNeverBecomesAKVKey"},
+}
