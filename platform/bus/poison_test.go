@@ -145,3 +145,26 @@ func TestRunReportsARouterThatStoppedOnItsOwn(t *testing.T) {
 	gate.NATS().Close()
 	require.ErrorIs(t, wait(t, errc, "Run to return"), bus.ErrStopped)
 }
+
+// TestAReplyTooLargeIsAPermanentErrorNotATimeout: a tool reply over the
+// server's maximum payload reaches the requester as a permanent remote
+// error at once, instead of a timeout it would retry into the same wall.
+func TestAReplyTooLargeIsAPermanentErrorNotATimeout(t *testing.T) {
+	t.Parallel()
+	f := startFabric(t, bus.Config{})
+	inv := connect(t, f, envelope.RoleInvestigator)
+	sbx := connect(t, f, envelope.RoleSandbox)
+	stop, err := sbx.Serve(context.Background(), "agentk.tool.v1", "sandbox", func(context.Context, envelope.Envelope, map[string]string) (envelope.Envelope, error) {
+		return envelope.Envelope{Subject: "agentk.tool.v1.reply", Payload: []byte(strings.Repeat("x", 2<<20))}, nil
+	})
+	require.NoError(t, err)
+	defer func() { _ = stop() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	started := time.Now()
+	_, err = inv.Request(ctx, "agentk.tool.v1", seal(t, f, envelope.RoleInvestigator, "agentk.tool.v1", `{"tool":"x"}`))
+	require.ErrorIs(t, err, bus.ErrRemote)
+	require.True(t, bus.IsPermanent(err), "%v", err)
+	require.Contains(t, err.Error(), "maximum payload")
+	require.Less(t, time.Since(started), 5*time.Second, "not a timeout")
+}
