@@ -131,6 +131,15 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 	if bad > 0 {
 		return fmt.Errorf("%d service(s) would refuse to start", bad)
 	}
+	if *only == "" {
+		if err := checkLinkBases(c.getenv); err != nil {
+			fmt.Fprintf(c.stdout, "\nCross-check FAILED: %v\n", err)
+			return err
+		}
+	}
+	if down := reportServiceHealth(ctx, c, c.stdout); down > 0 {
+		return fmt.Errorf("%d service(s) of the running agentk are not ready", down)
+	}
 	return nil
 }
 

@@ -128,6 +128,13 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 		rows = append(rows, row)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].OpenedAt.After(rows[j].OpenedAt) })
+	// A stopped service is why incidents wait: say so above the list
+	// (on stderr with --json, so the JSON stays clean).
+	if *asJSON {
+		reportServiceHealth(ctx, c, c.stderr)
+	} else {
+		reportServiceHealth(ctx, c, c.stdout)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(c.stdout)
 		for _, r := range rows {
@@ -146,7 +153,7 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 	for _, r := range rows {
 		status := r.Banner
 		if status == "" {
-			status = "investigating"
+			status = stateStatus(r.State)
 		}
 		state := r.State
 		if !r.ResolvedAt.IsZero() {
@@ -154,7 +161,26 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 			// (the deployer refuses one that does not).
 			state = "alert resolved " + r.ResolvedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.IncidentID, r.Service, state, r.OpenedAt.UTC().Format(time.RFC3339), strings.TrimSpace(status))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", printable(r.IncidentID, 80), printable(r.Service, 80), state, r.OpenedAt.UTC().Format(time.RFC3339), printable(strings.TrimSpace(status), 200))
 	}
 	return tw.Flush()
+}
+
+// stateStatus says in words what an incident without a report is doing, by
+// its index state (docs/lifecycle.md).
+func stateStatus(state string) string {
+	switch state {
+	case "queued":
+		return "queued: waiting for an investigation slot"
+	case "pending":
+		return "opening"
+	case "no_data":
+		return "no data: listed, not investigated"
+	case "resolved":
+		return "resolved"
+	case "decided":
+		return "decided"
+	default:
+		return "investigating"
+	}
 }

@@ -18,6 +18,10 @@ var areas = []struct{ key, title string }{
 	{"cluster", "Three-node JetStream cluster on the Docker engine"},
 }
 
+// keptMarker starts the part of docs/reliability.md that writeReliability
+// keeps as it is: sections other tests measure and write by hand.
+const keptMarker = "<!-- Sections below are not generated: each names the test and command that measured it. -->"
+
 // writeReliability renders docs/reliability.md from the outcomes this run
 // recorded.
 func writeReliability(rs []row) error {
@@ -58,7 +62,15 @@ func writeReliability(rs []row) error {
 	b.WriteString("\nPermissions: `platform/fabric` (`TestPublishMatrix`, `TestSubscribeMatrix`, `TestForbidden*`) tries every role\n")
 	b.WriteString("against every pipeline subject with core publishes and subscriptions, plus forbidden JetStream API calls;\n")
 	b.WriteString("the server refuses exactly what DESIGN.md's table forbids.\n")
-	return os.WriteFile(filepath.Join(root, "docs", "reliability.md"), []byte(b.String()), 0o644)
+	path := filepath.Join(root, "docs", "reliability.md")
+	// Sections measured by other tests (the chaos soak) live after keptMarker
+	// and survive a regeneration as they are.
+	if old, err := os.ReadFile(path); err == nil {
+		if i := strings.Index(string(old), keptMarker); i >= 0 {
+			b.WriteString("\n" + string(old[i:]))
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 var fuzzFunc = regexp.MustCompile(`(?m)^func (Fuzz[A-Za-z0-9_]*)\(f \*testing\.F\)`)

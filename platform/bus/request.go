@@ -97,7 +97,7 @@ func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx cont
 			}
 			if err != nil {
 				span.SetStatus(codes.Error, err.Error())
-				reply.Header.Set(HeaderError, err.Error())
+				reply.Header.Set(HeaderError, truncate(err.Error(), maxDLQErrorBytes))
 				if IsPermanent(err) {
 					reply.Header.Set(HeaderErrorPermanent, "true")
 				}
@@ -109,6 +109,15 @@ func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx cont
 			}
 			if err := c.nc.PublishMsg(reply); err != nil {
 				c.log.Warn("reply failed", "subject", subject, "err", err)
+				if IsContent(err) {
+					// The reply itself is too large for the server: tell the
+					// requester at once, permanently, rather than let it
+					// time out and ask again for the same answer.
+					refusal := nats.NewMsg(m.Reply)
+					refusal.Header.Set(HeaderError, truncate("bus: reply refused: "+err.Error(), maxDLQErrorBytes))
+					refusal.Header.Set(HeaderErrorPermanent, "true")
+					_ = c.nc.PublishMsg(refusal)
+				}
 			}
 		}()
 	})

@@ -27,6 +27,11 @@ import (
 // duplicate name, subject without a stream).
 var ErrHandler = errors.New("bus: handler")
 
+// ErrStopped is returned by Run when the router stopped while its context
+// was still live: the service no longer consumes, and whoever runs it must
+// say so and restart it.
+var ErrStopped = errors.New("bus: router stopped")
+
 // Router runs a service's handlers: one durable JetStream consumer per handler,
 // Watermill's router around them. For each delivery the middleware, outermost
 // first, is: correlation id, poison queue (Permanent errors and the
@@ -91,7 +96,7 @@ func (r *Router) Handle(name, subject string, h HandlerFunc) {
 			Multiplier:          2,
 			RandomizationFactor: 0.2,
 			ResetContextOnRetry: true,
-			ShouldRetry:         func(p middleware.RetryParams) bool { return !IsPermanent(p.Err) },
+			ShouldRetry:         func(p middleware.RetryParams) bool { return !IsPermanent(p.Err) && !IsContent(p.Err) },
 		}.Middleware,
 		middleware.Recoverer,
 	)
@@ -131,6 +136,11 @@ func (r *Router) Run(ctx context.Context) error {
 	case err := <-errc:
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConsumer, err)
+		}
+		if ctx.Err() == nil {
+			// Every handler stopped on its own (its consumer could not be
+			// resumed, the connection closed): the service is deaf.
+			return fmt.Errorf("%w: every handler stopped", ErrStopped)
 		}
 		return nil
 	case <-ctx.Done():
@@ -179,7 +189,7 @@ func (r *Router) adapt(name string, h HandlerFunc) message.NoPublishHandlerFunc 
 		}
 		for _, o := range outs {
 			if err := r.c.Publish(ctx, o.Envelope.Subject, o, nil); err != nil {
-				if errors.Is(err, ErrUnknownSubject) {
+				if errors.Is(err, ErrUnknownSubject) || IsContent(err) {
 					return Permanent(err)
 				}
 				return err
@@ -219,6 +229,8 @@ func (r *Router) poison(name string) message.HandlerMiddleware {
 			switch {
 			case IsPermanent(err):
 				reason = "permanent"
+			case IsContent(err):
+				reason = "content"
 			case d.count >= r.c.cfg.MaxDeliver:
 				reason = "max_deliver"
 			default:
@@ -244,7 +256,7 @@ func (r *Router) deadLetter(wm *message.Message, name string, d delivery, reason
 		}
 		msg.Header[k] = []string{v}
 	}
-	msg.Header[HeaderDLQError] = []string{cause.Error()}
+	msg.Header[HeaderDLQError] = []string{truncate(cause.Error(), maxDLQErrorBytes)}
 	msg.Header[HeaderDLQReason] = []string{reason}
 	msg.Header[HeaderDLQHandler] = []string{name}
 	msg.Header[HeaderDLQDeliveries] = []string{strconv.Itoa(d.count)}

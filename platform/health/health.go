@@ -18,9 +18,11 @@ type Checker struct {
 	name      string
 	ready     atomic.Bool
 	connected func() bool
+	restarts  atomic.Int64
 
 	mu       sync.Mutex
 	problems map[string]string
+	lastErr  string
 }
 
 // New returns the checker of service name. connected reports whether the
@@ -55,6 +57,20 @@ func (c *Checker) Dependency(name string, err error) {
 	c.problems[name] = err.Error()
 }
 
+// Stopped marks the service not ready because it stopped on its own with
+// err (its router stopped, its server failed), and counts the restart its
+// supervisor is about to make. /readyz shows both until the service is
+// ready again; the count and the last error stay.
+func (c *Checker) Stopped(err error) {
+	c.ready.Store(false)
+	c.restarts.Add(1)
+	c.mu.Lock()
+	if err != nil {
+		c.lastErr = err.Error()
+	}
+	c.mu.Unlock()
+}
+
 // Status is the /readyz body.
 type Status struct {
 	Service   string `json:"service"`
@@ -63,11 +79,15 @@ type Status struct {
 	Connected bool   `json:"bus_connected"`
 	// Failing names each failing dependency with its last error.
 	Failing map[string]string `json:"failing,omitempty"`
+	// Restarts counts how often the service stopped on its own and was
+	// restarted; LastError is why it stopped the last time.
+	Restarts  int64  `json:"restarts,omitempty"`
+	LastError string `json:"last_error,omitempty"`
 }
 
 // Status returns the current readiness.
 func (c *Checker) Status() Status {
-	s := Status{Service: c.name, Started: c.ready.Load(), Connected: c.connected == nil || c.connected()}
+	s := Status{Service: c.name, Started: c.ready.Load(), Connected: c.connected == nil || c.connected(), Restarts: c.restarts.Load()}
 	c.mu.Lock()
 	if len(c.problems) > 0 {
 		s.Failing = make(map[string]string, len(c.problems))
@@ -75,6 +95,7 @@ func (c *Checker) Status() Status {
 			s.Failing[k] = v
 		}
 	}
+	s.LastError = c.lastErr
 	c.mu.Unlock()
 	s.Ready = s.Started && s.Connected && len(s.Failing) == 0
 	return s
@@ -143,6 +164,9 @@ func (m *Mux) Add(c *Checker) *Checker {
 	m.mux.Handle(prefix+"/", http.StripPrefix(prefix, c.Handler()))
 	return c
 }
+
+// Statuses returns every service's readiness, sorted by name.
+func (m *Mux) Statuses() []Status { return m.statuses() }
 
 func (m *Mux) statuses() []Status {
 	m.mu.RLock()

@@ -27,6 +27,10 @@ type Grant struct {
 	// (writing implies reading).
 	KVRead  []string
 	KVWrite []string
+	// ReadStreams lists streams the role may read message by message
+	// (stream info and message get), without consuming them: the bridge's
+	// console lists the dead letters this way.
+	ReadStreams []string
 }
 
 // Grants is the one table of who may do what. Changing a service's reach means
@@ -36,6 +40,8 @@ var Grants = []Grant{
 	{
 		Role:    envelope.RoleIngester,
 		Publish: []string{contracts.SubjectAlert},
+		// Decisions release the decided incident's investigation slot.
+		Consume: []string{contracts.SubjectDecision},
 		KVWrite: []string{BucketIncidents},
 	},
 	{
@@ -69,6 +75,8 @@ var Grants = []Grant{
 		// re-confirm an approval once the alert resolved.
 		KVRead:  []string{BucketReports, BucketIncidents},
 		KVWrite: []string{BucketDecisions, BucketFreezes},
+		// The console's dead-letter page (issue 19).
+		ReadStreams: []string{DLQStream},
 	},
 	{
 		Role:    envelope.RoleDeployer,
@@ -144,6 +152,10 @@ func (g Grant) Permissions() (Permissions, error) {
 		for _, p := range kvReadAPI(b) {
 			pub[p] = true
 		}
+	}
+	for _, st := range g.ReadStreams {
+		pub["$JS.API.STREAM.INFO."+st] = true
+		pub["$JS.API.STREAM.MSG.GET."+st] = true
 	}
 	for _, b := range g.KVWrite {
 		for _, p := range kvReadAPI(b) {

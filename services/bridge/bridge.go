@@ -98,7 +98,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	hs := httpport.New(httpport.Options{
 		Desk: dk, Approvers: cfg.Approvers, Freezes: fd, SigningSecret: cfg.SlackSigningSecret, Slack: responder, Reports: kvReports{rkv},
-		InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
+		DeadLetters: busDeadLetters{d.Bus}, InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
 		Links: func(rec approval.Record) view.Links { l := links(rec); l.Report = ""; return l },
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"agentk/contracts"
 	"agentk/platform/service"
 	"agentk/platform/topology"
 	"agentk/services/ingester/internal/config"
@@ -76,6 +77,21 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
+	router, err := d.Bus.NewRouter(d.Logger)
+	if err != nil {
+		return err
+	}
+	dec := &natsport.Decisions{Index: idx, Keyring: d.Keyring, Now: d.Now, Logger: d.Logger}
+	router.Handle(natsport.DecisionHandlerName, contracts.SubjectDecision, dec.Handle)
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	routerErr := make(chan error, 1)
+	go func() { routerErr <- router.Run(rctx) }()
+	select {
+	case <-router.Running():
+	case err := <-routerErr:
+		return fmt.Errorf("ingester: decisions: %w", err)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -93,12 +109,27 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 		case <-ctx.Done():
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil {
-				return fmt.Errorf("%w: shutdown: %w", ErrServe, err)
+			serr := srv.Shutdown(sctx)
+			// The decision handler finishes its in-flight message first.
+			if err := <-routerErr; err != nil {
+				return fmt.Errorf("ingester: decisions: %w", err)
+			}
+			if serr != nil {
+				return fmt.Errorf("%w: shutdown: %w", ErrServe, serr)
 			}
 			return nil
 		case err := <-errc:
 			return fmt.Errorf("%w: %w", ErrServe, err)
+		case err := <-routerErr:
+			// The decision consumer stopped: say so (the supervisor
+			// restarts the whole service) rather than leak slots.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+			if err == nil {
+				err = errors.New("router stopped")
+			}
+			return fmt.Errorf("ingester: decisions: %w", err)
 		case <-tick.C:
 			released, err := idx.Dispatch(ctx, d.Now())
 			if err != nil {

@@ -29,3 +29,13 @@ func CheckSigNoz(ctx context.Context, getenv func(string) string, now time.Time)
 	c := &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth, HTTP: &http.Client{Timeout: cfg.Timeout}}
 	return c.Probe(ctx, now)
 }
+
+// LinkBase is the SigNoz base URL the sandbox builds its evidence links
+// under, read as Run reads it, for `agentk config`'s cross-check.
+func LinkBase(getenv func(string) string) (string, error) {
+	c, err := config.FromEnv(getenv, os.ReadFile)
+	if err != nil && c.LinkBaseURL == "" {
+		return "", err
+	}
+	return c.LinkBaseURL, nil
+}

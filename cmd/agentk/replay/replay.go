@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -168,9 +169,15 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		return res, err
 	}
 	defer stopSig()
-	env["AGENTK_SIGNOZ_URL"] = sigURL
-	env["AGENTK_SIGNOZ_BASE_URL"] = sigURL
-	env["AGENTK_SIGNOZ_API_KEY"] = apiKey
+	// Exactly what docs/signoz.md tells an operator to set, nothing more:
+	// the link base every service uses follows from AGENTK_SIGNOZ_URL.
+	keyFile := filepath.Join(dataDir, "signoz_api_key")
+	if err := os.WriteFile(keyFile, []byte(apiKey+"\n"), 0o600); err != nil {
+		return res, err
+	}
+	for k, v := range SigNozEnv(sigURL, keyFile) {
+		env[k] = v
+	}
 	switch o.SandboxBackend {
 	case "", "api":
 	case "mcp":
@@ -313,6 +320,16 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	out.fill(&res)
 	res.DurationMs = time.Since(started).Milliseconds()
 	return res, nil
+}
+
+// SigNozEnv is the SigNoz configuration a replay gives its services: the
+// variables docs/signoz.md's steps set (the API URL and the key as a file),
+// and no other. TestSigNozDocFollowedLiterally holds the doc to it.
+func SigNozEnv(apiURL, keyFile string) map[string]string {
+	return map[string]string{
+		"AGENTK_SIGNOZ_URL":          apiURL,
+		"AGENTK_SIGNOZ_API_KEY_FILE": keyFile,
+	}
 }
 
 // progress prints steps when a writer is set.

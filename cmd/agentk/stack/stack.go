@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"agentk/contracts/envelope"
@@ -58,22 +59,58 @@ type DepsFunc func(ctx context.Context, role string) (service.Deps, error)
 // Running is a started set of services.
 type Running struct {
 	// Health serves /<service>/healthz and /<service>/readyz for every service.
-	Health *health.Mux
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	errs   []error
-	done   chan struct{}
-	failed chan error
+	Health   *health.Mux
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	errs     []error
+	done     chan struct{}
+	failed   chan error
+	restarts atomic.Int64
 }
 
 // ErrNotReady is returned by Start when a service did not become ready in time.
 var ErrNotReady = errors.New("stack: service not ready")
 
+// Supervision says how a service that stops on its own is restarted.
+type Supervision struct {
+	// MinBackoff is the first delay before a restart; it doubles per
+	// restart in a row up to MaxBackoff (defaults 1 s and 30 s).
+	MinBackoff, MaxBackoff time.Duration
+	// Healthy is how long a service must run for its next stop to count as
+	// the first in a row again (default 1 min).
+	Healthy time.Duration
+}
+
+func (s Supervision) withDefaults() Supervision {
+	if s.MinBackoff <= 0 {
+		s.MinBackoff = time.Second
+	}
+	if s.MaxBackoff < s.MinBackoff {
+		s.MaxBackoff = max(30*time.Second, s.MinBackoff)
+	}
+	if s.Healthy <= 0 {
+		s.Healthy = time.Minute
+	}
+	return s
+}
+
+// ErrStoppedItself wraps a service's return while it was not told to stop.
+var ErrStoppedItself = errors.New("stack: service stopped on its own")
+
 // Start runs the services of roles (all when empty), waiting until each has
-// called Ready or failed. A service that returns an error before ctx ends is
-// reported by Wait.
+// called Ready or failed. A service that fails before it is ready makes
+// Start fail. Once ready, a service that stops on its own (its router
+// stopped, its server failed: see bus.ErrStopped) is supervised: it is
+// marked not ready at /<service>/readyz with the error and a restart count,
+// logged, and restarted with new deps after a backoff (StartSupervised).
 func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger, readyTimeout time.Duration) (*Running, error) {
+	return StartSupervised(ctx, roles, deps, log, readyTimeout, Supervision{})
+}
+
+// StartSupervised is Start with the restart policy sup.
+func StartSupervised(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger, readyTimeout time.Duration, sup Supervision) (*Running, error) {
+	sup = sup.withDefaults()
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Running{Health: health.NewMux(), cancel: cancel, done: make(chan struct{})}
 	entries := Services
@@ -99,7 +136,11 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 		}
 		ready := make(chan struct{})
 		var once sync.Once
-		check := r.Health.Add(health.New(e.Role, d.Bus.Connected))
+		// Readiness follows the connection of the current run: a restart
+		// swaps it.
+		conn := &atomic.Pointer[service.Deps]{}
+		conn.Store(&d)
+		check := r.Health.Add(health.New(e.Role, func() bool { return conn.Load().Bus.Connected() }))
 		d.Ready = func() { once.Do(func() { check.Ready(); close(ready) }) }
 		d.Dependency = check.Dependency
 		if d.Logger == nil {
@@ -110,14 +151,7 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 		r.wg.Add(1)
 		go func(e Entry, d service.Deps) {
 			defer r.wg.Done()
-			if err := e.Run(ctx, d); err != nil && ctx.Err() == nil {
-				err = fmt.Errorf("%s: %w", e.Role, err)
-				r.mu.Lock()
-				r.errs = append(r.errs, err)
-				r.mu.Unlock()
-				log.Error("service stopped", "service", e.Role, "err", err)
-				failed <- err
-			}
+			r.supervise(ctx, e, d, deps, log, check, conn, ready, failed, sup)
 		}(e, d)
 		select {
 		case <-ready:
@@ -137,7 +171,86 @@ func Start(ctx context.Context, roles []string, deps DepsFunc, log *slog.Logger,
 	return r, nil
 }
 
-// Failed delivers the error of each service that stops before it is told to.
+// supervise runs e until ctx ends. Before e was first ready a stop is a
+// start-up failure, sent on failed; after, it is restarted with backoff.
+func (r *Running) supervise(ctx context.Context, e Entry, d service.Deps, deps DepsFunc, log *slog.Logger,
+	check *health.Checker, conn *atomic.Pointer[service.Deps], firstReady <-chan struct{}, failed chan<- error, sup Supervision) {
+	inARow := 0
+	for {
+		began := time.Now()
+		err := e.Run(ctx, d)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			err = ErrStoppedItself
+		} else {
+			err = fmt.Errorf("%w: %w", ErrStoppedItself, err)
+		}
+		err = fmt.Errorf("%s: %w", e.Role, err)
+		select {
+		case <-firstReady:
+		default:
+			r.mu.Lock()
+			r.errs = append(r.errs, err)
+			r.mu.Unlock()
+			log.Error("service stopped", "service", e.Role, "err", err)
+			failed <- err
+			return
+		}
+		check.Stopped(err)
+		r.restarts.Add(1)
+		if time.Since(began) >= sup.Healthy {
+			inARow = 0
+		}
+		inARow++
+		delay := sup.MinBackoff << min(inARow-1, 16)
+		delay = min(delay, sup.MaxBackoff)
+		log.Error("service stopped on its own; restarting", "service", e.Role, "err", err, "restart", check.Status().Restarts, "backoff", delay.String())
+		// The old connection may still be up (a router can stop with its
+		// connection alive): drain it so the new one is the only one.
+		if d.Bus != nil {
+			go func(c interface{ Close() error }) { _ = c.Close() }(d.Bus)
+		}
+		for {
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			nd, derr := deps(ctx, e.Role)
+			if derr == nil {
+				var once sync.Once
+				nd.Ready = func() {
+					once.Do(func() {
+						check.Ready()
+						log.Info("service restarted and ready", "service", e.Role, "restarts", check.Status().Restarts)
+					})
+				}
+				if nd.Logger == nil {
+					nd.Logger = log
+				}
+				nd.Logger = nd.Logger.With("service", e.Role)
+				d = nd
+				conn.Store(&nd)
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			log.Error("service not restarted yet: no deps", "service", e.Role, "err", derr)
+			delay = min(delay*2, sup.MaxBackoff)
+		}
+	}
+}
+
+// Restarts counts the restarts of every service since Start.
+func (r *Running) Restarts() int64 { return r.restarts.Load() }
+
+// Failed delivers the error of each service that fails before it is first
+// ready (a later stop is restarted, not reported here).
 func (r *Running) Failed() <-chan error { return r.failed }
 
 // Done is closed once every service has returned.

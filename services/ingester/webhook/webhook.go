@@ -84,7 +84,11 @@ var burnRateKeys = []string{"burn_rate", "slo_burn_rate", "burnRate"}
 // receivedAt is stamped on every alert. It returns a *FieldError (wrapping
 // ErrInvalid) for malformed JSON or a missing or mistyped required field:
 // alerts (at least one), and per alert status (firing or resolved), labels
-// and startsAt. Unknown fields are ignored.
+// and startsAt. Every label, annotation and kept field is bounded in size and
+// count and may carry no control character (limits.go); startsAt and endsAt
+// must fall between the epoch and a few minutes after receivedAt. Every alert
+// is checked before Parse returns any, so a caller that files only after
+// Parse succeeded never stores half a body. Unknown fields are ignored.
 func Parse(b []byte, receivedAt time.Time) ([]contracts.AlertV1, error) {
 	var bd body
 	if err := json.Unmarshal(b, &bd); err != nil {
@@ -216,6 +220,9 @@ func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.
 	if err != nil || startsAt.Equal(zeroTime) {
 		return contracts.AlertV1{}, fieldErr(at+".startsAt", "not an RFC 3339 time")
 	}
+	if err := checkAlert(at, a, labels, annotations); err != nil {
+		return contracts.AlertV1{}, err
+	}
 	out := contracts.AlertV1{
 		Status:      a.Status,
 		Service:     firstOf(labels, "service.name", "service"),
@@ -242,6 +249,9 @@ func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.
 		if err != nil {
 			return contracts.AlertV1{}, fieldErr(at+".endsAt", "not an RFC 3339 time")
 		}
+		if err := checkTimes(at, a.Status, startsAt, &endsAt, receivedAt); err != nil {
+			return contracts.AlertV1{}, err
+		}
 		// A firing alert's endsAt is either Go's zero time (SigNoz: still
 		// firing) or Alertmanager's resolve timeout, a guess: neither is an end.
 		if a.Status == contracts.AlertResolved && !endsAt.Equal(zeroTime) {
@@ -255,6 +265,12 @@ func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.
 		out.Fingerprint = Fingerprint(labels)
 	}
 	out.IncidentID = IncidentID(out.Service, out.RuleID, out.StartsAt)
+	if err := checkTimes(at, a.Status, startsAt, nil, receivedAt); err != nil {
+		return contracts.AlertV1{}, err
+	}
+	if err := checkSize(at, out); err != nil {
+		return contracts.AlertV1{}, err
+	}
 	return out, nil
 }
 

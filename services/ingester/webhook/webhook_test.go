@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -206,7 +207,15 @@ func TestParseE2ECorpusAlerts(t *testing.T) {
 		t.Skip("no e2e corpus in this checkout")
 	}
 	for _, p := range paths {
-		alerts, err := webhook.Parse(loadPath(t, p), received)
+		// The replay clock starts at the incident's now (incident.yaml).
+		now := received
+		meta := string(loadPath(t, filepath.Join(filepath.Dir(p), "incident.yaml")))
+		if m := regexp.MustCompile(`(?m)^now: *(\S+)`).FindStringSubmatch(meta); m != nil {
+			var err error
+			now, err = time.Parse(time.RFC3339, m[1])
+			require.NoError(t, err, p)
+		}
+		alerts, err := webhook.Parse(loadPath(t, p), now)
 		require.NoError(t, err, p)
 		require.NotEmpty(t, alerts)
 	}

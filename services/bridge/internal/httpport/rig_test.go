@@ -69,7 +69,7 @@ type rig struct {
 	fkv   *memKV
 	// approvers are the rig's approvers, for a second server in a test.
 	approvers approval.Approvers
-	inc   *resolvedIncidents
+	inc       *resolvedIncidents
 }
 
 // resolvedIncidents is the ingester's record as the desk reads it: the

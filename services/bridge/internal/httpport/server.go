@@ -41,7 +41,10 @@ type Options struct {
 	Slack   Responder
 	Reports Reports
 	// Freezes sets and lifts freezes; nil answers 503.
-	Freezes         *freezes.Desk
+	Freezes *freezes.Desk
+	// DeadLetters lists the dead-letter stream for /console/deadletters;
+	// nil answers 503.
+	DeadLetters     DeadLetters
 	InsecureCookies bool
 	Now             func() time.Time
 	Logger          *slog.Logger
@@ -81,6 +84,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/login", s.login)
 	mux.HandleFunc("POST /console/logout", s.logout)
 	mux.HandleFunc("GET /console/incidents/{id}", s.consoleIncident)
+	mux.HandleFunc("GET /console/deadletters", s.consoleDeadLetters)
 	mux.HandleFunc("POST /console/decisions/{id}", s.consoleAnswer)
 	mux.HandleFunc("GET /api/v1/decisions", s.apiList)
 	mux.HandleFunc("POST /api/v1/decisions/{id}/answer", s.apiAnswer)

@@ -17,6 +17,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/mutant"
 	"agentk/services/gate/internal/policy"
 )
 
@@ -173,6 +174,14 @@ func (h *Handler) readAs(ctx context.Context, kv Getter, key, subject, role stri
 	}
 	if kv == nil {
 		return false, errors.New("store not configured")
+	}
+	// The key comes from the alert's service name: a name the protocol
+	// cannot carry (100 KB, a NUL) would cost the connection, so it is
+	// refused here and the check it feeds fails closed.
+	if !mutant.Off(mutant.GateSafeKey) {
+		if err := bus.SafeKey(key); err != nil {
+			return false, fmt.Errorf("read %.64q: %w", key, err)
+		}
 	}
 	e, err := kv.Get(ctx, key)
 	switch {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,9 +83,14 @@ func (e entry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }
 type kv struct {
 	vals map[string][]byte
 	err  error
+	// asked, when set, records every key read.
+	asked *[]string
 }
 
 func (f kv) Get(_ context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if f.asked != nil {
+		*f.asked = append(*f.asked, key)
+	}
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -112,6 +118,7 @@ type world struct {
 	freezeAs  string
 	freezeErr error
 	telemetry *natsport.Telemetry
+	asked     []string
 }
 
 func newWorld(t testing.TB) *world {
@@ -144,11 +151,11 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	for i, e := range w.evidence {
 		r.Evidence = append(r.Evidence, w.k.seal(t, w.evAs[i], contracts.SubjectEvidence, e, at))
 	}
-	cool := kv{vals: map[string][]byte{}, err: w.cooldErr}
+	cool := kv{vals: map[string][]byte{}, err: w.cooldErr, asked: &w.asked}
 	if w.cooldown != nil {
 		cool.vals[svc] = w.k.seal(t, envelope.RoleDeployer, contracts.SubjectCooldown, w.cooldown, at)
 	}
-	frz := kv{vals: map[string][]byte{}, err: w.freezeErr}
+	frz := kv{vals: map[string][]byte{}, err: w.freezeErr, asked: &w.asked}
 	if w.freeze != nil {
 		frz.vals[w.freeze.Scope] = w.k.seal(t, w.freezeAs, contracts.SubjectFreeze, w.freeze, at)
 	}
@@ -157,7 +164,7 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	h := &natsport.Handler{
 		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
 		Cooldowns: cool, Freezes: frz,
-		Releases: kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}},
+		Releases: kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}, asked: &w.asked},
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
 	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: 1})
@@ -359,5 +366,26 @@ func TestDecisionCarriesTheVerifiedAlert(t *testing.T) {
 			require.Equal(t, "inc-1", a.IncidentID)
 			require.Equal(t, svc, a.Service)
 		})
+	}
+}
+
+// TestHostileServiceNameNeverBecomesAKVKey is issue 19's critical defect: a
+// 100 KB service.name became the gate's KV key, the server closed the gate's
+// connection ("maximum control line exceeded") and the gate stopped. The
+// name is refused before any KV read, the checks it feeds fail closed, and
+// the review still gets its (denied) decision, so nothing is redelivered.
+func TestHostileServiceNameNeverBecomesAKVKey(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{strings.Repeat("s", 100<<10), "shop\x00api", "shop.*"} {
+		w := newWorld(t)
+		w.alert.Service, w.review.Service = name, name
+		outs, err := w.run(t)
+		require.NoError(t, err, "a denial is a decision, not a poison message")
+		d, _ := w.decision(t, outs)
+		require.Equal(t, contracts.VerdictDeny, d.Verdict)
+		require.Contains(t, d.FailedChecks, contracts.CheckCooldown)
+		for _, k := range w.asked {
+			require.NoError(t, bus.SafeKey(k), "the gate read an unsafe KV key of %d bytes", len(k))
+		}
 	}
 }

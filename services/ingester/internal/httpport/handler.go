@@ -1,8 +1,9 @@
 // Package httpport serves POST /v1/alerts: the webhook SigNoz's notification
 // channel (and Alertmanager, and Grafana's Alertmanager-compatible contact
 // points) posts to. A 2xx means every alert of the body is durable in
-// JetStream; a 4xx names what is wrong with the request; a 5xx means the bus
-// failed and the sender should retry.
+// JetStream; a 4xx names what is wrong with the request (and a retry of it
+// would fail again); a 503 means only that the bus failed for now and the
+// sender should retry.
 package httpport
 
 import (
@@ -115,7 +116,7 @@ func (h *Handler) reject(ctx context.Context, w http.ResponseWriter, code int, r
 	if h.opt.Metrics != nil {
 		h.opt.Metrics.Rejected(ctx, reason)
 	}
-	h.opt.Logger.WarnContext(ctx, "webhook rejected", "reason", reason, "status", code, "field", body.Field)
+	h.opt.Logger.WarnContext(ctx, "webhook rejected", "reason", reason, "status", code, "field", body.Field, "err", body.Error)
 	writeJSON(w, code, body)
 }
 
@@ -194,6 +195,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp := Response{Received: len(alerts), Alerts: make([]Filed, 0, len(alerts))}
 	for _, a := range alerts {
 		res, err := h.ing.Ingest(fctx, a, now)
+		if err != nil && errors.Is(err, incidents.ErrRefused) {
+			// Permanent: a retry would fail the same way, so it must not be
+			// a 503. Parse's bounds make this unreachable in practice.
+			h.opt.Logger.ErrorContext(ctx, "alert refused by the bus", "incident_id", a.IncidentID, "err", err)
+			h.reject(ctx, w, http.StatusUnprocessableEntity, ReasonInvalid, ErrorBody{Error: err.Error()})
+			return
+		}
 		if err != nil {
 			h.opt.Logger.ErrorContext(ctx, "alert not filed: bus unavailable", "incident_id", a.IncidentID, "incident_service", a.Service, "err", err)
 			w.Header().Set("Retry-After", "5")

@@ -3,6 +3,8 @@ package httpport_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -98,6 +100,8 @@ func TestHandler(t *testing.T) {
 		{name: "malformed JSON", body: `{"alerts":[`, code: 400, reason: httpport.ReasonInvalid},
 		{name: "missing startsAt names the field", body: `{"alerts":[{"status":"firing","labels":{}}]}`, code: 400, field: "alerts[0].startsAt", reason: httpport.ReasonInvalid},
 		{name: "bus down is a 503 so SigNoz retries", body: threshold, fail: incidents.ErrStore, code: 503, reason: httpport.ReasonUnavailable},
+		{name: "100 KB service.name is a 400 naming the label", body: strings.Replace(threshold, `"service.name": "shop-api"`, `"service.name": "`+strings.Repeat("s", 100<<10)+`"`, 1), code: 400, field: "alerts[0].labels.service.name", reason: httpport.ReasonInvalid},
+		{name: "content the bus refuses is a 422, never a 503", body: threshold, fail: fmt.Errorf("publish: %w", incidents.ErrRefused), code: 422, reason: httpport.ReasonInvalid},
 		{name: "test notification acknowledged", body: payload(t, "signoz-test-notification.json"), code: 200, outcome: "test", ingested: 1},
 	}
 	for _, tc := range tests {
@@ -150,4 +154,33 @@ func bearer(tok string) func(*http.Request) {
 
 func basic(u, p string) func(*http.Request) {
 	return func(r *http.Request) { r.SetBasicAuth(u, p) }
+}
+
+// TestRejectionLogsCarryTheError: issue 19 found the rejection log without
+// the reason; an operator reading it must see which field and why.
+func TestRejectionLogsCarryTheError(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	var mu sync.Mutex
+	h := httpport.New(&fakeIngester{}, httpport.Options{MaxBody: 1 << 20, Now: func() time.Time { return t0 },
+		Logger: slog.New(slog.NewJSONHandler(&lockedWriter{mu: &mu, w: &buf}, nil))})
+	r := httptest.NewRequest(http.MethodPost, httpport.Path, strings.NewReader(`{"alerts":[{"status":"firing","labels":{}}]}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	require.Equal(t, 400, w.Code)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Contains(t, buf.String(), `"err":"webhook: field \"alerts[0].startsAt\": required"`)
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

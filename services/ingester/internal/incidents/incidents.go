@@ -5,6 +5,8 @@
 // Publisher, and admits at most a configured number of incidents to
 // investigation at once; the rest queue in the index until a slot frees.
 //
+// The lifecycle of an incident, state by state, is docs/lifecycle.md.
+//
 // Keys of the bucket:
 //
 //	open.<service slug>.<hash>   the id of the open incident of (service, rule)
@@ -40,6 +42,9 @@ var (
 	ErrConflict = errors.New("incidents: revision conflict")
 	// ErrStore wraps a KV or bus failure: the delivery was not made durable.
 	ErrStore = errors.New("incidents: store unavailable")
+	// ErrRefused wraps a failure the alert's content caused (the bus
+	// refused it as too large): retrying the same alert cannot succeed.
+	ErrRefused = errors.New("incidents: alert refused")
 )
 
 // Entry is one KV value and its revision.
@@ -73,7 +78,17 @@ const (
 	StatePending       = "pending"
 	StateQueued        = "queued"
 	StateInvestigating = "investigating"
-	StateResolved      = "resolved"
+	// StateDecided: the gate decided the incident's investigation; the
+	// incident may still fire, but it holds no investigation slot.
+	StateDecided  = "decided"
+	StateResolved = "resolved"
+	// StateNoData is a SigNoz "[No data]" alert: recorded and listed, never
+	// investigated.
+	StateNoData = "no_data"
+	// StateRefused: the bus refused the incident's alert for its content
+	// (ErrRefused). It is set aside with the reason, so that it never blocks
+	// the incidents queued behind it.
+	StateRefused = "refused"
 )
 
 // Record is one incident in the index.
@@ -85,6 +100,15 @@ type Record struct {
 	OpenedAt   time.Time `json:"opened_at"`
 	ReleasedAt time.Time `json:"released_at,omitzero"`
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+	DecidedAt  time.Time `json:"decided_at,omitzero"`
+	// Verdict is the gate's verdict once decided.
+	Verdict string `json:"verdict,omitempty"`
+	// Refusal is why the bus refused the alert (StateRefused).
+	Refusal string `json:"refusal,omitempty"`
+	// Reopens names the resolved incident of the same (service, rule) and
+	// startsAt this one follows: Alertmanager re-fired it after a resolve
+	// (flapping), so it is a new episode with its own investigation.
+	Reopens string `json:"reopens,omitempty"`
 	// Alert is the alert that opened the incident, published when the
 	// incident is released to investigation.
 	Alert contracts.AlertV1 `json:"alert"`
@@ -138,11 +162,17 @@ func MsgID(a contracts.AlertV1) string {
 	status := a.Status
 	if a.NoData {
 		status = "nodata"
+		if a.Status == contracts.AlertResolved {
+			status = "nodata-resolved"
+		}
 	}
 	return fmt.Sprintf("alert.%s.%s.%d", a.IncidentID, status, a.StartsAt.Unix())
 }
 
 func storeErr(op string, err error) error {
+	if errors.Is(err, ErrRefused) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	return fmt.Errorf("%w: %s: %w", ErrStore, op, err)
 }
 
@@ -179,6 +209,9 @@ func (x *Index) Ingest(ctx context.Context, a contracts.AlertV1, now time.Time) 
 		if err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
 			return Result{}, storeErr("publish no-data alert", err)
 		}
+		if err := x.recordNoData(ctx, a, now); err != nil {
+			return Result{}, err
+		}
 		return Result{Outcome: NoData, IncidentID: a.IncidentID}, nil
 	case a.Status == contracts.AlertResolved:
 		return x.resolve(ctx, a, now)
@@ -209,8 +242,55 @@ func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1) (id string, 
 	return "", false, storeErr("open index", errors.New("index key keeps changing"))
 }
 
+// maxReopens bounds how many times one (service, rule, startsAt) reopens.
+const maxReopens = 1000
+
+// nextOpening is the id of the incident that follows the resolved incident
+// id when the same episode fires again: <id>-r2, <id>-r3, …
+func nextOpening(id string) string {
+	if i := strings.LastIndex(id, "-r"); i > 0 {
+		if n, err := strconv.Atoi(id[i+2:]); err == nil && n >= 2 {
+			return id[:i] + "-r" + strconv.Itoa(n+1)
+		}
+	}
+	return id + "-r2"
+}
+
+// openFor finds or opens the incident a fires into. The index may point at
+// an incident that has resolved: Alertmanager re-sends a resolved alert as
+// firing, with the same startsAt and fingerprint, when it flaps. That is a
+// new episode: the stale pointer is dropped and a new incident is opened,
+// <id>-r2 when a's own id is the resolved one, so it gets its own
+// investigation instead of being attached to a closed incident for ever.
+func (x *Index) openFor(ctx context.Context, a contracts.AlertV1) (id, reopens string, err error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	for range maxReopens {
+		id, _, err := x.openIndex(ctx, a)
+		if err != nil {
+			return "", "", err
+		}
+		rec, _, err := x.record(ctx, id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return id, reopens, nil
+		case err != nil:
+			return "", "", err
+		case rec.State != StateResolved:
+			return id, reopens, nil
+		}
+		if err := x.kv.Delete(ctx, key); err != nil {
+			return "", "", storeErr("drop stale index", err)
+		}
+		if id == a.IncidentID {
+			reopens = id
+			a.IncidentID = nextOpening(id)
+		}
+	}
+	return "", "", storeErr("reopen", fmt.Errorf("%s reopened %d times", a.IncidentID, maxReopens))
+}
+
 func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
-	id, _, err := x.openIndex(ctx, a)
+	id, reopens, err := x.openFor(ctx, a)
 	if err != nil {
 		return Result{}, err
 	}
@@ -221,7 +301,7 @@ func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (R
 	} else if err != nil {
 		return Result{}, storeErr("attach alert", err)
 	}
-	rec, rev, err := x.ensureRecord(ctx, a, now)
+	rec, rev, err := x.ensureRecord(ctx, a, now, reopens)
 	if err != nil {
 		return Result{}, err
 	}
@@ -244,7 +324,7 @@ func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (R
 }
 
 // ensureRecord reads the incident's record, creating it (pending) if absent.
-func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.Time) (Record, uint64, error) {
+func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.Time, reopens string) (Record, uint64, error) {
 	for range 5 {
 		rec, rev, err := x.record(ctx, a.IncidentID)
 		if err == nil {
@@ -253,7 +333,7 @@ func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.
 		if !errors.Is(err, ErrNotFound) {
 			return Record{}, 0, err
 		}
-		rec = Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StatePending, OpenedAt: now, Alert: a}
+		rec = Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StatePending, OpenedAt: now, Alert: a, Reopens: reopens}
 		b, _ := json.Marshal(rec)
 		rev, err = x.kv.Create(ctx, a.IncidentID, b)
 		if err == nil {
@@ -313,7 +393,13 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 		}
 		next := rec
 		if busy < x.max {
-			if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+			if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
+				next.State, next.Refusal = StateRefused, err.Error()
+				if _, serr := x.save(ctx, next, rev); serr != nil && !errors.Is(serr, ErrConflict) {
+					return Record{}, serr
+				}
+				return Record{}, err
+			} else if err != nil {
 				return Record{}, storeErr("publish alert", err)
 			}
 			next.State, next.ReleasedAt = StateInvestigating, now
@@ -439,7 +525,14 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	var released []string
 	for _, i := range Admit(recs, now, x.max, x.lease) {
 		rec := recs[i]
-		if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+		if err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
+			// Set aside, so the incidents queued behind it are released.
+			rec.State, rec.Refusal = StateRefused, err.Error()
+			if _, err := x.save(ctx, rec, revs[i]); err != nil && !errors.Is(err, ErrConflict) {
+				return released, err
+			}
+			continue
+		} else if err != nil {
 			return released, storeErr("publish queued alert", err)
 		}
 		rec.State, rec.ReleasedAt = StateInvestigating, now
@@ -506,4 +599,74 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	delete(x.busy, id)
 	x.admit.Unlock()
 	return Result{Outcome: Resolved, IncidentID: id}, nil
+}
+
+// Decided records the gate's verdict on incident id: an investigating
+// incident becomes decided and releases its investigation slot (the caller
+// then dispatches the queue). It reports whether anything changed: an
+// unknown, queued, already decided or resolved incident is left as it is.
+func (x *Index) Decided(ctx context.Context, id, verdict string, now time.Time) (bool, error) {
+	for range 5 {
+		rec, rev, err := x.record(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if rec.State != StateInvestigating {
+			return false, nil
+		}
+		rec.State, rec.DecidedAt, rec.Verdict = StateDecided, now, verdict
+		if _, err := x.save(ctx, rec, rev); errors.Is(err, ErrConflict) {
+			continue
+		} else if err != nil {
+			return false, err
+		}
+		x.admit.Lock()
+		delete(x.busy, id)
+		x.admit.Unlock()
+		return true, nil
+	}
+	return false, storeErr("decide", errors.New("record keeps changing"))
+}
+
+// recordNoData lists a no-data alert in the index (state no_data while it
+// fires, resolved once it resolves) without opening an investigation. A
+// record of a real incident under the same id is left alone.
+func (x *Index) recordNoData(ctx context.Context, a contracts.AlertV1, now time.Time) error {
+	state := StateNoData
+	if a.Status == contracts.AlertResolved {
+		state = StateResolved
+	}
+	for range 5 {
+		rec, rev, err := x.record(ctx, a.IncidentID)
+		if errors.Is(err, ErrNotFound) {
+			rec = Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: state, OpenedAt: now, Alert: a}
+			if state == StateResolved {
+				rec.ResolvedAt = now
+			}
+			b, _ := json.Marshal(rec)
+			if _, err := x.kv.Create(ctx, a.IncidentID, b); err == nil {
+				return nil
+			} else if !errors.Is(err, ErrExists) {
+				return storeErr("record no-data alert", err)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !rec.Alert.NoData || rec.State == state {
+			return nil
+		}
+		rec.State = state
+		if state == StateResolved {
+			rec.ResolvedAt = now
+		}
+		if _, err := x.save(ctx, rec, rev); err == nil || !errors.Is(err, ErrConflict) {
+			return err
+		}
+	}
+	return storeErr("record no-data alert", errors.New("record keeps changing"))
 }

@@ -83,7 +83,10 @@ func TestTestAndNoDataAreNeverInvestigated(t *testing.T) {
 	require.True(t, p.published()[0].NoData, "marked, so the investigator skips it")
 	keys, err := kv.Keys(context.Background(), ">")
 	require.NoError(t, err)
-	require.Empty(t, keys, "no incident opened")
+	require.Equal(t, []string{nodata.IncidentID}, keys, "listed (issue 19), but no incident opened: no index, no slot")
+	e, err := kv.Get(context.Background(), nodata.IncidentID)
+	require.NoError(t, err)
+	require.Contains(t, string(e.Value), `"state":"no_data"`)
 }
 
 func TestBusFailureLeavesARetryableIncident(t *testing.T) {

@@ -94,6 +94,9 @@ func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID stri
 		return fmt.Errorf("natsport: seal: %w", err)
 	}
 	if err := p.conn.Publish(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
+		if bus.IsContent(err) {
+			return fmt.Errorf("natsport: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
+		}
 		return fmt.Errorf("natsport: publish %s: %w", msgID, err)
 	}
 	return nil

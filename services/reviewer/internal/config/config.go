@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"agentk/contracts"
+	platformconfig "agentk/platform/config"
 	"agentk/services/reviewer/internal/review"
 )
 
@@ -19,14 +20,16 @@ var ErrInvalid = errors.New("reviewer config: invalid")
 
 // Environment variables.
 const (
-	EnvBaseURL       = "AGENTK_SIGNOZ_BASE_URL"
+	// EnvBaseURL is read through platform/config.SigNozLinkBase, with
+	// AGENTK_SIGNOZ_URL as its fallback.
+	EnvBaseURL       = platformconfig.EnvSigNozBaseURL
 	EnvTolerance     = "AGENTK_REVIEW_NUMBER_TOLERANCE"
 	EnvCatalogueFile = "AGENTK_CATALOGUE_FILE"
 )
 
 // Defaults.
 const (
-	DefaultBaseURL = "http://localhost:8080"
+	DefaultBaseURL = platformconfig.DefaultSigNozURL
 	// DefaultTolerance is 1 % relative, on top of the rounding of the digits a
 	// claim wrote ("2.3s" covers 2250–2349 ms).
 	DefaultTolerance = 0.01
@@ -39,17 +42,14 @@ func FromEnv(getenv func(string) string) (review.Config, error) {
 		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
 	}
 	c := review.Config{Tolerance: DefaultTolerance, Catalogue: contracts.DefaultCatalogue()}
-	raw := strings.TrimSpace(getenv(EnvBaseURL))
-	if raw == "" {
-		raw = DefaultBaseURL
-	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		bad(EnvBaseURL, "%q does not parse", raw)
-	case u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.User != nil, u.RawQuery != "", u.Fragment != "":
-		bad(EnvBaseURL, "%q must be http(s)://host[:port][/path] with no user, query or fragment", raw)
-	default:
+	// The one link base every service derives from AGENTK_SIGNOZ_BASE_URL,
+	// else AGENTK_SIGNOZ_URL: the sandbox builds its links under the same.
+	raw, name, err := platformconfig.SigNozLinkBase(getenv)
+	if err != nil {
+		bad(name, "%s", strings.TrimPrefix(err.Error(), platformconfig.ErrInvalid.Error()+": "))
+	} else if u, err := url.Parse(raw); err != nil {
+		bad(name, "%q does not parse", raw)
+	} else {
 		c.BaseURL = u
 	}
 	if v := strings.TrimSpace(getenv(EnvTolerance)); v != "" {

@@ -37,3 +37,15 @@ func TestFromEnvReportsEveryProblem(t *testing.T) {
 		require.ErrorContains(t, err, n)
 	}
 }
+
+// TestBaseURLFollowsSigNozURL is issue 19: with only AGENTK_SIGNOZ_URL set,
+// as docs/signoz.md says, the reviewer's base stayed at localhost:8080 and
+// every claim was dropped as "not under the configured SigNoz".
+func TestBaseURLFollowsSigNozURL(t *testing.T) {
+	t.Parallel()
+	c, err := config.FromEnv(func(k string) string {
+		return map[string]string{"AGENTK_SIGNOZ_URL": "http://signoz.internal:8080"}[k]
+	})
+	require.NoError(t, err)
+	require.Equal(t, "http://signoz.internal:8080", c.BaseURL.String())
+}

@@ -164,6 +164,11 @@ func (h *Handler) upsert(ctx context.Context, incident string, f func(*report.So
 	if incident == "" {
 		return bus.Permanent(fmt.Errorf("%w: no incident id", ErrRejected))
 	}
+	// The key comes from a message: one the protocol cannot carry is
+	// refused here, not sent to the server.
+	if err := bus.SafeKey(incident); err != nil {
+		return bus.Permanent(fmt.Errorf("%w: incident id: %w", ErrRejected, err))
+	}
 	for range 5 {
 		var s report.Sources
 		e, err := h.Reports.Get(ctx, incident)

@@ -214,3 +214,18 @@ func TestHandleRejectsForgedMessages(t *testing.T) {
 	_, err := st.Get(context.Background(), "inc-x")
 	require.ErrorIs(t, err, jetstream.ErrKeyNotFound, "nothing forged reaches the report")
 }
+
+// TestUnsafeIncidentIDIsNeverAKVKey: an incident id the protocol cannot
+// carry as a KV key (100 KB, a NUL) is dead-lettered before any KV call,
+// instead of costing the reviewer its connection (issue 19).
+func TestUnsafeIncidentIDIsNeverAKVKey(t *testing.T) {
+	t.Parallel()
+	k, h, _ := setup(t)
+	for _, id := range []string{strings.Repeat("i", 100<<10), "inc-\x00", "inc.*"} {
+		data := k.seal(t, envelope.RoleGate, contracts.SubjectDecision, contracts.DecisionV1{DecisionID: "d", IncidentID: id}, 0)
+		_, err := h.HandleDecision(context.Background(), bus.Message{Data: data})
+		require.ErrorIs(t, err, natsport.ErrRejected)
+		require.True(t, bus.IsPermanent(err))
+		require.ErrorIs(t, err, bus.ErrContent)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	platformconfig "agentk/platform/config"
 )
 
 // ErrInvalid is wrapped by every configuration problem.
@@ -87,11 +89,14 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 		MaxCalls:  30,
 		Exclude:   DefaultExclude,
 	}
-	c.LinkBaseURL = strings.TrimRight(orDefault(getenv("AGENTK_SIGNOZ_BASE_URL"), c.SigNozURL), "/")
-	for name, v := range map[string]string{"AGENTK_SIGNOZ_URL": c.SigNozURL, "AGENTK_SIGNOZ_BASE_URL": c.LinkBaseURL} {
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("%s=%q is not an http(s) URL", name, v)
-		}
+	if u, err := url.Parse(c.SigNozURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("AGENTK_SIGNOZ_URL=%q is not an http(s) URL", c.SigNozURL)
+	}
+	// The one link base the reviewer checks links against, derived the same way.
+	if base, _, err := platformconfig.SigNozLinkBase(getenv); err != nil {
+		bad("%s", strings.TrimPrefix(err.Error(), platformconfig.ErrInvalid.Error()+": "))
+	} else {
+		c.LinkBaseURL = base
 	}
 	if c.Auth != AuthHeader && c.Auth != AuthBearer {
 		bad("AGENTK_SIGNOZ_AUTH=%q: want header or bearer", c.Auth)
