@@ -59,7 +59,7 @@ var envDoc = []envRow{
 	{"investigator", "`AGENTK_INVESTIGATION_MAX_ITERATIONS`", "`8`", "plan steps + model turns; at least plan + 1"},
 	{"investigator", "`AGENTK_INVESTIGATION_TIMEOUT`", "`2m`", "wall time per investigation"},
 	{"investigator", "`AGENTK_INVESTIGATIONS_PARALLEL`", "`2`", "concurrent investigations"},
-	{"reviewer", "`AGENTK_SIGNOZ_BASE_URL`", "`http://localhost:8080`", "http(s)://host[:port][/path]"},
+	{"reviewer", "`AGENTK_SIGNOZ_BASE_URL`", "`AGENTK_SIGNOZ_URL`, else `http://localhost:8080`", "http(s)://host[:port][/path]; the same link base as the sandbox (`agentk config` fails if they differ)"},
 	{"reviewer", "`AGENTK_REVIEW_NUMBER_TOLERANCE`", "`0.01`", "relative, in [0, 0.1], on top of rounding"},
 	{"reviewer", "`AGENTK_CATALOGUE_FILE`", "built-in", "same YAML as the gate's"},
 	{"gate", "`AGENTK_GATE_BURN_RATE_THRESHOLD`", "`1.0`", "in [1, 1000]"},
