@@ -9,13 +9,15 @@ package mutant
 // that no recorded incident can reach alone (the allowlist: a replay only ever
 // proposes a rollback; confidence: no incident's right answer depends on how
 // sure an investigator is; freeze: the corpus records none; a ledger with no
-// earlier release) is killed by the named test instead.
+// earlier release; deployment class: every runtime incident of the corpus
+// also lacks a marker before its onset or has an alternative cause) is killed
+// by the named test instead.
 var Catalogue = []Mutant{
 	{GateSLOBreach, "gate: the burn rate must be readable and at or above the threshold", "eval"},
 	{GateAllowlist, "gate: the action must be allowlisted", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateCooldown, "gate: no action on the service within the cooldown", "eval"},
 	{GateConfidence, "gate: a completed investigation whose best reviewed claim is at or above the confidence threshold", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
-	{GateDeploymentClass, "gate: the diagnosis must be a deployment-class failure", "eval"},
+	{GateDeploymentClass, "gate: the diagnosis must be a deployment-class failure", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateMarkerBeforeOnset, "gate: a deployment marker of the service in the window before the measured onset", "eval"},
 	{GateAlternativeCause, "gate: no co-regressed service and no traffic surge explains the regression", "eval"},
 	{GateRollbackTarget, "gate: the ledger has an earlier release of the service to roll back to", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
