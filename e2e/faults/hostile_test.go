@@ -294,26 +294,21 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 		record(t, row{Area: "hostile", Fault: h.name, How: h.how, Outcome: "refused `" + h.reason + "`; Docker state unchanged"})
 	}
 
-	// A replayed approval: a genuine human's "deny" is recorded once; the same
-	// signed bytes published again are a replay.
-	denv := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-replay", "shop-api", time.Now()), time.Now(), 15*time.Minute))
-	a := approval(denv, time.Now())
-	a.Answer = contracts.AnswerDeny
-	b := seal(k.bridge, a, time.Now())
-	first := send(b)
-	require.Equal(t, contracts.OutcomeNone, first.Outcome, "%+v", first)
+	// A replayed approval. The control first: the same deployer, handed a
+	// genuine approval, does act, and the engine shows it (the refusals above
+	// could have failed). Then the same signed approval published again under
+	// a new message id: a replay, refused, and the engine does not move again.
+	genuine := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-genuine", "shop-api", time.Now()), time.Now(), 15*time.Minute))
+	b := seal(k.bridge, approval(genuine, time.Now()), time.Now())
+	act := send(b)
+	require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, "%+v", act)
+	require.True(t, act.ContainerVerified)
+	after := dockerState(ctx, t, cli, project)
+	require.NotEqual(t, before, after, "a genuine rollback shows in the Docker state")
 	again := send(b)
 	require.Equal(t, contracts.OutcomeRefused, again.Outcome, "%+v", again)
 	require.True(t, strings.HasPrefix(again.Reason, "replay:"), again.Reason)
-	require.Equal(t, before, dockerState(ctx, t, cli, project), "the replay changed the Docker state")
-	record(t, row{Area: "hostile", Fault: "replayed approval", How: "a genuine bridge-signed answer published a second time under a new message id",
-		Outcome: "first recorded (`none`), replay refused `replay`; Docker state unchanged"})
-
-	// The control: the same deployer, handed a genuine approval, does act,
-	// and the engine shows it. The assertions above could have failed.
-	genuine := must(k.gate.SealJSON(contracts.SubjectDecision, decision("h-genuine", "shop-api", time.Now()), time.Now(), 15*time.Minute))
-	act := send(seal(k.bridge, approval(genuine, time.Now()), time.Now()))
-	require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, "%+v", act)
-	require.True(t, act.ContainerVerified)
-	require.NotEqual(t, before, dockerState(ctx, t, cli, project), "a genuine rollback shows in the Docker state")
+	require.Equal(t, after, dockerState(ctx, t, cli, project), "the replayed approval changed the Docker state")
+	record(t, row{Area: "hostile", Fault: "replayed approval", How: "a genuine bridge-signed approval, acted on (rolled back), published a second time under a new message id",
+		Outcome: "first rolled back; the replay refused `replay`; Docker state unchanged by it"})
 }
