@@ -55,7 +55,7 @@ mutants:
 	@cd e2e && $(GO) build -o $(BIN)/mutants ./cmd/mutants
 	@$(BIN)/mutants -markdown $(CURDIR)/docs/mutants/latest.md $(MUTANTS_FLAGS)
 
-## mutants-ci: a fixed subset of `make mutants` for every CI run (about two minutes)
+## mutants-ci: a fixed subset of `make mutants` for every CI run (24 s measured with a warm build cache)
 MUTANTS_CI := gate.marker_before_onset,reviewer.numbers,gate.freeze,gate.confidence
 mutants-ci:
 	@mkdir -p $(BIN)
