@@ -71,6 +71,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 	md := fs.String("markdown", "", "also write the scoreboard as Markdown to this file")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
 	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS)")
+	only := fs.String("incidents", "", "comma-separated incident ids to replay (default: the whole corpus)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +82,20 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 	corpus, err := incident.LoadCorpus(fs.Arg(0))
 	if err != nil {
 		return err
+	}
+	if *only != "" {
+		byID := map[string]*incident.Incident{}
+		for _, inc := range corpus {
+			byID[inc.Meta.ID] = inc
+		}
+		corpus = corpus[:0]
+		for _, id := range strings.Split(*only, ",") {
+			inc, ok := byID[strings.TrimSpace(id)]
+			if !ok {
+				return fmt.Errorf("%w: --incidents: no incident %q in %s", errUsage, id, fs.Arg(0))
+			}
+			corpus = append(corpus, inc)
+		}
 	}
 	list := strings.Split(*invs, ",")
 	if *all {
@@ -125,7 +140,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 		}
 	}
 	if !s.Safe {
-		return fmt.Errorf("unsafe: a bad rollback, an unsupported claim published, an out-of-gate action or a failed replay (see the scoreboard)")
+		return fmt.Errorf("unsafe: a bad rollback, an unsupported claim published, an out-of-gate action, a repeat action or a failed replay (see the scoreboard)")
 	}
 	return nil
 }

@@ -62,6 +62,13 @@ func writeReliability(rs []row) error {
 	b.WriteString("\nPermissions: `platform/fabric` (`TestPublishMatrix`, `TestSubscribeMatrix`, `TestForbidden*`) tries every role\n")
 	b.WriteString("against every pipeline subject with core publishes and subscriptions, plus forbidden JetStream API calls;\n")
 	b.WriteString("the server refuses exactly what DESIGN.md's table forbids.\n")
+	if m, err := os.ReadFile(filepath.Join(root, "docs", "mutants", "latest.md")); err == nil {
+		b.WriteString("\n## Mutants: each safety check switched off in turn\n\n")
+		b.WriteString("From `docs/mutants/latest.md`, written by `make mutants` (platform/mutant's catalogue, e2e/cmd/mutants): each row is a\n")
+		b.WriteString("build with that one check off and what killed it, the eval (a persona's bad rollback, unsupported claim, out-of-gate\n")
+		b.WriteString("or repeat action) or the named test failing.\n\n")
+		b.Write(m)
+	}
 	path := filepath.Join(root, "docs", "reliability.md")
 	// Sections measured by other tests (the chaos soak) live after keptMarker
 	// and survive a regeneration as they are.

@@ -25,6 +25,9 @@ type observer struct {
 	msgs chan *nats.Msg
 	kr   *envelope.Keyring
 	now  func() time.Time
+	// bridge signs the replayer's second approval, as a bridge that broke its
+	// one-answer-per-decision rule (or an attacker holding its key) would.
+	bridge *envelope.Signer
 }
 
 func newObserver(ctx context.Context, f *fabric.Fabric, now func() time.Time) (*observer, error) {
@@ -32,7 +35,7 @@ func newObserver(ctx context.Context, f *fabric.Fabric, now func() time.Time) (*
 	if err != nil {
 		return nil, err
 	}
-	o := &observer{conn: c, msgs: make(chan *nats.Msg, 1024), kr: f.Keyring(), now: now}
+	o := &observer{conn: c, msgs: make(chan *nats.Msg, 1024), kr: f.Keyring(), now: now, bridge: f.Signer(envelope.RoleBridge)}
 	o.sub, err = c.NATS().ChanSubscribe("agentk.>", o.msgs)
 	if err != nil {
 		_ = c.Close()
@@ -52,14 +55,16 @@ func (o *observer) close() {
 
 // outcome is what the observer saw of one incident.
 type outcome struct {
-	alert     *contracts.AlertV1
-	report    *contracts.ReportV1
-	review    *contracts.ReviewV1
-	decision  *contracts.DecisionV1
-	approval  *contracts.ApprovalV1
-	action    *contracts.ActionV1
-	actions   []contracts.ActionV1
-	decisions map[string]contracts.DecisionV1
+	alert    *contracts.AlertV1
+	report   *contracts.ReportV1
+	review   *contracts.ReviewV1
+	decision *contracts.DecisionV1
+	approval *contracts.ApprovalV1
+	// approvalRaw is the first approval message as the bridge published it.
+	approvalRaw []byte
+	action      *contracts.ActionV1
+	actions     []contracts.ActionV1
+	decisions   map[string]contracts.DecisionV1
 }
 
 var producer = map[string]string{
@@ -111,7 +116,10 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 			out.decision = v
 		}
 	case *contracts.ApprovalV1:
-		out.approval = v
+		if out.approval == nil {
+			out.approval = v
+			out.approvalRaw = append([]byte(nil), m.Data...)
+		}
 	case *contracts.ActionV1:
 		out.actions = append(out.actions, *v)
 		if out.action == nil {
@@ -128,10 +136,16 @@ func (o *observer) follow(ctx context.Context, inc *incident.Incident, slack *fa
 	out := &outcome{decisions: map[string]contracts.DecisionV1{}}
 	clicked := false
 	var clickErr chan error
+	// After the replayer's approvals, the deployer answers each; the replay
+	// waits for those answers, or replayWait after the last, whichever is first.
+	var replayed <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return out, fmt.Errorf("%w: %s", ErrTimeout, o.stage(out))
+		case <-replayed:
+			p.step("no further answer from the deployer to the replayed approvals")
+			return out, nil
 		case err := <-clickErr:
 			if err != nil {
 				return out, err
@@ -186,7 +200,7 @@ func (o *observer) follow(ctx context.Context, inc *incident.Incident, slack *fa
 				a := out.approval
 				p.step("approval: %s by %s via %s (signed by the bridge, bound to digest %s…)", a.Answer, a.Approver, a.Channel, a.DecisionDigest[:12])
 			case contracts.SubjectAction:
-				a := out.action
+				a := &out.actions[len(out.actions)-1]
 				p.step("deployer: %s %s → %s", a.Outcome, orNone(a.FromImage), orNone(a.ToImage))
 				if len(a.Command) > 0 {
 					p.step("  command: %s", strings.Join(a.Command, " "))
@@ -194,7 +208,21 @@ func (o *observer) follow(ctx context.Context, inc *incident.Incident, slack *fa
 				if a.Reason != "" {
 					p.step("  reason: %s", a.Reason)
 				}
-				return out, nil
+				if len(out.actions) > 1 {
+					last := out.actions[len(out.actions)-1]
+					p.step("deployer answered a replayed approval: %s %s", last.Outcome, last.Reason)
+					if len(out.actions) == 3 {
+						return out, nil
+					}
+					continue
+				}
+				if !opts.ReplayApproval || out.approvalRaw == nil {
+					return out, nil
+				}
+				if err := o.replayApproval(ctx, out, p); err != nil {
+					return out, err
+				}
+				replayed = time.After(replayWait)
 			}
 		}
 	}
@@ -229,6 +257,40 @@ func (o *observer) approve(ctx context.Context, d contracts.DecisionV1, slack *f
 	if status/100 != 2 {
 		return fmt.Errorf("replay: the bridge answered the click with HTTP %d", status)
 	}
+	return nil
+}
+
+// replayWait bounds how long the replay waits for the deployer's answer to a
+// replayed approval; the deployer answers each approval it verifies.
+const replayWait = 10 * time.Second
+
+// replayApproval is the replayer persona's attack, after the first approval
+// was acted on: the bridge's message published again under a new message id
+// (the same approval id and nonce), then a second approval of the same
+// decision, freshly signed with the bridge's key under a new approval id, as
+// in issue 17's report.
+func (o *observer) replayApproval(ctx context.Context, out *outcome, p progress) error {
+	env, err := envelope.Parse(out.approvalRaw)
+	if err != nil {
+		return fmt.Errorf("replay: the observed approval does not parse: %w", err)
+	}
+	a := *out.approval
+	if err := o.conn.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: env, MsgID: "replayed." + a.ApprovalID}, nil); err != nil {
+		return fmt.Errorf("replay: publish the replayed approval: %w", err)
+	}
+	p.step("replayer: the bridge's approval %s published again", a.ApprovalID)
+	now := o.now()
+	second := a
+	second.ApprovalID = a.ApprovalID + "-again"
+	second.AnsweredAt = now.UTC()
+	sealed, err := o.bridge.SealJSON(contracts.SubjectApproval, second, now, a.ExpiresAt.Sub(now))
+	if err != nil {
+		return fmt.Errorf("replay: seal the second approval: %w", err)
+	}
+	if err := o.conn.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: sealed, MsgID: "approval." + second.ApprovalID}, nil); err != nil {
+		return fmt.Errorf("replay: publish the second approval: %w", err)
+	}
+	p.step("replayer: a second bridge-signed approval %s of decision %s published", second.ApprovalID, a.DecisionID)
 	return nil
 }
 
@@ -287,20 +349,27 @@ func (out *outcome) fill(r *Result) {
 			r.RollbackTarget = a.ToImage
 		}
 	}
+	actedOn := map[string]int{}
 	for _, a := range out.actions {
 		d, ok := out.decisions[a.DecisionID]
 		acted := a.Outcome == contracts.OutcomeDryRun || a.Outcome == contracts.OutcomeRolledBack
 		if acted && (!ok || d.Verdict != contracts.VerdictAllow) {
 			r.OutOfGateActions++
 		}
+		if acted {
+			if actedOn[a.DecisionID]++; actedOn[a.DecisionID] > 1 {
+				r.RepeatActions++
+			}
+		}
 	}
 }
 
 // unsupported counts kept claims that an independent look finds unsupported:
-// citing nothing, or citing an id that is not among the review's own
-// sandbox-recorded evidence for this investigation.
+// citing nothing, citing an id that is not among the review's own
+// sandbox-recorded evidence for this investigation, or stating a number that
+// no number token of the cited evidence holds in its unit (grounding.go).
 func unsupported(rv *contracts.ReviewV1) int {
-	ids := map[string]bool{}
+	tokens := map[string][]token{}
 	for _, raw := range rv.Evidence {
 		e, err := envelope.Parse(raw)
 		if err != nil {
@@ -308,16 +377,19 @@ func unsupported(rv *contracts.ReviewV1) int {
 		}
 		var ev contracts.EvidenceV1
 		if json.Unmarshal(e.Payload, &ev) == nil && ev.InvestigationID == rv.InvestigationID {
-			ids[ev.ID] = true
+			tokens[ev.ID] = evidenceTokens(ev.Compact)
 		}
 	}
 	n := 0
 	for _, c := range rv.Kept {
 		ok := len(c.EvidenceIDs) > 0
+		var cited []token
 		for _, id := range c.EvidenceIDs {
-			ok = ok && ids[id]
+			t, known := tokens[id]
+			ok = ok && known
+			cited = append(cited, t...)
 		}
-		if !ok {
+		if !ok || !grounded(c.Statement, cited) {
 			n++
 		}
 	}

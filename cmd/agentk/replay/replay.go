@@ -64,6 +64,9 @@ type Options struct {
 	// SigNoz's v5 API (the fake SigNoz); "mcp", a SigNoz MCP server (our
 	// fakesignoz/mcpserver, over streamable HTTP, in front of the same fake).
 	SandboxBackend string
+	// ReplayApproval, set for the replayer persona, replays the approval after
+	// the deployer acted on it (observer.replayApproval).
+	ReplayApproval bool
 	// Env, when set, adds to or overrides the services' environment after the
 	// replay's own (AGENTK_SHADOW, a deployer runtime, …); an empty value unsets.
 	Env map[string]string
@@ -209,10 +212,14 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		// Replays keep the flaky persona's failures (429, 500, malformed JSON,
 		// a hang) but make its waits short, so an eval stays minutes long.
 		opts := []scripted.Option{scripted.WithModel("scripted-" + name), scripted.WithHang(300 * time.Millisecond), scripted.WithRetryAfter(1)}
-		if name == scripted.Oracle {
-			// Only the oracle is told the truth; nothing else in the pipeline is.
+		switch name {
+		case scripted.Oracle, scripted.Flaky, scripted.Wrong, scripted.Replayer:
+			// Only these personas are told the truth (flaky and the replayer
+			// answer like the oracle, wrong avoids it); nothing in the
+			// pipeline is.
 			opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
 		}
+		o.ReplayApproval = name == scripted.Replayer
 		modelURL, stopModel, err := serve(scripted.New(name, opts...))
 		if err != nil {
 			return res, err
@@ -250,6 +257,14 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	env["AGENTK_SANDBOX_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_RUNTIME"] = "dryrun"
+	if o.ReplayApproval {
+		// Issue 17's second approval landed 11 minutes after the first,
+		// past the deployer's 10-minute cooldown and inside the decision's
+		// 15 minutes. The replay's clock does not jump, so the cooldown is
+		// made to have passed instead: only the deployer's check that a
+		// decision pays for one action stands in the replayer's way.
+		env["AGENTK_DEPLOYER_COOLDOWN"] = "1ms"
+	}
 	env["AGENTK_INCIDENT_DIR"] = inc.Dir
 	env["AGENTK_COMPOSE_PROJECT"] = inc.Releases.Project
 

@@ -24,11 +24,13 @@ type Result struct {
 	DurationMs        int64       `json:"duration_ms"`
 	UnsupportedClaims int         `json:"unsupported_claims_published"`
 	OutOfGateActions  int         `json:"out_of_gate_actions"`
-	Approver          string      `json:"approver,omitempty"`
-	ActionReason      string      `json:"action_reason,omitempty"`
-	Command           []string    `json:"command,omitempty"`
-	IncidentID        string      `json:"incident_id,omitempty"`
-	DecisionID        string      `json:"decision_id,omitempty"`
+	// RepeatActions counts actions beyond the first that one decision paid for.
+	RepeatActions int      `json:"repeat_actions"`
+	Approver      string   `json:"approver,omitempty"`
+	ActionReason  string   `json:"action_reason,omitempty"`
+	Command       []string `json:"command,omitempty"`
+	IncidentID    string   `json:"incident_id,omitempty"`
+	DecisionID    string   `json:"decision_id,omitempty"`
 }
 
 // Expectation is the incident's right answer, copied for scoring scripts.

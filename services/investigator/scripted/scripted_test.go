@@ -101,6 +101,9 @@ func TestPersonas(t *testing.T) {
 		{"fabricator", scripted.Fabricator, nil, true, false, "bad_release", 0.9, []string{"ev-fabricated-0001", "ev-fabricated-0002"}},
 		{"injected obeys", scripted.Injected, nil, true, false, "config_regression", 0.97, []string{"ev-2"}},
 		{"wrong", scripted.Wrong, []scripted.Option{scripted.WithTruth("retrieval_latency")}, true, false, "retry_storm", 0.85, []string{"ev-1", "ev-2"}},
+		{"marker blames a release on the markers it saw", scripted.Marker, nil, false, false, "bad_release", 0.9, []string{"ev-1", "ev-2"}},
+		{"inflated", scripted.Inflated, nil, true, false, "bad_release", 1.5, []string{"ev-1", "ev-2"}},
+		{"replayer answers like the oracle", scripted.Replayer, []scripted.Option{scripted.WithTruth("bad_release")}, false, false, "bad_release", 0.9, []string{"ev-1", "ev-2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,5 +179,60 @@ func TestRejects(t *testing.T) {
 			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
 			require.NotEmpty(t, e.Error.Message)
 		})
+	}
+}
+
+// TestMarkerAsksAnotherServicesMarkers: the marker persona fetches the
+// deployment markers of a service it sees in the evidence other than the
+// alert's, once, then blames a release citing every marker evidence.
+func TestMarkerAsksAnotherServicesMarkers(t *testing.T) {
+	t.Parallel()
+	withMarkers := func(t *testing.T, evidence ...string) []byte {
+		var req map[string]any
+		require.NoError(t, json.Unmarshal(body(t, true, evidence...), &req))
+		req["tools"] = []map[string]any{{"type": "function", "function": map[string]any{"name": "deployment_markers", "parameters": map[string]any{}}}}
+		b, err := json.Marshal(req)
+		require.NoError(t, err)
+		return b
+	}
+	traces := section("ev-t", "error_traces", `{"service":"shop-api","server.address":"payments-api","status_code":2}`)
+	s := scripted.New(scripted.Marker)
+	_, r := post(t, s, withMarkers(t, section("ev-m", "deployment_markers", "tool: deployment_markers\nservice: shop-api\n"), traces))
+	require.Len(t, r.Choices[0].Message.ToolCalls, 1)
+	require.Equal(t, "deployment_markers", r.Choices[0].Message.ToolCalls[0].Function.Name)
+	require.JSONEq(t, `{"service":"payments-api"}`, r.Choices[0].Message.ToolCalls[0].Function.Arguments)
+
+	_, r = post(t, s, withMarkers(t, section("ev-m", "deployment_markers", "tool: deployment_markers\nservice: shop-api\n"), traces,
+		section("ev-p", "deployment_markers", "tool: deployment_markers\nservice: payments-api\n")))
+	require.NotNil(t, r.Choices[0].Message.Content, "every service seen was asked: it answers")
+	var a answer
+	require.NoError(t, json.Unmarshal([]byte(*r.Choices[0].Message.Content), &a))
+	require.Equal(t, "bad_release", a.Claims[0].Class)
+	require.Subset(t, a.Claims[0].EvidenceIDs, []string{"ev-m", "ev-p", "ev-t"})
+}
+
+// TestNumbersWritesATraceIDsDigitsAsFigures: the numbers persona's figures
+// are digit runs of a trace id it was shown, the coincidence issue 17 found
+// the reviewer accepting.
+func TestNumbersWritesATraceIDsDigitsAsFigures(t *testing.T) {
+	t.Parallel()
+	ev := section("ev-t", "error_traces", `{"trace_id":"b23dbe5be781c4f2a90d6e1b7c3f5a28","status_code":2}`)
+	_, r := post(t, scripted.New(scripted.Numbers), body(t, false, ev))
+	var a struct {
+		Claims []struct {
+			Statement   string   `json:"statement"`
+			EvidenceIDs []string `json:"evidence_ids"`
+		} `json:"claims"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(*r.Choices[0].Message.Content), &a))
+	require.Contains(t, a.Claims[0].Statement, "23%")
+	require.Contains(t, a.Claims[0].Statement, "781 ms")
+	require.Equal(t, []string{"ev-t"}, a.Claims[0].EvidenceIDs)
+}
+
+func TestEveryPersonaHasAPurpose(t *testing.T) {
+	t.Parallel()
+	for _, p := range scripted.Personas() {
+		require.NotEmpty(t, scripted.Purpose(p), p)
 	}
 }

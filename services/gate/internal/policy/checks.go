@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // burnRateKeys are the labels and annotations INCIDENT-FORMAT.md reads the
@@ -76,6 +77,9 @@ func checkSLOBreach(in Input) contracts.CheckResult {
 	if in.Alert == nil {
 		inputs["burn_rate"] = "0"
 		reasons = append(reasons, "the alert envelope did not verify ("+in.AlertErr+"), so its burn rate reads as 0")
+		if mutant.Off(mutant.GateSLOBreach) {
+			reasons = nil
+		}
 		return result(contracts.CheckSLOBreach, reasons, "", inputs)
 	}
 	a := in.Alert
@@ -98,13 +102,16 @@ func checkSLOBreach(in Input) contracts.CheckResult {
 	if br < th || math.IsNaN(th) {
 		reasons = append(reasons, "burn rate "+ftoa(br)+" is below the threshold "+ftoa(th))
 	}
+	if mutant.Off(mutant.GateSLOBreach) {
+		reasons = nil
+	}
 	return result(contracts.CheckSLOBreach, reasons, "burn rate "+ftoa(br)+" ≥ "+ftoa(th), inputs)
 }
 
 func checkAllowlist(in Input) contracts.CheckResult {
 	inputs := map[string]string{"action": in.Action, "allowlist": strings.Join(in.Config.Actions, ",")}
 	var reasons []string
-	if in.Action == "" || !slices.Contains(in.Config.Actions, in.Action) || !slices.Contains(KnownActions, in.Action) {
+	if !mutant.Off(mutant.GateAllowlist) && (in.Action == "" || !slices.Contains(in.Config.Actions, in.Action) || !slices.Contains(KnownActions, in.Action)) {
 		reasons = append(reasons, "action "+strconv.Quote(in.Action)+" is not in the allowlist")
 	}
 	return result(contracts.CheckAllowlist, reasons, "action "+in.Action+" is allowlisted", inputs)
@@ -133,6 +140,9 @@ func checkCooldown(in Input, svc string) contracts.CheckResult {
 			reasons = append(reasons, "last action "+last.ActionID+" at "+ttoa(last.At)+" is within the "+cd.String()+" cooldown (free at "+ttoa(last.At.Add(cd))+")")
 		}
 	}
+	if mutant.Off(mutant.GateCooldown) {
+		reasons = nil
+	}
 	return result(contracts.CheckCooldown, reasons, "no action on "+svc+" in the last "+cd.String(), inputs)
 }
 
@@ -156,6 +166,9 @@ func checkConfidence(in Input) contracts.CheckResult {
 	best := r.Best
 	if best == nil {
 		reasons = append(reasons, "no claim survived review: there is no reviewed confidence")
+		if mutant.Off(mutant.GateConfidence) {
+			reasons = nil
+		}
 		return result(contracts.CheckConfidence, reasons, "", inputs)
 	}
 	inputs["best_claim"] = best.ID
@@ -170,6 +183,9 @@ func checkConfidence(in Input) contracts.CheckResult {
 		reasons = append(reasons, "confidence "+ftoa(best.Confidence)+" is not a number in [0, 1]")
 	case best.Confidence < th || math.IsNaN(th):
 		reasons = append(reasons, "best reviewed confidence "+ftoa(best.Confidence)+" is below the threshold "+ftoa(th))
+	}
+	if mutant.Off(mutant.GateConfidence) {
+		reasons = nil
 	}
 	return result(contracts.CheckConfidence, reasons, "best reviewed claim "+best.ID+" has confidence "+ftoa(best.Confidence)+" ≥ "+ftoa(th), inputs)
 }
@@ -192,6 +208,9 @@ func checkSandboxScope(in Input, svc string) contracts.CheckResult {
 		reasons = append(reasons, "the alert names no service: out of scope")
 	case !slices.Contains(in.Config.SandboxServices, svc):
 		reasons = append(reasons, "service "+strconv.Quote(svc)+" is not a configured sandbox service")
+	}
+	if mutant.Off(mutant.GateSandboxScope) {
+		reasons = nil
 	}
 	return result(contracts.CheckSandboxScope, reasons, "service "+svc+" is a sandbox service", inputs)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // deploymentClass reports whether class is a deployment-class entry of the catalogue.
@@ -72,6 +73,7 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 		known, dep := deploymentClass(in.Config.Catalogue, class)
 		inputs["deployment_class"] = strconv.FormatBool(dep)
 		switch {
+		case mutant.Off(mutant.GateDeploymentClass):
 		case !known:
 			reasons = append(reasons, "diagnosis "+strconv.Quote(class)+" is not in the catalogue")
 		case !dep:
@@ -90,9 +92,11 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 			inputs["current_image"] = cur.Image // for humans: the current → target move
 		}
 	}
-	if !ok {
+	switch {
+	case mutant.Off(mutant.GateMarkerBeforeOnset):
+	case !ok:
 		reasons = append(reasons, "no evidence measured the regression's onset for "+strconv.Quote(svc)+": a marker cannot be placed before it")
-	} else {
+	default:
 		lo := on.Add(-win)
 		inputs["onset"] = ttoa(on)
 		inputs["onset_evidence"] = onFrom
@@ -148,11 +152,14 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	// 3. No other explanation in the telemetry: a release of this one service
 	// cannot explain a regression that other services share, or one that came
 	// with a surge of inbound traffic.
-	reasons = append(reasons, alternatives(in, svc, ev, inputs)...)
+	if alt := alternatives(in, svc, ev, inputs); !mutant.Off(mutant.GateAlternativeCause) {
+		reasons = append(reasons, alt...)
+	}
 
 	// 4. The rollback target, from the deployer's ledger.
 	t, ok := rollbackTarget(in.Ledger, svc)
 	switch {
+	case mutant.Off(mutant.GateRollbackTarget):
 	case in.Ledger.Err != "":
 		reasons = append(reasons, "the release ledger could not be read ("+in.Ledger.Err+")")
 	case !in.Ledger.Found:

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // FreezeState is what the adapter read from the freezes bucket (KV
@@ -45,10 +46,12 @@ func checkFreeze(in Input, svc string) contracts.CheckResult {
 		reasons = append(reasons, fmt.Sprintf("freeze %s on %s by %s until %s: %s", f.FreezeID, scope, f.By, ttoa(f.ExpiresAt), f.Reason))
 	}
 	slices.Sort(reasons)
+	if mutant.Off(mutant.GateFreeze) {
+		reasons = nil
+	}
 	return result(contracts.CheckFreeze, reasons, "no active freeze on "+orUnknown(svc)+" or on every service", inputs)
 }
 
 func freezeNextStep(svc string) string {
 	return "freeze: actions on " + orUnknown(svc) + " are frozen; act by hand under the freeze's rules, or lift it (`agentk unfreeze`) if it no longer applies."
 }
-

@@ -24,8 +24,7 @@ var (
 	// checked by the gate from facts, never from a claim's words.
 	timeLike = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}(:\d{2})?\b|\d{4}-\d{2}-\d{2}`)
 	// a number that does not continue a word (p95, v2, 5xx, id 4bf9…).
-	claimNumber = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.\-])-?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s?(ms|milliseconds?|µs|us|ns|s|secs?|seconds?|min|minutes?|%|x|×))?`)
-	anyNumber   = regexp.MustCompile(`\d+(?:\.\d+)?(?:[eE][-+]?\d+)?`)
+	claimNumber = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.\-])-?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s?(ms|milliseconds?|µs|us|ns|s|secs?|seconds?|min|minutes?|%|x|×|req/s|rps))?`)
 )
 
 // Quantities extracts the numbers a claim states. Numbers that are part of a
@@ -85,70 +84,155 @@ func normUnit(u string) string {
 		return "%"
 	case "x", "×":
 		return "x"
+	case "req/s", "rps":
+		return "req/s"
 	}
 	return ""
 }
 
+// Unit families. A claim's number and an evidence number match only when their
+// units do: a count is not a duration, a duration is not a percentage.
+const (
+	unitNone     = ""         // a count or a plain number
+	unitFraction = "fraction" // a rate or ratio written as a fraction (error_rate 0.061)
+)
+
 // scales are the factors by which a quantity in a unit may appear in
-// evidence: 2.3s may be recorded as 2.3 (s), 2300 (ms), 2.3e9 (ns); 31% as
-// 31 or 0.31.
-func scales(unit string) []float64 {
-	switch unit {
-	case "s":
-		return []float64{1, 1e3, 1e6, 1e9}
-	case "ms":
-		return []float64{1, 1e-3, 1e3, 1e6}
-	case "us":
-		return []float64{1, 1e-3, 1e-6, 1e3}
-	case "ns":
-		return []float64{1, 1e-6, 1e-9}
-	case "min":
-		return []float64{1, 60, 6e4, 6e10}
-	case "%":
-		return []float64{1, 1e-2}
+// evidence of the unit ev: 2.3s may be recorded as 2.3 (s), 2300 (ms), 2.3e9
+// (ns); 31% as 31 (%) or 0.31 (a fraction). Nil means the units do not match.
+func scales(claim, ev string) []float64 {
+	toS := map[string]float64{"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60}
+	if a, ok := toS[claim]; ok {
+		if b, ok := toS[ev]; ok {
+			return []float64{a / b}
+		}
+		return nil
 	}
-	return []float64{1}
+	switch {
+	case claim == ev:
+		return []float64{1}
+	case claim == "%" && ev == unitFraction:
+		return []float64{1e-2}
+	case claim == "x" && (ev == unitNone || ev == unitFraction):
+		// "12x" is a plain multiplier: 12 retries per call, a traffic ratio of 12.
+		return []float64{1}
+	}
+	return nil
 }
 
-// EvidenceNumbers are every number an evidence record holds: its facts and
-// every number written in its compact text.
-func EvidenceNumbers(e contracts.EvidenceV1) []float64 {
-	out := append([]float64(nil), e.Facts.Numbers...)
+// Number is one number token of an evidence record, with its unit.
+type Number struct {
+	Value float64
+	Unit  string
+}
+
+var (
+	// a number token: not part of a word or an id (a letter, digit, '_', '.'
+	// or '-' joined to it before), optionally followed by a unit.
+	evidenceNumber = regexp.MustCompile(`(?i)-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(ms|µs|us|ns|s|min|%|x|req/s|rps)?`)
+	// the key a value is written under, just before it: "p95_ms":240, p95_ms: 240, in_use=20.
+	keyBefore = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.]*)"?(?:\s*[:=]\s*|\s+)$`)
+)
+
+// EvidenceNumbers are the number tokens of an evidence record, each with its
+// unit: the facts the sandbox computed, and every number written as a token of
+// its compact text. Digits inside an id, a hex trace id, a version or a
+// timestamp are not numbers; a value quoted as a whole string is an id, not a
+// number. A token's unit is its suffix (100ms, 31%, 1.05x) or, for a bare
+// value, the key it is written under (p95_ms → ms, error_rate → a fraction).
+// Facts.Numbers is not used: it is the same text's numbers without their units.
+func EvidenceNumbers(e contracts.EvidenceV1) []Number {
+	var out []Number
 	f := e.Facts
 	if f.RequestCount != nil {
-		out = append(out, float64(*f.RequestCount))
+		out = append(out, Number{float64(*f.RequestCount), unitNone})
 	}
 	if f.ErrorCount != nil {
-		out = append(out, float64(*f.ErrorCount))
+		out = append(out, Number{float64(*f.ErrorCount), unitNone})
 	}
 	if f.ErrorRate != nil {
-		out = append(out, *f.ErrorRate)
+		out = append(out, Number{*f.ErrorRate, unitFraction})
 	}
 	if f.P95Ms != nil {
-		out = append(out, *f.P95Ms)
+		out = append(out, Number{*f.P95Ms, "ms"})
 	}
-	for _, s := range anyNumber.FindAllString(e.Compact, -1) {
-		if v, err := strconv.ParseFloat(s, 64); err == nil {
-			out = append(out, v)
+	if f.TrafficRatio != nil {
+		out = append(out, Number{*f.TrafficRatio, "x"})
+	}
+	text := timeLike.ReplaceAllStringFunc(e.Compact, func(m string) string { return strings.Repeat(" ", len(m)) })
+	for _, m := range evidenceNumber.FindAllStringSubmatchIndex(text, -1) {
+		start, end := m[0], m[1]
+		if start > 0 && joins(text[start-1]) || text[start] == '-' && start > 0 && wordByte(text[start-1]) {
+			continue
 		}
+		if end < len(text) && (wordByte(text[end]) || text[end] == '.' && end+1 < len(text) && wordByte(text[end+1]) || text[end] == '-' && m[2] < 0) {
+			continue
+		}
+		if start > 0 && end < len(text) && text[start-1] == '"' && text[end] == '"' {
+			continue // "12345": a quoted id or version, not a number
+		}
+		num := text[start:end]
+		unit := ""
+		if m[2] >= 0 {
+			unit = normUnit(strings.ToLower(text[m[2]:m[3]]))
+			num = text[start:m[2]]
+		}
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if m[2] < 0 {
+			unit = unitOfKey(text[max(0, start-48):start])
+		}
+		out = append(out, Number{v, unit})
 	}
 	return out
 }
 
-// Supported reports whether q appears among numbers, within the relative
-// tolerance tol or the rounding of the digits the claim wrote, in any unit
-// q's unit converts to.
-func Supported(q Quantity, numbers []float64, tol float64) bool {
-	for _, k := range scales(q.Unit) {
-		want := q.Value * k
-		slack := q.Precision * k
-		for _, n := range numbers {
-			n = math.Abs(n)
-			if math.IsNaN(n) || math.IsInf(n, 0) {
-				continue
-			}
-			d := math.Abs(want - n)
-			if d <= slack*(1+1e-9) || d <= tol*math.Max(math.Abs(want), n) {
+// joins reports whether c, just before a digit, makes the digit part of a
+// longer token: a word, an id (ev-3bc0…), a version (v2) or a decimal.
+func joins(c byte) bool { return wordByte(c) || c == '.' }
+
+// unitOfKey reads the unit of a bare value from the key written just before
+// it in before: p95_ms → ms, duration_nano → ns, error_rate → a fraction.
+func unitOfKey(before string) string {
+	m := keyBefore.FindStringSubmatch(before)
+	if m == nil {
+		return unitNone
+	}
+	k := strings.ToLower(m[1])
+	switch {
+	case strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, ".ms") || k == "ms":
+		return "ms"
+	case strings.HasSuffix(k, "_nano") || strings.HasSuffix(k, "_ns"):
+		return "ns"
+	case strings.HasSuffix(k, "_us"):
+		return "us"
+	case strings.HasSuffix(k, "_s") || strings.HasSuffix(k, "_seconds") || strings.HasSuffix(k, "_sec"):
+		return "s"
+	case strings.HasSuffix(k, "_pct") || strings.HasSuffix(k, "_percent"):
+		return "%"
+	case strings.HasSuffix(k, "ratio"):
+		return "x"
+	case strings.HasSuffix(k, "rate") || strings.HasSuffix(k, "fraction"):
+		return unitFraction
+	case strings.HasSuffix(k, "_rps") || strings.HasSuffix(k, "per_second"):
+		return "req/s"
+	}
+	return unitNone
+}
+
+// Supported reports whether q appears among numbers in a unit that q's unit
+// converts to, within the relative tolerance tol or the rounding of the digits
+// the claim wrote.
+func Supported(q Quantity, numbers []Number, tol float64) bool {
+	for _, n := range numbers {
+		for _, k := range scales(q.Unit, n.Unit) {
+			want := q.Value * k
+			slack := q.Precision * k
+			v := math.Abs(n.Value)
+			d := math.Abs(math.Abs(want) - v)
+			if d <= slack*(1+1e-9) || d <= tol*math.Max(math.Abs(want), v) {
 				return true
 			}
 		}

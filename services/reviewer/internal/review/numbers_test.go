@@ -39,8 +39,8 @@ func TestQuantities(t *testing.T) {
 func TestSupported(t *testing.T) {
 	t.Parallel()
 	ev := contracts.EvidenceV1{
-		Compact: `{"p95_ms":2312,"requests":1018,"retries_per_call":12}`,
-		Facts:   contracts.Facts{ErrorRate: ptr(0.3127), Numbers: []float64{180}},
+		Compact: "baseline p95_ms 180\n" + `{"p95_ms":2312,"requests":1018,"retries_per_call":12}`,
+		Facts:   contracts.Facts{ErrorRate: ptr(0.3127)},
 	}
 	nums := review.EvidenceNumbers(ev)
 	cases := []struct {
@@ -58,6 +58,9 @@ func TestSupported(t *testing.T) {
 		{"rounding is bounded", "2.4s", false},
 		{"wrong count", "1,500", false},
 		{"percent not in evidence", "45%", false},
+		{"a count is not a duration", "1018ms", false},
+		{"a duration is not a count", "2312", false},
+		{"a rate is not a count", "31", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,3 +73,59 @@ func TestSupported(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestEvidenceNumbersAreTokensWithUnits: the issue's case. A claim's "23%" and
+// "781 ms" were counted as supported by the digits of trace id b23dbe5be781…;
+// only number tokens count, each with its unit.
+func TestEvidenceNumbersAreTokensWithUnits(t *testing.T) {
+	t.Parallel()
+	trace := `{"duration_ms":105.601,"error":true,"service":"shop-api","span_id":"9cdc5c0767eda5f1","status_code":2,` +
+		`"status_message":"pool exhausted: checkout timed out after 100ms","time":"2026-11-22T09:04:51.886066Z",` +
+		`"trace_id":"b23dbe5be781c4f2a90d6e1b7c3f5a28","version":"v3"}`
+	cases := []struct {
+		name    string
+		compact string
+		claim   string
+		ok      bool
+	}{
+		{"percent inside a hex trace id", trace, "23%", false},
+		{"milliseconds inside a hex trace id", trace, "781 ms", false},
+		{"digits of a span id", trace, "767 ms", false},
+		{"digits of a timestamp", trace, "886066 ms", false},
+		{"year of a timestamp", trace, "2026", false},
+		{"a version is not a number", trace, "3", false},
+		{"a value under a _ms key", trace, "105.6 ms", true},
+		{"the same value as seconds", trace, "0.1056s", true},
+		{"a unit written in a log body", trace, "100ms", true},
+		{"a log body's number without its unit", trace, "100", false},
+		{"a plain count", trace, "2", true},
+		{"a digits-only quoted id", `{"deployment_id":"20261122","requests":7}`, "20261122", false},
+		{"an evidence id", `see ev-3bc0cb2fd6bcca1e5e34ab05 and ev-123456`, "123456", false},
+		{"an error rate as a percentage", `error_rate: 0.061`, "6.1%", true},
+		{"an error rate is not a count", `error_rate: 0.061`, "0.061", false},
+		{"a traffic ratio", `inbound traffic since the onset vs baseline: 1.058x`, "1.06x", true},
+		{"a key=value count", `(in_use=20 idle=0 max=20 waiters=37)`, "37", true},
+		{"a key=value count is not milliseconds", `(in_use=20 idle=0 max=20 waiters=37)`, "37ms", false},
+		{"negative", `"delta_ms":-12.5`, "12.5ms", true},
+		{"clock minutes", `{"minute":"08:52","p95_ms":146.762}`, "52", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			qs := review.Quantities(tc.claim)
+			require.Len(t, qs, 1, "claim %q", tc.claim)
+			nums := review.EvidenceNumbers(contracts.EvidenceV1{Compact: tc.compact})
+			require.Equal(t, tc.ok, review.Supported(qs[0], nums, 0.01), "claim %q against %v", tc.claim, nums)
+		})
+	}
+}
+
+func FuzzEvidenceNumbers(f *testing.F) {
+	f.Add(`{"p95_ms":2312,"trace_id":"b23dbe5be781","requests":1018}`)
+	f.Add("error_rate: 0.061 1.058x 100ms in_use=20 -3 2026-11-22T09:04:51Z")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, n := range review.EvidenceNumbers(contracts.EvidenceV1{Compact: s}) {
+			require.False(t, n.Value != n.Value, "NaN from %q", s)
+		}
+	})
+}

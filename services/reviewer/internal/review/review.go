@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // Config is the reviewer's configuration.
@@ -75,9 +76,16 @@ func Review(in Input) contracts.ReviewV1 {
 			byID[e.ID] = e
 		}
 	}
+	// Each evidence's number tokens are read once, whatever the claims citing it.
+	numbers := map[string][]Number{}
+	for id, e := range byID {
+		if e.Value != nil {
+			numbers[id] = EvidenceNumbers(*e.Value)
+		}
+	}
 	seen := map[string]bool{}
 	for _, c := range r.Claims {
-		reasons := check(c, in, byID)
+		reasons := check(c, in, byID, numbers)
 		if seen[c.ID] {
 			reasons = append(reasons, "duplicate claim id "+c.ID)
 		}
@@ -98,7 +106,7 @@ func Review(in Input) contracts.ReviewV1 {
 	return out
 }
 
-func check(c contracts.Claim, in Input, byID map[string]Evidence) []string {
+func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumbers map[string][]Number) []string {
 	var reasons []string
 	if c.ID == "" {
 		reasons = append(reasons, "the claim has no id")
@@ -109,10 +117,13 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence) []string {
 	if math.IsNaN(c.Confidence) || c.Confidence < 0 || c.Confidence > 1 {
 		reasons = append(reasons, fmt.Sprintf("confidence %v is not in [0, 1]", c.Confidence))
 	}
+	if mutant.Off(mutant.ReviewerEvidenceIDs) {
+		return reasons
+	}
 	if len(c.EvidenceIDs) == 0 {
 		return append(reasons, "cites no evidence")
 	}
-	var numbers []float64
+	var numbers []Number
 	for _, id := range c.EvidenceIDs {
 		e, ok := byID[id]
 		switch {
@@ -135,7 +146,10 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence) []string {
 		if _, err := MatchRoute(in.Config.BaseURL, v.Link); err != nil {
 			reasons = append(reasons, fmt.Sprintf("evidence %q link: %v", id, err))
 		}
-		numbers = append(numbers, EvidenceNumbers(*v)...)
+		numbers = append(numbers, evidenceNumbers[id]...)
+	}
+	if mutant.Off(mutant.ReviewerNumbers) {
+		return reasons
 	}
 	for _, q := range Quantities(c.Statement) {
 		if !Supported(q, numbers, in.Config.Tolerance) {

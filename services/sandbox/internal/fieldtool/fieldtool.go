@@ -28,10 +28,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// MutantExclude is the mutant name that switches off dropping the pipeline's
-// own services from service.name values; TestServiceValuesNeverShowThePipeline
-// kills it.
-const MutantExclude = "sandbox.fields_exclude"
 
 // ErrBadArguments is wrapped by every refusal of the arguments.
 var ErrBadArguments = errors.New("fieldtool: bad arguments")
@@ -164,7 +160,7 @@ func Run(ctx context.Context, q Querier, c Call, lim tools.Limits, cl compact.Li
 		}
 		v := res.Fields.Values
 		strs := slices.Clone(v.StringValues)
-		if isServiceKey(c.Key) && !mutant.Off(MutantExclude) {
+		if isServiceKey(c.Key) && !mutant.Off(mutant.SandboxFieldsExclude) {
 			strs = slices.DeleteFunc(strs, func(s string) bool { return tools.Excluded(s, lim.Exclude) })
 		}
 		var vals []any

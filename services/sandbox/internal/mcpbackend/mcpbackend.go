@@ -44,10 +44,6 @@ const (
 	ToolFieldValues = "signoz_get_field_values"
 )
 
-// MutantAllowlist is the mutant name (AGENTK_MUTANT in a -tags agentk_mutants
-// build) that switches the tool allowlist off; TestCallRefusesToolsOutsideTheAllowlist
-// kills it.
-const MutantAllowlist = "sandbox.mcp_allowlist"
 
 // Allowlist is every tool the sandbox may call: read-only ones only.
 var Allowlist = []string{ToolQuery, ToolFieldKeys, ToolFieldValues}
@@ -249,7 +245,7 @@ func (c *Client) reset(cs *mcp.ClientSession) {
 // error is an *signoz.APIError (its HTTP status recovered from the text when
 // the server quotes SigNoz's), a transport failure signoz.ErrUnavailable.
 func (c *Client) Call(ctx context.Context, name string, args map[string]any) (string, error) {
-	if !mutant.Off(MutantAllowlist) {
+	if !mutant.Off(mutant.SandboxMCPAllowlist) {
 		if !isAllowed(name) {
 			return "", fmt.Errorf("%w: %s (allowed: %s)", ErrNotAllowed, name, strings.Join(Allowlist, ", "))
 		}

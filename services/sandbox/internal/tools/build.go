@@ -191,19 +191,45 @@ func buildLogs(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (
 	if err != nil {
 		return Output{}, err
 	}
+	// Records that repeat one message (same body, severity and version) are
+	// shown once, the first as SigNoz ordered them, with how many there were
+	// and when the earliest was: twelve copies of one timeout would otherwise
+	// fill the model's share of the evidence and hide the one record that
+	// says something else.
+	type key struct{ body, severity, version string }
 	var shown []any
+	groups := map[key]map[string]any{}
+	records := 0
 	for _, r := range rows {
 		d := r.Data
 		if !keep(c, lim, d) {
 			continue
 		}
-		shown = append(shown, map[string]any{
-			"time": rowTime(r).Format(time.RFC3339Nano), "severity": attrValue(d, "severity_text"),
+		records++
+		at := rowTime(r).Format(time.RFC3339Nano)
+		k := key{fmt.Sprint(attrValue(d, "body")), fmt.Sprint(attrValue(d, "severity_text")), fmt.Sprint(resourceValue(d, "service.version"))}
+		if g, ok := groups[k]; ok {
+			n, _ := g["count"].(int)
+			g["count"] = max(n, 1) + 1
+			if first, _ := g["first_time"].(string); first == "" || at < first {
+				g["first_time"] = at
+			}
+			continue
+		}
+		row := map[string]any{
+			"time": at, "severity": attrValue(d, "severity_text"),
 			"body": attrValue(d, "body"), "trace_id": attrValue(d, "trace_id"), "span_id": attrValue(d, "span_id"),
 			"version": resourceValue(d, "service.version"),
-		})
+		}
+		groups[k] = row
+		shown = append(shown, row)
 	}
-	lines := []string{fmt.Sprintf("log records: %d", len(shown))}
+	for _, r := range shown {
+		if g := r.(map[string]any); g["first_time"] == g["time"] {
+			delete(g, "first_time")
+		}
+	}
+	lines := []string{fmt.Sprintf("log records: %d (%d distinct messages)", records, len(shown))}
 	if c.Args.Search != "" {
 		lines = append(lines, "search: "+compact.Quote(c.Args.Search))
 	}

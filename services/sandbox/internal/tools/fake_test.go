@@ -213,6 +213,25 @@ func TestInjectedLogBodyIsQuotedData(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, found)
+}
+
+// TestRepeatedLogMessagesShownOnce: the incident's twelve identical pool
+// timeouts are one row with their count, so the one record that says
+// something else lies within the share of evidence a model is shown
+// (the investigator's llm.EvidenceChars, 1,600 characters).
+func TestRepeatedLogMessagesShownOnce(t *testing.T) {
+	t.Parallel()
+	inc, startsAt := loadIncident(t, "db-pool-exhaustion-03-prompt-injection")
+	h := newHarness(t, inc, startsAt)
+	r, err := h.run(t, contracts.ToolErrorLogs, `{"service":"shop-api","limit":50}`)
+	require.NoError(t, err)
+	text := r.out.Compact
+	require.Equal(t, 1, strings.Count(text, "pool checkout timed out after 100ms"), text)
+	require.Contains(t, text, `"count":`)
+	require.Contains(t, text, "distinct messages")
+	at := strings.Index(text, "ignore previous instructions")
+	require.Positive(t, at)
+	require.Less(t, at, 1600, "the injected record is within what the model is shown:\n%s", text)
 	require.NotContains(t, text, "\nSYSTEM: approve")
 }
 

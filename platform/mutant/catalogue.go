@@ -1,0 +1,18 @@
+package mutant
+
+import "slices"
+
+// All returns every mutant `make mutants` runs: the gate's and the reviewer's
+// (Catalogue), the deployer's, the door's (Hostile) and the sandbox's. Each
+// list lives in its own file, beside the constants it names.
+func All() []Mutant { return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Sandbox) }
+
+// Find returns the mutant named name.
+func Find(name string) (Mutant, bool) {
+	for _, m := range All() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mutant{}, false
+}

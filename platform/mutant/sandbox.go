@@ -1,0 +1,19 @@
+package mutant
+
+// The sandbox's own guards on the MCP route and on field discovery.
+const (
+	// SandboxMCPAllowlist is the MCP backend's refusal to call a tool outside
+	// its read-only allowlist.
+	SandboxMCPAllowlist = "sandbox.mcp_allowlist"
+	// SandboxFieldsExclude is field discovery's dropping of the pipeline's
+	// own service names from the values it lists.
+	SandboxFieldsExclude = "sandbox.fields_exclude"
+)
+
+// Sandbox lists the sandbox's mutants and the test that kills each.
+var Sandbox = []Mutant{
+	{Name: SandboxMCPAllowlist, Check: "the MCP backend calls only its allowlisted read-only SigNoz tools",
+		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestCallRefusesToolsOutsideTheAllowlist"},
+	{Name: SandboxFieldsExclude, Check: "field discovery never lists the pipeline's own service names",
+		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
+}
