@@ -364,11 +364,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if err != nil {
 		return Output{}, err
 	}
-	ow := OnsetWindow(c, lim.MaxWindow)
-	on := FindOnset(minutes, BaselineEnd(ow, c.StartsAt), DefaultMargins)
+	on := FindOnset(minutes, c.StartsAt, DefaultMargins)
 	f.Onset = on.At
-	if on.At != nil {
-		alt, err := alternatives(resps[6], resps[7], resps[8], BaselineEnd(ow, c.StartsAt), *on.At)
+	if on.At == nil {
+		f.OnsetUnknown = on.Reason
+	} else {
+		alt, err := alternatives(resps[6], resps[7], resps[8], c.StartsAt, on)
 		if err != nil {
 			return Output{}, err
 		}
@@ -382,9 +383,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if f.P95Ms != nil {
 		lines = append(lines, "p95_ms: "+fmtF(*f.P95Ms))
 	}
-	lines = append(lines, fmt.Sprintf("baseline (before %s): error_rate %s, p95_ms %s", BaselineEnd(ow, c.StartsAt).Format(time.RFC3339), fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
+	if on.BaselineMinutes > 0 {
+		lines = append(lines, fmt.Sprintf("baseline (from %s, %d min with traffic, %s sampled requests, %d-minute buckets): error_rate %s, p95_ms %s",
+			on.BaselineFrom.Format(time.RFC3339), on.BaselineMinutes, fmtF(on.BaselineRequests), on.BucketMinutes, fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
+	}
 	if on.At != nil {
-		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d minutes)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
+		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
 	} else {
 		lines = append(lines, "onset: none found ("+on.Reason+")")
 	}

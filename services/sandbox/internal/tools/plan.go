@@ -37,14 +37,16 @@ const (
 	qOthersErr = "others_per_minute_errors"
 )
 
+// OnsetHistory is how far before the alert's startsAt the per-minute series
+// behind the onset reach: as much history as SigNoz keeps, up to a day. The
+// baseline is whatever of it comes back (see FindOnset), not a fixed part.
+const OnsetHistory = 24 * time.Hour
+
 // OnsetWindow is the range of the per-minute series the onset is computed
-// from: the incident window, cut to max. It does not depend on the caller.
-func OnsetWindow(c Call, max time.Duration) Window {
-	w := c.Incident
-	if w.To.Sub(w.From) > max {
-		w.To = w.From.Add(max)
-	}
-	return w
+// from: [startsAt − OnsetHistory, end of the incident window]. It does not
+// depend on the caller.
+func OnsetWindow(c Call) Window {
+	return Window{From: c.StartsAt.Add(-OnsetHistory).UTC(), To: c.Incident.To}
 }
 
 func span(name, typ string) signoz.FieldKey {
@@ -140,7 +142,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	ex := links.Explorer{From: c.Window.From, To: c.Window.To}
 	switch c.Tool {
 	case contracts.ToolServiceOverview:
-		ow := OnsetWindow(c, lim.MaxWindow)
+		ow := OnsetWindow(c)
 		byName := []signoz.FieldKey{span("name", "string")}
 		errs := and(svc, "has_error = true")
 		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
