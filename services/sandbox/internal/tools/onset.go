@@ -86,7 +86,6 @@ type bucket struct {
 	requests float64
 	errors   float64
 	p95      float64 // NaN when unknown
-	excluded bool    // part of an earlier departure that recovered
 }
 
 func (b bucket) rate() float64 { return b.errors / b.requests }
@@ -129,46 +128,32 @@ func bucketWidth(active []Minute, m Margins) int {
 	return w
 }
 
-func buckets(active []Minute, w int) []bucket {
-	var out []bucket
-	t0 := active[0].At
-	for _, x := range active {
-		k := int(x.At.Sub(t0) / (time.Duration(w) * time.Minute))
-		at := t0.Add(time.Duration(k*w) * time.Minute)
-		if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
-			out = append(out, bucket{at: at})
-		}
-		b := &out[len(out)-1]
-		b.minutes = append(b.minutes, x)
-		b.requests += x.Requests
-		b.errors += x.Errors
-	}
-	for i := range out {
+// finish sets each bucket's p95: the median of its minutes' p95.
+func finish(bs []bucket) {
+	for i := range bs {
+		slices.SortFunc(bs[i].minutes, func(a, b Minute) int { return a.At.Compare(b.At) })
 		var p []float64
-		for _, x := range out[i].minutes {
+		for _, x := range bs[i].minutes {
 			if !math.IsNaN(x.P95Ms) {
 				p = append(p, x.P95Ms)
 			}
 		}
-		out[i].p95 = math.NaN()
+		bs[i].p95 = math.NaN()
 		if len(p) > 0 {
-			out[i].p95 = median(p)
+			bs[i].p95 = median(p)
 		}
 	}
-	return out
 }
 
 // baselineOf is the robust baseline of bs: the error rate pooled over the
-// buckets less the tenth with the highest rates, the median p95 and its MAD.
+// buckets less the quarter with the highest rates (a short spike does not
+// raise it), the median p95 and its MAD.
 func baselineOf(bs []bucket, m Margins) baseline {
 	var b baseline
 	var kept []bucket
 	for _, x := range bs {
-		if x.excluded {
-			continue
-		}
 		if b.minutes == 0 {
-			b.from = x.at
+			b.from = x.minutes[0].At
 		}
 		b.minutes += len(x.minutes)
 		b.requests += x.requests
@@ -188,7 +173,7 @@ func baselineOf(bs []bucket, m Margins) baseline {
 		}
 		return 0
 	})
-	byRate = byRate[:len(byRate)-len(byRate)/10]
+	byRate = byRate[:len(byRate)-(len(byRate)+3)/4*min(1, len(byRate)/4)]
 	var req, errs float64
 	for _, x := range byRate {
 		req += x.requests
@@ -230,23 +215,36 @@ func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
 	return ""
 }
 
+func (b baseline) offAs(x bucket, m Margins, sig string) bool {
+	switch sig {
+	case "error_rate":
+		return x.requests >= m.MinRequests && x.requests > 0 && x.errors/x.requests >= b.errThr
+	case "p95":
+		return !math.IsNaN(x.p95) && x.p95 >= b.p95Thr
+	}
+	return false
+}
+
 func (b baseline) offBucket(x bucket, m Margins) string {
 	return b.off(x.requests, x.errors, x.p95, m.MinRequests)
 }
 
 // FindOnset finds the change point of a service's per-minute series: the first
 // minute of the departure from the baseline that is still under way when the
-// alert fired at alertAt. The baseline of a candidate is every minute with
-// traffic before it, less earlier departures that recovered (an earlier
-// incident does not move the onset), judged with robust statistics (a
-// trimmed pooled error rate, the median p95 and its MAD). Sparse series are
-// judged over buckets of several minutes and the onset placed at the first
-// minute of the first bucket off baseline that is itself off. Minutes need not
-// be sorted; minutes with no traffic (gaps) are skipped.
+// alert fired at alertAt. The baseline of a candidate minute is every minute
+// with traffic before it, less earlier departures that recovered (an earlier
+// incident does not move the onset), judged with robust statistics (a trimmed
+// pooled error rate, the median p95 and its MAD). Sparse series (low traffic,
+// heavy sampling) are judged over buckets of several minutes that start at the
+// candidate, so the onset found is never later than the first bucket that is
+// off, and may be up to one bucket early: a deployment inside that bucket
+// never looks like it came first. Minutes need not be sorted; minutes with no
+// traffic (gaps) are skipped.
 //
 // When the baseline before the departure is shorter than m's minimum, At is
-// nil, Short is set and Reason says so in plain words ("baseline 6 min, need
-// 10"): a gate must then fail closed.
+// nil, Short is set and Reason says so in plain words ("baseline 6 min (40
+// sampled requests) before the regression began near …, need 10 min and 30
+// sampled requests"): a gate must then fail closed.
 func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 	var active []Minute
 	for _, x := range minutes {
@@ -255,35 +253,104 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 		}
 	}
 	slices.SortFunc(active, func(a, b Minute) int { return a.At.Compare(b.At) })
+	need := fmt.Sprintf("need %d min and %s sampled requests", m.MinBaselineMinutes, fmtF(m.MinBaselineRequests))
 	if len(active) == 0 {
-		return Onset{Reason: "no traffic in the series: onset unknown"}
+		return Onset{Short: true, Reason: "no traffic in the series (baseline 0 min, " + need + "): onset unknown"}
 	}
 	w := bucketWidth(active, m)
-	bs := buckets(active, w)
-	need := fmt.Sprintf("need %d min and %s sampled requests", m.MinBaselineMinutes, fmtF(m.MinBaselineRequests))
-	latest := alertAt.Add(time.Duration(w) * time.Minute)
+	width := time.Duration(w) * time.Minute
+	latest := alertAt.Add(width)
+	excluded := make([]bool, len(active))
+
+	// backward buckets the minutes before t into w-minute buckets that end
+	// at t, skipping excluded minutes.
+	backward := func(t time.Time) []bucket {
+		var out []bucket
+		for j := len(active) - 1; j >= 0; j-- {
+			if excluded[j] || !active[j].At.Before(t) {
+				continue
+			}
+			k := int(t.Sub(active[j].At)-time.Nanosecond) / int(width)
+			at := t.Add(-time.Duration(k+1) * width)
+			if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
+				out = append(out, bucket{at: at})
+			}
+			b := &out[len(out)-1]
+			b.minutes = append(b.minutes, active[j])
+			b.requests += active[j].Requests
+			b.errors += active[j].Errors
+		}
+		slices.Reverse(out)
+		finish(out)
+		return out
+	}
+	// forward buckets the minutes from index i on into at most most w-minute
+	// buckets that start at active[i].
+	forward := func(i, most int) []bucket {
+		var out []bucket
+		for j := i; j < len(active); j++ {
+			k := int(active[j].At.Sub(active[i].At)) / int(width)
+			if k >= most {
+				break
+			}
+			at := active[i].At.Add(time.Duration(k) * width)
+			if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
+				out = append(out, bucket{at: at})
+			}
+			b := &out[len(out)-1]
+			b.minutes = append(b.minutes, active[j])
+			b.requests += active[j].Requests
+			b.errors += active[j].Errors
+		}
+		finish(out)
+		return out
+	}
+	indexAt := func(t time.Time) int {
+		i, _ := slices.BinarySearchFunc(active, t, func(x Minute, t time.Time) int { return x.At.Compare(t) })
+		return i
+	}
 
 	first := -1
-	for i := range bs {
-		if baselineOf(bs[:i], m).enough(m) {
+	var minutesSeen int
+	var requestsSeen float64
+	for i := range active {
+		if minutesSeen >= m.MinBaselineMinutes && requestsSeen >= m.MinBaselineRequests {
 			first = i
 			break
 		}
+		minutesSeen++
+		requestsSeen += active[i].Requests
 	}
-	if first < 0 || !bs[first].at.Before(latest) {
-		b := baselineOf(before(bs, alertAt), m)
+	if first < 0 || !active[first].At.Before(latest) {
+		b := baselineOf(backward(alertAt), m)
 		return Onset{BucketMinutes: w, Short: true, BaselineMinutes: b.minutes, BaselineRequests: b.requests, BaselineFrom: b.from,
 			Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the alert, %s: onset unknown", b.minutes, fmtF(b.requests), need)}
 	}
-	for i := first; i < len(bs) && bs[i].at.Before(latest); i++ {
-		base := baselineOf(bs[:i], m)
-		sig := base.offBucket(bs[i], m)
+	cached, quick := -1, baseline{}
+	for i := first; i < len(active) && active[i].At.Before(latest); i++ {
+		if excluded[i] {
+			continue
+		}
+		// A quick look against a baseline at most ten minutes old first (it
+		// holds less of any regression, so it is the more sensitive), the
+		// exact baseline only where that look sees a departure.
+		if cached < 0 || i-cached >= 10 {
+			quick, cached = baselineOf(backward(active[i].At), m), i
+		}
+		fw := forward(i, 1)
+		if quick.offBucket(fw[0], m) == "" {
+			continue
+		}
+		back := backward(active[i].At)
+		base := baselineOf(back, m)
+		fw = forward(i, len(active))
+		sig := base.offBucket(fw[0], m)
 		if sig == "" {
 			continue
 		}
-		n := min(m.Sustain, len(bs)-i)
+		n := min(m.Sustain, len(fw))
 		held := true
-		for _, y := range bs[i : i+n] {
+		for _, y := range fw[:n] {
 			if base.offBucket(y, m) == "" {
 				held = false
 				break
@@ -292,43 +359,75 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 		if !held {
 			continue
 		}
-		// How long did it last? Up to Tolerance buckets back on baseline do
-		// not end it.
-		end, back := i, 0
-		for j := i + 1; j < len(bs) && back <= m.Tolerance; j++ {
-			if base.offBucket(bs[j], m) != "" {
-				end, back = j, 0
-			} else {
-				back++
+		// The signal is the one off in every bucket of the run's start, if
+		// one is: a stray error in a slow minute does not name it.
+		for _, cand := range []string{"error_rate", "p95"} {
+			all := true
+			for _, y := range fw[:n] {
+				if !base.offAs(y, m, cand) {
+					all = false
+					break
+				}
+			}
+			if all {
+				sig = cand
+				break
 			}
 		}
-		ongoing := end >= len(bs)-1-m.Tolerance || !bs[end].at.Add(time.Duration(w)*time.Minute).Before(alertAt)
+		// How long did it last? Up to Tolerance buckets back on baseline do
+		// not end it.
+		end, gap := 0, 0
+		for j := 1; j < len(fw) && gap <= m.Tolerance; j++ {
+			if base.offBucket(fw[j], m) != "" {
+				end, gap = j, 0
+			} else {
+				gap++
+			}
+		}
+		ongoing := end >= len(fw)-1-m.Tolerance || !fw[end].at.Add(width).Before(alertAt)
 		if !ongoing {
 			// An earlier departure that recovered: not this incident, and
 			// not part of any later baseline.
-			for j := i; j <= end; j++ {
-				bs[j].excluded = true
+			stop := indexAt(fw[end].at.Add(width))
+			for j := i; j < stop; j++ {
+				excluded[j] = true
 			}
-			i = end
+			cached = -1
+			i = stop - 1
 			continue
 		}
-		if i == first && first > 0 && base.offBucket(bs[first-1], m) != "" {
+		if i == first && len(back) > 0 && base.offBucket(back[len(back)-1], m) != "" {
 			// The departure was already under way when the baseline reached
 			// its minimum: its start cannot be measured.
-			k := first - 1
-			for k > 0 && base.offBucket(bs[k-1], m) != "" {
+			k := len(back) - 1
+			for k > 0 && base.offBucket(back[k-1], m) != "" {
 				k--
 			}
-			short := baselineOf(bs[:k], m)
+			short := baselineOf(back[:k], m)
 			return Onset{BucketMinutes: w, Short: true, BaselineMinutes: short.minutes, BaselineRequests: short.requests, BaselineFrom: short.from,
 				Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
-					short.minutes, fmtF(short.requests), bs[k].at.Format(time.RFC3339), need)}
+					short.minutes, fmtF(short.requests), back[k].minutes[0].At.Format(time.RFC3339), need)}
 		}
-		at := bs[i].at
-		for _, x := range bs[i].minutes {
-			if base.off(x.Requests, x.Errors, x.P95Ms, 1) == sig {
-				at = x.At
-				break
+		// Between the last minute seen on baseline and the first seen off, the
+		// regression may have begun at any minute: take the earliest (within
+		// one bucket; a longer stretch without spans is a gap).
+		at := active[i].At
+		if i > 0 {
+			at = maxTime(active[i-1].At.Add(time.Minute), at.Add(-width))
+		}
+		// A regression that fills much of the data contaminates the
+		// baseline so that its start is found late: the best single split
+		// of the whole series before the alert says where it really began.
+		if s := splitPoint(active, alertAt, sig); s >= 0 && s < i && active[s].At.Before(at) && offAfter(active[s:i], alertAt, baselineOf(backward(active[s].At), m), m, sig) {
+			early := baselineOf(backward(active[s].At), m)
+			if !early.enough(m) {
+				return Onset{BucketMinutes: w, Short: true, BaselineMinutes: early.minutes, BaselineRequests: early.requests, BaselineFrom: early.from,
+					Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
+						early.minutes, fmtF(early.requests), active[s].At.Format(time.RFC3339), need)}
+			}
+			at, base = active[s].At, early
+			if s > 0 {
+				at = maxTime(active[s-1].At.Add(time.Minute), at.Add(-width))
 			}
 		}
 		at = at.UTC()
@@ -336,14 +435,107 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 			At: &at, Signal: sig, BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95),
 			ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
 			BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: w,
-			Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d of %d-minute buckets (baseline %d min, %s sampled requests)",
+			Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d buckets of %d min (baseline %d min, %s sampled requests)",
 				sig, at.Format(time.RFC3339), n, w, base.minutes, fmtF(base.requests)),
 		}
 	}
-	base := baselineOf(before(bs, alertAt), m)
+	base := baselineOf(backward(alertAt), m)
 	return Onset{BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95), ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
 		BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: w,
 		Reason: "no sustained departure from the baseline"}
+}
+
+// splitPoint is the index of the minute that best splits the series before
+// alertAt into a lower and a higher part of sig: the binomial likelihood
+// ratio of errors, or the CUSUM of signs around the median p95; -1 when
+// there is nothing to split.
+func splitPoint(active []Minute, alertAt time.Time, sig string) int {
+	n := 0
+	for n < len(active) && !active[n].At.After(alertAt) {
+		n++
+	}
+	if n < 2 {
+		return -1
+	}
+	best, at := 0.0, -1
+	switch sig {
+	case "error_rate":
+		var totReq, totErr float64
+		for _, x := range active[:n] {
+			totReq += x.Requests
+			totErr += x.Errors
+		}
+		ll := func(e, r float64) float64 {
+			if r == 0 || e == 0 || e == r {
+				return 0
+			}
+			p := e / r
+			return e*math.Log(p) + (r-e)*math.Log(1-p)
+		}
+		var req, errs float64
+		for s := 1; s < n; s++ {
+			req += active[s-1].Requests
+			errs += active[s-1].Errors
+			r2, e2 := totReq-req, totErr-errs
+			if r2 == 0 || req == 0 || e2/r2 <= errs/req {
+				continue
+			}
+			if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
+				best, at = v, s
+			}
+		}
+	case "p95":
+		var p []float64
+		for _, x := range active[:n] {
+			if !math.IsNaN(x.P95Ms) {
+				p = append(p, x.P95Ms)
+			}
+		}
+		if len(p) < 2 {
+			return -1
+		}
+		med := median(p)
+		cum := 0.0
+		for s := 1; s < n; s++ {
+			x := active[s-1].P95Ms
+			switch {
+			case math.IsNaN(x):
+			case x > med:
+				cum++
+			case x < med:
+				cum--
+			}
+			if -cum > best {
+				best, at = -cum, s
+			}
+		}
+	}
+	return at
+}
+
+// offAfter reports whether the minutes from the split to the candidate (and
+// not after alertAt), pooled, are off the baseline before the split in sig:
+// a split that is only noise is not.
+func offAfter(after []Minute, alertAt time.Time, base baseline, m Margins, sig string) bool {
+	var b bucket
+	for _, x := range after {
+		if x.At.After(alertAt) {
+			break
+		}
+		b.minutes = append(b.minutes, x)
+		b.requests += x.Requests
+		b.errors += x.Errors
+	}
+	bs := []bucket{b}
+	finish(bs)
+	return base.offAs(bs[0], m, sig)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func before(bs []bucket, t time.Time) []bucket {
