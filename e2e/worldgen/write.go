@@ -14,8 +14,20 @@ import (
 	"time"
 )
 
-// Write writes each world as an incident folder under dir.
+// Write writes each world as an incident folder under dir, and the
+// corpus's provenance (corpus.yaml: out-of-sample, the seed) beside them.
 func Write(dir string, ws []World) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var seed uint64
+	if len(ws) > 0 {
+		seed = ws[0].Seed
+	}
+	prov := fmt.Sprintf("name: worlds\nsource: \"e2e/worldgen seed %d, %d worlds\"\ntuned_on: false\n", seed, len(ws))
+	if err := os.WriteFile(filepath.Join(dir, "corpus.yaml"), []byte(prov), 0o644); err != nil {
+		return err
+	}
 	for _, w := range ws {
 		if err := WriteOne(dir, w); err != nil {
 			return fmt.Errorf("worldgen: %s: %w", w.ID, err)
