@@ -261,54 +261,29 @@ func (w *World) drawTimeline(r *rand.Rand) {
 }
 
 // drawTraffic draws the offered load and the sampler, then bounds what is
-// stored: at least ~4 traces a minute so that a baseline exists at all, at
-// most a budget that keeps a world's files a few megabytes (long recordings
-// store fewer traces a minute, as a real head sampler tuned for retention
-// would).
+// stored: at least 4 traces a minute so that a baseline exists at all, at
+// most a budget (≈700 traces, up to 3000 for recordings under 30 minutes)
+// that keeps a world's files a few megabytes. A busy service (over 20
+// requests/s) samples harder first, up to 1/100; then the offered load gives
+// way (a long recording at 1/1 is a quiet service).
 func (w *World) drawTraffic(r *rand.Rand) {
-	w.Rate = math.Round(logUniform(r, 0.1, 500)*100) / 100
-	samplers := []int{1, 1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100}
+	samplers := []int{1, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100}
 	w.Sampling = pick(r, samplers)
+	w.Rate = logUniform(r, 0.1, 500)
 	minutes := w.Duration().Minutes()
-	const budget = 700.0
-	// Stored per minute is Rate*60/Sampling: raise the divisor while it
-	// exceeds the budget, lower it while the stored rate is under the floor.
-	for w.Sampling < 100 && w.Rate*60/float64(w.Sampling)*minutes > budget {
-		w.Sampling = nextSampler(samplers, w.Sampling)
-	}
-	for w.Sampling > 1 && w.Rate*60/float64(w.Sampling) < 4 {
-		w.Sampling = prevSampler(samplers, w.Sampling)
-	}
-	if w.Rate*60/float64(w.Sampling)*minutes > budget*1.2 {
-		// Even 1/100 stores too much: the offered load of this recording is
-		// lowered, never the floor.
-		w.Rate = math.Max(budget*float64(w.Sampling)/(60*minutes), 4*float64(w.Sampling)/60)
-		w.Rate = math.Round(w.Rate*100) / 100
-	}
-	if w.Rate*60/float64(w.Sampling) < 4 {
-		w.Rate = math.Ceil(4*float64(w.Sampling)/60*100) / 100
-	}
-}
-
-func nextSampler(xs []int, s int) int {
-	for _, x := range xs {
-		if x > s {
-			return x
+	budget := math.Max(700, 100*math.Min(minutes, 30))
+	// A busy service samples harder before anything else gives way.
+	for _, s := range samplers {
+		if w.Rate > 20 && s > w.Sampling && w.Rate*60/float64(w.Sampling)*minutes > budget {
+			w.Sampling = s
 		}
 	}
-	return s
+	stored := math.Max(minStoredPerMinute, math.Min(w.Rate*60/float64(w.Sampling), budget/minutes))
+	w.Rate = math.Ceil(stored*float64(w.Sampling)/60*100) / 100
 }
 
-func prevSampler(xs []int, s int) int {
-	p := 1
-	for _, x := range xs {
-		if x >= s {
-			return p
-		}
-		p = x
-	}
-	return p
-}
+// minStoredPerMinute is the floor of stored traces a minute of the affected service.
+const minStoredPerMinute = 4.0
 
 // StoredPerMinute is the expected number of stored traces of the affected
 // service per minute before the onset.
@@ -378,8 +353,9 @@ func (w *World) drawDeploys(r *rand.Rand) {
 func (w *World) drawTrafficBudgetOnly() {
 	minutes := w.Duration().Minutes()
 	const budget = 900.0
-	if w.StoredPerMinute()*minutes > budget && w.StoredPerMinute() > 4 {
-		w.Rate = math.Round(math.Max(budget/minutes, 4)*float64(w.Sampling)/60*100) / 100
+	if w.StoredPerMinute()*minutes > budget && w.StoredPerMinute() > minStoredPerMinute {
+		stored := math.Max(budget/minutes, minStoredPerMinute)
+		w.Rate = math.Ceil(stored*float64(w.Sampling)/60*100) / 100
 	}
 }
 

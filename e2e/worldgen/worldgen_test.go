@@ -20,7 +20,7 @@ import (
 func TestWorldsLoadAndKeepTheirPromises(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ws := Generate(7, 40)
+	ws := Generate(7, 20)
 	require.NoError(t, Write(dir, ws))
 	classes := map[string]bool{}
 	verdicts := map[string]int{}
