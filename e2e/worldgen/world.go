@@ -155,7 +155,7 @@ func Draw(seed uint64, i int) World {
 	w.drawDeploys(r)
 	w.BurnRate = math.Round((1.5+r.Float64()*30)*10) / 10
 	w.Expect = expect(w)
-	w.ID = fmt.Sprintf("w%03d-%s-%s", i, slug(w.Class), w.Topo.Affected)
+	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w
 }
 

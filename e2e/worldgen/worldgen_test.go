@@ -127,3 +127,26 @@ func TestExpect(t *testing.T) {
 		})
 	}
 }
+
+// TestCICorpus: the CI corpus is at least 200 worlds with distinct ids,
+// every class, and allows as well as denies.
+func TestCICorpus(t *testing.T) {
+	t.Parallel()
+	ids := map[string]bool{}
+	classes := map[string]int{}
+	allow := 0
+	for _, b := range CI {
+		for _, w := range Generate(b.Seed, b.N) {
+			require.False(t, ids[w.ID], "duplicate id %s", w.ID)
+			ids[w.ID] = true
+			classes[w.Class]++
+			if w.Expect.Verdict == contracts.VerdictAllow {
+				allow++
+			}
+		}
+	}
+	require.GreaterOrEqual(t, len(ids), 200)
+	require.Len(t, classes, 10)
+	require.Greater(t, allow, 30)
+	require.Greater(t, len(ids)-allow, 100)
+}

@@ -14,20 +14,34 @@ import (
 	"time"
 )
 
-// Write writes each world as an incident folder under dir, and the
-// corpus's provenance (corpus.yaml: out-of-sample, the seed) beside them.
-func Write(dir string, ws []World) error {
+// Batch is n worlds drawn from one seed.
+type Batch struct {
+	Seed uint64
+	N    int
+}
+
+// CI is the world corpus CI draws and evaluates: 200 worlds from fixed seeds.
+var CI = []Batch{{Seed: 18, N: 120}, {Seed: 1018, N: 80}}
+
+// WriteCorpus writes every batch's worlds as incident folders under dir and
+// the corpus's provenance (corpus.yaml: out-of-sample, the seeds) beside them.
+func WriteCorpus(dir string, batches []Batch) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var seed uint64
-	if len(ws) > 0 {
-		seed = ws[0].Seed
+	var seeds []string
+	for _, b := range batches {
+		seeds = append(seeds, fmt.Sprintf("%d×%d", b.Seed, b.N))
+		if err := Write(dir, Generate(b.Seed, b.N)); err != nil {
+			return err
+		}
 	}
-	prov := fmt.Sprintf("name: worlds\nsource: \"e2e/worldgen seed %d, %d worlds\"\ntuned_on: false\n", seed, len(ws))
-	if err := os.WriteFile(filepath.Join(dir, "corpus.yaml"), []byte(prov), 0o644); err != nil {
-		return err
-	}
+	prov := fmt.Sprintf("name: worlds\nsource: \"e2e/worldgen, seed×worlds %s\"\ntuned_on: false\n", strings.Join(seeds, ", "))
+	return os.WriteFile(filepath.Join(dir, "corpus.yaml"), []byte(prov), 0o644)
+}
+
+// Write writes each world as an incident folder under dir.
+func Write(dir string, ws []World) error {
 	for _, w := range ws {
 		if err := WriteOne(dir, w); err != nil {
 			return fmt.Errorf("worldgen: %s: %w", w.ID, err)
