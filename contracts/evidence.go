@@ -56,6 +56,10 @@ type Facts struct {
 	// or latency left their baseline within minutes of this service's onset: a
 	// shared cause that rolling back this one service would not fix.
 	CoRegressed []string `json:"co_regressed,omitempty"`
+	// Propagated lists other services that regressed with this one only
+	// through their calls into it: their failing traces hold this service's
+	// failing spans beneath their own. They are no shared cause.
+	Propagated []string `json:"propagated,omitempty"`
 }
 
 // DeploymentMarker is one deployment.marker span.

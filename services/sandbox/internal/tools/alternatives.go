@@ -16,6 +16,9 @@ const CoRegressionWindow = 5 * time.Minute
 type alternativeFacts struct {
 	trafficRatio *float64
 	coRegressed  []string
+	// thresholds are the p95 thresholds (ms) of each co-regressed service's
+	// own onset: a span at or above it is failing, like one with an error.
+	thresholds map[string]float64
 }
 
 // alternatives derives the facts that point away from a release: how much
@@ -33,6 +36,7 @@ func alternatives(roots, others, othersErr signoz.Response, alertAt time.Time, o
 	if err != nil {
 		return out, err
 	}
+	out.thresholds = map[string]float64{}
 	for svc, ms := range bySvc {
 		o := FindOnset(ms, alertAt, DefaultMargins)
 		if o.At == nil {
@@ -40,6 +44,7 @@ func alternatives(roots, others, othersErr signoz.Response, alertAt time.Time, o
 		}
 		if d := o.At.Sub(onset); d >= -CoRegressionWindow && d <= CoRegressionWindow {
 			out.coRegressed = append(out.coRegressed, svc)
+			out.thresholds[svc] = o.P95ThresholdMs
 		}
 	}
 	sort.Strings(out.coRegressed)

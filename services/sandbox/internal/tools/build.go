@@ -295,8 +295,8 @@ func buildAggregate(c Call, resps []signoz.Response, cl compact.Limits) (Output,
 func fmtF(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
 
 func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
-	if len(resps) != 9 {
-		return Output{}, fmt.Errorf("%w: service_overview needs 9 responses, got %d", ErrBadResponse, len(resps))
+	if len(resps) < 9 {
+		return Output{}, fmt.Errorf("%w: service_overview needs at least 9 responses, got %d", ErrBadResponse, len(resps))
 	}
 	ops, err := scalarRows(resps, 0)
 	if err != nil {
@@ -359,21 +359,26 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		shown = append(shown, row)
 	}
 
-	// The onset, from the per-minute series over the sandbox's own window.
-	minutes, err := perMinute(resps[4], resps[5])
+	// The onset, from the per-minute series over the sandbox's own window,
+	// and the alternatives, less the services that only propagated.
+	st, err := overviewBase(c, resps[:9])
 	if err != nil {
 		return Output{}, err
 	}
-	on := FindOnset(minutes, c.StartsAt, DefaultMargins)
+	minutes, on := st.minutes, st.onset
 	f.Onset = on.At
+	var propLine string
 	if on.At == nil {
 		f.OnsetUnknown = on.Reason
 	} else {
-		alt, err := alternatives(resps[6], resps[7], resps[8], c.StartsAt, on)
+		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[9:])
 		if err != nil {
 			return Output{}, err
 		}
-		f.TrafficRatio, f.CoRegressed = alt.trafficRatio, alt.coRegressed
+		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
+		if len(propagated) > 0 {
+			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
+		}
 	}
 
 	lines := []string{fmt.Sprintf("requests: %d  errors: %d", reqs, errs)}
@@ -397,6 +402,9 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	}
 	if len(f.CoRegressed) > 0 {
 		lines = append(lines, "other services that regressed at the same time: "+strings.Join(f.CoRegressed, ", "))
+	}
+	if propLine != "" {
+		lines = append(lines, propLine)
 	}
 	lines = append(lines, "per operation:")
 	text := header(c, lines...) + compact.Block(shown, cl)

@@ -22,7 +22,14 @@ type Query struct {
 type Plan struct {
 	Queries []Query
 	Link    string
+	// Then, when set, plans the queries that depend on the answers so far
+	// (every answer, in order); the executor calls it again after running
+	// what it returned, until it returns none, at most MaxStages times.
+	Then func(resps []signoz.Response) ([]Query, error)
 }
+
+// MaxStages bounds how many times an executor calls Plan.Then.
+const MaxStages = 4
 
 // Query names of service_overview, in plan order.
 const (
@@ -149,7 +156,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		one := []signoz.Aggregation{{Expression: "count()"}}
 		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
 		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude))
-		return Plan{Link: links.Service(linkBase, c.Service), Queries: []Query{
+		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: []Query{
 			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qTotal, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
