@@ -151,7 +151,7 @@ func spanRow(r signoz.RawRow) map[string]any {
 	if v, ok := attrValue(d, "has_error").(bool); ok && v {
 		row["error"] = true
 	}
-	for _, k := range []string{"http.request.method", "http.route", "http.response.status_code", "url.path", "server.address", "rpc.method", "db.system", "db.operation", "exception.type", "exception.message"} {
+	for _, k := range SpanAttributes {
 		row[k] = attrValue(d, k)
 	}
 	return row

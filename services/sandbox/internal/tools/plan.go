@@ -76,7 +76,18 @@ var spanFields = []signoz.FieldKey{
 	tag("http.request.method", "string"), tag("http.route", "string"), tag("http.response.status_code", "number"),
 	tag("url.path", "string"), tag("server.address", "string"), tag("rpc.method", "string"),
 	tag("db.system", "string"), tag("db.operation", "string"), tag("exception.type", "string"), tag("exception.message", "string"),
+	// The same features under the other semantic-convention version, and the
+	// attributes a diagnosis reads: error class, peer, pool, retries, model.
+	tag("http.status_code", "number"), tag("http.method", "string"), tag("net.peer.name", "string"), tag("peer.service", "string"),
+	tag("error.type", "string"), tag("db.system.name", "string"), tag("db.operation.name", "string"),
+	tag("db.client.connection.pool.name", "string"), tag("http.request.resend_count", "number"),
+	tag("gen_ai.system", "string"), tag("gen_ai.provider.name", "string"),
 }
+
+// SpanAttributes are the attributes spanRow shows, in order.
+var SpanAttributes = []string{"http.request.method", "http.method", "http.route", "http.response.status_code", "http.status_code",
+	"url.path", "server.address", "net.peer.name", "peer.service", "rpc.method", "db.system", "db.system.name", "db.operation", "db.operation.name",
+	"db.client.connection.pool.name", "http.request.resend_count", "error.type", "exception.type", "exception.message", "gen_ai.system", "gen_ai.provider.name"}
 
 var markerFields = []signoz.FieldKey{
 	span("trace_id", "string"), span("span_id", "string"), span("name", "string"), span("timestamp", "number"),
@@ -125,10 +136,20 @@ func and(parts ...string) string {
 }
 
 // Severities at or above each level, as severity_text values.
+// Emitters spell them differently (OpenTelemetry leaves severity_text free:
+// "ERROR", "error", "Error"), so each level lists every spelling seen.
 var severities = map[string][]string{
-	"WARN":  {"WARN", "WARNING", "ERROR", "FATAL"},
-	"ERROR": {"ERROR", "FATAL"},
-	"FATAL": {"FATAL"},
+	"WARN":  spellings("WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"),
+	"ERROR": spellings("ERROR", "FATAL", "CRITICAL"),
+	"FATAL": spellings("FATAL", "CRITICAL"),
+}
+
+func spellings(levels ...string) []string {
+	var out []string
+	for _, l := range levels {
+		out = append(out, l, strings.ToLower(l), l[:1]+strings.ToLower(l[1:]))
+	}
+	return out
 }
 
 // AggregationExpr maps the aggregate_traces aggregation to SigNoz's expression.
