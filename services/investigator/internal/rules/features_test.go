@@ -38,11 +38,20 @@ func TestDiagnoseFromSemanticConventions(t *testing.T) {
 		{"5xx under the old attribute name after a release", []loop.Evidence{overview, marker, traces(
 			`{"service":"shop-api","version":"2.13.0","kind":"Server","error":true,"http.status_code":503,"status_message":"no"}`)},
 			"bad_release", rules.FeatServer5xx},
-		{"errors only on the new version", []loop.Evidence{overview, marker, traces(
+		{"errors only on the new version are cited", []loop.Evidence{overview, marker, traces(
+			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":500,"status_message":"x"}`,
+			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":500,"status_message":"y"}`,
+			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":500,"status_message":"z"}`)},
+			"bad_release", rules.FeatNewVersion},
+		{"errors only on the new version do not make a release fault alone", []loop.Evidence{overview, marker, traces(
 			`{"service":"shop-api","version":"2.14.0","kind":"Internal","error":true,"status_message":"x"}`,
 			`{"service":"shop-api","version":"2.14.0","kind":"Internal","error":true,"status_message":"y"}`,
 			`{"service":"shop-api","version":"2.14.0","kind":"Internal","error":true,"status_message":"z"}`)},
-			"bad_release", rules.FeatNewVersion},
+			contracts.ClassUnknown, ""},
+		{"a failing dependency with a coinciding release is the dependency", []loop.Evidence{overview, marker, traces(
+			`{"service":"shop-api","version":"2.14.0","kind":"Client","error":true,"net.peer.name":"checkout-test.adyen.com","http.status_code":503,"status_message":"x"}`,
+			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":502,"status_message":"x"}`)},
+			"dependency_outage", rules.FeatPeer},
 		{"a pool attribute on failing spans", []loop.Evidence{overview, noMarker, traces(
 			`{"service":"shop-api","kind":"Internal","error":true,"db.client.connection.pool.name":"accounts","status_message":"timed out acquiring"}`)},
 			"db_pool_exhaustion", rules.FeatPool},

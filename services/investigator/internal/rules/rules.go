@@ -127,14 +127,21 @@ var Table = []Rule{
 	// signal, with no deployment of this service before the onset.
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool { return !o.Deploy && (o.has(SigDependency) || o.feat(FeatPeer)) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// dependency_outage also when a deployment of this service coincides: if
+	// most of its failures are its own client spans to a peer failing
+	// (FeatPeer), the peer is failing, and a rollback would not fix it.
+	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
+		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) && !o.feat(FeatResend) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// bad_release reads FeatServer5xx (server-error status class in either
-	// attribute name), FeatException (exception.* / error.type) and
-	// FeatNewVersion (errors only on the new service.version), or the error
-	// rate and crash signal, after a deployment.
+	// attribute name) and FeatException (exception.* / error.type), or the
+	// error rate and crash signal, after a deployment; it cites
+	// FeatNewVersion (errors only on the new service.version) but never
+	// decides on it alone: after a full rollout every span is on the new
+	// version.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
 			return o.Deploy && (o.HaveRate && o.ErrorRate >= HighErrorRate || o.has(SigCrash) ||
-				o.feat(FeatServer5xx) || o.feat(FeatException) || o.feat(FeatNewVersion))
+				o.feat(FeatServer5xx) || o.feat(FeatException))
 		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatException, FeatNewVersion}},
 	{"retrieval_latency", 0.7, "no deployment precedes the onset; latency rose and retrieval or search spans dominate",
 		func(o Observations) bool {
