@@ -19,6 +19,9 @@ type alternativeFacts struct {
 	// thresholds are the p95 thresholds (ms) of each co-regressed service's
 	// own onset: a span at or above it is failing, like one with an error.
 	thresholds map[string]float64
+	// load is each co-regressed service's request rate from its onset on
+	// over its baseline's (nil when unknown).
+	load map[string]*float64
 }
 
 // alternatives derives the facts that point away from a release: how much
@@ -36,7 +39,7 @@ func alternatives(roots, others, othersErr signoz.Response, alertAt time.Time, o
 	if err != nil {
 		return out, err
 	}
-	out.thresholds = map[string]float64{}
+	out.thresholds, out.load = map[string]float64{}, map[string]*float64{}
 	for svc, ms := range bySvc {
 		o := FindOnset(ms, alertAt, DefaultMargins)
 		if o.At == nil {
@@ -45,6 +48,7 @@ func alternatives(roots, others, othersErr signoz.Response, alertAt time.Time, o
 		if d := o.At.Sub(onset); d >= -CoRegressionWindow && d <= CoRegressionWindow {
 			out.coRegressed = append(out.coRegressed, svc)
 			out.thresholds[svc] = o.P95ThresholdMs
+			out.load[svc] = trafficRatio(ms, o.BaselineFrom, *o.At)
 		}
 	}
 	sort.Strings(out.coRegressed)

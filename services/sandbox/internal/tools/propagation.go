@@ -25,6 +25,11 @@ const (
 	// PropagationShare is the least share of a service's failing traces that
 	// must hold the affected service's failing spans beneath its own.
 	PropagationShare = 0.5
+	// LoadRatio is the rise of a callee's request rate at or above which its
+	// failures beneath the affected service's calls are load that service
+	// sent (a retry storm), not a cause: a callee failing at its usual load
+	// beneath the service is a dependency that failed.
+	LoadRatio = 2.0
 )
 
 // overviewState is what the first nine answers of service_overview say: the
@@ -145,7 +150,8 @@ type traceSpan struct {
 // a failing span of the affected service beneath one of its own spans, and how
 // many were examined.
 type propagation struct {
-	beneath, traces int
+	beneath, under, traces int
+	load                   float64
 }
 
 // judgePropagation splits the co-regressed services into those whose
@@ -193,9 +199,17 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 			if beneath(byTrace[tid], c.Service, svc) {
 				p.beneath++
 			}
+			if failingBeneath(byTrace[tid], svc, c.Service) {
+				p.under++
+			}
+		}
+		if l := st.alt.load[svc]; l != nil {
+			p.load = *l
 		}
 		seen[svc] = p
-		if p.traces > 0 && float64(p.beneath) >= PropagationShare*float64(p.traces) {
+		caller := float64(p.beneath) >= PropagationShare*float64(p.traces)
+		loaded := float64(p.under) >= PropagationShare*float64(p.traces) && p.load >= LoadRatio
+		if p.traces > 0 && (caller || loaded) {
 			propagated = append(propagated, svc)
 		} else {
 			shared = append(shared, svc)
@@ -226,10 +240,36 @@ func beneath(trace map[string]traceSpan, svc, caller string) bool {
 	return false
 }
 
+// failingBeneath reports whether a failing span of callee in trace has an
+// ancestor span of svc: the callee failed serving svc's calls.
+func failingBeneath(trace map[string]traceSpan, callee, svc string) bool {
+	for _, s := range trace {
+		if s.service != callee || !s.failing {
+			continue
+		}
+		cur := s
+		for hop := 0; hop < 64 && cur.parent != ""; hop++ {
+			p, ok := trace[cur.parent]
+			if !ok {
+				break
+			}
+			if p.service == svc {
+				return true
+			}
+			cur = p
+		}
+	}
+	return false
+}
+
 func propagationLine(svc string, propagated []string, seen map[string]propagation) string {
 	var parts []string
 	for _, p := range propagated {
-		parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces hold %s's failing spans beneath its own)", p, seen[p].beneath, seen[p].traces, svc))
+		if pr := seen[p]; float64(pr.beneath) >= PropagationShare*float64(pr.traces) {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces hold %s's failing spans beneath its own)", p, pr.beneath, pr.traces, svc))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail beneath %s's calls, which rose %sx)", p, pr.under, pr.traces, svc, fmtF(pr.load)))
+		}
 	}
 	return "regressed with it through their calls into " + svc + " (propagation, not a shared cause): " + strings.Join(parts, ", ")
 }

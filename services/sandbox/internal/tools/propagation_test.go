@@ -28,6 +28,9 @@ type topology struct {
 	neighbourFails bool
 	// slow makes the failures latency rather than errors.
 	slow bool
+	// retries: api resends each call to db-proxy four times, and db-proxy
+	// fails under the load (a retry storm of a release of api).
+	retries bool
 }
 
 func hexID(r *rand.Rand, n int) string {
@@ -77,6 +80,14 @@ func (tp topology) incident(t *testing.T) (*incident.Incident, time.Time) {
 		add(at.Add(2*time.Millisecond), trace, apiServer, webClient, "api", "GET /api", 2, apiMs, apiErr)
 		add(at.Add(3*time.Millisecond), trace, apiClient, apiServer, "api", "POST /query", 3, proxyMs+1, proxyErr)
 		add(at.Add(4*time.Millisecond), trace, proxy, apiClient, "db-proxy", "POST /query", 2, proxyMs, proxyErr)
+		if bad && tp.retries {
+			for k := range 4 {
+				c, p := hexID(r, 8), hexID(r, 8)
+				ms, failed := fail(r.Float64() < 0.8, 20)
+				add(at.Add(time.Duration(5+k)*time.Millisecond), trace, c, apiServer, "api", "POST /query", 3, ms+1, failed)
+				add(at.Add(time.Duration(5+k)*time.Millisecond), trace, p, c, "db-proxy", "POST /query", 2, ms, failed)
+			}
+		}
 		// The neighbour: its own traces, never touching api.
 		nMs, nErr := fail(bad && tp.neighbourFails && r.Float64() < 0.8, 40)
 		add(at.Add(time.Second), hexID(r, 16), hexID(r, 8), "", "batch", "run job", 5, nMs, nErr)
@@ -103,6 +114,7 @@ func TestCoRegressionTellsPropagationFromASharedCause(t *testing.T) {
 		{"a release of api: its caller fails with it by propagation", topology{apiFails: true}, nil, []string{"web"}},
 		{"a slow release of api: its caller is slow with it by propagation", topology{apiFails: true, slow: true}, nil, []string{"web"}},
 		{"a failing callee is a shared cause, the caller still propagation", topology{calleeFails: true}, []string{"db-proxy"}, []string{"web"}},
+		{"a callee failing under the load of api's retries is propagation", topology{apiFails: true, retries: true}, nil, []string{"db-proxy", "web"}},
 		{"a neighbour failing on its own is a shared cause", topology{apiFails: true, neighbourFails: true}, []string{"batch"}, []string{"web"}},
 		{"a slow neighbour is a shared cause", topology{apiFails: true, neighbourFails: true, slow: true}, []string{"batch"}, []string{"web"}},
 	}
