@@ -1,9 +1,12 @@
 // Package rules is the offline investigator: the same loop and tools as the
 // model, no model. It diagnoses only from what the sandbox recorded: evidence
-// facts (deployment markers, error rate, p95, onset) and the compact data the
-// sandbox returned for traces and logs, matched against explicit patterns. It
-// never reads the incident folder or the alert's text. Every rule is one row
-// of Table.
+// facts (deployment markers, error rate, p95, onset, inbound traffic) and the
+// span rows the sandbox returned, read as OpenTelemetry features (Feature:
+// status class in either semantic-convention version, exception.* and
+// error.type, service.version, pool, resends, peer and database client
+// spans), plus explicit patterns of message text. It never reads the incident
+// folder or the alert's text. Every rule is one row of Table, and its claim
+// names the features it read.
 package rules
 
 import (
