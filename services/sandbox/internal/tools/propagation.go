@@ -180,7 +180,12 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 		if v, ok := attrValue(d, "has_error").(bool); ok && v {
 			s.failing = true
 		}
-		if v, ok := num(attrValue(d, "duration_nano")); ok && st.onset.P95ThresholdMs > 0 && v/1e6 >= st.onset.P95ThresholdMs {
+		// Each span is judged against its own service's threshold.
+		thr := st.onset.P95ThresholdMs
+		if s.service != c.Service {
+			thr = st.alt.thresholds[s.service]
+		}
+		if v, ok := num(attrValue(d, "duration_nano")); ok && thr > 0 && v/1e6 >= thr {
 			s.failing = true
 		}
 		if byTrace[tid] == nil {
@@ -271,5 +276,5 @@ func propagationLine(svc string, propagated []string, seen map[string]propagatio
 			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail beneath %s's calls, which rose %sx)", p, pr.under, pr.traces, svc, fmtF(pr.load)))
 		}
 	}
-	return "regressed with it through their calls into " + svc + " (propagation, not a shared cause): " + strings.Join(parts, ", ")
+	return "regressed with " + svc + " only through its calls (propagation, not a shared cause): " + strings.Join(parts, ", ")
 }
