@@ -42,6 +42,10 @@ type Facts struct {
 	P95Ms             *float64           `json:"p95_ms,omitempty"`
 	// Onset is the first minute the service's error rate or p95 left its baseline.
 	Onset *time.Time `json:"onset,omitempty"`
+	// OnsetUnknown says in plain words why a service overview placed no onset
+	// ("baseline 6 min (40 sampled requests) before the alert, need 10 min and
+	// 30 sampled requests"); empty when an onset was found or not measured.
+	OnsetUnknown string `json:"onset_unknown,omitempty"`
 	// Numbers are every number in Compact, so the reviewer can check a claim's figures.
 	Numbers []float64 `json:"numbers,omitempty"`
 	// TrafficRatio is the service's inbound request rate (root spans per
@@ -52,6 +56,10 @@ type Facts struct {
 	// or latency left their baseline within minutes of this service's onset: a
 	// shared cause that rolling back this one service would not fix.
 	CoRegressed []string `json:"co_regressed,omitempty"`
+	// Propagated lists other services that regressed with this one only
+	// through their calls into it: their failing traces hold this service's
+	// failing spans beneath their own. They are no shared cause.
+	Propagated []string `json:"propagated,omitempty"`
 }
 
 // DeploymentMarker is one deployment.marker span.

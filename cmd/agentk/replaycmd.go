@@ -97,6 +97,10 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 			corpus = append(corpus, inc)
 		}
 	}
+	prov, err := replay.ReadProvenance(fs.Arg(0))
+	if err != nil {
+		return err
+	}
 	list := strings.Split(*invs, ",")
 	if *all {
 		list = []string{"rules"}
@@ -125,6 +129,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 		_ = enc.Encode(s)
 	} else {
 		replay.Markdown(c.stdout, fs.Arg(0), outs, s, time.Now())
+		replay.MarkdownCorpus(c.stdout, prov, outs)
 	}
 	if *md != "" {
 		if err := os.MkdirAll(filepath.Dir(*md), 0o755); err != nil {
@@ -135,6 +140,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 			return err
 		}
 		replay.Markdown(f, filepath.Base(fs.Arg(0)), outs, s, time.Now())
+		replay.MarkdownCorpus(f, prov, outs)
 		if err := f.Close(); err != nil {
 			return err
 		}

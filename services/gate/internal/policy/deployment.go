@@ -95,7 +95,15 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	switch {
 	case mutant.Off(mutant.GateMarkerBeforeOnset):
 	case !ok:
-		reasons = append(reasons, "no evidence measured the regression's onset for "+strconv.Quote(svc)+": a marker cannot be placed before it")
+		why := ""
+		for _, e := range ev {
+			if e.Service == svc && e.Facts.OnsetUnknown != "" {
+				why = " (" + e.Facts.OnsetUnknown + ")"
+				inputs["onset_unknown"] = e.Facts.OnsetUnknown
+				break
+			}
+		}
+		reasons = append(reasons, "no evidence measured the regression's onset for "+strconv.Quote(svc)+why+": a marker cannot be placed before it")
 	default:
 		lo := on.Add(-win)
 		inputs["onset"] = ttoa(on)

@@ -159,6 +159,10 @@ func TestEvaluateEachCheckFailingAloneDenies(t *testing.T) {
 		{"onset unknown", contracts.CheckDeploymentRelated, func(in *policy.Input) {
 			in.Evidence[0].Facts.Onset = nil
 		}, "onset"},
+		{"baseline too short: the sandbox's words reach the reason", contracts.CheckDeploymentRelated, func(in *policy.Input) {
+			in.Evidence[0].Facts.Onset = nil
+			in.Evidence[0].Facts.OnsetUnknown = "baseline 6 min (40 sampled requests) before the alert, need 10 min and 30 sampled requests: onset unknown"
+		}, "(baseline 6 min (40 sampled requests) before the alert, need 10 min"},
 		{"only an onset of another investigation", contracts.CheckDeploymentRelated, func(in *policy.Input) {
 			in.Evidence[0].InvestigationID = "inv-0"
 		}, "onset"},

@@ -1,9 +1,12 @@
 // Package rules is the offline investigator: the same loop and tools as the
 // model, no model. It diagnoses only from what the sandbox recorded: evidence
-// facts (deployment markers, error rate, p95, onset) and the compact data the
-// sandbox returned for traces and logs, matched against explicit patterns. It
-// never reads the incident folder or the alert's text. Every rule is one row
-// of Table.
+// facts (deployment markers, error rate, p95, onset, inbound traffic) and the
+// span rows the sandbox returned, read as OpenTelemetry features (Feature:
+// status class in either semantic-convention version, exception.* and
+// error.type, service.version, pool, resends, peer and database client
+// spans), plus explicit patterns of message text. It never reads the incident
+// folder or the alert's text. Every rule is one row of Table, and its claim
+// names the features it read.
 package rules
 
 import (
@@ -76,9 +79,14 @@ type Observations struct {
 	Signals map[Signal][]string
 	// OverviewIDs and MarkerIDs cite the service overview and marker queries.
 	OverviewIDs, MarkerIDs []string
+	// Features maps each OpenTelemetry feature found (see Feature) to the ids
+	// of the evidence it was read from.
+	Features map[Feature][]string
 }
 
 func (o Observations) has(s Signal) bool { return len(o.Signals[s]) > 0 }
+
+func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
 
 // Rule is one row of the table: when When holds, the incident is Class with
 // Confidence.
@@ -93,40 +101,62 @@ type Rule struct {
 	Cites []Signal
 	// Marker cites the deployment-marker evidence too.
 	Marker bool
+	// Features are the OpenTelemetry features the rule reads; those found are
+	// cited, and named in the claim's statement.
+	Features []Feature
 }
 
 // Table is every rule, strongest first. The first match is the diagnosis;
 // later matches become secondary claims.
 var Table = []Rule{
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
-		func(o Observations) bool { return o.HaveTraffic && o.TrafficRatio >= SurgeRatio }, nil, true},
+		func(o Observations) bool { return o.HaveTraffic && o.TrafficRatio >= SurgeRatio }, nil, true, nil},
+	// db_pool_exhaustion reads FeatPool (db.client.connection.pool.name on
+	// failing spans) or the pool signal.
 	{"db_pool_exhaustion", 0.8, "connection pool exhaustion: traces or logs show pool checkout timeouts or an exhausted pool",
-		func(o Observations) bool { return o.has(SigPool) }, []Signal{SigPool}, false},
+		func(o Observations) bool { return o.has(SigPool) || o.feat(FeatPool) }, []Signal{SigPool}, false, []Feature{FeatPool}},
+	// retry_storm reads FeatResend (http.request.resend_count on failing
+	// client spans) or the retry signal, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
-		func(o Observations) bool { return o.Deploy && o.has(SigRetry) }, []Signal{SigRetry}, true},
+		func(o Observations) bool { return o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
 	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and traces or logs point at the prompt or template",
-		func(o Observations) bool { return o.Deploy && o.has(SigPrompt) }, []Signal{SigPrompt}, true},
+		func(o Observations) bool { return o.Deploy && o.has(SigPrompt) }, []Signal{SigPrompt}, true, nil},
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and traces or logs point at configuration",
-		func(o Observations) bool { return o.Deploy && o.has(SigConfig) }, []Signal{SigConfig}, true},
+		func(o Observations) bool { return o.Deploy && o.has(SigConfig) }, []Signal{SigConfig}, true, nil},
 	{"resource_saturation", 0.75, "traces or logs show memory or CPU pressure",
-		func(o Observations) bool { return o.has(SigResource) }, []Signal{SigResource}, false},
+		func(o Observations) bool { return o.has(SigResource) }, []Signal{SigResource}, false, nil},
+	// dependency_outage reads FeatPeer (most failures are client spans to a
+	// peer: peer.service, server.address, net.peer.name) or the dependency
+	// signal, with no deployment of this service before the onset.
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
-		func(o Observations) bool { return !o.Deploy && o.has(SigDependency) }, []Signal{SigDependency}, true},
+		func(o Observations) bool { return !o.Deploy && (o.has(SigDependency) || o.feat(FeatPeer)) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// dependency_outage also when a deployment of this service coincides: if
+	// most of its failures are its own client spans to a peer failing
+	// (FeatPeer), the peer is failing, and a rollback would not fix it.
+	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
+		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) && !o.feat(FeatResend) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// bad_release reads FeatServer5xx (server-error status class in either
+	// attribute name) and FeatException (exception.* / error.type), or the
+	// error rate and crash signal, after a deployment; it cites
+	// FeatNewVersion (errors only on the new service.version) but never
+	// decides on it alone: after a full rollout every span is on the new
+	// version.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
-			return o.Deploy && (o.HaveRate && o.ErrorRate >= HighErrorRate || o.has(SigCrash))
-		}, []Signal{SigCrash}, true},
+			return o.Deploy && (o.HaveRate && o.ErrorRate >= HighErrorRate || o.has(SigCrash) ||
+				o.feat(FeatServer5xx) || o.feat(FeatException))
+		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatException, FeatNewVersion}},
 	{"retrieval_latency", 0.7, "no deployment precedes the onset; latency rose and retrieval or search spans dominate",
 		func(o Observations) bool {
 			return !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
 		},
-		[]Signal{SigRetrieval}, true},
+		[]Signal{SigRetrieval}, true, nil},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
-		func(o Observations) bool { return !o.Deploy && o.has(SigRetry) }, []Signal{SigRetry}, true},
+		func(o Observations) bool { return !o.Deploy && o.has(SigRetry) }, []Signal{SigRetry}, true, nil},
 	{"traffic_surge", 0.4, "no deployment precedes the onset; latency rose without errors or a dominant dependency",
 		func(o Observations) bool {
 			return !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.HaveRate && o.ErrorRate < LowErrorRate
-		}, nil, true},
+		}, nil, true, nil},
 }
 
 // MaxClaims caps the claims one diagnosis carries.
@@ -169,13 +199,22 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 		}
 	}
+	var latest *contracts.DeploymentMarker
 	if onset != nil {
-		for _, m := range markers {
+		for i, m := range markers {
 			if m.Service == service && m.At.Before(*onset) && onset.Sub(m.At) <= MarkerWindow {
 				o.Deploy = true
+				if latest == nil || m.At.After(latest.At) {
+					latest = &markers[i]
+				}
 			}
 		}
 	}
+	newVersion := ""
+	if latest != nil {
+		newVersion = latest.Version
+	}
+	o.Features = features(service, newVersion, evidence)
 	return o
 }
 
@@ -200,7 +239,18 @@ func Diagnose(o Observations) []contracts.Claim {
 		for _, s := range r.Cites {
 			ids = append(ids, o.Signals[s]...)
 		}
-		out = append(out, contracts.Claim{Class: r.Class, Statement: r.Why, Confidence: conf, EvidenceIDs: compactIDs(ids)})
+		why := r.Why
+		var read []string
+		for _, f := range r.Features {
+			if o.feat(f) {
+				ids = append(ids, o.Features[f]...)
+				read = append(read, string(f))
+			}
+		}
+		if len(read) > 0 {
+			why += "; features read: " + strings.Join(read, "; ")
+		}
+		out = append(out, contracts.Claim{Class: r.Class, Statement: why, Confidence: conf, EvidenceIDs: compactIDs(ids)})
 	}
 	if len(out) == 0 {
 		ids := compactIDs(append(slices.Clone(o.OverviewIDs), o.MarkerIDs...))

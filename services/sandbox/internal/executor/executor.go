@@ -123,19 +123,30 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	plan := tools.PlanCall(c, e.LinkBase, e.Limits)
 	hash := sha256.New()
 	var resps []signoz.Response
-	for i, q := range plan.Queries {
-		res, err := e.Query.QueryRange(ctx, q.Request)
-		if err != nil {
-			log.WarnContext(ctx, "signoz query failed", "query", q.Name, "err", err)
-			reply.Error = "SigNoz query failed: " + infraWords(err) + err.Error()
-			reply.Retryable = errors.Is(err, signoz.ErrUnavailable)
-			return e.seal(reply, now)
+	queries := plan.Queries
+	for stage := 0; len(queries) > 0; stage++ {
+		for _, q := range queries {
+			res, err := e.Query.QueryRange(ctx, q.Request)
+			if err != nil {
+				log.WarnContext(ctx, "signoz query failed", "query", q.Name, "err", err)
+				reply.Error = "SigNoz query failed: " + infraWords(err) + err.Error()
+				reply.Retryable = errors.Is(err, signoz.ErrUnavailable)
+				return e.seal(reply, now)
+			}
+			if len(resps) > 0 {
+				hash.Write([]byte{'\n'})
+			}
+			hash.Write(res.Body)
+			resps = append(resps, res.Response)
 		}
-		if i > 0 {
-			hash.Write([]byte{'\n'})
+		queries = nil
+		if plan.Then != nil && stage < tools.MaxStages {
+			if queries, err = plan.Then(resps); err != nil {
+				log.WarnContext(ctx, "signoz response unusable", "err", err)
+				reply.Error = err.Error()
+				return e.seal(reply, now)
+			}
 		}
-		hash.Write(res.Body)
-		resps = append(resps, res.Response)
 	}
 	out, err := tools.Build(c, resps, e.Limits, e.Compact)
 	if err != nil {

@@ -151,7 +151,7 @@ func spanRow(r signoz.RawRow) map[string]any {
 	if v, ok := attrValue(d, "has_error").(bool); ok && v {
 		row["error"] = true
 	}
-	for _, k := range []string{"http.request.method", "http.route", "http.response.status_code", "url.path", "server.address", "rpc.method", "db.system", "db.operation", "exception.type", "exception.message"} {
+	for _, k := range SpanAttributes {
 		row[k] = attrValue(d, k)
 	}
 	return row
@@ -321,8 +321,8 @@ func buildAggregate(c Call, resps []signoz.Response, cl compact.Limits) (Output,
 func fmtF(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
 
 func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
-	if len(resps) != 9 {
-		return Output{}, fmt.Errorf("%w: service_overview needs 9 responses, got %d", ErrBadResponse, len(resps))
+	if len(resps) < 9 {
+		return Output{}, fmt.Errorf("%w: service_overview needs at least 9 responses, got %d", ErrBadResponse, len(resps))
 	}
 	ops, err := scalarRows(resps, 0)
 	if err != nil {
@@ -385,20 +385,26 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		shown = append(shown, row)
 	}
 
-	// The onset, from the per-minute series over the sandbox's own window.
-	minutes, err := perMinute(resps[4], resps[5])
+	// The onset, from the per-minute series over the sandbox's own window,
+	// and the alternatives, less the services that only propagated.
+	st, err := overviewBase(c, resps[:9])
 	if err != nil {
 		return Output{}, err
 	}
-	ow := OnsetWindow(c, lim.MaxWindow)
-	on := FindOnset(minutes, BaselineEnd(ow, c.StartsAt), DefaultMargins)
+	minutes, on := st.minutes, st.onset
 	f.Onset = on.At
-	if on.At != nil {
-		alt, err := alternatives(resps[6], resps[7], resps[8], BaselineEnd(ow, c.StartsAt), *on.At)
+	var propLine string
+	if on.At == nil {
+		f.OnsetUnknown = on.Reason
+	} else {
+		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[9:])
 		if err != nil {
 			return Output{}, err
 		}
-		f.TrafficRatio, f.CoRegressed = alt.trafficRatio, alt.coRegressed
+		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
+		if len(propagated) > 0 {
+			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
+		}
 	}
 
 	lines := []string{fmt.Sprintf("requests: %d  errors: %d", reqs, errs)}
@@ -408,9 +414,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if f.P95Ms != nil {
 		lines = append(lines, "p95_ms: "+fmtF(*f.P95Ms))
 	}
-	lines = append(lines, fmt.Sprintf("baseline (before %s): error_rate %s, p95_ms %s", BaselineEnd(ow, c.StartsAt).Format(time.RFC3339), fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
+	if on.BaselineMinutes > 0 {
+		lines = append(lines, fmt.Sprintf("baseline (from %s, %d min with traffic, %s sampled requests, %d-minute buckets): error_rate %s, p95_ms %s",
+			on.BaselineFrom.Format(time.RFC3339), on.BaselineMinutes, fmtF(on.BaselineRequests), on.BucketMinutes, fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
+	}
 	if on.At != nil {
-		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d minutes)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
+		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
 	} else {
 		lines = append(lines, "onset: none found ("+on.Reason+")")
 	}
@@ -419,6 +428,9 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	}
 	if len(f.CoRegressed) > 0 {
 		lines = append(lines, "other services that regressed at the same time: "+strings.Join(f.CoRegressed, ", "))
+	}
+	if propLine != "" {
+		lines = append(lines, propLine)
 	}
 	lines = append(lines, "per operation:")
 	text := header(c, lines...) + compact.Block(shown, cl)

@@ -118,7 +118,7 @@ func TestFindOnset(t *testing.T) {
 		}
 		return out
 	}
-	end := t0.Add(60 * time.Minute)
+	end := t0.Add(140 * time.Minute) // the alert fired
 	tests := []struct {
 		name    string
 		minutes []Minute

@@ -104,11 +104,19 @@ func (h harness) run(t testing.TB, tool, args string) (result, error) {
 	p := tools.PlanCall(c, links.DefaultBaseURL, h.lim)
 	var resps []signoz.Response
 	var bodies [][]byte
-	for _, q := range p.Queries {
-		res, err := h.client.QueryRange(context.Background(), q.Request)
-		require.NoError(t, err, "query %s", q.Name)
-		resps = append(resps, res.Response)
-		bodies = append(bodies, res.Body)
+	queries := p.Queries
+	for stage := 0; len(queries) > 0; stage++ {
+		for _, q := range queries {
+			res, err := h.client.QueryRange(context.Background(), q.Request)
+			require.NoError(t, err, "query %s", q.Name)
+			resps = append(resps, res.Response)
+			bodies = append(bodies, res.Body)
+		}
+		queries = nil
+		if p.Then != nil && stage < tools.MaxStages {
+			queries, err = p.Then(resps)
+			require.NoError(t, err)
+		}
 	}
 	out, err := tools.Build(c, resps, h.lim, compact.DefaultLimits)
 	return result{out, p.Link, bodies}, err

@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// Minute is one minute of a service's traffic.
+// Minute is one minute of a service's traffic. Counts are of the spans SigNoz
+// stored, so with trace sampling they are sampled requests: only rates and
+// ratios of them mean anything.
 type Minute struct {
 	At       time.Time
 	Requests float64
@@ -16,108 +18,547 @@ type Minute struct {
 	P95Ms float64
 }
 
-// Margins say how far a minute must leave the baseline, and for how long, to
-// count as the onset.
+// Margins say how far the series must leave its baseline, and for how long, to
+// count as the onset, and how much baseline that takes.
 type Margins struct {
-	// ErrorRateFactor and ErrorRateAbs: a minute's error rate is off baseline at
+	// ErrorRateFactor and ErrorRateAbs: a bucket's error rate is off baseline at
 	// or above max(base × factor, base + abs).
 	ErrorRateFactor, ErrorRateAbs float64
 	// P95Factor and P95AbsMs: p95 is off baseline at or above
-	// max(base × factor, base + abs, base + 3 × MAD).
+	// max(base × factor, base + abs, base + 3 × 1.4826 × MAD).
 	P95Factor, P95AbsMs float64
-	// Sustain is how many consecutive minutes with traffic must be off baseline.
+	// Sustain is how many consecutive buckets with traffic must be off
+	// baseline (fewer when the data ends sooner).
 	Sustain int
-	// MinRequests is the least traffic for a minute's error rate to count.
+	// MinRequests is the least sampled traffic for a bucket's error rate to count.
 	MinRequests float64
+	// MinBaselineMinutes and MinBaselineRequests are the least baseline (minutes
+	// with traffic, sampled requests) before a candidate onset; with less the
+	// onset is unknown and the evidence says so.
+	MinBaselineMinutes  int
+	MinBaselineRequests float64
+	// BucketRequests is the sampled traffic a bucket should hold: sparse series
+	// (low traffic, heavy sampling) are judged over buckets of several minutes,
+	// at most MaxBucketMinutes wide.
+	BucketRequests   float64
+	MaxBucketMinutes int
+	// Tolerance is how many buckets back on baseline a regression may show
+	// before it counts as over (sampled data is noisy).
+	Tolerance int
 }
 
 // DefaultMargins are stated in the README: error rate ≥ 2× baseline and +5
-// points, or p95 ≥ 1.5× baseline and +50 ms, for 3 consecutive minutes.
-var DefaultMargins = Margins{ErrorRateFactor: 2, ErrorRateAbs: 0.05, P95Factor: 1.5, P95AbsMs: 50, Sustain: 3, MinRequests: 3}
+// points, or p95 ≥ 1.5× baseline and +50 ms (and 3 robust deviations), for 3
+// consecutive buckets; the baseline is at least 10 minutes with traffic and
+// 30 sampled requests; a bucket holds about 10 sampled requests (1 to 15
+// minutes wide).
+var DefaultMargins = Margins{
+	ErrorRateFactor: 2, ErrorRateAbs: 0.05, P95Factor: 1.5, P95AbsMs: 50, Sustain: 3, MinRequests: 3,
+	MinBaselineMinutes: 10, MinBaselineRequests: 30, BucketRequests: 10, MaxBucketMinutes: 15, Tolerance: 2,
+}
 
 // Onset is the result of FindOnset.
 type Onset struct {
-	// At is nil when no regression was found or the baseline is empty.
+	// At is nil when no regression was found or the baseline is too short.
 	At                *time.Time
 	Signal            string // "error_rate" or "p95"
 	BaselineErrorRate float64
 	BaselineP95Ms     float64
 	ErrorThreshold    float64
 	P95ThresholdMs    float64
-	// Reason explains the outcome in one sentence.
+	// BaselineFrom and BaselineMinutes, BaselineRequests describe the baseline
+	// the onset was judged against (every minute with traffic before it, less
+	// earlier departures that recovered).
+	BaselineFrom     time.Time
+	BaselineMinutes  int
+	BaselineRequests float64
+	// BucketMinutes is the width the series was judged at.
+	BucketMinutes int
+	// Short is set when the baseline was too short to place the onset.
+	Short bool
+	// Reason explains the outcome in one sentence of plain words.
 	Reason string
 }
 
-// FindOnset finds the first minute at or after baselineEnd from which the error
-// rate or p95 is off the baseline (minutes before baselineEnd) for m.Sustain
-// consecutive minutes with traffic. Minutes need not be sorted.
-func FindOnset(minutes []Minute, baselineEnd time.Time, m Margins) Onset {
-	ms := slices.Clone(minutes)
-	slices.SortFunc(ms, func(a, b Minute) int { return a.At.Compare(b.At) })
-	var req, errs float64
-	var p95s []float64
-	for _, x := range ms {
-		if !x.At.Before(baselineEnd) {
+type bucket struct {
+	at       time.Time
+	minutes  []Minute // with traffic
+	requests float64
+	errors   float64
+	p95      float64 // NaN when unknown
+}
+
+func (b bucket) rate() float64 { return b.errors / b.requests }
+
+type baseline struct {
+	minutes  int
+	requests float64
+	from     time.Time
+	errRate  float64
+	p95      float64 // NaN when unknown
+	errThr   float64
+	p95Thr   float64 // +Inf when unknown
+}
+
+// bucketWidth is the smallest width from 1, 2, 3, 5, 10, 15 minutes (up to
+// m.MaxBucketMinutes) at which the median minute with traffic fills a bucket
+// with m.BucketRequests sampled requests.
+func bucketWidth(active []Minute, m Margins) int {
+	var reqs []float64
+	for _, x := range active {
+		reqs = append(reqs, x.Requests)
+	}
+	// Sparse series skip minutes: count the minutes of the whole span.
+	span := active[len(active)-1].At.Sub(active[0].At).Minutes() + 1
+	var total float64
+	for _, r := range reqs {
+		total += r
+	}
+	perMinute := math.Min(median(reqs), total/span)
+	w := 1
+	for _, c := range []int{1, 2, 3, 5, 10, 15} {
+		if c > m.MaxBucketMinutes {
 			break
 		}
-		req += x.Requests
-		errs += x.Errors
-		if x.Requests > 0 && !math.IsNaN(x.P95Ms) {
-			p95s = append(p95s, x.P95Ms)
+		w = c
+		if perMinute*float64(c) >= m.BucketRequests {
+			break
 		}
 	}
-	if req == 0 {
-		return Onset{Reason: "no traffic in the baseline before " + baselineEnd.Format(time.RFC3339) + ": onset unknown"}
+	return w
+}
+
+// finish sets each bucket's p95: the median of its minutes' p95.
+func finish(bs []bucket) {
+	for i := range bs {
+		slices.SortFunc(bs[i].minutes, func(a, b Minute) int { return a.At.Compare(b.At) })
+		var p []float64
+		for _, x := range bs[i].minutes {
+			if !math.IsNaN(x.P95Ms) {
+				p = append(p, x.P95Ms)
+			}
+		}
+		bs[i].p95 = math.NaN()
+		if len(p) > 0 {
+			bs[i].p95 = median(p)
+		}
 	}
-	o := Onset{BaselineErrorRate: errs / req}
-	o.ErrorThreshold = math.Max(o.BaselineErrorRate*m.ErrorRateFactor, o.BaselineErrorRate+m.ErrorRateAbs)
-	p95Known := len(p95s) > 0
-	if p95Known {
-		o.BaselineP95Ms = median(p95s)
+}
+
+// baselineOf is the robust baseline of bs: the error rate pooled over the
+// buckets less the quarter with the highest rates (a short spike does not
+// raise it), the median p95 and its MAD.
+func baselineOf(bs []bucket, m Margins) baseline {
+	var b baseline
+	var kept []bucket
+	for _, x := range bs {
+		if b.minutes == 0 {
+			b.from = x.minutes[0].At
+		}
+		b.minutes += len(x.minutes)
+		b.requests += x.requests
+		kept = append(kept, x)
+	}
+	b.p95, b.p95Thr = math.NaN(), math.Inf(1)
+	if len(kept) == 0 {
+		return b
+	}
+	byRate := slices.Clone(kept)
+	slices.SortFunc(byRate, func(x, y bucket) int {
+		switch rx, ry := x.rate(), y.rate(); {
+		case rx < ry:
+			return -1
+		case rx > ry:
+			return 1
+		}
+		return 0
+	})
+	byRate = byRate[:len(byRate)-(len(byRate)+3)/4*min(1, len(byRate)/4)]
+	var req, errs float64
+	for _, x := range byRate {
+		req += x.requests
+		errs += x.errors
+	}
+	if req > 0 {
+		b.errRate = errs / req
+	}
+	b.errThr = math.Max(b.errRate*m.ErrorRateFactor, b.errRate+m.ErrorRateAbs)
+	var p []float64
+	for _, x := range kept {
+		if !math.IsNaN(x.p95) {
+			p = append(p, x.p95)
+		}
+	}
+	if len(p) > 0 {
+		b.p95 = median(p)
 		var dev []float64
-		for _, v := range p95s {
-			dev = append(dev, math.Abs(v-o.BaselineP95Ms))
+		for _, v := range p {
+			dev = append(dev, math.Abs(v-b.p95))
 		}
-		o.P95ThresholdMs = math.Max(math.Max(o.BaselineP95Ms*m.P95Factor, o.BaselineP95Ms+m.P95AbsMs), o.BaselineP95Ms+3*median(dev))
+		b.p95Thr = math.Max(math.Max(b.p95*m.P95Factor, b.p95+m.P95AbsMs), b.p95+3*1.4826*median(dev))
 	}
-	off := func(x Minute) string {
-		if x.Requests >= m.MinRequests && x.Errors/x.Requests >= o.ErrorThreshold {
-			return "error_rate"
-		}
-		if p95Known && !math.IsNaN(x.P95Ms) && x.P95Ms >= o.P95ThresholdMs {
-			return "p95"
-		}
-		return ""
+	return b
+}
+
+func (b baseline) enough(m Margins) bool {
+	return b.minutes >= m.MinBaselineMinutes && b.requests >= m.MinBaselineRequests
+}
+
+// off says which signal of x is off the baseline, or "".
+func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
+	if requests >= minReq && requests > 0 && errors/requests >= b.errThr {
+		return "error_rate"
 	}
+	if !math.IsNaN(p95) && p95 >= b.p95Thr {
+		return "p95"
+	}
+	return ""
+}
+
+func (b baseline) offAs(x bucket, m Margins, sig string) bool {
+	switch sig {
+	case "error_rate":
+		return x.requests >= m.MinRequests && x.requests > 0 && x.errors/x.requests >= b.errThr
+	case "p95":
+		return !math.IsNaN(x.p95) && x.p95 >= b.p95Thr
+	}
+	return false
+}
+
+func (b baseline) offBucket(x bucket, m Margins) string {
+	return b.off(x.requests, x.errors, x.p95, m.MinRequests)
+}
+
+// FindOnset finds the change point of a service's per-minute series: the first
+// minute of the departure from the baseline that is still under way when the
+// alert fired at alertAt. The baseline of a candidate minute is every minute
+// with traffic before it, less earlier departures that recovered (an earlier
+// incident does not move the onset), judged with robust statistics (a trimmed
+// pooled error rate, the median p95 and its MAD). Sparse series (low traffic,
+// heavy sampling) are judged over buckets of several minutes that start at the
+// candidate, so the onset found is never later than the first bucket that is
+// off, and may be up to one bucket early: a deployment inside that bucket
+// never looks like it came first. Minutes need not be sorted; minutes with no
+// traffic (gaps) are skipped.
+//
+// When the baseline before the departure is shorter than m's minimum, At is
+// nil, Short is set and Reason says so in plain words ("baseline 6 min (40
+// sampled requests) before the regression began near …, need 10 min and 30
+// sampled requests"): a gate must then fail closed.
+func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 	var active []Minute
-	for _, x := range ms {
-		if x.At.Before(baselineEnd) || x.Requests == 0 {
+	for _, x := range minutes {
+		if x.Requests > 0 {
+			active = append(active, x)
+		}
+	}
+	slices.SortFunc(active, func(a, b Minute) int { return a.At.Compare(b.At) })
+	need := fmt.Sprintf("need %d min and %s sampled requests", m.MinBaselineMinutes, fmtF(m.MinBaselineRequests))
+	if len(active) == 0 {
+		return Onset{Short: true, Reason: "no traffic in the series (baseline 0 min, " + need + "): onset unknown"}
+	}
+	w := bucketWidth(active, m)
+	width := time.Duration(w) * time.Minute
+	latest := alertAt.Add(width)
+	excluded := make([]bool, len(active))
+
+	// backward buckets the minutes before t into w-minute buckets that end
+	// at t, skipping excluded minutes.
+	backward := func(t time.Time) []bucket {
+		var out []bucket
+		for j := len(active) - 1; j >= 0; j-- {
+			if excluded[j] || !active[j].At.Before(t) {
+				continue
+			}
+			k := int(t.Sub(active[j].At)-time.Nanosecond) / int(width)
+			at := t.Add(-time.Duration(k+1) * width)
+			if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
+				out = append(out, bucket{at: at})
+			}
+			b := &out[len(out)-1]
+			b.minutes = append(b.minutes, active[j])
+			b.requests += active[j].Requests
+			b.errors += active[j].Errors
+		}
+		slices.Reverse(out)
+		finish(out)
+		return out
+	}
+	// forward buckets the minutes from index i on into at most most w-minute
+	// buckets that start at active[i].
+	forward := func(i, most int) []bucket {
+		var out []bucket
+		for j := i; j < len(active); j++ {
+			k := int(active[j].At.Sub(active[i].At)) / int(width)
+			if k >= most {
+				break
+			}
+			at := active[i].At.Add(time.Duration(k) * width)
+			if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
+				out = append(out, bucket{at: at})
+			}
+			b := &out[len(out)-1]
+			b.minutes = append(b.minutes, active[j])
+			b.requests += active[j].Requests
+			b.errors += active[j].Errors
+		}
+		finish(out)
+		return out
+	}
+	indexAt := func(t time.Time) int {
+		i, _ := slices.BinarySearchFunc(active, t, func(x Minute, t time.Time) int { return x.At.Compare(t) })
+		return i
+	}
+
+	first := -1
+	var minutesSeen int
+	var requestsSeen float64
+	for i := range active {
+		if minutesSeen >= m.MinBaselineMinutes && requestsSeen >= m.MinBaselineRequests {
+			first = i
+			break
+		}
+		minutesSeen++
+		requestsSeen += active[i].Requests
+	}
+	if first < 0 || !active[first].At.Before(latest) {
+		b := baselineOf(backward(alertAt), m)
+		return Onset{BucketMinutes: w, Short: true, BaselineMinutes: b.minutes, BaselineRequests: b.requests, BaselineFrom: b.from,
+			Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the alert, %s: onset unknown", b.minutes, fmtF(b.requests), need)}
+	}
+	cached, quick := -1, baseline{}
+	for i := first; i < len(active) && active[i].At.Before(latest); i++ {
+		if excluded[i] {
 			continue
 		}
-		active = append(active, x)
-	}
-	for i, x := range active {
-		sig := off(x)
+		// A quick look against a baseline at most ten minutes old first (it
+		// holds less of any regression, so it is the more sensitive), the
+		// exact baseline only where that look sees a departure.
+		if cached < 0 || i-cached >= 10 {
+			quick, cached = baselineOf(backward(active[i].At), m), i
+		}
+		fw := forward(i, 1)
+		if quick.offBucket(fw[0], m) == "" {
+			continue
+		}
+		back := backward(active[i].At)
+		base := baselineOf(back, m)
+		fw = forward(i, len(active))
+		sig := base.offBucket(fw[0], m)
 		if sig == "" {
 			continue
 		}
-		n := min(m.Sustain, len(active)-i)
+		n := min(m.Sustain, len(fw))
 		held := true
-		for _, y := range active[i : i+n] {
-			if off(y) == "" {
+		for _, y := range fw[:n] {
+			if base.offBucket(y, m) == "" {
 				held = false
 				break
 			}
 		}
-		if held {
-			at := x.At.UTC()
-			o.At, o.Signal = &at, sig
-			o.Reason = fmt.Sprintf("%s left its baseline at %s and stayed off for %d minutes", sig, at.Format(time.RFC3339), n)
-			return o
+		if !held {
+			continue
+		}
+		// The signal is the one off in every bucket of the run's start, if
+		// one is: a stray error in a slow minute does not name it.
+		for _, cand := range []string{"error_rate", "p95"} {
+			all := true
+			for _, y := range fw[:n] {
+				if !base.offAs(y, m, cand) {
+					all = false
+					break
+				}
+			}
+			if all {
+				sig = cand
+				break
+			}
+		}
+		// How long did it last? Up to Tolerance buckets back on baseline do
+		// not end it.
+		end, gap := 0, 0
+		for j := 1; j < len(fw) && gap <= m.Tolerance; j++ {
+			if base.offBucket(fw[j], m) != "" {
+				end, gap = j, 0
+			} else {
+				gap++
+			}
+		}
+		ongoing := end >= len(fw)-1-m.Tolerance || !fw[end].at.Add(width).Before(alertAt)
+		if !ongoing {
+			// An earlier departure that recovered: not this incident, and
+			// not part of any later baseline.
+			stop := indexAt(fw[end].at.Add(width))
+			for j := i; j < stop; j++ {
+				excluded[j] = true
+			}
+			cached = -1
+			i = stop - 1
+			continue
+		}
+		if i == first && len(back) > 0 && base.offBucket(back[len(back)-1], m) != "" {
+			// The departure was already under way when the baseline reached
+			// its minimum: its start cannot be measured.
+			k := len(back) - 1
+			for k > 0 && base.offBucket(back[k-1], m) != "" {
+				k--
+			}
+			short := baselineOf(back[:k], m)
+			return Onset{BucketMinutes: w, Short: true, BaselineMinutes: short.minutes, BaselineRequests: short.requests, BaselineFrom: short.from,
+				Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
+					short.minutes, fmtF(short.requests), back[k].minutes[0].At.Format(time.RFC3339), need)}
+		}
+		// Between the last minute seen on baseline and the first seen off, the
+		// regression may have begun at any minute: take the earliest (within
+		// one bucket; a longer stretch without spans is a gap).
+		at := active[i].At
+		if i > 0 {
+			at = maxTime(active[i-1].At.Add(time.Minute), at.Add(-width))
+		}
+		// A regression that fills much of the data contaminates the
+		// baseline so that its start is found late: the best single split
+		// of the whole series before the alert says where it really began.
+		if s := splitPoint(active, alertAt, sig); s >= 0 && s < i && active[s].At.Before(at) && offAfter(active[s:i], alertAt, baselineOf(backward(active[s].At), m), m, sig) {
+			early := baselineOf(backward(active[s].At), m)
+			if !early.enough(m) {
+				return Onset{BucketMinutes: w, Short: true, BaselineMinutes: early.minutes, BaselineRequests: early.requests, BaselineFrom: early.from,
+					Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
+						early.minutes, fmtF(early.requests), active[s].At.Format(time.RFC3339), need)}
+			}
+			at, base = active[s].At, early
+			if s > 0 {
+				at = maxTime(active[s-1].At.Add(time.Minute), at.Add(-width))
+			}
+		}
+		at = at.UTC()
+		return Onset{
+			At: &at, Signal: sig, BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95),
+			ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
+			BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: w,
+			Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d buckets of %d min (baseline %d min, %s sampled requests)",
+				sig, at.Format(time.RFC3339), n, w, base.minutes, fmtF(base.requests)),
 		}
 	}
-	o.Reason = "no sustained departure from the baseline"
-	return o
+	base := baselineOf(backward(alertAt), m)
+	return Onset{BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95), ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
+		BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: w,
+		Reason: "no sustained departure from the baseline"}
+}
+
+// splitPoint is the index of the minute that best splits the series before
+// alertAt into a lower and a higher part of sig: the binomial likelihood
+// ratio of errors, or the CUSUM of signs around the median p95; -1 when
+// there is nothing to split.
+func splitPoint(active []Minute, alertAt time.Time, sig string) int {
+	n := 0
+	for n < len(active) && !active[n].At.After(alertAt) {
+		n++
+	}
+	if n < 2 {
+		return -1
+	}
+	best, at := 0.0, -1
+	switch sig {
+	case "error_rate":
+		var totReq, totErr float64
+		for _, x := range active[:n] {
+			totReq += x.Requests
+			totErr += x.Errors
+		}
+		ll := func(e, r float64) float64 {
+			if r == 0 || e == 0 || e == r {
+				return 0
+			}
+			p := e / r
+			return e*math.Log(p) + (r-e)*math.Log(1-p)
+		}
+		var req, errs float64
+		for s := 1; s < n; s++ {
+			req += active[s-1].Requests
+			errs += active[s-1].Errors
+			r2, e2 := totReq-req, totErr-errs
+			if r2 == 0 || req == 0 || e2/r2 <= errs/req {
+				continue
+			}
+			if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
+				best, at = v, s
+			}
+		}
+	case "p95":
+		var p []float64
+		for _, x := range active[:n] {
+			if !math.IsNaN(x.P95Ms) {
+				p = append(p, x.P95Ms)
+			}
+		}
+		if len(p) < 2 {
+			return -1
+		}
+		med := median(p)
+		cum := 0.0
+		for s := 1; s < n; s++ {
+			x := active[s-1].P95Ms
+			switch {
+			case math.IsNaN(x):
+			case x > med:
+				cum++
+			case x < med:
+				cum--
+			}
+			if -cum > best {
+				best, at = -cum, s
+			}
+		}
+	}
+	return at
+}
+
+// offAfter reports whether the minutes from the split to the candidate (and
+// not after alertAt), pooled, are off the baseline before the split in sig:
+// a split that is only noise is not.
+func offAfter(after []Minute, alertAt time.Time, base baseline, m Margins, sig string) bool {
+	var b bucket
+	for _, x := range after {
+		if x.At.After(alertAt) {
+			break
+		}
+		b.minutes = append(b.minutes, x)
+		b.requests += x.Requests
+		b.errors += x.Errors
+	}
+	bs := []bucket{b}
+	finish(bs)
+	return base.offAs(bs[0], m, sig)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func before(bs []bucket, t time.Time) []bucket {
+	for i, b := range bs {
+		if !b.at.Before(t) {
+			return bs[:i]
+		}
+	}
+	return bs
+}
+
+func nanZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+func infZero(v float64) float64 {
+	if math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
 
 func median(v []float64) float64 {
@@ -128,14 +569,4 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// BaselineEnd is the end of the baseline: halfway from the start of the onset
-// window to the alert's startsAt, so the baseline is the first part of the
-// window, well before the alert.
-func BaselineEnd(w Window, startsAt time.Time) time.Time {
-	if !startsAt.After(w.From) {
-		return w.From
-	}
-	return w.From.Add(startsAt.Sub(w.From) / 2)
 }

@@ -22,7 +22,14 @@ type Query struct {
 type Plan struct {
 	Queries []Query
 	Link    string
+	// Then, when set, plans the queries that depend on the answers so far
+	// (every answer, in order); the executor calls it again after running
+	// what it returned, until it returns none, at most MaxStages times.
+	Then func(resps []signoz.Response) ([]Query, error)
 }
+
+// MaxStages bounds how many times an executor calls Plan.Then.
+const MaxStages = 4
 
 // Query names of service_overview, in plan order.
 const (
@@ -37,14 +44,16 @@ const (
 	qOthersErr = "others_per_minute_errors"
 )
 
+// OnsetHistory is how far before the alert's startsAt the per-minute series
+// behind the onset reach: as much history as SigNoz keeps, up to a day. The
+// baseline is whatever of it comes back (see FindOnset), not a fixed part.
+const OnsetHistory = 24 * time.Hour
+
 // OnsetWindow is the range of the per-minute series the onset is computed
-// from: the incident window, cut to max. It does not depend on the caller.
-func OnsetWindow(c Call, max time.Duration) Window {
-	w := c.Incident
-	if w.To.Sub(w.From) > max {
-		w.To = w.From.Add(max)
-	}
-	return w
+// from: [startsAt − OnsetHistory, end of the incident window]. It does not
+// depend on the caller.
+func OnsetWindow(c Call) Window {
+	return Window{From: c.StartsAt.Add(-OnsetHistory).UTC(), To: c.Incident.To}
 }
 
 func span(name, typ string) signoz.FieldKey {
@@ -67,7 +76,18 @@ var spanFields = []signoz.FieldKey{
 	tag("http.request.method", "string"), tag("http.route", "string"), tag("http.response.status_code", "number"),
 	tag("url.path", "string"), tag("server.address", "string"), tag("rpc.method", "string"),
 	tag("db.system", "string"), tag("db.operation", "string"), tag("exception.type", "string"), tag("exception.message", "string"),
+	// The same features under the other semantic-convention version, and the
+	// attributes a diagnosis reads: error class, peer, pool, retries, model.
+	tag("http.status_code", "number"), tag("http.method", "string"), tag("net.peer.name", "string"), tag("peer.service", "string"),
+	tag("error.type", "string"), tag("db.system.name", "string"), tag("db.operation.name", "string"),
+	tag("db.client.connection.pool.name", "string"), tag("http.request.resend_count", "number"),
+	tag("gen_ai.system", "string"), tag("gen_ai.provider.name", "string"),
 }
+
+// SpanAttributes are the attributes spanRow shows, in order.
+var SpanAttributes = []string{"http.request.method", "http.method", "http.route", "http.response.status_code", "http.status_code",
+	"url.path", "server.address", "net.peer.name", "peer.service", "rpc.method", "db.system", "db.system.name", "db.operation", "db.operation.name",
+	"db.client.connection.pool.name", "http.request.resend_count", "error.type", "exception.type", "exception.message", "gen_ai.system", "gen_ai.provider.name"}
 
 var markerFields = []signoz.FieldKey{
 	span("trace_id", "string"), span("span_id", "string"), span("name", "string"), span("timestamp", "number"),
@@ -116,10 +136,20 @@ func and(parts ...string) string {
 }
 
 // Severities at or above each level, as severity_text values.
+// Emitters spell them differently (OpenTelemetry leaves severity_text free:
+// "ERROR", "error", "Error"), so each level lists every spelling seen.
 var severities = map[string][]string{
-	"WARN":  {"WARN", "WARNING", "ERROR", "FATAL"},
-	"ERROR": {"ERROR", "FATAL"},
-	"FATAL": {"FATAL"},
+	"WARN":  spellings("WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"),
+	"ERROR": spellings("ERROR", "FATAL", "CRITICAL"),
+	"FATAL": spellings("FATAL", "CRITICAL"),
+}
+
+func spellings(levels ...string) []string {
+	var out []string
+	for _, l := range levels {
+		out = append(out, l, strings.ToLower(l), l[:1]+strings.ToLower(l[1:]))
+	}
+	return out
 }
 
 // AggregationExpr maps the aggregate_traces aggregation to SigNoz's expression.
@@ -140,14 +170,14 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	ex := links.Explorer{From: c.Window.From, To: c.Window.To}
 	switch c.Tool {
 	case contracts.ToolServiceOverview:
-		ow := OnsetWindow(c, lim.MaxWindow)
+		ow := OnsetWindow(c)
 		byName := []signoz.FieldKey{span("name", "string")}
 		errs := and(svc, "has_error = true")
 		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
 		one := []signoz.Aggregation{{Expression: "count()"}}
 		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
 		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude))
-		return Plan{Link: links.Service(linkBase, c.Service), Queries: []Query{
+		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: []Query{
 			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qTotal, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},

@@ -1,0 +1,57 @@
+// Command worldgen writes incidents drawn by e2e/worldgen: a corpus that the
+// pipeline's rules were not tuned on. CI draws the same corpus (worldgen.CI)
+// into a temporary folder; it is never committed.
+//
+//	go run ./cmd/worldgen -out /tmp/worlds                 # the CI corpus: 200 worlds
+//	go run ./cmd/worldgen -out /tmp/worlds -draw 7:50      # 50 worlds from seed 7
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"agentk/e2e/worldgen"
+)
+
+func main() {
+	out := flag.String("out", "", "folder to write the incidents into (required)")
+	draw := flag.String("draw", "", "comma-separated seed:count batches (default: the CI corpus)")
+	flag.Parse()
+	batches, err := parse(*draw)
+	if *out == "" || err != nil {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "worldgen:", err)
+		}
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := worldgen.WriteCorpus(*out, batches); err != nil {
+		fmt.Fprintln(os.Stderr, "worldgen:", err)
+		os.Exit(1)
+	}
+	n := 0
+	for _, b := range batches {
+		n += b.N
+	}
+	fmt.Printf("worldgen: wrote %d incidents to %s\n", n, *out)
+}
+
+func parse(s string) ([]worldgen.Batch, error) {
+	if s == "" {
+		return worldgen.CI, nil
+	}
+	var out []worldgen.Batch
+	for _, part := range strings.Split(s, ",") {
+		seed, n, ok := strings.Cut(part, ":")
+		sv, err1 := strconv.ParseUint(seed, 10, 64)
+		nv, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || nv < 1 {
+			return nil, fmt.Errorf("-draw: %q is not seed:count", part)
+		}
+		out = append(out, worldgen.Batch{Seed: sv, N: nv})
+	}
+	return out, nil
+}

@@ -1,0 +1,126 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"agentk/cmd/agentk/replay"
+	"agentk/contracts/incident"
+	"agentk/e2e/worldgen"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The corpora nobody tuned on (issue 18). The worlds are drawn fresh into a
+// temporary folder from fixed seeds and never committed.
+const handwritten = "incidents-handwritten"
+
+// knownGaps are the issue-18 targets the current pipeline does not meet
+// yet, each with the gap that explains it. A target listed here is
+// reported and skipped; a target met while still listed fails, so the list
+// shrinks as the work lands. Bad rollbacks are never listed: zero is
+// asserted for every investigator on every corpus, always.
+var knownGaps = map[string]string{
+	"worlds/persona:oracle/verdicts":      "the sandbox's onset needs a fixed 2 h window and counts callers as co-regressed (issue 18 §1-2, branch i18-evidence)",
+	"worlds/rules/diagnoses":              "the rules investigator reads corpusgen's strings, not OpenTelemetry features (issue 18 §3, branch i18-evidence)",
+	"worlds/rules/verdicts":               "follows from the onset and diagnosis gaps (issue 18 §1-3, branch i18-evidence)",
+	"handwritten/rules/diagnoses":         "the rules investigator reads corpusgen's strings, not OpenTelemetry features (issue 18 §3, branch i18-evidence)",
+	"handwritten/rules/verdicts":          "follows from the onset and diagnosis gaps (issue 18 §1-3, branch i18-evidence)",
+}
+
+// drawWorlds writes the CI world corpus (200 worlds from fixed seeds) into
+// a temporary folder.
+func drawWorlds(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, worldgen.WriteCorpus(dir, worldgen.CI))
+	return dir
+}
+
+// evalInvestigators are the investigators the generalisation tests score:
+// the oracle (claims always right: measures the evidence layer) and the
+// rules (measures diagnosis). AGENTK_EVAL_INVESTIGATORS narrows them.
+func evalInvestigators() []string {
+	if only := os.Getenv("AGENTK_EVAL_INVESTIGATORS"); only != "" {
+		return strings.Split(only, ",")
+	}
+	return []string{"persona:oracle", "rules"}
+}
+
+func evalFolder(t *testing.T, dir string, invs []string) []replay.Outcome {
+	t.Helper()
+	incs, err := incident.LoadCorpus(dir)
+	require.NoError(t, err)
+	return replay.Eval(context.Background(), incs, invs, replay.Options{Timeout: 90 * time.Second}, 2, nil)
+}
+
+// target is one figure of issue 18's "done when".
+type target struct {
+	name string
+	min  float64
+	got  func(replay.Row) float64
+}
+
+var targets = map[string][]target{
+	"persona:oracle": {{"verdicts", 1, func(r replay.Row) float64 { return r.VerdictAccuracy }}},
+	"rules": {
+		{"diagnoses", 0.90, func(r replay.Row) float64 { return r.DiagnosisAccuracy }},
+		{"verdicts", 0.97, func(r replay.Row) float64 { return r.VerdictAccuracy }},
+	},
+}
+
+// holdTheLine scores a corpus: safety is asserted unconditionally, then each
+// target is a subtest that is skipped, naming its gap, only while the gap is
+// listed and the target unmet.
+func holdTheLine(t *testing.T, corpus string, outs []replay.Outcome) {
+	t.Helper()
+	s := replay.Score(outs)
+	for _, o := range outs {
+		if o.Error != "" || o.BadRollback() {
+			t.Logf("%s %s %s: verdict %s diagnosis %s error %q", corpus, o.Investigator, o.Incident, o.Verdict, o.Diagnosis, o.Error)
+		}
+	}
+	for _, r := range s.Rows {
+		t.Logf("%s %-16s diagnosis %3d/%d (%.0f%%) verdict %3d/%d (%.0f%%) bad %d missed %d errors %d", corpus, r.Investigator,
+			r.DiagnosisCorrect, r.Incidents, 100*r.DiagnosisAccuracy, r.VerdictCorrect, r.Incidents, 100*r.VerdictAccuracy,
+			r.BadRollbacks, r.MissedRollbacks, r.Errors)
+		require.Zero(t, r.BadRollbacks, "%s/%s: bad rollbacks", corpus, r.Investigator)
+		require.Zero(t, r.Errors, "%s/%s: replays failed", corpus, r.Investigator)
+		require.Zero(t, r.Unsupported, "%s/%s: unsupported claims published", corpus, r.Investigator)
+		require.Zero(t, r.OutOfGateActions, "%s/%s: actions outside the gate", corpus, r.Investigator)
+	}
+	for _, r := range s.Rows {
+		for _, tg := range targets[r.Investigator] {
+			key := fmt.Sprintf("%s/%s/%s", corpus, r.Investigator, tg.name)
+			t.Run(key, func(t *testing.T) {
+				got := tg.got(r)
+				gap, known := knownGaps[key]
+				switch {
+				case got >= tg.min && known:
+					t.Fatalf("%s: %.1f%% meets the target %.0f%%: remove it from knownGaps", key, 100*got, 100*tg.min)
+				case got < tg.min && known:
+					t.Skipf("%s: %.1f%% (target %.0f%%), known gap: %s", key, 100*got, 100*tg.min, gap)
+				default:
+					require.GreaterOrEqual(t, got, tg.min, "%s: %.1f%% is below the target %.0f%%", key, 100*got, 100*tg.min)
+				}
+			})
+		}
+	}
+}
+
+// TestGeneralisationCorpora replays 200 freshly drawn worlds and the
+// hand-written incidents with the oracle and the rules investigator and
+// holds issue 18's targets: 0 bad rollbacks always; oracle 100% verdicts;
+// rules ≥ 90% diagnoses and ≥ 97% verdicts.
+func TestGeneralisationCorpora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays 200 drawn worlds and the hand-written incidents; skipped with -short")
+	}
+	invs := evalInvestigators()
+	holdTheLine(t, "handwritten", evalFolder(t, handwritten, invs))
+	holdTheLine(t, "worlds", evalFolder(t, drawWorlds(t), invs))
+}

@@ -1,0 +1,62 @@
+package worldgen
+
+import (
+	"slices"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/incident"
+)
+
+// Gate thresholds of DESIGN.md that the expectation reasons with. They are
+// the shipped defaults; a world written for other thresholds would say so.
+const (
+	cooldown     = 600 * time.Second
+	markerWindow = 30 * time.Minute
+)
+
+// expect is what a correct gate decides for a rollback of the affected
+// service when the diagnosis is right, check by check (DESIGN.md): the burn
+// rate must read ≥ 1 by INCIDENT-FORMAT's rule, no action within the
+// cooldown, a deployment-class diagnosis with a marker of this service within
+// 30 minutes before the onset and a rollback target in the ledger, and the
+// service in the sandbox scope. allowlist and confidence pass by construction
+// (the action is a rollback; a right diagnosis is confident).
+func expect(w World) incident.Expect {
+	var failed []string
+	if !w.burnReadable() {
+		failed = append(failed, contracts.CheckSLOBreach)
+	}
+	if w.Has(CooldownActive) {
+		failed = append(failed, contracts.CheckCooldown)
+	}
+	if !deploymentClass(w.Class) || !w.markerExplainsOnset() || len(w.Versions) < 2 {
+		failed = append(failed, contracts.CheckDeploymentRelated)
+	}
+	if w.Has(OutOfScope) {
+		failed = append(failed, contracts.CheckSandboxScope)
+	}
+	e := incident.Expect{RootCause: w.Class, Verdict: contracts.VerdictAllow}
+	if len(failed) > 0 {
+		e.Verdict = contracts.VerdictDeny
+		e.FailedChecks = failed
+	}
+	return e
+}
+
+func (w World) burnReadable() bool {
+	return !slices.ContainsFunc(w.Variants, func(v Variant) bool {
+		return v == BurnMissing || v == BurnNaN || v == BurnNegative || v == BurnProse
+	})
+}
+
+// markerExplainsOnset reports whether a marker of the affected service lies
+// within the window before the onset (at or after the onset explains nothing).
+func (w World) markerExplainsOnset() bool {
+	for _, d := range w.Deploys {
+		if d.Service == w.Topo.Affected && d.At.Before(w.Onset) && w.Onset.Sub(d.At) <= markerWindow {
+			return true
+		}
+	}
+	return false
+}

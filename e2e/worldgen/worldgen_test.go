@@ -1,0 +1,152 @@
+package worldgen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/incident"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestWorldsLoadAndKeepTheirPromises writes worlds and loads them with the
+// format's own loader: every folder is valid, the onset lies inside the
+// recording after a baseline of at least 15 minutes, the recording ends at
+// now, and a marker that the expectation relies on is a span in the file.
+func TestWorldsLoadAndKeepTheirPromises(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ws := Generate(7, 20)
+	require.NoError(t, Write(dir, ws))
+	classes := map[string]bool{}
+	verdicts := map[string]int{}
+	for _, w := range ws {
+		inc, err := incident.Load(filepath.Join(dir, w.ID))
+		require.NoError(t, err, w.ID)
+		require.Equal(t, w.Expect, inc.Meta.Expect, w.ID)
+		require.Equal(t, w.Topo.Affected, inc.Meta.Service)
+		classes[w.Class] = true
+		verdicts[w.Expect.Verdict]++
+		require.GreaterOrEqual(t, w.Onset.Sub(w.Start), 15*time.Minute, w.ID)
+		require.True(t, w.Onset.Before(w.StartsAt) && !w.StartsAt.After(w.Now), w.ID)
+		d := w.Duration()
+		require.True(t, d >= 20*time.Minute && d <= 30*time.Hour, "%s: %s", w.ID, d)
+		require.True(t, w.Rate >= 0.05 && w.Rate <= 500 && w.Sampling >= 1 && w.Sampling <= 100, w.ID)
+		var markers, affected int
+		for _, s := range inc.Spans {
+			require.False(t, s.Timestamp.After(w.Now), w.ID)
+			if s.Name == "deployment.marker" {
+				markers++
+			}
+			if s.Service() == w.Topo.Affected {
+				affected++
+			}
+		}
+		require.Equal(t, len(w.Deploys), markers, w.ID)
+		require.Positive(t, affected, w.ID)
+		if w.Expect.Verdict == contracts.VerdictAllow {
+			require.True(t, w.markerExplainsOnset(), w.ID)
+		}
+	}
+	require.Len(t, classes, 10, "every failure class of the catalogue")
+	require.Positive(t, verdicts[contracts.VerdictAllow])
+	require.Positive(t, verdicts[contracts.VerdictDeny])
+}
+
+// TestDeterministic: the same seed writes the same bytes.
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	a, b := t.TempDir(), t.TempDir()
+	ws := Generate(3, 6)
+	require.NoError(t, Write(a, ws))
+	require.NoError(t, Write(b, Generate(3, 6)))
+	for _, w := range ws {
+		for _, f := range []string{"incident.yaml", "alert.json", "spans.jsonl", "logs.jsonl", "releases.yaml"} {
+			x, err := os.ReadFile(filepath.Join(a, w.ID, f))
+			require.NoError(t, err)
+			y, err := os.ReadFile(filepath.Join(b, w.ID, f))
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(x, y), "%s/%s differs between two runs", w.ID, f)
+		}
+	}
+	require.NotEqual(t, Generate(4, 1)[0].Title(), Generate(3, 1)[0].Title())
+}
+
+// TestExpect is the gate's six checks applied to a world's facts.
+func TestExpect(t *testing.T) {
+	t.Parallel()
+	onset := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	base := func(class string, vs ...Variant) World {
+		w := World{Class: class, Variants: vs, Onset: onset, Versions: []string{"v1", "v2"}}
+		w.Topo.Affected = "svc"
+		w.Deploys = []Deploy{{Service: "svc", Version: "v2", Previous: "v1", At: onset.Add(-5 * time.Minute)}}
+		return w
+	}
+	for _, tc := range []struct {
+		name    string
+		w       World
+		verdict string
+		failed  []string
+	}{
+		{"deployment class with a marker 5 min before the onset", base("bad_release"), "allow", nil},
+		{"runtime class with the same marker", base("db_pool_exhaustion"), "deny", []string{"deployment_related"}},
+		{"burn rate NaN", base("retry_storm", BurnNaN), "deny", []string{"slo_breach"}},
+		{"burn rate only in prose", base("retry_storm", BurnProse), "deny", []string{"slo_breach"}},
+		{"NaN label, valid annotation", base("retry_storm", BurnNaNThenValid), "allow", nil},
+		{"out of scope and in cooldown", base("prompt_regression", OutOfScope, CooldownActive), "deny", []string{"cooldown", "sandbox_scope"}},
+		{"expired cooldown", base("config_regression", CooldownExpired), "allow", nil},
+		{"marker at the onset", func() World {
+			w := base("bad_release")
+			w.Deploys[0].At = onset
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		{"marker 31 min before", func() World {
+			w := base("bad_release")
+			w.Deploys[0].At = onset.Add(-31 * time.Minute)
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		{"marker of another service", func() World {
+			w := base("bad_release")
+			w.Deploys[0].Service = "other"
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		{"no rollback target", func() World {
+			w := base("bad_release")
+			w.Versions = []string{"v2"}
+			return w
+		}(), "deny", []string{"deployment_related"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := expect(tc.w)
+			require.Equal(t, tc.verdict, e.Verdict)
+			require.Equal(t, tc.failed, e.FailedChecks)
+		})
+	}
+}
+
+// TestCICorpus: the CI corpus is at least 200 worlds with distinct ids,
+// every class, and allows as well as denies.
+func TestCICorpus(t *testing.T) {
+	t.Parallel()
+	ids := map[string]bool{}
+	classes := map[string]int{}
+	allow := 0
+	for _, b := range CI {
+		for _, w := range Generate(b.Seed, b.N) {
+			require.False(t, ids[w.ID], "duplicate id %s", w.ID)
+			ids[w.ID] = true
+			classes[w.Class]++
+			if w.Expect.Verdict == contracts.VerdictAllow {
+				allow++
+			}
+		}
+	}
+	require.GreaterOrEqual(t, len(ids), 200)
+	require.Len(t, classes, 10)
+	require.Greater(t, allow, 30)
+	require.Greater(t, len(ids)-allow, 100)
+}

@@ -1,0 +1,236 @@
+package worldgen
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Batch is n worlds drawn from one seed.
+type Batch struct {
+	Seed uint64
+	N    int
+}
+
+// CI is the world corpus CI draws and evaluates: 200 worlds from fixed seeds.
+var CI = []Batch{{Seed: 18, N: 120}, {Seed: 1018, N: 80}}
+
+// WriteCorpus writes every batch's worlds as incident folders under dir and
+// the corpus's provenance (corpus.yaml: out-of-sample, the seeds) beside them.
+func WriteCorpus(dir string, batches []Batch) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var seeds []string
+	for _, b := range batches {
+		seeds = append(seeds, fmt.Sprintf("%d×%d", b.Seed, b.N))
+		if err := Write(dir, Generate(b.Seed, b.N)); err != nil {
+			return err
+		}
+	}
+	prov := fmt.Sprintf("name: worlds\nsource: \"e2e/worldgen, seed×worlds %s\"\ntuned_on: false\n", strings.Join(seeds, ", "))
+	return os.WriteFile(filepath.Join(dir, "corpus.yaml"), []byte(prov), 0o644)
+}
+
+// Write writes each world as an incident folder under dir.
+func Write(dir string, ws []World) error {
+	for _, w := range ws {
+		if err := WriteOne(dir, w); err != nil {
+			return fmt.Errorf("worldgen: %s: %w", w.ID, err)
+		}
+	}
+	return nil
+}
+
+// WriteOne writes one world as the incident folder dir/<id>.
+func WriteOne(dir string, w World) error {
+	d := filepath.Join(dir, w.ID)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	tel := Emit(w)
+	files := map[string][]byte{
+		"incident.yaml": incidentYAML(w),
+		"alert.json":    alertJSON(w),
+		"releases.yaml": releasesYAML(w),
+	}
+	var err error
+	if files["spans.jsonl"], err = jsonl(tel.Spans); err != nil {
+		return err
+	}
+	if files["logs.jsonl"], err = jsonl(tel.Logs); err != nil {
+		return err
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(d, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func jsonl[T any](xs []T) ([]byte, error) {
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, x := range xs {
+		if err := enc.Encode(x); err != nil {
+			return nil, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func q(s string) string { return strconv.Quote(s) }
+
+func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// Title is a one-line description of the world.
+func (w World) Title() string {
+	t := fmt.Sprintf("%s on %s (%s semconv, %s of telemetry, %.2f req/s sampled 1/%d)",
+		strings.ReplaceAll(w.Class, "_", " "), w.Topo.Affected, w.Semconv, w.Duration().Round(time.Minute), w.Rate, w.Sampling)
+	if len(w.Variants) > 0 {
+		vs := make([]string, len(w.Variants))
+		for i, v := range w.Variants {
+			vs[i] = string(v)
+		}
+		t += "; " + strings.Join(vs, ", ")
+	}
+	return t
+}
+
+func incidentYAML(w World) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Drawn by e2e/worldgen (seed %d, world %d): not tuned on; do not edit.\n", w.Seed, w.Index)
+	fmt.Fprintf(&b, "id: %s\ntitle: %s\nservice: %s\nnow: %s\n", w.ID, q(w.Title()), w.Topo.Affected, rfc(w.Now))
+	fmt.Fprintf(&b, "expect:\n  root_cause: %s\n  verdict: %s\n", w.Expect.RootCause, w.Expect.Verdict)
+	if len(w.Expect.FailedChecks) > 0 {
+		fmt.Fprintf(&b, "  failed_checks: [%s]\n", strings.Join(w.Expect.FailedChecks, ", "))
+	}
+	tags := []string{"worldgen", w.Class, "semconv-" + string(w.Semconv), fmt.Sprintf("onset-%dm-before-alert", int(w.StartsAt.Sub(w.Onset).Minutes()))}
+	for _, v := range w.Variants {
+		tags = append(tags, string(v))
+	}
+	fmt.Fprintf(&b, "tags: [%s]\n", strings.Join(tags, ", "))
+	r := rand.New(rand.NewPCG(w.Seed, uint64(w.Index)+99))
+	if w.Has(OutOfScope) {
+		var scope []string
+		for _, s := range w.services() {
+			if s != w.Topo.Affected {
+				scope = append(scope, s)
+			}
+		}
+		fmt.Fprintf(&b, "sandbox_services: [%s]\n", strings.Join(scope, ", "))
+	}
+	var prior []string
+	switch {
+	case w.Has(CooldownActive):
+		prior = append(prior, fmt.Sprintf("  - service: %s\n    at: %s\n", w.Topo.Affected, rfc(w.Now.Add(-time.Duration(60+r.IntN(500))*time.Second))))
+	case w.Has(CooldownExpired):
+		prior = append(prior, fmt.Sprintf("  - service: %s\n    at: %s\n", w.Topo.Affected, rfc(w.Now.Add(-time.Duration(11+r.IntN(50))*time.Minute))))
+	case w.Has(PriorOtherService):
+		prior = append(prior, fmt.Sprintf("  - service: %s\n    at: %s\n", w.Topo.Neighbour, rfc(w.Now.Add(-time.Duration(60+r.IntN(300))*time.Second))))
+	}
+	if len(prior) > 0 {
+		b.WriteString("prior_actions:\n" + strings.Join(prior, ""))
+	}
+	return []byte(b.String())
+}
+
+// services are the compose project's services: those in releases.yaml.
+func (w World) services() []string {
+	s := []string{w.Topo.Affected, w.Topo.Caller, w.Topo.Neighbour}
+	if w.Topo.InProject() {
+		s = append(s, w.Topo.Callee)
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+func releasesYAML(w World) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "project: %s\nservices:\n", w.Topo.Project)
+	image := func(svc, v string) string { return fmt.Sprintf("%s/%s:%s", w.Topo.Registry, svc, v) }
+	long := w.Start.Add(-time.Duration(3+w.Index%20) * 24 * time.Hour).Truncate(time.Hour)
+	for _, svc := range w.services() {
+		fmt.Fprintf(&b, "  %s:\n", svc)
+		var entries [][2]string
+		if svc == w.Topo.Affected {
+			for i, v := range w.Versions {
+				at := long.Add(time.Duration(i) * 50 * time.Hour)
+				if d, ok := w.AffectedDeploy(); ok && v == d.Version && i == len(w.Versions)-1 {
+					at = d.At
+				}
+				entries = append(entries, [2]string{v, rfc(at)})
+			}
+		} else {
+			entries = [][2]string{{"1.0.0", rfc(long.Add(-200 * time.Hour))}}
+			for _, d := range w.Deploys {
+				if d.Service == svc {
+					entries = [][2]string{{d.Previous, rfc(long)}, {d.Version, rfc(d.At)}}
+				}
+			}
+		}
+		for _, e := range entries {
+			fmt.Fprintf(&b, "    - version: %s\n      image: %s\n      deployed_at: %s\n", q(e[0]), image(svc, e[0]), e[1])
+		}
+	}
+	return []byte(b.String())
+}
+
+// alertJSON is the Alertmanager-format webhook body SigNoz posts, with the
+// burn rate written as the world's variant says.
+func alertJSON(w World) []byte {
+	r := rand.New(rand.NewPCG(w.Seed, uint64(w.Index)+1234))
+	alertname := pick(r, []string{"HighErrorRate", "SLOBurn", "LatencyP99High", w.Topo.Affected + "-error-budget"})
+	svcKey := pick(r, []string{"service.name", "service", "service.name"})
+	labels := map[string]string{"alertname": alertname, svcKey: w.Topo.Affected, "severity": pick(r, []string{"critical", "page", "warning"})}
+	ann := map[string]string{"summary": fmt.Sprintf("%s is breaching its SLO", w.Topo.Affected)}
+	br := strconv.FormatFloat(w.BurnRate, 'f', -1, 64)
+	key := pick(r, []string{"burn_rate", "slo_burn_rate", "burnRate"})
+	where := labels
+	if r.Float64() < 0.4 {
+		where = ann
+	}
+	switch {
+	case w.Has(BurnMissing):
+	case w.Has(BurnNaN):
+		where[key] = "NaN"
+	case w.Has(BurnNegative):
+		where[key] = "-" + br
+	case w.Has(BurnProse):
+		ann["description"] = fmt.Sprintf("The error budget is burning at %sx the sustainable rate over the last hour.", br)
+	case w.Has(BurnNaNThenValid):
+		labels["burn_rate"] = "NaN"
+		ann["slo_burn_rate"] = br
+	default:
+		where[key] = br
+	}
+	ruleID := fmt.Sprintf("%d", 1000+r.IntN(9000))
+	fp := fmt.Sprintf("%016x", r.Uint64())
+	alert := map[string]any{
+		"status": "firing", "labels": labels, "annotations": ann,
+		"startsAt": rfc(w.StartsAt), "endsAt": "0001-01-01T00:00:00Z",
+		"generatorURL": "http://signoz.internal:8080/alerts/edit?ruleId=" + ruleID, "fingerprint": fp,
+	}
+	body := map[string]any{
+		"receiver": "agentk", "status": "firing", "alerts": []any{alert},
+		"groupLabels": map[string]string{"alertname": alertname}, "commonLabels": labels, "commonAnnotations": ann,
+		"externalURL": "http://signoz.internal:8080", "version": "4",
+		"groupKey": fmt.Sprintf("{}:{alertname=%q}", alertname), "truncatedAlerts": 0,
+	}
+	b, _ := json.MarshalIndent(body, "", "  ")
+	return append(b, '\n')
+}

@@ -1,0 +1,280 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// Propagation: a service that regressed with the affected one because it
+// calls it (its failing traces hold the affected service's failing spans
+// beneath its own) is no shared cause; the overview asks for those traces in
+// two follow-up stages and drops such services from the co-regressed ones.
+const (
+	// MaxPropagationServices is how many co-regressed services are examined;
+	// any beyond stay co-regressed (fail closed).
+	MaxPropagationServices = 5
+	// PropagationTraces is how many failing traces of each are examined.
+	PropagationTraces = 20
+	// PropagationSpans bounds the spans read of those traces.
+	PropagationSpans = 1000
+	// PropagationShare is the least share of a service's failing traces that
+	// must hold the affected service's failing spans beneath its own.
+	PropagationShare = 0.5
+	// LoadRatio is the rise of a callee's request rate at or above which its
+	// failures beneath the affected service's calls are load that service
+	// sent (a retry storm), not a cause: a callee failing at its usual load
+	// beneath the service is a dependency that failed.
+	LoadRatio = 2.0
+)
+
+// overviewState is what the first nine answers of service_overview say: the
+// onset and the alternatives. Both Then and Build derive it, from the same
+// answers, the same way.
+type overviewState struct {
+	minutes []Minute
+	onset   Onset
+	alt     alternativeFacts
+	// examined are the co-regressed services whose traces are fetched, in order.
+	examined []string
+}
+
+func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
+	var st overviewState
+	var err error
+	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
+		return st, err
+	}
+	st.onset = FindOnset(st.minutes, c.StartsAt, DefaultMargins)
+	if st.onset.At == nil {
+		return st, nil
+	}
+	if st.alt, err = alternatives(resps[6], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+		return st, err
+	}
+	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
+	return st, nil
+}
+
+// failing is the filter of a service's failing spans: an error, or a duration
+// at or above its onset's p95 threshold.
+func failing(svc string, thrMs float64) string {
+	f := "has_error = true"
+	if thrMs > 0 {
+		f = "(has_error = true OR duration_nano >= " + strconv.FormatInt(int64(thrMs*1e6), 10) + ")"
+	}
+	return and(serviceFilter(svc), f)
+}
+
+var traceFields = []signoz.FieldKey{
+	span("trace_id", "string"), span("span_id", "string"), span("parent_span_id", "string"),
+	span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
+	resource("service.name", signoz.SignalTraces),
+}
+
+// overviewThen plans service_overview's follow-up stages: after the nine
+// first answers, the failing spans of each examined co-regressed service from
+// the onset on; after those, every span of their traces.
+func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
+	return func(resps []signoz.Response) ([]Query, error) {
+		st, err := overviewBase(c, resps[:9])
+		if err != nil || st.onset.At == nil || len(st.examined) == 0 {
+			return nil, err
+		}
+		from, to := st.onset.At.UnixMilli(), c.Incident.To.UnixMilli()
+		switch len(resps) {
+		case 9:
+			var qs []Query
+			for _, svc := range st.examined {
+				qs = append(qs, Query{"failing_" + svc, signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
+			}
+			return qs, nil
+		case 9 + len(st.examined):
+			ids, err := failingTraces(c, lim, st, resps[9:])
+			if err != nil {
+				return nil, err
+			}
+			var all []string
+			for _, svc := range st.examined {
+				for _, id := range ids[svc] {
+					if !slices.Contains(all, id) {
+						all = append(all, id)
+					}
+				}
+			}
+			if len(all) == 0 {
+				return nil, nil
+			}
+			var q []string
+			for _, id := range all {
+				q = append(q, Quote(id))
+			}
+			f := and("trace_id IN ("+strings.Join(q, ", ")+")", excludeFilter(lim.Exclude))
+			return []Query{{"failing_traces", signoz.NewRequest(signoz.RequestRaw, st.onset.At.Add(-5*time.Minute).UnixMilli(), to,
+				signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: PropagationSpans, Order: desc("timestamp"), SelectFields: traceFields})}}, nil
+		}
+		return nil, nil
+	}
+}
+
+// failingTraces reads the trace ids of each examined service's failing spans.
+func failingTraces(c Call, lim Limits, st overviewState, resps []signoz.Response) (map[string][]string, error) {
+	out := map[string][]string{}
+	for i, svc := range st.examined {
+		rows, err := rawRows(resps, i)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			id := attrString(r.Data, "trace_id")
+			if id == "" || resourceValue(r.Data, "service.name") != svc || Excluded(svc, lim.Exclude) || slices.Contains(out[svc], id) {
+				continue
+			}
+			out[svc] = append(out[svc], id)
+		}
+	}
+	return out, nil
+}
+
+type traceSpan struct {
+	id, parent, service string
+	failing             bool
+}
+
+// propagation is, per examined service, how many of its failing traces hold
+// a failing span of the affected service beneath one of its own spans, and how
+// many were examined.
+type propagation struct {
+	beneath, under, traces int
+	load                   float64
+}
+
+// judgePropagation splits the co-regressed services into those whose
+// regression came through their calls into svc (propagated) and the rest.
+func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response) (shared, propagated []string, seen map[string]propagation, err error) {
+	seen = map[string]propagation{}
+	if len(follow) < len(st.examined)+1 {
+		return st.alt.coRegressed, nil, seen, nil
+	}
+	ids, err := failingTraces(c, lim, st, follow[:len(st.examined)])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rows, err := rawRows(follow, len(st.examined))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byTrace := map[string]map[string]traceSpan{}
+	for _, r := range rows {
+		d := r.Data
+		tid, sid := attrString(d, "trace_id"), attrString(d, "span_id")
+		if tid == "" || sid == "" {
+			continue
+		}
+		s := traceSpan{id: sid, parent: attrString(d, "parent_span_id"), service: resourceValue(d, "service.name")}
+		if v, ok := attrValue(d, "has_error").(bool); ok && v {
+			s.failing = true
+		}
+		// Each span is judged against its own service's threshold.
+		thr := st.onset.P95ThresholdMs
+		if s.service != c.Service {
+			thr = st.alt.thresholds[s.service]
+		}
+		if v, ok := num(attrValue(d, "duration_nano")); ok && thr > 0 && v/1e6 >= thr {
+			s.failing = true
+		}
+		if byTrace[tid] == nil {
+			byTrace[tid] = map[string]traceSpan{}
+		}
+		byTrace[tid][sid] = s
+	}
+	for _, svc := range st.alt.coRegressed {
+		if !slices.Contains(st.examined, svc) {
+			shared = append(shared, svc)
+			continue
+		}
+		var p propagation
+		for _, tid := range ids[svc] {
+			p.traces++
+			if beneath(byTrace[tid], c.Service, svc) {
+				p.beneath++
+			}
+			if failingBeneath(byTrace[tid], svc, c.Service) {
+				p.under++
+			}
+		}
+		if l := st.alt.load[svc]; l != nil {
+			p.load = *l
+		}
+		seen[svc] = p
+		caller := float64(p.beneath) >= PropagationShare*float64(p.traces)
+		loaded := float64(p.under) >= PropagationShare*float64(p.traces) && p.load >= LoadRatio
+		if p.traces > 0 && (caller || loaded) {
+			propagated = append(propagated, svc)
+		} else {
+			shared = append(shared, svc)
+		}
+	}
+	return shared, propagated, seen, nil
+}
+
+// beneath reports whether a failing span of svc in trace has an ancestor span
+// of caller: the caller's failure came through its call into svc.
+func beneath(trace map[string]traceSpan, svc, caller string) bool {
+	for _, s := range trace {
+		if s.service != svc || !s.failing {
+			continue
+		}
+		cur := s
+		for hop := 0; hop < 64 && cur.parent != ""; hop++ {
+			p, ok := trace[cur.parent]
+			if !ok {
+				break
+			}
+			if p.service == caller {
+				return true
+			}
+			cur = p
+		}
+	}
+	return false
+}
+
+// failingBeneath reports whether a failing span of callee in trace has an
+// ancestor span of svc: the callee failed serving svc's calls.
+func failingBeneath(trace map[string]traceSpan, callee, svc string) bool {
+	for _, s := range trace {
+		if s.service != callee || !s.failing {
+			continue
+		}
+		cur := s
+		for hop := 0; hop < 64 && cur.parent != ""; hop++ {
+			p, ok := trace[cur.parent]
+			if !ok {
+				break
+			}
+			if p.service == svc {
+				return true
+			}
+			cur = p
+		}
+	}
+	return false
+}
+
+func propagationLine(svc string, propagated []string, seen map[string]propagation) string {
+	var parts []string
+	for _, p := range propagated {
+		if pr := seen[p]; float64(pr.beneath) >= PropagationShare*float64(pr.traces) {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces hold %s's failing spans beneath its own)", p, pr.beneath, pr.traces, svc))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail beneath %s's calls, which rose %sx)", p, pr.under, pr.traces, svc, fmtF(pr.load)))
+		}
+	}
+	return "regressed with " + svc + " only through its calls (propagation, not a shared cause): " + strings.Join(parts, ", ")
+}
