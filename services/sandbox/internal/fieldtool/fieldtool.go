@@ -28,7 +28,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-
 // ErrBadArguments is wrapped by every refusal of the arguments.
 var ErrBadArguments = errors.New("fieldtool: bad arguments")
 

@@ -44,7 +44,6 @@ const (
 	ToolFieldValues = "signoz_get_field_values"
 )
 
-
 // Allowlist is every tool the sandbox may call: read-only ones only.
 var Allowlist = []string{ToolQuery, ToolFieldKeys, ToolFieldValues}
 
