@@ -125,3 +125,37 @@ func TestGeneralisationCorpora(t *testing.T) {
 	holdTheLine(t, "handwritten", evalFolder(t, handwritten, invs))
 	holdTheLine(t, "worlds", evalFolder(t, drawWorlds(t), invs))
 }
+
+// TestHandwrittenCorpusLoads: the hand-written incidents load with the
+// format's own loader (at least ten, at least three that should be allowed,
+// every one declared out-of-sample), and a broken copy of one is refused
+// with its file, line and field named.
+func TestHandwrittenCorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs, err := incident.LoadCorpus(handwritten)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(incs), 10)
+	allow := 0
+	for _, inc := range incs {
+		if inc.Meta.Expect.Verdict == "allow" {
+			allow++
+		}
+		require.Contains(t, inc.Meta.Tags, "handwritten", inc.Meta.ID)
+	}
+	require.GreaterOrEqual(t, allow, 3)
+	prov, err := replay.ReadProvenance(handwritten)
+	require.NoError(t, err)
+	require.Equal(t, "out-of-sample", prov.Sample())
+
+	dir := copyDir(t, handwritten+"/hw-retry-timeout-order-router")
+	p := dir + "/spans.jsonl"
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	lines := strings.SplitN(string(b), "\n", 6)
+	lines[4] = strings.Replace(lines[4], `"duration_nano": "`, `"duration_nano": "soon`, 1)
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644))
+	_, err = incident.Load(dir)
+	require.ErrorIs(t, err, incident.ErrInvalid)
+	require.ErrorContains(t, err, "spans.jsonl:5")
+	require.ErrorContains(t, err, "duration_nano")
+}
