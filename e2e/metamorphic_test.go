@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -166,7 +165,7 @@ func TestMetamorphicInvariants(t *testing.T) {
 			pairs[id], names[id] = orig.Meta.ID, tr.Name
 		}
 	}
-	outs := replay.Eval(context.Background(), incs, evalInvestigators(), replay.Options{Timeout: 90 * time.Second}, 2, nil)
+	outs := evalRetrying(t, incs, evalInvestigators())
 	byKey := map[string]replay.Outcome{}
 	for _, o := range outs {
 		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
