@@ -55,3 +55,23 @@ func TestReadProvenance(t *testing.T) {
 	_, err = ReadProvenance(dir)
 	require.ErrorContains(t, err, CorpusFile)
 }
+
+// FuzzReadProvenance: whatever corpus.yaml holds, reading it returns a
+// provenance or an error naming the file, never a panic, and an unreadable
+// tuned_on is never taken as in-sample or out-of-sample silently.
+func FuzzReadProvenance(f *testing.F) {
+	for _, s := range []string{"name: x\ntuned_on: true\n", "tuned_on: false", "tuned_on: maybe", "{", "source: [1, 2]", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, CorpusFile), b, 0o644))
+		p, err := ReadProvenance(dir)
+		if err != nil {
+			require.ErrorContains(t, err, CorpusFile)
+			return
+		}
+		require.NotEmpty(t, p.Name)
+		require.Contains(t, []string{"in-sample", "out-of-sample", "not declared"}, p.Sample())
+	})
+}
