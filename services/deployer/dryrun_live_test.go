@@ -117,7 +117,11 @@ func TestRunDryRunOnARealStack(t *testing.T) {
 	bridge, err := f.Connect(ctx, envelope.RoleBridge)
 	require.NoError(t, err)
 	now := time.Now()
-	denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), testkit.Decision("dec-"+project, "shop-api", now), now)
+	dec := testkit.Decision("dec-"+project, "shop-api", now)
+	// The gate approves the move it read from this ledger (the deployer
+	// refuses any other).
+	dec.CurrentImage, dec.RollbackTarget = l.Releases[1].Image, l.Releases[0].Image
+	denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), dec, now)
 	a := testkit.Approval(t, denv, now)
 	aenv, err := f.Signer(envelope.RoleBridge).SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute)
 	require.NoError(t, err)

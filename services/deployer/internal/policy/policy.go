@@ -350,6 +350,10 @@ func spent(s SpentState, v Verified) *Refusal {
 	return nil
 }
 
+// ClockSkew is how far the Docker engine's clock and the gate's may differ
+// when approvedMove compares a release's start with the decision's time.
+const ClockSkew = 5 * time.Second
+
 // approvedMove refuses a plan that is not the move the decision names: the
 // human approved "current → target" as the gate saw the ledger, and the
 // deployer's ledger must still say exactly that, with the running release
@@ -362,7 +366,10 @@ func approvedMove(p Plan, d contracts.DecisionV1) *Refusal {
 		return refuse(ReasonTargetMismatch, "decision %s approved %s → %s; the ledger now plans %s → %s",
 			d.DecisionID, d.CurrentImage, d.RollbackTarget, p.From.Image, p.To.Image)
 	}
-	if p.From.DeployedAt.After(d.DecidedAt) {
+	// DeployedAt is the Docker daemon's clock, DecidedAt the gate's: a start
+	// within ClockSkew of the decision is the release the gate saw (its
+	// image matched above); a later one is a redeploy since.
+	if p.From.DeployedAt.After(d.DecidedAt.Add(ClockSkew)) {
 		return refuse(ReasonLedgerMoved, "service %s: the running release %s was deployed at %s, after decision %s at %s",
 			p.Service, p.From.Version, p.From.DeployedAt.UTC().Format(time.RFC3339), d.DecisionID, d.DecidedAt.UTC().Format(time.RFC3339))
 	}
