@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"agentk/platform/bus"
 	"agentk/platform/config"
@@ -137,6 +139,11 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 			return err
 		}
 	}
+	if *only == "" {
+		if err := checkOutside(ctx, c); err != nil {
+			return err
+		}
+	}
 	if down := reportServiceHealth(ctx, c, c.stdout); down > 0 {
 		return fmt.Errorf("%d service(s) of the running agentk are not ready", down)
 	}
@@ -187,4 +194,36 @@ func environ(c *cli) []string {
 		return c.listEnv()
 	}
 	return os.Environ()
+}
+
+// checkOutside asks the outside services the pipeline depends on, with the
+// configured credentials, the same cheap question readiness asks: SigNoz
+// (the sandbox's key) and Slack (auth.test, only when Slack is configured).
+// A credential refused, or a configured Slack that does not answer, fails
+// the command; a SigNoz that cannot be reached from here is a warning only,
+// since `agentk config` may run where SigNoz is not (a newcomer's defaults).
+func checkOutside(ctx context.Context, c *cli) error {
+	fmt.Fprintln(c.stdout, "\nOutside services, asked with the configured credentials:")
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var failed []string
+	switch err := sandbox.CheckSigNoz(pctx, c.getenv, time.Now()); {
+	case err == nil:
+		fmt.Fprintln(c.stdout, "  signoz        ok: answers with the key")
+	case errors.Is(err, sandbox.ErrSigNozKeyRejected):
+		fmt.Fprintf(c.stdout, "  signoz        FAILED: %v\n", err)
+		failed = append(failed, "SigNoz refuses the sandbox's key")
+	default:
+		fmt.Fprintf(c.stdout, "  signoz        not reachable from here (warning): %v\n", err)
+	}
+	if err := bridge.CheckSlack(pctx, c.getenv); err != nil {
+		fmt.Fprintf(c.stdout, "  slack         FAILED: %v\n", err)
+		failed = append(failed, "Slack does not accept the bot token")
+	} else {
+		fmt.Fprintln(c.stdout, "  slack         ok (or not configured)")
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s", strings.Join(failed, "; "))
+	}
+	return nil
 }

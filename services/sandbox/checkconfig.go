@@ -39,3 +39,7 @@ func LinkBase(getenv func(string) string) (string, error) {
 	}
 	return c.LinkBaseURL, nil
 }
+
+// ErrSigNozKeyRejected is what CheckSigNoz wraps when SigNoz answered and
+// refused the key (as against being unreachable).
+var ErrSigNozKeyRejected = signoz.ErrAuth

@@ -62,7 +62,7 @@ td.inputs{font-size:.85em;color:#57606a;word-break:break-all}h1{font-size:1.5rem
 <details class="confirm"><summary class="btn approve" id="approve-{{.Rec.DecisionID}}">Approve rollback…</summary>
 <div class="box"><form method="post" action="/console/decisions/{{.Rec.DecisionID}}">
 <input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">{{with .ResolvedSeen}}<input type="hidden" name="resolved_seen" value="{{.}}">{{end}}
-<p>{{if .ResolvedSeen}}The alert has resolved: approve only if the service still needs the rollback. {{end}}Recreate <strong>{{.Rec.Decision.Service}}</strong> on {{template "move" .}}? The decision expires in {{.Left}}.</p>
+<p>{{if .ResolvedSeen}}The alert has resolved: approve only if the service still needs the rollback. {{end}}Recreate <strong>{{.Rec.Decision.Service}}</strong> on {{template "move" .}}? Time to answer: {{.Left}}.</p>
 <button class="approve" name="answer" value="approve" id="confirm-{{.Rec.DecisionID}}">Yes, roll back</button></form></div></details>
 <form class="inline" method="post" action="/console/decisions/{{.Rec.DecisionID}}">
 <input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">
