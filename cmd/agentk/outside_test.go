@@ -22,7 +22,7 @@ func TestConfigSaysSigNozRefusesTheKey(t *testing.T) {
 	t.Cleanup(srv.Close)
 	for _, tc := range []struct {
 		name, key, want string
-		code           int
+		code            int
 	}{
 		{name: "key refused", key: "a-wrong-key", want: "signoz        FAILED", code: 1},
 		{name: "key accepted", key: "the-right-key", want: "signoz        ok: answers with the key", code: 0},

@@ -271,4 +271,3 @@ func (c *cli) timeout() time.Duration {
 	}
 	return defaultConnectTimeout
 }
-

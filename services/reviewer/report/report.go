@@ -60,9 +60,9 @@ type Report struct {
 	// must fix first, and why there are no findings.
 	Infrastructure string
 	Decision       *Decision
-	Approval     *contracts.ApprovalV1
-	Action       *Action
-	Agent        *Agent
+	Approval       *contracts.ApprovalV1
+	Action         *Action
+	Agent          *Agent
 }
 
 // Alert is the alert as the report shows it.

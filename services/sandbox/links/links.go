@@ -149,8 +149,8 @@ func compositeQuery(e Explorer) map[string]any {
 	qd := map[string]any{
 		"dataSource": e.DataSource, "queryName": "A", "aggregateOperator": op,
 		"aggregations": aggs, "filter": map[string]any{"expression": e.Filter},
-		"filters":    map[string]any{"items": []any{}, "op": "AND"},
-		"groupBy":    groupBy, "expression": "A", "disabled": false, "having": map[string]any{"expression": ""},
+		"filters": map[string]any{"items": []any{}, "op": "AND"},
+		"groupBy": groupBy, "expression": "A", "disabled": false, "having": map[string]any{"expression": ""},
 		"limit": nil, "orderBy": order, "stepInterval": nil, "legend": "", "selectColumns": []any{},
 		"timeAggregation": "rate", "spaceAggregation": "sum", "functions": []any{}, "offset": 0, "pageSize": 0,
 	}
@@ -159,7 +159,7 @@ func compositeQuery(e Explorer) map[string]any {
 		"queryType": "builder",
 		"builder":   map[string]any{"queryData": []any{qd}, "queryFormulas": []any{}, "queryTraceOperator": []any{}},
 		"promql":    empty, "clickhouse_sql": empty,
-		"id":        stableID(e),
+		"id": stableID(e),
 	}
 }
 

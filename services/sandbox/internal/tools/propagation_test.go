@@ -48,7 +48,9 @@ func (tp topology) incident(t *testing.T) (*incident.Incident, time.Time) {
 	onset := topoNow.Add(-12 * time.Minute)
 	startsAt := topoNow.Add(-3 * time.Minute)
 	inc := &incident.Incident{Meta: incident.Meta{ID: "topology", Service: "api", Now: topoNow}}
-	res := func(svc string) map[string]string { return map[string]string{"service.name": svc, "service.version": "v1"} }
+	res := func(svc string) map[string]string {
+		return map[string]string{"service.name": svc, "service.version": "v1"}
+	}
 	add := func(at time.Time, trace, id, parent, svc, name string, kind int, ms float64, failed bool) {
 		s := incident.Span{Timestamp: at, TraceID: trace, SpanID: id, ParentSpanID: parent, Name: name, Kind: kind,
 			DurationNano: int64(ms * 1e6), HasError: failed, Resource: res(svc), Attributes: map[string]json.RawMessage{}}
