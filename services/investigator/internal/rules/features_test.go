@@ -21,6 +21,9 @@ func TestDiagnoseFromSemanticConventions(t *testing.T) {
 	onset := looptest.Base.Add(-15 * time.Minute)
 	// An overview with a low error rate, so that only the features decide.
 	overview := ev("ov", contracts.ToolServiceOverview, contracts.Facts{ErrorRate: f64(0.03), P95Ms: f64(200), Onset: &onset}, "")
+	// hot is an overview whose error rate alone reads as a release fault
+	// after a deployment (at least rules.ReleaseErrorRate).
+	hot := ev("ov", contracts.ToolServiceOverview, contracts.Facts{ErrorRate: f64(0.3), P95Ms: f64(200), Onset: &onset}, "")
 	marker := ev("mk", contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: "shop-api", Version: "2.14.0", At: onset.Add(-4 * time.Minute)}}}, "")
 	noMarker := ev("mk", contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true}, "")
 	traces := func(rows ...string) loop.Evidence {
@@ -32,17 +35,23 @@ func TestDiagnoseFromSemanticConventions(t *testing.T) {
 		class    string
 		feature  rules.Feature
 	}{
-		{"5xx under the new attribute name after a release", []loop.Evidence{overview, marker, traces(
+		{"5xx under the new attribute name after a release", []loop.Evidence{hot, marker, traces(
 			`{"service":"shop-api","version":"2.13.0","kind":"Server","error":true,"http.response.status_code":500,"status_message":"Duplicate key LineItem"}`)},
 			"bad_release", rules.FeatServer5xx},
-		{"5xx under the old attribute name after a release", []loop.Evidence{overview, marker, traces(
+		{"5xx under the old attribute name after a release", []loop.Evidence{hot, marker, traces(
 			`{"service":"shop-api","version":"2.13.0","kind":"Server","error":true,"http.status_code":503,"status_message":"no"}`)},
 			"bad_release", rules.FeatServer5xx},
-		{"errors only on the new version are cited", []loop.Evidence{overview, marker, traces(
+		{"errors only on the new version are cited", []loop.Evidence{hot, marker, traces(
 			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":500,"status_message":"x"}`,
 			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":500,"status_message":"y"}`,
 			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.status_code":500,"status_message":"z"}`)},
 			"bad_release", rules.FeatNewVersion},
+		{"a trickle of 5xx without exceptions after a release decides nothing", []loop.Evidence{overview, marker, traces(
+			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.response.status_code":500,"status_message":"internal error"}`)},
+			contracts.ClassUnknown, ""},
+		{"an exception after a release is a release fault", []loop.Evidence{overview, marker, traces(
+			`{"service":"shop-api","version":"2.14.0","kind":"Server","error":true,"http.response.status_code":500,"exception.type":"java.lang.NullPointerException","status_message":"x"}`)},
+			"bad_release", rules.FeatException},
 		{"errors only on the new version do not make a release fault alone", []loop.Evidence{overview, marker, traces(
 			`{"service":"shop-api","version":"2.14.0","kind":"Internal","error":true,"status_message":"x"}`,
 			`{"service":"shop-api","version":"2.14.0","kind":"Internal","error":true,"status_message":"y"}`,

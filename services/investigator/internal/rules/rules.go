@@ -34,6 +34,9 @@ const (
 	SurgeRatio   = 2.0
 	HighP95Ms    = 1000.0
 	LowErrorRate = 0.02
+	// ReleaseErrorRate is the error rate that, after a deployment of the
+	// service and without exceptions or a crash, reads as a bad release.
+	ReleaseErrorRate = 0.10
 )
 
 // Signal is a named family of patterns searched in trace and log data.
@@ -135,16 +138,18 @@ var Table = []Rule{
 	// (FeatPeer), the peer is failing, and a rollback would not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
 		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) && !o.feat(FeatResend) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
-	// bad_release reads FeatServer5xx (server-error status class in either
-	// attribute name) and FeatException (exception.* / error.type), or the
-	// error rate and crash signal, after a deployment; it cites
+	// bad_release reads FeatException (exception.* / error.type: the new
+	// code throws), the crash signal, or an error rate of at least
+	// ReleaseErrorRate, after a deployment. A trickle of generic 5xx
+	// (FeatServer5xx) without exceptions is cited but decides nothing: a
+	// deploy that merely coincides with it is not shown to be the cause. It cites
 	// FeatNewVersion (errors only on the new service.version) but never
 	// decides on it alone: after a full rollout every span is on the new
 	// version.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
-			return o.Deploy && (o.HaveRate && o.ErrorRate >= HighErrorRate || o.has(SigCrash) ||
-				o.feat(FeatServer5xx) || o.feat(FeatException))
+			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) ||
+				o.HaveRate && o.ErrorRate >= ReleaseErrorRate)
 		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatException, FeatNewVersion}},
 	{"retrieval_latency", 0.7, "no deployment precedes the onset; latency rose and retrieval or search spans dominate",
 		func(o Observations) bool {
