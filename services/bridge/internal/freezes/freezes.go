@@ -137,7 +137,7 @@ func (d *Desk) Get(ctx context.Context, scope string) (contracts.FreezeV1, bool,
 		return contracts.FreezeV1{}, false, fmt.Errorf("%w: get %s: %v", ErrUnavailable, scope, err)
 	}
 	var f contracts.FreezeV1
-	if _, err := d.Keyring.Open(e.Value(), contracts.SubjectFreeze, envelope.RoleBridge, d.Now(), &f); err != nil {
+	if _, err := d.Keyring.Open(e.Value(), contracts.SubjectFreeze, d.Now(), &f); err != nil {
 		return contracts.FreezeV1{}, false, fmt.Errorf("%w: verify %s: %v", ErrUnavailable, scope, err)
 	}
 	return f, true, nil
