@@ -150,7 +150,7 @@ func TestHandleReport(t *testing.T) {
 	require.Equal(t, "review.inv-1", outs[0].MsgID)
 
 	var rv contracts.ReviewV1
-	_, err = k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectReview, envelope.RoleReviewer, tNow, &rv)
+	_, err = k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectReview, tNow, &rv)
 	require.NoError(t, err)
 	require.Len(t, rv.Kept, 1, "%+v", rv.Dropped)
 	require.Equal(t, "c1", rv.Best.ID)
