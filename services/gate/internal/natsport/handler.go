@@ -24,13 +24,6 @@ import (
 // HandlerName is the gate's durable consumer on SubjectReview.
 const HandlerName = "gate"
 
-// KV bucket names the gate reads.
-const (
-	BucketCooldown = "agentk_cooldown"
-	BucketReleases = "agentk_releases"
-	BucketFreezes  = "agentk_freezes"
-)
-
 // Errors.
 var (
 	// ErrReview is returned (wrapped in bus.Permanent) for a review that does not
