@@ -29,9 +29,6 @@ const (
 	HandlerActions   = "reviewer-actions"
 )
 
-// BucketReports is the KV bucket of incident reports, keyed by incident id.
-const BucketReports = "agentk_reports"
-
 // Errors.
 var (
 	// ErrRejected is returned (wrapped in bus.Permanent) for a message that does not verify.
