@@ -21,9 +21,6 @@ import (
 	"agentk/contracts/envelope"
 )
 
-// Bucket is the KV bucket freezes live in.
-const Bucket = "agentk_freezes"
-
 // MinFreeze is the shortest freeze accepted.
 const MinFreeze = time.Minute
 
