@@ -20,7 +20,6 @@ import (
 	"agentk/services/bridge/internal/store"
 )
 
-// Errors.
 var (
 	// ErrRejected: a decision message that can never be accepted (bad
 	// signature, wrong role, expired, malformed). Redelivery cannot fix it.

@@ -24,7 +24,6 @@ import (
 // MinFreeze is the shortest freeze accepted.
 const MinFreeze = time.Minute
 
-// Errors.
 var (
 	// ErrInvalid: a scope, reason, approver or duration the bridge will not sign.
 	ErrInvalid = errors.New("freezes: invalid request")

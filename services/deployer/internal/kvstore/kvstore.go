@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Errors.
 var (
 	// ErrNotFound means the key does not exist.
 	ErrNotFound = errors.New("kvstore: not found")

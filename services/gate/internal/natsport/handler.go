@@ -24,7 +24,6 @@ import (
 // HandlerName is the gate's durable consumer on SubjectReview.
 const HandlerName = "gate"
 
-// Errors.
 var (
 	// ErrReview is returned (wrapped in bus.Permanent) for a review that does not
 	// verify or names no review or investigation: the gate decides nothing on it.

@@ -29,7 +29,6 @@ const (
 	HandlerActions   = "reviewer-actions"
 )
 
-// Errors.
 var (
 	// ErrRejected is returned (wrapped in bus.Permanent) for a message that does not verify.
 	ErrRejected = errors.New("reviewer: message rejected")
