@@ -16,10 +16,6 @@ const SubjectFreeze = wiring.SubjectFreeze
 // starts with an underscore, which no service name can.
 const FreezeGlobal = "_global"
 
-// CheckFreeze is the gate's seventh check: no active freeze covers the
-// service. It is evaluated after the six of DESIGN.md.
-const CheckFreeze = "freeze"
-
 // MaxFreeze is the longest a freeze may last. A freeze always expires: a
 // forgotten one would silently turn agentk off.
 const MaxFreeze = 30 * 24 * time.Hour
