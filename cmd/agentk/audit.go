@@ -13,6 +13,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/contracts/wiring"
 	"agentk/platform/topology"
 )
 
@@ -49,14 +50,6 @@ type auditReport struct {
 	Links    []auditLink `json:"links"`
 }
 
-// roleOf is the one producer of each audited subject.
-var roleOf = map[string]string{
-	contracts.SubjectAlert: envelope.RoleIngester, contracts.SubjectEvidence: envelope.RoleSandbox,
-	contracts.SubjectReport: envelope.RoleInvestigator, contracts.SubjectReview: envelope.RoleReviewer,
-	contracts.SubjectDecision: envelope.RoleGate, contracts.SubjectApproval: envelope.RoleBridge,
-	contracts.SubjectAction: envelope.RoleDeployer,
-}
-
 // opened is one message of the incident after verification.
 type opened struct {
 	env envelope.Envelope
@@ -71,7 +64,7 @@ func verifyAt(kr *envelope.Keyring, data []byte, subject string) opened {
 	if err != nil {
 		return opened{err: err}
 	}
-	return opened{env: e, err: kr.Verify(e, subject, roleOf[subject], e.Issued())}
+	return opened{env: e, err: kr.Verify(e, subject, wiring.Producer(subject), e.Issued())}
 }
 
 // signedBy names the key that actually signed e, from the keyring: its role
@@ -137,7 +130,7 @@ func auditChain(kr *envelope.Keyring, incident string, msgs []auditMsg) auditRep
 		by[m.Subject] = append(by[m.Subject], item{o: o, raw: m.Data})
 	}
 	link := func(name, subject string, it item, id, what string) auditLink {
-		l := auditLink{Link: name, ID: id, Who: signedBy(kr, it.o.env, roleOf[subject]), What: what, When: it.o.env.Issued(), Digest: it.o.env.Digest()}
+		l := auditLink{Link: name, ID: id, Who: signedBy(kr, it.o.env, wiring.Producer(subject)), What: what, When: it.o.env.Issued(), Digest: it.o.env.Digest()}
 		if it.o.err != nil {
 			l.Problem = "signature: " + it.o.err.Error()
 		}

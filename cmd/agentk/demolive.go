@@ -497,27 +497,23 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 			p.step("Docker API: %s's container now runs v1's image %s; the deployer waits its %s stabilisation window", liveService, shortID(res.V1ID), o.Stabilise)
 			p.note("(DEMO: shortened from the 1 m default), then asks the sandbox for service_overview over the live store")
 		case m := <-msgs:
-			role, ok := liveProducers[m.Subject]
-			if !ok {
-				continue
-			}
 			switch m.Subject {
 			case contracts.SubjectAlert:
 				var a contracts.AlertV1
-				if err := openAs(kr, m, role, now, &a); err != nil {
+				if err := openAs(kr, m, now, &a); err != nil {
 					return res, err
 				}
 				p.step("alert %s: service %s, burn rate %g (%s), incident %s", a.AlertName, a.Service, a.BurnRate, a.BurnRateSource, a.IncidentID)
 			case contracts.SubjectReport:
 				var r contracts.ReportV1
-				if err := openAs(kr, m, role, now, &r); err != nil {
+				if err := openAs(kr, m, now, &r); err != nil {
 					return res, err
 				}
 				p.step("investigation by %s: %d claims, %d tool calls, %d evidence records (from the live store), completed=%v",
 					r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.Completed)
 			case contracts.SubjectReview:
 				var r contracts.ReviewV1
-				if err := openAs(kr, m, role, now, &r); err != nil {
+				if err := openAs(kr, m, now, &r); err != nil {
 					return res, err
 				}
 				p.step("review: %d claims kept, %d dropped", len(r.Kept), len(r.Dropped))
@@ -526,7 +522,7 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 				}
 			case contracts.SubjectDecision:
 				var d contracts.DecisionV1
-				if err := openAs(kr, m, role, now, &d); err != nil {
+				if err := openAs(kr, m, now, &d); err != nil {
 					return res, err
 				}
 				if decision != nil {
@@ -557,7 +553,7 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 				}()
 			case contracts.SubjectApproval:
 				var a contracts.ApprovalV1
-				if err := openAs(kr, m, role, now, &a); err != nil {
+				if err := openAs(kr, m, now, &a); err != nil {
 					return res, err
 				}
 				p.step("approval: %s by %s via %s (signed by the bridge, bound to digest %s…)", a.Answer, a.Approver, a.Channel, a.DecisionDigest[:12])
@@ -566,7 +562,7 @@ func runLive(ctx context.Context, o liveOptions) (res liveResult, err error) {
 				}
 			case contracts.SubjectAction:
 				var a contracts.ActionV1
-				if err := openAs(kr, m, role, now, &a); err != nil {
+				if err := openAs(kr, m, now, &a); err != nil {
 					return res, err
 				}
 				if decision == nil || a.DecisionID != decision.DecisionID {
@@ -845,18 +841,9 @@ func postAlert(ctx context.Context, url, token string, body []byte) error {
 	return nil
 }
 
-var liveProducers = map[string]string{
-	contracts.SubjectAlert:    envelope.RoleIngester,
-	contracts.SubjectReport:   envelope.RoleInvestigator,
-	contracts.SubjectReview:   envelope.RoleReviewer,
-	contracts.SubjectDecision: envelope.RoleGate,
-	contracts.SubjectApproval: envelope.RoleBridge,
-	contracts.SubjectAction:   envelope.RoleDeployer,
-}
-
 // openAs verifies a message as its one producer's before it is believed.
-func openAs(kr *envelope.Keyring, m *nats.Msg, role string, now func() time.Time, v any) error {
-	if _, err := kr.Open(m.Data, m.Subject, role, now(), v); err != nil {
+func openAs(kr *envelope.Keyring, m *nats.Msg, now func() time.Time, v any) error {
+	if _, err := kr.Open(m.Data, m.Subject, now(), v); err != nil {
 		return fmt.Errorf("demo --live: observed %s failed verification: %w", m.Subject, err)
 	}
 	return nil
@@ -906,7 +893,7 @@ func ledgerLen(ctx context.Context, admin *bus.Conn, kr *envelope.Keyring, now f
 		return 0
 	}
 	var l contracts.ReleaseLedgerV1
-	if _, err := kr.Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, now(), &l); err != nil {
+	if _, err := kr.Open(e.Value(), contracts.SubjectLedger, now(), &l); err != nil {
 		return 0
 	}
 	return len(l.Releases)
