@@ -34,29 +34,30 @@ func ParseValue(d Decl, text string) (any, error) {
 	return text, nil
 }
 
-func bounded(lo, hi float64) bool { return lo != 0 || hi != 0 }
+// inRange reports whether x is in [lo, hi]; hi zero is no upper bound.
+func inRange(x, lo, hi float64) bool { return x >= lo && (hi == 0 || x <= hi) }
+
+func rangeText(what string, lo, hi float64) string {
+	if hi == 0 {
+		return fmt.Sprintf("want %s of at least %g", what, lo)
+	}
+	return fmt.Sprintf("want %s from %g to %g", what, lo, hi)
+}
 
 func parseInt(text string, lo, hi float64) (int, error) {
 	n, err := strconv.Atoi(text)
-	if err == nil && (!bounded(lo, hi) || (float64(n) >= lo && float64(n) <= hi)) {
+	if err == nil && inRange(float64(n), lo, hi) {
 		return n, nil
 	}
-	if !bounded(lo, hi) {
-		return 0, errors.New("want an integer")
-	}
-	return 0, fmt.Errorf("want an integer from %.0f to %.0f", lo, hi)
+	return 0, errors.New(rangeText("an integer", lo, hi))
 }
 
 func parseFloat(text string, lo, hi float64) (float64, error) {
 	f, err := strconv.ParseFloat(text, 64)
-	ok := err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
-	if ok && (!bounded(lo, hi) || (f >= lo && f <= hi)) {
+	if err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && inRange(f, lo, hi) {
 		return f, nil
 	}
-	if !bounded(lo, hi) {
-		return 0, errors.New("want a number")
-	}
-	return 0, fmt.Errorf("want a number from %g to %g", lo, hi)
+	return 0, errors.New(rangeText("a number", lo, hi))
 }
 
 // parseDuration reads a positive Go duration ("90s", "10m"), or with

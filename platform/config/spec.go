@@ -44,7 +44,8 @@ type Decl struct {
 	File bool
 	// Required records a problem when the variable is unset.
 	Required bool
-	// Min and Max bound an Int or a Float (inclusive); both zero: unbounded.
+	// Min and Max bound an Int or a Float (inclusive): Min defaults to 0,
+	// Max zero is no upper bound.
 	Min, Max float64
 	// MinDur and MaxDur bound a Duration (inclusive); MaxDur zero: no upper bound.
 	MinDur, MaxDur time.Duration
@@ -291,4 +292,20 @@ func (p *Problems) Error() string {
 // Is matches ErrInvalid and the component's own sentinel.
 func (p *Problems) Is(target error) bool {
 	return target == ErrInvalid || (p.sentinel != nil && errors.Is(p.sentinel, target))
+}
+
+// AllOrList reads a List variable that is `all` or a list of names valid
+// accepts (AGENTK_SHADOW, read by the gate and the deployer alike).
+func (v *Values) AllOrList(name string, valid func(string) bool) (all bool, items []string) {
+	for _, s := range v.List(name) {
+		switch {
+		case s == "all":
+			all = true
+		case valid(s):
+			items = append(items, s)
+		default:
+			v.Failf(name, "%q is neither all nor a service name", s)
+		}
+	}
+	return all, items
 }
