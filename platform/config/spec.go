@@ -156,7 +156,7 @@ func (v *Values) text(d Decl, getenv func(string) string, readFile func(string) 
 	}
 	switch {
 	case text != "" && file != "":
-		v.Failf(d.Name, "%s and %s_FILE are both set", d.Name, d.Name)
+		v.Problem("%s and %s_FILE are both set: give one, not both", d.Name, d.Name)
 		return "", Unset, "", false
 	case file != "":
 		b, err := readFile(file)
