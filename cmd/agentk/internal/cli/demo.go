@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/livedemo"
 	"agentk/cmd/agentk/replay"
 )
 
@@ -89,3 +90,31 @@ func cmdDemo(ctx context.Context, c *cli, args []string) error {
 	fmt.Fprintln(c.stdout, "\nNext: `agentk replay <dir>` on any folder of e2e/incidents, `make eval` for the scoreboard, docs/signoz.md to wire a real SigNoz.")
 	return nil
 }
+
+func cmdDemoLive(ctx context.Context, c *cli, interactive func(string) bool, keep bool, verbose bool) error {
+	fmt.Fprintln(c.stdout, "agentk demo --live — the demo target on Docker Compose, a bad release, the alert, a real rollback, recovery verified.")
+	fmt.Fprintln(c.stdout, "Every agentk service runs in this process over an embedded NATS; the deployer's runtime is docker: it runs")
+	fmt.Fprintln(c.stdout, "`docker-compose up -d --force-recreate` itself. Telemetry goes to a LOCAL STAND-IN FOR SIGNOZ, fed by the demo")
+	fmt.Fprintln(c.stdout, "target's real OTLP; the demo computes the alert itself (there is no SigNoz rule engine here).")
+	if interactive == nil {
+		fmt.Fprintln(c.stdout, "Approvals come from an AUTO-APPROVER that clicks Approve in a local fake Slack (run with --interactive to answer yourself).")
+	}
+	fmt.Fprintln(c.stdout)
+	res, err := livedemo.Run(ctx, livedemo.Options{Build: true, Keep: keep, Interactive: interactive, Progress: c.stdout, Logger: logger(c, verbose)})
+	if err != nil {
+		return err
+	}
+	recovered := "unknown"
+	if res.Action.Recovered != nil {
+		recovered = fmt.Sprint(*res.Action.Recovered)
+	}
+	fmt.Fprintf(c.stdout, "\nResult: %s rolled back %s → %s; the container now runs %s (%s); recovered: %s.\n",
+		livedemo.Service, res.Action.FromImage, res.Action.ToImage, livedemo.ShortID(res.FinalImage), res.FinalVersion, recovered)
+	fmt.Fprintf(c.stdout, "Figures: alert → gate decision %s; alert → container on v1 %s; alert → verified recovery %s (of which %s is the stabilisation window);\n",
+		secs(res.DecisionAt.Sub(res.AlertAt)), secs(res.ContainerOnV1At.Sub(res.AlertAt)), secs(res.ActionAt.Sub(res.AlertAt)), secs(res.Stabilise))
+	fmt.Fprintf(c.stdout, "         approval → container verified %d ms (compose %d ms, Docker verification %d ms); %d live spans received, %d backfilled; load %d sent, %d answered 2xx.\n",
+		res.Action.TotalMs, res.Action.ActionMs, res.Action.VerifyMs, res.LiveSpans, res.BackfilledSpans, res.LoadSent, res.LoadOK)
+	return nil
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }

@@ -1,4 +1,4 @@
-package cli
+package livedemo
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func TestDemoLiveRollsBackOnDocker(t *testing.T) {
 
 	var out syncBuffer
 	started := time.Now()
-	res, err := runLive(ctx, liveOptions{Repo: repo, Build: true, Progress: &out, Timeout: 4 * time.Minute})
+	res, err := Run(ctx, Options{Repo: repo, Build: true, Progress: &out, Timeout: 4 * time.Minute})
 	t.Logf("demo output:\n%s", out.String())
 	if err != nil {
 		t.Fatal(err)
