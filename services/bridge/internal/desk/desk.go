@@ -166,7 +166,12 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 			if err := k.d.Notifier.Update(ctx, cur); err != nil {
 				log.WarnContext(ctx, "slack message not updated", "err", err)
 			}
+			return nil
 		}
+		// A resolve that landed before the ts was recorded found no message
+		// to rewrite: show it now (read after the ts is written, so one of
+		// the two sees the other).
+		k.showIfResolved(ctx, cur, log)
 		return nil
 	}
 	// The message is out; losing its ts only means web answers cannot
@@ -494,6 +499,17 @@ func (k *Desk) ShowResolved(ctx context.Context, incidentID string, at time.Time
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// showIfResolved shows the resolve of r's incident, if it resolved.
+func (k *Desk) showIfResolved(ctx context.Context, r approval.Record, log *slog.Logger) {
+	at, err := k.ResolvedAt(ctx, r.Decision.IncidentID)
+	if err == nil && !at.IsZero() && showsFiring(r, k.d.Now()) {
+		err = k.showResolved(ctx, r, at)
+	}
+	if err != nil {
+		log.WarnContext(ctx, "resolved alert not shown in slack; the sweep retries", "err", err)
+	}
 }
 
 // showsFiring: r is posted to Slack and still takes an approval, so its

@@ -109,7 +109,7 @@ func resolvedDecision(rec approval.Record, blocks []slack.Block) (string, []slac
 	notice := section(fmt.Sprintf("*The alert resolved at %s.* The service may have recovered on its own: "+
 		"an approval now needs re-confirmation after the resolve.", at))
 	if runes(value) > MaxButtonValue {
-		blocks = append(blocks, notice, section("*Answer in the console or with `agentk approve`:* the decision id is too long for a Slack button."),
+		blocks = append(append([]slack.Block{blocks[0], notice}, blocks[1:]...), section("*Answer in the console or with `agentk approve`:* the decision id is too long for a Slack button."),
 			context(expiry(rec)))
 		return text(fmt.Sprintf("agentk: the alert of %s resolved at %s; approval needs re-confirmation (decision %s)", svc, at, d.DecisionID)), blocks
 	}
@@ -118,7 +118,8 @@ func resolvedDecision(rec approval.Record, blocks []slack.Block) (string, []slac
 		WithConfirm(confirm("Roll back "+svc+" after the resolve?",
 			fmt.Sprintf("The alert resolved at %s. Recreate *%s* on `%s` anyway?", at, esc(svc), esc(targetOr(d.RollbackTarget))),
 			"Roll back anyway"))
-	blocks = append(blocks, notice,
+	// The resolve goes right under the header, before the facts.
+	blocks = append(append([]slack.Block{blocks[0], notice}, blocks[1:]...),
 		slack.NewActionBlock(BlockAnswer, approve, denyButton(rec)),
 		slack.NewActionBlock(BlockFreeze, freezeButton(svc)),
 		context(expiry(rec)))
