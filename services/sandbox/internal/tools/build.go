@@ -456,61 +456,13 @@ func around(minutes []Minute, t time.Time) []any {
 	return out
 }
 
-// perMinute merges the per-minute count/p95 and error count series.
+// perMinute merges the per-minute count/p95 and error count series, sorted.
 func perMinute(all, errs signoz.Response) ([]Minute, error) {
-	a, err := all.TimeSeries()
+	by, err := perMinuteGrouped(all, errs, func(signoz.Series) string { return "all" })
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+		return nil, err
 	}
-	e, err := errs.TimeSeries()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
-	}
-	byTs := map[int64]*Minute{}
-	get := func(ts int64) *Minute {
-		if m, ok := byTs[ts]; ok {
-			return m
-		}
-		m := &Minute{At: time.UnixMilli(ts).UTC(), P95Ms: math.NaN()}
-		byTs[ts] = m
-		return m
-	}
-	for _, r := range a {
-		for _, b := range r.Aggregations {
-			for _, s := range b.Series {
-				for _, v := range s.Values {
-					if math.IsNaN(v.Value) {
-						continue
-					}
-					m := get(v.Timestamp)
-					switch b.Index {
-					case 0:
-						m.Requests += v.Value
-					case 1:
-						m.P95Ms = v.Value / 1e6
-					}
-				}
-			}
-		}
-	}
-	for _, r := range e {
-		for _, b := range r.Aggregations {
-			if b.Index != 0 {
-				continue
-			}
-			for _, s := range b.Series {
-				for _, v := range s.Values {
-					if !math.IsNaN(v.Value) {
-						get(v.Timestamp).Errors += v.Value
-					}
-				}
-			}
-		}
-	}
-	out := make([]Minute, 0, len(byTs))
-	for _, m := range byTs {
-		out = append(out, *m)
-	}
+	out := by["all"]
 	slices.SortFunc(out, func(x, y Minute) int { return x.At.Compare(y.At) })
 	return out, nil
 }
