@@ -321,8 +321,8 @@ func buildAggregate(c Call, resps []signoz.Response, cl compact.Limits) (Output,
 func fmtF(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
 
 func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
-	if len(resps) < 9 {
-		return Output{}, fmt.Errorf("%w: service_overview needs at least 9 responses, got %d", ErrBadResponse, len(resps))
+	if len(resps) < overviewQueries {
+		return Output{}, fmt.Errorf("%w: service_overview needs at least %d responses, got %d", ErrBadResponse, overviewQueries, len(resps))
 	}
 	ops, err := scalarRows(resps, 0)
 	if err != nil {
@@ -387,7 +387,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
-	st, err := overviewBase(c, resps[:9])
+	st, err := overviewBase(c, resps[:overviewQueries])
 	if err != nil {
 		return Output{}, err
 	}
@@ -397,11 +397,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if on.At == nil {
 		f.OnsetUnknown = on.Reason
 	} else {
-		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[9:])
+		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[overviewQueries:])
 		if err != nil {
 			return Output{}, err
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
+		f.Release, f.FailingDependencies = st.release, st.failingDeps
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -431,6 +432,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	}
 	if propLine != "" {
 		lines = append(lines, propLine)
+	}
+	if on.At != nil {
+		lines = append(lines, releaseLine(f.Release))
+	}
+	if len(f.FailingDependencies) > 0 {
+		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(f.FailingDependencies, ", "))
 	}
 	lines = append(lines, "per operation:")
 	text := header(c, lines...) + compact.Block(shown, cl)
