@@ -48,8 +48,9 @@ const (
 	qPeerErrs  = "per_minute_peer_errors"
 )
 
-// overviewQueries is how many queries service_overview's first stage sends.
-const overviewQueries = 13
+// overviewQueries is how many queries service_overview's first stage sends:
+// nine, the release comparison's two and two per peer key.
+var overviewQueries = 11 + 2*len(PeerKeys)
 
 // OnsetHistory is how far before the alert's startsAt the per-minute series
 // behind the onset reach: as much history as SigNoz keeps, up to a day. The
@@ -181,20 +182,20 @@ func releaseQueries(c Call, ow Window) []Query {
 	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
 	byVersion := []signoz.FieldKey{version}
 	bySignature := []signoz.FieldKey{version, {Name: "status_message", FieldContext: "span", FieldDataType: "string"}}
-	var byPeer []signoz.FieldKey
-	for _, k := range peerKeys {
-		byPeer = append(byPeer, signoz.FieldKey{Name: k, FieldContext: "attribute", FieldDataType: "string"})
-	}
 	series := func(name, filter string, aggs []signoz.Aggregation, by []signoz.FieldKey, limit int) Query {
 		return Query{name, signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
 			Filter: signoz.Filter{Expression: filter}, Aggregations: aggs, GroupBy: by, Limit: limit})}
 	}
-	return []Query{
+	qs := []Query{
 		series(qVersions, and(svc, entrySpans), one, byVersion, 50),
 		series(qVersionEr, and(svc, entrySpans, "has_error = true"), one, bySignature, 100),
-		series(qPeers, and(svc, clientSpans), two, byPeer, 50),
-		series(qPeerErrs, and(svc, clientSpans, "has_error = true"), one, byPeer, 50),
 	}
+	for _, k := range PeerKeys {
+		byPeer := []signoz.FieldKey{{Name: k, FieldContext: "attribute", FieldDataType: "string"}}
+		qs = append(qs, series(qPeers+"_"+k, and(svc, clientSpans), two, byPeer, 50),
+			series(qPeerErrs+"_"+k, and(svc, clientSpans, "has_error = true"), one, byPeer, 50))
+	}
+	return qs
 }
 
 // PlanCall returns the queries answering c and its deep link under linkBase.

@@ -63,7 +63,7 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
 		return st, err
 	}
-	if st.failingDeps, err = failingDependencies(resps[11], resps[12], c.StartsAt, st.onset); err != nil {
+	if st.failingDeps, err = failingDependencies(resps[11:], c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
 	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]

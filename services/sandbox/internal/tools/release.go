@@ -20,10 +20,12 @@ const (
 	clientSpans = "kind = 3"
 )
 
-// Peer attributes of a client span, the host actually called first: the
-// stable semantic conventions' server.address, the older net.peer.name, then
-// the logical peer.service.
-var peerKeys = []string{"server.address", "net.peer.name", "peer.service"}
+// PeerKeys are the attributes of a client span that name the host it
+// called: the stable semantic conventions' server.address and the older
+// net.peer.name. SigNoz groups only spans that carry the key, so each is
+// queried on its own. The logical peer.service is not one: a release that
+// points the same peer.service at another host changed the dependency.
+var PeerKeys = []string{"server.address", "net.peer.name"}
 
 // noMessage is the signature of an error span without a status message.
 const noMessage = "(no status message)"
@@ -197,10 +199,21 @@ func tallyReleaseErrors(r *contracts.ReleaseErrors, rows []versionErrors, first,
 // contracts.DependencyCallRatio of their baseline rate, and whose client
 // spans' error rate left its baseline within CoRegressionWindow of the
 // service's onset (FindOnset on the peer's own series).
-func failingDependencies(calls, callErrs signoz.Response, alertAt time.Time, on Onset) ([]string, error) {
-	byPeer, err := perMinuteGrouped(calls, callErrs, labelOf(peerKeys...))
-	if err != nil {
-		return nil, err
+//
+// resps are, for each of PeerKeys in order, the client spans' count/p95
+// series and their error series grouped by that key.
+func failingDependencies(resps []signoz.Response, alertAt time.Time, on Onset) ([]string, error) {
+	byPeer := map[string][]Minute{}
+	for i, key := range PeerKeys {
+		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelOf(key))
+		if err != nil {
+			return nil, err
+		}
+		for peer, ms := range by {
+			if _, dup := byPeer[peer]; !dup {
+				byPeer[peer] = ms
+			}
+		}
 	}
 	var out []string
 	for _, peer := range sortedKeys(byPeer) {
