@@ -289,5 +289,6 @@ func (Investigator) Next(_ context.Context, s loop.State) (loop.Answer, error) {
 		}
 		return loop.Answer{Calls: []loop.ToolRequest{{ID: "rules-1", Tool: contracts.ToolAggregateTraces, Arguments: args}}, Model: Name}, nil
 	}
+	dumpState(s)
 	return loop.Answer{Claims: Diagnose(Observe(s.Alert.Service, s.Evidence)), Model: Name}, nil
 }
