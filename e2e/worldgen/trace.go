@@ -194,7 +194,6 @@ func (e *emitter) request(t time.Time) {
 	base := e.lognormal(epd.BaseMs)
 	var parent string
 	start := t
-	callerStatus := 200
 	var callerID, clientID string
 	if viaCaller {
 		callerID, clientID = e.hex(16), e.hex(16)
@@ -203,9 +202,28 @@ func (e *emitter) request(t time.Time) {
 	}
 	sID := e.hex(16)
 	// The affected service's children.
-	cursor := start.Add(time.Duration(1+r.IntN(3)) * time.Millisecond)
+	children := e.children(trace, sID, start.Add(time.Duration(1+r.IntN(3))*time.Millisecond), epd, o, v)
+	dur := time.Duration(float64(base)*o.slow) + children
+	if o.fail && o.slow < 1 && children == 0 {
+		dur = time.Duration(float64(base) * o.slow)
+	}
+	e.serverSpan(trace, sID, parent, start, dur, ep, o, v)
+	if o.fail && (o.exc || r.Float64() < 0.5) {
+		e.errorLog(trace, sID, start.Add(dur), o, v)
+	} else if r.Float64() < 0.12 {
+		e.accessLog(trace, sID, start.Add(dur), ep, o, v)
+	}
+	if viaCaller {
+		e.callerSpans(trace, callerID, clientID, t, dur, ep, o)
+	}
+}
+
+// children writes the affected service's spans beneath its server span
+// (pool, database, dependency calls) from cursor on, and returns their time.
+func (e *emitter) children(trace, sID string, cursor time.Time, epd Endpoint, o outcome, v string) time.Duration {
+	topo := e.w.Topo
 	var children time.Duration
-	if w.Class == "db_pool_exhaustion" || (topo.Kind == CalleeDB && epd.UsesCallee) {
+	if e.w.Class == "db_pool_exhaustion" || (topo.Kind == CalleeDB && epd.UsesCallee) {
 		if o.poolWait > 0 {
 			e.poolSpan(trace, sID, cursor, o, v)
 			cursor = cursor.Add(o.poolWait)
@@ -218,30 +236,9 @@ func (e *emitter) request(t time.Time) {
 		}
 	}
 	if epd.UsesCallee && topo.Kind != CalleeDB {
-		d := e.calleeCalls(trace, sID, cursor, o, v)
-		cursor = cursor.Add(d)
-		children += d
+		children += e.calleeCalls(trace, sID, cursor, o, v)
 	}
-	dur := time.Duration(float64(base)*o.slow) + children
-	if o.fail && o.slow < 1 && children == 0 {
-		dur = time.Duration(float64(base) * o.slow)
-	}
-	e.serverSpan(trace, sID, parent, start, dur, ep, o, v)
-	if o.fail && (o.exc || r.Float64() < 0.5) {
-		e.errorLog(trace, sID, start.Add(dur), o, v)
-	} else if r.Float64() < 0.12 {
-		e.accessLog(trace, sID, start.Add(dur), ep, o, v)
-	}
-	if viaCaller {
-		callerStatus = 200
-		if o.fail && r.Float64() < 0.85 {
-			callerStatus = 502
-			if o.status == 504 || o.status == 429 {
-				callerStatus = o.status
-			}
-		}
-		e.callerSpans(trace, callerID, clientID, t, dur+time.Duration(2+r.IntN(6))*time.Millisecond, ep, o.status, callerStatus)
-	}
+	return children
 }
 
 func (e *emitter) endpoint() int {
@@ -293,8 +290,18 @@ func (e *emitter) serverSpan(trace, id, parent string, at time.Time, d time.Dura
 	}
 }
 
-func (e *emitter) callerSpans(trace, rootID, clientID string, at time.Time, d time.Duration, ep int, calleeStatus, status int) {
+// callerSpans writes the caller's server and client spans around a request
+// of d to the affected service that answered o.
+func (e *emitter) callerSpans(trace, rootID, clientID string, at time.Time, d time.Duration, ep int, o outcome) {
 	w, r := e.w, e.r
+	calleeStatus, status := o.status, 200
+	if o.fail && r.Float64() < 0.85 {
+		status = 502
+		if o.status == 504 || o.status == 429 {
+			status = o.status
+		}
+	}
+	d += time.Duration(2+r.IntN(6)) * time.Millisecond
 	topo := w.Topo
 	res := e.resource(topo.Caller, "web-"+fmt.Sprint(3+w.Index%7), at)
 	root := e.span(trace, rootID, "", "GET "+topo.CallerRoute, kindServer, at, d+time.Duration(1+r.IntN(3))*time.Millisecond, res,
