@@ -43,8 +43,13 @@ const (
 	// FeatChildSlow: one child span's p95 grew by SlowRatio and accounts for
 	// most of the server spans' growth (duration by span name and kind).
 	FeatChildSlow Feature = "one dependency span dominates the latency growth (p95 by span name and kind)"
-	// FeatModelSlow: the dominant slowed span is a model call (gen_ai.request.model).
-	FeatModelSlow Feature = "the model call (gen_ai.request.model) dominates the latency growth"
+	// FeatModelSlow: a model call (a span with gen_ai.request.model) grew
+	// its p95 by SlowRatio: the model writes longer answers or works harder.
+	FeatModelSlow Feature = "the model call (gen_ai.request.model) slowed after the onset"
+	// FeatOneError: most of the service's failing server spans fail with
+	// one and the same status message: one new fault repeated, not assorted
+	// transient errors.
+	FeatOneError Feature = "one status message on most failing server spans (status_message)"
 	// FeatConfigChange: a deployment marker of the service says the
 	// release changed configuration (deployment.type).
 	FeatConfigChange Feature = "a deployment marker says the release changed configuration (deployment.type)"
@@ -131,6 +136,20 @@ func originOf(row map[string]any) origin {
 	return originOwn
 }
 
+// originWithin is the origin of a failing span that no failing span sits
+// beneath: a span inside a failing client call (a DNS lookup, a TLS
+// handshake under the call's span) belongs to that call.
+func originWithin(row map[string]any, byID map[string]map[string]any) origin {
+	seen := 0
+	for up := row; up != nil && seen < 16; seen++ {
+		if o := originOf(up); str(up, "kind") == "Client" && o != originOwn {
+			return o
+		}
+		up = byID[str(up, "trace_id")+"/"+str(up, "parent_span_id")]
+	}
+	return originOf(row)
+}
+
 // failures is what the service's failing spans in error_traces and
 // get_trace say.
 type failures struct {
@@ -158,15 +177,19 @@ func readFailures(service string, evidence []loop.Evidence) failures {
 		}
 	}
 	parents := map[string]bool{}
+	byID := map[string]map[string]any{}
 	perPeer := map[[2]string]int{}
 	for _, row := range f.rows {
 		if p := str(row, "parent_span_id"); p != "" {
 			parents[str(row, "trace_id")+"/"+p] = true
 		}
+		if id := str(row, "span_id"); id != "" {
+			byID[str(row, "trace_id")+"/"+id] = row
+		}
 	}
 	for _, row := range f.rows {
 		if id := str(row, "span_id"); id == "" || !parents[str(row, "trace_id")+"/"+id] {
-			f.origins[originOf(row)]++
+			f.origins[originWithin(row, byID)]++
 		}
 		if str(row, "kind") == "Client" {
 			host := str(row, "server.address", "net.peer.name", "peer.service")
@@ -178,6 +201,30 @@ func readFailures(service string, evidence []loop.Evidence) failures {
 		}
 	}
 	return f
+}
+
+// OneErrorShare is the share of failing server spans one status message
+// must have for FeatOneError, over at least OneErrorMin of them.
+const (
+	OneErrorShare = 0.6
+	OneErrorMin   = 3
+)
+
+func (f failures) oneError() bool {
+	msgs := map[string]int{}
+	n := 0
+	for _, row := range f.rows {
+		if str(row, "kind") == "Server" {
+			msgs[str(row, "status_message")]++
+			n++
+		}
+	}
+	for m, c := range msgs {
+		if m != "" && c >= OneErrorMin && float64(c) >= OneErrorShare*float64(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // majority is the origin of at least half of the failing traces, if any.
@@ -238,6 +285,7 @@ func features(service, newVersion string, evidence []loop.Evidence, sh Shape) ma
 	keep(FeatDB, maj == originDB)
 	keep(FeatOwnCode, maj == originOwn)
 	keep(FeatNewVersion, own >= 3 && counts[FeatNewVersion] == own)
+	keep(FeatOneError, f.oneError())
 	shapeFeatures(out, f, sh)
 	return out
 }
@@ -274,12 +322,11 @@ func numeric(s string) bool {
 // shapeFeatures adds the features of the latency shape and of the hosts.
 func shapeFeatures(out map[Feature][]string, f failures, sh Shape) {
 	latIDs := append(slices.Clone(sh.IDs[qBefore]), sh.IDs[qAfter]...)
-	if name, ok := sh.slowChild(); ok {
-		if sh.Model[name] {
-			out[FeatModelSlow] = append(latIDs, sh.IDs[qModel]...)
-		} else {
-			out[FeatChildSlow] = latIDs
-		}
+	if name, ok := sh.slowChild(); ok && !sh.Model[name] {
+		out[FeatChildSlow] = latIDs
+	}
+	if sh.modelSlowed() {
+		out[FeatModelSlow] = append(latIDs, sh.IDs[qModel]...)
 	}
 	if _, even, n := sh.serverGrowth(); even && n > 0 {
 		if _, ok := sh.slowChild(); !ok {

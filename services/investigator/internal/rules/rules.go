@@ -123,9 +123,12 @@ var Table = []Rule{
 	{"db_pool_exhaustion", 0.8, "connection pool exhaustion: traces or logs show pool checkout timeouts or an exhausted pool",
 		func(o Observations) bool { return o.has(SigPool) || o.feat(FeatPool) }, []Signal{SigPool}, false, []Feature{FeatPool}},
 	// retry_storm reads FeatResend (http.request.resend_count, or several
-	// failing client spans to one peer in a trace) after a deployment.
+	// failing client spans to one peer in a trace), or the retry signal
+	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
-		func(o Observations) bool { return o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
+		func(o Observations) bool {
+			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && !o.feat(FeatNewHost))
+		}, []Signal{SigRetry}, true, []Feature{FeatResend}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
 	// or the prompt signal, after a deployment.
@@ -150,9 +153,12 @@ var Table = []Rule{
 		}, []Signal{SigResource}, false, []Feature{FeatEvenSlow}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
-	// or the dependency signal, with no deployment of this service.
+	// or the dependency signal unless the failures begin in the service's
+	// own spans, with no deployment of this service.
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
-		func(o Observations) bool { return !o.Deploy && (o.has(SigDependency) || o.feat(FeatPeer)) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+		func(o Observations) bool {
+			return !o.Deploy && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), so the peer is failing and a rollback would
@@ -160,15 +166,17 @@ var Table = []Rule{
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
 		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// bad_release reads FeatException (exception.* / error.type on most
-	// failing spans), the crash signal, or an error rate of at least
-	// ReleaseErrorRate, after a deployment. It cites FeatOwnCode (failures
+	// failing spans), the crash signal, an error rate of at least
+	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
+	// with FeatOwnCode) above LowErrorRate, after a deployment. It cites FeatOwnCode (failures
 	// begin in the service's own spans) and FeatNewVersion (errors only on
 	// the new service.version) but never decides on them alone: a trickle of
 	// generic 5xx after a deploy that merely coincides shows both.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
-			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || o.HaveRate && o.ErrorRate >= ReleaseErrorRate)
-		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatException, FeatNewVersion}},
+			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || o.HaveRate && o.ErrorRate >= ReleaseErrorRate ||
+				o.feat(FeatOneError) && o.feat(FeatOwnCode) && o.ErrorRate >= LowErrorRate)
+		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion}},
 	// retrieval_latency reads FeatChildSlow: one dependency span (not a
 	// model call) dominates the latency growth.
 	{"retrieval_latency", 0.7, "one dependency span slowed and dominates the service's latency growth",

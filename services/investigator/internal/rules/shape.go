@@ -166,3 +166,13 @@ func (sh Shape) slowChild() (name string, ok bool) {
 	}
 	return name, name != "" && growth > 0 && best >= DominantShare*growth
 }
+
+// modelSlowed reports whether a model-call span's p95 grew by SlowRatio.
+func (sh Shape) modelSlowed() bool {
+	for n, st := range sh.Latency {
+		if sh.Model[n] && st.haveBefore && st.before > 0 && st.after >= st.before*SlowRatio {
+			return true
+		}
+	}
+	return false
+}
