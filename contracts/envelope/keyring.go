@@ -63,7 +63,8 @@ type KeyEntry struct {
 // Keyring maps key ids to roles. The zero value is empty; build one with
 // NewKeyring or LoadKeyring.
 type Keyring struct {
-	keys map[string]KeyEntry
+	keys     map[string]KeyEntry
+	verified verifiedCache
 }
 
 // NewKeyring builds a keyring, rejecting malformed public keys and unknown roles.
