@@ -123,6 +123,10 @@ type Result struct {
 // that a later repeat notification is never stored twice.
 const RedeliveryWindow = 2 * time.Minute
 
+// RescanEvery is how often a dispatch reads the bucket when this process
+// knows of no queued incident.
+const RescanEvery = time.Minute
+
 // Index is the incident index. It is safe for concurrent use.
 type Index struct {
 	kv    KV
@@ -140,6 +144,14 @@ type Index struct {
 	inflight map[string]time.Time
 	// loaded is set once slots reflect the bucket.
 	loaded bool
+	// scans counts the dispatches reading the bucket; since holds the slots
+	// taken meanwhile, which their reading may have missed.
+	scans int
+	since []slot
+	// queuing counts the queued incidents this process knows of; scanned
+	// is when a dispatch last read the bucket.
+	queuing int
+	scanned time.Time
 	// unfinished holds the openings whose record was written but whose
 	// delivery failed, so that the retry reports "opened" even when the bus
 	// had stored the alert after all (a publish the client buffered while it

@@ -89,6 +89,7 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 	case admitted:
 		return Result{Outcome: Opened, IncidentID: a.IncidentID}, true, nil
 	default:
+		x.queued()
 		return Result{Outcome: Queued, IncidentID: a.IncidentID}, true, nil
 	}
 }
@@ -271,6 +272,9 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 		_, err = x.save(ctx, next, rev)
 		x.settle(rec.IncidentID, err == nil && next.State == StateInvestigating)
 		if err == nil {
+			if next.State == StateQueued {
+				x.queued()
+			}
 			return next, nil
 		} else if !errors.Is(err, ErrConflict) {
 			return Record{}, err

@@ -2,6 +2,7 @@ package incidents
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -17,7 +18,21 @@ func (x *Index) acquire(ctx context.Context, id string, now time.Time) (bool, er
 		return false, nil
 	}
 	x.inflight[id] = now
+	x.taken(id, now)
 	return true, nil
+}
+
+// taken notes a slot taken while a dispatch reads the bucket, which may not
+// show it; the caller holds mu.
+func (x *Index) taken(id string, at time.Time) {
+	if x.scans > 0 {
+		x.since = append(x.since, slot{id, at})
+	}
+}
+
+type slot struct {
+	id string
+	at time.Time
 }
 
 // settle ends the in-flight opening of id: held says whether its record now
@@ -27,7 +42,7 @@ func (x *Index) settle(id string, held bool) {
 	defer x.mu.Unlock()
 	delete(x.inflight, id)
 	if !held {
-		x.slots.Release(id)
+		x.free(id)
 	}
 }
 
@@ -35,7 +50,13 @@ func (x *Index) settle(id string, held bool) {
 func (x *Index) release(id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.free(id)
+}
+
+// free gives back id's slot; the caller holds mu.
+func (x *Index) free(id string) {
 	x.slots.Release(id)
+	x.since = slices.DeleteFunc(x.since, func(s slot) bool { return s.id == id })
 }
 
 // load reads the held slots from the bucket, once; the caller holds mu.
@@ -68,6 +89,16 @@ func (x *Index) reset(recs []Record) int {
 			extra++
 		}
 	}
+	for _, s := range x.since {
+		if _, ok := x.inflight[s.id]; !ok && !shown[s.id] {
+			x.slots.Hold(s.id, s.at)
+			shown[s.id] = true
+			extra++
+		}
+	}
+	if x.scans == 0 {
+		x.since = nil
+	}
 	x.loaded = true
 	return extra
 }
@@ -99,4 +130,11 @@ func (x *Index) retried(id string) bool {
 	_, ok := x.unfinished[id]
 	delete(x.unfinished, id)
 	return ok
+}
+
+// queued counts an incident this process queued.
+func (x *Index) queued() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.queuing++
 }

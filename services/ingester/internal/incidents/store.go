@@ -70,16 +70,34 @@ func (x *Index) records(ctx context.Context) ([]Record, []uint64, error) {
 
 // Dispatch releases queued incidents while slots are free. It returns the
 // ids released. The ingester calls it on a ticker and after a decision.
+// The bucket is read without holding up admission; slots taken meanwhile
+// are kept.
+//
+// While this process knows of no queued incident it reads the bucket only
+// every RescanEvery (for incidents another replica, or an earlier run,
+// queued), so that an idle tick costs nothing.
 func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
+	if x.loaded && x.queuing == 0 && now.Sub(x.scanned) < RescanEvery && !now.Before(x.scanned) {
+		x.mu.Unlock()
+		return nil, nil
+	}
+	x.scans++
+	queuing := x.queuing
+	x.mu.Unlock()
 	recs, revs, err := x.records(ctx)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.scans--
 	if err != nil {
 		return nil, err
 	}
 	extra := x.reset(recs)
+	admit := Admit(recs, now, x.max-extra, x.lease)
+	x.scanned = now
+	x.queuing += countQueued(recs) - len(admit) - queuing
 	var released []string
-	for _, i := range Admit(recs, now, x.max-extra, x.lease) {
+	for _, i := range admit {
 		rec := recs[i]
 		if _, err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
 			// Set aside, so the incidents queued behind it are released.
@@ -95,9 +113,21 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 			return released, err
 		}
 		x.slots.Hold(rec.IncidentID, now)
+		x.taken(rec.IncidentID, now)
 		released = append(released, rec.IncidentID)
 	}
 	return released, nil
+}
+
+// countQueued is the number of queued records.
+func countQueued(recs []Record) int {
+	n := 0
+	for _, r := range recs {
+		if r.State == StateQueued {
+			n++
+		}
+	}
+	return n
 }
 
 func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
