@@ -47,7 +47,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		return err
 	}
 	log := d.Logger
-	kv, err := d.Bus.KeyValue(ctx, store.Bucket)
+	kv, err := d.Bus.KeyValue(ctx, topology.BucketDecisions)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
@@ -87,7 +87,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	// election, a partition) is published by this loop once it can.
 	go republishLoop(ctx, republishInterval, dk.Republish, log)
 
-	fkv, err := d.Bus.KeyValue(ctx, freezes.Bucket)
+	fkv, err := d.Bus.KeyValue(ctx, topology.BucketFreezes)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}

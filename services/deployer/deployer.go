@@ -18,6 +18,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/service"
+	"agentk/platform/topology"
 	"agentk/services/deployer/internal/config"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/dryrun"
@@ -59,19 +60,19 @@ func Run(ctx context.Context, d service.Deps) error {
 	for _, b := range []struct {
 		name string
 		dst  *rollback.Bucket
-	}{{kvstore.BucketNonces, &dep.Nonces}, {kvstore.BucketCooldown, &dep.Cooldown}, {kvstore.BucketReleases, &dep.Releases}, {kvstore.BucketSpent, &dep.Spent}} {
+	}{{topology.BucketNonces, &dep.Nonces}, {topology.BucketCooldown, &dep.Cooldown}, {topology.BucketReleases, &dep.Releases}, {topology.BucketSpent, &dep.Spent}} {
 		kv, err := d.Bus.KeyValue(ctx, b.name)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrStart, err)
 		}
 		*b.dst = kvstore.New(kv)
 	}
-	frz, err := d.Bus.KeyValue(ctx, kvstore.BucketFreezes)
+	frz, err := d.Bus.KeyValue(ctx, topology.BucketFreezes)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	dep.Freezes = kvstore.New(frz)
-	inc, err := d.Bus.KeyValue(ctx, kvstore.BucketIncidents)
+	inc, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}

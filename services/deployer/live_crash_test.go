@@ -184,7 +184,7 @@ func crashMidAction(t *testing.T, point string) {
 			return 0
 		}
 		var l contracts.ReleaseLedgerV1
-		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
 			return -1
 		}
 		return len(l.Releases)

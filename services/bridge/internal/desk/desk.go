@@ -20,7 +20,6 @@ import (
 	"agentk/services/bridge/internal/store"
 )
 
-// Errors.
 var (
 	// ErrRejected: a decision message that can never be accepted (bad
 	// signature, wrong role, expired, malformed). Redelivery cannot fix it.
@@ -104,7 +103,7 @@ func (k *Desk) Now() time.Time { return k.d.Now() }
 func (k *Desk) Receive(ctx context.Context, data []byte) error {
 	now := k.d.Now()
 	var dec contracts.DecisionV1
-	env, err := k.d.Keyring.Open(data, contracts.SubjectDecision, envelope.RoleGate, now, &dec)
+	env, err := k.d.Keyring.Open(data, contracts.SubjectDecision, now, &dec)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -184,7 +183,7 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 func (k *Desk) ReceiveAction(ctx context.Context, data []byte) error {
 	now := k.d.Now()
 	var act contracts.ActionV1
-	if _, err := k.d.Keyring.Open(data, contracts.SubjectAction, envelope.RoleDeployer, now, &act); err != nil {
+	if _, err := k.d.Keyring.Open(data, contracts.SubjectAction, now, &act); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if act.DecisionID == "" || act.ActionID == "" {

@@ -30,7 +30,7 @@ const (
 	LabelVersion = "org.opencontainers.image.version"
 )
 
-// Errors.
+// Errors of the Docker runtime, each wrapped with the failing command or image.
 var (
 	ErrDocker    = errors.New("dockerrt: docker")
 	ErrNoImage   = errors.New("dockerrt: target image not present locally")

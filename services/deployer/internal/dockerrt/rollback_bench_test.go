@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/recovery"
@@ -129,7 +128,7 @@ func BenchmarkRollback(b *testing.B) {
 				return 0
 			}
 			var l contracts.ReleaseLedgerV1
-			if _, err := keys.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+			if _, err := keys.Keyring.Open(e.Value, contracts.SubjectLedger, time.Now(), &l); err != nil {
 				return 0
 			}
 			return len(l.Releases)

@@ -5,6 +5,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -109,10 +110,10 @@ type Unverified struct {
 func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified, *Refusal) {
 	var v Verified
 	var u Unverified
-	env, err := open(kr, raw, contracts.SubjectApproval, envelope.RoleBridge, now, mutant.DeployerBridgeSig, &v.Approval)
+	env, err := open(kr, raw, contracts.SubjectApproval, now, mutant.DeployerBridgeSig, &v.Approval)
 	if err != nil {
 		if e, perr := envelope.Parse(raw); perr == nil {
-			_ = jsonUnmarshalQuiet(e.Payload, &u.Approval)
+			_ = json.Unmarshal(e.Payload, &u.Approval) // what it can, for the log
 			u.KeyID = e.KeyID
 		}
 		u.Forged = !timeOnly(err)
@@ -121,7 +122,7 @@ func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified
 	u.Approval = v.Approval
 	u.KeyID = env.KeyID
 	v.ApprovalEnv = env
-	denv, err := open(kr, v.Approval.Decision, contracts.SubjectDecision, envelope.RoleGate, now, mutant.DeployerGateSignature, &v.Decision)
+	denv, err := open(kr, v.Approval.Decision, contracts.SubjectDecision, now, mutant.DeployerGateSignature, &v.Decision)
 	if err != nil {
 		if e, perr := envelope.Parse(v.Approval.Decision); perr == nil {
 			u.DecisionKeyID = e.KeyID
@@ -136,8 +137,8 @@ func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified
 // open is Keyring.Open with the deployer's verifications behind their
 // mutants: in a mutant build, the one switched off lets the envelope through
 // as if that check had passed.
-func open(kr *envelope.Keyring, raw []byte, subject, role string, now time.Time, sigMutant string, v any) (envelope.Envelope, error) {
-	env, err := kr.Open(raw, subject, role, now, v)
+func open(kr *envelope.Keyring, raw []byte, subject string, now time.Time, sigMutant string, v any) (envelope.Envelope, error) {
+	env, err := kr.Open(raw, subject, now, v)
 	if err == nil {
 		return env, nil
 	}
@@ -153,7 +154,7 @@ func open(kr *envelope.Keyring, raw []byte, subject, role string, now time.Time,
 	if !skip {
 		return env, err
 	}
-	if jerr := jsonUnmarshalQuiet(env.Payload, v); jerr != nil {
+	if jerr := json.Unmarshal(env.Payload, v); jerr != nil {
 		return env, err
 	}
 	return env, nil

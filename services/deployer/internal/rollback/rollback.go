@@ -16,7 +16,6 @@ import (
 	"agentk/services/deployer/internal/policy"
 )
 
-// Errors.
 var (
 	// ErrInFlight means the same approval is being acted on right now (a
 	// redelivery that arrived before the first delivery finished): retry later.

@@ -175,7 +175,7 @@ func (w *world) decision(t *testing.T, outs []bus.Out) (contracts.DecisionV1, en
 	t.Helper()
 	require.Len(t, outs, 1)
 	var d contracts.DecisionV1
-	env, err := w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, envelope.RoleGate, tNow, &d)
+	env, err := w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, tNow, &d)
 	require.NoError(t, err)
 	require.Equal(t, d.DecisionID, outs[0].MsgID)
 	return d, env
@@ -195,7 +195,7 @@ func TestHandleAllowsAndSigns(t *testing.T) {
 	require.NotEmpty(t, env.Nonce)
 	require.Equal(t, envelope.Digest(env.Payload), env.Digest())
 
-	_, err = w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, envelope.RoleGate, tNow.Add(15*time.Minute), &d)
+	_, err = w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, tNow.Add(15*time.Minute), &d)
 	require.ErrorIs(t, err, envelope.ErrExpired, "an approval cannot act on an expired decision")
 
 	again, err := w.run(t)
@@ -361,7 +361,7 @@ func TestDecisionCarriesTheVerifiedAlert(t *testing.T) {
 				return
 			}
 			var a contracts.AlertV1
-			_, err = w.k.ring.Open(d.Alert, contracts.SubjectAlert, envelope.RoleIngester, tNow, &a)
+			_, err = w.k.ring.Open(d.Alert, contracts.SubjectAlert, tNow, &a)
 			require.NoError(t, err)
 			require.Equal(t, "inc-1", a.IncidentID)
 			require.Equal(t, svc, a.Service)
