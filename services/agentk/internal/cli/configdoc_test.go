@@ -23,8 +23,8 @@ const repoRoot = "../../../.."
 
 // readmes are where each component documents its variables, in doc order.
 var readmes = []struct{ title, path string }{
-	{"Every process", "platform/README.md"},
-	{"agentk (command line)", "cmd/agentk/README.md"},
+	{"Every process", "services/platform/README.md"},
+	{"agentk (command line)", "services/agentk/README.md"},
 	{"ingester", "services/ingester/README.md"},
 	{"sandbox", "services/sandbox/README.md"},
 	{"investigator", "services/investigator/README.md"},
@@ -76,7 +76,7 @@ func envDocSource(t *testing.T) string {
 // taken from the README tables so there is one place to edit.
 func configurationDoc(t *testing.T) string {
 	var b strings.Builder
-	b.WriteString("# Configuration\n\nEvery variable agentk reads, in one table, generated from the READMEs of the platform and the services (`go test ./cmd/agentk/internal/cli -run TestConfigurationDoc -update`). Variables are read once at start; a bad value stops the service with the variable's name and what was expected (`agentk config` checks them all). Secrets may also be given as `<NAME>_FILE`.\n\n")
+	b.WriteString("# Configuration\n\nEvery variable agentk reads, in one table, generated from the READMEs of the platform and the services (`go test ./services/agentk/internal/cli -run TestConfigurationDoc -update`). Variables are read once at start; a bad value stops the service with the variable's name and what was expected (`agentk config` checks them all). Secrets may also be given as `<NAME>_FILE`.\n\n")
 	b.WriteString("| component | variable | default | meaning |\n|---|---|---|---|\n")
 	for _, r := range readmeRows(t) {
 		b.WriteString("| " + r.Component + " | " + r.Vars + " | " + r.Default + " | " + r.Meaning + " |\n")
@@ -92,7 +92,7 @@ func TestConfigurationDoc(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, want, string(got), "docs/configuration.md is stale: go test ./cmd/agentk/internal/cli -run TestConfigurationDoc -update")
+	require.Equal(t, want, string(got), "docs/configuration.md is stale: go test ./services/agentk/internal/cli -run TestConfigurationDoc -update")
 	src, err := format.Source([]byte(envDocSource(t)))
 	require.NoError(t, err)
 	if *update {
@@ -100,7 +100,7 @@ func TestConfigurationDoc(t *testing.T) {
 	}
 	got, err = os.ReadFile("envdoc_gen.go")
 	require.NoError(t, err)
-	require.Equal(t, string(src), string(got), "envdoc_gen.go is stale: go test ./cmd/agentk/internal/cli -run TestConfigurationDoc -update")
+	require.Equal(t, string(src), string(got), "envdoc_gen.go is stale: go test ./services/agentk/internal/cli -run TestConfigurationDoc -update")
 }
 
 // TestEveryVariableDocumented fails when Go code reads an AGENTK_ variable
@@ -109,7 +109,7 @@ func TestEveryVariableDocumented(t *testing.T) {
 	doc := configurationDoc(t)
 	used := map[string]bool{}
 	lit := regexp.MustCompile(`"(AGENTK_[A-Z0-9_]+)"`)
-	for _, dir := range []string{"platform", "services", "cmd/agentk"} {
+	for _, dir := range []string{"services"} {
 		require.NoError(t, filepath.WalkDir(filepath.Join(repoRoot, dir), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 				return err

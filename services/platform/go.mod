@@ -54,4 +54,4 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 )
 
-replace agentk/contracts => ../contracts
+replace agentk/contracts => ../../contracts
