@@ -14,6 +14,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/services/deployer"
 	"agentk/services/deployer/demotarget"
@@ -31,7 +32,7 @@ import (
 // which is never run: the container is the same one, on the same image.
 func TestRunDryRunOnARealStack(t *testing.T) {
 	t.Parallel()
-	cli := testkit.RequireDocker(t)
+	cli := dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 

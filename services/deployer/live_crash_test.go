@@ -18,6 +18,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/deployer"
@@ -68,7 +69,7 @@ type deployerProc struct {
 }
 
 func crashMidAction(t *testing.T, point string) {
-	cli := testkit.RequireDocker(t)
+	cli := dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 

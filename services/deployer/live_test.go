@@ -14,6 +14,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/services/deployer"
 	"agentk/services/deployer/demotarget"
@@ -30,7 +31,7 @@ import (
 // off the bus, rolls back with compose and publishes the verified action.
 func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 	t.Parallel()
-	cli := testkit.RequireDocker(t)
+	cli := dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
