@@ -6,57 +6,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/dockertest"
 	"agentk/platform/topology"
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/deployer/demotarget"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 )
-
-// dockerSwitch turns the Docker tests on; with it set a missing engine fails.
-const dockerSwitch = "AGENTK_REQUIRE_DOCKER"
-
-func requireDocker(t *testing.T) *client.Client {
-	t.Helper()
-	if os.Getenv(dockerSwitch) != "1" {
-		t.Skip("needs the Docker engine: set " + dockerSwitch + "=1 to run (a missing engine then fails)")
-	}
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = cli.Ping(ctx)
-	require.NoError(t, err, "%s=1 but no Docker engine", dockerSwitch)
-	t.Cleanup(func() { _ = cli.Close() })
-	return cli
-}
-
-// dockerState is what the engine shows of a compose project: every
-// container's name, id, image id, state, start time and restart count.
-func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project string) []string {
-	t.Helper()
-	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "com.docker.compose.project="+project))})
-	require.NoError(t, err)
-	var out []string
-	for _, c := range cs {
-		in, err := cli.ContainerInspect(ctx, c.ID)
-		require.NoError(t, err)
-		out = append(out, fmt.Sprintf("%s id=%s image=%s status=%s started=%s restarts=%d",
-			in.Name, in.ID, in.Image, in.State.Status, in.State.StartedAt, in.RestartCount))
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TestShadowIncidentLeavesDockerUnchanged is issue 14's shadow mode end to
 // end on the real engine: the demo target runs v1 then v2 under compose, so
@@ -69,7 +31,7 @@ func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project 
 // container id, image id, start time, restart count. No cooldown taken, the
 // ledger untouched, no pin file written.
 func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
-	cli := requireDocker(t)
+	cli := dockertest.Require(t)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -120,7 +82,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	poll(ctx, t, 30*time.Second, "v1 in the deployer's ledger (from the listing)", func() bool { return p.ledgerLen(ctx) == 1 })
 	compose("v2", "up", "-d")
 	poll(ctx, t, 30*time.Second, "v2 in the deployer's ledger (from Docker events)", func() bool { return p.ledgerLen(ctx) == 2 })
-	before := dockerState(ctx, t, cli, project)
+	before := dockertest.State(ctx, t, cli, project)
 	require.Len(t, before, 1)
 	require.Contains(t, before[0], "image="+v2)
 	require.Contains(t, before[0], "status=running")
@@ -146,7 +108,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	require.Nil(t, act.Recovered)
 
 	// Nothing moved: the engine, the ledger, the cooldown, the pin file.
-	require.Equal(t, before, dockerState(ctx, t, cli, project), "shadow mode changed the Docker state")
+	require.Equal(t, before, dockertest.State(ctx, t, cli, project), "shadow mode changed the Docker state")
 	require.Equal(t, 2, p.ledgerLen(ctx), "the ledger is not cut back")
 	cooldown, err := p.admin.KeyValue(ctx, topology.BucketCooldown)
 	require.NoError(t, err)
@@ -169,7 +131,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	require.Equal(t, contracts.OutcomeRolledBack, rb.Outcome, "%+v", rb)
 	require.True(t, rb.ContainerVerified)
 	require.Equal(t, act.Command, rb.Command, "the shadow action recorded the command a live one runs")
-	after := dockerState(ctx, t, cli, project)
+	after := dockertest.State(ctx, t, cli, project)
 	require.NotEqual(t, before, after, "a live rollback shows in the Docker state")
 	require.Len(t, after, 1)
 	require.Contains(t, after[0], "image="+v1)
