@@ -1,0 +1,120 @@
+package deployer_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/bus"
+	"agentk/platform/fabric"
+	"agentk/platform/service"
+	"agentk/services/deployer/demotarget"
+	"agentk/services/deployer/internal/dockerrt"
+	"agentk/services/deployer/internal/testkit"
+
+	"github.com/stretchr/testify/require"
+)
+
+// composeStack is a compose project of one service, shop-api, on the demo
+// target's v1 and v2 images built under a fresh repository; the project and
+// the images are removed when the test ends. The tests on the real engine
+// share it.
+type composeStack struct {
+	Repo, V1, V2  string // repository and the two image ids
+	Project, File string
+	Dir           string // the compose file's directory, free for state
+	Port          int    // shop-api's loopback port, 0 when unpublished
+	ctx           context.Context
+	t             *testing.T
+	bin           []string
+}
+
+// newComposeStack builds the images and writes the compose file; name ends
+// up in the repository and the project name. publish maps shop-api's port to
+// a free loopback port.
+func newComposeStack(ctx context.Context, t *testing.T, name string, publish bool) *composeStack {
+	t.Helper()
+	s := &composeStack{ctx: ctx, t: t, Dir: t.TempDir()}
+	s.Repo = fmt.Sprintf("agentk-%s-%d/shop-api", name, time.Now().UnixNano())
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", s.Repo+":v1", s.Repo+":v2").Run() })
+	var err error
+	s.V1, err = demotarget.Build(ctx, demotarget.V1(s.Repo))
+	require.NoError(t, err)
+	s.V2, err = demotarget.Build(ctx, demotarget.V2(s.Repo))
+	require.NoError(t, err)
+	yaml := fmt.Sprintf("version: \"3.8\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", s.Repo)
+	if publish {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		s.Port = ln.Addr().(*net.TCPAddr).Port
+		require.NoError(t, ln.Close())
+		yaml += fmt.Sprintf("    ports: [\"127.0.0.1:%d:8080\"]\n", s.Port)
+	}
+	s.File = filepath.Join(s.Dir, "docker-compose.yml")
+	require.NoError(t, os.WriteFile(s.File, []byte(yaml), 0o644))
+	s.Project = fmt.Sprintf("agentk%s%d", strings.ReplaceAll(name, "-", ""), time.Now().UnixNano())
+	s.bin, err = dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		argv := append(append([]string(nil), s.bin...), "-p", s.Project, "-f", s.File, "down", "-v", "--remove-orphans")
+		_ = exec.Command(argv[0], argv[1:]...).Run()
+	})
+	return s
+}
+
+// Up runs `compose up -d` with shop-api on tag.
+func (s *composeStack) Up(tag string) {
+	s.t.Helper()
+	argv := append(append([]string(nil), s.bin...), "-p", s.Project, "-f", s.File, "up", "-d")
+	cmd := exec.CommandContext(s.ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
+	out, err := cmd.CombinedOutput()
+	require.NoError(s.t, err, string(out))
+}
+
+// ProbeURL is shop-api's /ask on its published port.
+func (s *composeStack) ProbeURL() string { return fmt.Sprintf("http://127.0.0.1:%d/ask", s.Port) }
+
+// runService starts run with d, waits until it is ready (failing the test
+// if it stops first) and stops it when the test ends.
+func runService(ctx context.Context, t *testing.T, d service.Deps, run func(context.Context, service.Deps) error) {
+	t.Helper()
+	ready := make(chan struct{})
+	d.Ready = func() { close(ready) }
+	rctx, rcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- run(rctx, d) }()
+	t.Cleanup(func() {
+		rcancel()
+		if err := <-done; err != nil {
+			t.Logf("stopped: %v", err)
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+}
+
+// publishApproval seals dec as the gate and a fresh approval of it as the
+// bridge, and publishes the approval as the bridge does.
+func publishApproval(ctx context.Context, t *testing.T, f *fabric.Fabric, dec contracts.DecisionV1, now time.Time) contracts.ApprovalV1 {
+	t.Helper()
+	bridge, err := f.Connect(ctx, envelope.RoleBridge)
+	require.NoError(t, err)
+	denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), dec, now)
+	a := testkit.Approval(t, denv, now)
+	aenv, err := f.Signer(envelope.RoleBridge).SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, bridge.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: aenv, MsgID: "approval." + a.DecisionID}, nil))
+	return a
+}
