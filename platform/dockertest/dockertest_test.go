@@ -1,7 +1,10 @@
 package dockertest_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -54,4 +57,23 @@ func TestRequire(t *testing.T) {
 			require.Equal(t, tc.failed, r.failed != "", "failed: %q", r.failed)
 		})
 	}
+}
+
+// TestComposeCommand: Up runs the compose command on the project's file with
+// the extra environment, and a failing command fails the test with its output.
+func TestComposeCommand(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "argv")
+	script := filepath.Join(dir, "compose")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho \"$TAG $*\" >> "+log+"\n[ \"$TAG\" != bad ]\n"), 0o755))
+	r := &recorder{TB: t}
+	c := dockertest.NewCompose(context.Background(), r, []string{script}, "proj", dir, "services: {}\n")
+	require.FileExists(t, c.File)
+	done := make(chan struct{})
+	go func() { defer close(done); c.Up("TAG=v1"); c.Up("TAG=bad") }()
+	<-done
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Equal(t, "v1 -p proj -f "+c.File+" up -d\nbad -p proj -f "+c.File+" up -d\n", string(b))
+	require.Contains(t, r.failed, "compose up proj")
 }
