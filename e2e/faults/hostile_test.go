@@ -180,19 +180,10 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	w := newWorld(t)
 	project := fmt.Sprintf("agentkfaults%d", stamp)
-	file := filepath.Join(w.dir, "docker-compose.yml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo)), 0o644))
-	compose := func(tag string, args ...string) {
-		cmd := exec.CommandContext(ctx, "docker-compose", append([]string{"-p", project, "-f", file}, args...)...)
-		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	t.Cleanup(func() {
-		cmd := exec.Command("docker-compose", "-p", project, "-f", file, "down", "-v", "--remove-orphans", "--timeout", "5")
-		_ = cmd.Run()
-	})
-	compose("v1", "up", "-d")
+	stack := dockertest.NewCompose(ctx, t, []string{"docker-compose"}, project, w.dir,
+		fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo))
+	file := stack.File
+	stack.Up("SHOP_API_TAG=v1")
 
 	w.startNATS(ctx)
 	f, err := fabric.Remote(ctx, w.url, filepath.Join(w.dir, "keys"), fabric.Options{})
@@ -223,7 +214,7 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 		return len(l.Releases)
 	}
 	poll(ctx, t, "v1 in the deployer's ledger", func() (bool, error) { return ledger() == 1, nil })
-	compose("v2", "up", "-d")
+	stack.Up("SHOP_API_TAG=v2")
 	poll(ctx, t, "v2 in the deployer's ledger: a rollback target exists", func() (bool, error) { return ledger() == 2, nil })
 	before := dockertest.State(ctx, t, cli, project)
 	require.Len(t, before, 1)

@@ -46,20 +46,12 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 
 	dir := t.TempDir()
 	project := fmt.Sprintf("agentkoperator%d", stamp)
-	file := filepath.Join(dir, "docker-compose.yml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo)), 0o644))
 	composeBin, err := exec.LookPath("docker-compose")
 	require.NoError(t, err, "docker-compose v1 is the engine's compose here")
-	compose := func(tag string, args ...string) {
-		cmd := exec.CommandContext(ctx, composeBin, append([]string{"-p", project, "-f", file}, args...)...)
-		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	t.Cleanup(func() {
-		_ = exec.Command(composeBin, "-p", project, "-f", file, "down", "-v", "--remove-orphans", "--timeout", "5").Run()
-	})
-	compose("v1", "up", "-d")
+	stack := dockertest.NewCompose(ctx, t, []string{composeBin}, project, dir,
+		fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo))
+	file := stack.File
+	stack.Up("SHOP_API_TAG=v1")
 
 	state := filepath.Join(dir, "deployer-state")
 	p := newPipeline(ctx, t, liveIncident(t, "bad-release-01"), map[string]string{
@@ -80,7 +72,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	stopShadow := p.start(ctx, envelope.RoleDeployer, envelope.RoleGate)
 	p.start(ctx, except(envelope.RoleDeployer, envelope.RoleGate)...)
 	poll(ctx, t, 30*time.Second, "v1 in the deployer's ledger (from the listing)", func() bool { return p.ledgerLen(ctx) == 1 })
-	compose("v2", "up", "-d")
+	stack.Up("SHOP_API_TAG=v2")
 	poll(ctx, t, 30*time.Second, "v2 in the deployer's ledger (from Docker events)", func() bool { return p.ledgerLen(ctx) == 2 })
 	before := dockertest.State(ctx, t, cli, project)
 	require.Len(t, before, 1)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/deployer/demotarget"
@@ -28,13 +27,10 @@ import (
 // the images are removed when the test ends. The tests on the real engine
 // share it.
 type composeStack struct {
-	Repo, V1, V2  string // repository and the two image ids
-	Project, File string
-	Dir           string // the compose file's directory, free for state
-	Port          int    // shop-api's loopback port, 0 when unpublished
-	ctx           context.Context
-	t             *testing.T
-	bin           []string
+	*dockertest.Compose
+	Repo, V1, V2 string // repository and the two image ids
+	Dir          string // the compose file's directory, free for state
+	Port         int    // shop-api's loopback port, 0 when unpublished
 }
 
 // newComposeStack builds the images and writes the compose file; name ends
@@ -42,7 +38,7 @@ type composeStack struct {
 // a free loopback port.
 func newComposeStack(ctx context.Context, t *testing.T, name string, publish bool) *composeStack {
 	t.Helper()
-	s := &composeStack{ctx: ctx, t: t, Dir: t.TempDir()}
+	s := &composeStack{Dir: t.TempDir()}
 	s.Repo = fmt.Sprintf("agentk-%s-%d/shop-api", name, time.Now().UnixNano())
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", s.Repo+":v1", s.Repo+":v2").Run() })
 	var err error
@@ -58,27 +54,15 @@ func newComposeStack(ctx context.Context, t *testing.T, name string, publish boo
 		require.NoError(t, ln.Close())
 		yaml += fmt.Sprintf("    ports: [\"127.0.0.1:%d:8080\"]\n", s.Port)
 	}
-	s.File = filepath.Join(s.Dir, "docker-compose.yml")
-	require.NoError(t, os.WriteFile(s.File, []byte(yaml), 0o644))
-	s.Project = fmt.Sprintf("agentk%s%d", strings.ReplaceAll(name, "-", ""), time.Now().UnixNano())
-	s.bin, err = dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
+	bin, err := dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		argv := append(append([]string(nil), s.bin...), "-p", s.Project, "-f", s.File, "down", "-v", "--remove-orphans")
-		_ = exec.Command(argv[0], argv[1:]...).Run()
-	})
+	project := fmt.Sprintf("agentk%s%d", strings.ReplaceAll(name, "-", ""), time.Now().UnixNano())
+	s.Compose = dockertest.NewCompose(ctx, t, bin, project, s.Dir, yaml)
 	return s
 }
 
 // Up runs `compose up -d` with shop-api on tag.
-func (s *composeStack) Up(tag string) {
-	s.t.Helper()
-	argv := append(append([]string(nil), s.bin...), "-p", s.Project, "-f", s.File, "up", "-d")
-	cmd := exec.CommandContext(s.ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
-	out, err := cmd.CombinedOutput()
-	require.NoError(s.t, err, string(out))
-}
+func (s *composeStack) Up(tag string) { s.Compose.Up("SHOP_API_TAG=" + tag) }
 
 // ProbeURL is shop-api's /ask on its published port.
 func (s *composeStack) ProbeURL() string { return fmt.Sprintf("http://127.0.0.1:%d/ask", s.Port) }
