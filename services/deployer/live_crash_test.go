@@ -147,18 +147,8 @@ func crashMidAction(t *testing.T, point string) {
 		require.NoError(t, err)
 		return b
 	}
-	releases, nonces := kv("agentk_releases"), kv("agentk_nonces")
-	ledgerLen := func() int {
-		e, err := releases.Get(ctx, "shop-api")
-		if err != nil {
-			return 0
-		}
-		var l contracts.ReleaseLedgerV1
-		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
-			return -1
-		}
-		return len(l.Releases)
-	}
+	nonces := kv("agentk_nonces")
+	ledgerLen := releasesIn(ctx, t, f)
 	poll(t, 30*time.Second, "v1 in the ledger from the listing", func() bool { return ledgerLen() == 1 })
 	st.Up("v2")
 	poll(t, 30*time.Second, "v2 in the ledger from events", func() bool { return ledgerLen() == 2 })

@@ -51,22 +51,7 @@ func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 	require.NoError(t, err)
 	runService(ctx, t, d, deployer.Run)
 
-	admin, err := f.Admin(ctx)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = admin.Close() })
-	releases, err := admin.KeyValue(ctx, "agentk_releases")
-	require.NoError(t, err)
-	ledgerLen := func() int {
-		e, err := releases.Get(ctx, "shop-api")
-		if err != nil {
-			return 0
-		}
-		var l contracts.ReleaseLedgerV1
-		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
-			return -1
-		}
-		return len(l.Releases)
-	}
+	ledgerLen := releasesIn(ctx, t, f)
 	poll(t, 30*time.Second, "v1 in the ledger from the listing", func() bool { return ledgerLen() == 1 })
 	st.Up("v2") // a release: followed through Docker events
 	poll(t, 30*time.Second, "v2 in the ledger from events", func() bool { return ledgerLen() == 2 })

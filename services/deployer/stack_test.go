@@ -15,7 +15,8 @@ import (
 	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
-	"agentk/services/deployer/demotarget"
+	"agentk/platform/topology"
+	"agentk/services/deployer/demotarget/demotest"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/testkit"
 
@@ -39,13 +40,7 @@ type composeStack struct {
 func newComposeStack(ctx context.Context, t *testing.T, name string, publish bool) *composeStack {
 	t.Helper()
 	s := &composeStack{Dir: t.TempDir()}
-	s.Repo = fmt.Sprintf("agentk-%s-%d/shop-api", name, time.Now().UnixNano())
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", s.Repo+":v1", s.Repo+":v2").Run() })
-	var err error
-	s.V1, err = demotarget.Build(ctx, demotarget.V1(s.Repo))
-	require.NoError(t, err)
-	s.V2, err = demotarget.Build(ctx, demotarget.V2(s.Repo))
-	require.NoError(t, err)
+	s.Repo, s.V1, s.V2 = demotest.Images(ctx, t, name)
 	yaml := fmt.Sprintf("version: \"3.8\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", s.Repo)
 	if publish {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -101,4 +96,26 @@ func publishApproval(ctx context.Context, t *testing.T, f *fabric.Fabric, dec co
 	require.NoError(t, err)
 	require.NoError(t, bridge.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: aenv, MsgID: "approval." + a.DecisionID}, nil))
 	return a
+}
+
+// releasesIn reads how many releases the deployer's signed ledger of
+// shop-api holds: 0 when there is none, -1 when it does not verify.
+func releasesIn(ctx context.Context, t *testing.T, f *fabric.Fabric) func() int {
+	t.Helper()
+	admin, err := f.Admin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close() })
+	releases, err := admin.KeyValue(ctx, topology.BucketReleases)
+	require.NoError(t, err)
+	return func() int {
+		e, err := releases.Get(ctx, "shop-api")
+		if err != nil {
+			return 0
+		}
+		var l contracts.ReleaseLedgerV1
+		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
+			return -1
+		}
+		return len(l.Releases)
+	}
 }
