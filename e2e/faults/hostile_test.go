@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 	"agentk/platform/topology"
-	"agentk/services/deployer/demotarget"
+	"agentk/services/deployer/demotarget/demotest"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -172,12 +171,7 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	// The demo target, v1 then v2: the ledger has a rollback target, so
 	// only the checks stand between a message and a rollback.
 	stamp := time.Now().UnixNano()
-	repo := fmt.Sprintf("agentk-faults-%d/shop-api", stamp)
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
-	_, err := demotarget.Build(ctx, demotarget.V1(repo))
-	require.NoError(t, err)
-	_, err = demotarget.Build(ctx, demotarget.V2(repo))
-	require.NoError(t, err)
+	repo, _, _ := demotest.Images(ctx, t, "faults")
 	w := newWorld(t)
 	project := fmt.Sprintf("agentkfaults%d", stamp)
 	stack := dockertest.NewCompose(ctx, t, []string{"docker-compose"}, project, w.dir,

@@ -15,7 +15,7 @@ import (
 	"agentk/platform/dockertest"
 	"agentk/platform/topology"
 	"agentk/services/bridge/fakeslack"
-	"agentk/services/deployer/demotarget"
+	"agentk/services/deployer/demotarget/demotest"
 
 	"github.com/stretchr/testify/require"
 )
@@ -37,12 +37,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	defer cancel()
 
 	stamp := time.Now().UnixNano()
-	repo := fmt.Sprintf("agentk-operator-%d/shop-api", stamp)
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
-	v1, err := demotarget.Build(ctx, demotarget.V1(repo))
-	require.NoError(t, err)
-	v2, err := demotarget.Build(ctx, demotarget.V2(repo))
-	require.NoError(t, err)
+	repo, v1, v2 := demotest.Images(ctx, t, "operator")
 
 	dir := t.TempDir()
 	project := fmt.Sprintf("agentkoperator%d", stamp)
