@@ -1,0 +1,16 @@
+package ingester
+
+import (
+	"agentk/contracts/envelope"
+	"agentk/platform/service"
+	"agentk/services/ingester/internal/config"
+)
+
+// The ingester registers itself with the platform: agentk config, agentk up's
+// preflight and docs/configuration.md read its declarations from there.
+func init() {
+	service.Register(service.Registration{
+		Role: envelope.RoleIngester, Config: config.Spec, Run: Run,
+		Check: service.Checker(config.FromEnv),
+	})
+}

@@ -1,0 +1,16 @@
+package reviewer
+
+import (
+	"agentk/contracts/envelope"
+	"agentk/platform/service"
+	"agentk/services/reviewer/internal/config"
+)
+
+// The reviewer registers itself with the platform: agentk config, agentk up's
+// preflight and docs/configuration.md read its declarations from there.
+func init() {
+	service.Register(service.Registration{
+		Role: envelope.RoleReviewer, Config: config.Spec, Run: Run,
+		Check: service.Checker(config.FromEnv),
+	})
+}
