@@ -122,11 +122,8 @@ func Run(ctx context.Context, d service.Deps) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	routerErr := make(chan error, 1)
-	go func() { routerErr <- router.Run(ctx) }()
-	select {
-	case <-router.Running():
-	case err := <-routerErr:
+	routerErr, err := service.StartRouter(ctx, router)
+	if routerErr == nil {
 		_ = ln.Close()
 		return fmt.Errorf("%w: router: %w", ErrStart, err)
 	}
@@ -138,9 +135,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		go watchSlack(ctx, slackAPI, slackCheckInterval)
 	}
 	log.Info("bridge running", "addr", ln.Addr().String(), "slack", cfg.SlackEnabled(), "approvers", len(cfg.Approvers.Names()))
-	if d.Ready != nil {
-		d.Ready()
-	}
+	d.MarkReady()
 
 	var runErr error
 	select {

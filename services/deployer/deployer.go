@@ -108,19 +108,14 @@ func Run(ctx context.Context, d service.Deps) error {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	r.Handle(natsport.HandlerName, contracts.SubjectApproval, natsport.Handler{Deployer: dep, Logger: log}.Handle)
-	errc := make(chan error, 1)
-	go func() { errc <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
-		log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
-			"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending),
-			"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
-		if d.Ready != nil {
-			d.Ready()
-		}
-	case err := <-errc:
+	errc, err := service.StartRouter(ctx, r)
+	if errc == nil {
 		return err
 	}
+	log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
+		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending),
+		"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
+	d.MarkReady()
 	select {
 	case err := <-errc:
 		return err

@@ -85,11 +85,8 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 	router.Handle(natsport.DecisionHandlerName, contracts.SubjectDecision, dec.Handle)
 	rctx, rcancel := context.WithCancel(ctx)
 	defer rcancel()
-	routerErr := make(chan error, 1)
-	go func() { routerErr <- router.Run(rctx) }()
-	select {
-	case <-router.Running():
-	case err := <-routerErr:
+	routerErr, err := service.StartRouter(rctx, router)
+	if routerErr == nil {
 		return fmt.Errorf("ingester: decisions: %w", err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
@@ -99,9 +96,7 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 		d.Logger.Warn("webhook accepts unauthenticated requests: local-only mode", "addr", ln.Addr().String())
 	}
 	d.Logger.Info("ingester serving", "addr", ln.Addr().String(), "path", httpport.Path, "max_investigations", cfg.MaxInvestigations)
-	if d.Ready != nil {
-		d.Ready()
-	}
+	d.MarkReady()
 	tick := time.NewTicker(cfg.DispatchEvery)
 	defer tick.Stop()
 	for {

@@ -53,18 +53,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		return fmt.Errorf("investigator: router: %w", err)
 	}
 	router.Handle(natsport.HandlerName, contracts.SubjectAlert, tel.Handle(h.Handle))
-	errc := make(chan error, 1)
-	go func() { errc <- router.Run(ctx) }()
-	select {
-	case <-router.Running():
-		log.Info("investigator consuming", "config", cfg)
-		if d.Ready != nil {
-			d.Ready()
-		}
-	case err := <-errc:
-		return fmt.Errorf("investigator: %w", err)
-	}
-	if err := <-errc; err != nil {
+	if err := service.Consume(ctx, d, router, func() { log.Info("investigator consuming", "config", cfg) }); err != nil {
 		return fmt.Errorf("investigator: %w", err)
 	}
 	return nil

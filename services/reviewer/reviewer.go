@@ -39,16 +39,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	r.Handle(natsport.HandlerApprovals, contracts.SubjectApproval, h.HandleApproval)
 	r.Handle(natsport.HandlerActions, contracts.SubjectAction, h.HandleAction)
 
-	errc := make(chan error, 1)
-	go func() { errc <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
+	return service.Consume(ctx, d, r, func() {
 		d.Logger.Info("reviewer consuming", "subject", contracts.SubjectReport, "signoz_base_url", cfg.BaseURL.String())
-		if d.Ready != nil {
-			d.Ready()
-		}
-		return <-errc
-	case err := <-errc:
-		return err
-	}
+	})
 }

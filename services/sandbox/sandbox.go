@@ -59,9 +59,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: serve: %w", err)
 	}
-	if d.Ready != nil {
-		d.Ready()
-	}
+	d.MarkReady()
 	if cfg.Backend != config.BackendMCP {
 		// On the MCP route the sandbox may not reach SigNoz itself: the MCP
 		// server does, and a failing call says so in the tool's reply.
