@@ -8,6 +8,8 @@ import (
 
 // The deployer registers itself with the platform: agentk config, agentk up's
 // preflight and docs/configuration.md read its declarations from there.
+// Every service's register.go has this shape on purpose: one registration
+// each, the only place a service is listed.
 func init() {
 	service.Register(service.Registration{
 		Role: envelope.RoleDeployer, Config: config.Spec, Run: Run,
