@@ -91,13 +91,13 @@ func NewPublisher(conn *bus.Conn, signer *envelope.Signer, now func() time.Time)
 func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID string) error {
 	env, err := p.signer.SealJSON(contracts.SubjectAlert, a, p.now(), 0)
 	if err != nil {
-		return fmt.Errorf("natsport: seal: %w", err)
+		return fmt.Errorf("ingester: seal: %w", err)
 	}
 	if err := p.conn.Publish(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
 		if bus.IsContent(err) {
-			return fmt.Errorf("natsport: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
+			return fmt.Errorf("ingester: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
 		}
-		return fmt.Errorf("natsport: publish %s: %w", msgID, err)
+		return fmt.Errorf("ingester: publish %s: %w", msgID, err)
 	}
 	return nil
 }
