@@ -43,7 +43,7 @@ var testInterrupt atomic.Pointer[func(ctx context.Context, point string, plan po
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	log := d.Logger
 	dep := &rollback.Deployer{

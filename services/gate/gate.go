@@ -25,7 +25,7 @@ var ErrStart = errors.New("gate: start")
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	log := d.Logger
 	if len(cfg.Policy.SandboxServices) == 0 {

@@ -24,6 +24,9 @@ import (
 	"go.opentelemetry.io/otel"
 )
 
+// ErrStart is returned by Run when the ingester cannot start.
+var ErrStart = errors.New("ingester: start")
+
 // ErrServe is returned when the HTTP endpoint cannot listen or fails.
 var ErrServe = errors.New("ingester: serve")
 
@@ -54,11 +57,11 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 	}
 	bucket, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
 	if err != nil {
-		return fmt.Errorf("ingester: %w", err)
+		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	metrics, err := httpport.NewOTelMetrics(otel.GetMeterProvider())
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	var pub incidents.Publisher = natsport.NewPublisher(d.Bus, d.Signer, d.Now)
 	if wrap != nil {
@@ -79,7 +82,7 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 	})
 	router, err := d.Bus.NewRouter(d.Logger)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	dec := &natsport.Decisions{Index: idx, Keyring: d.Keyring, Now: d.Now, Logger: d.Logger}
 	router.Handle(natsport.DecisionHandlerName, contracts.SubjectDecision, dec.Handle)
@@ -87,7 +90,7 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 	defer rcancel()
 	routerErr, err := service.StartRouter(rctx, router)
 	if routerErr == nil {
-		return fmt.Errorf("ingester: decisions: %w", err)
+		return fmt.Errorf("%w: decisions: %w", ErrStart, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)

@@ -23,7 +23,7 @@ var ErrStart = errors.New("reviewer: start")
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	kv, err := d.Bus.KeyValue(ctx, natsport.BucketReports)
 	if err != nil {
