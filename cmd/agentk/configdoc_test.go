@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"agentk/platform/config"
+	"agentk/platform/service"
 	"agentk/platform/topology"
 
 	"github.com/stretchr/testify/require"
@@ -170,4 +172,24 @@ func TestEveryVariableDocumented(t *testing.T) {
 	}
 	sort.Strings(missing)
 	require.Empty(t, missing, "variables read by the code but documented in no README table")
+}
+
+// Every declared default parses as its declaration says, and every
+// declaration says what it means.
+func TestDeclarationsAreWellFormed(t *testing.T) {
+	specs := []config.Spec{config.Platform, cliSpec}
+	for _, r := range service.Registered() {
+		require.Equal(t, r.Role, r.Config.Component, "a service's Spec names the service")
+		specs = append(specs, r.Config)
+	}
+	require.Len(t, specs, 9, "the platform, the command line and seven services")
+	for _, s := range specs {
+		for _, d := range s.Vars {
+			require.NotEmpty(t, d.Doc, "%s: %s has no doc", s.Component, d.Name)
+			if d.Default != "" {
+				_, err := config.ParseValue(d, d.Default)
+				require.NoError(t, err, "%s: %s's default", s.Component, d.Name)
+			}
+		}
+	}
 }

@@ -43,12 +43,12 @@ type Global struct {
 // service's own variables are read too, so every problem is reported at once.
 func GlobalFromEnv(e *Env) Global {
 	g := Global{
-		NATSURL:   e.URL(EnvNATSURL, "", natsSchemes, "the NATS server; empty runs an embedded one"),
-		DataDir:   e.String(EnvDataDir, ".data", "directory for the embedded server's data and keys"),
-		LogFormat: e.OneOf(EnvLogFormat, "json", []string{"json", "text"}, "log format"),
+		NATSURL:   e.URL(EnvNATSURL, "", natsSchemes, doc(EnvNATSURL)),
+		DataDir:   e.String(EnvDataDir, def(EnvDataDir), doc(EnvDataDir)),
+		LogFormat: e.OneOf(EnvLogFormat, def(EnvLogFormat), []string{"json", "text"}, doc(EnvLogFormat)),
 	}
-	g.KeysDir = e.String(EnvKeysDir, filepath.Join(g.DataDir, "keys"), "directory of the role seeds and keyring.json")
-	switch e.OneOf(EnvLogLevel, "info", logLevels, "log level") {
+	g.KeysDir = e.String(EnvKeysDir, filepath.Join(g.DataDir, "keys"), doc(EnvKeysDir))
+	switch e.OneOf(EnvLogLevel, def(EnvLogLevel), logLevels, doc(EnvLogLevel)) {
 	case "debug":
 		g.LogLevel = slog.LevelDebug
 	case "warn":
@@ -60,6 +60,10 @@ func GlobalFromEnv(e *Env) Global {
 	}
 	return g
 }
+
+// def and doc are a Platform variable's declared default and meaning.
+func def(name string) string { d, _ := Platform.Lookup(name); return d.Default }
+func doc(name string) string { d, _ := Platform.Lookup(name); return d.Doc }
 
 // Logger returns the process's logger, writing to w in LogFormat at LogLevel.
 func (g Global) Logger(w io.Writer) *slog.Logger {
