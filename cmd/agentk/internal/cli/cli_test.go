@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/internal/chain"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/identity"
@@ -262,10 +263,10 @@ func TestOperatorNoPipeline(t *testing.T) {
 	require.Contains(t, errb.String(), "AGENTK_NATS_URL")
 }
 
-func signed(t *testing.T, s *envelope.Signer, subject string, v any, now time.Time) auditMsg {
+func signed(t *testing.T, s *envelope.Signer, subject string, v any, now time.Time) chain.Msg {
 	e, err := s.SealJSON(subject, v, now, time.Hour)
 	require.NoError(t, err)
-	return auditMsg{Subject: subject, Data: e.Marshal()}
+	return chain.Msg{Subject: subject, Data: e.Marshal()}
 }
 
 func TestPendingDecisions(t *testing.T) {
@@ -285,7 +286,7 @@ func TestPendingDecisions(t *testing.T) {
 		return contracts.DecisionV1{DecisionID: id, IncidentID: "inc-" + id, Service: "shop-api", Action: "rollback", Verdict: verdict, Shadow: shadow,
 			RollbackTarget: "shop-api:v1", Confidence: 0.9, DecidedAt: now.Add(-time.Minute), ExpiresAt: now.Add(expires)}
 	}
-	msgs := []auditMsg{
+	msgs := []chain.Msg{
 		signed(t, gate, contracts.SubjectDecision, dec("later", contracts.VerdictAllow, false, 10*time.Minute), now),
 		signed(t, gate, contracts.SubjectDecision, dec("pending", contracts.VerdictAllow, false, 5*time.Minute), now),
 		signed(t, gate, contracts.SubjectDecision, dec("denied-by-gate", contracts.VerdictDeny, false, 5*time.Minute), now),
@@ -307,8 +308,8 @@ func TestPendingDecisions(t *testing.T) {
 
 func TestAuditUnknownIncident(t *testing.T) {
 	t.Parallel()
-	require.True(t, auditReport{Links: []auditLink{{Link: "alert", What: "missing"}, {Link: "review", What: "missing"}}}.unknown())
-	require.False(t, auditReport{Links: []auditLink{{Link: "alert", What: "firing"}, {Link: "review", What: "missing"}}}.unknown())
+	require.True(t, chain.Report{Links: []chain.Link{{Link: "alert", What: "missing"}, {Link: "review", What: "missing"}}}.Unknown())
+	require.False(t, chain.Report{Links: []chain.Link{{Link: "alert", What: "firing"}, {Link: "review", What: "missing"}}}.Unknown())
 }
 
 func TestUnknownVariables(t *testing.T) {

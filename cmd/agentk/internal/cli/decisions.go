@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"agentk/cmd/agentk/internal/chain"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 )
@@ -35,21 +36,21 @@ type pendingDecision struct {
 // bridge-signed approval (yes or no) answers. A message whose signature does
 // not verify is neither a decision nor an answer. Oldest first: the one
 // closest to expiring leads.
-func pendingDecisions(kr *envelope.Keyring, msgs []auditMsg, now time.Time) []pendingDecision {
+func pendingDecisions(kr *envelope.Keyring, msgs []chain.Msg, now time.Time) []pendingDecision {
 	answered := map[string]bool{}
 	var decs []contracts.DecisionV1
 	for _, m := range msgs {
 		switch m.Subject {
 		case contracts.SubjectApproval:
-			o := verifyAt(kr, m.Data, m.Subject)
+			o := chain.VerifyAt(kr, m.Data, m.Subject)
 			var a contracts.ApprovalV1
-			if o.err == nil && json.Unmarshal(o.env.Payload, &a) == nil {
+			if o.Err == nil && json.Unmarshal(o.Env.Payload, &a) == nil {
 				answered[a.DecisionID] = true
 			}
 		case contracts.SubjectDecision:
-			o := verifyAt(kr, m.Data, m.Subject)
+			o := chain.VerifyAt(kr, m.Data, m.Subject)
 			var d contracts.DecisionV1
-			if o.err == nil && json.Unmarshal(o.env.Payload, &d) == nil {
+			if o.Err == nil && json.Unmarshal(o.Env.Payload, &d) == nil {
 				decs = append(decs, d)
 			}
 		}
