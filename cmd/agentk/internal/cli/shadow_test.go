@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"agentk/cmd/agentk/replay"
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
