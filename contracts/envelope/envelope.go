@@ -192,12 +192,19 @@ func (k *Keyring) Verify(e Envelope, wantSubject, wantRole string, now time.Time
 	return nil
 }
 
-// Open parses b, verifies it as Verify does and decodes its payload into v.
-func (k *Keyring) Open(b []byte, wantSubject, wantRole string, now time.Time, v any) (Envelope, error) {
+// OpenAs parses b, verifies it as Verify does and decodes its payload into v.
+// Open, which expects the subject's producer, is what callers use; OpenAs is
+// for a caller that must name the role itself.
+func (k *Keyring) OpenAs(b []byte, wantSubject, wantRole string, now time.Time, v any) (Envelope, error) {
 	e, err := Parse(b)
 	if err != nil {
 		return Envelope{}, err
 	}
+	return k.open(e, wantSubject, wantRole, now, v)
+}
+
+// open verifies a parsed envelope and decodes its payload into v.
+func (k *Keyring) open(e Envelope, wantSubject, wantRole string, now time.Time, v any) (Envelope, error) {
 	if err := k.Verify(e, wantSubject, wantRole, now); err != nil {
 		return e, err
 	}

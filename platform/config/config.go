@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,108 +104,61 @@ func (e *Env) Required(name, help string) string {
 
 // Int returns name as an integer in [lo, hi], or def.
 func (e *Env) Int(name string, def, lo, hi int, help string) int {
-	v, ok := e.lookup(name, strconv.Itoa(def), help)
-	if !ok {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		e.fail(name, fmt.Sprintf("an integer from %d to %d", lo, hi), v)
-		return def
-	}
-	return n
+	return typed(e, Decl{Name: name, Kind: KindInt, Min: float64(lo), Max: float64(hi)}, strconv.Itoa(def), def, help)
 }
 
 // Float returns name as a number in [lo, hi], or def.
 func (e *Env) Float(name string, def, lo, hi float64, help string) float64 {
-	v, ok := e.lookup(name, strconv.FormatFloat(def, 'g', -1, 64), help)
-	if !ok {
-		return def
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < lo || f > hi || f != f {
-		e.fail(name, fmt.Sprintf("a number from %g to %g", lo, hi), v)
-		return def
-	}
-	return f
+	return typed(e, Decl{Name: name, Kind: KindFloat, Min: lo, Max: hi}, strconv.FormatFloat(def, 'g', -1, 64), def, help)
 }
 
 // Duration returns name as a Go duration ("90s", "10m") of at least min, or def.
 func (e *Env) Duration(name string, def, min time.Duration, help string) time.Duration {
-	v, ok := e.lookup(name, def.String(), help)
-	if !ok {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < min {
-		e.fail(name, fmt.Sprintf("a duration such as 30s or 10m, at least %s", min), v)
-		return def
-	}
-	return d
+	return typed(e, Decl{Name: name, Kind: KindDuration, MinDur: min}, def.String(), def, help)
 }
 
 // Bool returns name as a boolean (1/0, true/false, yes/no, on/off), or def.
 func (e *Env) Bool(name string, def bool, help string) bool {
-	v, ok := e.lookup(name, strconv.FormatBool(def), help)
-	if !ok {
-		return def
-	}
-	switch strings.ToLower(v) {
-	case "1", "true", "yes", "on":
-		return true
-	case "0", "false", "no", "off":
-		return false
-	}
-	e.fail(name, "a boolean (1/0, true/false, yes/no, on/off)", v)
-	return def
+	return typed(e, Decl{Name: name, Kind: KindBool}, strconv.FormatBool(def), def, help)
 }
 
 // OneOf returns name's value when it is one of allowed, else def.
 func (e *Env) OneOf(name, def string, allowed []string, help string) string {
-	v, ok := e.lookup(name, def, help)
-	if !ok {
-		return def
-	}
-	if !slices.Contains(allowed, strings.ToLower(v)) {
-		e.fail(name, "one of "+strings.Join(allowed, ", "), v)
-		return def
-	}
-	return strings.ToLower(v)
+	return typed(e, Decl{Name: name, Kind: KindEnum, Allowed: allowed}, def, def, help)
 }
 
 // URL returns name as an absolute URL with one of schemes, or def.
 func (e *Env) URL(name, def string, schemes []string, help string) string {
-	v, ok := e.lookup(name, def, help)
-	if !ok {
-		return def
-	}
-	u, err := url.Parse(v)
-	if err != nil || u.Host == "" || !slices.Contains(schemes, u.Scheme) {
-		e.fail(name, "an absolute "+strings.Join(schemes, " or ")+" URL", redactURL(v))
-		return def
-	}
-	if u.User != nil {
-		// Credentials inside a URL are a secret.
-		vr := e.vars[name]
-		vr.Value = redactURL(v)
-		e.vars[name] = vr
-	}
+	v := typed(e, Decl{Name: name, Kind: KindURL, Schemes: schemes}, def, def, help)
+	// Credentials inside a URL are a secret.
+	vr := e.vars[name]
+	vr.Value = redactURL(vr.Value)
+	e.vars[name] = vr
 	return v
 }
 
-// List returns name split on commas, trimmed, empty items dropped, or def.
+// List returns name split on commas, trimmed, empty and repeated items
+// dropped, or def.
 func (e *Env) List(name string, def []string, help string) []string {
-	v, ok := e.lookup(name, strings.Join(def, ","), help)
+	return typed(e, Decl{Name: name, Kind: KindList}, strings.Join(def, ","), def, help)
+}
+
+// typed reads d.Name with the one parser of its kind (ParseValue), or def.
+func typed[T any](e *Env, d Decl, shown string, def T, help string) T {
+	v, ok := e.lookup(d.Name, shown, help)
 	if !ok {
 		return def
 	}
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+	x, err := ParseValue(d, v)
+	if err != nil {
+		got := v
+		if d.Kind == KindURL {
+			got = redactURL(v)
 		}
+		e.errs = append(e.errs, fmt.Errorf("%w: %s: %v, got %q", ErrInvalid, d.Name, err, got))
+		return def
 	}
-	return out
+	return x.(T)
 }
 
 // Secret returns the secret in name, or read from the file named by

@@ -20,7 +20,6 @@ import (
 	"github.com/nats-io/nkeys"
 )
 
-// Errors.
 var (
 	// ErrMissing is returned by Load when a role's seed file does not exist.
 	ErrMissing = errors.New("identity: missing seed")

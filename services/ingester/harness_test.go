@@ -101,7 +101,7 @@ func storedAlerts(t testing.TB, f *fabric.Fabric) []contracts.AlertV1 {
 		m, err := s.GetMsg(ctx, seq)
 		require.NoError(t, err)
 		var a contracts.AlertV1
-		_, err = f.Keyring().Open(m.Data, contracts.SubjectAlert, envelope.RoleIngester, time.Now(), &a)
+		_, err = f.Keyring().Open(m.Data, contracts.SubjectAlert, time.Now(), &a)
 		require.NoError(t, err)
 		out = append(out, a)
 	}

@@ -68,22 +68,9 @@ type outcome struct {
 	decisions   map[string]contracts.DecisionV1
 }
 
-var producer = map[string]string{
-	contracts.SubjectAlert:    envelope.RoleIngester,
-	contracts.SubjectReport:   envelope.RoleInvestigator,
-	contracts.SubjectReview:   envelope.RoleReviewer,
-	contracts.SubjectDecision: envelope.RoleGate,
-	contracts.SubjectApproval: envelope.RoleBridge,
-	contracts.SubjectAction:   envelope.RoleDeployer,
-}
-
 // take verifies and decodes one message into the outcome; it reports which
 // subject it was, or "" for messages it does not track.
 func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
-	role, ok := producer[m.Subject]
-	if !ok {
-		return "", nil
-	}
 	var dst any
 	switch m.Subject {
 	case contracts.SubjectAlert:
@@ -98,8 +85,10 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 		dst = new(contracts.ApprovalV1)
 	case contracts.SubjectAction:
 		dst = new(contracts.ActionV1)
+	default:
+		return "", nil
 	}
-	if _, err := o.kr.Open(m.Data, m.Subject, role, o.now(), dst); err != nil {
+	if _, err := o.kr.Open(m.Data, m.Subject, o.now(), dst); err != nil {
 		return "", fmt.Errorf("replay: observed %s failed verification: %w", m.Subject, err)
 	}
 	switch v := dst.(type) {

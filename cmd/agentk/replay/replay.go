@@ -29,7 +29,7 @@ import (
 	"agentk/services/sandbox/fakesignoz/mcpserver"
 )
 
-// Errors.
+// Errors of Run: a bad option, or an incident the pipeline did not finish.
 var (
 	ErrInvestigator = errors.New("replay: unknown investigator")
 	ErrBackend      = errors.New("replay: unknown sandbox backend")

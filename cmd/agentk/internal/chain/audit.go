@@ -8,6 +8,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/contracts/wiring"
 )
 
 // Link is one verified (or broken) link of the chain.
@@ -89,7 +90,7 @@ func (a *auditor) add(l Link) {
 }
 
 func (a *auditor) link(name, subject string, it item, id, what string) Link {
-	l := Link{Link: name, ID: id, Who: SignedBy(a.kr, it.o.Env, producer[subject]), What: what, When: it.o.Env.Issued(), Digest: it.o.Env.Digest()}
+	l := Link{Link: name, ID: id, Who: SignedBy(a.kr, it.o.Env, wiring.Producer(subject)), What: what, When: it.o.Env.Issued(), Digest: it.o.Env.Digest()}
 	if it.o.Err != nil {
 		l.Problem = "signature: " + it.o.Err.Error()
 	}

@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/contracts/wiring"
 )
 
 // Msg is one stored message: the stream's bytes, untouched.
@@ -20,14 +20,6 @@ type Msg struct {
 	Subject string
 	Seq     uint64
 	Data    []byte
-}
-
-// producer is the one producer of each audited subject.
-var producer = map[string]string{
-	contracts.SubjectAlert: envelope.RoleIngester, contracts.SubjectEvidence: envelope.RoleSandbox,
-	contracts.SubjectReport: envelope.RoleInvestigator, contracts.SubjectReview: envelope.RoleReviewer,
-	contracts.SubjectDecision: envelope.RoleGate, contracts.SubjectApproval: envelope.RoleBridge,
-	contracts.SubjectAction: envelope.RoleDeployer,
 }
 
 // Opened is one message after verification: its envelope (zero when it did
@@ -45,7 +37,7 @@ func VerifyAt(kr *envelope.Keyring, data []byte, subject string) Opened {
 	if err != nil {
 		return Opened{Err: err}
 	}
-	return Opened{Env: e, Err: kr.Verify(e, subject, producer[subject], e.Issued())}
+	return Opened{Env: e, Err: kr.Verify(e, subject, wiring.Producer(subject), e.Issued())}
 }
 
 // SignedBy names the key that actually signed e, from the keyring: its role

@@ -7,6 +7,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/contracts/wiring"
 	"agentk/platform/identity"
 
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func chainOf(s sealer, signer map[string]string, edit func(*contracts.ReviewV1, 
 		if r, ok := signer[subject]; ok {
 			return r
 		}
-		return producer[subject]
+		return wiring.Producer(subject)
 	}
 	const inc = "inc-1"
 	ev := s.env(role(contracts.SubjectEvidence), contracts.SubjectEvidence, contracts.EvidenceV1{IncidentID: inc, ID: "ev-1", Tool: "service_overview"})

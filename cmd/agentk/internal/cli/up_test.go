@@ -145,7 +145,7 @@ func TestUpHealthAndCleanStop(t *testing.T) {
 	msg, err := cons.Next(jetstream.FetchMaxWait(55 * time.Second))
 	require.NoError(t, err, "the incident posted before SIGTERM must still reach a decision\n%s", p.stderr)
 	var d contracts.DecisionV1
-	_, err = f.Keyring().Open(msg.Data(), contracts.SubjectDecision, "gate", time.Now(), &d)
+	_, err = f.Keyring().Open(msg.Data(), contracts.SubjectDecision, time.Now(), &d)
 	require.NoError(t, err)
 	require.Equal(t, "shop-api", d.Service)
 	require.Equal(t, contracts.VerdictDeny, d.Verdict, "a runtime incident is denied")

@@ -16,15 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-var liveProducers = map[string]string{
-	contracts.SubjectAlert:    envelope.RoleIngester,
-	contracts.SubjectReport:   envelope.RoleInvestigator,
-	contracts.SubjectReview:   envelope.RoleReviewer,
-	contracts.SubjectDecision: envelope.RoleGate,
-	contracts.SubjectApproval: envelope.RoleBridge,
-	contracts.SubjectAction:   envelope.RoleDeployer,
-}
-
 // follower is follow's state between two events.
 type follower struct {
 	*demo
@@ -62,28 +53,24 @@ func (d *demo) follow(ctx context.Context) error {
 
 // on verifies one message, prints it and acts on it.
 func (f *follower) on(ctx context.Context, m *nats.Msg) error {
-	role, ok := liveProducers[m.Subject]
-	if !ok {
-		return nil
-	}
 	kr, p := f.fabric.Keyring(), f.p
 	switch m.Subject {
 	case contracts.SubjectAlert:
 		var a contracts.AlertV1
-		if err := openAs(kr, m, role, f.now, &a); err != nil {
+		if err := openAs(kr, m, f.now, &a); err != nil {
 			return err
 		}
 		p.step("alert %s: service %s, burn rate %g (%s), incident %s", a.AlertName, a.Service, a.BurnRate, a.BurnRateSource, a.IncidentID)
 	case contracts.SubjectReport:
 		var r contracts.ReportV1
-		if err := openAs(kr, m, role, f.now, &r); err != nil {
+		if err := openAs(kr, m, f.now, &r); err != nil {
 			return err
 		}
 		p.step("investigation by %s: %d claims, %d tool calls, %d evidence records (from the live store), completed=%v",
 			r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.Completed)
 	case contracts.SubjectReview:
 		var r contracts.ReviewV1
-		if err := openAs(kr, m, role, f.now, &r); err != nil {
+		if err := openAs(kr, m, f.now, &r); err != nil {
 			return err
 		}
 		p.step("review: %d claims kept, %d dropped", len(r.Kept), len(r.Dropped))
@@ -92,15 +79,15 @@ func (f *follower) on(ctx context.Context, m *nats.Msg) error {
 		}
 	case contracts.SubjectDecision:
 		var d contracts.DecisionV1
-		if err := openAs(kr, m, role, f.now, &d); err != nil {
+		if err := openAs(kr, m, f.now, &d); err != nil {
 			return err
 		}
 		return f.onDecision(ctx, d)
 	case contracts.SubjectApproval:
-		return f.onApproval(kr, m, role)
+		return f.onApproval(kr, m)
 	case contracts.SubjectAction:
 		var a contracts.ActionV1
-		if err := openAs(kr, m, role, f.now, &a); err != nil {
+		if err := openAs(kr, m, f.now, &a); err != nil {
 			return err
 		}
 		if f.decision != nil && a.DecisionID == f.decision.DecisionID {
@@ -149,9 +136,9 @@ func (f *follower) onDecision(ctx context.Context, d contracts.DecisionV1) error
 	return nil
 }
 
-func (f *follower) onApproval(kr *envelope.Keyring, m *nats.Msg, role string) error {
+func (f *follower) onApproval(kr *envelope.Keyring, m *nats.Msg) error {
 	var a contracts.ApprovalV1
-	if err := openAs(kr, m, role, f.now, &a); err != nil {
+	if err := openAs(kr, m, f.now, &a); err != nil {
 		return err
 	}
 	f.p.step("approval: %s by %s via %s (signed by the bridge, bound to digest %s…)", a.Answer, a.Approver, a.Channel, a.DecisionDigest[:12])
@@ -162,8 +149,8 @@ func (f *follower) onApproval(kr *envelope.Keyring, m *nats.Msg, role string) er
 }
 
 // openAs verifies a message as its one producer's before it is believed.
-func openAs(kr *envelope.Keyring, m *nats.Msg, role string, now func() time.Time, v any) error {
-	if _, err := kr.Open(m.Data, m.Subject, role, now(), v); err != nil {
+func openAs(kr *envelope.Keyring, m *nats.Msg, now func() time.Time, v any) error {
+	if _, err := kr.Open(m.Data, m.Subject, now(), v); err != nil {
 		return fmt.Errorf("demo --live: observed %s failed verification: %w", m.Subject, err)
 	}
 	return nil

@@ -12,7 +12,6 @@ import (
 	"agentk/cmd/agentk/internal/harness"
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/platform/topology"
@@ -133,7 +132,7 @@ func (d *demo) ledgerLen(ctx context.Context) int {
 		return 0
 	}
 	var l contracts.ReleaseLedgerV1
-	if _, err := d.fabric.Keyring().Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, d.now(), &l); err != nil {
+	if _, err := d.fabric.Keyring().Open(e.Value(), contracts.SubjectLedger, d.now(), &l); err != nil {
 		return 0
 	}
 	return len(l.Releases)

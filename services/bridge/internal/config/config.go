@@ -4,24 +4,21 @@ package config
 
 import (
 	"errors"
-	"fmt"
-	"net/url"
-	"os"
 	"regexp"
 	"strings"
 
+	"agentk/platform/config"
 	"agentk/services/bridge/internal/approval"
 )
 
 // ErrInvalid wraps every configuration problem.
-var ErrInvalid = errors.New("config: invalid bridge configuration")
+var ErrInvalid = errors.New("bridge: invalid configuration")
 
 // Defaults.
 const (
 	DefaultAddr                = "127.0.0.1:8082"
 	DefaultSlackAPIURL         = "https://slack.com/api/"
 	DefaultSlackResponseURLPfx = "https://hooks.slack.com/"
-	DefaultSigNozURL           = "http://localhost:8080"
 	// MinTokenLen is the shortest console token accepted.
 	MinTokenLen = 16
 )
@@ -38,7 +35,7 @@ type Config struct {
 	InsecureCookies bool
 	// SigNozURL is the SigNoz UI base for the deep links in Slack and the
 	// console (AGENTK_SIGNOZ_BASE_URL, else AGENTK_SIGNOZ_URL, else
-	// DefaultSigNozURL), the same variables the sandbox links with.
+	// config.DefaultSigNozURL), the same variables the sandbox links with.
 	SigNozURL string
 
 	SlackAPIURL        string
@@ -55,85 +52,82 @@ type Config struct {
 // SlackEnabled reports whether decisions are posted to Slack.
 func (c Config) SlackEnabled() bool { return c.SlackBotToken != "" }
 
+// Environment variables.
+const (
+	EnvAddr              = "AGENTK_BRIDGE_ADDR"
+	EnvConsoleURL        = "AGENTK_CONSOLE_URL"
+	EnvInsecureCookies   = "AGENTK_CONSOLE_INSECURE_COOKIES"
+	EnvSlackAPIURL       = "AGENTK_SLACK_API_URL"
+	EnvSlackBotToken     = "AGENTK_SLACK_BOT_TOKEN"
+	EnvSlackSigning      = "AGENTK_SLACK_SIGNING_SECRET"
+	EnvSlackChannel      = "AGENTK_SLACK_CHANNEL"
+	EnvSlackResponsePfx  = "AGENTK_SLACK_RESPONSE_URL_PREFIX"
+	EnvApprovers         = "AGENTK_APPROVERS"
+	EnvConsoleTokens     = "AGENTK_CONSOLE_TOKENS"
+	EnvSigNozLinkBaseURL = config.EnvSigNozBaseURL
+)
+
+// Spec declares every variable the bridge reads.
+var Spec = config.Spec{Component: "bridge", Err: ErrInvalid, Vars: []config.Decl{
+	{Name: EnvAddr, Default: DefaultAddr, Doc: "listen address"},
+	{Name: EnvConsoleURL, Kind: config.KindURL, Doc: "public console base URL, for links in Slack"},
+	{Name: EnvSigNozLinkBaseURL, DocDefault: "`AGENTK_SIGNOZ_URL`, then `http://localhost:8080`", Doc: "SigNoz UI base for the deep links in Slack and the console"},
+	{Name: EnvInsecureCookies, Kind: config.KindBool, Default: "0", Doc: "`1` drops `Secure` from the session cookie (plain HTTP on loopback only)"},
+	{Name: EnvSlackAPIURL, Kind: config.KindURL, Default: DefaultSlackAPIURL, Doc: "Slack Web API base (tests: `fakeslack`)"},
+	{Name: EnvSlackBotToken, Secret: true, Doc: "bot token; Slack is off without it"},
+	{Name: EnvSlackSigning, Secret: true, Doc: "required with the bot token or with Slack approvers"},
+	{Name: EnvSlackChannel, Doc: "channel id to post to; required with the bot token"},
+	{Name: EnvSlackResponsePfx, Kind: config.KindURL, Default: DefaultSlackResponseURLPfx, Doc: "a `response_url` must start with it"},
+	{Name: EnvApprovers, File: true, Doc: "Slack approvers: `slack:<user id>=<name>`, comma- or line-separated, `#` comments"},
+	{Name: EnvConsoleTokens, Secret: true, Doc: "console/CLI tokens: `<name>=<token>` (≥ 16 chars), same list syntax"},
+}}
+
 // FromEnv reads the configuration through getenv. Secrets may also come from
 // the file named by <NAME>_FILE.
 func FromEnv(getenv func(string) string) (Config, error) {
-	var problems []string
-	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
-	secret := func(name string) string {
-		v, f := getenv(name), getenv(name+"_FILE")
-		switch {
-		case v != "" && f != "":
-			bad("%s and %s_FILE are both set", name, name)
-		case f != "":
-			b, err := os.ReadFile(f)
-			if err != nil {
-				bad("%s_FILE: %v", name, err)
-				return ""
-			}
-			return strings.TrimSpace(string(b))
-		}
-		return v
-	}
-	or := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-
+	v := Spec.Read(getenv)
 	c := Config{
-		Addr:                   or("AGENTK_BRIDGE_ADDR", DefaultAddr),
-		ConsoleURL:             strings.TrimRight(getenv("AGENTK_CONSOLE_URL"), "/"),
-		SlackAPIURL:            or("AGENTK_SLACK_API_URL", DefaultSlackAPIURL),
-		SlackBotToken:          secret("AGENTK_SLACK_BOT_TOKEN"),
-		SlackSigningSecret:     secret("AGENTK_SLACK_SIGNING_SECRET"),
-		SlackChannel:           getenv("AGENTK_SLACK_CHANNEL"),
-		SlackResponseURLPrefix: or("AGENTK_SLACK_RESPONSE_URL_PREFIX", DefaultSlackResponseURLPfx),
-		SigNozURL:              strings.TrimRight(or("AGENTK_SIGNOZ_BASE_URL", or("AGENTK_SIGNOZ_URL", DefaultSigNozURL)), "/"),
-	}
-	switch v := getenv("AGENTK_CONSOLE_INSECURE_COOKIES"); v {
-	case "", "0", "false":
-	case "1", "true":
-		c.InsecureCookies = true
-	default:
-		bad("AGENTK_CONSOLE_INSECURE_COOKIES: want 1 or 0, got %q", v)
+		Addr:                   v.String(EnvAddr),
+		ConsoleURL:             strings.TrimRight(v.String(EnvConsoleURL), "/"),
+		InsecureCookies:        v.Bool(EnvInsecureCookies),
+		SlackAPIURL:            v.String(EnvSlackAPIURL),
+		SlackBotToken:          v.String(EnvSlackBotToken),
+		SlackSigningSecret:     v.String(EnvSlackSigning),
+		SlackChannel:           v.String(EnvSlackChannel),
+		SlackResponseURLPrefix: v.String(EnvSlackResponsePfx),
 	}
 	if !strings.HasSuffix(c.SlackAPIURL, "/") {
 		c.SlackAPIURL += "/"
 	}
-	for name, v := range map[string]string{"AGENTK_SLACK_API_URL": c.SlackAPIURL, "AGENTK_SLACK_RESPONSE_URL_PREFIX": c.SlackResponseURLPrefix, "AGENTK_CONSOLE_URL": c.ConsoleURL, "AGENTK_SIGNOZ_BASE_URL": c.SigNozURL} {
-		if v == "" {
-			continue
-		}
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			bad("%s: not an http(s) URL: %q", name, v)
-		}
+	// The one link base the sandbox builds its links under.
+	if base, name, err := config.SigNozLinkBase(getenv); err != nil {
+		v.Failf(name, "%s", strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
+	} else {
+		c.SigNozURL = base
 	}
 	if c.SlackBotToken != "" {
 		if c.SlackSigningSecret == "" {
-			bad("AGENTK_SLACK_SIGNING_SECRET is required when AGENTK_SLACK_BOT_TOKEN is set")
+			v.Problem("%s is required when %s is set", EnvSlackSigning, EnvSlackBotToken)
 		}
 		if c.SlackChannel == "" {
-			bad("AGENTK_SLACK_CHANNEL is required when AGENTK_SLACK_BOT_TOKEN is set")
+			v.Problem("%s is required when %s is set", EnvSlackChannel, EnvSlackBotToken)
 		}
 	}
-
-	slackIDs := parseApprovers(getenv, bad)
-	tokens := parseTokens(secret("AGENTK_CONSOLE_TOKENS"), bad)
+	slackIDs := parseApprovers(v.String(EnvApprovers), v.Failf)
+	tokens := parseTokens(v.String(EnvConsoleTokens), v.Failf)
 	if len(slackIDs) == 0 && len(tokens) == 0 {
-		bad("no approvers: set AGENTK_APPROVERS (slack:<user id>=<name>) and/or AGENTK_CONSOLE_TOKENS (<name>=<token>)")
+		v.Problem("no approvers: set %s (slack:<user id>=<name>) and/or %s (<name>=<token>)", EnvApprovers, EnvConsoleTokens)
 	}
 	if len(slackIDs) > 0 && c.SlackSigningSecret == "" {
-		bad("AGENTK_APPROVERS names Slack users but AGENTK_SLACK_SIGNING_SECRET is not set")
+		v.Failf(EnvApprovers, "names Slack users but %s is not set", EnvSlackSigning)
 	}
 	a, err := approval.NewApprovers(slackIDs, tokens)
 	if err != nil {
-		bad("%v", err)
+		v.Problem("%v", err)
 	}
 	c.Approvers = a
-	if len(problems) > 0 {
-		return Config{}, fmt.Errorf("%w:\n  %s", ErrInvalid, strings.Join(problems, "\n  "))
+	if err := v.Err(); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }
@@ -159,20 +153,9 @@ func entries(s string) []string {
 	return out
 }
 
-// parseApprovers reads AGENTK_APPROVERS or the file AGENTK_APPROVERS_FILE:
-// entries "slack:<Slack user id>=<approver name>", comma- or line-separated.
-func parseApprovers(getenv func(string) string, bad func(string, ...any)) map[string]string {
-	raw, file := getenv("AGENTK_APPROVERS"), getenv("AGENTK_APPROVERS_FILE")
-	if raw != "" && file != "" {
-		bad("AGENTK_APPROVERS and AGENTK_APPROVERS_FILE are both set")
-	}
-	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			bad("AGENTK_APPROVERS_FILE: %v", err)
-		}
-		raw = string(b)
-	}
+// parseApprovers reads AGENTK_APPROVERS (or its file): entries
+// "slack:<Slack user id>=<approver name>", comma- or line-separated.
+func parseApprovers(raw string, bad func(name, format string, a ...any)) map[string]string {
 	out := map[string]string{}
 	for _, e := range entries(raw) {
 		id, name, ok := strings.Cut(e, "=")
@@ -180,13 +163,13 @@ func parseApprovers(getenv func(string) string, bad func(string, ...any)) map[st
 		uid, isSlack := strings.CutPrefix(id, "slack:")
 		switch {
 		case !ok || !isSlack:
-			bad("AGENTK_APPROVERS: %q: want slack:<user id>=<name>", e)
+			bad(EnvApprovers, "%q: want slack:<user id>=<name>", e)
 		case !slackIDRE.MatchString(uid):
-			bad("AGENTK_APPROVERS: %q is not a Slack user id", uid)
+			bad(EnvApprovers, "%q is not a Slack user id", uid)
 		case !nameRE.MatchString(name):
-			bad("AGENTK_APPROVERS: %q is not a valid approver name (lowercase letters, digits, . _ @ -)", name)
+			bad(EnvApprovers, "%q is not a valid approver name (lowercase letters, digits, . _ @ -)", name)
 		case out[uid] != "":
-			bad("AGENTK_APPROVERS: %s listed twice", uid)
+			bad(EnvApprovers, "%s listed twice", uid)
 		default:
 			out[uid] = name
 		}
@@ -195,20 +178,20 @@ func parseApprovers(getenv func(string) string, bad func(string, ...any)) map[st
 }
 
 // parseTokens reads "<approver name>=<token>" entries. Tokens are never echoed.
-func parseTokens(raw string, bad func(string, ...any)) map[string]string {
+func parseTokens(raw string, bad func(name, format string, a ...any)) map[string]string {
 	out := map[string]string{}
 	for i, e := range entries(raw) {
 		name, tok, ok := strings.Cut(e, "=")
 		name, tok = strings.TrimSpace(name), strings.TrimSpace(tok)
 		switch {
 		case !ok:
-			bad("AGENTK_CONSOLE_TOKENS: entry %d: want <name>=<token>", i+1)
+			bad(EnvConsoleTokens, "entry %d: want <name>=<token>", i+1)
 		case !nameRE.MatchString(name):
-			bad("AGENTK_CONSOLE_TOKENS: entry %d: %q is not a valid approver name", i+1, name)
+			bad(EnvConsoleTokens, "entry %d: %q is not a valid approver name", i+1, name)
 		case len(tok) < MinTokenLen:
-			bad("AGENTK_CONSOLE_TOKENS: token of %s is shorter than %d characters", name, MinTokenLen)
+			bad(EnvConsoleTokens, "token of %s is shorter than %d characters", name, MinTokenLen)
 		case out[name] != "":
-			bad("AGENTK_CONSOLE_TOKENS: %s listed twice", name)
+			bad(EnvConsoleTokens, "%s listed twice", name)
 		default:
 			out[name] = tok
 		}

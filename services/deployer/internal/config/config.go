@@ -4,10 +4,11 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"agentk/platform/config"
 )
 
 // Environment variables.
@@ -49,7 +50,7 @@ const (
 )
 
 // ErrConfig wraps every configuration problem.
-var ErrConfig = errors.New("deployer: config")
+var ErrConfig = errors.New("deployer: invalid configuration")
 
 // Config is the deployer's configuration.
 type Config struct {
@@ -98,100 +99,87 @@ func (c Config) Shadowed(service string) bool {
 	return c.ShadowAll || slices.Contains(c.ShadowServices, service)
 }
 
+// Spec declares every variable the deployer reads.
+var Spec = config.Spec{Component: "deployer", Err: ErrConfig, Vars: []config.Decl{
+	{Name: EnvRuntime, Kind: config.KindEnum, Default: RuntimeDryRun, Allowed: []string{RuntimeDocker, RuntimeDryRun},
+		Doc: "`docker` acts; `dryrun` does everything but the compose command and reports it (outcome `dry_run`, `recovered` null); with `AGENTK_COMPOSE_PROJECT` and no `AGENTK_INCIDENT_DIR` its release ledger follows Docker as the docker runtime's does (\"watch first\", docs/deploy.md)"},
+	{Name: EnvServices, Kind: config.KindList, DocDefault: "— (required for `docker`)", Doc: "the deployer's own allowlist, comma-separated"},
+	{Name: EnvProject, DocDefault: "— (required for `docker`; dry run: releases.yaml `project`)", Doc: "compose project (`-p`); in a dry run without `AGENTK_INCIDENT_DIR`, the Docker project whose containers build the ledger"},
+	{Name: EnvComposeFile, DocDefault: "— (required for `docker`)", Doc: "the project's compose file"},
+	{Name: EnvStateDir, DocDefault: "— (required for `docker`)", Doc: "where the pin override file lives"},
+	{Name: EnvComposeTimeout, Kind: config.KindDuration, Default: "2m", Doc: "bounds compose + Docker verification"},
+	{Name: EnvStabilise, Kind: config.KindDuration, Default: "1m", Doc: "wait before the recovery check"},
+	{Name: EnvCooldown, Kind: config.KindDuration, Default: "10m", Doc: "no second action on a service within this"},
+	{Name: EnvRecovery, Kind: config.KindEnum, Default: RecoverySandbox, Allowed: []string{RecoverySandbox, RecoveryProbe, RecoveryNone},
+		Doc: "recovery check after the stabilisation window: `sandbox` (telemetry via the sandbox's `service_overview`), `probe` (HTTP probe fallback for setups without SigNoz), `none`"},
+	{Name: EnvRecoveryMaxErrorRate, Kind: config.KindFloat, Default: "0.01", Min: 0, Max: 1, Doc: "recovery SLO: highest error rate over [container verified, now] that counts as recovered"},
+	{Name: EnvRecoveryMinRequests, Kind: config.KindInt, Default: "20", Min: 1, Doc: "fewer requests than this in that range is \"not enough traffic to judge\": `recovered: false`"},
+	{Name: EnvRecoveryTimeout, Kind: config.KindDuration, Default: "1m", Doc: "bounds the sandbox call (nine SigNoz queries)"},
+	{Name: EnvProbeURL, Doc: "required with, and only with, `AGENTK_DEPLOYER_RECOVERY=probe`: the URL the **direct HTTP probe (not telemetry)** GETs 50 times"},
+	{Name: EnvProbeMaxErrors, Doc: "removed: refused at start, use `AGENTK_DEPLOYER_RECOVERY_MAX_ERROR_RATE`"},
+	{Name: EnvShadow, Kind: config.KindList, Doc: "`all` or a comma list of services: record what would run (outcome `shadow`), never act, even on a decision the gate did not mark shadow"},
+	{Name: EnvIncidentDir, Doc: "dry run only: a recorded incident folder, read and validated with `contracts/incident.Load`; seeds the ledger from `releases.yaml` and the cooldown from `incident.yaml` `prior_actions`; allowlist defaults to `sandbox_services`, else every service in releases.yaml"},
+	{Name: EnvDockerHost, DocDefault: "the default socket", Doc: "engine to talk to (API version negotiated)"},
+	{Name: EnvOTLPEndpoint, Doc: "OTLP/HTTP base URL for the marker spans; unset → providers built, nothing exported"},
+}}
+
 // FromEnv reads Config. Unset durations take defaults; every malformed or
 // missing value is reported in one error.
 func FromEnv(getenv func(string) string) (Config, error) {
-	var errs []error
-	bad := func(k, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{k}, a...)...))
-	}
-	dur := func(k string, def time.Duration) time.Duration {
-		v := strings.TrimSpace(getenv(k))
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			bad(k, "want a positive duration like 90s, got %q", v)
-			return def
-		}
-		return d
-	}
+	v := Spec.Read(getenv)
 	c := Config{
-		Runtime:        strings.TrimSpace(getenv(EnvRuntime)),
-		Services:       list(getenv(EnvServices)),
-		Project:        strings.TrimSpace(getenv(EnvProject)),
-		ComposeFile:    strings.TrimSpace(getenv(EnvComposeFile)),
-		StateDir:       strings.TrimSpace(getenv(EnvStateDir)),
-		ComposeTimeout: dur(EnvComposeTimeout, 2*time.Minute),
-		Stabilise:      dur(EnvStabilise, time.Minute),
-		Cooldown:       dur(EnvCooldown, 10*time.Minute),
-		ProbeURL:       strings.TrimSpace(getenv(EnvProbeURL)),
-		IncidentDir:    strings.TrimSpace(getenv(EnvIncidentDir)),
-		DockerHost:     strings.TrimSpace(getenv(EnvDockerHost)),
-		OTLPEndpoint:   strings.TrimSpace(getenv(EnvOTLPEndpoint)),
+		Runtime:        v.String(EnvRuntime),
+		Services:       v.List(EnvServices),
+		Project:        v.String(EnvProject),
+		ComposeFile:    v.String(EnvComposeFile),
+		StateDir:       v.String(EnvStateDir),
+		ComposeTimeout: v.Duration(EnvComposeTimeout),
+		Stabilise:      v.Duration(EnvStabilise),
+		Cooldown:       v.Duration(EnvCooldown),
+		ProbeURL:       v.String(EnvProbeURL),
+		IncidentDir:    v.String(EnvIncidentDir),
+		DockerHost:     v.String(EnvDockerHost),
+		OTLPEndpoint:   v.String(EnvOTLPEndpoint),
 	}
-	c.recovery(getenv, bad, dur)
-	if c.Runtime == "" {
-		// Nothing mutates unless an operator asks for it.
-		c.Runtime = RuntimeDryRun
-	}
-	switch c.Runtime {
-	case RuntimeDocker:
-		if len(c.Services) == 0 {
-			bad(EnvServices, "required with the docker runtime (the deployer's own allowlist)")
-		}
-		if c.Project == "" {
-			bad(EnvProject, "required with the docker runtime")
-		}
-		if c.ComposeFile == "" {
-			bad(EnvComposeFile, "required with the docker runtime")
-		}
-		if c.StateDir == "" {
-			bad(EnvStateDir, "required with the docker runtime (where the pin file lives)")
-		}
-		if c.IncidentDir != "" {
-			bad(EnvIncidentDir, "only for the dryrun runtime: a recorded incident never drives a real rollback")
-		}
-	case RuntimeDryRun:
-		if len(c.Services) == 0 && c.IncidentDir == "" {
-			bad(EnvServices, "required unless %s names a recorded incident", EnvIncidentDir)
-		}
-	default:
-		bad(EnvRuntime, "want %s or %s, got %q", RuntimeDocker, RuntimeDryRun, c.Runtime)
-	}
+	c.recovery(v)
+	c.runtime(v)
 	for _, s := range c.Services {
 		if !validName(s) {
-			bad(EnvServices, "service %q is not a compose service name", s)
+			v.Failf(EnvServices, "service %q is not a compose service name", s)
 		}
 	}
-	for _, s := range list(getenv(EnvShadow)) {
-		switch {
-		case s == "all":
-			c.ShadowAll = true
-		case validName(s):
-			c.ShadowServices = append(c.ShadowServices, s)
-		default:
-			bad(EnvShadow, "%q is neither all nor a service name", s)
-		}
-	}
+	c.ShadowAll, c.ShadowServices = v.AllOrList(EnvShadow, validName)
 	if c.Project != "" && !validName(c.Project) {
-		bad(EnvProject, "%q is not a compose project name", c.Project)
+		v.Failf(EnvProject, "%q is not a compose project name", c.Project)
 	}
-	if len(errs) > 0 {
-		return Config{}, fmt.Errorf("%w: %w", ErrConfig, errors.Join(errs...))
+	if err := v.Err(); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }
 
-func list(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+// runtime checks what each runtime needs.
+func (c *Config) runtime(v *config.Values) {
+	switch c.Runtime {
+	case RuntimeDocker:
+		for _, r := range []struct{ name, value, why string }{
+			{EnvServices, strings.Join(c.Services, ","), "required with the docker runtime (the deployer's own allowlist)"},
+			{EnvProject, c.Project, "required with the docker runtime"},
+			{EnvComposeFile, c.ComposeFile, "required with the docker runtime"},
+			{EnvStateDir, c.StateDir, "required with the docker runtime (where the pin file lives)"},
+		} {
+			if r.value == "" {
+				v.Failf(r.name, "%s", r.why)
+			}
+		}
+		if c.IncidentDir != "" {
+			v.Failf(EnvIncidentDir, "only for the dryrun runtime: a recorded incident never drives a real rollback")
+		}
+	case RuntimeDryRun:
+		if len(c.Services) == 0 && c.IncidentDir == "" {
+			v.Failf(EnvServices, "required unless %s names a recorded incident", EnvIncidentDir)
 		}
 	}
-	return out
 }
 
 // validName accepts compose service and project names (and KV keys): letters,

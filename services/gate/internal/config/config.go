@@ -4,20 +4,18 @@ package config
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/config"
 	"agentk/services/gate/internal/policy"
 )
 
 // ErrInvalid wraps every configuration problem.
-var ErrInvalid = errors.New("gate config: invalid")
+var ErrInvalid = errors.New("gate: invalid configuration")
 
 // Environment variables.
 const (
@@ -50,102 +48,61 @@ var (
 	serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
 )
 
+// Spec declares every variable the gate reads.
+var Spec = config.Spec{Component: "gate", Err: ErrInvalid, Vars: []config.Decl{
+	// A burn rate threshold below 1 would act on a service within its budget.
+	{Name: EnvBurnRateThreshold, Kind: config.KindFloat, Default: "1.0", Min: 1, Max: 1000, Doc: "in [1, 1000]"},
+	{Name: EnvConfidenceThreshold, Kind: config.KindFloat, Default: "0.70", Min: 0.5, Max: 1, Doc: "in [0.5, 1]"},
+	{Name: EnvCooldown, Kind: config.KindDuration, Default: "600s", MinDur: time.Minute, MaxDur: 24 * time.Hour, Seconds: true, Doc: "Go duration or seconds, 1m–24h"},
+	{Name: EnvMarkerWindow, Kind: config.KindDuration, Default: "30m", MinDur: time.Minute, MaxDur: 24 * time.Hour, Seconds: true, Doc: "1m–24h"},
+	// Below 1.5 ordinary daily swings would read as surges and block every rollback.
+	{Name: EnvTrafficSurgeRatio, Kind: config.KindFloat, Default: "3.0", Min: 1.5, Max: 100, Doc: "1.5–100: inbound traffic since the onset over its baseline at or above which `deployment_related` fails (load, not a release)"},
+	{Name: EnvActions, Kind: config.KindList, Default: policy.ActionRollback, Doc: "comma list; only `rollback` is accepted"},
+	{Name: EnvSandboxServices, Kind: config.KindList, DocDefault: "empty", Doc: "comma list; empty = act on nothing (fail closed)"},
+	{Name: EnvCatalogueFile, DocDefault: "built-in", Doc: "YAML list of `{name, description, deployment_class}` (or under `classes:`)"},
+	{Name: EnvDecisionTTL, Kind: config.KindDuration, Default: "15m", MinDur: time.Minute, MaxDur: MaxDecisionTTL, Seconds: true, Doc: "1m–2h"},
+	{Name: EnvShadow, Kind: config.KindList, DocDefault: "empty", Doc: "`all`, or a comma list of services whose decisions are shadow decisions (never acted on); the deployer reads it too"},
+}}
+
 // FromEnv builds the configuration from getenv, validating every value; the
 // error joins every problem found.
 func FromEnv(getenv func(string) string) (Config, error) {
+	v := Spec.Read(getenv)
 	c := Config{Policy: policy.DefaultConfig()}
-	var errs []error
-	bad := func(name, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
-	}
-	float := func(name string, dst *float64, lo, hi float64) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			return
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
-			bad(name, "%q is not a number in [%g, %g]", v, lo, hi)
-			return
-		}
-		*dst = f
-	}
-	duration := func(name string, dst *time.Duration, lo, hi time.Duration) {
-		v := strings.TrimSpace(getenv(name))
-		if v == "" {
-			return
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
-				d, err = time.Duration(n)*time.Second, nil
-			}
-		}
-		if err != nil || d < lo || d > hi {
-			bad(name, "%q is not a duration in [%s, %s]", v, lo, hi)
-			return
-		}
-		*dst = d
-	}
 	p := &c.Policy
-	// A burn rate threshold below 1 would act on a service within its budget.
-	float(EnvBurnRateThreshold, &p.BurnRateThreshold, 1, 1000)
-	float(EnvConfidenceThreshold, &p.ConfidenceThreshold, 0.5, 1)
-	// Below 1.5 ordinary daily swings would read as surges and block every rollback.
-	float(EnvTrafficSurgeRatio, &p.TrafficSurgeRatio, 1.5, 100)
-	duration(EnvCooldown, &p.Cooldown, time.Minute, 24*time.Hour)
-	duration(EnvMarkerWindow, &p.MarkerWindow, time.Minute, 24*time.Hour)
-	duration(EnvDecisionTTL, &p.DecisionTTL, time.Minute, MaxDecisionTTL)
-
-	if v := strings.TrimSpace(getenv(EnvActions)); v != "" {
-		p.Actions = list(v)
-		if len(p.Actions) == 0 {
-			bad(EnvActions, "empty")
-		}
-		for _, a := range p.Actions {
-			if !slices.Contains(policy.KnownActions, a) {
-				bad(EnvActions, "%q is not an action the gate can judge (known: %s; restart is not a rollback)", a, strings.Join(policy.KnownActions, ", "))
-			}
+	p.BurnRateThreshold = v.Float(EnvBurnRateThreshold)
+	p.ConfidenceThreshold = v.Float(EnvConfidenceThreshold)
+	p.TrafficSurgeRatio = v.Float(EnvTrafficSurgeRatio)
+	p.Cooldown = v.Duration(EnvCooldown)
+	p.MarkerWindow = v.Duration(EnvMarkerWindow)
+	p.DecisionTTL = v.Duration(EnvDecisionTTL)
+	p.Actions = v.List(EnvActions)
+	if len(p.Actions) == 0 {
+		v.Failf(EnvActions, "empty")
+	}
+	for _, a := range p.Actions {
+		if !slices.Contains(policy.KnownActions, a) {
+			v.Failf(EnvActions, "%q is not an action the gate can judge (known: %s; restart is not a rollback)", a, strings.Join(policy.KnownActions, ", "))
 		}
 	}
-	p.SandboxServices = list(getenv(EnvSandboxServices))
+	p.SandboxServices = v.List(EnvSandboxServices)
 	for _, s := range p.SandboxServices {
 		if !serviceName.MatchString(s) {
-			bad(EnvSandboxServices, "%q is not a service name", s)
+			v.Failf(EnvSandboxServices, "%q is not a service name", s)
 		}
 	}
-	for _, s := range list(getenv(EnvShadow)) {
-		switch {
-		case s == "all":
-			p.ShadowAll = true
-		case serviceName.MatchString(s):
-			p.ShadowServices = append(p.ShadowServices, s)
-		default:
-			bad(EnvShadow, "%q is neither all nor a service name", s)
-		}
-	}
-	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
+	p.ShadowAll, p.ShadowServices = v.AllOrList(EnvShadow, serviceName.MatchString)
+	if path := v.String(EnvCatalogueFile); path != "" {
 		c.CatalogueFile = path
 		cat, err := contracts.LoadCatalogue(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
+			v.Failf(EnvCatalogueFile, "%v", err)
 		} else {
 			p.Catalogue = cat
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := v.Err(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
-}
-
-// list splits a comma list, trimming blanks and dropping empty and repeated entries.
-func list(v string) []string {
-	var out []string
-	for s := range strings.SplitSeq(v, ",") {
-		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

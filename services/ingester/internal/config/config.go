@@ -4,16 +4,14 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"net"
-	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"agentk/platform/config"
 )
 
 // ErrConfig is wrapped by every error FromEnv returns.
-var ErrConfig = errors.New("ingester: config")
+var ErrConfig = errors.New("ingester: invalid configuration")
 
 // Defaults.
 const (
@@ -23,6 +21,20 @@ const (
 	DefaultLease             = 15 * time.Minute
 	DefaultDispatchEvery     = 5 * time.Second
 	DefaultTimeout           = 10 * time.Second
+)
+
+// Environment variables.
+const (
+	EnvAddr              = "AGENTK_INGEST_ADDR"
+	EnvToken             = "AGENTK_INGEST_TOKEN"
+	EnvBasicUser         = "AGENTK_INGEST_BASIC_USER"
+	EnvBasicPassword     = "AGENTK_INGEST_BASIC_PASSWORD"
+	EnvLocalOnly         = "AGENTK_INGEST_LOCAL_ONLY"
+	EnvMaxBody           = "AGENTK_INGEST_MAX_BODY"
+	EnvMaxInvestigations = "AGENTK_INGEST_MAX_INVESTIGATIONS"
+	EnvLease             = "AGENTK_INGEST_INVESTIGATION_LEASE"
+	EnvDispatchEvery     = "AGENTK_INGEST_DISPATCH_INTERVAL"
+	EnvTimeout           = "AGENTK_INGEST_TIMEOUT"
 )
 
 // Config is the ingester's configuration.
@@ -59,91 +71,53 @@ func (c Config) AuthConfigured() bool {
 	return c.Token != "" || (c.BasicUser != "" && c.BasicPassword != "")
 }
 
+// Spec declares every variable the ingester reads.
+var Spec = config.Spec{Component: "ingester", Err: ErrConfig, Vars: []config.Decl{
+	{Name: EnvAddr, Default: DefaultAddr, Doc: "listen address"},
+	{Name: EnvToken, Secret: true, Doc: "Bearer token the channel sends (constant-time compare)"},
+	{Name: EnvBasicUser, Secret: true, Doc: "Basic auth user (with the password)"},
+	{Name: EnvBasicPassword, Secret: true, Doc: "Basic auth password"},
+	{Name: EnvLocalOnly, Kind: config.KindBool, Default: "false", Doc: "allow no credential; then the address must be loopback. Without a credential and without this, the ingester refuses to start"},
+	{Name: EnvMaxBody, Kind: config.KindInt, Default: "1048576", Min: 1024, Max: 64 << 20, Doc: "body limit in bytes (413 above it)"},
+	{Name: EnvMaxInvestigations, Kind: config.KindInt, Default: "4", Min: 1, Doc: "incidents released to investigation at once; the rest queue"},
+	{Name: EnvLease, Kind: config.KindDuration, Default: "15m", Doc: "a released incident holds its slot until it resolves or this passes"},
+	{Name: EnvDispatchEvery, Kind: config.KindDuration, Default: "5s", Doc: "how often queued incidents are reconsidered"},
+	{Name: EnvTimeout, Kind: config.KindDuration, Default: "10s", Doc: "bound on filing one body; past it, 503"},
+}}
+
 // FromEnv reads the configuration through getenv. Secrets may come from the
-// file named by the variable with _FILE appended (trailing newline trimmed).
+// file named by the variable with _FILE appended.
 func FromEnv(getenv func(string) string) (Config, error) {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	secret := func(name string) string {
-		v, file := getenv(name), getenv(name+"_FILE")
-		if v != "" && file != "" {
-			bad("%s and %s_FILE are both set", name, name)
-			return ""
-		}
-		if file == "" {
-			return v
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			bad("%s_FILE: %v", name, err)
-			return ""
-		}
-		return strings.TrimRight(string(b), "\r\n")
-	}
+	v := Spec.Read(getenv)
 	c := Config{
-		Addr:              DefaultAddr,
-		Token:             secret("AGENTK_INGEST_TOKEN"),
-		BasicUser:         secret("AGENTK_INGEST_BASIC_USER"),
-		BasicPassword:     secret("AGENTK_INGEST_BASIC_PASSWORD"),
-		MaxBody:           DefaultMaxBody,
-		MaxInvestigations: DefaultMaxInvestigations,
-		Lease:             DefaultLease,
-		DispatchEvery:     DefaultDispatchEvery,
-		Timeout:           DefaultTimeout,
-	}
-	if v := getenv("AGENTK_INGEST_ADDR"); v != "" {
-		c.Addr = v
+		Addr:              v.String(EnvAddr),
+		Token:             v.String(EnvToken),
+		BasicUser:         v.String(EnvBasicUser),
+		BasicPassword:     v.String(EnvBasicPassword),
+		LocalOnly:         v.Bool(EnvLocalOnly),
+		MaxBody:           int64(v.Int(EnvMaxBody)),
+		MaxInvestigations: v.Int(EnvMaxInvestigations),
+		Lease:             v.Duration(EnvLease),
+		DispatchEvery:     v.Duration(EnvDispatchEvery),
+		Timeout:           v.Duration(EnvTimeout),
 	}
 	host, _, err := net.SplitHostPort(c.Addr)
 	if err != nil {
-		bad("AGENTK_INGEST_ADDR %q: %v", c.Addr, err)
-	}
-	if v := getenv("AGENTK_INGEST_LOCAL_ONLY"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			bad("AGENTK_INGEST_LOCAL_ONLY %q: not a boolean", v)
-		}
-		c.LocalOnly = b
-	}
-	if v := getenv("AGENTK_INGEST_MAX_BODY"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1024 || n > 64<<20 {
-			bad("AGENTK_INGEST_MAX_BODY %q: want bytes between 1024 and 67108864", v)
-		}
-		c.MaxBody = n
-	}
-	if v := getenv("AGENTK_INGEST_MAX_INVESTIGATIONS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			bad("AGENTK_INGEST_MAX_INVESTIGATIONS %q: want a positive integer", v)
-		}
-		c.MaxInvestigations = n
-	}
-	for _, d := range []struct {
-		name string
-		dst  *time.Duration
-	}{{"AGENTK_INGEST_INVESTIGATION_LEASE", &c.Lease}, {"AGENTK_INGEST_DISPATCH_INTERVAL", &c.DispatchEvery}, {"AGENTK_INGEST_TIMEOUT", &c.Timeout}} {
-		if v := getenv(d.name); v != "" {
-			x, err := time.ParseDuration(v)
-			if err != nil || x <= 0 {
-				bad("%s %q: want a positive duration", d.name, v)
-			}
-			*d.dst = x
-		}
+		v.Failf(EnvAddr, "%q: %v", c.Addr, err)
 	}
 	if (c.BasicUser == "") != (c.BasicPassword == "") {
-		bad("AGENTK_INGEST_BASIC_USER and AGENTK_INGEST_BASIC_PASSWORD must be set together")
+		v.Problem("%s and %s must be set together", EnvBasicUser, EnvBasicPassword)
 	}
 	if !c.AuthConfigured() {
 		switch {
 		case !c.LocalOnly:
-			bad("no credential: set AGENTK_INGEST_TOKEN or AGENTK_INGEST_BASIC_USER/PASSWORD, or AGENTK_INGEST_LOCAL_ONLY=true for a loopback-only endpoint")
+			v.Problem("no credential: set %s or %s/PASSWORD, or %s=true for a loopback-only endpoint", EnvToken, EnvBasicUser, EnvLocalOnly)
 		case err == nil && !isLoopback(host):
-			bad("AGENTK_INGEST_LOCAL_ONLY without a credential needs a loopback AGENTK_INGEST_ADDR, not %q", c.Addr)
+			v.Failf(EnvLocalOnly, "without a credential needs a loopback %s, not %q", EnvAddr, c.Addr)
 		}
 	}
-	if len(problems) > 0 {
-		return Config{}, fmt.Errorf("%w: %s", ErrConfig, strings.Join(problems, "; "))
+	if err := v.Err(); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

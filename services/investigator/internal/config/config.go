@@ -5,12 +5,11 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"strings"
 	"time"
+
+	"agentk/platform/config"
 
 	"agentk/services/investigator/internal/llm"
 	"agentk/services/investigator/internal/loop"
@@ -19,7 +18,7 @@ import (
 )
 
 // ErrInvalid is wrapped by every configuration error FromEnv returns.
-var ErrInvalid = errors.New("config: invalid")
+var ErrInvalid = errors.New("investigator: invalid configuration")
 
 // Investigator kinds.
 const (
@@ -74,65 +73,86 @@ const (
 	DefaultParallel   = 2
 )
 
+// Environment variables.
+const (
+	EnvInvestigator  = "AGENTK_INVESTIGATOR"
+	EnvProvider      = "AGENTK_LLM_PROVIDER"
+	EnvBaseURL       = "AGENTK_LLM_BASE_URL"
+	EnvModel         = "AGENTK_LLM_MODEL"
+	EnvAPIKey        = "AGENTK_LLM_API_KEY"
+	EnvLLMTimeout    = "AGENTK_LLM_TIMEOUT"
+	EnvRetryBackoff  = "AGENTK_LLM_RETRY_BACKOFF"
+	EnvPersona       = "AGENTK_LLM_PERSONA"
+	EnvMaxTokens     = "AGENTK_INVESTIGATION_MAX_TOKENS"
+	EnvMaxIterations = "AGENTK_INVESTIGATION_MAX_ITERATIONS"
+	EnvWallTime      = "AGENTK_INVESTIGATION_TIMEOUT"
+	EnvParallel      = "AGENTK_INVESTIGATIONS_PARALLEL"
+)
+
+// Spec declares every variable the investigator reads.
+var Spec = config.Spec{Component: "investigator", Err: ErrInvalid, Vars: []config.Decl{
+	{Name: EnvInvestigator, DocDefault: "`rules`, or `llm` when a key or base URL is set", Doc: "`rules` or `llm`"},
+	{Name: EnvProvider, Default: llm.Groq, Doc: "`groq`, `cerebras`, `gemini`, `openrouter`, `openai`, `ollama`, `custom`"},
+	{Name: EnvBaseURL, DocDefault: "the provider's", Doc: "required for `custom`"},
+	{Name: EnvModel, DocDefault: "the provider's", Doc: "required for `custom`"},
+	{Name: EnvAPIKey, Secret: true, Doc: "bearer token; required except for `ollama`/`custom`; never logged"},
+	{Name: EnvLLMTimeout, Kind: config.KindDuration, Default: "60s", Doc: "one HTTP request"},
+	{Name: EnvRetryBackoff, Kind: config.KindDuration, DocDefault: "`500ms`", Doc: "first wait between retried model requests (429 without Retry-After, 5xx, malformed, timeout); doubles per attempt up to 8 s"},
+	{Name: EnvPersona, Doc: "scripted persona name (eval harness): reports say `persona:<name>`"},
+	{Name: EnvMaxTokens, Kind: config.KindInt, Default: "8000", Min: 1, Doc: "tokens in + out per investigation"},
+	{Name: EnvMaxIterations, Kind: config.KindInt, Default: "8", Min: float64(plan.MinIterations + 1), Doc: "plan steps + model turns; at least plan + 1"},
+	{Name: EnvWallTime, Kind: config.KindDuration, Default: "2m", Doc: "wall time per investigation"},
+	{Name: EnvParallel, Kind: config.KindInt, Default: "2", Min: 1, Doc: "concurrent investigations"},
+}}
+
 // FromEnv reads the configuration from getenv.
 func FromEnv(getenv func(string) string) (Config, error) {
-	var errs []error
-	bad := func(name, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
+	v := Spec.Read(getenv)
+	c := Config{
+		Provider: v.String(EnvProvider), APIKey: v.String(EnvAPIKey), Persona: v.String(EnvPersona),
+		LLMTimeout: v.Duration(EnvLLMTimeout), LLMRetryBackoff: v.Duration(EnvRetryBackoff), Parallel: v.Int(EnvParallel),
+		Budget: loop.DefaultBudget(),
 	}
-	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
-	b := loop.DefaultBudget()
-	c := Config{Budget: b, LLMTimeout: DefaultLLMTimeout, Parallel: DefaultParallel}
-
-	c.Provider = get("AGENTK_LLM_PROVIDER")
-	if c.Provider == "" {
-		c.Provider = llm.Groq
-	}
+	c.Budget.WallTime = v.Duration(EnvWallTime)
+	c.Budget.MaxTokens = v.Int(EnvMaxTokens)
+	c.Budget.MaxIterations = v.Int(EnvMaxIterations)
 	p, ok := llm.LookupProvider(c.Provider)
 	if !ok {
-		bad("AGENTK_LLM_PROVIDER", "unknown provider %q", c.Provider)
+		v.Failf(EnvProvider, "unknown provider %q", c.Provider)
 	}
-	c.BaseURL = firstOf(get("AGENTK_LLM_BASE_URL"), p.BaseURL)
-	c.Model = firstOf(get("AGENTK_LLM_MODEL"), p.Model)
-	key, err := secret(getenv, "AGENTK_LLM_API_KEY")
-	if err != nil {
-		errs = append(errs, err)
-	}
-	c.APIKey = key
-	c.Persona = get("AGENTK_LLM_PERSONA")
-
-	c.Kind = get("AGENTK_INVESTIGATOR")
+	c.BaseURL = firstOf(v.String(EnvBaseURL), p.BaseURL)
+	c.Model = firstOf(v.String(EnvModel), p.Model)
+	c.Kind = v.String(EnvInvestigator)
 	switch c.Kind {
 	case "":
 		c.Kind = KindRules
-		if c.APIKey != "" || get("AGENTK_LLM_BASE_URL") != "" {
+		if c.APIKey != "" || v.IsSet(EnvBaseURL) {
 			c.Kind = KindLLM
 		}
 	case KindRules, KindLLM:
 	default:
-		bad("AGENTK_INVESTIGATOR", "%q is neither rules nor llm", c.Kind)
+		v.Failf(EnvInvestigator, "%q is neither rules nor llm", c.Kind)
 	}
 	if c.Kind == KindLLM && ok {
-		if c.BaseURL == "" {
-			bad("AGENTK_LLM_BASE_URL", "required with provider %s", c.Provider)
-		} else if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
-			bad("AGENTK_LLM_BASE_URL", "%q is not an http(s) URL", c.BaseURL)
-		}
-		if c.Model == "" {
-			bad("AGENTK_LLM_MODEL", "required with provider %s", c.Provider)
-		}
-		if p.NeedsKey && c.APIKey == "" {
-			bad("AGENTK_LLM_API_KEY", "provider %s needs a key (or AGENTK_LLM_API_KEY_FILE)", c.Provider)
-		}
+		c.checkLLM(v, p)
 	}
+	return c, v.Err()
+}
 
-	duration(get, bad, "AGENTK_LLM_TIMEOUT", &c.LLMTimeout)
-	duration(get, bad, "AGENTK_LLM_RETRY_BACKOFF", &c.LLMRetryBackoff)
-	duration(get, bad, "AGENTK_INVESTIGATION_TIMEOUT", &c.Budget.WallTime)
-	integer(get, bad, "AGENTK_INVESTIGATION_MAX_TOKENS", &c.Budget.MaxTokens, 1)
-	integer(get, bad, "AGENTK_INVESTIGATION_MAX_ITERATIONS", &c.Budget.MaxIterations, plan.MinIterations+1)
-	integer(get, bad, "AGENTK_INVESTIGATIONS_PARALLEL", &c.Parallel, 1)
-	return c, errors.Join(errs...)
+// checkLLM checks what the model investigator needs of provider p.
+func (c Config) checkLLM(v *config.Values, p llm.Provider) {
+	switch {
+	case c.BaseURL == "":
+		v.Failf(EnvBaseURL, "required with provider %s", c.Provider)
+	case !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://"):
+		v.Failf(EnvBaseURL, "%q is not an http(s) URL", c.BaseURL)
+	}
+	if c.Model == "" {
+		v.Failf(EnvModel, "required with provider %s", c.Provider)
+	}
+	if p.NeedsKey && c.APIKey == "" {
+		v.Failf(EnvAPIKey, "provider %s needs a key (or %s_FILE)", c.Provider, EnvAPIKey)
+	}
 }
 
 func firstOf(a, b string) string {
@@ -140,46 +160,4 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func duration(get func(string) string, bad func(string, string, ...any), name string, dst *time.Duration) {
-	v := get(name)
-	if v == "" {
-		return
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		bad(name, "%q is not a positive duration such as 90s", v)
-		return
-	}
-	*dst = d
-}
-
-func integer(get func(string) string, bad func(string, string, ...any), name string, dst *int, least int) {
-	v := get(name)
-	if v == "" {
-		return
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < least {
-		bad(name, "%q is not an integer of at least %d", v, least)
-		return
-	}
-	*dst = n
-}
-
-// secret reads name, or the file named by name_FILE; setting both is an error.
-func secret(getenv func(string) string, name string) (string, error) {
-	v, file := strings.TrimSpace(getenv(name)), strings.TrimSpace(getenv(name+"_FILE"))
-	switch {
-	case v != "" && file != "":
-		return "", fmt.Errorf("%w: %s and %s_FILE are both set", ErrInvalid, name, name)
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("%w: %s_FILE: %v", ErrInvalid, name, err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return v, nil
 }

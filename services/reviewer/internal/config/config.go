@@ -4,71 +4,65 @@ package config
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"agentk/contracts"
-	platformconfig "agentk/platform/config"
+	"agentk/platform/config"
 	"agentk/services/reviewer/internal/review"
 )
 
 // ErrInvalid wraps every configuration problem.
-var ErrInvalid = errors.New("reviewer config: invalid")
+var ErrInvalid = errors.New("reviewer: invalid configuration")
 
 // Environment variables.
 const (
 	// EnvBaseURL is read through platform/config.SigNozLinkBase, with
 	// AGENTK_SIGNOZ_URL as its fallback.
-	EnvBaseURL       = platformconfig.EnvSigNozBaseURL
+	EnvBaseURL       = config.EnvSigNozBaseURL
 	EnvTolerance     = "AGENTK_REVIEW_NUMBER_TOLERANCE"
 	EnvCatalogueFile = "AGENTK_CATALOGUE_FILE"
 )
 
 // Defaults.
 const (
-	DefaultBaseURL = platformconfig.DefaultSigNozURL
+	DefaultBaseURL = config.DefaultSigNozURL
 	// DefaultTolerance is 1 % relative, on top of the rounding of the digits a
 	// claim wrote ("2.3s" covers 2250–2349 ms).
 	DefaultTolerance = 0.01
 )
 
+// Spec declares every variable the reviewer reads. The link base is read
+// through platform/config.SigNozLinkBase, the same as the sandbox's.
+var Spec = config.Spec{Component: "reviewer", Err: ErrInvalid, Vars: []config.Decl{
+	{Name: EnvBaseURL, DocDefault: "`AGENTK_SIGNOZ_URL`, else `http://localhost:8080`", Doc: "http(s)://host[:port][/path]; the same link base as the sandbox (`agentk config` fails if they differ)"},
+	{Name: EnvTolerance, Kind: config.KindFloat, Default: "0.01", Min: 0, Max: 0.1, Doc: "relative, in [0, 0.1], on top of rounding"},
+	{Name: EnvCatalogueFile, DocDefault: "built-in", Doc: "same YAML as the gate's"},
+}}
+
 // FromEnv builds the review configuration from getenv.
 func FromEnv(getenv func(string) string) (review.Config, error) {
-	var errs []error
-	bad := func(name, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
-	}
-	c := review.Config{Tolerance: DefaultTolerance, Catalogue: contracts.DefaultCatalogue()}
+	v := Spec.Read(getenv)
+	c := review.Config{Tolerance: v.Float(EnvTolerance), Catalogue: contracts.DefaultCatalogue()}
 	// The one link base every service derives from AGENTK_SIGNOZ_BASE_URL,
 	// else AGENTK_SIGNOZ_URL: the sandbox builds its links under the same.
-	raw, name, err := platformconfig.SigNozLinkBase(getenv)
+	raw, name, err := config.SigNozLinkBase(getenv)
 	if err != nil {
-		bad(name, "%s", strings.TrimPrefix(err.Error(), platformconfig.ErrInvalid.Error()+": "))
+		v.Failf(name, "%s", strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
 	} else if u, err := url.Parse(raw); err != nil {
-		bad(name, "%q does not parse", raw)
+		v.Failf(name, "%q does not parse", raw)
 	} else {
 		c.BaseURL = u
 	}
-	if v := strings.TrimSpace(getenv(EnvTolerance)); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || f < 0 || f > 0.1 {
-			bad(EnvTolerance, "%q is not a relative tolerance in [0, 0.1]", v)
-		} else {
-			c.Tolerance = f
-		}
-	}
-	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
+	if path := v.String(EnvCatalogueFile); path != "" {
 		cat, err := contracts.LoadCatalogue(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
+			v.Failf(EnvCatalogueFile, "%v", err)
 		} else {
 			c.Catalogue = cat
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := v.Err(); err != nil {
 		return review.Config{}, err
 	}
 	return c, nil

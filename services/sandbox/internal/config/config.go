@@ -6,17 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
-	platformconfig "agentk/platform/config"
+	"agentk/platform/config"
 )
 
 // ErrInvalid is wrapped by every configuration problem.
-var ErrInvalid = errors.New("config: invalid")
+var ErrInvalid = errors.New("sandbox: invalid configuration")
 
 // Auth modes for the SigNoz API key.
 const (
@@ -71,111 +70,94 @@ func (c Config) String() string {
 	return s
 }
 
+// Environment variables.
+const (
+	EnvSigNozURL  = config.EnvSigNozURL
+	EnvLinkBase   = config.EnvSigNozBaseURL
+	EnvAPIKey     = "AGENTK_SIGNOZ_API_KEY"
+	EnvAuth       = "AGENTK_SIGNOZ_AUTH"
+	EnvTimeout    = "AGENTK_SIGNOZ_TIMEOUT"
+	EnvBackend    = "AGENTK_SANDBOX_BACKEND"
+	EnvMCPCommand = "AGENTK_SIGNOZ_MCP_COMMAND"
+	EnvMCPArgs    = "AGENTK_SIGNOZ_MCP_ARGS"
+	EnvMCPURL     = "AGENTK_SIGNOZ_MCP_URL"
+	EnvMaxCalls   = "AGENTK_SANDBOX_MAX_CALLS"
+	EnvExclude    = "AGENTK_SANDBOX_EXCLUDE_SERVICES"
+)
+
+// Spec declares every variable the sandbox reads.
+var Spec = config.Spec{Component: "sandbox", Err: ErrInvalid, Vars: []config.Decl{
+	{Name: EnvSigNozURL, Kind: config.KindURL, Default: config.DefaultSigNozURL, Doc: "SigNoz query API (`POST /api/v5/query_range`)"},
+	{Name: EnvLinkBase, DocDefault: "`AGENTK_SIGNOZ_URL`", Doc: "SigNoz UI base for deep links, if different"},
+	{Name: EnvAPIKey, Secret: true, Required: true, DocDefault: "required, one of them", Doc: "read-only SigNoz API key; never logged"},
+	{Name: EnvAuth, Kind: config.KindEnum, Default: AuthHeader, Allowed: []string{AuthHeader, AuthBearer}, Doc: "`header`: `SIGNOZ-API-KEY: <key>`; `bearer`: `Authorization: Bearer <key>`"},
+	{Name: EnvTimeout, Kind: config.KindDuration, Default: "30s", MaxDur: 5 * time.Minute, Doc: "per HTTP request; 429/5xx/transport errors are retried 3 times with backoff (500 ms doubling, `Retry-After` honoured, max 10 s)"},
+	{Name: EnvBackend, Kind: config.KindEnum, Default: BackendAPI, Allowed: []string{BackendAPI, BackendMCP}, Doc: "where telemetry comes from: `api`, SigNoz's v5 query API at `AGENTK_SIGNOZ_URL`; `mcp`, a SigNoz MCP server (docs/signoz.md)"},
+	{Name: EnvMCPCommand, DocDefault: "none", Doc: "`mcp` over stdio: the server's executable, started with only `SIGNOZ_URL`, `SIGNOZ_API_KEY`, `PATH`, `HOME`, `TMPDIR` in its environment"},
+	{Name: EnvMCPArgs, DocDefault: "none", Doc: "its arguments: a JSON array of strings, or words separated by spaces"},
+	{Name: EnvMCPURL, Kind: config.KindURL, DocDefault: "none", Doc: "`mcp` over streamable HTTP: the endpoint (e.g. `http://signoz-mcp:8000/mcp`); the key goes in each request's header (`AGENTK_SIGNOZ_AUTH`). Exactly one of `_COMMAND` and `_URL`"},
+	{Name: EnvMaxCalls, Kind: config.KindInt, Default: "30", Min: 1, Max: 1000, Doc: "tool calls per investigation (in memory: a restart resets it)"},
+	{Name: EnvExclude, Kind: config.KindList, Default: strings.Join(DefaultExclude, ","), Doc: "the pipeline's own `service.name`s, comma-separated; `-` for none"},
+}}
+
 // FromEnv reads the configuration through getenv. File-valued secrets
 // (AGENTK_SIGNOZ_API_KEY_FILE) are read with readFile (os.ReadFile when nil).
 func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...))
-	}
-
+	v := Spec.ReadWith(getenv, readFile)
 	c := Config{
-		SigNozURL: strings.TrimRight(orDefault(getenv("AGENTK_SIGNOZ_URL"), "http://localhost:8080"), "/"),
-		Auth:      strings.ToLower(orDefault(getenv("AGENTK_SIGNOZ_AUTH"), AuthHeader)),
-		Timeout:   30 * time.Second,
-		MaxCalls:  30,
-		Exclude:   DefaultExclude,
+		SigNozURL: strings.TrimRight(v.String(EnvSigNozURL), "/"),
+		APIKey:    v.String(EnvAPIKey),
+		Auth:      v.String(EnvAuth),
+		Timeout:   v.Duration(EnvTimeout),
+		MaxCalls:  v.Int(EnvMaxCalls),
+		Backend:   v.String(EnvBackend),
+		Exclude:   v.List(EnvExclude),
+		// An empty exclude list must be written explicitly as "-": a blank
+		// variable cannot silently let the pipeline's own telemetry in.
+		MCPCommand: v.String(EnvMCPCommand),
+		MCPURL:     v.String(EnvMCPURL),
 	}
-	if u, err := url.Parse(c.SigNozURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		bad("AGENTK_SIGNOZ_URL=%q is not an http(s) URL", c.SigNozURL)
+	if slices.Equal(c.Exclude, []string{"-"}) {
+		c.Exclude = nil
 	}
 	// The one link base the reviewer checks links against, derived the same way.
-	if base, _, err := platformconfig.SigNozLinkBase(getenv); err != nil {
-		bad("%s", strings.TrimPrefix(err.Error(), platformconfig.ErrInvalid.Error()+": "))
+	if base, name, err := config.SigNozLinkBase(getenv); err != nil {
+		v.Failf(name, "%s", strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
 	} else {
 		c.LinkBaseURL = base
 	}
-	if c.Auth != AuthHeader && c.Auth != AuthBearer {
-		bad("AGENTK_SIGNOZ_AUTH=%q: want header or bearer", c.Auth)
-	}
-
-	key, file := getenv("AGENTK_SIGNOZ_API_KEY"), getenv("AGENTK_SIGNOZ_API_KEY_FILE")
-	switch {
-	case key != "" && file != "":
-		bad("set AGENTK_SIGNOZ_API_KEY or AGENTK_SIGNOZ_API_KEY_FILE, not both")
-	case file != "":
-		b, err := readFile(file)
+	if s := v.String(EnvMCPArgs); s != "" {
+		args, err := splitArgs(s)
 		if err != nil {
-			bad("AGENTK_SIGNOZ_API_KEY_FILE: %v", err)
-		}
-		key = strings.TrimSpace(string(b))
-		if err == nil && key == "" {
-			bad("AGENTK_SIGNOZ_API_KEY_FILE %s is empty", file)
-		}
-	case key == "":
-		bad("AGENTK_SIGNOZ_API_KEY (or _FILE) is required")
-	}
-	c.APIKey = key
-
-	if v := getenv("AGENTK_SIGNOZ_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 || d > 5*time.Minute {
-			bad("AGENTK_SIGNOZ_TIMEOUT=%q: want a duration in (0, 5m]", v)
-		} else {
-			c.Timeout = d
-		}
-	}
-	if v := getenv("AGENTK_SANDBOX_MAX_CALLS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			bad("AGENTK_SANDBOX_MAX_CALLS=%q: want an integer in [1, 1000]", v)
-		} else {
-			c.MaxCalls = n
-		}
-	}
-	c.Backend = strings.ToLower(orDefault(getenv("AGENTK_SANDBOX_BACKEND"), BackendAPI))
-	c.MCPCommand, c.MCPURL = getenv("AGENTK_SIGNOZ_MCP_COMMAND"), getenv("AGENTK_SIGNOZ_MCP_URL")
-	if v := getenv("AGENTK_SIGNOZ_MCP_ARGS"); v != "" {
-		args, err := splitArgs(v)
-		if err != nil {
-			bad("AGENTK_SIGNOZ_MCP_ARGS=%q: %v", v, err)
+			v.Failf(EnvMCPArgs, "%q: %v", s, err)
 		}
 		c.MCPArgs = args
 	}
+	c.checkBackend(v)
+	return c, v.Err()
+}
+
+// checkBackend checks the MCP settings against the backend.
+func (c Config) checkBackend(v *config.Values) {
 	switch c.Backend {
 	case BackendAPI:
 		if c.MCPCommand != "" || c.MCPURL != "" || c.MCPArgs != nil {
-			bad("AGENTK_SIGNOZ_MCP_COMMAND/_ARGS/_URL are set but AGENTK_SANDBOX_BACKEND=%s; set AGENTK_SANDBOX_BACKEND=mcp to use them", c.Backend)
+			v.Problem("%s/_ARGS/_URL are set but %s=%s; set %s=mcp to use them", EnvMCPCommand, EnvBackend, c.Backend, EnvBackend)
 		}
 	case BackendMCP:
 		switch {
 		case c.MCPCommand == "" && c.MCPURL == "":
-			bad("AGENTK_SANDBOX_BACKEND=mcp needs AGENTK_SIGNOZ_MCP_COMMAND (stdio) or AGENTK_SIGNOZ_MCP_URL (streamable HTTP)")
+			v.Failf(EnvBackend, "mcp needs %s (stdio) or %s (streamable HTTP)", EnvMCPCommand, EnvMCPURL)
 		case c.MCPCommand != "" && c.MCPURL != "":
-			bad("set AGENTK_SIGNOZ_MCP_COMMAND or AGENTK_SIGNOZ_MCP_URL, not both")
-		case c.MCPURL != "":
-			if u, err := url.Parse(c.MCPURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				bad("AGENTK_SIGNOZ_MCP_URL=%q is not an http(s) URL", c.MCPURL)
-			}
+			v.Problem("set %s or %s, not both", EnvMCPCommand, EnvMCPURL)
 		}
 		if c.MCPArgs != nil && c.MCPCommand == "" {
-			bad("AGENTK_SIGNOZ_MCP_ARGS is set without AGENTK_SIGNOZ_MCP_COMMAND")
-		}
-	default:
-		bad("AGENTK_SANDBOX_BACKEND=%q: want api or mcp", c.Backend)
-	}
-	if v, ok := lookup(getenv, "AGENTK_SANDBOX_EXCLUDE_SERVICES"); ok {
-		c.Exclude = nil
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				c.Exclude = append(c.Exclude, s)
-			}
+			v.Failf(EnvMCPArgs, "set without %s", EnvMCPCommand)
 		}
 	}
-	return c, errors.Join(errs...)
 }
 
 // splitArgs reads a command's arguments: a JSON array of strings, or words
@@ -190,25 +172,4 @@ func splitArgs(v string) ([]string, error) {
 		return out, nil
 	}
 	return strings.Fields(v), nil
-}
-
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
-}
-
-// lookup treats an empty value as unset: an empty exclude list must be written
-// explicitly as "-" to be honoured, so a blank variable cannot silently let the
-// pipeline's own telemetry in.
-func lookup(getenv func(string) string, name string) (string, bool) {
-	v := getenv(name)
-	if v == "" {
-		return "", false
-	}
-	if v == "-" {
-		return "", true
-	}
-	return v, true
 }

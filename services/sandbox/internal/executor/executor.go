@@ -89,7 +89,7 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	}
 
 	var alert contracts.AlertV1
-	if _, err := e.Keyring.Open(call.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &alert); err != nil {
+	if _, err := e.Keyring.Open(call.Alert, contracts.SubjectAlert, now, &alert); err != nil {
 		log.WarnContext(ctx, "alert in tool call rejected", "err", err)
 		reply.Error = fmt.Sprintf("%v: the alert inside the call is not ingester-signed: %v", ErrRejected, err)
 		return e.seal(reply, now)
@@ -199,7 +199,7 @@ func (e *Executor) open(data []byte, now time.Time, call *contracts.ToolCallV1) 
 	var first error
 	for _, role := range callerRoles {
 		*call = contracts.ToolCallV1{}
-		_, err := e.Keyring.Open(data, contracts.SubjectToolCall, role, now, call)
+		_, err := e.Keyring.OpenAs(data, contracts.SubjectToolCall, role, now, call)
 		if err == nil {
 			return role, nil
 		}
