@@ -457,57 +457,71 @@ func splitPoint(active []Minute, alertAt time.Time, sig string) int {
 	if n < 2 {
 		return -1
 	}
-	best, at := 0.0, -1
 	switch sig {
 	case "error_rate":
-		var totReq, totErr float64
-		for _, x := range active[:n] {
-			totReq += x.Requests
-			totErr += x.Errors
-		}
-		ll := func(e, r float64) float64 {
-			if r == 0 || e == 0 || e == r {
-				return 0
-			}
-			p := e / r
-			return e*math.Log(p) + (r-e)*math.Log(1-p)
-		}
-		var req, errs float64
-		for s := 1; s < n; s++ {
-			req += active[s-1].Requests
-			errs += active[s-1].Errors
-			r2, e2 := totReq-req, totErr-errs
-			if r2 == 0 || req == 0 || e2/r2 <= errs/req {
-				continue
-			}
-			if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
-				best, at = v, s
-			}
-		}
+		return splitErrors(active[:n])
 	case "p95":
-		var p []float64
-		for _, x := range active[:n] {
-			if !math.IsNaN(x.P95Ms) {
-				p = append(p, x.P95Ms)
-			}
+		return splitP95(active[:n])
+	}
+	return -1
+}
+
+// splitErrors is the split of the binomial likelihood ratio of errors with
+// the higher rate after it, or -1.
+func splitErrors(active []Minute) int {
+	var totReq, totErr float64
+	for _, x := range active {
+		totReq += x.Requests
+		totErr += x.Errors
+	}
+	ll := func(e, r float64) float64 {
+		if r == 0 || e == 0 || e == r {
+			return 0
 		}
-		if len(p) < 2 {
-			return -1
+		p := e / r
+		return e*math.Log(p) + (r-e)*math.Log(1-p)
+	}
+	best, at := 0.0, -1
+	var req, errs float64
+	for s := 1; s < len(active); s++ {
+		req += active[s-1].Requests
+		errs += active[s-1].Errors
+		r2, e2 := totReq-req, totErr-errs
+		if r2 == 0 || req == 0 || e2/r2 <= errs/req {
+			continue
 		}
-		med := median(p)
-		cum := 0.0
-		for s := 1; s < n; s++ {
-			x := active[s-1].P95Ms
-			switch {
-			case math.IsNaN(x):
-			case x > med:
-				cum++
-			case x < med:
-				cum--
-			}
-			if -cum > best {
-				best, at = -cum, s
-			}
+		if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
+			best, at = v, s
+		}
+	}
+	return at
+}
+
+// splitP95 is the split of the CUSUM of signs around the median p95 with
+// the higher part after it, or -1.
+func splitP95(active []Minute) int {
+	var p []float64
+	for _, x := range active {
+		if !math.IsNaN(x.P95Ms) {
+			p = append(p, x.P95Ms)
+		}
+	}
+	if len(p) < 2 {
+		return -1
+	}
+	med := median(p)
+	best, at, cum := 0.0, -1, 0.0
+	for s := 1; s < len(active); s++ {
+		x := active[s-1].P95Ms
+		switch {
+		case math.IsNaN(x):
+		case x > med:
+			cum++
+		case x < med:
+			cum--
+		}
+		if -cum > best {
+			best, at = -cum, s
 		}
 	}
 	return at
