@@ -54,105 +54,89 @@ var (
 // error joins every problem found.
 func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{Policy: policy.DefaultConfig()}
-	r := &reader{getenv: getenv}
+	var errs []error
+	bad := func(name, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
+	}
+	float := func(name string, dst *float64, lo, hi float64) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
+			bad(name, "%q is not a number in [%g, %g]", v, lo, hi)
+			return
+		}
+		*dst = f
+	}
+	duration := func(name string, dst *time.Duration, lo, hi time.Duration) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
+				d, err = time.Duration(n)*time.Second, nil
+			}
+		}
+		if err != nil || d < lo || d > hi {
+			bad(name, "%q is not a duration in [%s, %s]", v, lo, hi)
+			return
+		}
+		*dst = d
+	}
 	p := &c.Policy
 	// A burn rate threshold below 1 would act on a service within its budget.
-	r.float(EnvBurnRateThreshold, &p.BurnRateThreshold, 1, 1000)
-	r.float(EnvConfidenceThreshold, &p.ConfidenceThreshold, 0.5, 1)
+	float(EnvBurnRateThreshold, &p.BurnRateThreshold, 1, 1000)
+	float(EnvConfidenceThreshold, &p.ConfidenceThreshold, 0.5, 1)
 	// Below 1.5 ordinary daily swings would read as surges and block every rollback.
-	r.float(EnvTrafficSurgeRatio, &p.TrafficSurgeRatio, 1.5, 100)
-	r.duration(EnvCooldown, &p.Cooldown, time.Minute, 24*time.Hour)
-	r.duration(EnvMarkerWindow, &p.MarkerWindow, time.Minute, 24*time.Hour)
-	r.duration(EnvDecisionTTL, &p.DecisionTTL, time.Minute, MaxDecisionTTL)
-	r.scope(p)
-	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
-		c.CatalogueFile = path
-		cat, err := contracts.LoadCatalogue(path)
-		if err != nil {
-			r.errs = append(r.errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
-		} else {
-			p.Catalogue = cat
-		}
-	}
-	if err := errors.Join(r.errs...); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
+	float(EnvTrafficSurgeRatio, &p.TrafficSurgeRatio, 1.5, 100)
+	duration(EnvCooldown, &p.Cooldown, time.Minute, 24*time.Hour)
+	duration(EnvMarkerWindow, &p.MarkerWindow, time.Minute, 24*time.Hour)
+	duration(EnvDecisionTTL, &p.DecisionTTL, time.Minute, MaxDecisionTTL)
 
-// reader reads and validates environment variables, collecting every problem.
-type reader struct {
-	getenv func(string) string
-	errs   []error
-}
-
-func (r *reader) bad(name, format string, a ...any) {
-	r.errs = append(r.errs, fmt.Errorf("%w: %s: %s", ErrInvalid, name, fmt.Sprintf(format, a...)))
-}
-
-// float sets *dst from name when it is set and a finite number in [lo, hi].
-func (r *reader) float(name string, dst *float64, lo, hi float64) {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
-		r.bad(name, "%q is not a number in [%g, %g]", v, lo, hi)
-		return
-	}
-	*dst = f
-}
-
-// duration sets *dst from name (a Go duration or whole seconds) when it is
-// set and in [lo, hi].
-func (r *reader) duration(name string, dst *time.Duration, lo, hi time.Duration) {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
-			d, err = time.Duration(n)*time.Second, nil
-		}
-	}
-	if err != nil || d < lo || d > hi {
-		r.bad(name, "%q is not a duration in [%s, %s]", v, lo, hi)
-		return
-	}
-	*dst = d
-}
-
-// scope reads the allowlist of actions, the sandbox services and shadow mode.
-func (r *reader) scope(p *policy.Config) {
-	if v := strings.TrimSpace(r.getenv(EnvActions)); v != "" {
+	if v := strings.TrimSpace(getenv(EnvActions)); v != "" {
 		p.Actions = list(v)
 		if len(p.Actions) == 0 {
-			r.bad(EnvActions, "empty")
+			bad(EnvActions, "empty")
 		}
 		for _, a := range p.Actions {
 			if !slices.Contains(policy.KnownActions, a) {
-				r.bad(EnvActions, "%q is not an action the gate can judge (known: %s; restart is not a rollback)", a, strings.Join(policy.KnownActions, ", "))
+				bad(EnvActions, "%q is not an action the gate can judge (known: %s; restart is not a rollback)", a, strings.Join(policy.KnownActions, ", "))
 			}
 		}
 	}
-	p.SandboxServices = list(r.getenv(EnvSandboxServices))
+	p.SandboxServices = list(getenv(EnvSandboxServices))
 	for _, s := range p.SandboxServices {
 		if !serviceName.MatchString(s) {
-			r.bad(EnvSandboxServices, "%q is not a service name", s)
+			bad(EnvSandboxServices, "%q is not a service name", s)
 		}
 	}
-	for _, s := range list(r.getenv(EnvShadow)) {
+	for _, s := range list(getenv(EnvShadow)) {
 		switch {
 		case s == "all":
 			p.ShadowAll = true
 		case serviceName.MatchString(s):
 			p.ShadowServices = append(p.ShadowServices, s)
 		default:
-			r.bad(EnvShadow, "%q is neither all nor a service name", s)
+			bad(EnvShadow, "%q is neither all nor a service name", s)
 		}
 	}
+	if path := strings.TrimSpace(getenv(EnvCatalogueFile)); path != "" {
+		c.CatalogueFile = path
+		cat, err := contracts.LoadCatalogue(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalid, EnvCatalogueFile, err))
+		} else {
+			p.Catalogue = cat
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }
 
 // list splits a comma list, trimming blanks and dropping empty and repeated entries.
