@@ -350,6 +350,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
 		f.Release, f.FailingDependencies = st.release, st.failingDeps
+		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -459,6 +460,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if on.At != nil {
 		lines = append(lines, releaseLine(f.Release))
+	}
+	if f.PeakCallRatio != nil {
+		lines = append(lines, "calls to "+f.PeakCallPeer+" since the onset vs baseline: "+fmtF(*f.PeakCallRatio)+"x (the peer whose calls rose most)")
 	}
 	if len(f.FailingDependencies) > 0 {
 		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(f.FailingDependencies, ", "))

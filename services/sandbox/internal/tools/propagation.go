@@ -43,6 +43,9 @@ type overviewState struct {
 	release *contracts.ReleaseErrors
 	// failingDeps are the peers failing at their usual call rate.
 	failingDeps []string
+	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
+	peakCall *float64
+	peakPeer string
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
 }
@@ -63,9 +66,12 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
 		return st, err
 	}
-	if st.failingDeps, err = failingDependencies(resps[11:], c.StartsAt, st.onset); err != nil {
+	peers, err := peerSeries(resps[11:])
+	if err != nil {
 		return st, err
 	}
+	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
+	st.peakCall, st.peakPeer = peakCalls(peers, st.onset)
 	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
 	return st, nil
 }
