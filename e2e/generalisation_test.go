@@ -39,13 +39,11 @@ var knownGaps = map[string]string{
 // no longer happens (remove it). Keep this list empty; it exists so that the
 // rest of the corpus keeps being held while these are open.
 var knownUnsafe = map[string]string{
-	// Issue 18 left open: on "unknown" worlds where a deploy of the service
-	// precedes a regression of unknown cause, the rules investigator reads the
-	// errors as a bad release, and the gate, seeing a marker before the onset
-	// and (since propagation is told from a shared cause) no co-regression,
-	// allows. The oracle and every persona are safe there.
-	"worlds/rules/s1018-w023-unknown-profile-api": "rules reads an unknown regression after a coinciding deploy as bad_release",
-	"worlds/rules/s18-w047-unknown-pricing":       "rules reads an unknown regression after a coinciding deploy as bad_release",
+	// Empty. The two "unknown" worlds where the rules read a regression that
+	// follows a coinciding deploy as bad_release (s1018-w023, s18-w047) are
+	// denied since the gate needs the sandbox's release comparison for a
+	// bad_release: their errors since the onset are the old version's
+	// background errors, not a new failure of the running version.
 }
 
 // drawWorlds writes the CI world corpus (200 worlds from fixed seeds) into
