@@ -81,6 +81,8 @@ type Observations struct {
 	Signals map[Signal][]string
 	// OverviewIDs and MarkerIDs cite the service overview and marker queries.
 	OverviewIDs, MarkerIDs []string
+	// origin is where most failing traces began ("" when none dominates).
+	origin origin
 	// Features maps each OpenTelemetry feature found (see Feature) to the ids
 	// of the evidence it was read from.
 	Features map[Feature][]string
@@ -89,6 +91,14 @@ type Observations struct {
 func (o Observations) has(s Signal) bool { return len(o.Signals[s]) > 0 }
 
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
+
+// failing reports whether the service's failing calls are the incident: it
+// fails more than a trickle (or its error rate was not measured), or no
+// dependency span merely slowed. A few timed-out calls to a dependency that
+// slowed down are a symptom of the slowdown, not an outage.
+func (o Observations) failing() bool {
+	return !o.HaveRate || o.ErrorRate >= LowErrorRate || !o.feat(FeatChildSlow)
+}
 
 // Rule is one row of the table: when When holds, the incident is Class with
 // Confidence.
@@ -127,7 +137,7 @@ var Table = []Rule{
 	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && !o.feat(FeatNewHost))
+			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
 		}, []Signal{SigRetry}, true, []Feature{FeatResend}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
@@ -143,7 +153,7 @@ var Table = []Rule{
 	// deployment.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig) && !o.feat(FeatOwnCode))
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig))
 		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB}},
 	// resource_saturation reads FeatEvenSlow (every endpoint slower, no
 	// child dominates) or the resource signal (memory, GC, OOM in logs).
@@ -157,14 +167,14 @@ var Table = []Rule{
 	// own spans, with no deployment of this service.
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+			return !o.Deploy && o.failing() && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
 		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), so the peer is failing and a rollback would
 	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
-		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+		func(o Observations) bool { return o.Deploy && o.failing() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// bad_release reads FeatException (exception.* / error.type on most
 	// failing spans), the crash signal, an error rate of at least
 	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
@@ -243,7 +253,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	if latest != nil {
 		newVersion = latest.Version
 	}
-	o.Features = features(service, newVersion, evidence, readShape(evidence))
+	f := readFailures(service, evidence)
+	o.origin = f.majority()
+	o.Features = features(f, newVersion, readShape(evidence))
 	return o
 }
 
