@@ -74,6 +74,11 @@ type Observations struct {
 	MarkerQueried     bool
 	ErrorRate, P95Ms  float64
 	HaveRate, HaveP95 bool
+	// SinceOnsetRate is the error rate of the overview's minutes from the
+	// onset on: unlike ErrorRate, it does not depend on how much history
+	// the window holds.
+	SinceOnsetRate     float64
+	HaveSinceOnsetRate bool
 	// TrafficRatio is inbound traffic since the onset over the baseline.
 	TrafficRatio float64
 	HaveTraffic  bool
@@ -92,12 +97,22 @@ func (o Observations) has(s Signal) bool { return len(o.Signals[s]) > 0 }
 
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
 
+// rate is the error rate since the onset when the overview measured it,
+// else the window's.
+func (o Observations) rate() (float64, bool) {
+	if o.HaveSinceOnsetRate {
+		return o.SinceOnsetRate, true
+	}
+	return o.ErrorRate, o.HaveRate
+}
+
 // failing reports whether the service's failing calls are the incident: it
-// fails more than a trickle (or its error rate was not measured), or no
-// dependency span merely slowed. A few timed-out calls to a dependency that
+// fails at ReleaseErrorRate or more (or its error rate was not measured),
+// or no dependency span merely slowed. A few timed-out calls to a dependency that
 // slowed down are a symptom of the slowdown, not an outage.
 func (o Observations) failing() bool {
-	return !o.HaveRate || o.ErrorRate >= LowErrorRate || !o.feat(FeatChildSlow)
+	r, ok := o.rate()
+	return !ok || r >= ReleaseErrorRate || !o.feat(FeatChildSlow)
 }
 
 // Rule is one row of the table: when When holds, the incident is Class with
@@ -144,7 +159,8 @@ var Table = []Rule{
 	// or the prompt signal, after a deployment.
 	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and the model's answers changed: traces point at the prompt or the model call",
 		func(o Observations) bool {
-			return o.Deploy && (o.has(SigPrompt) || o.feat(FeatModelSlow) && o.ErrorRate < HighErrorRate)
+			r, _ := o.rate()
+			return o.Deploy && (o.has(SigPrompt) || o.feat(FeatModelSlow) && r < HighErrorRate)
 		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow}},
 	// config_regression reads FeatConfigChange (the marker says the release
 	// changed configuration), FeatNewHost (the new release calls a host
@@ -184,8 +200,9 @@ var Table = []Rule{
 	// generic 5xx after a deploy that merely coincides shows both.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
-			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || o.HaveRate && o.ErrorRate >= ReleaseErrorRate ||
-				o.feat(FeatOneError) && o.feat(FeatOwnCode) && o.ErrorRate >= LowErrorRate)
+			r, ok := o.rate()
+			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || ok && r >= ReleaseErrorRate ||
+				o.feat(FeatOneError) && o.feat(FeatOwnCode) && r >= LowErrorRate)
 		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion}},
 	// retrieval_latency reads FeatChildSlow: one dependency span (not a
 	// model call) dominates the latency growth.
@@ -219,6 +236,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 			if f.Onset != nil {
 				onset = f.Onset
+				o.SinceOnsetRate, o.HaveSinceOnsetRate = sinceOnsetRate(e.Compact, *f.Onset)
 			}
 			if f.TrafficRatio != nil {
 				o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
