@@ -27,10 +27,6 @@ const handwritten = "incidents-handwritten"
 // asserted for every investigator on every corpus, always.
 var knownGaps = map[string]string{
 	"worlds/persona:oracle/verdicts": "the sandbox's onset needs a fixed 2 h window and counts callers as co-regressed (issue 18 §1-2, branch i18-evidence)",
-	"worlds/rules/diagnoses":         "the rules investigator reads corpusgen's strings, not OpenTelemetry features (issue 18 §3, branch i18-evidence)",
-	"worlds/rules/verdicts":          "follows from the onset and diagnosis gaps (issue 18 §1-3, branch i18-evidence)",
-	"handwritten/rules/diagnoses":    "the rules investigator reads corpusgen's strings, not OpenTelemetry features (issue 18 §3, branch i18-evidence)",
-	"handwritten/rules/verdicts":     "follows from the onset and diagnosis gaps (issue 18 §1-3, branch i18-evidence)",
 }
 
 // knownUnsafe are bad rollbacks measured and not yet fixed, each by corpus,

@@ -26,6 +26,12 @@ const Name = "rules"
 // gate's deployment_related window).
 const MarkerWindow = 30 * time.Minute
 
+// OnsetBucket is the granularity of the overview's onset: the start of the
+// first minute that left the baseline. A marker inside that minute may
+// precede the regression, so the diagnosis counts it (the gate, which
+// decides the rollback, keeps its own stricter rule).
+const OnsetBucket = time.Minute
+
 // Thresholds the rules use.
 const (
 	HighErrorRate = 0.05
@@ -259,7 +265,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	var latest *contracts.DeploymentMarker
 	if onset != nil {
 		for i, m := range markers {
-			if m.Service == service && m.At.Before(*onset) && onset.Sub(m.At) <= MarkerWindow {
+			if m.Service == service && m.At.Before(onset.Add(OnsetBucket)) && onset.Sub(m.At) <= MarkerWindow {
 				o.Deploy = true
 				if latest == nil || m.At.After(latest.At) {
 					latest = &markers[i]
