@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,11 @@ func ev(id, tool string, f contracts.Facts, compact string) loop.Evidence {
 }
 
 func f64(v float64) *float64 { return &v }
+
+// errorTraces is an error_traces evidence holding the sandbox's data rows.
+func errorTraces(rows ...string) loop.Evidence {
+	return ev("tr", contracts.ToolErrorTraces, contracts.Facts{}, "tool: error_traces\n<<<DATA rows=n\n"+strings.Join(rows, "\n")+"\nDATA>>>")
+}
 
 func TestDiagnose(t *testing.T) {
 	t.Parallel()
