@@ -112,7 +112,7 @@ func (c *Conn) answer(ctx context.Context, tracer trace.Tracer, subject string, 
 // the agentk-error header. stop unsubscribes, waits for running handlers and
 // returns the unsubscribe error. Serve returns ErrServe if the subscription
 // fails (for example when the role may not subscribe to subject).
-func (c *Conn) Serve(ctx context.Context, subject, queue string, h ServeFunc) (stop func() error, err error) {
+func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx context.Context, env envelope.Envelope, md map[string]string) (envelope.Envelope, error)) (stop func() error, err error) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
 	base := context.WithoutCancel(ctx)
