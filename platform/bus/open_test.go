@@ -1,13 +1,14 @@
 package bus_test
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/identity"
 
-	"github.com/nats-io/nkeys"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,13 +17,11 @@ import (
 // its bytes alone is parsed there.
 func TestMessageOpen(t *testing.T) {
 	t.Parallel()
-	kp, err := nkeys.CreateUser()
+	set, err := identity.Ensure(filepath.Join(t.TempDir(), "keys"))
 	require.NoError(t, err)
-	seed, err := kp.Seed()
+	s, err := set.Signer(envelope.RoleIngester)
 	require.NoError(t, err)
-	s, err := envelope.NewSigner(seed)
-	require.NoError(t, err)
-	kr, err := envelope.NewKeyring(envelope.KeyEntry{KeyID: s.KeyID(), Role: envelope.RoleIngester})
+	kr, err := set.Keyring()
 	require.NoError(t, err)
 	now := time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC)
 	good, err := s.Seal("agentk.alert.v1", []byte(`{"incident_id":"inc-1"}`), now, 0)
