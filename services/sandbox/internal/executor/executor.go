@@ -74,8 +74,20 @@ type budget struct {
 // sealed ToolReplyV1 envelope. It never panics on input and never
 // fails silently: every refusal is a reply the model can read.
 func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, error) {
+	env, err := envelope.Parse(data)
+	return e.handle(ctx, env, err)
+}
+
+// HandleEnvelope answers one request already parsed (the bus parsed it) as
+// Handle answers its bytes.
+func (e *Executor) HandleEnvelope(ctx context.Context, env envelope.Envelope) (envelope.Envelope, error) {
+	return e.handle(ctx, env, nil)
+}
+
+// handle answers a request that parsed as env, or did not (parseErr).
+func (e *Executor) handle(ctx context.Context, env envelope.Envelope, parseErr error) (envelope.Envelope, error) {
 	now := e.Now()
-	a := admit(e.Keyring, e.Limits, data, now)
+	a := admit(e.Keyring, e.Limits, env, parseErr, now)
 	log := e.Logger
 	if a.role != "" {
 		log = e.Logger.With("investigation_id", a.call.InvestigationID, "incident_id", a.call.IncidentID, "tool", a.call.Tool, "call_id", a.call.CallID, "caller", a.role)
@@ -242,14 +254,18 @@ func infraWords(err error) string {
 	return ""
 }
 
-// open verifies data as a tool call signed by one of callerRoles and returns
-// that role. A key of any other role fails as for the investigator.
-func open(kr *envelope.Keyring, data []byte, now time.Time, call *contracts.ToolCallV1) (string, error) {
+// open verifies env as a tool call signed by one of callerRoles, decodes it
+// into call and returns that role. A key of any other role fails as for the
+// investigator.
+func open(kr *envelope.Keyring, env envelope.Envelope, now time.Time, call *contracts.ToolCallV1) (string, error) {
 	var first error
 	for _, role := range callerRoles {
-		*call = contracts.ToolCallV1{}
-		_, err := kr.Open(data, contracts.SubjectToolCall, role, now, call)
+		err := kr.Verify(env, contracts.SubjectToolCall, role, now)
 		if err == nil {
+			if err := json.Unmarshal(env.Payload, call); err != nil {
+				*call = contracts.ToolCallV1{}
+				return "", fmt.Errorf("%w: payload of %s: %v", envelope.ErrMalformed, env.Subject, err)
+			}
 			return role, nil
 		}
 		if first == nil {
@@ -259,7 +275,6 @@ func open(kr *envelope.Keyring, data []byte, now time.Time, call *contracts.Tool
 			break
 		}
 	}
-	*call = contracts.ToolCallV1{}
 	return "", first
 }
 

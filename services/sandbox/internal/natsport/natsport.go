@@ -32,6 +32,6 @@ func (r Recorder) RecordEvidence(ctx context.Context, env envelope.Envelope, msg
 // unsubscribes and waits for calls in flight.
 func Serve(ctx context.Context, b *bus.Conn, ex *executor.Executor) (stop func() error, err error) {
 	return b.Serve(ctx, contracts.SubjectToolCall, Queue, traced(func(ctx context.Context, env envelope.Envelope, _ map[string]string) (envelope.Envelope, error) {
-		return ex.Handle(ctx, env.Marshal())
+		return ex.HandleEnvelope(ctx, env)
 	}))
 }
