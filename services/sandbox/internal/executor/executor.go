@@ -75,17 +75,27 @@ type budget struct {
 // fails silently: every refusal is a reply the model can read.
 func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, error) {
 	env, err := envelope.Parse(data)
-	return e.handle(ctx, env, err)
+	r, err := e.handle(ctx, env, err)
+	return r.Envelope, err
 }
 
 // HandleEnvelope answers one request already parsed (the bus parsed it) as
-// Handle answers its bytes.
-func (e *Executor) HandleEnvelope(ctx context.Context, env envelope.Envelope) (envelope.Envelope, error) {
+// Handle answers its bytes, and returns the reply with what it says.
+func (e *Executor) HandleEnvelope(ctx context.Context, env envelope.Envelope) (Reply, error) {
 	return e.handle(ctx, env, nil)
 }
 
+// Reply is a sealed reply beside what it carries, for the sandbox's own
+// wrappers (telemetry) to read without decoding it again.
+type Reply struct {
+	Envelope envelope.Envelope
+	Value    contracts.ToolReplyV1
+	// Evidence is the evidence the reply carries; nil when it carries none.
+	Evidence *contracts.EvidenceV1
+}
+
 // handle answers a request that parsed as env, or did not (parseErr).
-func (e *Executor) handle(ctx context.Context, env envelope.Envelope, parseErr error) (envelope.Envelope, error) {
+func (e *Executor) handle(ctx context.Context, env envelope.Envelope, parseErr error) (Reply, error) {
 	now := e.Now()
 	a := admit(e.Keyring, e.Limits, env, parseErr, now)
 	log := e.Logger
@@ -110,7 +120,7 @@ func (e *Executor) handle(ctx context.Context, env envelope.Envelope, parseErr e
 
 // answer runs an admitted call's queries, records the evidence they make and
 // replies with it.
-func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *slog.Logger) (envelope.Envelope, error) {
+func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *slog.Logger) (Reply, error) {
 	c, call := a.tool, a.call
 	reply := contracts.ToolReplyV1{CallID: call.CallID}
 	plan := tools.PlanCall(c, e.LinkBase, e.Limits)
@@ -137,7 +147,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 	}
 	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
 	if err != nil {
-		return envelope.Envelope{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
+		return Reply{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
 	}
 	if err := e.Record.RecordEvidence(ctx, env, ev.ID); err != nil {
 		log.ErrorContext(ctx, "evidence not recorded", "evidence_id", ev.ID, "err", err)
@@ -146,9 +156,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 		return e.seal(reply, now)
 	}
 	log.InfoContext(ctx, "evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact), "markers", len(ev.Facts.DeploymentMarkers))
-	reply.OK = true
-	reply.Evidence = env.Marshal()
-	return e.seal(reply, now)
+	return e.sealEvidence(reply, env, &ev, now)
 }
 
 // failure is a call that could not be answered: the reply's error.
@@ -278,12 +286,21 @@ func open(kr *envelope.Keyring, env envelope.Envelope, now time.Time, call *cont
 	return "", first
 }
 
-func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) (envelope.Envelope, error) {
+func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) (Reply, error) {
 	env, err := e.Signer.SealJSON(contracts.SubjectToolReply, r, now, 0)
 	if err != nil {
-		return envelope.Envelope{}, fmt.Errorf("executor: seal reply: %w", err)
+		return Reply{}, fmt.Errorf("executor: seal reply: %w", err)
 	}
-	return env, nil
+	return Reply{Envelope: env, Value: r}, nil
+}
+
+// sealEvidence seals the successful reply carrying evidence env (ev).
+func (e *Executor) sealEvidence(r contracts.ToolReplyV1, env envelope.Envelope, ev *contracts.EvidenceV1, now time.Time) (Reply, error) {
+	r.OK = true
+	r.Evidence = env.Marshal()
+	out, err := e.seal(r, now)
+	out.Evidence = ev
+	return out, err
 }
 
 // spend takes one call from the investigation's budget. Budgets idle for a
