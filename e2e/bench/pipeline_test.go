@@ -228,20 +228,20 @@ func (p *pipeline) measure(b *testing.B, w *watcher, seq *int, n int, seen func(
 
 // callQueries splits the SigNoz query bodies received since `since` among
 // the tool calls seen at toolAt: a query belongs to the last call seen
-// before it.
+// before it (the first call when the watcher saw even that one late).
 func callQueries(reqs []fakesignoz.RecordedRequest, since time.Time, toolAt []time.Time) [][][]byte {
 	out := make([][][]byte, len(toolAt))
 	for _, r := range reqs {
 		if r.Path != queryPath || r.At.Before(since) {
 			continue
 		}
-		k := -1
+		k := 0
 		for i, at := range toolAt {
 			if !r.At.Before(at) {
 				k = i
 			}
 		}
-		if k >= 0 {
+		if len(out) > 0 {
 			out[k] = append(out[k], r.Body)
 		}
 	}
