@@ -152,6 +152,9 @@ type Index struct {
 	// is when a dispatch last read the bucket.
 	queuing int
 	scanned time.Time
+	// freed is set when a decision or a resolve frees a slot: the next
+	// dispatch reads the bucket, where another replica may have queued.
+	freed bool
 	// unfinished holds the openings whose record was written but whose
 	// delivery failed, so that the retry reports "opened" even when the bus
 	// had stored the alert after all (a publish the client buffered while it

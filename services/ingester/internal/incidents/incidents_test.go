@@ -293,3 +293,50 @@ func TestARetryAfterARestartRepublishes(t *testing.T) {
 	require.Equal(t, incidents.Duplicate, r.Outcome)
 	require.Equal(t, calls, p.calls, "past the window, a repeat notification is not published again")
 }
+
+// TestDispatchReadsTheBucketOnlyWhenItMayRelease: an idle tick (nothing
+// queued that this process knows of, no slot freed) lists nothing; an
+// incident another replica queued is released once a decision frees a slot,
+// or at the latest RescanEvery later.
+func TestDispatchReadsTheBucketOnlyWhenItMayRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv := &counting{memKV: newKV(), calls: map[string]int{}}
+	p := newPub()
+	x := incidents.New(kv, p, 1, time.Hour)
+	first, err := x.Ingest(ctx, alert("a", "r", "f", t0, contracts.AlertFiring), t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, first.Outcome)
+	_, err = x.Dispatch(ctx, t0.Add(time.Second))
+	require.NoError(t, err)
+	lists := kv.calls["keys"]
+	_, err = x.Dispatch(ctx, t0.Add(2*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, lists, kv.calls["keys"], "an idle tick reads nothing")
+
+	other := incidents.New(kv, p, 1, time.Hour) // another replica, its slot taken
+	queued, err := other.Ingest(ctx, alert("b", "r", "f", t0, contracts.AlertFiring), t0.Add(3*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Queued, queued.Outcome)
+	released, err := x.Dispatch(ctx, t0.Add(4*time.Second))
+	require.NoError(t, err)
+	require.Empty(t, released, "no slot free")
+	_, err = x.Decided(ctx, first.IncidentID, contracts.VerdictDeny, t0.Add(5*time.Second))
+	require.NoError(t, err)
+	released, err = x.Dispatch(ctx, t0.Add(6*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, []string{queued.IncidentID}, released, "the freed slot makes the dispatch read the bucket")
+
+	late := incidents.New(kv, p, 2, time.Hour)
+	_, err = late.Dispatch(ctx, t0.Add(7*time.Second)) // reads the bucket: its first
+	require.NoError(t, err)
+	elsewhere, err := incidents.New(kv, p, 0, time.Hour).Ingest(ctx, alert("c", "r", "f", t0, contracts.AlertFiring), t0.Add(8*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Queued, elsewhere.Outcome)
+	released, err = late.Dispatch(ctx, t0.Add(9*time.Second))
+	require.NoError(t, err)
+	require.Empty(t, released, "an idle replica reads the bucket once a minute")
+	released, err = late.Dispatch(ctx, t0.Add(7*time.Second+incidents.RescanEvery))
+	require.NoError(t, err)
+	require.Equal(t, []string{elsewhere.IncidentID}, released)
+}

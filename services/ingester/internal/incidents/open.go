@@ -113,14 +113,20 @@ func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time) 
 		return Result{}, err
 	}
 	a.IncidentID = o.id
+	res := Result{Outcome: Duplicate, IncidentID: o.id}
+	if o.attached {
+		res.Outcome = Attached
+	}
+	if !o.found && o.id != own && o.reopens == "" {
+		// The incident is being opened by another delivery, which writes
+		// its record (or, had it failed, its sender's retry will): this
+		// alert is attached, and must not open it with a second alert.
+		return res, nil
+	}
 	if !o.found {
 		if o.rec, o.rev, err = x.ensureRecord(ctx, a, now, o.reopens); err != nil {
 			return Result{}, err
 		}
-	}
-	res := Result{Outcome: Duplicate, IncidentID: o.id}
-	if o.attached {
-		res.Outcome = Attached
 	}
 	switch {
 	case o.rec.State == StatePending:

@@ -51,6 +51,7 @@ func (x *Index) release(id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.free(id)
+	x.freed = true
 }
 
 // free gives back id's slot; the caller holds mu.
