@@ -11,6 +11,7 @@ import (
 	"agentk/services/ingester/internal/incidents"
 	"agentk/services/ingester/webhook"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -339,4 +340,42 @@ func TestDispatchReadsTheBucketOnlyWhenItMayRelease(t *testing.T) {
 	released, err = late.Dispatch(ctx, t0.Add(7*time.Second+incidents.RescanEvery))
 	require.NoError(t, err)
 	require.Equal(t, []string{elsewhere.IncidentID}, released)
+}
+
+// TestConcurrentOpeningsKeepTheLimit: many deliveries of each incident at
+// once (one id, several fingerprints) never release more incidents than
+// the limit, and a decision frees exactly one slot.
+func TestConcurrentOpeningsKeepTheLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 3, time.Hour)
+	var wg sync.WaitGroup
+	for i := range 400 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := alert(fmt.Sprintf("svc-%d", i%10), "burn", fmt.Sprintf("fp%d", i), t0, contracts.AlertFiring)
+			_, err := x.Ingest(ctx, a, t0)
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Len(t, p.published(), 3)
+	states := map[string]int{}
+	var investigating []string
+	for i := range 10 {
+		rec := state(t, kv, webhook.IncidentID(fmt.Sprintf("svc-%d", i), "burn", t0))
+		states[rec.State]++
+		if rec.State == incidents.StateInvestigating {
+			investigating = append(investigating, rec.IncidentID)
+		}
+	}
+	require.Equal(t, map[string]int{incidents.StateInvestigating: 3, incidents.StateQueued: 7}, states)
+	_, err := x.Decided(ctx, investigating[0], contracts.VerdictDeny, t0.Add(time.Second))
+	require.NoError(t, err)
+	released, err := x.Dispatch(ctx, t0.Add(2*time.Second))
+	require.NoError(t, err)
+	require.Len(t, released, 1)
+	require.Len(t, p.published(), 4)
 }

@@ -72,7 +72,9 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 				_, pubErr = x.pub.Publish(ctx, a, MsgID(a))
 			}
 		})
-	x.settle(a.IncidentID, recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
+	// A record another delivery wrote first keeps the slot: attach reads
+	// what it says.
+	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
 	switch {
 	case errors.Is(recErr, ErrExists):
 		return Result{}, false, nil // a concurrent delivery wrote it first: attach reads it
@@ -267,6 +269,7 @@ func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.
 // admitPending moves a pending incident to investigating (publishing its
 // alert) or to queued.
 func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now time.Time) (Record, error) {
+	id := rec.IncidentID
 	for range 5 {
 		if rec.State != StatePending {
 			return rec, nil
@@ -275,19 +278,30 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 		if err != nil {
 			return Record{}, err
 		}
+		// settle ends the slot decide took, if it took one.
+		settle := func(held bool) {
+			if next.State == StateInvestigating {
+				x.settle(id, held)
+			}
+		}
 		_, err = x.save(ctx, next, rev)
-		x.settle(rec.IncidentID, err == nil && next.State == StateInvestigating)
-		if err == nil {
+		switch {
+		case err == nil:
+			settle(true)
 			if next.State == StateQueued {
 				x.queued()
 			}
 			return next, nil
-		} else if !errors.Is(err, ErrConflict) {
+		case !errors.Is(err, ErrConflict):
+			settle(false)
 			return Record{}, err
 		}
-		if rec, rev, err = x.record(ctx, rec.IncidentID); err != nil {
+		// Another delivery admitted it first: the slot is as its record says.
+		if rec, rev, err = x.record(ctx, id); err != nil {
+			settle(false)
 			return Record{}, err
 		}
+		settle(rec.State == StateInvestigating)
 	}
 	return Record{}, storeErr("admit", errors.New("record keeps changing"))
 }
