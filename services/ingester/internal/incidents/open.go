@@ -14,10 +14,11 @@ import (
 )
 
 func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
-	if res, done, err := x.open(ctx, a, now); done || err != nil {
+	res, done, taken, err := x.open(ctx, a, now)
+	if done || err != nil {
 		return res, err
 	}
-	return x.attach(ctx, a, now)
+	return x.attach(ctx, a, now, taken)
 }
 
 // startsAt is the value of a firing alert's key.
@@ -29,29 +30,32 @@ func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.St
 // the alert's publication, concurrently, all acknowledged before it returns.
 // done is false when the general path (attach) must file a: the rule has an
 // open incident, or a's id belongs to a resolved episode.
-func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done bool, err error) {
+// taken reports that the index key was found taken (attach need not try to
+// create it first).
+func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
 	var createErr, getErr error
 	all(func() { _, createErr = x.kv.Create(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID)) },
 		func() { _, _, getErr = x.record(ctx, a.IncidentID) })
 	switch {
 	case errors.Is(createErr, ErrExists):
-		return Result{}, false, nil
+		return Result{}, false, true, nil
 	case createErr != nil:
-		return Result{}, false, storeErr("open index", createErr)
+		return Result{}, false, false, storeErr("open index", createErr)
 	case getErr == nil:
-		return Result{}, false, nil // a's id was used: attach sees to it
+		return Result{}, false, false, nil // a's id was used: attach sees to it
 	case !errors.Is(getErr, ErrNotFound):
-		return Result{}, false, getErr
+		return Result{}, false, false, getErr
 	}
 	admitted, err := x.acquire(ctx, a.IncidentID, now)
 	if err != nil {
-		return Result{}, false, err
+		return Result{}, false, false, err
 	}
 	rec := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StateQueued, OpenedAt: now, Alert: a}
 	if admitted {
 		rec = rec.Release(now)
 	}
-	return x.write(ctx, rec)
+	res, done, err = x.write(ctx, rec)
+	return res, done, false, err
 }
 
 // write is open's second round trip.
@@ -108,9 +112,9 @@ func (x *Index) refuse(ctx context.Context, rec Record, rev uint64, err error) e
 
 // attach files a into the incident open for its rule (opening one if there
 // is none): the general path, for every alert open did not file.
-func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time, taken bool) (Result, error) {
 	own := a.IncidentID
-	o, err := x.openFor(ctx, a)
+	o, err := x.openFor(ctx, a, taken)
 	if err != nil {
 		return Result{}, err
 	}
@@ -161,13 +165,16 @@ func redelivered(rec Record, a contracts.AlertV1, now time.Time) bool {
 
 // openIndex returns the id of the open incident of a's (service, rule),
 // opening a's own if there is none.
-func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1) (id string, err error) {
+// taken skips the first attempt to create the key.
+func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1, taken bool) (id string, err error) {
 	key := webhook.RuleKey(a.Service, a.RuleID)
-	for range 5 {
-		if _, err := x.kv.Create(ctx, key, []byte(a.IncidentID)); err == nil {
-			return a.IncidentID, nil
-		} else if !errors.Is(err, ErrExists) {
-			return "", storeErr("open index", err)
+	for i := range 5 {
+		if i > 0 || !taken {
+			if _, err := x.kv.Create(ctx, key, []byte(a.IncidentID)); err == nil {
+				return a.IncidentID, nil
+			} else if !errors.Is(err, ErrExists) {
+				return "", storeErr("open index", err)
+			}
 		}
 		e, err := x.kv.Get(ctx, key)
 		if errors.Is(err, ErrNotFound) {
@@ -197,14 +204,15 @@ type opening struct {
 // dropped and a new incident is opened, <id>-r2 when a's own id is the
 // resolved one, so it gets its own investigation instead of being attached
 // to a closed incident for ever.
-func (x *Index) openFor(ctx context.Context, a contracts.AlertV1) (opening, error) {
+func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (opening, error) {
 	key := webhook.RuleKey(a.Service, a.RuleID)
 	var o opening
 	for range admission.MaxReopens {
-		id, err := x.openIndex(ctx, a)
+		id, err := x.openIndex(ctx, a, taken)
 		if err != nil {
 			return opening{}, err
 		}
+		taken = false
 		o.id = id
 		var getErr, fpErr error
 		all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
