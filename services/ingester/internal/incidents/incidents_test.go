@@ -379,3 +379,37 @@ func TestConcurrentOpeningsKeepTheLimit(t *testing.T) {
 	require.Len(t, released, 1)
 	require.Len(t, p.published(), 4)
 }
+
+// TestAKnownIncidentResolvedElsewhereIsNotAttachedTo: this process attaches
+// the alerts of an incident it saw open in one round trip; once another
+// replica resolved it, the next alert of the rule opens a new incident and
+// leaves nothing under the closed one.
+func TestAKnownIncidentResolvedElsewhereIsNotAttachedTo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x, other := incidents.New(kv, p, 4, time.Hour), incidents.New(kv, p, 4, time.Hour)
+	first := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+	r, err := x.Ingest(ctx, first, t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, r.Outcome)
+	r, err = x.Ingest(ctx, alert("shop-api", "r1", "fp2", t0.Add(time.Minute), contracts.AlertFiring), t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Attached, r.Outcome)
+	require.Equal(t, first.IncidentID, r.IncidentID)
+
+	for _, fp := range []string{"fp1", "fp2"} {
+		_, err = other.Ingest(ctx, alert("shop-api", "r1", fp, t0, contracts.AlertResolved), t0.Add(2*time.Minute))
+		require.NoError(t, err)
+	}
+	require.Equal(t, incidents.StateResolved, state(t, kv, first.IncidentID).State)
+
+	next := alert("shop-api", "r1", "fp3", t0.Add(3*time.Minute), contracts.AlertFiring)
+	r, err = x.Ingest(ctx, next, t0.Add(3*time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, r.Outcome)
+	require.Equal(t, next.IncidentID, r.IncidentID)
+	left, err := kv.Keys(ctx, "fp."+first.IncidentID+".*")
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing attached to the closed incident")
+}

@@ -14,11 +14,43 @@ import (
 )
 
 func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	if res, done, err := x.attachKnown(ctx, a, now); done || err != nil {
+		return res, err
+	}
 	res, done, taken, err := x.open(ctx, a, now)
 	if done || err != nil {
 		return res, err
 	}
 	return x.attach(ctx, a, now, taken)
+}
+
+// attachKnown files a into the incident this process last saw open for a's
+// rule in one round trip: its record and a's key, concurrently (the storm
+// path). done is false when it knows of none, or that incident has no record
+// or has resolved: then fire takes the full path.
+func (x *Index) attachKnown(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, bool, error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	id, ok := x.openID(key)
+	if !ok {
+		return Result{}, false, nil
+	}
+	o, err := x.attachTo(ctx, id, a)
+	if err != nil {
+		return Result{}, false, err
+	}
+	if !o.found || o.rec.State == StateResolved {
+		x.forget(key, id)
+		if o.attached {
+			if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
+				return Result{}, false, storeErr("detach alert", err)
+			}
+		}
+		return Result{}, false, nil
+	}
+	own := a.IncidentID
+	a.IncidentID = id
+	res, err := x.attached(ctx, a, own, o, now)
+	return res, true, err
 }
 
 // startsAt is the value of a firing alert's key.
@@ -55,6 +87,9 @@ func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (r
 		rec = rec.Release(now)
 	}
 	res, done, err = x.write(ctx, rec)
+	if done {
+		x.remember(webhook.RuleKey(a.Service, a.RuleID), a.IncidentID)
+	}
 	return res, done, false, err
 }
 
@@ -119,6 +154,17 @@ func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time, 
 		return Result{}, err
 	}
 	a.IncidentID = o.id
+	if o.found {
+		x.remember(webhook.RuleKey(a.Service, a.RuleID), o.id)
+	}
+	return x.attached(ctx, a, own, o, now)
+}
+
+// attached is the outcome of a (renamed into o's incident; own is its own
+// id) attached to o: an incident still pending is admitted, and a retried
+// opening alert republished.
+func (x *Index) attached(ctx context.Context, a contracts.AlertV1, own string, o opening, now time.Time) (Result, error) {
+	var err error
 	res := Result{Outcome: Duplicate, IncidentID: o.id}
 	if o.attached {
 		res.Outcome = Attached
@@ -213,19 +259,15 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (o
 			return opening{}, err
 		}
 		taken = false
-		o.id = id
-		var getErr, fpErr error
-		all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
-			func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
-		o.found, o.attached = getErr == nil, fpErr == nil
-		switch {
-		case fpErr != nil && !errors.Is(fpErr, ErrExists):
-			return opening{}, storeErr("attach alert", fpErr)
-		case errors.Is(getErr, ErrNotFound) || getErr == nil && o.rec.State != StateResolved:
-			return o, nil
-		case getErr != nil:
-			return opening{}, getErr
+		reopens := o.reopens
+		if o, err = x.attachTo(ctx, id, a); err != nil {
+			return opening{}, err
 		}
+		o.reopens = reopens
+		if !o.found || o.rec.State != StateResolved {
+			return o, nil
+		}
+		x.forget(key, id)
 		if err := x.drop(ctx, key, id, a, o.attached); err != nil {
 			return opening{}, err
 		}
@@ -235,6 +277,23 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (o
 		}
 	}
 	return opening{}, storeErr("reopen", fmt.Errorf("%s reopened %d times", a.IncidentID, admission.MaxReopens))
+}
+
+// attachTo reads the record of incident id and creates a's key under it,
+// concurrently.
+func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (opening, error) {
+	o := opening{id: id}
+	var getErr, fpErr error
+	all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
+		func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
+	o.found, o.attached = getErr == nil, fpErr == nil
+	switch {
+	case fpErr != nil && !errors.Is(fpErr, ErrExists):
+		return opening{}, storeErr("attach alert", fpErr)
+	case getErr != nil && !errors.Is(getErr, ErrNotFound):
+		return opening{}, getErr
+	}
+	return o, nil
 }
 
 // drop removes the index key that points at the resolved incident id, and

@@ -173,6 +173,7 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	if err := x.kv.Delete(ctx, key); err != nil {
 		return Result{}, storeErr("close index", err)
 	}
+	x.forget(key, id)
 	x.release(id)
 	return Result{Outcome: Resolved, IncidentID: id}, nil
 }
