@@ -273,17 +273,8 @@ type Verdict struct {
 // Evaluate runs every check in a fixed order and returns the first refusal,
 // a decline, or the plan. It reads no clock and does no I/O.
 func Evaluate(in Input) Verdict {
-	a, d := in.Verified.Approval, in.Verified.Decision
-	if r := binding(in.Verified); r != nil {
-		return Verdict{Refusal: r}
-	}
-	if r := expiry(in.Verified, in.Now); r != nil {
-		return Verdict{Refusal: r}
-	}
-	if in.NonceUsed && !mutant.Off(mutant.DeployerNonce) {
-		return Verdict{Refusal: refuse(ReasonReplay, "approval %s nonce %s already used", a.ApprovalID, in.Verified.ApprovalEnv.Nonce)}
-	}
-	if r := spent(in.Spent, in.Verified); r != nil && !mutant.Off(mutant.DeployerDecisionSpent) {
+	a := in.Verified.Approval
+	if r := message(in); r != nil {
 		return Verdict{Refusal: r}
 	}
 	switch a.Answer {
@@ -293,34 +284,74 @@ func Evaluate(in Input) Verdict {
 	default:
 		return Verdict{Refusal: refuse(ReasonUnknownAnswer, "answer %q", a.Answer)}
 	}
-	if d.Verdict != contracts.VerdictAllow {
-		return Verdict{Refusal: refuse(ReasonDecisionDenied, "decision %s verdict %q, failed checks %v", d.DecisionID, d.Verdict, d.FailedChecks)}
-	}
-	if d.Action != "rollback" {
-		return Verdict{Refusal: refuse(ReasonActionNotAllowed, "action %q", d.Action)}
-	}
-	if !slices.Contains(in.Rules.Allowlist, d.Service) && !mutant.Off(mutant.DeployerAllowlist) {
-		return Verdict{Refusal: refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)}
-	}
-	if r := frozen(in.Freezes, d.Service, in.Now); r != nil {
+	if r := decision(in); r != nil {
 		return Verdict{Refusal: r}
 	}
-	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil && !mutant.Off(mutant.DeployerCooldown) {
-		return Verdict{Refusal: r}
-	}
-	plan, r := target(in.Ledger, in.Rules.Project, d.Service)
+	plan, r := move(in)
 	if r != nil {
-		return Verdict{Refusal: r}
-	}
-	if r := approvedMove(plan, d); r != nil && !mutant.Off(mutant.DeployerTargetMatch) {
-		return Verdict{Refusal: r}
-	}
-	if r := resolvedSince(in.Incident, a, d); r != nil && !mutant.Off(mutant.DeployerResolvedSince) {
 		return Verdict{Refusal: r}
 	}
 	// A shadow decision goes through every check above, so the record says
 	// exactly what would have run; it is never run.
-	return Verdict{Plan: plan, Shadow: d.Shadow || in.Shadow}
+	return Verdict{Plan: plan, Shadow: in.Verified.Decision.Shadow || in.Shadow}
+}
+
+// message checks the approval message itself, whatever its answer: the
+// binding to its decision, expiry, the nonce and the decision not spent.
+func message(in Input) *Refusal {
+	a := in.Verified.Approval
+	if r := binding(in.Verified); r != nil {
+		return r
+	}
+	if r := expiry(in.Verified, in.Now); r != nil {
+		return r
+	}
+	if in.NonceUsed && !mutant.Off(mutant.DeployerNonce) {
+		return refuse(ReasonReplay, "approval %s nonce %s already used", a.ApprovalID, in.Verified.ApprovalEnv.Nonce)
+	}
+	if r := spent(in.Spent, in.Verified); r != nil && !mutant.Off(mutant.DeployerDecisionSpent) {
+		return r
+	}
+	return nil
+}
+
+// decision checks what an approval may act on: an allow verdict, a rollback,
+// an allowlisted service, no freeze and no cooldown.
+func decision(in Input) *Refusal {
+	d := in.Verified.Decision
+	if d.Verdict != contracts.VerdictAllow {
+		return refuse(ReasonDecisionDenied, "decision %s verdict %q, failed checks %v", d.DecisionID, d.Verdict, d.FailedChecks)
+	}
+	if d.Action != "rollback" {
+		return refuse(ReasonActionNotAllowed, "action %q", d.Action)
+	}
+	if !slices.Contains(in.Rules.Allowlist, d.Service) && !mutant.Off(mutant.DeployerAllowlist) {
+		return refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)
+	}
+	if r := frozen(in.Freezes, d.Service, in.Now); r != nil {
+		return r
+	}
+	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil && !mutant.Off(mutant.DeployerCooldown) {
+		return r
+	}
+	return nil
+}
+
+// move plans the rollback from the ledger and checks it is the move the
+// human approved, with the alert not resolved since.
+func move(in Input) (Plan, *Refusal) {
+	a, d := in.Verified.Approval, in.Verified.Decision
+	plan, r := target(in.Ledger, in.Rules.Project, d.Service)
+	if r != nil {
+		return plan, r
+	}
+	if r := approvedMove(plan, d); r != nil && !mutant.Off(mutant.DeployerTargetMatch) {
+		return plan, r
+	}
+	if r := resolvedSince(in.Incident, a, d); r != nil && !mutant.Off(mutant.DeployerResolvedSince) {
+		return plan, r
+	}
+	return plan, nil
 }
 
 // frozen refuses when an active freeze covers service, whatever the gate

@@ -129,7 +129,8 @@ func newWorld(t testing.TB) *world {
 			BurnRate: 6, BurnRateSource: "labels.burn_rate", Labels: map[string]string{"burn_rate": "6"}},
 		evidence: []contracts.EvidenceV1{
 			{ID: "ev-1", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow,
-				Facts: contracts.Facts{Onset: &tOnset}},
+				Facts: contracts.Facts{Onset: &tOnset, Release: &contracts.ReleaseErrors{Version: "v2", FirstSeen: tMarker, HistoryMinutes: 60,
+					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}}},
 			{ID: "ev-2", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolDeploymentMarkers, From: tStarts.Add(-2 * time.Hour), To: tNow,
 				Facts: contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: svc, Version: "v2", At: tMarker}}}},
 		},

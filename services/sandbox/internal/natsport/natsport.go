@@ -23,7 +23,7 @@ type Recorder struct{ Bus *bus.Conn }
 // returns once JetStream stored it.
 func (r Recorder) RecordEvidence(ctx context.Context, env envelope.Envelope, msgID string) error {
 	if err := r.Bus.Publish(ctx, contracts.SubjectEvidence, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
-		return fmt.Errorf("natsport: publish evidence %s: %w", msgID, err)
+		return fmt.Errorf("sandbox: publish evidence %s: %w", msgID, err)
 	}
 	return nil
 }

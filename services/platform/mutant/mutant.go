@@ -1,0 +1,50 @@
+// Package mutant lets a test build switch off one safety check at a time, so that
+// the eval and the tests can show that each check is load-bearing (`make mutants`,
+// docs/reliability.md). A safety check asks Off(name) before it runs and, when it
+// is told yes, passes without looking.
+//
+// In every normal build Off is a constant false that the compiler folds away: the
+// switch exists only in binaries built with `-tags agentk_mutants`, where the
+// environment variable AGENTK_MUTANT names the one check to disable.
+package mutant
+
+// Mutant is one safety check that `make mutants` disables in turn, and what must
+// notice: the eval (a bad rollback appears) or a named test.
+type Mutant struct {
+	// Name is the value of AGENTK_MUTANT that disables the check.
+	Name string
+	// Check says in words what is switched off.
+	Check string
+	// KilledBy is "eval" or "test:<module dir>:<package>:<TestName regexp>", the
+	// killer that must go red while the mutant is on.
+	KilledBy string
+}
+
+// The names of every mutant. Off takes one of these.
+const (
+	GateSLOBreach         = "gate.slo_breach"
+	GateAllowlist         = "gate.allowlist"
+	GateCooldown          = "gate.cooldown"
+	GateConfidence        = "gate.confidence"
+	GateDeploymentClass   = "gate.deployment_class"
+	GateMarkerBeforeOnset = "gate.marker_before_onset"
+	GateAlternativeCause  = "gate.alternative_cause"
+	GateFailingDependency = "gate.failing_dependency"
+	GateReleaseErrors     = "gate.release_errors"
+	GateRollbackTarget    = "gate.rollback_target"
+	GateSandboxScope      = "gate.sandbox_scope"
+	GateFreeze            = "gate.freeze"
+	ReviewerEvidenceIDs   = "reviewer.evidence_ids"
+	ReviewerNumbers       = "reviewer.numbers"
+	DeployerGateSignature = "deployer.gate_signature"
+	DeployerBridgeSig     = "deployer.bridge_signature"
+	DeployerRoles         = "deployer.roles"
+	DeployerDigest        = "deployer.digest"
+	DeployerExpiry        = "deployer.expiry"
+	DeployerNonce         = "deployer.nonce"
+	DeployerDecisionSpent = "deployer.decision_consumed"
+	DeployerTargetMatch   = "deployer.target_match"
+	DeployerAllowlist     = "deployer.allowlist"
+	DeployerCooldown      = "deployer.cooldown"
+	DeployerResolvedSince = "deployer.resolved_since"
+)
