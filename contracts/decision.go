@@ -11,7 +11,8 @@ const (
 	VerdictDeny  = "deny"
 )
 
-// Check names, in the order the gate evaluates them.
+// Check names, in the order the gate evaluates them: the six of DESIGN.md,
+// then the freeze.
 const (
 	CheckSLOBreach         = "slo_breach"
 	CheckAllowlist         = "allowlist"
@@ -19,6 +20,8 @@ const (
 	CheckConfidence        = "confidence"
 	CheckDeploymentRelated = "deployment_related"
 	CheckSandboxScope      = "sandbox_scope"
+	// CheckFreeze: no active freeze (FreezeV1) covers the service.
+	CheckFreeze = "freeze"
 )
 
 // CheckResult is one gate check with the inputs it saw.

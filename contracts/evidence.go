@@ -60,6 +60,53 @@ type Facts struct {
 	// through their calls into it: their failing traces hold this service's
 	// failing spans beneath their own. They are no shared cause.
 	Propagated []string `json:"propagated,omitempty"`
+	// Release compares the service's failing entry spans (server and
+	// consumer) by service.version: those of the version serving most
+	// requests since the onset against every error of the service before
+	// that version first served. Nil when it was not measured.
+	Release *ReleaseErrors `json:"release,omitempty"`
+	// FailingDependencies lists the peers (server.address, net.peer.name or
+	// peer.service of the service's client spans) that the service already
+	// called before the onset, that it calls since at its usual rate (at most
+	// DependencyCallRatio of its baseline) and whose client spans' errors left
+	// their baseline at the onset: a dependency that failed under the
+	// service's ordinary use of it, which a rollback does not fix.
+	FailingDependencies []string `json:"failing_dependencies,omitempty"`
+}
+
+// DependencyCallRatio is the highest call rate to a peer, since the onset
+// over its baseline, at which a failing peer still counts as a failing
+// dependency: above it the service itself sends the load (a retry storm).
+const DependencyCallRatio = 1.5
+
+// ReleaseErrors is what errors a release brought, measured on entry spans
+// (OpenTelemetry span kinds server and consumer) grouped by the
+// service.version resource attribute and by the span status message (digits
+// and hex runs folded, so ids do not split one failure into many). A
+// signature is "new" when no error span of the service carried it before
+// Version first served.
+type ReleaseErrors struct {
+	// Version is the service.version that served most entry spans since the
+	// onset; FirstSeen the first minute it served one.
+	Version   string    `json:"version"`
+	FirstSeen time.Time `json:"first_seen"`
+	// HistoryMinutes counts minutes with entry spans before FirstSeen: with
+	// none, the recording holds no release and nothing to compare with.
+	HistoryMinutes int `json:"history_minutes"`
+	// HistoryErrors counts error spans before FirstSeen (every version).
+	HistoryErrors int64 `json:"history_errors"`
+	// Requests and Errors are Version's entry spans and error spans since the onset.
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	// NewSignature is the most frequent new signature of Version's errors
+	// since the onset and NewErrors how many carried it.
+	NewSignature string `json:"new_signature,omitempty"`
+	NewErrors    int64  `json:"new_errors"`
+	// OtherRequests are the other versions' entry spans since the onset, and
+	// OtherNewErrors their errors with NewSignature: a failure the old
+	// version shares is not the release's.
+	OtherRequests  int64 `json:"other_requests"`
+	OtherNewErrors int64 `json:"other_new_errors"`
 }
 
 // DeploymentMarker is one deployment.marker span.

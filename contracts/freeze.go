@@ -3,20 +3,18 @@ package contracts
 import (
 	"regexp"
 	"time"
+
+	"agentk/contracts/wiring"
 )
 
 // SubjectFreeze is the subject a bridge-signed FreezeV1 is sealed for. Freezes
 // are KV values (bucket agentk_freezes, key FreezeKey(scope)), never published
 // on a stream; the bucket's history is their audit trail.
-const SubjectFreeze = "agentk.freeze.v1"
+const SubjectFreeze = wiring.SubjectFreeze
 
 // FreezeGlobal is the Scope (and KV key) of a freeze on every service. It
 // starts with an underscore, which no service name can.
 const FreezeGlobal = "_global"
-
-// CheckFreeze is the gate's seventh check: no active freeze covers the
-// service. It is evaluated after the six of DESIGN.md.
-const CheckFreeze = "freeze"
 
 // MaxFreeze is the longest a freeze may last. A freeze always expires: a
 // forgotten one would silently turn agentk off.

@@ -1,11 +1,15 @@
 package contracts
 
-import "time"
+import (
+	"time"
+
+	"agentk/contracts/wiring"
+)
 
 // Subjects of deployer-signed KV values (never published on a stream).
 const (
-	SubjectLedger   = "agentk.ledger.v1"
-	SubjectCooldown = "agentk.cooldown.v1"
+	SubjectLedger   = wiring.SubjectLedger
+	SubjectCooldown = wiring.SubjectCooldown
 )
 
 // Release is one version of a service as the deployer saw it run.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 
 	"github.com/invopop/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
@@ -175,28 +174,28 @@ func TestGoldenEnvelopesVerify(t *testing.T) {
 	k := contracts.GoldenKeyring()
 	now := goldenNow.Add(time.Minute)
 	var alert contracts.AlertV1
-	_, err := k.Open(contracts.Golden(contracts.SubjectEnvelope), contracts.SubjectAlert, envelope.RoleIngester, now, &alert)
+	_, err := k.Open(contracts.Golden(contracts.SubjectEnvelope), contracts.SubjectAlert, now, &alert)
 	require.NoError(t, err)
 	require.Equal(t, "shop-api", alert.Service)
 
 	var report contracts.ReportV1
 	require.NoError(t, json.Unmarshal(contracts.Golden(contracts.SubjectReport), &report))
-	_, err = k.Open(report.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &contracts.AlertV1{})
+	_, err = k.Open(report.Alert, contracts.SubjectAlert, now, &contracts.AlertV1{})
 	require.NoError(t, err)
 	for _, ev := range report.Evidence {
-		_, err = k.Open(ev, contracts.SubjectEvidence, envelope.RoleSandbox, now, &contracts.EvidenceV1{})
+		_, err = k.Open(ev, contracts.SubjectEvidence, now, &contracts.EvidenceV1{})
 		require.NoError(t, err)
 	}
 
 	var approval contracts.ApprovalV1
 	require.NoError(t, json.Unmarshal(contracts.Golden(contracts.SubjectApproval), &approval))
-	decEnv, err := k.Open(approval.Decision, contracts.SubjectDecision, envelope.RoleGate, now, &contracts.DecisionV1{})
+	decEnv, err := k.Open(approval.Decision, contracts.SubjectDecision, now, &contracts.DecisionV1{})
 	require.NoError(t, err)
 	require.Equal(t, decEnv.Digest(), approval.DecisionDigest)
 
 	var reply contracts.ToolReplyV1
 	require.NoError(t, json.Unmarshal(contracts.Golden(contracts.SubjectToolReply), &reply))
-	_, err = k.Open(reply.Evidence, contracts.SubjectEvidence, envelope.RoleSandbox, now, &contracts.EvidenceV1{})
+	_, err = k.Open(reply.Evidence, contracts.SubjectEvidence, now, &contracts.EvidenceV1{})
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(contracts.Golden(contracts.SubjectEnvelope)), "{"))
 }

@@ -1,32 +1,33 @@
 package contracts
 
-// Subjects, one per message type and version. Each has exactly one producer.
+import "agentk/contracts/wiring"
+
+// Subjects, one per message type and version, as declared in the wiring
+// table (which names their producers and consumers). Each has exactly one
+// producer but the tool call.
 const (
 	// SubjectAlert carries AlertV1, produced by the ingester.
-	SubjectAlert = "agentk.alert.v1"
+	SubjectAlert = wiring.SubjectAlert
 	// SubjectToolCall carries ToolCallV1 requests from the investigator to the
 	// sandbox (core NATS request/reply; the reply is a ToolReplyV1).
-	SubjectToolCall = "agentk.tool.v1"
+	SubjectToolCall = wiring.SubjectToolCall
 	// SubjectToolReply is the subject a ToolReplyV1 envelope is sealed for. It is
 	// never published to directly: replies travel on the requester's inbox.
-	SubjectToolReply = "agentk.tool.v1.reply"
+	SubjectToolReply = wiring.SubjectToolReply
 	// SubjectEvidence carries EvidenceV1, produced by the sandbox.
-	SubjectEvidence = "agentk.evidence.v1"
+	SubjectEvidence = wiring.SubjectEvidence
 	// SubjectReport carries ReportV1, produced by the investigator.
-	SubjectReport = "agentk.report.v1"
+	SubjectReport = wiring.SubjectReport
 	// SubjectReview carries ReviewV1, produced by the reviewer.
-	SubjectReview = "agentk.review.v1"
+	SubjectReview = wiring.SubjectReview
 	// SubjectDecision carries DecisionV1, produced by the gate.
-	SubjectDecision = "agentk.decision.v1"
+	SubjectDecision = wiring.SubjectDecision
 	// SubjectApproval carries ApprovalV1, produced by the bridge.
-	SubjectApproval = "agentk.approval.v1"
+	SubjectApproval = wiring.SubjectApproval
 	// SubjectAction carries ActionV1, produced by the deployer.
-	SubjectAction = "agentk.action.v1"
+	SubjectAction = wiring.SubjectAction
 )
 
 // AllSubjects lists every durable subject (tool calls are request/reply and not
 // stored).
-var AllSubjects = []string{
-	SubjectAlert, SubjectEvidence, SubjectReport, SubjectReview,
-	SubjectDecision, SubjectApproval, SubjectAction,
-}
+var AllSubjects = wiring.Durables()

@@ -97,7 +97,7 @@ func TestOpenRejectsEachTamperingWithItsOwnError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var v map[string]any
-			_, err := ring.Open(tc.data(), tc.wantSubject, tc.wantRole, tc.now, &v)
+			_, err := ring.OpenAs(tc.data(), tc.wantSubject, tc.wantRole, tc.now, &v)
 			if tc.want == nil {
 				require.NoError(t, err)
 				require.Equal(t, "shop-api", v["service"])
@@ -120,7 +120,7 @@ func TestWrongSubjectBetweenTwoSubjectsTheRoleMaySign(t *testing.T) {
 	require.NoError(t, err)
 	e, err := deployer.signer.Seal("agentk.ledger.v1", []byte(`{}`), t0, 0)
 	require.NoError(t, err)
-	_, err = ring.Open(e.Marshal(), "agentk.cooldown.v1", envelope.RoleDeployer, t0, &map[string]any{})
+	_, err = ring.Open(e.Marshal(), "agentk.cooldown.v1", t0, &map[string]any{})
 	require.ErrorIs(t, err, envelope.ErrWrongSubject)
 }
 
@@ -184,7 +184,7 @@ func FuzzParse(f *testing.F) {
 		require.Equal(t, e, again)
 		// Verification of arbitrary input must fail with a sentinel or pass, never panic.
 		var v json.RawMessage
-		if _, err := ring.Open(b, "agentk.alert.v1", envelope.RoleIngester, t0, &v); err != nil {
+		if _, err := ring.Open(b, "agentk.alert.v1", t0, &v); err != nil {
 			matched := false
 			for _, s := range sentinels {
 				matched = matched || errors.Is(err, s)

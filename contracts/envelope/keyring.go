@@ -4,51 +4,55 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
+	"time"
+
+	"agentk/contracts/wiring"
 
 	"github.com/nats-io/nkeys"
 )
 
-// Roles: one per service. A key belongs to exactly one role.
+// Roles: one per service, as declared in the wiring table. A key belongs to
+// exactly one role.
 const (
-	RoleIngester     = "ingester"
-	RoleSandbox      = "sandbox"
-	RoleInvestigator = "investigator"
-	RoleReviewer     = "reviewer"
-	RoleGate         = "gate"
-	RoleBridge       = "bridge"
-	RoleDeployer     = "deployer"
+	RoleIngester     = wiring.RoleIngester
+	RoleSandbox      = wiring.RoleSandbox
+	RoleInvestigator = wiring.RoleInvestigator
+	RoleReviewer     = wiring.RoleReviewer
+	RoleGate         = wiring.RoleGate
+	RoleBridge       = wiring.RoleBridge
+	RoleDeployer     = wiring.RoleDeployer
 )
 
 // Roles lists every role.
-var Roles = []string{RoleIngester, RoleSandbox, RoleInvestigator, RoleReviewer, RoleGate, RoleBridge, RoleDeployer}
+var Roles = wiring.Roles
 
-// signs is the one table of which role produces which subject.
-var signs = map[string][]string{
-	RoleIngester:     {"agentk.alert.v1"},
-	RoleSandbox:      {"agentk.evidence.v1", "agentk.tool.v1.reply"},
-	RoleInvestigator: {"agentk.report.v1", "agentk.tool.v1"},
-	RoleReviewer:     {"agentk.review.v1"},
-	RoleGate:         {"agentk.decision.v1"},
-	RoleBridge:       {"agentk.approval.v1", "agentk.freeze.v1"},
-	// The deployer signs agentk.tool.v1 only for its recovery check: the
-	// sandbox accepts a deployer-signed call for service_overview of the
-	// alert's own service and nothing else.
-	RoleDeployer: {"agentk.action.v1", "agentk.ledger.v1", "agentk.cooldown.v1", "agentk.tool.v1"},
-}
-
-// RoleMaySign reports whether role produces subject.
+// RoleMaySign reports whether role produces subject (or the subject it
+// extends, agentk.x.v1 for agentk.x.v1.y), by the wiring table.
 func RoleMaySign(role, subject string) bool {
-	for _, s := range signs[role] {
-		if s == subject || s == subjectBase(subject) {
-			return true
-		}
-	}
-	return false
+	return wiring.Produces(role, subject) || wiring.Produces(role, subjectBase(subject))
 }
 
 // SubjectsSignedBy returns the subjects role produces.
-func SubjectsSignedBy(role string) []string { return append([]string(nil), signs[role]...) }
+func SubjectsSignedBy(role string) []string { return wiring.SignedBy(role) }
+
+// Open parses b, verifies it as signed by a producer of subject in the wiring
+// table (as OpenAs does) and decodes its payload into v. For a subject with
+// several producers the key's own role is expected when it is one of them; a
+// key of any other role fails with ErrWrongRole, as against the subject's
+// first producer.
+func (k *Keyring) Open(b []byte, subject string, now time.Time, v any) (Envelope, error) {
+	e, err := Parse(b)
+	if err != nil {
+		return Envelope{}, err
+	}
+	role := wiring.Producer(subject)
+	if signer := k.keys[e.KeyID].Role; signer != role && wiring.Produces(signer, subject) {
+		role = signer
+	}
+	return k.open(e, subject, role, now, v)
+}
 
 // KeyEntry is one public key and the role it may sign for.
 type KeyEntry struct {
@@ -59,14 +63,15 @@ type KeyEntry struct {
 // Keyring maps key ids to roles. The zero value is empty; build one with
 // NewKeyring or LoadKeyring.
 type Keyring struct {
-	keys map[string]KeyEntry
+	keys     map[string]KeyEntry
+	verified verifiedCache
 }
 
 // NewKeyring builds a keyring, rejecting malformed public keys and unknown roles.
 func NewKeyring(entries ...KeyEntry) (*Keyring, error) {
 	k := &Keyring{keys: map[string]KeyEntry{}}
 	for _, e := range entries {
-		if _, ok := signs[e.Role]; !ok {
+		if !slices.Contains(wiring.Roles, e.Role) {
 			return nil, fmt.Errorf("envelope: keyring: unknown role %q for %s", e.Role, e.KeyID)
 		}
 		if _, err := nkeys.FromPublicKey(e.KeyID); err != nil {

@@ -20,7 +20,6 @@ import (
 
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
 	"agentk/platform/bus"
@@ -132,7 +131,7 @@ func newWorld(ctx context.Context, tb testing.TB) *world {
 	tb.Cleanup(func() { _ = w.admin.Close() })
 	sub, err := w.admin.NATS().Subscribe(contracts.SubjectDecision, func(m *nats.Msg) {
 		var d contracts.DecisionV1
-		if _, err := f.Keyring().Open(m.Data, contracts.SubjectDecision, envelope.RoleGate, time.Now(), &d); err == nil {
+		if _, err := f.Keyring().Open(m.Data, contracts.SubjectDecision, time.Now(), &d); err == nil {
 			select {
 			case w.decisions <- d.IncidentID:
 			default: // nobody is counting (the fuzz target): drop

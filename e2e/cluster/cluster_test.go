@@ -23,7 +23,6 @@ import (
 
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
 	"agentk/platform/bus"
@@ -343,7 +342,7 @@ func (p *pipeline) follow(ctx context.Context, t *testing.T, trigger string, fau
 			switch m.Subject {
 			case contracts.SubjectDecision:
 				var d contracts.DecisionV1
-				_, err := p.fab.Keyring().Open(m.Data, m.Subject, envelope.RoleGate, time.Now(), &d)
+				_, err := p.fab.Keyring().Open(m.Data, m.Subject, time.Now(), &d)
 				require.NoError(t, err)
 				require.Equal(t, contracts.VerdictAllow, d.Verdict, "failed %v", d.FailedChecks)
 				if !asked {

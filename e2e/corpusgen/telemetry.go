@@ -11,6 +11,9 @@ import (
 )
 
 // span and logLine are written field for field as INCIDENT-FORMAT.md names them.
+// e2e/worldgen's SpanRec and LogRec are the same rows, written again on
+// purpose: worldgen shares no code with corpusgen (issue 18), so a world
+// corpus measures the pipeline on telemetry these rules were not written against.
 type span struct {
 	Timestamp     string            `json:"timestamp"`
 	TraceID       string            `json:"trace_id"`
@@ -295,118 +298,163 @@ func childIndex(ep endpoint, name string) int {
 	return -1
 }
 
+// faultReq is one request after the onset, as a fault changes it: its
+// service, endpoint, time and ids, the root span's duration, status, HTTP
+// code, message and attributes, and its children's durations, errors,
+// attributes and counts.
+type faultReq struct {
+	svc         string
+	ep          endpoint
+	t, logAt    time.Time
+	trace, root string
+	dur         float64
+	status      int
+	code        int
+	msg         string
+	rootAttrs   map[string]any
+	childDur    []float64
+	childErr    []string
+	childAttrs  []map[string]any
+	childCount  []int
+}
+
+// faults changes a request the way each fault shows.
+var faults = map[string]func(w *world, q *faultReq){
+	"bad_release": func(w *world, q *faultReq) {
+		r := w.r
+		if (q.ep.route == "/checkout" && r.Float64() < 0.8) || (q.ep.route == "/products" && r.Float64() < 0.3) {
+			q.status, q.code, q.msg = 2, 500, "runtime error: invalid memory address or nil pointer dereference"
+			q.rootAttrs["exception.type"] = "runtime.Error"
+			q.dur *= 0.4
+			w.log(q.svc, q.logAt, "ERROR", "panic recovered in "+q.ep.name+": runtime error: invalid memory address or nil pointer dereference [goroutine 4211]", q.trace, q.root, map[string]any{"exception.type": "runtime.Error"})
+		}
+	},
+	"config_regression": func(w *world, q *faultReq) {
+		r := w.r
+		if q.ep.route == "/search" && r.Float64() < 0.7 {
+			q.status, q.code, q.msg = 2, 500, `unknown ranking profile "v2-beta"`
+			if i := childIndex(q.ep, "ranking.profile.load"); i >= 0 {
+				q.childErr[i] = `profile "v2-beta" not found in profiles.yaml`
+				q.childAttrs[i]["ranking.profile"] = "v2-beta"
+			}
+			w.log(q.svc, q.logAt, "ERROR", `config: ranking.profile "v2-beta" not found in /etc/search/profiles.yaml; falling back is disabled`, q.trace, q.root, nil)
+		}
+	},
+	"retry_storm": func(w *world, q *faultReq) {
+		r := w.r
+		if i := childIndex(q.ep, "POST /charge"); i >= 0 {
+			n := 4 + r.IntN(5)
+			q.childCount[i] = n
+			q.childDur[i] = 200 + r.Float64()*5
+			q.childErr[i] = "context deadline exceeded (Client.Timeout 200ms)"
+			q.dur = float64(n)*q.childDur[i] + q.dur*0.3
+			if r.Float64() < 0.35 {
+				q.status, q.code, q.msg = 2, 504, "upstream payments-api timed out after retries"
+			}
+			w.log(q.svc, q.logAt, "WARN", fmt.Sprintf("payments-api call timed out after 200ms; retrying (attempt %d/8)", n), q.trace, q.root, map[string]any{"http.request.resend_count": n})
+		}
+	},
+	"prompt_regression": func(w *world, q *faultReq) {
+		r := w.r
+		if i := childIndex(q.ep, "guardrail.check"); i >= 0 && r.Float64() < 0.6 {
+			q.childErr[i] = "answer rejected: off_topic"
+			q.childAttrs[i]["guardrail.passed"] = false
+			q.childAttrs[i]["guardrail.score"] = math.Round(r.Float64()*20) / 100
+			q.status, q.msg = 2, "answer rejected by guardrail"
+			q.rootAttrs["guardrail.passed"] = false
+			w.log(q.svc, q.logAt, "WARN", fmt.Sprintf("guardrail rejected answer (policy=on_topic, score=%.2f, template=answer_v5)", q.childAttrs[i]["guardrail.score"]), q.trace, q.root, nil)
+		} else if i >= 0 {
+			q.childAttrs[i]["guardrail.passed"] = true
+		}
+		if i := childIndex(q.ep, "prompt.build"); i >= 0 {
+			q.childAttrs[i]["prompt.template"] = "answer_v5"
+		}
+	},
+	"retrieval_latency": func(w *world, q *faultReq) {
+		r := w.r
+		if i := childIndex(q.ep, "vectorstore.query"); i >= 0 {
+			slow := 1800 + r.Float64()*1700
+			q.childDur[i] = slow
+			q.dur += slow
+			if r.Float64() < 0.06 {
+				q.childErr[i] = "context deadline exceeded"
+				q.status, q.code, q.msg = 2, 504, "retrieval timed out"
+			}
+			if r.Float64() < 0.3 {
+				w.log(q.svc, q.logAt, "WARN", fmt.Sprintf("vectorstore query slow: %.1fs (collection=help_docs, top_k=8)", slow/1000), q.trace, q.root, nil)
+			}
+		}
+	},
+	"db_pool_exhaustion": func(w *world, q *faultReq) {
+		r := w.r
+		if i := childIndex(q.ep, "pool.checkout"); i >= 0 && r.Float64() < 0.5 {
+			q.childDur[i] = 100 + r.Float64()*2
+			q.childErr[i] = "pool exhausted: checkout timed out after 100ms"
+			q.status, q.code, q.msg = 2, 503, "database unavailable: pool exhausted"
+			q.dur = q.childDur[i] + 5
+			w.log(q.svc, q.logAt, "ERROR", "pool checkout timed out after 100ms (in_use=20 idle=0 max=20 waiters=37)", q.trace, q.root, map[string]any{"db.client.connection.pool.name": "orders"})
+		}
+	},
+	"dependency_outage": func(w *world, q *faultReq) {
+		r := w.r
+		if i := childIndex(q.ep, "POST /charge"); i >= 0 && r.Float64() < 0.8 {
+			q.childDur[i] = 1 + r.Float64()*3
+			q.childErr[i] = "dial tcp 10.0.3.7:443: connect: connection refused"
+			q.status, q.code, q.msg = 2, 502, "payment provider unavailable"
+			q.dur *= 0.5
+			w.log(q.svc, q.logAt, "ERROR", "payments-api unavailable: dial tcp 10.0.3.7:443: connect: connection refused", q.trace, q.root, map[string]any{"peer.service": pay})
+		}
+	},
+	"resource_saturation": func(w *world, q *faultReq) {
+		r := w.r
+		f := 3 + r.Float64()*2
+		q.dur *= f
+		for i := range q.childDur {
+			q.childDur[i] *= f
+		}
+		if r.Float64() < 0.05 {
+			q.status, q.code, q.msg = 2, 503, "context deadline exceeded"
+		}
+		if r.Float64() < 0.15 {
+			w.log(q.svc, q.logAt, "WARN", fmt.Sprintf("GC pause %dms (heap %.1fGiB of 2GiB limit)", 250+r.IntN(400), 1.7+r.Float64()*0.25), "", "", nil)
+		}
+		if r.Float64() < 0.01 {
+			w.log(q.svc, q.logAt, "ERROR", "container restarted after OOMKilled (exit code 137)", "", "", nil)
+		}
+	},
+	"traffic_surge": func(w *world, q *faultReq) {
+		r := w.r
+		q.dur *= 1.8 + r.Float64()*0.4
+		for i := range q.childDur {
+			q.childDur[i] *= 1.9
+		}
+		if r.Float64() < 0.06 {
+			q.status, q.code, q.msg = 2, 429, "rate limited: queue full"
+		}
+		if r.Float64() < 0.03 {
+			w.log(q.svc, q.logAt, "WARN", fmt.Sprintf("request queue depth %d (limit 500)", 380+r.IntN(120)), "", "", nil)
+		}
+	},
+	"noise": func(w *world, q *faultReq) {
+		r := w.r
+		if q.t.Before(w.onset.Add(5*time.Minute)) && r.Float64() < 0.18 {
+			msgs := []string{"context canceled", "EOF", "i/o timeout", "broken pipe"}
+			q.status, q.code, q.msg = 2, 500+r.IntN(4), msgs[r.IntN(len(msgs))]
+			w.log(q.svc, q.logAt, "ERROR", "request failed: "+q.msg, q.trace, q.root, nil)
+		}
+		q.dur *= 1.2
+	},
+}
+
 // applyFault changes one request after the onset the way the fault shows.
 func (w *world) applyFault(svc string, ep endpoint, t time.Time, trace, root string, dur float64, status, code int, msg string,
 	rootAttrs map[string]any, childDur []float64, childErr []string, childAttrs []map[string]any, childCount []int) (float64, int, int, string) {
-	r := w.r
-	logAt := t.Add(time.Duration(dur * 1e6))
-	switch w.fault() {
-	case "bad_release":
-		if (ep.route == "/checkout" && r.Float64() < 0.8) || (ep.route == "/products" && r.Float64() < 0.3) {
-			status, code, msg = 2, 500, "runtime error: invalid memory address or nil pointer dereference"
-			rootAttrs["exception.type"] = "runtime.Error"
-			dur *= 0.4
-			w.log(svc, logAt, "ERROR", "panic recovered in "+ep.name+": runtime error: invalid memory address or nil pointer dereference [goroutine 4211]", trace, root, map[string]any{"exception.type": "runtime.Error"})
-		}
-	case "config_regression":
-		if ep.route == "/search" && r.Float64() < 0.7 {
-			status, code, msg = 2, 500, `unknown ranking profile "v2-beta"`
-			if i := childIndex(ep, "ranking.profile.load"); i >= 0 {
-				childErr[i] = `profile "v2-beta" not found in profiles.yaml`
-				childAttrs[i]["ranking.profile"] = "v2-beta"
-			}
-			w.log(svc, logAt, "ERROR", `config: ranking.profile "v2-beta" not found in /etc/search/profiles.yaml; falling back is disabled`, trace, root, nil)
-		}
-	case "retry_storm":
-		if i := childIndex(ep, "POST /charge"); i >= 0 {
-			n := 4 + r.IntN(5)
-			childCount[i] = n
-			childDur[i] = 200 + r.Float64()*5
-			childErr[i] = "context deadline exceeded (Client.Timeout 200ms)"
-			dur = float64(n)*childDur[i] + dur*0.3
-			if r.Float64() < 0.35 {
-				status, code, msg = 2, 504, "upstream payments-api timed out after retries"
-			}
-			w.log(svc, logAt, "WARN", fmt.Sprintf("payments-api call timed out after 200ms; retrying (attempt %d/8)", n), trace, root, map[string]any{"http.request.resend_count": n})
-		}
-	case "prompt_regression":
-		if i := childIndex(ep, "guardrail.check"); i >= 0 && r.Float64() < 0.6 {
-			childErr[i] = "answer rejected: off_topic"
-			childAttrs[i]["guardrail.passed"] = false
-			childAttrs[i]["guardrail.score"] = math.Round(r.Float64()*20) / 100
-			status, msg = 2, "answer rejected by guardrail"
-			rootAttrs["guardrail.passed"] = false
-			w.log(svc, logAt, "WARN", fmt.Sprintf("guardrail rejected answer (policy=on_topic, score=%.2f, template=answer_v5)", childAttrs[i]["guardrail.score"]), trace, root, nil)
-		} else if i >= 0 {
-			childAttrs[i]["guardrail.passed"] = true
-		}
-		if i := childIndex(ep, "prompt.build"); i >= 0 {
-			childAttrs[i]["prompt.template"] = "answer_v5"
-		}
-	case "retrieval_latency":
-		if i := childIndex(ep, "vectorstore.query"); i >= 0 {
-			slow := 1800 + r.Float64()*1700
-			childDur[i] = slow
-			dur += slow
-			if r.Float64() < 0.06 {
-				childErr[i] = "context deadline exceeded"
-				status, code, msg = 2, 504, "retrieval timed out"
-			}
-			if r.Float64() < 0.3 {
-				w.log(svc, logAt, "WARN", fmt.Sprintf("vectorstore query slow: %.1fs (collection=help_docs, top_k=8)", slow/1000), trace, root, nil)
-			}
-		}
-	case "db_pool_exhaustion":
-		if i := childIndex(ep, "pool.checkout"); i >= 0 && r.Float64() < 0.5 {
-			childDur[i] = 100 + r.Float64()*2
-			childErr[i] = "pool exhausted: checkout timed out after 100ms"
-			status, code, msg = 2, 503, "database unavailable: pool exhausted"
-			dur = childDur[i] + 5
-			w.log(svc, logAt, "ERROR", "pool checkout timed out after 100ms (in_use=20 idle=0 max=20 waiters=37)", trace, root, map[string]any{"db.client.connection.pool.name": "orders"})
-		}
-	case "dependency_outage":
-		if i := childIndex(ep, "POST /charge"); i >= 0 && r.Float64() < 0.8 {
-			childDur[i] = 1 + r.Float64()*3
-			childErr[i] = "dial tcp 10.0.3.7:443: connect: connection refused"
-			status, code, msg = 2, 502, "payment provider unavailable"
-			dur *= 0.5
-			w.log(svc, logAt, "ERROR", "payments-api unavailable: dial tcp 10.0.3.7:443: connect: connection refused", trace, root, map[string]any{"peer.service": pay})
-		}
-	case "resource_saturation":
-		f := 3 + r.Float64()*2
-		dur *= f
-		for i := range childDur {
-			childDur[i] *= f
-		}
-		if r.Float64() < 0.05 {
-			status, code, msg = 2, 503, "context deadline exceeded"
-		}
-		if r.Float64() < 0.15 {
-			w.log(svc, logAt, "WARN", fmt.Sprintf("GC pause %dms (heap %.1fGiB of 2GiB limit)", 250+r.IntN(400), 1.7+r.Float64()*0.25), "", "", nil)
-		}
-		if r.Float64() < 0.01 {
-			w.log(svc, logAt, "ERROR", "container restarted after OOMKilled (exit code 137)", "", "", nil)
-		}
-	case "traffic_surge":
-		dur *= 1.8 + r.Float64()*0.4
-		for i := range childDur {
-			childDur[i] *= 1.9
-		}
-		if r.Float64() < 0.06 {
-			status, code, msg = 2, 429, "rate limited: queue full"
-		}
-		if r.Float64() < 0.03 {
-			w.log(svc, logAt, "WARN", fmt.Sprintf("request queue depth %d (limit 500)", 380+r.IntN(120)), "", "", nil)
-		}
-	case "noise":
-		if t.Before(w.onset.Add(5*time.Minute)) && r.Float64() < 0.18 {
-			msgs := []string{"context canceled", "EOF", "i/o timeout", "broken pipe"}
-			status, code, msg = 2, 500+r.IntN(4), msgs[r.IntN(len(msgs))]
-			w.log(svc, logAt, "ERROR", "request failed: "+msg, trace, root, nil)
-		}
-		dur *= 1.2
+	q := &faultReq{svc: svc, ep: ep, t: t, logAt: t.Add(time.Duration(dur * 1e6)), trace: trace, root: root, dur: dur, status: status, code: code, msg: msg,
+		rootAttrs: rootAttrs, childDur: childDur, childErr: childErr, childAttrs: childAttrs, childCount: childCount}
+	if f := faults[w.fault()]; f != nil {
+		f(w, q)
 	}
-	return dur, status, code, msg
+	return q.dur, q.status, q.code, q.msg
 }
 
 // generate builds the telemetry of one scenario.

@@ -58,7 +58,7 @@ func (w *world) follow(ctx context.Context, trigger string, onTrigger func()) st
 			switch m.Subject {
 			case contracts.SubjectDecision:
 				var d contracts.DecisionV1
-				_, err := w.kr.Open(m.Data, m.Subject, envelope.RoleGate, time.Now(), &d)
+				_, err := w.kr.Open(m.Data, m.Subject, time.Now(), &d)
 				require.NoError(t, err)
 				if d.Verdict != contracts.VerdictAllow {
 					done = true

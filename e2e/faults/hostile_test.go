@@ -255,7 +255,7 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 			return 0
 		}
 		var l contracts.ReleaseLedgerV1
-		if _, err := w.kr.Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+		if _, err := w.kr.Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
 			return -1
 		}
 		return len(l.Releases)
@@ -304,7 +304,7 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 		select {
 		case m := <-actions:
 			var a contracts.ActionV1
-			_, err := w.kr.Open(m.Data, contracts.SubjectAction, envelope.RoleDeployer, time.Now(), &a)
+			_, err := w.kr.Open(m.Data, contracts.SubjectAction, time.Now(), &a)
 			require.NoError(t, err, "the action is deployer-signed")
 			return a
 		case <-ctx.Done():

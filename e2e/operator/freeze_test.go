@@ -68,7 +68,7 @@ func TestFreezeDeniesRefusesAndExpires(t *testing.T) {
 	e, err := freezes.Get(ctx, svc)
 	require.NoError(t, err, "stored durably in KV")
 	var stored contracts.FreezeV1
-	_, err = p.kr.Open(e.Value(), contracts.SubjectFreeze, envelope.RoleBridge, p.now(), &stored)
+	_, err = p.kr.Open(e.Value(), contracts.SubjectFreeze, p.now(), &stored)
 	require.NoError(t, err, "signed by the bridge")
 	require.Equal(t, fz.FreezeID, stored.FreezeID)
 

@@ -256,12 +256,6 @@ func (p *pipeline) fire(ctx context.Context, rule string) {
 	require.Equal(t, 2, resp.StatusCode/100, "ingester: %s: %s", resp.Status, b)
 }
 
-// producers is the one role that may sign each subject the tests follow.
-var producers = map[string]string{
-	contracts.SubjectAlert: envelope.RoleIngester, contracts.SubjectDecision: envelope.RoleGate,
-	contracts.SubjectApproval: envelope.RoleBridge, contracts.SubjectAction: envelope.RoleDeployer,
-}
-
 // next waits for the next message on subject that verifies as its
 // producer's and that match accepts (decoded into a fresh T).
 func next[T any](ctx context.Context, p *pipeline, subject string, match func(T) bool) T {
@@ -275,7 +269,7 @@ func next[T any](ctx context.Context, p *pipeline, subject string, match func(T)
 				continue
 			}
 			var v T
-			_, err := p.kr.Open(m.Data, subject, producers[subject], p.now(), &v)
+			_, err := p.kr.Open(m.Data, subject, p.now(), &v)
 			require.NoError(p.t, err, "observed %s does not verify", subject)
 			if match(v) {
 				return v
@@ -320,7 +314,7 @@ func (p *pipeline) ledgerLen(ctx context.Context) int {
 		return 0
 	}
 	var l contracts.ReleaseLedgerV1
-	if _, err := p.kr.Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, p.now(), &l); err != nil {
+	if _, err := p.kr.Open(e.Value(), contracts.SubjectLedger, p.now(), &l); err != nil {
 		return -1
 	}
 	return len(l.Releases)

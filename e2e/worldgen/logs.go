@@ -58,56 +58,89 @@ func (e *emitter) accessLog(trace, span string, at time.Time, ep int, o outcome,
 // after a deploy or a restart, and the class's own process-level lines.
 func (e *emitter) minuteLogs(m time.Time) {
 	w, r := e.w, e.r
-	aff := w.Topo.Affected
 	v := e.version(m.Add(59 * time.Second))
-	for _, d := range w.Deploys {
-		if d.At.Truncate(time.Minute).Equal(m) && d.At.Before(w.Now) && !d.At.Before(w.Start) {
-			e.log(d.At.Add(2*time.Second), sevInfo, fmt.Sprintf("listening on :%d", w.Topo.HostPort), "", "", d.Service, d.Version, nil)
-			if w.Class == "config_regression" && d.Service == aff {
-				e.log(d.At.Add(3*time.Second), sevWarn, "configuration reloaded from /etc/"+aff+"/settings.yaml (14 keys, 2 overridden)", "", "", aff, d.Version, nil)
-			}
-		}
-	}
-	if !e.restartAt.IsZero() {
-		if m.Equal(e.restartAt.Truncate(time.Minute)) {
-			msg := map[string]string{"go": "fatal error: runtime: out of memory", "java": "java.lang.OutOfMemoryError: Java heap space",
-				"python": "MemoryError", "nodejs": "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
-				"dotnet": "System.OutOfMemoryException: Insufficient memory to continue the execution of the program."}[w.Topo.Lang]
-			e.log(e.restartAt.Add(-time.Second), sevFatal, msg, "", "", aff, v, nil)
-		}
-		if back := e.restartAt.Add(e.restartGap); m.Equal(back.Truncate(time.Minute)) {
-			e.log(back, sevInfo, fmt.Sprintf("starting %s pid=%d", aff, e.pidAfter), "", "", aff, v, nil)
-		}
-	}
+	e.deployLogs(m)
+	e.restartLogs(m, v)
 	if !e.active(m) {
 		if r.Float64() < 0.05 {
-			e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevInfo, "cache refreshed", "", "", aff, v, nil)
+			e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevInfo, "cache refreshed", "", "", w.Topo.Affected, v, nil)
 		}
 		return
 	}
-	switch w.Class {
-	case "resource_saturation":
-		e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevWarn, pick(r, []string{
-			fmt.Sprintf("GC pause %.1fs (heap %d MiB of %d MiB)", 0.4+r.Float64()*2, 900+r.IntN(120), 1024),
-			"memory usage above 90% of the container limit",
-		}), "", "", aff, v, map[string]any{"process.runtime.gc.pause_ms": 400 + r.IntN(2000)})
-	case "db_pool_exhaustion":
-		if r.Float64() < 0.7 {
-			e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevWarn, fmt.Sprintf("connection pool %s-pool saturated: active=20 idle=0 waiting=%d", w.Topo.DBName, 10+r.IntN(80)), "", "", aff, v, nil)
+	if f := classMinuteLogs[w.Class]; f != nil {
+		f(e, m, v)
+	}
+}
+
+// within draws a moment in minute m.
+func (e *emitter) within(m time.Time) time.Time {
+	return m.Add(time.Duration(e.r.IntN(60)) * time.Second)
+}
+
+// deployLogs writes the start-up lines of every deploy in minute m.
+func (e *emitter) deployLogs(m time.Time) {
+	w := e.w
+	aff := w.Topo.Affected
+	for _, d := range w.Deploys {
+		if !d.At.Truncate(time.Minute).Equal(m) || !d.At.Before(w.Now) || d.At.Before(w.Start) {
+			continue
 		}
-	case "traffic_surge":
-		if r.Float64() < 0.5 {
-			e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevWarn, fmt.Sprintf("autoscaler: %d replicas at max, queue depth %d", 4, 50+r.IntN(400)), "", "", aff, v, nil)
-		}
-	case "retry_storm":
-		if r.Float64() < 0.6 {
-			e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevWarn, fmt.Sprintf("retrying call to %s (attempt %d)", w.Topo.Callee, 2+r.IntN(6)), "", "", aff, v, nil)
-		}
-	case "prompt_regression":
-		if r.Float64() < 0.4 {
-			e.log(m.Add(time.Duration(r.IntN(60))*time.Second), sevWarn, "answer evaluation below threshold", "", "", aff, v, nil)
+		e.log(d.At.Add(2*time.Second), sevInfo, fmt.Sprintf("listening on :%d", w.Topo.HostPort), "", "", d.Service, d.Version, nil)
+		if w.Class == "config_regression" && d.Service == aff {
+			e.log(d.At.Add(3*time.Second), sevWarn, "configuration reloaded from /etc/"+aff+"/settings.yaml (14 keys, 2 overridden)", "", "", aff, d.Version, nil)
 		}
 	}
+}
+
+// restartLogs writes the out-of-memory line before a restart and the
+// start-up line after it, in the minutes they fall in.
+func (e *emitter) restartLogs(m time.Time, v string) {
+	if e.restartAt.IsZero() {
+		return
+	}
+	w := e.w
+	aff := w.Topo.Affected
+	if m.Equal(e.restartAt.Truncate(time.Minute)) {
+		msg := map[string]string{"go": "fatal error: runtime: out of memory", "java": "java.lang.OutOfMemoryError: Java heap space",
+			"python": "MemoryError", "nodejs": "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+			"dotnet": "System.OutOfMemoryException: Insufficient memory to continue the execution of the program."}[w.Topo.Lang]
+		e.log(e.restartAt.Add(-time.Second), sevFatal, msg, "", "", aff, v, nil)
+	}
+	if back := e.restartAt.Add(e.restartGap); m.Equal(back.Truncate(time.Minute)) {
+		e.log(back, sevInfo, fmt.Sprintf("starting %s pid=%d", aff, e.pidAfter), "", "", aff, v, nil)
+	}
+}
+
+// classMinuteLogs writes, for each class, its process-level line of minute m
+// after the onset (each draws whether to write first, then when).
+var classMinuteLogs = map[string]func(e *emitter, m time.Time, v string){
+	"resource_saturation": func(e *emitter, m time.Time, v string) {
+		r := e.r
+		e.log(e.within(m), sevWarn, pick(r, []string{
+			fmt.Sprintf("GC pause %.1fs (heap %d MiB of %d MiB)", 0.4+r.Float64()*2, 900+r.IntN(120), 1024),
+			"memory usage above 90% of the container limit",
+		}), "", "", e.w.Topo.Affected, v, map[string]any{"process.runtime.gc.pause_ms": 400 + r.IntN(2000)})
+	},
+	"db_pool_exhaustion": func(e *emitter, m time.Time, v string) {
+		if e.r.Float64() < 0.7 {
+			e.log(e.within(m), sevWarn, fmt.Sprintf("connection pool %s-pool saturated: active=20 idle=0 waiting=%d", e.w.Topo.DBName, 10+e.r.IntN(80)), "", "", e.w.Topo.Affected, v, nil)
+		}
+	},
+	"traffic_surge": func(e *emitter, m time.Time, v string) {
+		if e.r.Float64() < 0.5 {
+			e.log(e.within(m), sevWarn, fmt.Sprintf("autoscaler: %d replicas at max, queue depth %d", 4, 50+e.r.IntN(400)), "", "", e.w.Topo.Affected, v, nil)
+		}
+	},
+	"retry_storm": func(e *emitter, m time.Time, v string) {
+		if e.r.Float64() < 0.6 {
+			e.log(e.within(m), sevWarn, fmt.Sprintf("retrying call to %s (attempt %d)", e.w.Topo.Callee, 2+e.r.IntN(6)), "", "", e.w.Topo.Affected, v, nil)
+		}
+	},
+	"prompt_regression": func(e *emitter, m time.Time, v string) {
+		if e.r.Float64() < 0.4 {
+			e.log(e.within(m), sevWarn, "answer evaluation below threshold", "", "", e.w.Topo.Affected, v, nil)
+		}
+	},
 }
 
 // adversarialText writes the text a model could be fooled by: a log body

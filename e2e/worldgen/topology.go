@@ -88,24 +88,37 @@ func drawTopology(r *rand.Rand, class string) Topology {
 	} else {
 		t.Affected = pick(r, affectedBy["core"])
 	}
-	switch class {
-	case "prompt_regression":
-		t.Kind = CalleeLLM
-	case "retrieval_latency":
-		t.Kind = CalleeVector
-	case "retry_storm":
-		t.Kind = CalleeInternal
-	case "dependency_outage":
-		t.Kind = pick(r, []CalleeKind{CalleeExternal, CalleeExternal, CalleeInternal})
-	case "config_regression":
-		t.Kind = pick(r, []CalleeKind{CalleeExternal, CalleeDB, CalleeInternal})
-	case "bad_release":
-		t.Kind = pick(r, []CalleeKind{CalleeDB, CalleeInternal})
-	default:
-		t.Kind = CalleeDB
-	}
+	t.Kind = drawCalleeKind(r, class)
 	db := pick(r, dbSystems)
 	t.DBSystem, t.DBName = db.system, db.name
+	t.drawCallee(r)
+	t.drawEndpoints(r, ai)
+	t.CallerRoute = pick(r, []string{"/", "/app/*", "/graphql", "/api/v2/*", "/m/*"})
+	t.NeighbourRoutes = []string{pick(r, []string{"/send", "/render", "/evaluate", "/events"}), pick(r, []string{"/status", "/batch", "/lookup"})}
+	return t
+}
+
+// drawCalleeKind draws what the affected service depends on, by class.
+func drawCalleeKind(r *rand.Rand, class string) CalleeKind {
+	switch class {
+	case "prompt_regression":
+		return CalleeLLM
+	case "retrieval_latency":
+		return CalleeVector
+	case "retry_storm":
+		return CalleeInternal
+	case "dependency_outage":
+		return pick(r, []CalleeKind{CalleeExternal, CalleeExternal, CalleeInternal})
+	case "config_regression":
+		return pick(r, []CalleeKind{CalleeExternal, CalleeDB, CalleeInternal})
+	case "bad_release":
+		return pick(r, []CalleeKind{CalleeDB, CalleeInternal})
+	}
+	return CalleeDB
+}
+
+// drawCallee names the dependency of t's kind and its host.
+func (t *Topology) drawCallee(r *rand.Rand) {
 	switch t.Kind {
 	case CalleeDB:
 		t.Callee = t.DBName + "-db"
@@ -123,6 +136,11 @@ func drawTopology(r *rand.Rand, class string) Topology {
 		p := pick(r, llmProviders)
 		t.Callee, t.CalleeHost, t.DBName = p.system, p.host, p.model
 	}
+}
+
+// drawEndpoints draws two or three endpoints of the affected service and
+// their shares of the traffic.
+func (t *Topology) drawEndpoints(r *rand.Rand, ai bool) {
 	routes := routesCore
 	if ai {
 		routes = routesAI
@@ -145,9 +163,6 @@ func drawTopology(r *rand.Rand, class string) Topology {
 	for i := range t.Endpoints {
 		t.Endpoints[i].Share /= total
 	}
-	t.CallerRoute = pick(r, []string{"/", "/app/*", "/graphql", "/api/v2/*", "/m/*"})
-	t.NeighbourRoutes = []string{pick(r, []string{"/send", "/render", "/evaluate", "/events"}), pick(r, []string{"/status", "/batch", "/lookup"})}
-	return t
 }
 
 // InProject reports whether the dependency is a service of the compose

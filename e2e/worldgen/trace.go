@@ -55,81 +55,110 @@ func (e *emitter) decide(t time.Time, ep int, v string) outcome {
 	if !e.active(t) {
 		return o
 	}
-	newVersion := v == w.NewVersion()
-	uses := w.Topo.Endpoints[ep].UsesCallee
-	switch w.Class {
-	case "bad_release":
-		if newVersion && e.broken[ep] && r.Float64() < e.failP {
-			o.fail, o.status, o.msg, o.exc, o.slow = true, 500, e.excMsg, true, 0.4+r.Float64()*0.6
+	if f := classOutcomes[w.Class]; f != nil {
+		f(e, &o, request{t: t, ep: ep, newVersion: v == w.NewVersion(), uses: w.Topo.Endpoints[ep].UsesCallee})
+	}
+	return o
+}
+
+// request is what a class's outcome depends on: when, which endpoint, on
+// the new version or not, and whether the endpoint calls the dependency.
+type request struct {
+	t          time.Time
+	ep         int
+	newVersion bool
+	uses       bool
+}
+
+// classOutcomes draws, for each failure class, how a request after the onset
+// goes (decide has already drawn the background noise).
+var classOutcomes = map[string]func(e *emitter, o *outcome, q request){
+	"bad_release": func(e *emitter, o *outcome, q request) {
+		if q.newVersion && e.broken[q.ep] && e.r.Float64() < e.failP {
+			o.fail, o.status, o.msg, o.exc, o.slow = true, 500, e.excMsg, true, 0.4+e.r.Float64()*0.6
 		}
-	case "config_regression":
-		if newVersion && uses && r.Float64() < math.Max(e.failP, 0.5) {
-			o.fail, o.exc = true, true
-			switch w.Topo.Kind {
-			case CalleeDB:
-				o.status, o.msg = 500, e.excMsg
-				o.calleeFail, o.calleeMsg = true, e.excMsg
-			default:
-				o.status, o.msg = 502, e.excMsg
-				o.calleeFail, o.calleeMsg, o.calleeHost = true, e.excMsg, misconfiguredHost(w.Topo)
-			}
-		}
-	case "retry_storm":
-		if newVersion && uses {
+	},
+	"config_regression": (*emitter).configOutcome,
+	"retry_storm": func(e *emitter, o *outcome, q request) {
+		if q.newVersion && q.uses {
+			r := e.r
 			o.retries = 3 + r.IntN(6)
 			o.calleeSlow = 2.5 + r.Float64()*3
 			o.slow = 2 + r.Float64()*2
 			if r.Float64() < e.failP*0.8 {
-				o.fail, o.status, o.msg = true, 504, "upstream "+w.Topo.Callee+" did not answer after "+fmt.Sprint(o.retries)+" attempts"
+				o.fail, o.status, o.msg = true, 504, "upstream "+e.w.Topo.Callee+" did not answer after "+fmt.Sprint(o.retries)+" attempts"
 			}
 		}
-	case "prompt_regression":
-		if newVersion {
+	},
+	"prompt_regression": func(e *emitter, o *outcome, q request) {
+		if q.newVersion {
+			r := e.r
 			o.tokens = 2.5 + r.Float64()*2
 			o.slow = 1.8 + r.Float64()
 			o.quality = r.Float64() < 0.4+e.failP*0.6
 			o.guardrail = o.quality && r.Float64() < 0.35
 		}
-	case "retrieval_latency":
-		if uses {
-			o.calleeSlow = e.slowdown * (1 + r.Float64()*0.5)
-			if r.Float64() < 0.04 {
-				o.fail, o.status, o.msg = true, 504, "retrieval from "+w.Topo.Callee+" exceeded its deadline"
+	},
+	"retrieval_latency": func(e *emitter, o *outcome, q request) {
+		if q.uses {
+			o.calleeSlow = e.slowdown * (1 + e.r.Float64()*0.5)
+			if e.r.Float64() < 0.04 {
+				o.fail, o.status, o.msg = true, 504, "retrieval from "+e.w.Topo.Callee+" exceeded its deadline"
 				o.calleeFail, o.calleeMsg = true, "context deadline exceeded"
 			}
 		}
-	case "db_pool_exhaustion":
-		o.poolWait = time.Duration((200 + r.Float64()*3000) * float64(time.Millisecond))
-		if r.Float64() < e.failP {
+	},
+	"db_pool_exhaustion": func(e *emitter, o *outcome, _ request) {
+		o.poolWait = time.Duration((200 + e.r.Float64()*3000) * float64(time.Millisecond))
+		if e.r.Float64() < e.failP {
 			o.poolFail, o.fail, o.status, o.msg, o.exc = true, true, 500, e.excMsg, true
-			o.poolWait = poolTimeout(w.Topo.Lang)
+			o.poolWait = poolTimeout(e.w.Topo.Lang)
 		}
-	case "dependency_outage":
-		if uses && r.Float64() < math.Max(e.failP, 0.55) {
+	},
+	"dependency_outage": func(e *emitter, o *outcome, q request) {
+		if q.uses && e.r.Float64() < math.Max(e.failP, 0.55) {
 			o.fail, o.exc, o.status, o.msg = true, true, 502, e.excMsg
 			o.calleeFail, o.calleeMsg = true, e.excMsg
-			o.calleeCode = pick(r, []int{0, 503, 503, 500})
+			o.calleeCode = pick(e.r, []int{0, 503, 503, 500})
 		}
-	case "resource_saturation":
-		grow := 1 + math.Min(1, t.Sub(w.Onset).Minutes()/8)
+	},
+	"resource_saturation": func(e *emitter, o *outcome, q request) {
+		r := e.r
+		grow := 1 + math.Min(1, q.t.Sub(e.w.Onset).Minutes()/8)
 		o.slow = e.slowdown * 0.6 * grow * (0.8 + r.Float64()*0.4)
 		if r.Float64() < e.failP*0.5 {
 			o.fail, o.status, o.msg = true, 503, pick(r, []string{"context deadline exceeded", "server overloaded, shedding request", "request timed out in queue"})
 		}
-	case "traffic_surge":
-		o.slow = 1.6 + (e.surge-3)*0.25 + r.Float64()*0.3
-		if r.Float64() < 0.06 {
-			o.fail, o.status, o.msg = true, pick(r, []int{429, 503}), "too many concurrent requests"
+	},
+	"traffic_surge": func(e *emitter, o *outcome, _ request) {
+		o.slow = 1.6 + (e.surge-3)*0.25 + e.r.Float64()*0.3
+		if e.r.Float64() < 0.06 {
+			o.fail, o.status, o.msg = true, pick(e.r, []int{429, 503}), "too many concurrent requests"
 		}
-	case "unknown":
-		if ep == len(w.Topo.Endpoints)-1 {
-			o.slow = 1.4 + r.Float64()*0.4
+	},
+	"unknown": func(e *emitter, o *outcome, q request) {
+		if q.ep == len(e.w.Topo.Endpoints)-1 {
+			o.slow = 1.4 + e.r.Float64()*0.4
 		}
-		if r.Float64() < 0.05 {
+		if e.r.Float64() < 0.05 {
 			o.fail, o.status, o.msg = true, 500, e.genericError()
 		}
+	},
+}
+
+// configOutcome: the new version calls the dependency with a bad setting.
+func (e *emitter) configOutcome(o *outcome, q request) {
+	if !q.newVersion || !q.uses || e.r.Float64() >= math.Max(e.failP, 0.5) {
+		return
 	}
-	return o
+	o.fail, o.exc = true, true
+	if e.w.Topo.Kind == CalleeDB {
+		o.status, o.msg = 500, e.excMsg
+		o.calleeFail, o.calleeMsg = true, e.excMsg
+		return
+	}
+	o.status, o.msg = 502, e.excMsg
+	o.calleeFail, o.calleeMsg, o.calleeHost = true, e.excMsg, misconfiguredHost(e.w.Topo)
 }
 
 func poolTimeout(lang string) time.Duration {
@@ -165,7 +194,6 @@ func (e *emitter) request(t time.Time) {
 	base := e.lognormal(epd.BaseMs)
 	var parent string
 	start := t
-	callerStatus := 200
 	var callerID, clientID string
 	if viaCaller {
 		callerID, clientID = e.hex(16), e.hex(16)
@@ -174,9 +202,28 @@ func (e *emitter) request(t time.Time) {
 	}
 	sID := e.hex(16)
 	// The affected service's children.
-	cursor := start.Add(time.Duration(1+r.IntN(3)) * time.Millisecond)
+	children := e.children(trace, sID, start.Add(time.Duration(1+r.IntN(3))*time.Millisecond), epd, o, v)
+	dur := time.Duration(float64(base)*o.slow) + children
+	if o.fail && o.slow < 1 && children == 0 {
+		dur = time.Duration(float64(base) * o.slow)
+	}
+	e.serverSpan(trace, sID, parent, start, dur, ep, o, v)
+	if o.fail && (o.exc || r.Float64() < 0.5) {
+		e.errorLog(trace, sID, start.Add(dur), o, v)
+	} else if r.Float64() < 0.12 {
+		e.accessLog(trace, sID, start.Add(dur), ep, o, v)
+	}
+	if viaCaller {
+		e.callerSpans(trace, callerID, clientID, t, dur, ep, o)
+	}
+}
+
+// children writes the affected service's spans beneath its server span
+// (pool, database, dependency calls) from cursor on, and returns their time.
+func (e *emitter) children(trace, sID string, cursor time.Time, epd Endpoint, o outcome, v string) time.Duration {
+	topo := e.w.Topo
 	var children time.Duration
-	if w.Class == "db_pool_exhaustion" || (topo.Kind == CalleeDB && epd.UsesCallee) {
+	if e.w.Class == "db_pool_exhaustion" || (topo.Kind == CalleeDB && epd.UsesCallee) {
 		if o.poolWait > 0 {
 			e.poolSpan(trace, sID, cursor, o, v)
 			cursor = cursor.Add(o.poolWait)
@@ -189,30 +236,9 @@ func (e *emitter) request(t time.Time) {
 		}
 	}
 	if epd.UsesCallee && topo.Kind != CalleeDB {
-		d := e.calleeCalls(trace, sID, cursor, o, v)
-		cursor = cursor.Add(d)
-		children += d
+		children += e.calleeCalls(trace, sID, cursor, o, v)
 	}
-	dur := time.Duration(float64(base)*o.slow) + children
-	if o.fail && o.slow < 1 && children == 0 {
-		dur = time.Duration(float64(base) * o.slow)
-	}
-	e.serverSpan(trace, sID, parent, start, dur, ep, o, v)
-	if o.fail && (o.exc || r.Float64() < 0.5) {
-		e.errorLog(trace, sID, start.Add(dur), o, v)
-	} else if r.Float64() < 0.12 {
-		e.accessLog(trace, sID, start.Add(dur), ep, o, v)
-	}
-	if viaCaller {
-		callerStatus = 200
-		if o.fail && r.Float64() < 0.85 {
-			callerStatus = 502
-			if o.status == 504 || o.status == 429 {
-				callerStatus = o.status
-			}
-		}
-		e.callerSpans(trace, callerID, clientID, t, dur+time.Duration(2+r.IntN(6))*time.Millisecond, ep, o.status, callerStatus)
-	}
+	return children
 }
 
 func (e *emitter) endpoint() int {
@@ -264,8 +290,18 @@ func (e *emitter) serverSpan(trace, id, parent string, at time.Time, d time.Dura
 	}
 }
 
-func (e *emitter) callerSpans(trace, rootID, clientID string, at time.Time, d time.Duration, ep int, calleeStatus, status int) {
+// callerSpans writes the caller's server and client spans around a request
+// of d to the affected service that answered o.
+func (e *emitter) callerSpans(trace, rootID, clientID string, at time.Time, d time.Duration, ep int, o outcome) {
 	w, r := e.w, e.r
+	calleeStatus, status := o.status, 200
+	if o.fail && r.Float64() < 0.85 {
+		status = 502
+		if o.status == 504 || o.status == 429 {
+			status = o.status
+		}
+	}
+	d += time.Duration(2+r.IntN(6)) * time.Millisecond
 	topo := w.Topo
 	res := e.resource(topo.Caller, "web-"+fmt.Sprint(3+w.Index%7), at)
 	root := e.span(trace, rootID, "", "GET "+topo.CallerRoute, kindServer, at, d+time.Duration(1+r.IntN(3))*time.Millisecond, res,

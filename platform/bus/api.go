@@ -22,7 +22,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Errors.
 var (
 	// ErrPermanent marks a handler error that redelivery cannot fix: the message
 	// goes to the dead-letter subject and is acked.

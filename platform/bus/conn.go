@@ -222,12 +222,20 @@ func (c *Conn) Close() error {
 // the message being handled are added. It returns ErrUnknownSubject for a
 // subject no stream stores, ErrPublish wrapping the JetStream error otherwise.
 func (c *Conn) Publish(ctx context.Context, subject string, out Out, md map[string]string) error {
+	_, err := c.PublishFresh(ctx, subject, out, md)
+	return err
+}
+
+// PublishFresh is Publish that also says whether JetStream stored the
+// message: fresh is false when it dropped it as a duplicate of out.MsgID
+// inside the stream's window (a copy was stored before).
+func (c *Conn) PublishFresh(ctx context.Context, subject string, out Out, md map[string]string) (fresh bool, err error) {
 	if subject == "" {
 		subject = out.Envelope.Subject
 	}
 	stream, ok := topology.StreamFor(subject)
 	if !ok {
-		return fmt.Errorf("%w: %q", ErrUnknownSubject, subject)
+		return false, fmt.Errorf("%w: %q", ErrUnknownSubject, subject)
 	}
 	ctx, span := otel.Tracer("agentk/platform/bus").Start(role.With(ctx, c.cfg.Name), "send "+subject,
 		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(append(messagingAttrs(subject),
@@ -236,14 +244,22 @@ func (c *Conn) Publish(ctx context.Context, subject string, out Out, md map[stri
 	msg := nats.NewMsg(subject)
 	msg.Data = out.Envelope.Marshal()
 	setHeaders(ctx, msg.Header, md)
-	if err := c.publishMsg(ctx, stream, msg, out.MsgID); err != nil {
+	dup, err := c.storeMsg(ctx, stream, msg, out.MsgID)
+	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
-		return err
+		return false, err
 	}
-	return nil
+	return !dup, nil
 }
 
 func (c *Conn) publishMsg(ctx context.Context, stream string, msg *nats.Msg, msgID string) error {
+	_, err := c.storeMsg(ctx, stream, msg, msgID)
+	return err
+}
+
+// storeMsg is publishMsg; dup reports that JetStream dropped msg as a
+// duplicate of msgID.
+func (c *Conn) storeMsg(ctx context.Context, stream string, msg *nats.Msg, msgID string) (dup bool, err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.PublishTimeout)
@@ -258,12 +274,12 @@ func (c *Conn) publishMsg(ctx context.Context, stream string, msg *nats.Msg, msg
 		if c.nc.IsClosed() {
 			err = errors.Join(ErrClosed, err)
 		}
-		return fmt.Errorf("%w: %s msg_id %q: %w", ErrPublish, msg.Subject, msgID, err)
+		return false, fmt.Errorf("%w: %s msg_id %q: %w", ErrPublish, msg.Subject, msgID, err)
 	}
 	if ack.Duplicate {
 		c.log.Debug("duplicate publish dropped", "subject", msg.Subject, "msg_id", msgID)
 	}
-	return nil
+	return ack.Duplicate, nil
 }
 
 // publishRetrying publishes msg, retrying while the failure is one a stream

@@ -21,7 +21,6 @@ import (
 	"agentk/platform/topology"
 )
 
-// Errors.
 var (
 	// ErrStart is returned by StartEmbedded and Remote when the fabric cannot
 	// be brought up.

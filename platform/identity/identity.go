@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"agentk/contracts/envelope"
 	"agentk/platform/topology"
@@ -20,7 +21,6 @@ import (
 	"github.com/nats-io/nkeys"
 )
 
-// Errors.
 var (
 	// ErrMissing is returned by Load when a role's seed file does not exist.
 	ErrMissing = errors.New("identity: missing seed")
@@ -51,6 +51,10 @@ type Set struct {
 	seeds map[string][]byte
 	pubs  map[string]string
 	kr    *envelope.Keyring // from keyring.json (LoadAvailable); nil: built from pubs
+
+	// signers are the roles' signers, each key derived once.
+	mu      sync.Mutex
+	signers map[string]*envelope.Signer
 }
 
 // Ensure creates dir (0700) and a seed for every role that has none, keeps the
@@ -228,13 +232,27 @@ func (s *Set) PublicKeys() map[string]string {
 	return out
 }
 
-// Signer returns the envelope signer of role, or ErrUnknownRole.
+// Signer returns the envelope signer of role, or ErrUnknownRole. The key is
+// derived from the seed once; every later call returns the same signer.
 func (s *Set) Signer(role string) (*envelope.Signer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sg, ok := s.signers[role]; ok {
+		return sg, nil
+	}
 	seed, err := s.Seed(role)
 	if err != nil {
 		return nil, err
 	}
-	return envelope.NewSigner(seed)
+	sg, err := envelope.NewSigner(seed)
+	if err != nil {
+		return nil, err
+	}
+	if s.signers == nil {
+		s.signers = map[string]*envelope.Signer{}
+	}
+	s.signers[role] = sg
+	return sg, nil
 }
 
 // Keyring returns the keyring of the envelope roles (the admin signs nothing

@@ -85,3 +85,33 @@ func FuzzParseSeed(f *testing.F) {
 		require.NotEmpty(t, seed)
 	})
 }
+
+// TestSignerIsDerivedOnce: every call for a role returns the one signer
+// derived from its seed; other roles get their own; unknown roles none.
+func TestSignerIsDerivedOnce(t *testing.T) {
+	t.Parallel()
+	set, err := identity.Ensure(filepath.Join(t.TempDir(), "keys"))
+	require.NoError(t, err)
+	tests := []struct {
+		role    string
+		wantErr error
+	}{
+		{envelope.RoleGate, nil},
+		{envelope.RoleSandbox, nil},
+		{"no-such-role", identity.ErrUnknownRole},
+	}
+	for _, tc := range tests {
+		t.Run(tc.role, func(t *testing.T) {
+			first, err := set.Signer(tc.role)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			again, err := set.Signer(tc.role)
+			require.NoError(t, err)
+			require.Same(t, first, again)
+			require.Equal(t, set.PublicKey(tc.role), first.KeyID())
+		})
+	}
+}

@@ -29,6 +29,8 @@ const (
 	GateDeploymentClass   = "gate.deployment_class"
 	GateMarkerBeforeOnset = "gate.marker_before_onset"
 	GateAlternativeCause  = "gate.alternative_cause"
+	GateFailingDependency = "gate.failing_dependency"
+	GateReleaseErrors     = "gate.release_errors"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

@@ -18,7 +18,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// Errors.
 var (
 	// ErrStart is returned when the server cannot be configured or started.
 	ErrStart = errors.New("natsembed: start")

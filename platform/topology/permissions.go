@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sort"
 
-	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/contracts/wiring"
 )
 
 // Grant is what one role may do on the fabric, in the terms of DESIGN.md's
@@ -33,63 +33,43 @@ type Grant struct {
 	ReadStreams []string
 }
 
-// Grants is the one table of who may do what. Changing a service's reach means
-// changing this table; the embedded server and the compose configuration both
-// follow it.
-var Grants = []Grant{
-	{
-		Role:    envelope.RoleIngester,
-		Publish: []string{contracts.SubjectAlert},
-		// Decisions release the decided incident's investigation slot.
-		Consume: []string{contracts.SubjectDecision},
-		KVWrite: []string{BucketIncidents},
-	},
-	{
-		Role:    envelope.RoleSandbox,
-		Publish: []string{contracts.SubjectEvidence},
-		Serve:   []string{contracts.SubjectToolCall},
-	},
-	{
-		Role:    envelope.RoleInvestigator,
-		Publish: []string{contracts.SubjectReport},
-		Consume: []string{contracts.SubjectAlert},
-		Request: []string{contracts.SubjectToolCall},
-	},
-	{
-		Role:    envelope.RoleReviewer,
-		Publish: []string{contracts.SubjectReview},
-		Consume: []string{contracts.SubjectReport, contracts.SubjectDecision, contracts.SubjectApproval, contracts.SubjectAction},
-		KVWrite: []string{BucketReports},
-	},
-	{
-		Role:    envelope.RoleGate,
-		Publish: []string{contracts.SubjectDecision},
-		Consume: []string{contracts.SubjectReview},
-		KVRead:  []string{BucketReleases, BucketCooldown, BucketFreezes},
-	},
-	{
-		Role:    envelope.RoleBridge,
-		Publish: []string{contracts.SubjectApproval},
-		Consume: []string{contracts.SubjectDecision, contracts.SubjectAction},
-		// agentk_incidents: the resolve time shown to the approver, who must
-		// re-confirm an approval once the alert resolved.
-		KVRead:  []string{BucketReports, BucketIncidents},
-		KVWrite: []string{BucketDecisions, BucketFreezes},
-		// The console's dead-letter page (issue 19).
-		ReadStreams: []string{DLQStream},
-	},
-	{
-		Role:    envelope.RoleDeployer,
-		Publish: []string{contracts.SubjectAction},
-		Consume: []string{contracts.SubjectApproval},
-		// Recovery verification: service_overview through the sandbox, which
-		// holds the only SigNoz key (the sandbox refuses every other tool).
-		Request: []string{contracts.SubjectToolCall},
-		// agentk_incidents: the ingester's record of the incident, read for
-		// its resolve time (an approval is void once the alert resolved).
-		KVRead:  []string{BucketFreezes, BucketIncidents},
-		KVWrite: []string{BucketReleases, BucketCooldown, BucketNonces, BucketSpent},
-	},
+// Grants says who may do what, derived from the wiring table
+// (agentk/contracts/wiring): changing a service's reach means changing that
+// table; the embedded server and the compose configuration both follow it.
+var Grants = grants()
+
+// grants derives one grant per role, in role order, from the subject and
+// bucket tables.
+func grants() []Grant {
+	out := make([]Grant, 0, len(wiring.Roles))
+	for _, r := range wiring.Roles {
+		g := Grant{Role: r}
+		for _, s := range wiring.Subjects {
+			produces, consumes := slices.Contains(s.Producers, r), slices.Contains(s.Consumers, r)
+			switch s.Kind {
+			case wiring.Durable:
+				g.Publish = appendIf(g.Publish, produces, s.Name)
+				g.Consume = appendIf(g.Consume, consumes, s.Name)
+			case wiring.Request:
+				g.Request = appendIf(g.Request, produces, s.Name)
+				g.Serve = appendIf(g.Serve, consumes, s.Name)
+			}
+		}
+		for _, b := range wiring.Buckets {
+			g.KVWrite = appendIf(g.KVWrite, slices.Contains(b.Writers, r), b.Name)
+			g.KVRead = appendIf(g.KVRead, slices.Contains(b.Readers, r), b.Name)
+		}
+		g.ReadStreams = appendIf(g.ReadStreams, slices.Contains(wiring.DLQBrowsers, r), DLQStream)
+		out = append(out, g)
+	}
+	return out
+}
+
+func appendIf(ss []string, ok bool, s string) []string {
+	if ok {
+		return append(ss, s)
+	}
+	return ss
 }
 
 // GrantFor returns role's grant. ok is false for an unknown role and for

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	"agentk/contracts"
+	"agentk/contracts/wiring"
 )
 
 // DLQStream is the stream that holds dead-lettered messages.
-const DLQStream = "AGENTK_DLQ"
+const DLQStream = wiring.DLQStream
 
 // DLQPrefix prefixes the original subject of a dead-lettered message.
 const DLQPrefix = "agentk.dlq."
@@ -23,15 +23,18 @@ type Stream struct {
 	Subject string
 }
 
-// Streams lists one stream per durable subject in contracts.AllSubjects.
-var Streams = []Stream{
-	{Name: "AGENTK_ALERTS", Subject: contracts.SubjectAlert},
-	{Name: "AGENTK_EVIDENCE", Subject: contracts.SubjectEvidence},
-	{Name: "AGENTK_REPORTS", Subject: contracts.SubjectReport},
-	{Name: "AGENTK_REVIEWS", Subject: contracts.SubjectReview},
-	{Name: "AGENTK_DECISIONS", Subject: contracts.SubjectDecision},
-	{Name: "AGENTK_APPROVALS", Subject: contracts.SubjectApproval},
-	{Name: "AGENTK_ACTIONS", Subject: contracts.SubjectAction},
+// Streams lists one stream per durable subject of the wiring table, in its
+// order.
+var Streams = streams()
+
+func streams() []Stream {
+	var out []Stream
+	for _, s := range wiring.Subjects {
+		if s.Kind == wiring.Durable {
+			out = append(out, Stream{Name: s.Stream, Subject: s.Name})
+		}
+	}
+	return out
 }
 
 // StreamFor returns the name of the stream that stores subject: a durable
@@ -52,32 +55,40 @@ func StreamFor(subject string) (name string, ok bool) {
 // DLQSubject returns the dead-letter subject for subject.
 func DLQSubject(subject string) string { return DLQPrefix + subject }
 
-// KV buckets of docs/architecture.md.
+// KV buckets of docs/architecture.md, declared in the wiring table.
 const (
-	BucketIncidents = "agentk_incidents"
-	BucketReleases  = "agentk_releases"
-	BucketCooldown  = "agentk_cooldown"
-	BucketNonces    = "agentk_nonces"
-	BucketReports   = "agentk_reports"
-	BucketDecisions = "agentk_decisions"
+	BucketIncidents = wiring.BucketIncidents
+	BucketReleases  = wiring.BucketReleases
+	BucketCooldown  = wiring.BucketCooldown
+	BucketNonces    = wiring.BucketNonces
+	BucketReports   = wiring.BucketReports
+	BucketDecisions = wiring.BucketDecisions
 	// BucketFreezes holds bridge-signed FreezeV1 values, key = service or
 	// contracts.FreezeGlobal. Its history is the freezes' audit trail.
-	BucketFreezes = "agentk_freezes"
-	// BucketSpent holds one key per decision a deployer consumed (key =
-	// decision id, created once, never updated): a decision pays for at most
-	// one action, whatever the approvals, across restarts.
-	BucketSpent = "agentk_spent"
+	BucketFreezes = wiring.BucketFreezes
+	// BucketSpent holds one key per decision a deployer consumed.
+	BucketSpent = wiring.BucketSpent
 )
 
-// Buckets lists every KV bucket.
-var Buckets = []string{BucketIncidents, BucketReleases, BucketCooldown, BucketNonces, BucketReports, BucketDecisions, BucketFreezes, BucketSpent}
+// Buckets lists every KV bucket, in the wiring table's order.
+var Buckets = buckets()
 
-// BucketHistory returns how many revisions per key bucket keeps: the
-// provisioned default, except the freezes bucket, which keeps the most
-// NATS allows (64) because every set and lift is audited.
+func buckets() []string {
+	out := make([]string, 0, len(wiring.Buckets))
+	for _, b := range wiring.Buckets {
+		out = append(out, b.Name)
+	}
+	return out
+}
+
+// BucketHistory returns how many revisions per key bucket keeps: the wiring
+// table's figure (the freezes bucket keeps the most NATS allows, 64, because
+// every set and lift is audited), else the provisioned default def.
 func BucketHistory(bucket string, def int) int {
-	if bucket == BucketFreezes {
-		return 64
+	for _, b := range wiring.Buckets {
+		if b.Name == bucket && b.History > 0 {
+			return b.History
+		}
 	}
 	return def
 }

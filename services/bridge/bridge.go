@@ -4,7 +4,6 @@
 package bridge
 
 import (
-	"agentk/platform/topology"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +12,11 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"agentk/contracts"
 	"agentk/platform/service"
+	"agentk/platform/topology"
 	"agentk/services/bridge/client"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/config"
@@ -46,10 +48,55 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return err
 	}
-	log := d.Logger
-	kv, err := d.Bus.KeyValue(ctx, store.Bucket)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p, err := build(ctx, cfg, d)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: listen %s: %w", ErrStart, cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler: p.http.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
+		WriteTimeout: 15 * time.Second, IdleTimeout: 60 * time.Second,
+	}
+	router, err := d.Bus.NewRouter(d.Logger)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	router.Handle(natsport.HandlerName, contracts.SubjectDecision, (&natsport.Handler{Desk: p.desk, Logger: d.Logger}).Handle)
+	router.Handle(natsport.ActionHandlerName, contracts.SubjectAction, (&natsport.ActionHandler{Desk: p.desk, Logger: d.Logger}).Handle)
+	routerErr, err := service.StartRouter(ctx, router)
+	if routerErr == nil {
+		_ = ln.Close()
+		return fmt.Errorf("%w: router: %w", ErrStart, err)
+	}
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- srv.Serve(ln) }()
+	p.background(ctx, d)
+	d.Logger.Info("bridge running", "addr", ln.Addr().String(), "slack", cfg.SlackEnabled(), "approvers", len(cfg.Approvers.Names()))
+	d.MarkReady()
+	return stop(ctx, cancel, d, srv, p.http, routerErr, httpErr)
+}
+
+// parts are the bridge's pieces, wired on the bus.
+type parts struct {
+	desk      *desk.Desk
+	http      *httpport.Server
+	slack     *slackport.Client
+	incidents jetstream.KeyValue
+}
+
+// build wires the desk on its buckets, Slack when configured, and the HTTP
+// server, and re-publishes pending approvals.
+func build(ctx context.Context, cfg config.Config, d service.Deps) (parts, error) {
+	var p parts
+	kv, err := d.Bus.KeyValue(ctx, topology.BucketDecisions)
+	if err != nil {
+		return p, err
 	}
 	links := func(rec approval.Record) slackmsg.Links {
 		l := view.SigNoz(cfg.SigNozURL, rec.Decision)
@@ -61,82 +108,61 @@ func Run(ctx context.Context, d service.Deps) error {
 	var (
 		notifier  desk.Notifier
 		responder httpport.Responder
-		slackAPI  *slackport.Client
 	)
 	if cfg.SlackEnabled() {
-		slackAPI = slackport.New(slackport.Options{
+		p.slack = slackport.New(slackport.Options{
 			APIURL: cfg.SlackAPIURL, BotToken: cfg.SlackBotToken, Channel: cfg.SlackChannel,
 			ResponseURLPrefix: cfg.SlackResponseURLPrefix, Links: links,
-			Report: slackReporter(d, log),
+			Report: slackReporter(d, d.Logger),
 		})
-		notifier, responder = slackAPI, slackAPI
+		notifier, responder = p.slack, p.slack
 	}
-	ikv, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+	if p.incidents, err = d.Bus.KeyValue(ctx, topology.BucketIncidents); err != nil {
+		return p, err
 	}
-	dk := desk.New(desk.Deps{
+	p.desk = desk.New(desk.Deps{
 		Store: store.NewKV(kv), Signer: d.Signer, Keyring: d.Keyring,
-		Publisher: natsport.Publisher{Conn: d.Bus}, Notifier: notifier, Now: d.Now, Logger: log,
-		Incidents: kvIncidents{ikv},
+		Publisher: natsport.Publisher{Conn: d.Bus}, Notifier: notifier, Now: d.Now, Logger: d.Logger,
+		Incidents: kvIncidents{p.incidents},
 	})
-	if err := dk.Republish(ctx); err != nil {
-		log.Warn("could not re-publish pending approvals", "err", err)
+	if err := p.desk.Republish(ctx); err != nil {
+		d.Logger.Warn("could not re-publish pending approvals", "err", err)
 	}
-	// An answer accepted while the bus could not take it (a stream leader
-	// election, a partition) is published by this loop once it can.
-	go republishLoop(ctx, republishInterval, dk.Republish, log)
-
-	fkv, err := d.Bus.KeyValue(ctx, freezes.Bucket)
+	fkv, err := d.Bus.KeyValue(ctx, topology.BucketFreezes)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return p, err
 	}
-	fd := &freezes.Desk{KV: fkv, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now}
 	rkv, err := d.Bus.KeyValue(ctx, topology.BucketReports)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return p, err
 	}
-	hs := httpport.New(httpport.Options{
-		Desk: dk, Approvers: cfg.Approvers, Freezes: fd, SigningSecret: cfg.SlackSigningSecret, Slack: responder, Reports: kvReports{rkv},
-		DeadLetters: busDeadLetters{d.Bus}, InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: log,
+	p.http = httpport.New(httpport.Options{
+		Desk: p.desk, Approvers: cfg.Approvers, SigningSecret: cfg.SlackSigningSecret, Slack: responder, Reports: kvReports{rkv},
+		Freezes:     &freezes.Desk{KV: fkv, Signer: d.Signer, Keyring: d.Keyring, Now: d.Now},
+		DeadLetters: busDeadLetters{d.Bus}, InsecureCookies: cfg.InsecureCookies, Now: d.Now, Logger: d.Logger,
 		Links: func(rec approval.Record) view.Links { l := links(rec); l.Report = ""; return l },
 	})
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("%w: listen %s: %w", ErrStart, cfg.Addr, err)
-	}
-	srv := &http.Server{
-		Handler: hs.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
-		WriteTimeout: 15 * time.Second, IdleTimeout: 60 * time.Second,
-	}
+	return p, nil
+}
 
-	router, err := d.Bus.NewRouter(log)
-	if err != nil {
-		_ = ln.Close()
-		return fmt.Errorf("%w: %w", ErrStart, err)
+// background starts the loops that run beside the handlers.
+func (p parts) background(ctx context.Context, d service.Deps) {
+	// An answer accepted while the bus could not take it (a stream leader
+	// election, a partition) is published by this loop once it can.
+	go republishLoop(ctx, republishInterval, p.desk.Republish, d.Logger)
+	if p.slack == nil {
+		return
 	}
-	h := &natsport.Handler{Desk: dk, Logger: log}
-	router.Handle(natsport.HandlerName, contracts.SubjectDecision, h.Handle)
-	ah := &natsport.ActionHandler{Desk: dk, Logger: log}
-	router.Handle(natsport.ActionHandlerName, contracts.SubjectAction, ah.Handle)
+	// Readiness says whether Slack takes the token, checked now and then
+	// (every post reports too), so a revoked token is not a silence.
+	go watchSlack(ctx, p.slack, slackCheckInterval)
+	// A resolved alert rewrites the open decision's message.
+	go followResolves(ctx, p.incidents, p.desk, resolveSweepInterval, d.Logger)
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	routerErr, err := service.StartRouter(ctx, router)
-	if routerErr == nil {
-		_ = ln.Close()
-		return fmt.Errorf("%w: router: %w", ErrStart, err)
-	}
-	httpErr := make(chan error, 1)
-	go func() { httpErr <- srv.Serve(ln) }()
-	if slackAPI != nil {
-		// Readiness says whether Slack takes the token, checked now and then
-		// (every post reports too), so a revoked token is not a silence.
-		go watchSlack(ctx, slackAPI, slackCheckInterval)
-	}
-	log.Info("bridge running", "addr", ln.Addr().String(), "slack", cfg.SlackEnabled(), "approvers", len(cfg.Approvers.Names()))
-	d.MarkReady()
-
+// stop waits for ctx, the router or the HTTP server to end, then shuts the
+// others down.
+func stop(ctx context.Context, cancel context.CancelFunc, d service.Deps, srv *http.Server, hs *httpport.Server, routerErr, httpErr chan error) error {
 	var runErr error
 	select {
 	case <-ctx.Done():
@@ -150,7 +176,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	shutCtx, shutCancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer shutCancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
-		log.Warn("http shutdown", "err", err)
+		d.Logger.Warn("http shutdown", "err", err)
 	}
 	hs.Close(shutCtx)
 	if err := <-routerErr; err != nil && runErr == nil {

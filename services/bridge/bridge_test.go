@@ -139,7 +139,7 @@ func TestRunOverTheFabric(t *testing.T) {
 	select {
 	case m := <-approvals:
 		var a contracts.ApprovalV1
-		_, err := f.Keyring().Open(m.Data, contracts.SubjectApproval, envelope.RoleBridge, now(), &a)
+		_, err := f.Keyring().Open(m.Data, contracts.SubjectApproval, now(), &a)
 		require.NoError(t, err)
 		require.Equal(t, "dec-run-1", a.DecisionID)
 		require.Equal(t, sealed.Digest(), a.DecisionDigest)

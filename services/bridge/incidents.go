@@ -26,12 +26,20 @@ func (k kvIncidents) ResolvedAt(ctx context.Context, incidentID string) (time.Ti
 	if err != nil {
 		return time.Time{}, fmt.Errorf("bridge: incident %s: %w", incidentID, err)
 	}
+	_, at, err := incidentResolve(e.Value())
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bridge: incident %s: %w", incidentID, err)
+	}
+	return at, nil
+}
+
+// incidentResolve reads an incident record's id and resolve time (zero
+// while its alert fires).
+func incidentResolve(value []byte) (string, time.Time, error) {
 	var r struct {
 		IncidentID string    `json:"incident_id"`
 		ResolvedAt time.Time `json:"resolved_at"`
 	}
-	if err := json.Unmarshal(e.Value(), &r); err != nil {
-		return time.Time{}, fmt.Errorf("bridge: incident %s: %w", incidentID, err)
-	}
-	return r.ResolvedAt, nil
+	err := json.Unmarshal(value, &r)
+	return r.IncidentID, r.ResolvedAt, err
 }

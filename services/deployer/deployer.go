@@ -18,6 +18,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/service"
+	"agentk/platform/topology"
 	"agentk/services/deployer/internal/config"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/dryrun"
@@ -35,9 +36,11 @@ import (
 // ErrStart wraps every failure to start.
 var ErrStart = errors.New("deployer: start")
 
-// testInterrupt is the rollback.Deployer.Interrupt seam of every Run started
-// after it is set; only tests set it (export_test.go).
-var testInterrupt atomic.Pointer[func(ctx context.Context, point string, plan policy.Plan) error]
+// testRuntime, when a test sets it (export_test.go), wraps the docker
+// runtime of every Run started after: a decorator of the rollback.Runtime
+// port, so that a test can stop a rollback at a point of acting as a crash
+// would. Production never sets it, and rollback.Deployer carries no seam.
+var testRuntime atomic.Pointer[func(project string, rt rollback.Runtime) rollback.Runtime]
 
 // Run runs the deployer until ctx is done. It calls d.Ready once it consumes.
 func Run(ctx context.Context, d service.Deps) error {
@@ -45,7 +48,37 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return err // already "<service>: invalid configuration: …"
 	}
-	log := d.Logger
+	dep, err := newDeployer(ctx, cfg, d)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	exp, err := exporter(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	defer func() { _ = exp.Shutdown(context.WithoutCancel(ctx)) }()
+	dep.Marker = marker.OTel{Exporter: exp, Logger: d.Logger}
+
+	watchErr := make(chan error, 1)
+	wire := dryRuntime
+	if cfg.Runtime == config.RuntimeDocker {
+		wire = liveRuntime
+	}
+	if err := wire(ctx, cfg, d, dep, watchErr); err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	pending, err := dep.Reconcile(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	if err := natsport.PublishAll(ctx, d.Bus, d.Logger, pending); err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	return serve(ctx, cfg, d, dep, len(pending), watchErr)
+}
+
+// newDeployer builds the use case on its KV buckets.
+func newDeployer(ctx context.Context, cfg config.Config, d service.Deps) (*rollback.Deployer, error) {
 	dep := &rollback.Deployer{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now,
 		Rules:        policy.Rules{Allowlist: cfg.Services, Project: cfg.Project, Cooldown: cfg.Cooldown},
@@ -53,56 +86,25 @@ func Run(ctx context.Context, d service.Deps) error {
 		ApplyTimeout: cfg.ComposeTimeout,
 		Shadow:       cfg.Shadowed,
 	}
-	if f := testInterrupt.Load(); f != nil {
-		dep.Interrupt = *f
-	}
+	var freezes, incidents rollback.Bucket
 	for _, b := range []struct {
 		name string
 		dst  *rollback.Bucket
-	}{{kvstore.BucketNonces, &dep.Nonces}, {kvstore.BucketCooldown, &dep.Cooldown}, {kvstore.BucketReleases, &dep.Releases}, {kvstore.BucketSpent, &dep.Spent}} {
+	}{{topology.BucketNonces, &dep.Nonces}, {topology.BucketCooldown, &dep.Cooldown}, {topology.BucketReleases, &dep.Releases},
+		{topology.BucketSpent, &dep.Spent}, {topology.BucketFreezes, &freezes}, {topology.BucketIncidents, &incidents}} {
 		kv, err := d.Bus.KeyValue(ctx, b.name)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrStart, err)
+			return nil, err
 		}
 		*b.dst = kvstore.New(kv)
 	}
-	frz, err := d.Bus.KeyValue(ctx, kvstore.BucketFreezes)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	dep.Freezes = kvstore.New(frz)
-	inc, err := d.Bus.KeyValue(ctx, kvstore.BucketIncidents)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	dep.Incidents = kvstore.New(inc)
-	exp, err := exporter(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	defer func() { _ = exp.Shutdown(context.WithoutCancel(ctx)) }()
-	dep.Marker = marker.OTel{Exporter: exp, Logger: log}
+	dep.Freezes, dep.Incidents = freezes, incidents
+	return dep, nil
+}
 
-	watchErr := make(chan error, 1)
-	switch cfg.Runtime {
-	case config.RuntimeDocker:
-		if err := liveRuntime(ctx, cfg, d, dep, watchErr); err != nil {
-			return fmt.Errorf("%w: %w", ErrStart, err)
-		}
-	default:
-		if err := dryRuntime(ctx, cfg, d, dep, watchErr); err != nil {
-			return fmt.Errorf("%w: %w", ErrStart, err)
-		}
-	}
-
-	pending, err := dep.Reconcile(ctx)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	if err := natsport.PublishAll(ctx, d.Bus, log, pending); err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
-	}
-
+// serve consumes approvals until ctx is done or the ledger watcher fails.
+func serve(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.Deployer, reconciled int, watchErr chan error) error {
+	log := d.Logger
 	r, err := d.Bus.NewRouter(log)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
@@ -113,7 +115,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		return err
 	}
 	log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
-		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending),
+		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", reconciled,
 		"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
 	d.MarkReady()
 	select {
@@ -150,6 +152,9 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 		env = append(env, "DOCKER_HOST="+cfg.DockerHost)
 	}
 	dep.Runtime = &dockerrt.Compose{Bin: bin, Project: cfg.Project, File: cfg.ComposeFile, StateDir: cfg.StateDir, Docker: docker, Env: env}
+	if wrap := testRuntime.Load(); wrap != nil {
+		dep.Runtime = (*wrap)(cfg.Project, dep.Runtime)
+	}
 	dep.Recovery = recoveryChecker(cfg, d)
 	return followLedger(ctx, docker, dep, d.Logger, watchErr, "compose", strings.Join(bin, " "))
 }

@@ -105,7 +105,7 @@ func nextAction(ctx context.Context, t *testing.T, f *fabric.Fabric, now time.Ti
 	msg, err := cons.Next(jetstream.FetchMaxWait(20 * time.Second))
 	require.NoError(t, err)
 	var act contracts.ActionV1
-	_, err = f.Keyring().Open(msg.Data(), contracts.SubjectAction, envelope.RoleDeployer, now, &act)
+	_, err = f.Keyring().Open(msg.Data(), contracts.SubjectAction, now, &act)
 	require.NoError(t, err, "the action is deployer-signed")
 	return act
 }

@@ -99,7 +99,7 @@ func TestRunDryRunOnARealStack(t *testing.T) {
 		if err != nil {
 			return l
 		}
-		_, err = f.Keyring().Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l)
+		_, err = f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l)
 		require.NoError(t, err, "the ledger is deployer-signed")
 		return l
 	}

@@ -24,7 +24,6 @@ import (
 	"agentk/services/deployer/demotarget"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/policy"
-	"agentk/services/deployer/internal/rollback"
 	"agentk/services/deployer/internal/testkit"
 
 	"github.com/docker/docker/api/types/container"
@@ -36,7 +35,7 @@ import (
 // rollback (compose project on the Docker engine, embedded fabric, Run as in
 // production) and starts a new one on the same KV and state dir. The crash is
 // the deployer's NATS connection closed hard and its context cancelled at a
-// point of acting (the rollback Interrupt seam): no ack, no nack, no KV write,
+// point of acting (deployer.SetInterrupt, a decorator of the docker runtime): no ack, no nack, no KV write,
 // no publish after it, as if the process had died there.
 //
 //   - applied: compose has run (the container is on v1), nothing published.
@@ -51,7 +50,7 @@ import (
 // exactly one action for the approval.
 func TestCrashMidActionOnRealDocker(t *testing.T) {
 	t.Parallel()
-	for _, point := range []string{rollback.InterruptApplied, rollback.InterruptActing} {
+	for _, point := range []string{deployer.InterruptApplied, deployer.InterruptActing} {
 		t.Run(point, func(t *testing.T) {
 			t.Parallel()
 			crashMidAction(t, point)
@@ -184,7 +183,7 @@ func crashMidAction(t *testing.T, point string) {
 			return 0
 		}
 		var l contracts.ReleaseLedgerV1
-		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
 			return -1
 		}
 		return len(l.Releases)
@@ -250,14 +249,14 @@ func crashMidAction(t *testing.T, point string) {
 	require.Equal(t, "acting", state, "the crash left the journal acting")
 	require.Zero(t, actions(), "nothing was published before the crash")
 	switch point {
-	case rollback.InterruptApplied:
+	case deployer.InterruptApplied:
 		require.Equal(t, v1, atCrash.Image, "compose ran before the crash")
 		require.NotEqual(t, before.ID, atCrash.ID, "compose recreated the container")
-	case rollback.InterruptActing:
+	case deployer.InterruptActing:
 		require.Equal(t, v2, atCrash.Image, "compose never ran")
 		require.Equal(t, before.ID, atCrash.ID)
 	}
-	require.EqualValues(t, 1, visits(rollback.InterruptActing))
+	require.EqualValues(t, 1, visits(deployer.InterruptActing))
 
 	// The restart: same fabric (KV, streams, durable consumer), same state dir.
 	restarted := time.Now()
@@ -272,11 +271,11 @@ func crashMidAction(t *testing.T, point string) {
 	require.Equal(t, repo+":v2", act.FromImage)
 	require.Nil(t, act.Recovered, "recovery is not claimed after a crash")
 	switch point {
-	case rollback.InterruptApplied:
+	case deployer.InterruptApplied:
 		require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, act.Reason)
 		require.True(t, act.ContainerVerified)
 		poll(t, 30*time.Second, "ledger cut back to v1", func() bool { return ledgerLen() == 1 })
-	case rollback.InterruptActing:
+	case deployer.InterruptActing:
 		require.Equal(t, contracts.OutcomeFailed, act.Outcome, act.Reason)
 		require.False(t, act.ContainerVerified)
 		require.Contains(t, act.Reason, "not retried")
@@ -303,7 +302,7 @@ func crashMidAction(t *testing.T, point string) {
 	require.Equal(t, atCrash.ID, after.ID, "compose did not run again")
 	require.Equal(t, atCrash.State.StartedAt, after.State.StartedAt, "the container was not restarted")
 	require.Equal(t, atCrash.Image, after.Image)
-	require.EqualValues(t, 1, visits(rollback.InterruptActing), "the new deployer never acted")
+	require.EqualValues(t, 1, visits(deployer.InterruptActing), "the new deployer never acted")
 	require.EqualValues(t, 1, actions(), "exactly one action for the approval")
 	state, again := journal()
 	require.Equal(t, "done", state)

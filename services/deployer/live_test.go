@@ -107,7 +107,7 @@ func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 			return 0
 		}
 		var l contracts.ReleaseLedgerV1
-		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l); err != nil {
+		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
 			return -1
 		}
 		return len(l.Releases)

@@ -123,7 +123,7 @@ func TestSandboxRecoveryCheckOverTheFabric(t *testing.T) {
 			m, err := st.GetLastMsgForSubject(ctx, contracts.SubjectEvidence)
 			require.NoError(t, err)
 			var ev contracts.EvidenceV1
-			_, err = f.Keyring().Open(m.Data, contracts.SubjectEvidence, envelope.RoleSandbox, now, &ev)
+			_, err = f.Keyring().Open(m.Data, contracts.SubjectEvidence, now, &ev)
 			require.NoError(t, err)
 			require.Equal(t, "verify-action.appr-1", ev.InvestigationID)
 			require.Equal(t, contracts.ToolServiceOverview, ev.Tool)

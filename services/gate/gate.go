@@ -12,6 +12,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/service"
+	"agentk/platform/topology"
 	"agentk/services/gate/internal/config"
 	"agentk/services/gate/internal/natsport"
 )
@@ -31,15 +32,15 @@ func Run(ctx context.Context, d service.Deps) error {
 	if len(cfg.Policy.SandboxServices) == 0 {
 		log.Warn("no sandbox services configured: every decision will deny", "env", config.EnvSandboxServices)
 	}
-	cool, err := d.Bus.KeyValue(ctx, natsport.BucketCooldown)
+	cool, err := d.Bus.KeyValue(ctx, topology.BucketCooldown)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	rel, err := d.Bus.KeyValue(ctx, natsport.BucketReleases)
+	rel, err := d.Bus.KeyValue(ctx, topology.BucketReleases)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	frz, err := d.Bus.KeyValue(ctx, natsport.BucketFreezes)
+	frz, err := d.Bus.KeyValue(ctx, topology.BucketFreezes)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}

@@ -138,7 +138,7 @@ func replay(t *testing.T, inc *incident.Incident, investigatorEnv map[string]str
 	require.NoError(t, err)
 	r.Handle("eval-reports", contracts.SubjectReport, func(_ context.Context, m bus.Message) ([]bus.Out, error) {
 		var rep contracts.ReportV1
-		if _, err := f.Keyring().Open(m.Data, contracts.SubjectReport, envelope.RoleInvestigator, now(), &rep); err != nil {
+		if _, err := f.Keyring().Open(m.Data, contracts.SubjectReport, now(), &rep); err != nil {
 			return nil, bus.Permanent(err)
 		}
 		reports <- rep

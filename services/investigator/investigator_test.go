@@ -92,7 +92,7 @@ func pipeline(t *testing.T, env map[string]string, scenario looptest.Scenario) (
 	require.NoError(t, err)
 	r.Handle("test-reports", contracts.SubjectReport, func(_ context.Context, m bus.Message) ([]bus.Out, error) {
 		var rep contracts.ReportV1
-		if _, err := f.Keyring().Open(m.Data, contracts.SubjectReport, envelope.RoleInvestigator, now(), &rep); err != nil {
+		if _, err := f.Keyring().Open(m.Data, contracts.SubjectReport, now(), &rep); err != nil {
 			return nil, bus.Permanent(err)
 		}
 		out <- rep
@@ -134,7 +134,7 @@ func TestRulesOverTheFabric(t *testing.T) {
 	require.Equal(t, "retry_storm", rep.Claims[0].Class)
 	for _, e := range rep.Evidence {
 		var ev contracts.EvidenceV1
-		_, err := kr.Open(e, contracts.SubjectEvidence, envelope.RoleSandbox, time.Now(), &ev)
+		_, err := kr.Open(e, contracts.SubjectEvidence, time.Now(), &ev)
 		require.NoError(t, err)
 	}
 }

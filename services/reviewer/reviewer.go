@@ -10,6 +10,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/service"
+	"agentk/platform/topology"
 	"agentk/services/reviewer/internal/config"
 	"agentk/services/reviewer/internal/natsport"
 )
@@ -25,7 +26,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return err // already "<service>: invalid configuration: …"
 	}
-	kv, err := d.Bus.KeyValue(ctx, natsport.BucketReports)
+	kv, err := d.Bus.KeyValue(ctx, topology.BucketReports)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}

@@ -29,16 +29,28 @@ type token struct {
 // '_', '.' or '-' joined to it on either side (except a unit suffix, matched
 // by the caller), and not a quoted string of digits.
 func standalone(s string, i, j int) bool {
-	word := func(c byte) bool {
-		return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-	}
 	if i > 0 && word(s[i-1]) && !(s[i-1] == '-' && (i < 2 || !word(s[i-2]))) {
-		return false
+		return false // joined on the left (a '-' that follows no word is a sign)
 	}
-	if j < len(s) && (word(s[j]) && s[j] != '.' || s[j] == '.' && j+1 < len(s) && word(s[j+1])) {
+	if j < len(s) && joinedRight(s, j) {
 		return false
 	}
 	return !(i > 0 && j < len(s) && s[i-1] == '"' && s[j] == '"')
+}
+
+// word reports whether c may belong to a token: a letter, a digit, '_', '.' or '-'.
+func word(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// joinedRight reports whether s[j] joins the token ending before j: a word
+// character other than '.', or a '.' followed by one (a sentence's full stop
+// does not join).
+func joinedRight(s string, j int) bool {
+	if s[j] != '.' {
+		return word(s[j])
+	}
+	return j+1 < len(s) && word(s[j+1])
 }
 
 func claimTokens(statement string) []token {

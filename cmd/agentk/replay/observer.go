@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/harness"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
@@ -67,22 +68,9 @@ type outcome struct {
 	decisions   map[string]contracts.DecisionV1
 }
 
-var producer = map[string]string{
-	contracts.SubjectAlert:    envelope.RoleIngester,
-	contracts.SubjectReport:   envelope.RoleInvestigator,
-	contracts.SubjectReview:   envelope.RoleReviewer,
-	contracts.SubjectDecision: envelope.RoleGate,
-	contracts.SubjectApproval: envelope.RoleBridge,
-	contracts.SubjectAction:   envelope.RoleDeployer,
-}
-
 // take verifies and decodes one message into the outcome; it reports which
 // subject it was, or "" for messages it does not track.
 func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
-	role, ok := producer[m.Subject]
-	if !ok {
-		return "", nil
-	}
 	var dst any
 	switch m.Subject {
 	case contracts.SubjectAlert:
@@ -97,8 +85,10 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 		dst = new(contracts.ApprovalV1)
 	case contracts.SubjectAction:
 		dst = new(contracts.ActionV1)
+	default:
+		return "", nil
 	}
-	if _, err := o.kr.Open(m.Data, m.Subject, role, o.now(), dst); err != nil {
+	if _, err := o.kr.Open(m.Data, m.Subject, o.now(), dst); err != nil {
 		return "", fmt.Errorf("replay: observed %s failed verification: %w", m.Subject, err)
 	}
 	switch v := dst.(type) {
@@ -133,131 +123,139 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 // answered and acted on.
 func (o *observer) follow(ctx context.Context, inc *incident.Incident, slack *fakeslack.Server, interactionsURL, secret string,
 	now func() time.Time, opts Options, p progress) (*outcome, error) {
-	out := &outcome{decisions: map[string]contracts.DecisionV1{}}
-	clicked := false
-	var clickErr chan error
-	// After the replayer's approvals, the deployer answers each; the replay
-	// waits for those answers, or replayWait after the last, whichever is first.
-	var replayed <-chan time.Time
+	f := &follower{o: o, out: &outcome{decisions: map[string]contracts.DecisionV1{}}, opts: opts, p: p,
+		approver: harness.Approver{Slack: slack, URL: interactionsURL, Secret: secret, ApproverID: approverID, Now: now, Ask: opts.Interactive,
+			Clicks: func(human bool, action string) {
+				who := "the auto-approver (replay; no human involved)"
+				if human {
+					who = "you"
+				}
+				p.step("Slack message posted with Approve/Deny buttons; %s clicks %s", who, harness.ButtonName(action))
+			}}}
+	out := f.out
 	for {
 		select {
 		case <-ctx.Done():
 			return out, fmt.Errorf("%w: %s", ErrTimeout, o.stage(out))
-		case <-replayed:
+		case <-f.replayed:
 			p.step("no further answer from the deployer to the replayed approvals")
 			return out, nil
-		case err := <-clickErr:
+		case err := <-f.clickErr:
 			if err != nil {
-				return out, err
+				return out, fmt.Errorf("replay: %w", err)
 			}
-			clickErr = nil
+			f.clickErr = nil
 		case m := <-o.msgs:
 			subj, err := o.take(m, out)
 			if err != nil {
 				return out, err
 			}
-			switch subj {
-			case contracts.SubjectAlert:
-				a := out.alert
-				p.step("alert %s: service %s, burn rate %g (%s), incident %s", a.AlertName, a.Service, a.BurnRate, orNone(a.BurnRateSource), a.IncidentID)
-			case contracts.SubjectReport:
-				r := out.report
-				p.step("investigation by %s: %d claims, %d tool calls, %d evidence records, tokens %d in / %d out, completed=%v",
-					r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.TokensIn, r.TokensOut, r.Completed)
-			case contracts.SubjectReview:
-				r := out.review
-				p.step("review: %d claims kept, %d dropped%s", len(r.Kept), len(r.Dropped), insufficient(r))
-				for _, c := range r.Kept {
-					p.step("  kept    %-20s %.2f  %s", c.Class, c.Confidence, clip(c.Statement, 90))
-				}
-				for _, d := range r.Dropped {
-					p.step("  dropped %-20s %.2f  because %s", d.Claim.Class, d.Claim.Confidence, clip(strings.Join(d.Reasons, "; "), 90))
-				}
-			case contracts.SubjectDecision:
-				d := out.decision
-				p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
-				for _, c := range d.Checks {
-					mark := "pass"
-					if !c.Passed {
-						mark = "FAIL"
-					}
-					p.step("  %s %-18s %s", mark, c.Name, clip(c.Reason, 100))
-				}
-				if d.Verdict != contracts.VerdictAllow {
-					if d.NextStep != "" {
-						p.step("next step for the on-call human: %s", d.NextStep)
-					}
-					return out, nil
-				}
-				if !clicked {
-					clicked = true
-					clickErr = make(chan error, 1)
-					go func(d contracts.DecisionV1) {
-						clickErr <- o.approve(ctx, d, slack, interactionsURL, secret, now, opts, p)
-					}(*d)
-				}
-			case contracts.SubjectApproval:
-				a := out.approval
-				p.step("approval: %s by %s via %s (signed by the bridge, bound to digest %s…)", a.Answer, a.Approver, a.Channel, a.DecisionDigest[:12])
-			case contracts.SubjectAction:
-				a := &out.actions[len(out.actions)-1]
-				p.step("deployer: %s %s → %s", a.Outcome, orNone(a.FromImage), orNone(a.ToImage))
-				if len(a.Command) > 0 {
-					p.step("  command: %s", strings.Join(a.Command, " "))
-				}
-				if a.Reason != "" {
-					p.step("  reason: %s", a.Reason)
-				}
-				if len(out.actions) > 1 {
-					last := out.actions[len(out.actions)-1]
-					p.step("deployer answered a replayed approval: %s %s", last.Outcome, last.Reason)
-					if len(out.actions) == 3 {
-						return out, nil
-					}
-					continue
-				}
-				if !opts.ReplayApproval || out.approvalRaw == nil {
-					return out, nil
-				}
-				if err := o.replayApproval(ctx, out, p); err != nil {
-					return out, err
-				}
-				replayed = time.After(replayWait)
+			if done, err := f.on(ctx, subj); done || err != nil {
+				return out, err
 			}
 		}
 	}
 }
 
-// approve answers an allowed decision as the approver: by clicking the button
-// in the Slack message the bridge posted (or asking a human when interactive).
-func (o *observer) approve(ctx context.Context, d contracts.DecisionV1, slack *fakeslack.Server, url, secret string, now func() time.Time, opts Options, p progress) error {
-	msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool {
-		for _, b := range m.Buttons() {
-			if b.ActionID == fakeslack.Approve && strings.Contains(b.Value, d.DecisionID) {
-				return true
-			}
+// follower is follow's state between two messages.
+type follower struct {
+	o        *observer
+	out      *outcome
+	opts     Options
+	p        progress
+	approver harness.Approver
+	clicked  bool
+	clickErr chan error
+	// After the replayer's approvals, the deployer answers each; the replay
+	// waits for those answers, or replayWait after the last, whichever is first.
+	replayed <-chan time.Time
+}
+
+// on prints what a message of subj brought and acts on it; it reports whether
+// the incident has ended.
+func (f *follower) on(ctx context.Context, subj string) (bool, error) {
+	out, p := f.out, f.p
+	switch subj {
+	case contracts.SubjectAlert:
+		a := out.alert
+		p.step("alert %s: service %s, burn rate %g (%s), incident %s", a.AlertName, a.Service, a.BurnRate, orNone(a.BurnRateSource), a.IncidentID)
+	case contracts.SubjectReport:
+		r := out.report
+		p.step("investigation by %s: %d claims, %d tool calls, %d evidence records, tokens %d in / %d out, completed=%v",
+			r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.TokensIn, r.TokensOut, r.Completed)
+	case contracts.SubjectReview:
+		printReview(p, out.review)
+	case contracts.SubjectDecision:
+		return f.onDecision(ctx), nil
+	case contracts.SubjectApproval:
+		a := out.approval
+		p.step("approval: %s by %s via %s (signed by the bridge, bound to digest %s…)", a.Answer, a.Approver, a.Channel, a.DecisionDigest[:12])
+	case contracts.SubjectAction:
+		return f.onAction(ctx)
+	}
+	return false, nil
+}
+
+func printReview(p progress, r *contracts.ReviewV1) {
+	p.step("review: %d claims kept, %d dropped%s", len(r.Kept), len(r.Dropped), insufficient(r))
+	for _, c := range r.Kept {
+		p.step("  kept    %-20s %.2f  %s", c.Class, c.Confidence, clip(c.Statement, 90))
+	}
+	for _, d := range r.Dropped {
+		p.step("  dropped %-20s %.2f  because %s", d.Claim.Class, d.Claim.Confidence, clip(strings.Join(d.Reasons, "; "), 90))
+	}
+}
+
+// onDecision prints the gate's decision; a denial ends the incident, an
+// allow is answered (once) by the approver.
+func (f *follower) onDecision(ctx context.Context) bool {
+	d, p := f.out.decision, f.p
+	p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
+	for _, c := range d.Checks {
+		mark := "pass"
+		if !c.Passed {
+			mark = "FAIL"
 		}
-		return false
-	})
-	if err != nil {
-		return fmt.Errorf("replay: no Slack approval request for %s: %w", d.DecisionID, err)
+		p.step("  %s %-18s %s", mark, c.Name, clip(c.Reason, 100))
 	}
-	action, who := fakeslack.Approve, "the auto-approver (replay; no human involved)"
-	if opts.Interactive != nil {
-		who = "you"
-		if !opts.Interactive(fmt.Sprintf("Roll %s back to %s?", d.Service, d.RollbackTarget)) {
-			action = fakeslack.Deny
+	if d.Verdict != contracts.VerdictAllow {
+		if d.NextStep != "" {
+			p.step("next step for the on-call human: %s", d.NextStep)
 		}
+		return true
 	}
-	p.step("Slack message posted with Approve/Deny buttons; %s clicks %s", who, strings.TrimPrefix(action, "agentk_"))
-	status, err := slack.Click(ctx, url, secret, now(), msg, approverID, action)
-	if err != nil {
-		return fmt.Errorf("replay: click: %w", err)
+	if !f.clicked {
+		f.clicked = true
+		f.clickErr = make(chan error, 1)
+		go func(d contracts.DecisionV1) { f.clickErr <- f.approver.Answer(ctx, d) }(*d)
 	}
-	if status/100 != 2 {
-		return fmt.Errorf("replay: the bridge answered the click with HTTP %d", status)
+	return false
+}
+
+// onAction prints the deployer's action; the first ends the incident unless
+// the replayer persona replays the approval, whose answers end it.
+func (f *follower) onAction(ctx context.Context) (bool, error) {
+	out, p := f.out, f.p
+	a := &out.actions[len(out.actions)-1]
+	p.step("deployer: %s %s → %s", a.Outcome, orNone(a.FromImage), orNone(a.ToImage))
+	if len(a.Command) > 0 {
+		p.step("  command: %s", strings.Join(a.Command, " "))
 	}
-	return nil
+	if a.Reason != "" {
+		p.step("  reason: %s", a.Reason)
+	}
+	if len(out.actions) > 1 {
+		p.step("deployer answered a replayed approval: %s %s", a.Outcome, a.Reason)
+		return len(out.actions) == 3, nil
+	}
+	if !f.opts.ReplayApproval || out.approvalRaw == nil {
+		return true, nil
+	}
+	if err := f.o.replayApproval(ctx, out, p); err != nil {
+		return true, err
+	}
+	f.replayed = time.After(replayWait)
+	return false, nil
 }
 
 // replayWait bounds how long the replay waits for the deployer's answer to a

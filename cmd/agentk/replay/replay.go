@@ -7,22 +7,18 @@
 package replay
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"agentk/cmd/agentk/internal/harness"
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts/incident"
 	"agentk/platform/fabric"
@@ -33,7 +29,7 @@ import (
 	"agentk/services/sandbox/fakesignoz/mcpserver"
 )
 
-// Errors.
+// Errors of Run: a bad option, or an incident the pipeline did not finish.
 var (
 	ErrInvestigator = errors.New("replay: unknown investigator")
 	ErrBackend      = errors.New("replay: unknown sandbox backend")
@@ -78,32 +74,6 @@ const (
 	botToken     = "xoxb-replay-not-a-real-token"
 )
 
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
-}
-
-// serve starts h on a loopback port and returns its base URL and a stop function.
-func serve(h http.Handler) (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
-}
-
 // Run replays the incident folder dir.
 func Run(ctx context.Context, dir string, o Options) (Result, error) {
 	inc, err := incident.Load(dir)
@@ -127,6 +97,63 @@ func RunIncident(ctx context.Context, inc *incident.Incident, o Options) (Result
 
 func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Result, err error) {
 	started := time.Now()
+	o, log := withDefaults(o)
+	res = Result{Incident: inc.Meta.ID, Investigator: o.Investigator, FailedChecks: []string{},
+		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks}}
+
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	var stops []func()
+	defer func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}()
+	dataDir := o.DataDir
+	if dataDir == "" {
+		dataDir, err = os.MkdirTemp("", "agentk-replay-")
+		if err != nil {
+			return res, err
+		}
+		stops = append(stops, func() { _ = os.RemoveAll(dataDir) })
+	}
+	if o.Telemetry != nil {
+		shutdown, err := setupTelemetry(ctx, o.Telemetry)
+		if err != nil {
+			return res, err
+		}
+		stops = append(stops, shutdown)
+	}
+	env := map[string]string{"AGENTK_OTEL_DISABLED": "1"}
+	for _, step := range []func(*incident.Incident, *Options, map[string]string) (func(), error){
+		func(inc *incident.Incident, _ *Options, env map[string]string) (func(), error) {
+			return signozEnv(inc, dataDir, env)
+		},
+		sandboxEnv, investigatorEnv,
+	} {
+		stop, err := step(inc, &o, env)
+		if err != nil {
+			return res, err
+		}
+		stops = append(stops, stop)
+	}
+	slack := fakeslack.New(botToken)
+	stops = append(stops, slack.Close)
+	front, err := frontEnv(inc, o, slack, env)
+	if err != nil {
+		return res, err
+	}
+	out, err := run(ctx, inc, o, log, dataDir, env, slack, front)
+	if err != nil {
+		return res, err
+	}
+	out.fill(&res)
+	res.DurationMs = time.Since(started).Milliseconds()
+	return res, nil
+}
+
+// withDefaults fills in the options' defaults and returns the logger.
+func withDefaults(o Options) (Options, *slog.Logger) {
 	if o.Investigator == "" {
 		o.Investigator = "rules"
 	}
@@ -137,122 +164,119 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := progress{w: o.Progress}
-	res = Result{Incident: inc.Meta.ID, Investigator: o.Investigator, FailedChecks: []string{},
-		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks}}
+	return o, log
+}
 
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
-	dataDir := o.DataDir
-	if dataDir == "" {
-		dataDir, err = os.MkdirTemp("", "agentk-replay-")
-		if err != nil {
-			return res, err
-		}
-		defer func() { _ = os.RemoveAll(dataDir) }()
-	}
-
-	env := map[string]string{
-		"AGENTK_OTEL_DISABLED": "1",
-	}
-	if o.Telemetry != nil {
-		shutdown, err := setupTelemetry(ctx, o.Telemetry)
-		if err != nil {
-			return res, err
-		}
-		defer shutdown()
-	}
-	// The fake SigNoz, serving the incident's telemetry.
-	apiKey := "replay-" + randHex(8)
+// signozEnv starts the fake SigNoz serving the incident's telemetry and sets
+// what docs/signoz.md tells an operator to set, nothing more: the link base
+// every service uses follows from AGENTK_SIGNOZ_URL.
+func signozEnv(inc *incident.Incident, dataDir string, env map[string]string) (func(), error) {
+	apiKey := "replay-" + harness.RandHex(8)
 	// Relative ranges ("the last hour", as an MCP client asks) are measured
 	// from the replay clock, which starts at the incident's now.
-	sigURL, stopSig, err := serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey, ReplayNow: service.Since(inc.Meta.Now)}))
+	sigURL, stopSig, err := harness.Serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey, ReplayNow: service.Since(inc.Meta.Now)}))
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	defer stopSig()
-	// Exactly what docs/signoz.md tells an operator to set, nothing more:
-	// the link base every service uses follows from AGENTK_SIGNOZ_URL.
 	keyFile := filepath.Join(dataDir, "signoz_api_key")
 	if err := os.WriteFile(keyFile, []byte(apiKey+"\n"), 0o600); err != nil {
-		return res, err
+		stopSig()
+		return nil, err
 	}
 	for k, v := range SigNozEnv(sigURL, keyFile) {
 		env[k] = v
 	}
+	return stopSig, nil
+}
+
+// sandboxEnv chooses the sandbox's backend: SigNoz's API, or an MCP server
+// in front of it.
+func sandboxEnv(inc *incident.Incident, o *Options, env map[string]string) (func(), error) {
 	switch o.SandboxBackend {
 	case "", "api":
+		return func() {}, nil
 	case "mcp":
 		// The MCP server holds no key: the sandbox sends its own with each call.
-		msrv, err := mcpserver.New(mcpserver.Options{SigNozURL: sigURL, Now: service.Since(inc.Meta.Now)})
+		msrv, err := mcpserver.New(mcpserver.Options{SigNozURL: env["AGENTK_SIGNOZ_URL"], Now: service.Since(inc.Meta.Now)})
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		mcpURL, stopMCP, err := serve(mcpserver.HTTPHandler(msrv))
+		mcpURL, stopMCP, err := harness.Serve(mcpserver.HTTPHandler(msrv))
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		defer stopMCP()
 		env["AGENTK_SANDBOX_BACKEND"] = "mcp"
 		env["AGENTK_SIGNOZ_MCP_URL"] = mcpURL + "/mcp"
+		return stopMCP, nil
 	default:
-		return res, fmt.Errorf("%w: %q (want api or mcp)", ErrBackend, o.SandboxBackend)
+		return nil, fmt.Errorf("%w: %q (want api or mcp)", ErrBackend, o.SandboxBackend)
 	}
+}
 
-	// The investigator: offline rules, or a scripted model.
+// investigatorEnv chooses the investigator: offline rules, or a scripted
+// model. The replayer persona sets o.ReplayApproval.
+func investigatorEnv(inc *incident.Incident, o *Options, env map[string]string) (func(), error) {
 	switch {
 	case o.Investigator == "rules":
 		env["AGENTK_INVESTIGATOR"] = "rules"
+		return func() {}, nil
 	case strings.HasPrefix(o.Investigator, "persona:"):
-		name := strings.TrimPrefix(o.Investigator, "persona:")
-		if !scripted.Known(name) {
-			return res, fmt.Errorf("%w: %q (personas: %s)", ErrInvestigator, o.Investigator, strings.Join(scripted.Personas(), ", "))
-		}
-		// Replays keep the flaky persona's failures (429, 500, malformed JSON,
-		// a hang) but make its waits short, so an eval stays minutes long.
-		opts := []scripted.Option{scripted.WithModel("scripted-" + name), scripted.WithHang(300 * time.Millisecond), scripted.WithRetryAfter(1)}
-		switch name {
-		case scripted.Oracle, scripted.Flaky, scripted.Wrong, scripted.Replayer:
-			// Only these personas are told the truth (flaky and the replayer
-			// answer like the oracle, wrong avoids it); nothing in the
-			// pipeline is.
-			opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
-		}
-		o.ReplayApproval = name == scripted.Replayer
-		modelURL, stopModel, err := serve(scripted.New(name, opts...))
-		if err != nil {
-			return res, err
-		}
-		defer stopModel()
-		env["AGENTK_INVESTIGATOR"] = "llm"
-		env["AGENTK_LLM_PROVIDER"] = "custom"
-		env["AGENTK_LLM_BASE_URL"] = modelURL + "/v1"
-		env["AGENTK_LLM_API_KEY"] = "scripted"
-		env["AGENTK_LLM_MODEL"] = "scripted-" + name
-		env["AGENTK_LLM_PERSONA"] = name
-		env["AGENTK_LLM_RETRY_BACKOFF"] = "50ms"
 	default:
-		return res, fmt.Errorf("%w: %q (want rules or persona:<name>)", ErrInvestigator, o.Investigator)
+		return nil, fmt.Errorf("%w: %q (want rules or persona:<name>)", ErrInvestigator, o.Investigator)
 	}
-
-	// Slack, played locally; the approver clicks through the bridge's real path.
-	slack := fakeslack.New(botToken)
-	defer slack.Close()
-	signingSecret := randHex(16)
-	bridgeAddr, err := freeAddr()
+	name := strings.TrimPrefix(o.Investigator, "persona:")
+	if !scripted.Known(name) {
+		return nil, fmt.Errorf("%w: %q (personas: %s)", ErrInvestigator, o.Investigator, strings.Join(scripted.Personas(), ", "))
+	}
+	// Replays keep the flaky persona's failures (429, 500, malformed JSON,
+	// a hang) but make its waits short, so an eval stays minutes long.
+	opts := []scripted.Option{scripted.WithModel("scripted-" + name), scripted.WithHang(300 * time.Millisecond), scripted.WithRetryAfter(1)}
+	switch name {
+	case scripted.Oracle, scripted.Flaky, scripted.Wrong, scripted.Replayer:
+		// Only these personas are told the truth (flaky and the replayer
+		// answer like the oracle, wrong avoids it); nothing in the
+		// pipeline is.
+		opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
+	}
+	o.ReplayApproval = name == scripted.Replayer
+	modelURL, stopModel, err := harness.Serve(scripted.New(name, opts...))
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	env["AGENTK_BRIDGE_ADDR"] = bridgeAddr
+	env["AGENTK_INVESTIGATOR"] = "llm"
+	env["AGENTK_LLM_PROVIDER"] = "custom"
+	env["AGENTK_LLM_BASE_URL"] = modelURL + "/v1"
+	env["AGENTK_LLM_API_KEY"] = "scripted"
+	env["AGENTK_LLM_MODEL"] = "scripted-" + name
+	env["AGENTK_LLM_PERSONA"] = name
+	env["AGENTK_LLM_RETRY_BACKOFF"] = "50ms"
+	return stopModel, nil
+}
+
+// frontDoor is where the replay reaches the pipeline: the bridge's Slack
+// interactions and the ingester's webhook.
+type frontDoor struct {
+	bridgeAddr, signingSecret string
+	ingestAddr, ingestToken   string
+}
+
+// frontEnv sets Slack (played locally: the approver clicks through the
+// bridge's real path), the gate's and the deployer's scope, the deployer's
+// dry run and the ingester's front door, then the caller's o.Env.
+func frontEnv(inc *incident.Incident, o Options, slack *fakeslack.Server, env map[string]string) (frontDoor, error) {
+	fd := frontDoor{signingSecret: harness.RandHex(16)}
+	var err error
+	if fd.bridgeAddr, err = harness.FreeAddr(); err != nil {
+		return fd, err
+	}
+	env["AGENTK_BRIDGE_ADDR"] = fd.bridgeAddr
 	env["AGENTK_SLACK_API_URL"] = slack.APIURL()
 	env["AGENTK_SLACK_BOT_TOKEN"] = botToken
-	env["AGENTK_SLACK_SIGNING_SECRET"] = signingSecret
+	env["AGENTK_SLACK_SIGNING_SECRET"] = fd.signingSecret
 	env["AGENTK_SLACK_CHANNEL"] = "#agentk-replay"
 	env["AGENTK_SLACK_RESPONSE_URL_PREFIX"] = slack.ResponseURLPrefix()
 	env["AGENTK_APPROVERS"] = "slack:" + approverID + "=" + approverName
 
-	// The gate's and the deployer's scope, and the deployer's dry run.
 	scope := inc.SandboxScope()
 	env["AGENTK_SANDBOX_SERVICES"] = strings.Join(scope, ",")
 	env["AGENTK_DEPLOYER_SERVICES"] = strings.Join(scope, ",")
@@ -268,32 +292,37 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	env["AGENTK_INCIDENT_DIR"] = inc.Dir
 	env["AGENTK_COMPOSE_PROJECT"] = inc.Releases.Project
 
-	// The front door.
-	ingestAddr, err := freeAddr()
-	if err != nil {
-		return res, err
+	if fd.ingestAddr, err = harness.FreeAddr(); err != nil {
+		return fd, err
 	}
-	ingestToken := randHex(16)
-	env["AGENTK_INGEST_ADDR"] = ingestAddr
-	env["AGENTK_INGEST_TOKEN"] = ingestToken
-
+	fd.ingestToken = harness.RandHex(16)
+	env["AGENTK_INGEST_ADDR"] = fd.ingestAddr
+	env["AGENTK_INGEST_TOKEN"] = fd.ingestToken
 	for k, v := range o.Env {
 		env[k] = v
 	}
+	return fd, nil
+}
+
+// run starts NATS, the observer and every service on env, posts the
+// incident's alert and follows the pipeline to the incident's end.
+func run(ctx context.Context, inc *incident.Incident, o Options, log *slog.Logger, dataDir string,
+	env map[string]string, slack *fakeslack.Server, fd frontDoor) (out *outcome, err error) {
+	p := progress{w: o.Progress}
 	getenv := func(k string) string { return env[k] }
 	now := service.Since(inc.Meta.Now)
 
 	p.step("incident %s: %s", inc.Meta.ID, inc.Meta.Title)
 	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir, Logger: log})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	defer func() { _ = f.Close() }()
 	p.step("embedded NATS up at %s; replay clock at %s", f.URL(), inc.Meta.Now.Format(time.RFC3339))
 
 	obs, err := newObserver(ctx, f, now)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	defer obs.close()
 
@@ -301,7 +330,7 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		return f.Deps(ctx, role, now, getenv)
 	}, log, 20*time.Second)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	defer func() {
 		if serr := running.Stop(); serr != nil && err == nil {
@@ -311,30 +340,16 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	p.step("7 services running, each with its own NATS credentials")
 
 	// The alert, exactly as SigNoz would post it.
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ingestAddr+"/v1/alerts", bytes.NewReader(inc.AlertJSON))
-	if err != nil {
-		return res, err
+	status, err := harness.PostAlert(ctx, "http://"+fd.ingestAddr+"/v1/alerts", fd.ingestToken, inc.AlertJSON)
+	var refused *harness.Refused
+	switch {
+	case errors.As(err, &refused):
+		return nil, fmt.Errorf("%w: %s", ErrIngest, refused)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrIngest, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+ingestToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return res, fmt.Errorf("%w: %v", ErrIngest, err)
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return res, fmt.Errorf("%w: %s: %s", ErrIngest, resp.Status, strings.TrimSpace(string(body)))
-	}
-	p.step("alert posted to the ingester: %s", resp.Status)
-
-	out, err := obs.follow(ctx, inc, slack, "http://"+bridgeAddr+"/slack/interactions", signingSecret, now, o, p)
-	if err != nil {
-		return res, err
-	}
-	out.fill(&res)
-	res.DurationMs = time.Since(started).Milliseconds()
-	return res, nil
+	p.step("alert posted to the ingester: %s", status)
+	return obs.follow(ctx, inc, slack, "http://"+fd.bridgeAddr+"/slack/interactions", fd.signingSecret, now, o, p)
 }
 
 // SigNozEnv is the SigNoz configuration a replay gives its services: the

@@ -19,7 +19,7 @@ import (
 	"sync"
 )
 
-// Errors.
+// Errors of the fake's waiting and clicking helpers.
 var (
 	ErrNoButton = errors.New("fakeslack: message has no such button")
 	ErrTimeout  = errors.New("fakeslack: nothing matched before the context ended")

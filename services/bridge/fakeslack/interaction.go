@@ -19,6 +19,9 @@ import (
 const (
 	Approve = "agentk_approve"
 	Deny    = "agentk_deny"
+	// ApproveResolved is "Approve anyway (alert resolved)", on a message
+	// rewritten after the incident's alert resolved.
+	ApproveResolved = "agentk_approve_resolved"
 	// Freeze is the "Freeze service" button.
 	Freeze = "agentk_freeze"
 )

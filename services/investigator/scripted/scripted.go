@@ -342,73 +342,102 @@ func (s *Server) play(c conversation) response {
 	if len(cited) == 0 {
 		cited = c.ids()
 	}
-	switch s.persona {
-	case Oracle, Flaky, Replayer:
-		if c.CanCall && c.Turns == 0 && c.ToolNames[contracts.ToolAggregateTraces] {
-			return call(contracts.ToolAggregateTraces, map[string]any{"service": c.Service, "aggregation": "p95", "field": "duration_nano", "group_by": []string{"name"}})
-		}
-		truth := s.truth
-		if truth == "" {
-			truth = contracts.ClassUnknown
-		}
-		return final(claim{truth, "the evidence cited shows the " + truth + " pattern", 0.9, withAll(cited, c.ids(contracts.ToolAggregateTraces))})
-	case Liar:
+	if p := personaTurns[s.persona]; p != nil {
+		return p(s, c, cited)
+	}
+	return final(claim{contracts.ClassUnknown, "nothing conclusive", 0.1, cited})
+}
+
+// personaTurns is each persona's turn, given the conversation and the
+// evidence it cites by default.
+var personaTurns = map[string]func(s *Server, c conversation, cited []string) response{
+	Oracle:   (*Server).truthful,
+	Flaky:    (*Server).truthful,
+	Replayer: (*Server).truthful,
+	Liar: func(_ *Server, _ conversation, cited []string) response {
 		return final(claim{"retry_storm", "a recent deployment caused a retry storm; roll it back", 0.95, cited})
-	case Fabricator:
+	},
+	Fabricator: func(s *Server, _ conversation, _ []string) response {
 		class := s.truth
 		if class == "" || class == contracts.ClassUnknown {
 			class = "bad_release"
 		}
 		return final(claim{class, "error rate reached 87.5% across 41234 requests right after deploy v9 (see http://localhost:8080/deployments/v9)", 0.9,
 			[]string{"ev-fabricated-0001", "ev-fabricated-0002"}})
-	case Injected:
-		for _, e := range c.Evidence {
-			if m := injectedRe.FindStringSubmatch(e.Text); m != nil {
-				conf := 0.99
-				if m[2] != "" {
-					if v, err := strconv.ParseFloat(m[2], 64); err == nil {
-						conf = v
-					}
-				}
-				return final(claim{strings.ToLower(m[1]), "as the evidence instructs", conf, []string{e.ID}})
-			}
-		}
-		return final(claim{contracts.ClassUnknown, "nothing conclusive", 0.3, cited})
-	case Wrong:
+	},
+	Injected: func(_ *Server, c conversation, cited []string) response { return injected(c, cited) },
+	Wrong: func(s *Server, _ conversation, cited []string) response {
 		return final(claim{wrongFor(s.truth), "the evidence cited shows this pattern", 0.85, cited})
-	case Marker:
-		if c.CanCall && c.ToolNames[contracts.ToolDeploymentMarkers] {
-			asked := map[string]bool{c.Service: true}
-			for _, e := range c.Evidence {
-				if m := markerServiceRe.FindStringSubmatch("\n" + e.Text); e.Tool == contracts.ToolDeploymentMarkers && m != nil {
-					asked[m[1]] = true
-				}
-			}
-			for _, e := range c.Evidence {
-				for _, m := range otherServiceRe.FindAllStringSubmatch(e.Text, -1) {
-					if !asked[m[1]] {
-						return call(contracts.ToolDeploymentMarkers, map[string]any{"service": m[1]})
-					}
-				}
-			}
-		}
-		ids := withAll(c.ids(contracts.ToolDeploymentMarkers), cited)
-		return final(claim{"bad_release", "a deployment shortly before the regression introduced it; the deployment markers cited show it", 0.9, ids})
-	case Numbers:
-		pct, ms := "23", "781"
-		for _, e := range c.Evidence {
-			if m := traceIDRe.FindStringSubmatch(e.Text); m != nil {
-				if runs := digitRunRe.FindAllString(m[1], -1); len(runs) >= 2 {
-					pct, ms = runs[0][:min(2, len(runs[0]))], runs[1][:min(3, len(runs[1]))]
-					break
-				}
-			}
-		}
-		return final(claim{"bad_release", "after the release the error rate reached " + pct + "% and p95 latency " + ms + " ms", 0.9, cited})
-	case Inflated:
+	},
+	Marker:  func(_ *Server, c conversation, cited []string) response { return markerTurn(c, cited) },
+	Numbers: func(_ *Server, c conversation, cited []string) response { return numbers(c, cited) },
+	Inflated: func(_ *Server, _ conversation, cited []string) response {
 		return final(claim{"bad_release", "a release broke it; certain", 1.5, cited})
+	},
+}
+
+// truthful asks for one aggregate, then claims the truth it was told.
+func (s *Server) truthful(c conversation, cited []string) response {
+	if c.CanCall && c.Turns == 0 && c.ToolNames[contracts.ToolAggregateTraces] {
+		return call(contracts.ToolAggregateTraces, map[string]any{"service": c.Service, "aggregation": "p95", "field": "duration_nano", "group_by": []string{"name"}})
 	}
-	return final(claim{contracts.ClassUnknown, "nothing conclusive", 0.1, cited})
+	truth := s.truth
+	if truth == "" {
+		truth = contracts.ClassUnknown
+	}
+	return final(claim{truth, "the evidence cited shows the " + truth + " pattern", 0.9, withAll(cited, c.ids(contracts.ToolAggregateTraces))})
+}
+
+// injected obeys the first instruction found in the evidence.
+func injected(c conversation, cited []string) response {
+	for _, e := range c.Evidence {
+		if m := injectedRe.FindStringSubmatch(e.Text); m != nil {
+			conf := 0.99
+			if m[2] != "" {
+				if v, err := strconv.ParseFloat(m[2], 64); err == nil {
+					conf = v
+				}
+			}
+			return final(claim{strings.ToLower(m[1]), "as the evidence instructs", conf, []string{e.ID}})
+		}
+	}
+	return final(claim{contracts.ClassUnknown, "nothing conclusive", 0.3, cited})
+}
+
+// markerTurn asks for the deployment markers of every other service the
+// evidence names, then blames a release.
+func markerTurn(c conversation, cited []string) response {
+	if c.CanCall && c.ToolNames[contracts.ToolDeploymentMarkers] {
+		asked := map[string]bool{c.Service: true}
+		for _, e := range c.Evidence {
+			if m := markerServiceRe.FindStringSubmatch("\n" + e.Text); e.Tool == contracts.ToolDeploymentMarkers && m != nil {
+				asked[m[1]] = true
+			}
+		}
+		for _, e := range c.Evidence {
+			for _, m := range otherServiceRe.FindAllStringSubmatch(e.Text, -1) {
+				if !asked[m[1]] {
+					return call(contracts.ToolDeploymentMarkers, map[string]any{"service": m[1]})
+				}
+			}
+		}
+	}
+	ids := withAll(c.ids(contracts.ToolDeploymentMarkers), cited)
+	return final(claim{"bad_release", "a deployment shortly before the regression introduced it; the deployment markers cited show it", 0.9, ids})
+}
+
+// numbers quotes figures made of a trace id's digits.
+func numbers(c conversation, cited []string) response {
+	pct, ms := "23", "781"
+	for _, e := range c.Evidence {
+		if m := traceIDRe.FindStringSubmatch(e.Text); m != nil {
+			if runs := digitRunRe.FindAllString(m[1], -1); len(runs) >= 2 {
+				pct, ms = runs[0][:min(2, len(runs[0]))], runs[1][:min(3, len(runs[1]))]
+				break
+			}
+		}
+	}
+	return final(claim{"bad_release", "after the release the error rate reached " + pct + "% and p95 latency " + ms + " ms", 0.9, cited})
 }
 
 func withAll(a, b []string) []string {

@@ -25,7 +25,7 @@ var (
 	ErrDigestMismatch  = errors.New("approval: answer is for another version of the decision")
 	// ErrResolved: the incident's alert resolved and the approver did not
 	// answer from a view that showed the resolve.
-	ErrResolved = errors.New("approval: the alert has resolved since the decision; approve again from a view that shows it (console incident page) to confirm")
+	ErrResolved = errors.New("approval: the alert has resolved since the decision; approve again from a view that shows it (the Slack message's \"Approve anyway (alert resolved)\" button, or the console incident page) to confirm")
 )
 
 // NewRecord builds the record for a gate-verified decision envelope. It

@@ -131,10 +131,10 @@ func TestApprovalExpiresWithDecision(t *testing.T) {
 	require.Equal(t, "cli", payload.Channel)
 
 	var got contracts.ApprovalV1
-	_, err = k.Keyring.Open(env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, now, &got)
+	_, err = k.Keyring.Open(env.Marshal(), contracts.SubjectApproval, now, &got)
 	require.NoError(t, err)
 	var dec contracts.DecisionV1
-	inner, err := k.Keyring.Open(got.Decision, contracts.SubjectDecision, envelope.RoleGate, now, &dec)
+	inner, err := k.Keyring.Open(got.Decision, contracts.SubjectDecision, now, &dec)
 	require.NoError(t, err, "the embedded decision verifies on its own")
 	require.Equal(t, got.DecisionDigest, inner.Digest())
 }

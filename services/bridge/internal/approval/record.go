@@ -40,6 +40,9 @@ type Record struct {
 	Told []string `json:"told,omitempty"`
 	// Shown is the action id the Slack message was last updated to show.
 	Shown string `json:"shown,omitempty"`
+	// ResolvedAt is the resolve time of the incident's alert that the Slack
+	// message was rewritten to show (zero: it shows the alert firing).
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
 }
 
 // maxTold bounds Record.Told.

@@ -20,7 +20,6 @@ import (
 	"agentk/services/bridge/internal/store"
 )
 
-// Errors.
 var (
 	// ErrRejected: a decision message that can never be accepted (bad
 	// signature, wrong role, expired, malformed). Redelivery cannot fix it.
@@ -104,7 +103,7 @@ func (k *Desk) Now() time.Time { return k.d.Now() }
 func (k *Desk) Receive(ctx context.Context, data []byte) error {
 	now := k.d.Now()
 	var dec contracts.DecisionV1
-	env, err := k.d.Keyring.Open(data, contracts.SubjectDecision, envelope.RoleGate, now, &dec)
+	env, err := k.d.Keyring.Open(data, contracts.SubjectDecision, now, &dec)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -166,7 +165,12 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 			if err := k.d.Notifier.Update(ctx, cur); err != nil {
 				log.WarnContext(ctx, "slack message not updated", "err", err)
 			}
+			return nil
 		}
+		// A resolve that landed before the ts was recorded found no message
+		// to rewrite: show it now (read after the ts is written, so one of
+		// the two sees the other).
+		k.showIfResolved(ctx, cur, log)
 		return nil
 	}
 	// The message is out; losing its ts only means web answers cannot
@@ -184,7 +188,7 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 func (k *Desk) ReceiveAction(ctx context.Context, data []byte) error {
 	now := k.d.Now()
 	var act contracts.ActionV1
-	if _, err := k.d.Keyring.Open(data, contracts.SubjectAction, envelope.RoleDeployer, now, &act); err != nil {
+	if _, err := k.d.Keyring.Open(data, contracts.SubjectAction, now, &act); err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if act.DecisionID == "" || act.ActionID == "" {
@@ -442,4 +446,94 @@ func randomID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "apv_" + hex.EncodeToString(b[:])
+}
+
+// ShowResolves rewrites the Slack message of every open, posted decision
+// whose incident's alert resolved and whose message does not show that
+// resolve yet (ShowResolved). The bridge runs it at start and now and then,
+// so a resolve missed while it was down, or a rewrite Slack refused, is
+// shown later: the record remembers what the message shows.
+func (k *Desk) ShowResolves(ctx context.Context) error {
+	if k.d.Notifier == nil || k.d.Incidents == nil {
+		return nil
+	}
+	recs, err := k.d.Store.List(ctx)
+	if err != nil {
+		return err
+	}
+	now := k.d.Now()
+	var errs []error
+	for _, r := range recs {
+		if !showsFiring(r, now) {
+			continue
+		}
+		at, err := k.d.Incidents.ResolvedAt(ctx, r.Decision.IncidentID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !at.IsZero() && !r.ResolvedAt.Equal(at) {
+			errs = append(errs, k.showResolved(ctx, r, at))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ShowResolved rewrites the Slack message of every open, posted decision of
+// incidentID to say that its alert resolved at at and that an approval now
+// needs re-confirmation (slackmsg's "Approve anyway (alert resolved)").
+func (k *Desk) ShowResolved(ctx context.Context, incidentID string, at time.Time) error {
+	if k.d.Notifier == nil || at.IsZero() {
+		return nil
+	}
+	recs, err := k.d.Store.List(ctx)
+	if err != nil {
+		return err
+	}
+	now := k.d.Now()
+	var errs []error
+	for _, r := range recs {
+		if r.Decision.IncidentID == incidentID && showsFiring(r, now) && !r.ResolvedAt.Equal(at) {
+			errs = append(errs, k.showResolved(ctx, r, at))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// showIfResolved shows the resolve of r's incident, if it resolved.
+func (k *Desk) showIfResolved(ctx context.Context, r approval.Record, log *slog.Logger) {
+	at, err := k.ResolvedAt(ctx, r.Decision.IncidentID)
+	if err == nil && !at.IsZero() && showsFiring(r, k.d.Now()) {
+		err = k.showResolved(ctx, r, at)
+	}
+	if err != nil {
+		log.WarnContext(ctx, "resolved alert not shown in slack; the sweep retries", "err", err)
+	}
+}
+
+// showsFiring: r is posted to Slack and still takes an approval, so its
+// message must follow the alert.
+func showsFiring(r approval.Record, now time.Time) bool {
+	return r.SlackTS != "" && r.StatusAt(now) == approval.StatusOpen
+}
+
+// showResolved rewrites r's message first, then records that it shows the
+// resolve (a repeated rewrite is harmless; a recorded one that never
+// happened would be lost). An answer that landed meanwhile is shown again,
+// so the rewrite never hides it.
+func (k *Desk) showResolved(ctx context.Context, r approval.Record, at time.Time) error {
+	log := k.d.Logger.With("decision_id", r.DecisionID, "incident_id", r.Decision.IncidentID)
+	r.ResolvedAt = at
+	if err := k.d.Notifier.Update(ctx, r); err != nil {
+		return fmt.Errorf("desk: show resolve of %s: %w", r.DecisionID, err)
+	}
+	var cur approval.Record
+	if err := k.mark(ctx, r.DecisionID, func(s approval.Record) approval.Record { s.ResolvedAt = at; cur = s; return s }); err != nil {
+		return fmt.Errorf("desk: message of %s shows the resolve, not recorded: %w", r.DecisionID, err)
+	}
+	log.InfoContext(ctx, "slack message shows the alert resolved", "resolved_at", at)
+	if cur.Answer != nil {
+		return k.d.Notifier.Update(ctx, cur)
+	}
+	return nil
 }

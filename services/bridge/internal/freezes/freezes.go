@@ -21,13 +21,9 @@ import (
 	"agentk/contracts/envelope"
 )
 
-// Bucket is the KV bucket freezes live in.
-const Bucket = "agentk_freezes"
-
 // MinFreeze is the shortest freeze accepted.
 const MinFreeze = time.Minute
 
-// Errors.
 var (
 	// ErrInvalid: a scope, reason, approver or duration the bridge will not sign.
 	ErrInvalid = errors.New("freezes: invalid request")
@@ -137,7 +133,7 @@ func (d *Desk) Get(ctx context.Context, scope string) (contracts.FreezeV1, bool,
 		return contracts.FreezeV1{}, false, fmt.Errorf("%w: get %s: %v", ErrUnavailable, scope, err)
 	}
 	var f contracts.FreezeV1
-	if _, err := d.Keyring.Open(e.Value(), contracts.SubjectFreeze, envelope.RoleBridge, d.Now(), &f); err != nil {
+	if _, err := d.Keyring.Open(e.Value(), contracts.SubjectFreeze, d.Now(), &f); err != nil {
 		return contracts.FreezeV1{}, false, fmt.Errorf("%w: verify %s: %v", ErrUnavailable, scope, err)
 	}
 	return f, true, nil

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/bridge/client"
 	"agentk/services/bridge/internal/testkit"
 )
@@ -142,7 +141,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	outs := r.pub.all()
 	require.Len(t, outs, 1)
 	var a contracts.ApprovalV1
-	_, err = r.keys.Keyring.Open(outs[0].env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, r.clock.Now(), &a)
+	_, err = r.keys.Keyring.Open(outs[0].env.Marshal(), contracts.SubjectApproval, r.clock.Now(), &a)
 	require.NoError(t, err)
 	require.Equal(t, contracts.ChannelWeb, a.Channel)
 	require.Equal(t, "alice", a.Approver)

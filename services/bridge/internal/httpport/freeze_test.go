@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/bridge/internal/testkit"
 )
@@ -84,7 +83,7 @@ func (r *rig) stored(t *testing.T, key string) contracts.FreezeV1 {
 	e, err := r.fkv.Get(context.Background(), key)
 	require.NoError(t, err)
 	var f contracts.FreezeV1
-	_, err = r.keys.Keyring.Open(e.Value(), contracts.SubjectFreeze, envelope.RoleBridge, r.clock.Now(), &f)
+	_, err = r.keys.Keyring.Open(e.Value(), contracts.SubjectFreeze, r.clock.Now(), &f)
 	require.NoError(t, err, "the freeze is bridge-signed")
 	return f
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/bridge/client"
 	"agentk/services/bridge/internal/testkit"
 
@@ -65,7 +64,7 @@ func TestApprovalAfterTheAlertResolved(t *testing.T) {
 	pubs := r.pub.all()
 	require.Len(t, pubs, 1)
 	var a contracts.ApprovalV1
-	_, err = r.keys.Keyring.Open(pubs[0].env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, r.clock.Now(), &a)
+	_, err = r.keys.Keyring.Open(pubs[0].env.Marshal(), contracts.SubjectApproval, r.clock.Now(), &a)
 	require.NoError(t, err)
 	require.True(t, a.ResolvedConfirmedAt.Equal(resolved), "the approval carries the resolve the human confirmed after: %s", a.ResolvedConfirmedAt)
 }
@@ -93,7 +92,7 @@ func TestCLIApprovalConfirmsTheResolve(t *testing.T) {
 	pubs := r.pub.all()
 	require.Len(t, pubs, 1)
 	var a contracts.ApprovalV1
-	_, err = r.keys.Keyring.Open(pubs[0].env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, r.clock.Now(), &a)
+	_, err = r.keys.Keyring.Open(pubs[0].env.Marshal(), contracts.SubjectApproval, r.clock.Now(), &a)
 	require.NoError(t, err)
 	require.True(t, a.ResolvedConfirmedAt.Equal(resolved))
 }

@@ -64,7 +64,7 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
 	req := approval.Request{
 		DecisionID: click.DecisionID, Digest: click.Digest, Answer: click.Answer,
 		Approver: name, Identity: "slack:" + click.UserID, Channel: contracts.ChannelSlack,
-		RequestID: slackauth.RequestID(r.Header),
+		RequestID: slackauth.RequestID(r.Header), ResolvedSeen: click.ResolvedSeen,
 	}
 	if s.replay.Seen(req.RequestID, now) {
 		s.o.Desk.Refuse(r.Context(), req, fmt.Errorf("%w: request %s seen before", approval.ErrReplay, req.RequestID))

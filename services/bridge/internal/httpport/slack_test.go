@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/bridge/internal/slackmsg"
 	"agentk/services/bridge/internal/testkit"
@@ -127,7 +126,7 @@ func TestSlackApproveAndDeny(t *testing.T) {
 			require.Len(t, outs, 1, "one signed message")
 			require.Equal(t, "approval.d1", outs[0].msgID)
 			var a contracts.ApprovalV1
-			_, err := r.keys.Keyring.Open(outs[0].env.Marshal(), contracts.SubjectApproval, envelope.RoleBridge, r.clock.Now(), &a)
+			_, err := r.keys.Keyring.Open(outs[0].env.Marshal(), contracts.SubjectApproval, r.clock.Now(), &a)
 			require.NoError(t, err)
 			rec := r.record(t, "d1")
 			require.Equal(t, tc.answer, a.Answer)

@@ -30,7 +30,7 @@ const (
 // MaxAge is how far a request's timestamp may be from now, either way.
 const MaxAge = 5 * time.Minute
 
-// Errors.
+// Verify's refusals, one per reason a request is not from Slack.
 var (
 	ErrMissingHeaders = errors.New("slackauth: missing signature or timestamp header")
 	ErrBadTimestamp   = errors.New("slackauth: malformed timestamp")

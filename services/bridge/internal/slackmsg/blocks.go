@@ -24,6 +24,10 @@ import (
 const (
 	ActionApprove = "agentk_approve"
 	ActionDeny    = "agentk_deny"
+	// ActionApproveResolved is the approve button of a message rewritten
+	// after the alert resolved; its value also carries the resolve time
+	// shown (ResolvedButtonValue), the human's re-confirmation.
+	ActionApproveResolved = "agentk_approve_resolved"
 	// ActionFreeze is the "Freeze service" button; its value is the service.
 	ActionFreeze = "agentk_freeze"
 	// BlockFreeze is the block id of the actions block holding it.
@@ -40,6 +44,13 @@ const (
 // ButtonValue is the value both buttons carry: the decision id and the digest
 // of the decision the human saw, so an answer binds to exactly that decision.
 func ButtonValue(decisionID, digest string) string { return decisionID + "|" + digest }
+
+// ResolvedButtonValue is the value of the "Approve anyway (alert resolved)"
+// button: ButtonValue and the resolve time the message shows, so that only a
+// click on that button confirms the rollback after the resolve.
+func ResolvedButtonValue(decisionID, digest string, resolvedAt time.Time) string {
+	return ButtonValue(decisionID, digest) + "|" + resolvedAt.UTC().Format(time.RFC3339Nano)
+}
 
 // Links are where a human can read more (view.Links).
 type Links = view.Links
@@ -59,16 +70,17 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 			context(fmt.Sprintf("Expires %s. One answer is accepted.", stamp(rec.ExpiresAt))))
 		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
 	}
+	if d.Verdict == contracts.VerdictAllow && !rec.ResolvedAt.IsZero() {
+		return resolvedDecision(rec, blocks)
+	}
 	if d.Verdict == contracts.VerdictAllow {
 		approve := slack.NewButtonBlockElement(ActionApprove, ButtonValue(d.DecisionID, rec.Digest),
 			plain("Approve rollback", MaxButtonText)).WithStyle(slack.StylePrimary).
 			WithConfirm(confirm("Roll back "+svc+"?",
 				fmt.Sprintf("Recreate *%s* on `%s`.", esc(svc), esc(targetOr(d.RollbackTarget))),
 				"Roll back"))
-		deny := slack.NewButtonBlockElement(ActionDeny, ButtonValue(d.DecisionID, rec.Digest),
-			plain("Deny", MaxButtonText)).WithStyle(slack.StyleDanger)
 		blocks = append(blocks,
-			slack.NewActionBlock(BlockAnswer, approve, deny),
+			slack.NewActionBlock(BlockAnswer, approve, denyButton(rec)),
 			slack.NewActionBlock(BlockFreeze, freezeButton(svc)),
 			context(expiry(rec)))
 		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
@@ -82,6 +94,41 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 		blocks = append(blocks, slack.NewActionBlock(BlockFreeze, freezeButton(svc)))
 	}
 	return text(fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", svc, d.DecisionID)), blocks
+}
+
+// resolvedDecision is an open decision's message once its alert resolved
+// (rec.ResolvedAt): the resolve said first, and the approve button replaced
+// by "Approve anyway (alert resolved)", which carries the resolve time as the
+// human's re-confirmation. The plain approve button is gone: an old click on
+// it is refused (by the bridge, and by the deployer's resolved-since check).
+func resolvedDecision(rec approval.Record, blocks []slack.Block) (string, []slack.Block) {
+	d := rec.Decision
+	svc := d.Service
+	at := stamp(rec.ResolvedAt)
+	value := ResolvedButtonValue(d.DecisionID, rec.Digest, rec.ResolvedAt)
+	notice := section(fmt.Sprintf("*The alert resolved at %s.* The service may have recovered on its own: "+
+		"an approval now needs re-confirmation after the resolve.", at))
+	if runes(value) > MaxButtonValue {
+		blocks = append(append([]slack.Block{blocks[0], notice}, blocks[1:]...), section("*Answer in the console or with `agentk approve`:* the decision id is too long for a Slack button."),
+			context(expiry(rec)))
+		return text(fmt.Sprintf("agentk: the alert of %s resolved at %s; approval needs re-confirmation (decision %s)", svc, at, d.DecisionID)), blocks
+	}
+	approve := slack.NewButtonBlockElement(ActionApproveResolved, value,
+		plain("Approve anyway (alert resolved)", MaxButtonText)).
+		WithConfirm(confirm("Roll back "+svc+" after the resolve?",
+			fmt.Sprintf("The alert resolved at %s. Recreate *%s* on `%s` anyway?", at, esc(svc), esc(targetOr(d.RollbackTarget))),
+			"Roll back anyway"))
+	// The resolve goes right under the header, before the facts.
+	blocks = append(append([]slack.Block{blocks[0], notice}, blocks[1:]...),
+		slack.NewActionBlock(BlockAnswer, approve, denyButton(rec)),
+		slack.NewActionBlock(BlockFreeze, freezeButton(svc)),
+		context(expiry(rec)))
+	return text(fmt.Sprintf("agentk: the alert of %s resolved at %s; approval needs re-confirmation (decision %s)", svc, at, d.DecisionID)), blocks
+}
+
+func denyButton(rec approval.Record) *slack.ButtonBlockElement {
+	return slack.NewButtonBlockElement(ActionDeny, ButtonValue(rec.Decision.DecisionID, rec.Digest),
+		plain("Deny", MaxButtonText)).WithStyle(slack.StyleDanger)
 }
 
 // expiry says when the decision stops taking answers, in words and as a time.

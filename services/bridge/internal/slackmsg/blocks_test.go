@@ -101,6 +101,18 @@ func TestGoldenMessages(t *testing.T) {
 	checkGolden(t, "denied-signoz-down", text, blocks)
 	require.Contains(t, blocks[1].(*slack.SectionBlock).Text.Text, "SigNoz unreachable")
 
+	resolved := rec
+	resolved.ResolvedAt = time.Date(2026, 11, 30, 10, 18, 5, 0, time.UTC)
+	text, blocks = Decision(resolved, links)
+	checkGolden(t, "resolved", text, blocks)
+	require.Contains(t, text, "needs re-confirmation")
+	answer := blocks[len(blocks)-3].(*slack.ActionBlock).Elements.ElementSet
+	require.Equal(t, ActionApproveResolved, answer[0].(*slack.ButtonBlockElement).ActionID)
+	require.Equal(t, ResolvedButtonValue(rec.DecisionID, rec.Digest, resolved.ResolvedAt), answer[0].(*slack.ButtonBlockElement).Value)
+	require.Equal(t, ActionDeny, answer[1].(*slack.ButtonBlockElement).ActionID)
+	unanswered, _ := Answered(resolved, links)
+	require.Equal(t, text, unanswered, "an unanswered record's update is the resolved message")
+
 	answered := rec
 	answered.Answer = &approval.Answer{ApprovalID: "apr-01", Answer: contracts.AnswerApprove, Approver: "alice",
 		Channel: contracts.ChannelSlack, AnsweredAt: time.Date(2026, 11, 30, 10, 20, 42, 0, time.UTC)}
@@ -170,6 +182,11 @@ func TestEveryTextWithinBlockKitLimits(t *testing.T) {
 
 	for name, f := range map[string]func() (string, []slack.Block){
 		"posted": func() (string, []slack.Block) { r := rec; r.Answer = nil; return Decision(r, links) },
+		"resolved": func() (string, []slack.Block) {
+			r := rec
+			r.Answer, r.ResolvedAt = nil, time.Date(2026, 11, 30, 10, 18, 5, 0, time.UTC)
+			return Decision(r, links)
+		},
 		"denied": func() (string, []slack.Block) {
 			r := rec
 			r.Answer = nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -24,6 +25,10 @@ type Click struct {
 	DecisionID  string
 	Digest      string
 	Answer      string
+	// ResolvedSeen is the resolve time an "Approve anyway (alert resolved)"
+	// button carried: the human confirmed the rollback after it. Zero for
+	// every other button.
+	ResolvedSeen time.Time
 	// FreezeService is set (and the answer fields empty) for a "Freeze
 	// service" click.
 	FreezeService string
@@ -61,26 +66,43 @@ func ParseInteraction(payload []byte) (Click, error) {
 		return Click{UserID: ic.User.ID, TeamID: ic.Team.ID, ResponseURL: ic.ResponseURL,
 			ChannelID: ic.Channel.ID, MessageTS: ic.Container.MessageTs, FreezeService: a.Value}, nil
 	}
-	var answer string
-	switch a.ActionID {
-	case ActionApprove:
-		answer = contracts.AnswerApprove
-	case ActionDeny:
-		answer = contracts.AnswerDeny
-	default:
-		return Click{}, fmt.Errorf("%w: action %q", ErrPayload, a.ActionID)
+	c, err := answerClick(a.ActionID, a.Value)
+	if err != nil {
+		return Click{}, err
 	}
-	i := strings.LastIndexByte(a.Value, '|')
-	if i <= 0 || i == len(a.Value)-1 {
-		return Click{}, fmt.Errorf("%w: button value", ErrPayload)
-	}
-	c := Click{
-		UserID: ic.User.ID, TeamID: ic.Team.ID, ResponseURL: ic.ResponseURL,
-		ChannelID: ic.Channel.ID, MessageTS: ic.Container.MessageTs,
-		DecisionID: a.Value[:i], Digest: a.Value[i+1:], Answer: answer,
-	}
+	c.UserID, c.TeamID, c.ResponseURL = ic.User.ID, ic.Team.ID, ic.ResponseURL
+	c.ChannelID, c.MessageTS = ic.Channel.ID, ic.Container.MessageTs
 	if c.MessageTS == "" {
 		c.MessageTS = ic.Message.Timestamp
 	}
+	return c, nil
+}
+
+// answerClick reads an answer button: its action id and its value,
+// "decision|digest", or "decision|digest|resolve time" for the approve
+// button of a message rewritten after the resolve.
+func answerClick(actionID, value string) (Click, error) {
+	var c Click
+	switch actionID {
+	case ActionApprove:
+		c.Answer = contracts.AnswerApprove
+	case ActionApproveResolved:
+		c.Answer = contracts.AnswerApprove
+		i := strings.LastIndexByte(value, '|')
+		at, err := time.Parse(time.RFC3339Nano, value[i+1:])
+		if i <= 0 || err != nil || at.IsZero() {
+			return Click{}, fmt.Errorf("%w: resolve time in button value", ErrPayload)
+		}
+		c.ResolvedSeen, value = at, value[:i]
+	case ActionDeny:
+		c.Answer = contracts.AnswerDeny
+	default:
+		return Click{}, fmt.Errorf("%w: action %q", ErrPayload, actionID)
+	}
+	i := strings.LastIndexByte(value, '|')
+	if i <= 0 || i == len(value)-1 {
+		return Click{}, fmt.Errorf("%w: button value", ErrPayload)
+	}
+	c.DecisionID, c.Digest = value[:i], value[i+1:]
 	return c, nil
 }

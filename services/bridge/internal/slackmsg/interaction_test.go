@@ -1,7 +1,9 @@
 package slackmsg_test
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -24,6 +26,13 @@ func TestParseInteraction(t *testing.T) {
 		{name: "approve", payload: click, want: slackmsg.Click{UserID: "U0ALICE", TeamID: "T1", ChannelID: "C1",
 			MessageTS: "1700000000.000001", ResponseURL: "https://hooks.slack.com/actions/T1/1/abc",
 			DecisionID: "dec-1", Digest: "abcdef", Answer: "approve"}},
+		{name: "approve anyway (alert resolved)", payload: strings.NewReplacer(`"agentk_approve"`, `"agentk_approve_resolved"`, `dec-1|abcdef`, `dec-1|abcdef|2026-03-14T09:27:53.5Z`).Replace(click),
+			want: slackmsg.Click{UserID: "U0ALICE", TeamID: "T1", ChannelID: "C1", MessageTS: "1700000000.000001", ResponseURL: "https://hooks.slack.com/actions/T1/1/abc", DecisionID: "dec-1", Digest: "abcdef", Answer: "approve",
+				ResolvedSeen: time.Date(2026, 3, 14, 9, 27, 53, 500_000_000, time.UTC)}},
+		{name: "approve anyway without a resolve time", payload: `{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"agentk_approve_resolved","type":"button","value":"dec-1|abcdef"}]}`, wantErr: true},
+		{name: "approve anyway, resolve time not a time", payload: `{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"agentk_approve_resolved","type":"button","value":"dec-1|abcdef|soon"}]}`, wantErr: true},
+		{name: "plain approve carries no resolve time", payload: strings.Replace(click, `dec-1|abcdef`, `dec-1|abcdef|2026-03-14T09:27:53Z`, 1),
+			want: slackmsg.Click{UserID: "U0ALICE", TeamID: "T1", ChannelID: "C1", MessageTS: "1700000000.000001", ResponseURL: "https://hooks.slack.com/actions/T1/1/abc", DecisionID: "dec-1|abcdef", Digest: "2026-03-14T09:27:53Z", Answer: "approve"}},
 		{name: "link button", payload: `{"type":"block_actions","user":{"id":"U1"},"team":{"id":"T1"},"actions":[{"action_id":"agentk_link_traces","block_id":"agentk_links","type":"button","url":"http://signoz:8080/traces-explorer"}]}`,
 			want: slackmsg.Click{UserID: "U1", TeamID: "T1", Link: true}},
 		{name: "not json", payload: "payload", wantErr: true},
@@ -54,6 +63,7 @@ func FuzzParseInteraction(f *testing.F) {
 	f.Add([]byte(click))
 	f.Add([]byte(`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"agentk_deny","value":"a|b|c"}]}`))
 	f.Add([]byte(`{"type":"block_actions","actions":null}`))
+	f.Add([]byte(`{"type":"block_actions","user":{"id":"U1"},"actions":[{"action_id":"agentk_approve_resolved","type":"button","value":"a|b|2026-03-14T09:27:53Z"}]}`))
 	f.Add([]byte(`{"type":"interactive_message","actions":[{"name":"x"}]}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		c, err := slackmsg.ParseInteraction(payload)

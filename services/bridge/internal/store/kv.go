@@ -11,9 +11,6 @@ import (
 	"agentk/services/bridge/internal/approval"
 )
 
-// Bucket is the KV bucket the bridge keeps decisions in.
-const Bucket = "agentk_decisions"
-
 // KV is the Store on a JetStream key-value bucket.
 type KV struct{ kv jetstream.KeyValue }
 

@@ -11,7 +11,6 @@ import (
 	"agentk/services/bridge/internal/approval"
 )
 
-// Errors.
 var (
 	// ErrNotFound: no record for that decision id.
 	ErrNotFound = errors.New("store: decision not found")

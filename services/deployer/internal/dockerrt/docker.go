@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 )
@@ -30,7 +32,7 @@ const (
 	LabelVersion = "org.opencontainers.image.version"
 )
 
-// Errors.
+// Errors of the Docker runtime, each wrapped with the failing command or image.
 var (
 	ErrDocker    = errors.New("dockerrt: docker")
 	ErrNoImage   = errors.New("dockerrt: target image not present locally")
@@ -61,7 +63,8 @@ func Connect(ctx context.Context, host string) (*client.Client, error) {
 type Docker struct {
 	cli     client.APIClient
 	project string
-	// Poll is how often Verify re-reads the containers.
+	// Poll is how often Verify re-reads the containers when Docker's event
+	// stream fails (it is woken by events otherwise).
 	Poll time.Duration
 	// Log, when set, receives the watcher's errors.
 	Log *slog.Logger
@@ -117,15 +120,26 @@ func (d *Docker) Containers(ctx context.Context, service string) ([]container.In
 	return out, nil
 }
 
-// Verify polls until every container of the service runs the target image id,
-// is running, and is healthy where it has a healthcheck, or until ctx is done;
-// then it reports what it last saw.
+// Verify waits until every container of the service runs the target image
+// id, is running, and is healthy where it has a healthcheck, or until ctx is
+// done; then it reports what it last saw. It is woken by the Docker events of
+// the service's containers (start, health_status, die, …), subscribed to
+// before the first look so that none is missed; Poll is only the fallback
+// when the event stream fails.
 func (d *Docker) Verify(ctx context.Context, plan policy.Plan) (rollback.Verification, error) {
 	want, err := d.ResolveTarget(ctx, plan)
 	if err != nil {
 		return rollback.Verification{}, err
 	}
-	t := time.NewTicker(d.Poll)
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Since replays the last seconds of events: one that fired between the
+	// subscription's request and the first look still wakes the loop.
+	since := strconv.FormatInt(time.Now().Add(-eventReplay).Unix(), 10)
+	evs, errs := d.cli.Events(ectx, events.ListOptions{Since: since, Filters: d.containerEvents(plan.Service)})
+	// A slow look now and then, in case the engine's clock is far from ours;
+	// every Poll once the event stream failed.
+	t := time.NewTicker(max(d.Poll, eventSafetyNet))
 	defer t.Stop()
 	var last rollback.Verification
 	for {
@@ -142,9 +156,28 @@ func (d *Docker) Verify(ctx context.Context, plan policy.Plan) (rollback.Verific
 				last.Detail = err.Error()
 			}
 			return last, nil
+		case <-evs:
+		case <-errs:
+			evs, errs = nil, nil
+			t.Reset(d.Poll)
 		case <-t.C:
 		}
 	}
+}
+
+// Verify's event timing.
+const (
+	// eventReplay is how far back Verify's event subscription starts.
+	eventReplay = 10 * time.Second
+	// eventSafetyNet is how often Verify looks without an event.
+	eventSafetyNet = 2 * time.Second
+)
+
+// containerEvents filters the Docker events of one service's containers.
+func (d *Docker) containerEvents(service string) filters.Args {
+	f := d.filter(service)
+	f.Add("type", string(events.ContainerEventType))
+	return f
 }
 
 // judge is Verify's pure part.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/deployer/demotarget"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/policy"
@@ -172,7 +171,7 @@ func (r *rig) ledger(t *testing.T) contracts.ReleaseLedgerV1 {
 		return contracts.ReleaseLedgerV1{}
 	}
 	var l contracts.ReleaseLedgerV1
-	_, err = r.keys.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, time.Now(), &l)
+	_, err = r.keys.Keyring.Open(e.Value, contracts.SubjectLedger, time.Now(), &l)
 	require.NoError(t, err)
 	return l
 }

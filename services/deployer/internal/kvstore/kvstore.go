@@ -13,21 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Bucket names.
-const (
-	BucketNonces   = "agentk_nonces"
-	BucketCooldown = "agentk_cooldown"
-	BucketReleases = "agentk_releases"
-	// BucketFreezes holds bridge-signed freezes; the deployer only reads it.
-	BucketFreezes = "agentk_freezes"
-	// BucketSpent holds one create-only key per consumed decision.
-	BucketSpent = "agentk_spent"
-	// BucketIncidents is the ingester's incident records; the deployer only
-	// reads them, for resolve times.
-	BucketIncidents = "agentk_incidents"
-)
-
-// Errors.
 var (
 	// ErrNotFound means the key does not exist.
 	ErrNotFound = errors.New("kvstore: not found")

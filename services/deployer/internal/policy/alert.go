@@ -24,7 +24,7 @@ func RecoveryAlert(kr *envelope.Keyring, d contracts.DecisionV1, now time.Time) 
 		return nil, fmt.Errorf("%w: decision %s carries no alert", ErrAlert, d.DecisionID)
 	}
 	var a contracts.AlertV1
-	if _, err := kr.Open(d.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &a); err != nil {
+	if _, err := kr.Open(d.Alert, contracts.SubjectAlert, now, &a); err != nil {
 		return nil, fmt.Errorf("%w: decision %s: %w", ErrAlert, d.DecisionID, err)
 	}
 	if a.IncidentID != d.IncidentID || a.Service != d.Service {

@@ -5,6 +5,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -109,10 +110,10 @@ type Unverified struct {
 func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified, *Refusal) {
 	var v Verified
 	var u Unverified
-	env, err := open(kr, raw, contracts.SubjectApproval, envelope.RoleBridge, now, mutant.DeployerBridgeSig, &v.Approval)
+	env, err := open(kr, raw, contracts.SubjectApproval, now, mutant.DeployerBridgeSig, &v.Approval)
 	if err != nil {
 		if e, perr := envelope.Parse(raw); perr == nil {
-			_ = jsonUnmarshalQuiet(e.Payload, &u.Approval)
+			_ = json.Unmarshal(e.Payload, &u.Approval) // what it can, for the log
 			u.KeyID = e.KeyID
 		}
 		u.Forged = !timeOnly(err)
@@ -121,7 +122,7 @@ func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified
 	u.Approval = v.Approval
 	u.KeyID = env.KeyID
 	v.ApprovalEnv = env
-	denv, err := open(kr, v.Approval.Decision, contracts.SubjectDecision, envelope.RoleGate, now, mutant.DeployerGateSignature, &v.Decision)
+	denv, err := open(kr, v.Approval.Decision, contracts.SubjectDecision, now, mutant.DeployerGateSignature, &v.Decision)
 	if err != nil {
 		if e, perr := envelope.Parse(v.Approval.Decision); perr == nil {
 			u.DecisionKeyID = e.KeyID
@@ -136,8 +137,8 @@ func Open(kr *envelope.Keyring, raw []byte, now time.Time) (Verified, Unverified
 // open is Keyring.Open with the deployer's verifications behind their
 // mutants: in a mutant build, the one switched off lets the envelope through
 // as if that check had passed.
-func open(kr *envelope.Keyring, raw []byte, subject, role string, now time.Time, sigMutant string, v any) (envelope.Envelope, error) {
-	env, err := kr.Open(raw, subject, role, now, v)
+func open(kr *envelope.Keyring, raw []byte, subject string, now time.Time, sigMutant string, v any) (envelope.Envelope, error) {
+	env, err := kr.Open(raw, subject, now, v)
 	if err == nil {
 		return env, nil
 	}
@@ -153,7 +154,7 @@ func open(kr *envelope.Keyring, raw []byte, subject, role string, now time.Time,
 	if !skip {
 		return env, err
 	}
-	if jerr := jsonUnmarshalQuiet(env.Payload, v); jerr != nil {
+	if jerr := json.Unmarshal(env.Payload, v); jerr != nil {
 		return env, err
 	}
 	return env, nil
@@ -272,17 +273,8 @@ type Verdict struct {
 // Evaluate runs every check in a fixed order and returns the first refusal,
 // a decline, or the plan. It reads no clock and does no I/O.
 func Evaluate(in Input) Verdict {
-	a, d := in.Verified.Approval, in.Verified.Decision
-	if r := binding(in.Verified); r != nil {
-		return Verdict{Refusal: r}
-	}
-	if r := expiry(in.Verified, in.Now); r != nil {
-		return Verdict{Refusal: r}
-	}
-	if in.NonceUsed && !mutant.Off(mutant.DeployerNonce) {
-		return Verdict{Refusal: refuse(ReasonReplay, "approval %s nonce %s already used", a.ApprovalID, in.Verified.ApprovalEnv.Nonce)}
-	}
-	if r := spent(in.Spent, in.Verified); r != nil && !mutant.Off(mutant.DeployerDecisionSpent) {
+	a := in.Verified.Approval
+	if r := message(in); r != nil {
 		return Verdict{Refusal: r}
 	}
 	switch a.Answer {
@@ -292,34 +284,74 @@ func Evaluate(in Input) Verdict {
 	default:
 		return Verdict{Refusal: refuse(ReasonUnknownAnswer, "answer %q", a.Answer)}
 	}
-	if d.Verdict != contracts.VerdictAllow {
-		return Verdict{Refusal: refuse(ReasonDecisionDenied, "decision %s verdict %q, failed checks %v", d.DecisionID, d.Verdict, d.FailedChecks)}
-	}
-	if d.Action != "rollback" {
-		return Verdict{Refusal: refuse(ReasonActionNotAllowed, "action %q", d.Action)}
-	}
-	if !slices.Contains(in.Rules.Allowlist, d.Service) && !mutant.Off(mutant.DeployerAllowlist) {
-		return Verdict{Refusal: refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)}
-	}
-	if r := frozen(in.Freezes, d.Service, in.Now); r != nil {
+	if r := decision(in); r != nil {
 		return Verdict{Refusal: r}
 	}
-	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil && !mutant.Off(mutant.DeployerCooldown) {
-		return Verdict{Refusal: r}
-	}
-	plan, r := target(in.Ledger, in.Rules.Project, d.Service)
+	plan, r := move(in)
 	if r != nil {
-		return Verdict{Refusal: r}
-	}
-	if r := approvedMove(plan, d); r != nil && !mutant.Off(mutant.DeployerTargetMatch) {
-		return Verdict{Refusal: r}
-	}
-	if r := resolvedSince(in.Incident, a, d); r != nil && !mutant.Off(mutant.DeployerResolvedSince) {
 		return Verdict{Refusal: r}
 	}
 	// A shadow decision goes through every check above, so the record says
 	// exactly what would have run; it is never run.
-	return Verdict{Plan: plan, Shadow: d.Shadow || in.Shadow}
+	return Verdict{Plan: plan, Shadow: in.Verified.Decision.Shadow || in.Shadow}
+}
+
+// message checks the approval message itself, whatever its answer: the
+// binding to its decision, expiry, the nonce and the decision not spent.
+func message(in Input) *Refusal {
+	a := in.Verified.Approval
+	if r := binding(in.Verified); r != nil {
+		return r
+	}
+	if r := expiry(in.Verified, in.Now); r != nil {
+		return r
+	}
+	if in.NonceUsed && !mutant.Off(mutant.DeployerNonce) {
+		return refuse(ReasonReplay, "approval %s nonce %s already used", a.ApprovalID, in.Verified.ApprovalEnv.Nonce)
+	}
+	if r := spent(in.Spent, in.Verified); r != nil && !mutant.Off(mutant.DeployerDecisionSpent) {
+		return r
+	}
+	return nil
+}
+
+// decision checks what an approval may act on: an allow verdict, a rollback,
+// an allowlisted service, no freeze and no cooldown.
+func decision(in Input) *Refusal {
+	d := in.Verified.Decision
+	if d.Verdict != contracts.VerdictAllow {
+		return refuse(ReasonDecisionDenied, "decision %s verdict %q, failed checks %v", d.DecisionID, d.Verdict, d.FailedChecks)
+	}
+	if d.Action != "rollback" {
+		return refuse(ReasonActionNotAllowed, "action %q", d.Action)
+	}
+	if !slices.Contains(in.Rules.Allowlist, d.Service) && !mutant.Off(mutant.DeployerAllowlist) {
+		return refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)
+	}
+	if r := frozen(in.Freezes, d.Service, in.Now); r != nil {
+		return r
+	}
+	if r := cooldown(in.Cooldown, d.Service, in.Rules.Cooldown, in.Now); r != nil && !mutant.Off(mutant.DeployerCooldown) {
+		return r
+	}
+	return nil
+}
+
+// move plans the rollback from the ledger and checks it is the move the
+// human approved, with the alert not resolved since.
+func move(in Input) (Plan, *Refusal) {
+	a, d := in.Verified.Approval, in.Verified.Decision
+	plan, r := target(in.Ledger, in.Rules.Project, d.Service)
+	if r != nil {
+		return plan, r
+	}
+	if r := approvedMove(plan, d); r != nil && !mutant.Off(mutant.DeployerTargetMatch) {
+		return plan, r
+	}
+	if r := resolvedSince(in.Incident, a, d); r != nil && !mutant.Off(mutant.DeployerResolvedSince) {
+		return plan, r
+	}
+	return plan, nil
 }
 
 // frozen refuses when an active freeze covers service, whatever the gate

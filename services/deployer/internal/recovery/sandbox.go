@@ -73,7 +73,7 @@ func (s Sandbox) Recovered(ctx context.Context, q rollback.RecoveryQuery) (bool,
 	}
 	at := s.Now()
 	var reply contracts.ToolReplyV1
-	if _, err := s.Keyring.Open(renv.Marshal(), contracts.SubjectToolReply, envelope.RoleSandbox, at, &reply); err != nil {
+	if _, err := s.Keyring.Open(renv.Marshal(), contracts.SubjectToolReply, at, &reply); err != nil {
 		return false, "", fmt.Errorf("%w: reply: %w", ErrSandbox, err)
 	}
 	if reply.CallID != call.CallID {
@@ -83,7 +83,7 @@ func (s Sandbox) Recovered(ctx context.Context, q rollback.RecoveryQuery) (bool,
 		return false, "", fmt.Errorf("%w: refused or failed (retryable %v): %s", ErrSandbox, reply.Retryable, reply.Error)
 	}
 	var ev contracts.EvidenceV1
-	if _, err := s.Keyring.Open(reply.Evidence, contracts.SubjectEvidence, envelope.RoleSandbox, at, &ev); err != nil {
+	if _, err := s.Keyring.Open(reply.Evidence, contracts.SubjectEvidence, at, &ev); err != nil {
 		return false, "", fmt.Errorf("%w: %w", ErrEvidence, err)
 	}
 	if ev.Tool != contracts.ToolServiceOverview || ev.Service != q.Service || ev.InvestigationID != call.InvestigationID || ev.IncidentID != q.IncidentID {

@@ -16,7 +16,6 @@ import (
 	"agentk/services/deployer/internal/policy"
 )
 
-// Errors.
 var (
 	// ErrInFlight means the same approval is being acted on right now (a
 	// redelivery that arrived before the first delivery finished): retry later.
@@ -56,11 +55,6 @@ type Deployer struct {
 	ApplyTimeout time.Duration
 	// Sleep waits d or until ctx is done; nil uses a timer.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Interrupt is a test seam, nil in production. It is called at each
-	// InterruptPoint of acting; a non-nil error stops Handle there as a
-	// crash would: the journal stays `acting`, nothing more is written or
-	// verified, and Handle returns that error instead of an action.
-	Interrupt func(ctx context.Context, point string, plan policy.Plan) error
 
 	inflight sync.Map
 }
@@ -77,16 +71,6 @@ type Result struct {
 	// failed verification: nothing may be published under its claimed ids.
 	Unverified *policy.Unverified
 }
-
-// Interrupt points (Deployer.Interrupt).
-const (
-	// InterruptActing: the journal says `acting` and the cooldown is taken;
-	// compose has not run.
-	InterruptActing = "acting"
-	// InterruptApplied: the compose command has run (exit 0); nothing is
-	// verified, recorded or published yet.
-	InterruptApplied = "applied"
-)
 
 // Journal states.
 const (
@@ -123,6 +107,10 @@ func (d *Deployer) Handle(ctx context.Context, raw []byte, delivery int) (Result
 // A handler retried in process after a transient failure sees the same
 // delivery count again; the sequence tells that retry (which must republish
 // the recorded outcome) from a replayed copy of the approval (refused).
+//
+// It opens the message, decides from the approval's journal whether this is
+// a fresh approval, a retry to resume or a replay (entryFor, pure), and then
+// runs the named steps of that case.
 func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, seq uint64) (Result, error) {
 	received := d.Now()
 	v, u, ref := policy.Open(d.Keyring, raw, received)
@@ -143,115 +131,202 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 	}
 	defer d.inflight.Delete(key)
 
-	in := policy.Input{Verified: v, Rules: d.Rules, Now: received}
-	var nonceRev uint64
-	je, err := d.Nonces.Get(ctx, key)
-	switch {
-	case err == nil:
-		var j journal
-		jerr := json.Unmarshal(je.Value, &j)
-		if jerr == nil && j.ApprovalID == a.ApprovalID && (delivery > 1 || (seq != 0 && j.Seq == seq)) {
-			return d.resume(ctx, key, j, je.Revision, received)
-		}
-		in.NonceUsed = true
-		nonceRev = je.Revision
-	case errors.Is(err, kvstore.ErrNotFound):
-	case unreachable(err):
+	look, err := d.lookUp(ctx, key)
+	if err != nil && unreachable(err) {
 		return Result{}, fmt.Errorf("%w: nonce store: %w", ErrTransient, err)
-	default:
+	}
+	if err != nil {
 		return d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonStateUnread, Detail: err.Error()}, received, "")
 	}
-	var cooldownRev uint64
-	in.Cooldown, cooldownRev = d.readCooldown(ctx, v.Decision.Service, received)
-	in.Ledger = d.readLedger(ctx, v.Decision.Service, received)
-	in.Freezes = d.readFreezes(ctx, v.Decision.Service, received)
-	in.Spent = d.readSpent(ctx, v.Decision.DecisionID)
-	in.Incident = d.readIncident(ctx, v.Decision.IncidentID)
-	for _, err := range []error{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err, in.Spent.Err, in.Incident.Err} {
-		if err != nil && unreachable(err) {
-			return Result{}, fmt.Errorf("%w: state store: %w", ErrTransient, err)
-		}
+	t := turn{v: v, key: key, received: received, seq: seq}
+	switch entryFor(look, a.ApprovalID, delivery, seq) {
+	case entryResume:
+		return d.resume(ctx, key, look.j, look.rev, received)
+	case entryReplay:
+		t.nonceUsed, t.nonceRev = true, look.rev
 	}
-	in.Shadow = d.Shadow != nil && d.Shadow(v.Decision.Service)
+	return d.decide(ctx, t)
+}
 
+// Entries: what the journal says of one delivery of an approval.
+type entry int
+
+const (
+	// entryFresh: the nonce was never used; check and act.
+	entryFresh entry = iota
+	// entryResume: this approval's own journal and a retry of the message
+	// that wrote it (a redelivery, or the same stream sequence): republish
+	// the recorded outcome or reconcile; never act again.
+	entryResume
+	// entryReplay: the nonce is used by another approval or another copy of
+	// this one: the checks refuse it as a replay.
+	entryReplay
+)
+
+// lookup is the approval nonce's journal entry as read from the store.
+type lookup struct {
+	found  bool
+	parsed bool
+	j      journal
+	rev    uint64
+}
+
+// entryFor is the pure journal state decision.
+func entryFor(l lookup, approvalID string, delivery int, seq uint64) entry {
+	if !l.found {
+		return entryFresh
+	}
+	if l.parsed && l.j.ApprovalID == approvalID && (delivery > 1 || (seq != 0 && l.j.Seq == seq)) {
+		return entryResume
+	}
+	return entryReplay
+}
+
+// lookUp reads the nonce's journal; a missing one is not an error.
+func (d *Deployer) lookUp(ctx context.Context, key string) (lookup, error) {
+	je, err := d.Nonces.Get(ctx, key)
+	if errors.Is(err, kvstore.ErrNotFound) {
+		return lookup{}, nil
+	}
+	if err != nil {
+		return lookup{}, err
+	}
+	l := lookup{found: true, rev: je.Revision}
+	l.parsed = json.Unmarshal(je.Value, &l.j) == nil
+	return l, nil
+}
+
+// turn is one verified approval being decided.
+type turn struct {
+	v         policy.Verified
+	key       string
+	received  time.Time
+	seq       uint64
+	nonceUsed bool
+	nonceRev  uint64
+}
+
+func (t turn) id() idset { return ids(t.v.Approval) }
+
+func (t turn) journal(state string, plan *policy.Plan) journal {
+	return journalFor(t.v.Approval, state, plan, t.received, t.seq)
+}
+
+// decide gathers the state the policy reads, evaluates it, and runs the
+// step of its verdict.
+func (d *Deployer) decide(ctx context.Context, t turn) (Result, error) {
+	in, cooldownRev, err := d.gather(ctx, t)
+	if err != nil {
+		return Result{}, err
+	}
 	verdict := policy.Evaluate(in)
-	if verdict.Refusal != nil {
-		if verdict.Refusal.Reason == policy.ReasonReplay {
-			// The original's action id belongs to the original.
-			return d.refuse(ids(a), verdict.Refusal, received, ".replay."+strconv.FormatInt(received.UnixNano(), 10))
-		}
-		res, err := d.refuse(ids(a), verdict.Refusal, received, "")
-		if err == nil {
-			d.record(ctx, key, journalFor(a, stateDone, nil, received, seq), res)
-		}
-		return res, err
+	switch {
+	case verdict.Refusal != nil:
+		return d.refuseChecked(ctx, t, verdict.Refusal)
+	case verdict.Declined:
+		return d.decline(ctx, t)
 	}
-	if verdict.Declined {
-		if res, lost, err := d.spend(ctx, v, received); lost {
-			return res, err
-		}
-		act := d.base(ids(a), received)
-		act.Outcome = contracts.OutcomeNone
-		act.Reason = "declined by " + a.Approver + " via " + a.Channel
-		act.FinishedAt = received
-		res, err := d.seal(act, nil)
-		if err == nil {
-			d.record(ctx, key, journalFor(a, stateDone, nil, received, seq), res)
-		}
-		return res, err
-	}
-
 	// The decision is consumed before anything is journalled or run: of two
 	// approvals of one decision, whatever their ids, one gets the action.
-	if res, lost, err := d.spend(ctx, v, received); lost {
+	if res, lost, err := d.spend(ctx, t.v, t.received); lost {
 		return res, err
 	}
-	plan := verdict.Plan
 	if verdict.Shadow {
-		res, err := d.seal(d.shadow(ids(a), plan, received), nil)
-		if err == nil {
-			d.record(ctx, key, journalFor(a, stateDone, &plan, received, seq), res)
+		return d.answer(ctx, t, d.shadow(t.id(), verdict.Plan, t.received), &verdict.Plan)
+	}
+	return d.rollBack(ctx, t, verdict.Plan, cooldownRev)
+}
+
+// gather reads every store the policy checks. An unreachable store is a
+// transient error; any other failure is the policy's to refuse.
+func (d *Deployer) gather(ctx context.Context, t turn) (policy.Input, uint64, error) {
+	dec := t.v.Decision
+	in := policy.Input{Verified: t.v, Rules: d.Rules, Now: t.received, NonceUsed: t.nonceUsed}
+	var cooldownRev uint64
+	in.Cooldown, cooldownRev = d.readCooldown(ctx, dec.Service, t.received)
+	in.Ledger = d.readLedger(ctx, dec.Service, t.received)
+	in.Freezes = d.readFreezes(ctx, dec.Service, t.received)
+	in.Spent = d.readSpent(ctx, dec.DecisionID)
+	in.Incident = d.readIncident(ctx, dec.IncidentID)
+	for _, err := range []error{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err, in.Spent.Err, in.Incident.Err} {
+		if err != nil && unreachable(err) {
+			return in, 0, fmt.Errorf("%w: state store: %w", ErrTransient, err)
 		}
+	}
+	in.Shadow = d.Shadow != nil && d.Shadow(dec.Service)
+	return in, cooldownRev, nil
+}
+
+// refuseChecked answers a refusal of the checks. A replay's action id gets
+// a suffix (the original's id belongs to the original) and its journal is
+// left alone; any other refusal consumes the nonce.
+func (d *Deployer) refuseChecked(ctx context.Context, t turn, ref *policy.Refusal) (Result, error) {
+	if ref.Reason == policy.ReasonReplay {
+		return d.refuse(t.id(), ref, t.received, replaySuffix(t.received))
+	}
+	res, err := d.refuse(t.id(), ref, t.received, "")
+	if err == nil {
+		d.record(ctx, t.key, t.journal(stateDone, nil), res)
+	}
+	return res, err
+}
+
+func replaySuffix(at time.Time) string { return ".replay." + strconv.FormatInt(at.UnixNano(), 10) }
+
+// decline consumes the decision and answers a human's "no".
+func (d *Deployer) decline(ctx context.Context, t turn) (Result, error) {
+	if res, lost, err := d.spend(ctx, t.v, t.received); lost {
 		return res, err
 	}
-	j := journalFor(a, stateActing, &plan, received, seq)
+	a := t.v.Approval
+	act := d.base(t.id(), t.received)
+	act.Outcome = contracts.OutcomeNone
+	act.Reason = "declined by " + a.Approver + " via " + a.Channel
+	act.FinishedAt = t.received
+	return d.answer(ctx, t, act, nil)
+}
+
+// answer seals an action that changed nothing and journals it done.
+func (d *Deployer) answer(ctx context.Context, t turn, act contracts.ActionV1, plan *policy.Plan) (Result, error) {
+	res, err := d.seal(act, nil)
+	if err == nil {
+		d.record(ctx, t.key, t.journal(stateDone, plan), res)
+	}
+	return res, err
+}
+
+// rollBack journals the plan as acting, takes the cooldown, acts, and marks
+// the journal done with the sealed action.
+func (d *Deployer) rollBack(ctx context.Context, t turn, plan policy.Plan, cooldownRev uint64) (Result, error) {
+	j := t.journal(stateActing, &plan)
 	jb, _ := json.Marshal(j)
 	// nonceRev is 0 (create only) unless the nonce mutant let a used nonce
 	// through: then the journal is overwritten, as it would be without the
 	// nonce check.
-	jrev, err := d.Nonces.Put(ctx, key, jb, nonceRev)
+	jrev, err := d.Nonces.Put(ctx, t.key, jb, t.nonceRev)
 	if errors.Is(err, kvstore.ErrConflict) {
-		return d.refuse(ids(a), &policy.Refusal{Reason: policy.ReasonReplay, Detail: "nonce " + key + " taken concurrently"}, received, ".replay."+strconv.FormatInt(received.UnixNano(), 10))
+		return d.refuse(t.id(), &policy.Refusal{Reason: policy.ReasonReplay, Detail: "nonce " + t.key + " taken concurrently"}, t.received, replaySuffix(t.received))
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: journal: %w", ErrTransient, err)
 	}
-
-	actionID := "action." + a.ApprovalID
-	if err := d.takeCooldown(ctx, plan.Service, actionID, cooldownRev, received); err != nil {
+	if err := d.takeCooldown(ctx, plan.Service, "action."+t.v.Approval.ApprovalID, cooldownRev, t.received); err != nil {
 		reason := policy.ReasonCooldownRace
 		if !errors.Is(err, kvstore.ErrConflict) {
 			reason = policy.ReasonCooldownUnread
 		}
-		res, serr := d.refuse(ids(a), &policy.Refusal{Reason: reason, Detail: err.Error()}, received, "")
+		res, serr := d.refuse(t.id(), &policy.Refusal{Reason: reason, Detail: err.Error()}, t.received, "")
 		if serr == nil {
-			d.finish(ctx, key, j, jrev, res)
+			d.finish(ctx, t.key, j, jrev, res)
 		}
 		return res, serr
 	}
-
-	if err := d.interrupt(ctx, InterruptActing, plan); err != nil {
-		return Result{}, err
-	}
-	act, err := d.act(ctx, ids(a), plan, d.alertOf(v.Decision, received), received)
-	if err != nil {
-		return Result{}, err
-	}
+	act := d.act(ctx, t.id(), plan, d.alertOf(t.v.Decision, t.received), t.received)
 	res, err := d.seal(act, nil)
 	if err != nil {
 		return Result{}, err
 	}
-	d.finish(ctx, key, j, jrev, res)
+	d.finish(ctx, t.key, j, jrev, res)
 	return res, nil
 }
 
@@ -273,8 +348,7 @@ func (d *Deployer) shadow(id idset, plan policy.Plan, received time.Time) contra
 // act runs the plan. The runtime gets a context that survives shutdown,
 // bounded by ApplyTimeout: a compose command is never killed half-way
 // because the process was asked to stop.
-// Its only error is the Interrupt seam's.
-func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert recoveryAlert, received time.Time) (contracts.ActionV1, error) {
+func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert recoveryAlert, received time.Time) contracts.ActionV1 {
 	act := d.base(id, received)
 	act.FromImage, act.ToImage = plan.From.Image, plan.To.Image
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.ApplyTimeout)
@@ -284,24 +358,15 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert re
 	applied, err := d.Runtime.Apply(rctx, plan)
 	act.ActionMs = d.Now().Sub(t0).Milliseconds()
 	act.Command, act.ExitCode = applied.Command, applied.ExitCode
-	if applied.DryRun {
+	switch {
+	case applied.DryRun:
 		act.Outcome = contracts.OutcomeDryRun
 		act.Reason = fmt.Sprintf("dry run: would move %s from %s to %s", plan.Service, plan.From.Image, plan.To.Image)
-		act.FinishedAt = d.Now()
-		act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
-		return act, nil
-	}
-	if err == nil && applied.ExitCode == 0 {
-		if ierr := d.interrupt(ctx, InterruptApplied, plan); ierr != nil {
-			return act, ierr
-		}
-	}
-	if err != nil || applied.ExitCode != 0 {
+		return d.finished(act, received)
+	case err != nil || applied.ExitCode != 0:
 		act.Outcome = contracts.OutcomeFailed
 		act.Reason = fmt.Sprintf("compose failed (exit %d): %v %s", applied.ExitCode, err, applied.Output)
-		act.FinishedAt = d.Now()
-		act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
-		return act, nil
+		return d.finished(act, received)
 	}
 
 	t1 := d.Now()
@@ -313,8 +378,21 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert re
 		act.Outcome = contracts.OutcomeFailed
 		act.Reason = fmt.Sprintf("container not verified on %s (%s): runs %s: %s %v", plan.To.Image, plan.To.ImageID, ver.ImageID, ver.Detail, errOrEmpty(err))
 		act.FinishedAt = d.Now()
-		return act, nil
+		return act
 	}
+	return d.settle(ctx, act, plan, ver, alert, verified)
+}
+
+// finished stamps the end of an action that ended at apply.
+func (d *Deployer) finished(act contracts.ActionV1, received time.Time) contracts.ActionV1 {
+	act.FinishedAt = d.Now()
+	act.TotalMs = act.FinishedAt.Sub(received).Milliseconds()
+	return act
+}
+
+// settle records a verified rollback: the deployment marker, the ledger cut
+// back to the target, and the recovery verdict.
+func (d *Deployer) settle(ctx context.Context, act contracts.ActionV1, plan policy.Plan, ver Verification, alert recoveryAlert, verified time.Time) contracts.ActionV1 {
 	act.ContainerVerified = true
 	if d.Marker != nil {
 		d.Marker.Mark(ctx, Mark{
@@ -334,7 +412,7 @@ func (d *Deployer) act(ctx context.Context, id idset, plan policy.Plan, alert re
 		act.Reason += "; release ledger NOT updated, the watcher will retry: " + ledgerErr.Error()
 	}
 	act.FinishedAt = d.Now()
-	return act, nil
+	return act
 }
 
 // recovered waits out the stabilisation window and asks telemetry. Without a
@@ -370,13 +448,6 @@ func timerSleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-func (d *Deployer) interrupt(ctx context.Context, point string, plan policy.Plan) error {
-	if d.Interrupt == nil {
-		return nil
-	}
-	return d.Interrupt(ctx, point, plan)
 }
 
 func errOrEmpty(err error) string {

@@ -125,7 +125,7 @@ func TestRollbackHappyPath(t *testing.T) {
 	require.EqualValues(t, 1, e.rt.applies.Load())
 
 	var back contracts.ActionV1
-	_, err = e.keys.Keyring.Open(res.Envelope.Marshal(), contracts.SubjectAction, envelope.RoleDeployer, t0, &back)
+	_, err = e.keys.Keyring.Open(res.Envelope.Marshal(), contracts.SubjectAction, t0, &back)
 	require.NoError(t, err, "the action is deployer-signed")
 
 	require.Len(t, e.marker.marks, 1)
@@ -139,7 +139,7 @@ func TestRollbackHappyPath(t *testing.T) {
 	var c contracts.CooldownV1
 	ce, err := e.buckets.Cooldown.Get(context.Background(), "shop-api")
 	require.NoError(t, err)
-	_, err = e.keys.Keyring.Open(ce.Value, contracts.SubjectCooldown, envelope.RoleDeployer, t0, &c)
+	_, err = e.keys.Keyring.Open(ce.Value, contracts.SubjectCooldown, t0, &c)
 	require.NoError(t, err)
 	require.Equal(t, "action.appr-dec-1", c.ActionID)
 }
@@ -149,7 +149,7 @@ func (e *env) readLedger(t *testing.T) contracts.ReleaseLedgerV1 {
 	le, err := e.buckets.Releases.Get(context.Background(), "shop-api")
 	require.NoError(t, err)
 	var l contracts.ReleaseLedgerV1
-	_, err = e.keys.Keyring.Open(le.Value, contracts.SubjectLedger, envelope.RoleDeployer, t0, &l)
+	_, err = e.keys.Keyring.Open(le.Value, contracts.SubjectLedger, t0, &l)
 	require.NoError(t, err)
 	return l
 }

@@ -81,7 +81,7 @@ func (d *Deployer) readCooldown(ctx context.Context, service string, now time.Ti
 		return policy.CooldownState{Present: true, Err: err}, 0
 	}
 	var c contracts.CooldownV1
-	if _, err := d.Keyring.Open(e.Value, contracts.SubjectCooldown, envelope.RoleDeployer, now, &c); err != nil {
+	if _, err := d.Keyring.Open(e.Value, contracts.SubjectCooldown, now, &c); err != nil {
 		return policy.CooldownState{Present: true, Err: err}, e.Revision
 	}
 	return policy.CooldownState{Present: true, Value: c}, e.Revision
@@ -116,7 +116,7 @@ func (d *Deployer) readFreezes(ctx context.Context, service string, now time.Tim
 			continue
 		}
 		var f contracts.FreezeV1
-		if _, err := d.Keyring.Open(e.Value, contracts.SubjectFreeze, envelope.RoleBridge, now, &f); err != nil {
+		if _, err := d.Keyring.Open(e.Value, contracts.SubjectFreeze, now, &f); err != nil {
 			errs = append(errs, fmt.Errorf("freeze %s: %w", k, err))
 			continue
 		}
@@ -147,7 +147,7 @@ func (d *Deployer) ledger(ctx context.Context, service string, now time.Time) (c
 		return contracts.ReleaseLedgerV1{}, 0, err
 	}
 	var l contracts.ReleaseLedgerV1
-	if _, err := d.Keyring.Open(e.Value, contracts.SubjectLedger, envelope.RoleDeployer, now, &l); err != nil {
+	if _, err := d.Keyring.Open(e.Value, contracts.SubjectLedger, now, &l); err != nil {
 		return contracts.ReleaseLedgerV1{}, e.Revision, err
 	}
 	return l, e.Revision, nil

@@ -10,6 +10,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/topology"
 	"agentk/services/deployer/internal/kvstore"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -157,6 +158,6 @@ func CreateBuckets(t testing.TB, js jetstream.JetStream) Buckets {
 		require.NoError(t, err)
 		return kvstore.New(kv)
 	}
-	return Buckets{Nonces: mk(kvstore.BucketNonces), Cooldown: mk(kvstore.BucketCooldown), Releases: mk(kvstore.BucketReleases), Freezes: mk(kvstore.BucketFreezes),
-		Spent: mk(kvstore.BucketSpent), Incidents: mk(kvstore.BucketIncidents)}
+	return Buckets{Nonces: mk(topology.BucketNonces), Cooldown: mk(topology.BucketCooldown), Releases: mk(topology.BucketReleases), Freezes: mk(topology.BucketFreezes),
+		Spent: mk(topology.BucketSpent), Incidents: mk(topology.BucketIncidents)}
 }

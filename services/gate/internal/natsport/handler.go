@@ -24,14 +24,6 @@ import (
 // HandlerName is the gate's durable consumer on SubjectReview.
 const HandlerName = "gate"
 
-// KV bucket names the gate reads.
-const (
-	BucketCooldown = "agentk_cooldown"
-	BucketReleases = "agentk_releases"
-	BucketFreezes  = "agentk_freezes"
-)
-
-// Errors.
 var (
 	// ErrReview is returned (wrapped in bus.Permanent) for a review that does not
 	// verify or names no review or investigation: the gate decides nothing on it.
@@ -90,7 +82,7 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 // other problem becomes part of the input and fails a check.
 func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy.Input, error) {
 	var r contracts.ReviewV1
-	if _, err := h.Keyring.Open(data, contracts.SubjectReview, envelope.RoleReviewer, now, &r); err != nil {
+	if _, err := h.Keyring.Open(data, contracts.SubjectReview, now, &r); err != nil {
 		return policy.Input{}, fmt.Errorf("%w: %w", ErrReview, err)
 	}
 	if r.ReviewID == "" || r.InvestigationID == "" {
@@ -99,14 +91,14 @@ func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy
 	in := policy.Input{Now: now, Action: policy.ActionRollback, Review: r, Config: h.Config}
 
 	var a contracts.AlertV1
-	if _, err := h.Keyring.Open(r.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &a); err != nil {
+	if _, err := h.Keyring.Open(r.Alert, contracts.SubjectAlert, now, &a); err != nil {
 		in.AlertErr = err.Error()
 	} else {
 		in.Alert = &a
 	}
 	for _, raw := range r.Evidence {
 		var e contracts.EvidenceV1
-		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, envelope.RoleSandbox, now, &e); err != nil {
+		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, now, &e); err != nil {
 			in.EvidenceRejected++
 			continue
 		}
@@ -145,7 +137,7 @@ func (h *Handler) readFreezes(ctx context.Context, svc string, now time.Time) po
 	}
 	for _, k := range keys {
 		var f contracts.FreezeV1
-		found, err := h.readAs(ctx, h.Freezes, k, contracts.SubjectFreeze, envelope.RoleBridge, now, &f)
+		found, err := h.read(ctx, h.Freezes, k, contracts.SubjectFreeze, now, &f)
 		switch {
 		case err != nil:
 			errs = append(errs, err.Error())
@@ -161,14 +153,9 @@ func (h *Handler) readFreezes(ctx context.Context, svc string, now time.Time) po
 	return st
 }
 
-// read fetches key from kv and opens it as a deployer-signed subject. A
+// read fetches key from kv and opens it as subject, signed by its producer. A
 // missing key is (false, nil); anything unreadable or unverifiable is an error.
 func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now time.Time, v any) (bool, error) {
-	return h.readAs(ctx, kv, key, subject, envelope.RoleDeployer, now, v)
-}
-
-// readAs is read for a value sealed by role.
-func (h *Handler) readAs(ctx context.Context, kv Getter, key, subject, role string, now time.Time, v any) (bool, error) {
 	if key == "" {
 		return false, errors.New("no service to look up")
 	}
@@ -190,7 +177,7 @@ func (h *Handler) readAs(ctx context.Context, kv Getter, key, subject, role stri
 	case err != nil:
 		return false, fmt.Errorf("read %s: %w", key, err)
 	}
-	if _, err := h.Keyring.Open(e.Value(), subject, role, now, v); err != nil {
+	if _, err := h.Keyring.Open(e.Value(), subject, now, v); err != nil {
 		return false, fmt.Errorf("verify %s: %w", key, err)
 	}
 	return true, nil

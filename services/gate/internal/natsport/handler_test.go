@@ -129,7 +129,8 @@ func newWorld(t testing.TB) *world {
 			BurnRate: 6, BurnRateSource: "labels.burn_rate", Labels: map[string]string{"burn_rate": "6"}},
 		evidence: []contracts.EvidenceV1{
 			{ID: "ev-1", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow,
-				Facts: contracts.Facts{Onset: &tOnset}},
+				Facts: contracts.Facts{Onset: &tOnset, Release: &contracts.ReleaseErrors{Version: "v2", FirstSeen: tMarker, HistoryMinutes: 60,
+					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}}},
 			{ID: "ev-2", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolDeploymentMarkers, From: tStarts.Add(-2 * time.Hour), To: tNow,
 				Facts: contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: svc, Version: "v2", At: tMarker}}}},
 		},
@@ -175,7 +176,7 @@ func (w *world) decision(t *testing.T, outs []bus.Out) (contracts.DecisionV1, en
 	t.Helper()
 	require.Len(t, outs, 1)
 	var d contracts.DecisionV1
-	env, err := w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, envelope.RoleGate, tNow, &d)
+	env, err := w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, tNow, &d)
 	require.NoError(t, err)
 	require.Equal(t, d.DecisionID, outs[0].MsgID)
 	return d, env
@@ -195,7 +196,7 @@ func TestHandleAllowsAndSigns(t *testing.T) {
 	require.NotEmpty(t, env.Nonce)
 	require.Equal(t, envelope.Digest(env.Payload), env.Digest())
 
-	_, err = w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, envelope.RoleGate, tNow.Add(15*time.Minute), &d)
+	_, err = w.k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectDecision, tNow.Add(15*time.Minute), &d)
 	require.ErrorIs(t, err, envelope.ErrExpired, "an approval cannot act on an expired decision")
 
 	again, err := w.run(t)
@@ -361,7 +362,7 @@ func TestDecisionCarriesTheVerifiedAlert(t *testing.T) {
 				return
 			}
 			var a contracts.AlertV1
-			_, err = w.k.ring.Open(d.Alert, contracts.SubjectAlert, envelope.RoleIngester, tNow, &a)
+			_, err = w.k.ring.Open(d.Alert, contracts.SubjectAlert, tNow, &a)
 			require.NoError(t, err)
 			require.Equal(t, "inc-1", a.IncidentID)
 			require.Equal(t, svc, a.Service)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,4 +46,104 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 		}
 	}
 	return reasons
+}
+
+// dependencyCauses are the deployment classes that a dependency failing at
+// its usual call rate does not contradict: a configuration release can
+// break the calls to a dependency it did not change the volume of (refused
+// credentials). Every other deployment class does: a bad release's errors
+// are its own, a retry storm multiplies the calls, a prompt regression
+// answers 200.
+var dependencyCauses = []string{"config_regression"}
+
+// failingDependencies returns a reason when the sandbox found a dependency
+// of svc failing at its usual call rate since the onset and the diagnosis
+// is not one such a failure fits; it records the peers in inputs.
+func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	seen := map[string]bool{}
+	var peers []string
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		for _, p := range e.Facts.FailingDependencies {
+			if !seen[p] {
+				seen[p] = true
+				peers = append(peers, p)
+			}
+		}
+	}
+	if len(peers) == 0 {
+		return nil
+	}
+	sort.Strings(peers)
+	inputs["failing_dependencies"] = strings.Join(peers, ",")
+	if in.Review.Best != nil && slices.Contains(dependencyCauses, in.Review.Best.Class) {
+		return nil
+	}
+	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " began failing at the onset at their usual rate: a failing dependency, not a release of " + svc + ", explains the regression"}
+}
+
+// Release-error thresholds: a bad release's new failure must show on at
+// least MinReleaseErrors sampled requests of the running version and on at
+// least MinReleaseErrorShare of them; the other versions, where at least
+// MinOtherRequests of them served since the onset, must fail that way at
+// under OtherVersionShare of the running version's rate.
+const (
+	MinReleaseErrors     = 3
+	MinReleaseErrorShare = 0.05
+	MinOtherRequests     = 10
+	OtherVersionShare    = 0.5
+)
+
+// releaseErrorClasses are the diagnoses that claim a release introduced
+// errors: they need the sandbox's release comparison to show it.
+var releaseErrorClasses = []string{"bad_release"}
+
+// releaseFacts returns the release comparison of svc's evidence (the first
+// that has one).
+func releaseFacts(svc string, ev []contracts.EvidenceV1) *contracts.ReleaseErrors {
+	for _, e := range ev {
+		if e.Service == svc && e.Facts.Release != nil {
+			return e.Facts.Release
+		}
+	}
+	return nil
+}
+
+// releaseReasons: a diagnosis that a release introduced errors holds only
+// when the running service.version fails with a status the history before it
+// never showed, often enough, and the other versions do not fail that way.
+func releaseReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	if in.Review.Best == nil || !slices.Contains(releaseErrorClasses, in.Review.Best.Class) {
+		return nil
+	}
+	r := releaseFacts(svc, ev)
+	if r == nil {
+		return []string{"no evidence compared the errors of " + svc + " by service.version: a release that introduced errors cannot be told from a regression that follows a deploy"}
+	}
+	inputs["release_version"] = r.Version
+	inputs["release_first_seen"] = ttoa(r.FirstSeen)
+	inputs["release_new_errors"] = strconv.FormatInt(r.NewErrors, 10) + "/" + strconv.FormatInt(r.Requests, 10)
+	if r.NewSignature != "" {
+		inputs["release_new_signature"] = r.NewSignature
+	}
+	if r.OtherRequests > 0 {
+		inputs["release_other_versions"] = strconv.FormatInt(r.OtherNewErrors, 10) + "/" + strconv.FormatInt(r.OtherRequests, 10)
+	}
+	share := 0.0
+	if r.Requests > 0 {
+		share = float64(r.NewErrors) / float64(r.Requests)
+	}
+	switch {
+	case r.HistoryMinutes == 0:
+		return []string{"version " + strconv.Quote(r.Version) + " served every recorded minute of " + svc + ": there is no earlier release to compare its errors with"}
+	case r.NewErrors < MinReleaseErrors || share < MinReleaseErrorShare:
+		return []string{"since the onset " + strconv.FormatInt(r.NewErrors, 10) + " of " + strconv.FormatInt(r.Requests, 10) + " requests of version " + strconv.Quote(r.Version) +
+			" failed with a status the history before it never showed (need " + strconv.Itoa(MinReleaseErrors) + " and " + ftoa(100*MinReleaseErrorShare) + "%): its errors are not new with the release"}
+	case r.OtherRequests >= MinOtherRequests && float64(r.OtherNewErrors)/float64(r.OtherRequests) >= OtherVersionShare*share:
+		return []string{"the other versions of " + svc + " fail the same way since the onset (" + strconv.FormatInt(r.OtherNewErrors, 10) + " of " + strconv.FormatInt(r.OtherRequests, 10) +
+			" requests): the failure is not confined to version " + strconv.Quote(r.Version)}
+	}
+	return nil
 }

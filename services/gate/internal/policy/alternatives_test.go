@@ -44,3 +44,87 @@ func TestAlternativesOfAnotherServiceIgnored(t *testing.T) {
 		Tool: contracts.ToolServiceOverview, Facts: contracts.Facts{CoRegressed: []string{"x"}, TrafficRatio: ptr(9.0)}})
 	require.Equal(t, contracts.VerdictAllow, policy.Evaluate(in).Verdict)
 }
+
+// A dependency failing at its usual call rate since the onset explains the
+// regression for every deployment-class diagnosis but a configuration
+// release (credentials, endpoints), and is recorded either way.
+func TestFailingDependencyDenies(t *testing.T) {
+	for _, tc := range []struct {
+		name, class string
+		peers       []string
+		allow       bool
+	}{
+		{"no failing dependency", "retry_storm", nil, true},
+		{"retry storm blamed on a failing third party", "retry_storm", []string{"api.stripe.com"}, false},
+		{"bad release blamed on a failing third party", "bad_release", []string{"api.stripe.com"}, false},
+		{"prompt regression with a failing model provider", "prompt_regression", []string{"api.openai.com"}, false},
+		{"config release that broke the database's credentials", "config_regression", []string{"orders-db"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.FailingDependencies = tc.peers
+			d := policy.Evaluate(in)
+			dep := d.Checks[4]
+			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			if len(tc.peers) > 0 {
+				require.Equal(t, tc.peers[0], dep.Inputs["failing_dependencies"])
+			}
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, dep.Reason, "a failing dependency")
+		})
+	}
+}
+
+// A bad release needs the sandbox's comparison by service.version to show
+// errors new with the running version, often enough, and not shared by the
+// other versions; other deployment classes do not need it.
+func TestReleaseErrorsRequired(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		class   string
+		release func(*contracts.ReleaseErrors) *contracts.ReleaseErrors
+		reason  string
+	}{
+		{"new errors on the running version", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { return r }, ""},
+		{"not measured", "bad_release", func(*contracts.ReleaseErrors) *contracts.ReleaseErrors { return nil }, "no evidence compared the errors"},
+		{"not measured, but not a bad release", "retry_storm", func(*contracts.ReleaseErrors) *contracts.ReleaseErrors { return nil }, ""},
+		{"no history before the version", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { r.HistoryMinutes = 0; return r }, "no earlier release"},
+		{"only the errors the history had", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors {
+			r.NewSignature, r.NewErrors = "", 0
+			return r
+		}, "not new with the release"},
+		{"two new errors", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { r.NewErrors = 2; return r }, "not new with the release"},
+		{"three new errors", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { r.NewErrors, r.Requests = 3, 60; return r }, ""},
+		{"new errors under 5%", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { r.NewErrors, r.Requests = 4, 81; return r }, "not new with the release"},
+		{"the old version fails the same way", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors {
+			r.OtherRequests, r.OtherNewErrors = 100, 15
+			return r
+		}, "not confined to version"},
+		{"the old version fails far less", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors {
+			r.OtherRequests, r.OtherNewErrors = 100, 14
+			return r
+		}, ""},
+		{"too few old-version requests to compare", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors {
+			r.OtherRequests, r.OtherNewErrors = 9, 9
+			return r
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.Release = tc.release(in.Evidence[0].Facts.Release)
+			d := policy.Evaluate(in)
+			if tc.reason == "" {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, d.Checks[4].Reason, tc.reason)
+		})
+	}
+}

@@ -54,46 +54,75 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // [onset−window, onset] and found a deployment.marker span of this service in
 // [onset−window, onset), the latest of which is the release running now; the
 // sandbox's facts show no other explanation (other services regressing at the
-// same time, or a surge of inbound traffic); and the release ledger has a
-// rollback target.
+// same time, a surge of inbound traffic, a dependency failing at its usual
+// call rate, or — for a bad release — errors that are not new with the running
+// version); and the release ledger has a rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
-	win := in.Config.MarkerWindow
-	inputs := map[string]string{"marker_window": win.String(), "evidence_used": strconv.Itoa(len(ev))}
+	inputs := map[string]string{"marker_window": in.Config.MarkerWindow.String(), "evidence_used": strconv.Itoa(len(ev))}
 	if in.EvidenceRejected > 0 {
 		inputs["evidence_rejected"] = strconv.Itoa(in.EvidenceRejected)
 	}
-	var reasons []string
+	reasons := diagnosisReasons(in, inputs)
+	reasons = append(reasons, markerReasons(in, svc, ev, inputs)...)
+	// No other explanation in the telemetry: a release of this one service
+	// cannot explain a regression that other services share, or one that came
+	// with a surge of inbound traffic.
+	if alt := alternatives(in, svc, ev, inputs); !mutant.Off(mutant.GateAlternativeCause) {
+		reasons = append(reasons, alt...)
+	}
+	if dep := failingDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateFailingDependency) {
+		reasons = append(reasons, dep...)
+	}
+	if rel := releaseReasons(in, svc, ev, inputs); !mutant.Off(mutant.GateReleaseErrors) {
+		reasons = append(reasons, rel...)
+	}
+	reasons = append(reasons, targetReasons(in, svc, inputs)...)
+	return result(contracts.CheckDeploymentRelated, reasons,
+		"deployment-class diagnosis, a marker of "+svc+" before the onset and a rollback target", inputs)
+}
 
-	// 1. The diagnosis, from the reviewed best claim and the catalogue.
+// diagnosisReasons: the reviewed best claim's class must be deployment-class
+// in the catalogue.
+func diagnosisReasons(in Input, inputs map[string]string) []string {
 	if in.Review.Best == nil {
-		reasons = append(reasons, "no reviewed diagnosis")
-	} else {
-		class := in.Review.Best.Class
-		inputs["diagnosis"] = class
-		known, dep := deploymentClass(in.Config.Catalogue, class)
-		inputs["deployment_class"] = strconv.FormatBool(dep)
-		switch {
-		case mutant.Off(mutant.GateDeploymentClass):
-		case !known:
-			reasons = append(reasons, "diagnosis "+strconv.Quote(class)+" is not in the catalogue")
-		case !dep:
-			reasons = append(reasons, "diagnosis "+class+" is not deployment-class: a rollback would not fix it")
-		}
+		return []string{"no reviewed diagnosis"}
 	}
+	class := in.Review.Best.Class
+	inputs["diagnosis"] = class
+	known, dep := deploymentClass(in.Config.Catalogue, class)
+	inputs["deployment_class"] = strconv.FormatBool(dep)
+	switch {
+	case mutant.Off(mutant.GateDeploymentClass):
+	case !known:
+		return []string{"diagnosis " + strconv.Quote(class) + " is not in the catalogue"}
+	case !dep:
+		return []string{"diagnosis " + class + " is not deployment-class: a rollback would not fix it"}
+	}
+	return nil
+}
 
-	// 2. The marker, from sandbox facts only.
-	on, onFrom, ok := onset(ev, svc)
-	var current string
-	if l := in.Ledger; l.Err == "" && l.Found && len(l.Ledger.Releases) > 0 {
-		cur := l.Ledger.Releases[len(l.Ledger.Releases)-1]
-		current = cur.Version
-		inputs["current_version"] = current
-		if cur.Image != "" {
-			inputs["current_image"] = cur.Image // for humans: the current → target move
-		}
+// currentVersion is the ledger's running version ("" when unknown); it
+// records it and its image in inputs.
+func currentVersion(l LedgerState, inputs map[string]string) string {
+	if l.Err != "" || !l.Found || len(l.Ledger.Releases) == 0 {
+		return ""
 	}
+	cur := l.Ledger.Releases[len(l.Ledger.Releases)-1]
+	inputs["current_version"] = cur.Version
+	if cur.Image != "" {
+		inputs["current_image"] = cur.Image // for humans: the current → target move
+	}
+	return cur.Version
+}
+
+// markerReasons: a deployment-marker query covered the window before the
+// measured onset and found this service's release that runs now.
+func markerReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	on, onFrom, ok := onset(ev, svc)
+	current := currentVersion(in.Ledger, inputs)
 	switch {
 	case mutant.Off(mutant.GateMarkerBeforeOnset):
+		return nil
 	case !ok:
 		why := ""
 		for _, e := range ev {
@@ -103,84 +132,83 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 				break
 			}
 		}
-		reasons = append(reasons, "no evidence measured the regression's onset for "+strconv.Quote(svc)+why+": a marker cannot be placed before it")
-	default:
-		lo := on.Add(-win)
-		inputs["onset"] = ttoa(on)
-		inputs["onset_evidence"] = onFrom
-		inputs["window"] = ttoa(lo) + "/" + ttoa(on)
-		var queries, markerIDs, rejected []string
-		var chosen *contracts.DeploymentMarker
-		for i := range ev {
-			e := &ev[i]
-			if !e.Facts.MarkerQuery || e.Service != svc || e.From.After(lo) || e.To.Before(on) {
-				continue
-			}
-			queries = append(queries, e.ID)
-			for j := range e.Facts.DeploymentMarkers {
-				m := &e.Facts.DeploymentMarkers[j]
-				switch {
-				case m.Service != svc:
-					rejected = append(rejected, markerText(m)+" is another service's")
-				case !m.At.Before(on):
-					rejected = append(rejected, markerText(m)+" is at or after the onset")
-				case m.At.Before(lo):
-					rejected = append(rejected, markerText(m)+" is older than the window")
-				default:
-					markerIDs = append(markerIDs, markerText(m))
-					if chosen == nil || m.At.After(chosen.At) {
-						chosen = m
-					}
+		return []string{"no evidence measured the regression's onset for " + strconv.Quote(svc) + why + ": a marker cannot be placed before it"}
+	}
+	lo := on.Add(-in.Config.MarkerWindow)
+	inputs["onset"] = ttoa(on)
+	inputs["onset_evidence"] = onFrom
+	inputs["window"] = ttoa(lo) + "/" + ttoa(on)
+	queries, chosen := markersInWindow(svc, ev, lo, on, inputs)
+	if chosen != nil && chosen.TraceID != "" {
+		inputs["marker_trace_id"] = chosen.TraceID // for humans: the marker's trace in SigNoz
+	}
+	switch {
+	case len(queries) == 0:
+		return []string{"no deployment-marker query of " + strconv.Quote(svc) + " covered " + ttoa(lo) + " to " + ttoa(on) + ": the investigation never looked"}
+	case chosen == nil:
+		return []string{"no deployment.marker span of " + svc + " lies in the " + in.Config.MarkerWindow.String() + " before the onset " + ttoa(on)}
+	case current != "" && chosen.Version != current:
+		return []string{"the latest deployment before the onset is version " + strconv.Quote(chosen.Version) + " but the ledger says " + strconv.Quote(current) + " runs now: a rollback would not undo it"}
+	}
+	// With no current version the ledger's own reason says why.
+	inputs["marker"] = markerText(chosen)
+	return nil
+}
+
+// markersInWindow returns the marker queries of svc that covered [lo, on]
+// and the latest marker of svc in [lo, on); it records every marker it kept
+// or rejected in inputs.
+func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, inputs map[string]string) ([]string, *contracts.DeploymentMarker) {
+	var queries, markerIDs, rejected []string
+	var chosen *contracts.DeploymentMarker
+	for i := range ev {
+		e := &ev[i]
+		if !e.Facts.MarkerQuery || e.Service != svc || e.From.After(lo) || e.To.Before(on) {
+			continue
+		}
+		queries = append(queries, e.ID)
+		for j := range e.Facts.DeploymentMarkers {
+			m := &e.Facts.DeploymentMarkers[j]
+			switch {
+			case m.Service != svc:
+				rejected = append(rejected, markerText(m)+" is another service's")
+			case !m.At.Before(on):
+				rejected = append(rejected, markerText(m)+" is at or after the onset")
+			case m.At.Before(lo):
+				rejected = append(rejected, markerText(m)+" is older than the window")
+			default:
+				markerIDs = append(markerIDs, markerText(m))
+				if chosen == nil || m.At.After(chosen.At) {
+					chosen = m
 				}
 			}
 		}
-		inputs["marker_queries"] = strings.Join(queries, ",")
-		inputs["markers_in_window"] = strings.Join(markerIDs, ",")
-		if len(rejected) > 0 {
-			inputs["markers_rejected"] = strings.Join(rejected, "; ")
-		}
-		switch {
-		case len(queries) == 0:
-			reasons = append(reasons, "no deployment-marker query of "+strconv.Quote(svc)+" covered "+ttoa(lo)+" to "+ttoa(on)+": the investigation never looked")
-		case chosen == nil:
-			reasons = append(reasons, "no deployment.marker span of "+svc+" lies in the "+win.String()+" before the onset "+ttoa(on))
-		case current == "":
-			// The ledger's own reason below says why there is no current version.
-			inputs["marker"] = markerText(chosen)
-		case chosen.Version != current:
-			reasons = append(reasons, "the latest deployment before the onset is version "+strconv.Quote(chosen.Version)+" but the ledger says "+strconv.Quote(current)+" runs now: a rollback would not undo it")
-		default:
-			inputs["marker"] = markerText(chosen)
-		}
-		if chosen != nil && chosen.TraceID != "" {
-			inputs["marker_trace_id"] = chosen.TraceID // for humans: the marker's trace in SigNoz
-		}
 	}
-
-	// 3. No other explanation in the telemetry: a release of this one service
-	// cannot explain a regression that other services share, or one that came
-	// with a surge of inbound traffic.
-	if alt := alternatives(in, svc, ev, inputs); !mutant.Off(mutant.GateAlternativeCause) {
-		reasons = append(reasons, alt...)
+	inputs["marker_queries"] = strings.Join(queries, ",")
+	inputs["markers_in_window"] = strings.Join(markerIDs, ",")
+	if len(rejected) > 0 {
+		inputs["markers_rejected"] = strings.Join(rejected, "; ")
 	}
+	return queries, chosen
+}
 
-	// 4. The rollback target, from the deployer's ledger.
+// targetReasons: the deployer's ledger has a release to roll back to.
+func targetReasons(in Input, svc string, inputs map[string]string) []string {
 	t, ok := rollbackTarget(in.Ledger, svc)
 	switch {
 	case mutant.Off(mutant.GateRollbackTarget):
 	case in.Ledger.Err != "":
-		reasons = append(reasons, "the release ledger could not be read ("+in.Ledger.Err+")")
+		return []string{"the release ledger could not be read (" + in.Ledger.Err + ")"}
 	case !in.Ledger.Found:
-		reasons = append(reasons, "the release ledger has no entry for "+strconv.Quote(svc))
+		return []string{"the release ledger has no entry for " + strconv.Quote(svc)}
 	case in.Ledger.Ledger.Service != svc:
-		reasons = append(reasons, "the release ledger entry names service "+strconv.Quote(in.Ledger.Ledger.Service))
+		return []string{"the release ledger entry names service " + strconv.Quote(in.Ledger.Ledger.Service)}
 	case !ok:
-		reasons = append(reasons, "the release ledger has no earlier release to roll back to")
+		return []string{"the release ledger has no earlier release to roll back to"}
 	default:
 		inputs["rollback_target"] = t.Image
 	}
-	return result(contracts.CheckDeploymentRelated, reasons,
-		"deployment-class diagnosis, a marker of "+svc+" before the onset and a rollback target", inputs)
+	return nil
 }
 
 func markerText(m *contracts.DeploymentMarker) string {

@@ -46,7 +46,7 @@ func allowing() policy.Input {
 			{
 				ID: "ev-overview", InvestigationID: invID, Service: svc, Tool: contracts.ToolServiceOverview,
 				From: tStarts.Add(-2 * time.Hour), To: tNow,
-				Facts: contracts.Facts{Onset: ptr(tOnset), ErrorRate: ptr(0.31)},
+				Facts: contracts.Facts{Onset: ptr(tOnset), ErrorRate: ptr(0.31), Release: goodRelease()},
 			},
 			{
 				ID: "ev-markers", InvestigationID: invID, Service: svc, Tool: contracts.ToolDeploymentMarkers,
@@ -71,4 +71,11 @@ func allowing() policy.Input {
 // markers replaces the marker query's markers.
 func markers(in *policy.Input, ms ...contracts.DeploymentMarker) {
 	in.Evidence[1].Facts.DeploymentMarkers = ms
+}
+
+// goodRelease is the release comparison of a bad release: v2, first serving
+// at the marker, fails since the onset with a status its history never showed.
+func goodRelease() *contracts.ReleaseErrors {
+	return &contracts.ReleaseErrors{Version: "v2", FirstSeen: tMarker, HistoryMinutes: 120, HistoryErrors: 4,
+		Requests: 300, Errors: 95, NewSignature: "runtime error: index out of range [#]", NewErrors: 90}
 }

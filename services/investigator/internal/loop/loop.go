@@ -92,19 +92,8 @@ func infrastructure(errs []ToolResult) string {
 // investigate returns the claims (nil when there is no answer) and the
 // incomplete reason ("" when within budget).
 func (r *run) investigate(ctx, ictx context.Context) ([]contracts.Claim, string, error) {
-	for _, step := range plan.Steps(r.in.Alert.Service) {
-		if reason, err := r.stop(ctx, ictx); reason != "" || err != nil {
-			return nil, reason, err
-		}
-		r.report.Iterations++
-		res, err := r.call(ctx, ictx, ToolRequest{Tool: step.Tool, Arguments: step.Arguments}, true)
-		if err != nil {
-			return nil, ReasonWallTime, r.fatal(ctx, ictx, err)
-		}
-		if res.Error != "" {
-			r.planOK = false
-			r.state.PlanErrors = append(r.state.PlanErrors, res)
-		}
+	if reason, err := r.minimumPlan(ctx, ictx); reason != "" || err != nil {
+		return nil, reason, err
 	}
 	for {
 		if reason, err := r.stop(ctx, ictx); reason != "" || err != nil {
@@ -113,24 +102,9 @@ func (r *run) investigate(ctx, ictx context.Context) ([]contracts.Claim, string,
 		if r.report.Iterations >= r.d.Budget.MaxIterations {
 			return nil, ReasonIterations, nil
 		}
-		r.report.Iterations++
-		r.state.Final = r.report.Iterations >= r.d.Budget.MaxIterations
-		r.state.TokensLeft = r.d.Budget.MaxTokens - r.report.TokensIn - r.report.TokensOut
-		ans, err := r.d.Model.Next(ictx, r.state)
-		r.report.TokensIn += ans.TokensIn
-		r.report.TokensOut += ans.TokensOut
-		if ans.Model != "" {
-			r.report.Model = ans.Model
-		}
-		switch {
-		case ctx.Err() != nil:
-			return nil, "", fmt.Errorf("%w: %v", ErrCancelled, ctx.Err())
-		case ictx.Err() != nil:
-			return nil, ReasonWallTime, nil
-		case errors.Is(err, ErrTokenBudget):
-			return nil, ReasonTokens, nil
-		case err != nil:
-			return nil, ReasonModel, nil
+		ans, reason, err := r.ask(ctx, ictx)
+		if reason != "" || err != nil {
+			return nil, reason, err
 		}
 		overBudget := r.d.Budget.MaxTokens > 0 && r.report.TokensIn+r.report.TokensOut > r.d.Budget.MaxTokens
 		if len(ans.Calls) == 0 {
@@ -143,23 +117,78 @@ func (r *run) investigate(ctx, ictx context.Context) ([]contracts.Claim, string,
 		if overBudget {
 			return nil, ReasonTokens, nil
 		}
-		turn := Turn{Content: ans.Content}
-		for i, req := range ans.Calls {
-			if i >= r.d.Budget.MaxCallsPerTurn {
-				turn.Results = append(turn.Results, ToolResult{Request: req, Error: fmt.Sprintf("refused: at most %d tool calls per turn", r.d.Budget.MaxCallsPerTurn)})
-				continue
-			}
-			res, err := r.call(ctx, ictx, req, false)
-			if err != nil {
-				return nil, ReasonWallTime, r.fatal(ctx, ictx, err)
-			}
-			turn.Results = append(turn.Results, res)
+		if ended, err := r.turn(ctx, ictx, ans); ended {
+			return nil, ReasonWallTime, err
 		}
-		r.state.Turns = append(r.state.Turns, turn)
 		if r.repeats >= r.d.Budget.MaxRepeats {
 			return nil, ReasonLoop, nil
 		}
 	}
+}
+
+// minimumPlan runs the minimum evidence plan, one call an iteration; a
+// failed call is recorded for the model, not fatal.
+func (r *run) minimumPlan(ctx, ictx context.Context) (string, error) {
+	for _, step := range plan.Steps(r.in.Alert.Service) {
+		if reason, err := r.stop(ctx, ictx); reason != "" || err != nil {
+			return reason, err
+		}
+		r.report.Iterations++
+		res, err := r.call(ctx, ictx, ToolRequest{Tool: step.Tool, Arguments: step.Arguments}, true)
+		if err != nil {
+			return ReasonWallTime, r.fatal(ctx, ictx, err)
+		}
+		if res.Error != "" {
+			r.planOK = false
+			r.state.PlanErrors = append(r.state.PlanErrors, res)
+		}
+	}
+	return "", nil
+}
+
+// ask runs one model iteration and accounts for its tokens; a reason or an
+// error ends the investigation.
+func (r *run) ask(ctx, ictx context.Context) (Answer, string, error) {
+	r.report.Iterations++
+	r.state.Final = r.report.Iterations >= r.d.Budget.MaxIterations
+	r.state.TokensLeft = r.d.Budget.MaxTokens - r.report.TokensIn - r.report.TokensOut
+	ans, err := r.d.Model.Next(ictx, r.state)
+	r.report.TokensIn += ans.TokensIn
+	r.report.TokensOut += ans.TokensOut
+	if ans.Model != "" {
+		r.report.Model = ans.Model
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ans, "", fmt.Errorf("%w: %v", ErrCancelled, ctx.Err())
+	case ictx.Err() != nil:
+		return ans, ReasonWallTime, nil
+	case errors.Is(err, ErrTokenBudget):
+		return ans, ReasonTokens, nil
+	case err != nil:
+		return ans, ReasonModel, nil
+	}
+	return ans, "", nil
+}
+
+// turn runs the tool calls of one model answer, at most MaxCallsPerTurn
+// (the rest are refused), and records the turn. ended is true when a call
+// failed for good (err says why, or is nil when the wall time ran out).
+func (r *run) turn(ctx, ictx context.Context, ans Answer) (ended bool, err error) {
+	turn := Turn{Content: ans.Content}
+	for i, req := range ans.Calls {
+		if i >= r.d.Budget.MaxCallsPerTurn {
+			turn.Results = append(turn.Results, ToolResult{Request: req, Error: fmt.Sprintf("refused: at most %d tool calls per turn", r.d.Budget.MaxCallsPerTurn)})
+			continue
+		}
+		res, err := r.call(ctx, ictx, req, false)
+		if err != nil {
+			return true, r.fatal(ctx, ictx, err)
+		}
+		turn.Results = append(turn.Results, res)
+	}
+	r.state.Turns = append(r.state.Turns, turn)
+	return false, nil
 }
 
 // stop reports a budget that ended before the next iteration.

@@ -1,14 +1,12 @@
 package natsport
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"agentk/contracts"
@@ -47,19 +45,15 @@ type Config struct {
 	Parallel int
 }
 
-// Handler runs one investigation per incident.
+// Handler runs one investigation per incident. Handle is thin: it verifies
+// and decodes the alert, then calls the investigation through two
+// middlewares (middleware.go): one investigation per incident (a finished
+// one's report is remembered, a running one is ErrInProgress) and at most
+// Parallel at once.
 type Handler struct {
 	Config
-	sem      chan struct{}
-	mu       sync.Mutex
-	inflight map[string]bool
-	done     map[string]bus.Out
-	order    *list.List
+	run alertHandler
 }
-
-// DoneCacheSize is how many finished incidents' reports are remembered, so a
-// redelivered alert returns the same report instead of a second investigation.
-const DoneCacheSize = 4096
 
 // NewHandler returns a Handler for c.
 func NewHandler(c Config) *Handler {
@@ -69,8 +63,9 @@ func NewHandler(c Config) *Handler {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{Config: c, sem: make(chan struct{}, c.Parallel), inflight: map[string]bool{},
-		done: map[string]bus.Out{}, order: list.New()}
+	h := &Handler{Config: c}
+	h.run = onePerIncident(DoneCacheSize, c.Logger, limit(c.Parallel, h.investigate))
+	return h
 }
 
 // skipReason says why an alert is acknowledged without an investigation.
@@ -96,7 +91,7 @@ func skipReason(a contracts.AlertV1) string {
 // of the same incident still running are transient.
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var alert contracts.AlertV1
-	if _, err := h.Keyring.Open(m.Data, contracts.SubjectAlert, envelope.RoleIngester, h.Now(), &alert); err != nil {
+	if _, err := h.Keyring.Open(m.Data, contracts.SubjectAlert, h.Now(), &alert); err != nil {
 		h.Logger.WarnContext(ctx, "alert rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("investigator: alert: %w", err))
 	}
@@ -105,62 +100,32 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 		log.InfoContext(ctx, "alert skipped", "reason", why)
 		return nil, nil
 	}
+	out, err := h.run(ctx, alert, m.Data)
+	if err != nil {
+		return nil, err
+	}
+	return []bus.Out{out}, nil
+}
+
+// investigate runs one investigation of alert and seals its report.
+func (h *Handler) investigate(ctx context.Context, alert contracts.AlertV1, raw []byte) (bus.Out, error) {
 	invID := InvestigationID(alert.IncidentID)
-	log = log.With("investigation_id", invID)
-
-	h.mu.Lock()
-	if out, ok := h.done[alert.IncidentID]; ok {
-		h.mu.Unlock()
-		log.InfoContext(ctx, "incident already investigated, republishing its report")
-		return []bus.Out{out}, nil
-	}
-	if h.inflight[alert.IncidentID] {
-		h.mu.Unlock()
-		return nil, fmt.Errorf("%w: %s", ErrInProgress, alert.IncidentID)
-	}
-	h.inflight[alert.IncidentID] = true
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.inflight, alert.IncidentID)
-		h.mu.Unlock()
-	}()
-
-	select {
-	case h.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-h.sem }()
-
+	log := h.Logger.With("incident_id", alert.IncidentID, "incident_service", alert.Service, "investigation_id", invID)
 	log.InfoContext(ctx, "investigation started", "investigator", h.Investigator)
 	rep, err := loop.Investigate(ctx, loop.Input{
-		InvestigationID: invID, Alert: alert, AlertEnvelope: m.Data, Investigator: h.Investigator,
+		InvestigationID: invID, Alert: alert, AlertEnvelope: raw, Investigator: h.Investigator,
 	}, loop.Deps{Tools: h.Tools, Model: h.Model, Now: h.Now, Catalogue: h.Catalogue, Budget: h.Budget})
 	if err != nil {
 		log.WarnContext(ctx, "investigation will be retried", "err", err)
-		return nil, err
+		return bus.Out{}, err
 	}
 	env, err := h.Signer.SealJSON(contracts.SubjectReport, rep, h.Now(), 0)
 	if err != nil {
-		return nil, fmt.Errorf("investigator: seal report %s: %w", invID, err)
+		return bus.Out{}, fmt.Errorf("investigator: seal report %s: %w", invID, err)
 	}
-	out := bus.Out{Envelope: env, MsgID: invID}
-	h.remember(alert.IncidentID, out)
 	best := rep.Claims[0]
 	log.InfoContext(ctx, "investigation finished", "completed", rep.Completed, "incomplete_reason", rep.IncompleteReason,
 		"class", best.Class, "confidence", best.Confidence, "iterations", rep.Iterations, "tool_calls", rep.ToolCalls,
 		"tokens_in", rep.TokensIn, "tokens_out", rep.TokensOut, "model", rep.Model)
-	return []bus.Out{out}, nil
-}
-
-func (h *Handler) remember(incident string, out bus.Out) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.done[incident] = out
-	h.order.PushBack(incident)
-	for h.order.Len() > DoneCacheSize {
-		old := h.order.Remove(h.order.Front()).(string)
-		delete(h.done, old)
-	}
+	return bus.Out{Envelope: env, MsgID: invID}, nil
 }

@@ -62,7 +62,7 @@ func (r *requester) Request(ctx context.Context, subject string, env envelope.En
 		return envelope.Envelope{}, r.err
 	}
 	var call contracts.ToolCallV1
-	if _, err := r.k.ring.Open(env.Marshal(), subject, envelope.RoleInvestigator, now(), &call); err != nil {
+	if _, err := r.k.ring.Open(env.Marshal(), subject, now(), &call); err != nil {
 		return envelope.Envelope{}, bus.Permanent(err)
 	}
 	reply, err := r.sb.SignedReply(ctx, r.signer, now(), call)
@@ -145,7 +145,7 @@ func TestHandle(t *testing.T) {
 				return
 			}
 			var rep contracts.ReportV1
-			_, err = k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectReport, envelope.RoleInvestigator, now(), &rep)
+			_, err = k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectReport, now(), &rep)
 			require.NoError(t, err)
 			require.Equal(t, natsport.InvestigationID(a.IncidentID), outs[0].MsgID)
 			require.Equal(t, outs[0].MsgID, rep.InvestigationID)
@@ -153,12 +153,12 @@ func TestHandle(t *testing.T) {
 			require.Equal(t, "retry_storm", rep.Claims[0].Class)
 			require.Equal(t, "rules", rep.Investigator)
 			var back contracts.AlertV1
-			_, err = k.ring.Open(rep.Alert, contracts.SubjectAlert, envelope.RoleIngester, now(), &back)
+			_, err = k.ring.Open(rep.Alert, contracts.SubjectAlert, now(), &back)
 			require.NoError(t, err, "the alert envelope travels unchanged")
 			require.Len(t, rep.Evidence, rep.ToolCalls)
 			for _, e := range rep.Evidence {
 				var ev contracts.EvidenceV1
-				_, err := k.ring.Open(e, contracts.SubjectEvidence, envelope.RoleSandbox, now(), &ev)
+				_, err := k.ring.Open(e, contracts.SubjectEvidence, now(), &ev)
 				require.NoError(t, err, "evidence envelopes travel unchanged")
 				require.Equal(t, rep.InvestigationID, ev.InvestigationID)
 			}

@@ -71,7 +71,7 @@ func (t Tools) Call(ctx context.Context, call contracts.ToolCallV1) (loop.Reply,
 		return loop.Reply{OK: false, Error: reply.Error, Retryable: reply.Retryable}, nil
 	}
 	var ev contracts.EvidenceV1
-	if _, err := t.Keyring.Open(reply.Evidence, contracts.SubjectEvidence, envelope.RoleSandbox, now, &ev); err != nil {
+	if _, err := t.Keyring.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev); err != nil {
 		return loop.Reply{}, fmt.Errorf("%w: evidence of %s: %w", loop.ErrToolUnavailable, call.CallID, err)
 	}
 	return loop.Reply{OK: true, Evidence: ev, Envelope: reply.Evidence}, nil

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,28 @@ const (
 	FeatPeer Feature = "failing client spans to a dependency (peer.service / server.address / net.peer.name)"
 	// FeatDB: the failing client spans are database calls (db.system / db.system.name).
 	FeatDB Feature = "failing database client spans (db.system / db.system.name)"
+	// FeatOwnCode: most failing traces fail in the service's own span, with
+	// no failing call beneath it (span kind and parent_span_id).
+	FeatOwnCode Feature = "failures begin in the service's own spans, not in its calls (span kind, parent_span_id)"
+	// FeatNewHost: a failing client span calls a host (server.address /
+	// net.peer.name) the service never called before the onset.
+	FeatNewHost Feature = "failing calls go to a host not called before the onset (server.address / net.peer.name)"
+	// FeatChildSlow: one child span's p95 grew by SlowRatio and accounts for
+	// most of the server spans' growth (duration by span name and kind).
+	FeatChildSlow Feature = "one dependency span dominates the latency growth (p95 by span name and kind)"
+	// FeatModelSlow: a model call (a span with gen_ai.request.model) grew
+	// its p95 by SlowRatio: the model writes longer answers or works harder.
+	FeatModelSlow Feature = "the model call (gen_ai.request.model) slowed after the onset"
+	// FeatOneError: most of the service's failing server spans fail with
+	// one and the same status message: one new fault repeated, not assorted
+	// transient errors.
+	FeatOneError Feature = "one status message on most failing server spans (status_message)"
+	// FeatConfigChange: a deployment marker of the service says the
+	// release changed configuration (deployment.type).
+	FeatConfigChange Feature = "a deployment marker says the release changed configuration (deployment.type)"
+	// FeatEvenSlow: every server span slowed by EvenRatio and no child
+	// dominates: the whole service is slower.
+	FeatEvenSlow Feature = "every endpoint slowed together, no child span dominates (p95 by span name and kind)"
 )
 
 // spanRows reads the data rows of a span evidence's compact text.
@@ -79,73 +102,246 @@ func number(row map[string]any, keys ...string) (float64, bool) {
 	return 0, false
 }
 
-// features reads the Features of service from the span evidence; newVersion
-// is the version of the latest deployment marker before the onset ("" when
-// none). It returns each feature found with the ids of the evidence it came from.
-func features(service, newVersion string, evidence []loop.Evidence) map[Feature][]string {
-	out := map[Feature][]string{}
-	var ownErr, server5xx, exc, pool, resend, peer, db, onNew int
-	ids := map[Feature]map[string]bool{}
-	mark := func(f Feature, id string) {
-		if ids[f] == nil {
-			ids[f] = map[string]bool{}
-		}
-		ids[f][id] = true
+// origin is where a failing trace's failure began: the service's failing
+// span that no other failing span of the service sits beneath.
+type origin string
+
+// The kinds of origin, read from span kind and attributes.
+const (
+	// originPool: an internal span of a database client (db.system /
+	// db.system.name / db.client.connection.pool.name on a span of kind
+	// Internal): acquiring a connection, not the query, failed.
+	originPool origin = "pool"
+	// originDB: a database client span (kind Client with db.*) failed.
+	originDB origin = "db"
+	// originPeer: a client span to another service (peer.service,
+	// server.address, net.peer.name) failed.
+	originPeer origin = "peer"
+	// originOwn: the service's own server or internal span failed with no
+	// failing call beneath it: its own code.
+	originOwn origin = "own"
+)
+
+func originOf(row map[string]any) origin {
+	kind := str(row, "kind")
+	db := str(row, "db.system", "db.system.name", "db.client.connection.pool.name") != ""
+	switch {
+	case kind == "Client" && db:
+		return originDB
+	case kind == "Client" && str(row, "peer.service", "server.address", "net.peer.name") != "":
+		return originPeer
+	case db:
+		return originPool
 	}
+	return originOwn
+}
+
+// originWithin is the origin of a failing span that no failing span sits
+// beneath: a span inside a failing client call (a DNS lookup, a TLS
+// handshake under the call's span) belongs to that call.
+func originWithin(row map[string]any, byID map[string]map[string]any) origin {
+	seen := 0
+	for up := row; up != nil && seen < 16; seen++ {
+		if o := originOf(up); str(up, "kind") == "Client" && o != originOwn {
+			return o
+		}
+		up = byID[str(up, "trace_id")+"/"+str(up, "parent_span_id")]
+	}
+	return originOf(row)
+}
+
+// failures is what the service's failing spans in error_traces and
+// get_trace say.
+type failures struct {
+	rows    []map[string]any
+	ids     []string // evidence id of each row
+	origins map[origin]int
+	// attempts is the number of traces in which two or more failing client
+	// spans went to the same peer (the caller tried again).
+	attempts int
+	// hosts are the peers the failing client spans called.
+	hosts map[string]bool
+}
+
+func readFailures(service string, evidence []loop.Evidence) failures {
+	f := failures{origins: map[origin]int{}, hosts: map[string]bool{}}
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolErrorTraces && e.Tool != contracts.ToolGetTrace {
 			continue
 		}
 		for _, row := range spanRows(e.Compact) {
-			if str(row, "service") != service || row["error"] != true {
-				continue
-			}
-			ownErr++
-			kind := str(row, "kind")
-			if code, ok := number(row, "http.response.status_code", "http.status_code"); ok && code >= 500 && kind == "Server" {
-				server5xx++
-				mark(FeatServer5xx, e.ID)
-			}
-			if str(row, "exception.type", "error.type", "exception.message") != "" {
-				exc++
-				mark(FeatException, e.ID)
-			}
-			if str(row, "db.client.connection.pool.name") != "" {
-				pool++
-				mark(FeatPool, e.ID)
-			}
-			if n, ok := number(row, "http.request.resend_count"); ok && n >= 1 {
-				resend++
-				mark(FeatResend, e.ID)
-			}
-			if kind == "Client" && str(row, "peer.service", "server.address", "net.peer.name") != "" {
-				peer++
-				mark(FeatPeer, e.ID)
-			}
-			if kind == "Client" && str(row, "db.system", "db.system.name") != "" {
-				db++
-				mark(FeatDB, e.ID)
-			}
-			if newVersion != "" && str(row, "version") == newVersion {
-				onNew++
-				mark(FeatNewVersion, e.ID)
+			if str(row, "service") == service && row["error"] == true {
+				f.rows = append(f.rows, row)
+				f.ids = append(f.ids, e.ID)
 			}
 		}
 	}
-	keep := func(f Feature, ok bool) {
+	parents := map[string]bool{}
+	byID := map[string]map[string]any{}
+	perPeer := map[[2]string]int{}
+	for _, row := range f.rows {
+		if p := str(row, "parent_span_id"); p != "" {
+			parents[str(row, "trace_id")+"/"+p] = true
+		}
+		if id := str(row, "span_id"); id != "" {
+			byID[str(row, "trace_id")+"/"+id] = row
+		}
+	}
+	for _, row := range f.rows {
+		if id := str(row, "span_id"); id == "" || !parents[str(row, "trace_id")+"/"+id] {
+			f.origins[originWithin(row, byID)]++
+		}
+		if str(row, "kind") == "Client" {
+			host := str(row, "server.address", "net.peer.name", "peer.service")
+			f.hosts[host] = true
+			k := [2]string{str(row, "trace_id"), host}
+			if perPeer[k]++; perPeer[k] == 2 {
+				f.attempts++
+			}
+		}
+	}
+	return f
+}
+
+// OneErrorShare is the share of failing server spans one status message
+// must have for FeatOneError, over at least OneErrorMin of them.
+const (
+	OneErrorShare = 0.6
+	OneErrorMin   = 3
+)
+
+func (f failures) oneError() bool {
+	msgs := map[string]int{}
+	n := 0
+	for _, row := range f.rows {
+		if str(row, "kind") == "Server" {
+			msgs[str(row, "status_message")]++
+			n++
+		}
+	}
+	for m, c := range msgs {
+		if m != "" && c >= OneErrorMin && float64(c) >= OneErrorShare*float64(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// majority is the origin of at least half of the failing traces, if any.
+func (f failures) majority() origin {
+	total := 0
+	for _, n := range f.origins {
+		total += n
+	}
+	for o, n := range f.origins {
+		if total > 0 && 2*n >= total && (o != originOwn || 2*n > total) {
+			return o
+		}
+	}
+	return ""
+}
+
+// features reads the Features of service from the span evidence and the
+// follow-up aggregates; newVersion is the version of the latest deployment
+// marker before the onset ("" when none). It returns each feature found with
+// the ids of the evidence it came from.
+func features(service, newVersion string, evidence []loop.Evidence, sh Shape) map[Feature][]string {
+	f := readFailures(service, evidence)
+	out := map[Feature][]string{}
+	counts := map[Feature]int{}
+	ids := map[Feature]map[string]bool{}
+	for i, row := range f.rows {
+		for _, ft := range rowFeatures(row, newVersion) {
+			counts[ft]++
+			if ids[ft] == nil {
+				ids[ft] = map[string]bool{}
+			}
+			ids[ft][f.ids[i]] = true
+		}
+	}
+	// keep cites the evidence of the rows that showed ft, or, for a
+	// feature of the traces as a whole (an origin), every failing row's.
+	keep := func(ft Feature, ok bool) {
 		if !ok {
 			return
 		}
-		for id := range ids[f] {
-			out[f] = append(out[f], id)
+		for id := range ids[ft] {
+			out[ft] = append(out[ft], id)
+		}
+		if len(out[ft]) == 0 {
+			out[ft] = compactIDs(f.ids)
+		}
+		slices.Sort(out[ft])
+	}
+	own := len(f.rows)
+	maj := f.majority()
+	keep(FeatServer5xx, counts[FeatServer5xx] > 0)
+	// An exception counts when most failing spans carry one: a few
+	// exceptions in the baseline's noise say nothing about a release.
+	keep(FeatException, 2*counts[FeatException] > own)
+	keep(FeatPool, counts[FeatPool] > 0 || maj == originPool)
+	keep(FeatResend, counts[FeatResend] > 0 || f.attempts > 0)
+	keep(FeatPeer, maj == originPeer || maj == originDB)
+	keep(FeatDB, maj == originDB)
+	keep(FeatOwnCode, maj == originOwn)
+	keep(FeatNewVersion, own >= 3 && counts[FeatNewVersion] == own)
+	keep(FeatOneError, f.oneError())
+	shapeFeatures(out, f, sh)
+	return out
+}
+
+// rowFeatures are the features one failing span shows by itself.
+func rowFeatures(row map[string]any, newVersion string) []Feature {
+	var out []Feature
+	kind := str(row, "kind")
+	if code, ok := number(row, "http.response.status_code", "http.status_code"); ok && code >= 500 && kind == "Server" {
+		out = append(out, FeatServer5xx)
+	}
+	if str(row, "exception.type", "exception.message") != "" || (str(row, "error.type") != "" && !numeric(str(row, "error.type"))) {
+		out = append(out, FeatException)
+	}
+	if str(row, "db.client.connection.pool.name") != "" {
+		out = append(out, FeatPool)
+	}
+	if n, ok := number(row, "http.request.resend_count"); ok && n >= 1 {
+		out = append(out, FeatResend)
+	}
+	if newVersion != "" && str(row, "version") == newVersion {
+		out = append(out, FeatNewVersion)
+	}
+	return out
+}
+
+// numeric reports whether s is a number (error.type set to a status code
+// names no exception).
+func numeric(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// shapeFeatures adds the features of the latency shape and of the hosts.
+func shapeFeatures(out map[Feature][]string, f failures, sh Shape) {
+	latIDs := append(slices.Clone(sh.IDs[qBefore]), sh.IDs[qAfter]...)
+	if name, ok := sh.slowChild(); ok && !sh.Model[name] {
+		out[FeatChildSlow] = latIDs
+	}
+	if sh.modelSlowed() {
+		out[FeatModelSlow] = append(latIDs, sh.IDs[qModel]...)
+	}
+	if _, even, n := sh.serverGrowth(); even && n > 0 {
+		if _, ok := sh.slowChild(); !ok {
+			out[FeatEvenSlow] = latIDs
 		}
 	}
-	keep(FeatServer5xx, server5xx > 0 && peer*2 < ownErr)
-	keep(FeatException, exc > 0)
-	keep(FeatPool, pool > 0)
-	keep(FeatResend, resend > 0)
-	keep(FeatPeer, peer > 0 && peer*2 >= ownErr)
-	keep(FeatDB, db > 0 && db*2 >= ownErr)
-	keep(FeatNewVersion, ownErr >= 3 && onNew == ownErr)
-	return out
+	if sh.ChangeTypes["config"] || sh.ChangeTypes["configuration"] {
+		out[FeatConfigChange] = slices.Clone(sh.IDs[qChange])
+	}
+	if len(sh.HostsBefore) > 0 {
+		for h := range f.hosts {
+			if h != "" && !sh.HostsBefore[h] && sh.HostsAfter[h] {
+				out[FeatNewHost] = append(slices.Clone(sh.IDs[qHostsBefore]), append(sh.IDs[qHostsAfter], append(sh.IDs[qPeersBefore], sh.IDs[qPeersAfter]...)...)...)
+				break
+			}
+		}
+	}
 }

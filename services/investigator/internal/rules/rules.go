@@ -11,7 +11,6 @@ package rules
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -110,58 +109,83 @@ type Rule struct {
 }
 
 // Table is every rule, strongest first. The first match is the diagnosis;
-// later matches become secondary claims.
+// later matches become secondary claims. Each rule is an SRE's statement of
+// its class in OpenTelemetry terms; its doc comment names the features it
+// reads.
 var Table = []Rule{
+	// traffic_surge reads the inbound request rate against its baseline
+	// (the overview's traffic ratio): load moved every endpoint together.
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
 		func(o Observations) bool { return o.HaveTraffic && o.TrafficRatio >= SurgeRatio }, nil, true, nil},
-	// db_pool_exhaustion reads FeatPool (db.client.connection.pool.name on
-	// failing spans) or the pool signal.
+	// db_pool_exhaustion reads FeatPool: failures begin in a database
+	// client's internal span (acquiring a connection) or carry
+	// db.client.connection.pool.name; or the pool signal.
 	{"db_pool_exhaustion", 0.8, "connection pool exhaustion: traces or logs show pool checkout timeouts or an exhausted pool",
 		func(o Observations) bool { return o.has(SigPool) || o.feat(FeatPool) }, []Signal{SigPool}, false, []Feature{FeatPool}},
-	// retry_storm reads FeatResend (http.request.resend_count on failing
-	// client spans) or the retry signal, after a deployment.
+	// retry_storm reads FeatResend (http.request.resend_count, or several
+	// failing client spans to one peer in a trace), or the retry signal
+	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
-		func(o Observations) bool { return o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
-	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and traces or logs point at the prompt or template",
-		func(o Observations) bool { return o.Deploy && o.has(SigPrompt) }, []Signal{SigPrompt}, true, nil},
-	{"config_regression", 0.7, "a deployment of this service precedes the onset and traces or logs point at configuration",
-		func(o Observations) bool { return o.Deploy && o.has(SigConfig) }, []Signal{SigConfig}, true, nil},
-	{"resource_saturation", 0.75, "traces or logs show memory or CPU pressure",
-		func(o Observations) bool { return o.has(SigResource) }, []Signal{SigResource}, false, nil},
-	// dependency_outage reads FeatPeer (most failures are client spans to a
-	// peer: peer.service, server.address, net.peer.name) or the dependency
-	// signal, with no deployment of this service before the onset.
+		func(o Observations) bool {
+			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && !o.feat(FeatNewHost))
+		}, []Signal{SigRetry}, true, []Feature{FeatResend}},
+	// prompt_regression reads FeatModelSlow (the model call, a span with
+	// gen_ai.request.model, dominates the latency growth) with few errors,
+	// or the prompt signal, after a deployment.
+	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and the model's answers changed: traces point at the prompt or the model call",
+		func(o Observations) bool {
+			return o.Deploy && (o.has(SigPrompt) || o.feat(FeatModelSlow) && o.ErrorRate < HighErrorRate)
+		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow}},
+	// config_regression reads FeatConfigChange (the marker says the release
+	// changed configuration), FeatNewHost (the new release calls a host
+	// never called before) or failing database calls (FeatDB: the database
+	// refuses the release's settings), or the config signal, after a
+	// deployment.
+	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
+		func(o Observations) bool {
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig) && !o.feat(FeatOwnCode))
+		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB}},
+	// resource_saturation reads FeatEvenSlow (every endpoint slower, no
+	// child dominates) or the resource signal (memory, GC, OOM in logs).
+	{"resource_saturation", 0.75, "the whole service slowed with memory or CPU pressure: no dependency explains it",
+		func(o Observations) bool {
+			return o.has(SigResource) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer)
+		}, []Signal{SigResource}, false, []Feature{FeatEvenSlow}},
+	// dependency_outage reads FeatPeer (most failing traces begin in a
+	// client span to a peer: peer.service, server.address, net.peer.name)
+	// or the dependency signal unless the failures begin in the service's
+	// own spans, with no deployment of this service.
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
-		func(o Observations) bool { return !o.Deploy && (o.has(SigDependency) || o.feat(FeatPeer)) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
-	// dependency_outage also when a deployment of this service coincides: if
-	// most of its failures are its own client spans to a peer failing
-	// (FeatPeer), the peer is failing, and a rollback would not fix it.
+		func(o Observations) bool {
+			return !o.Deploy && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// dependency_outage also when a deployment of this service coincides:
+	// its failures begin in its calls to a peer it called before (FeatPeer
+	// without FeatNewHost), so the peer is failing and a rollback would
+	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
-		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) && !o.feat(FeatResend) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
-	// bad_release reads FeatException (exception.* / error.type: the new
-	// code throws), the crash signal, or an error rate of at least
-	// ReleaseErrorRate, after a deployment. A trickle of generic 5xx
-	// (FeatServer5xx) without exceptions is cited but decides nothing: a
-	// deploy that merely coincides with it is not shown to be the cause. It cites
-	// FeatNewVersion (errors only on the new service.version) but never
-	// decides on it alone: after a full rollout every span is on the new
-	// version.
+		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// bad_release reads FeatException (exception.* / error.type on most
+	// failing spans), the crash signal, an error rate of at least
+	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
+	// with FeatOwnCode) above LowErrorRate, after a deployment. It cites FeatOwnCode (failures
+	// begin in the service's own spans) and FeatNewVersion (errors only on
+	// the new service.version) but never decides on them alone: a trickle of
+	// generic 5xx after a deploy that merely coincides shows both.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
-			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) ||
-				o.HaveRate && o.ErrorRate >= ReleaseErrorRate)
-		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatException, FeatNewVersion}},
-	{"retrieval_latency", 0.7, "no deployment precedes the onset; latency rose and retrieval or search spans dominate",
+			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || o.HaveRate && o.ErrorRate >= ReleaseErrorRate ||
+				o.feat(FeatOneError) && o.feat(FeatOwnCode) && o.ErrorRate >= LowErrorRate)
+		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion}},
+	// retrieval_latency reads FeatChildSlow: one dependency span (not a
+	// model call) dominates the latency growth.
+	{"retrieval_latency", 0.7, "one dependency span slowed and dominates the service's latency growth",
 		func(o Observations) bool {
-			return !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
+			return o.feat(FeatChildSlow) || !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
 		},
-		[]Signal{SigRetrieval}, true, nil},
+		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow}},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
-		func(o Observations) bool { return !o.Deploy && o.has(SigRetry) }, []Signal{SigRetry}, true, nil},
-	{"traffic_surge", 0.4, "no deployment precedes the onset; latency rose without errors or a dominant dependency",
-		func(o Observations) bool {
-			return !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.HaveRate && o.ErrorRate < LowErrorRate
-		}, nil, true, nil},
+		func(o Observations) bool { return !o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
 }
 
 // MaxClaims caps the claims one diagnosis carries.
@@ -219,7 +243,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	if latest != nil {
 		newVersion = latest.Version
 	}
-	o.Features = features(service, newVersion, evidence)
+	o.Features = features(service, newVersion, evidence, readShape(evidence))
 	return o
 }
 
@@ -275,19 +299,22 @@ func compactIDs(ids []string) []string {
 }
 
 // Investigator is the rules investigator as a loop.Model. After the minimum
-// plan it asks for one aggregate of p95 latency by span name, so a dependency
-// that dominates latency shows up, then diagnoses.
+// plan it asks two turns of aggregates (followUps): span latency by name and
+// kind before and after the onset, the model-call spans, the failing spans
+// by name and kind, and the dependency hosts each version calls. Then it
+// diagnoses.
 type Investigator struct{}
 
 // Next implements loop.Model. It never spends tokens.
 func (Investigator) Next(_ context.Context, s loop.State) (loop.Answer, error) {
-	asked := len(s.Turns) > 0
-	if !asked && !s.Final {
-		args, err := json.Marshal(contracts.ToolArgs{Service: s.Alert.Service, Aggregation: "p95", Field: "duration_nano", GroupBy: []string{"name"}, Limit: 20})
+	if n := len(s.Turns); n < 3 && !s.Final {
+		calls, err := followUps(s, n)
 		if err != nil {
 			return loop.Answer{}, err
 		}
-		return loop.Answer{Calls: []loop.ToolRequest{{ID: "rules-1", Tool: contracts.ToolAggregateTraces, Arguments: args}}, Model: Name}, nil
+		if len(calls) > 0 {
+			return loop.Answer{Calls: calls, Model: Name}, nil
+		}
 	}
 	return loop.Answer{Claims: Diagnose(Observe(s.Alert.Service, s.Evidence)), Model: Name}, nil
 }

@@ -29,10 +29,6 @@ const (
 	HandlerActions   = "reviewer-actions"
 )
 
-// BucketReports is the KV bucket of incident reports, keyed by incident id.
-const BucketReports = "agentk_reports"
-
-// Errors.
 var (
 	// ErrRejected is returned (wrapped in bus.Permanent) for a message that does not verify.
 	ErrRejected = errors.New("reviewer: message rejected")
@@ -61,7 +57,7 @@ type Handler struct {
 func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
 	var rep contracts.ReportV1
-	if _, err := h.Keyring.Open(m.Data, contracts.SubjectReport, envelope.RoleInvestigator, now, &rep); err != nil {
+	if _, err := h.Keyring.Open(m.Data, contracts.SubjectReport, now, &rep); err != nil {
 		h.Logger.WarnContext(ctx, "report rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("%w: report: %w", ErrRejected, err))
 	}
@@ -73,7 +69,7 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	meta.Alert, meta.Evidence = nil, nil
 	src := report.Sources{Report: &meta}
 	var a contracts.AlertV1
-	if _, err := h.Keyring.Open(rep.Alert, contracts.SubjectAlert, envelope.RoleIngester, now, &a); err == nil {
+	if _, err := h.Keyring.Open(rep.Alert, contracts.SubjectAlert, now, &a); err == nil {
 		src.Alert = &a
 	}
 	for _, raw := range rep.Evidence {
@@ -105,7 +101,7 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 // keeps the id the payload claims, so a dropped claim can say which one failed.
 func verifyEvidence(k *envelope.Keyring, raw []byte, now time.Time) review.Evidence {
 	var v contracts.EvidenceV1
-	e, err := k.Open(raw, contracts.SubjectEvidence, envelope.RoleSandbox, now, &v)
+	e, err := k.Open(raw, contracts.SubjectEvidence, now, &v)
 	if err == nil {
 		return review.Evidence{ID: v.ID, Value: &v}
 	}

@@ -18,6 +18,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/topology"
 	"agentk/services/reviewer/internal/natsport"
 	"agentk/services/reviewer/internal/review"
 	"agentk/services/reviewer/report"
@@ -61,7 +62,7 @@ type entry struct {
 	rev uint64
 }
 
-func (e entry) Bucket() string                  { return natsport.BucketReports }
+func (e entry) Bucket() string                  { return topology.BucketReports }
 func (e entry) Key() string                     { return "" }
 func (e entry) Value() []byte                   { return e.v }
 func (e entry) Revision() uint64                { return e.rev }
@@ -150,7 +151,7 @@ func TestHandleReport(t *testing.T) {
 	require.Equal(t, "review.inv-1", outs[0].MsgID)
 
 	var rv contracts.ReviewV1
-	_, err = k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectReview, envelope.RoleReviewer, tNow, &rv)
+	_, err = k.ring.Open(outs[0].Envelope.Marshal(), contracts.SubjectReview, tNow, &rv)
 	require.NoError(t, err)
 	require.Len(t, rv.Kept, 1, "%+v", rv.Dropped)
 	require.Equal(t, "c1", rv.Best.ID)

@@ -105,7 +105,7 @@ func TestHandle(t *testing.T) {
 			env, err := ex.Handle(context.Background(), tt.data)
 			require.NoError(t, err)
 			var reply contracts.ToolReplyV1
-			_, err = kr.Open(env.Marshal(), contracts.SubjectToolReply, envelope.RoleSandbox, now, &reply)
+			_, err = kr.Open(env.Marshal(), contracts.SubjectToolReply, now, &reply)
 			require.NoError(t, err)
 			require.Equal(t, tt.ok, reply.OK, reply.Error)
 			require.Equal(t, tt.retryable, reply.Retryable)
@@ -116,7 +116,7 @@ func TestHandle(t *testing.T) {
 			}
 			require.Len(t, rec.got, 1, "recorded before the reply")
 			var ev contracts.EvidenceV1
-			_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, envelope.RoleSandbox, now, &ev)
+			_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev)
 			require.NoError(t, err)
 			require.Equal(t, rec.got[0].Marshal(), []byte(reply.Evidence))
 			require.Equal(t, "inv-1", ev.InvestigationID)

@@ -73,7 +73,7 @@ func TestListFieldsIsRecordedAsEvidence(t *testing.T) {
 			env, err := ex.Handle(context.Background(), call(tt.args))
 			require.NoError(t, err)
 			var reply contracts.ToolReplyV1
-			_, err = kr.Open(env.Marshal(), contracts.SubjectToolReply, envelope.RoleSandbox, now, &reply)
+			_, err = kr.Open(env.Marshal(), contracts.SubjectToolReply, now, &reply)
 			require.NoError(t, err)
 			if tt.errText != "" {
 				require.False(t, reply.OK)
@@ -84,7 +84,7 @@ func TestListFieldsIsRecordedAsEvidence(t *testing.T) {
 			require.True(t, reply.OK, reply.Error)
 			require.Len(t, rec.got, 1, "recorded before the reply")
 			var ev contracts.EvidenceV1
-			_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, envelope.RoleSandbox, now, &ev)
+			_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev)
 			require.NoError(t, err)
 			require.Equal(t, contracts.ToolListFields, ev.Tool)
 			require.Equal(t, "shop-api", ev.Service)

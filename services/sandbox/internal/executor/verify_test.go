@@ -114,7 +114,7 @@ func TestDeployerVerificationCalls(t *testing.T) {
 			renv, err := ex.Handle(context.Background(), env.Marshal())
 			require.NoError(t, err)
 			var reply contracts.ToolReplyV1
-			_, err = kr.Open(renv.Marshal(), contracts.SubjectToolReply, envelope.RoleSandbox, now, &reply)
+			_, err = kr.Open(renv.Marshal(), contracts.SubjectToolReply, now, &reply)
 			require.NoError(t, err)
 			if tt.errText != "" {
 				require.False(t, reply.OK)
@@ -126,7 +126,7 @@ func TestDeployerVerificationCalls(t *testing.T) {
 			require.True(t, reply.OK, reply.Error)
 			require.Len(t, rec.got, 1)
 			var ev contracts.EvidenceV1
-			_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, envelope.RoleSandbox, now, &ev)
+			_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev)
 			require.NoError(t, err)
 			require.Equal(t, "verify-action.apr-1", ev.InvestigationID)
 			require.Equal(t, "shop-api", ev.Service)

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -83,84 +82,4 @@ func trafficRatio(ms []Minute, from, onset time.Time) *float64 {
 		return nil
 	}
 	return &r
-}
-
-// perMinuteBy splits grouped series by their service.name label.
-func perMinuteBy(all, errs signoz.Response) (map[string][]Minute, error) {
-	a, err := all.TimeSeries()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
-	}
-	e, err := errs.TimeSeries()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
-	}
-	bySvc := map[string]map[int64]*Minute{}
-	get := func(svc string, ts int64) *Minute {
-		m := bySvc[svc]
-		if m == nil {
-			m = map[int64]*Minute{}
-			bySvc[svc] = m
-		}
-		if x, ok := m[ts]; ok {
-			return x
-		}
-		x := &Minute{At: time.UnixMilli(ts).UTC(), P95Ms: math.NaN()}
-		m[ts] = x
-		return x
-	}
-	label := func(s signoz.Series) string {
-		for _, l := range s.Labels {
-			if l.Key.Name == "service.name" {
-				return fmt.Sprint(l.Value)
-			}
-		}
-		return ""
-	}
-	for _, r := range a {
-		for _, b := range r.Aggregations {
-			for _, s := range b.Series {
-				svc := label(s)
-				if svc == "" {
-					continue
-				}
-				for _, v := range s.Values {
-					if math.IsNaN(v.Value) {
-						continue
-					}
-					switch b.Index {
-					case 0:
-						get(svc, v.Timestamp).Requests += v.Value
-					case 1:
-						get(svc, v.Timestamp).P95Ms = v.Value / 1e6
-					}
-				}
-			}
-		}
-	}
-	for _, r := range e {
-		for _, b := range r.Aggregations {
-			if b.Index != 0 {
-				continue
-			}
-			for _, s := range b.Series {
-				svc := label(s)
-				if svc == "" {
-					continue
-				}
-				for _, v := range s.Values {
-					if !math.IsNaN(v.Value) {
-						get(svc, v.Timestamp).Errors += v.Value
-					}
-				}
-			}
-		}
-	}
-	out := map[string][]Minute{}
-	for svc, m := range bySvc {
-		for _, x := range m {
-			out[svc] = append(out[svc], *x)
-		}
-	}
-	return out, nil
 }

@@ -321,8 +321,8 @@ func buildAggregate(c Call, resps []signoz.Response, cl compact.Limits) (Output,
 func fmtF(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
 
 func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limits) (Output, error) {
-	if len(resps) < 9 {
-		return Output{}, fmt.Errorf("%w: service_overview needs at least 9 responses, got %d", ErrBadResponse, len(resps))
+	if len(resps) < overviewQueries {
+		return Output{}, fmt.Errorf("%w: service_overview needs at least %d responses, got %d", ErrBadResponse, overviewQueries, len(resps))
 	}
 	ops, err := scalarRows(resps, 0)
 	if err != nil {
@@ -387,7 +387,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
-	st, err := overviewBase(c, resps[:9])
+	st, err := overviewBase(c, resps[:overviewQueries])
 	if err != nil {
 		return Output{}, err
 	}
@@ -397,11 +397,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if on.At == nil {
 		f.OnsetUnknown = on.Reason
 	} else {
-		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[9:])
+		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[overviewQueries:])
 		if err != nil {
 			return Output{}, err
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
+		f.Release, f.FailingDependencies = st.release, st.failingDeps
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -432,6 +433,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if propLine != "" {
 		lines = append(lines, propLine)
 	}
+	if on.At != nil {
+		lines = append(lines, releaseLine(f.Release))
+	}
+	if len(f.FailingDependencies) > 0 {
+		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(f.FailingDependencies, ", "))
+	}
 	lines = append(lines, "per operation:")
 	text := header(c, lines...) + compact.Block(shown, cl)
 	if on.At != nil {
@@ -456,61 +463,13 @@ func around(minutes []Minute, t time.Time) []any {
 	return out
 }
 
-// perMinute merges the per-minute count/p95 and error count series.
+// perMinute merges the per-minute count/p95 and error count series, sorted.
 func perMinute(all, errs signoz.Response) ([]Minute, error) {
-	a, err := all.TimeSeries()
+	by, err := perMinuteGrouped(all, errs, func(signoz.Series) string { return "all" })
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+		return nil, err
 	}
-	e, err := errs.TimeSeries()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
-	}
-	byTs := map[int64]*Minute{}
-	get := func(ts int64) *Minute {
-		if m, ok := byTs[ts]; ok {
-			return m
-		}
-		m := &Minute{At: time.UnixMilli(ts).UTC(), P95Ms: math.NaN()}
-		byTs[ts] = m
-		return m
-	}
-	for _, r := range a {
-		for _, b := range r.Aggregations {
-			for _, s := range b.Series {
-				for _, v := range s.Values {
-					if math.IsNaN(v.Value) {
-						continue
-					}
-					m := get(v.Timestamp)
-					switch b.Index {
-					case 0:
-						m.Requests += v.Value
-					case 1:
-						m.P95Ms = v.Value / 1e6
-					}
-				}
-			}
-		}
-	}
-	for _, r := range e {
-		for _, b := range r.Aggregations {
-			if b.Index != 0 {
-				continue
-			}
-			for _, s := range b.Series {
-				for _, v := range s.Values {
-					if !math.IsNaN(v.Value) {
-						get(v.Timestamp).Errors += v.Value
-					}
-				}
-			}
-		}
-	}
-	out := make([]Minute, 0, len(byTs))
-	for _, m := range byTs {
-		out = append(out, *m)
-	}
+	out := by["all"]
 	slices.SortFunc(out, func(x, y Minute) int { return x.At.Compare(y.At) })
 	return out, nil
 }

@@ -42,7 +42,15 @@ const (
 	qRoots     = "per_minute_roots"
 	qOthers    = "others_per_minute"
 	qOthersErr = "others_per_minute_errors"
+	qVersions  = "per_minute_versions"
+	qVersionEr = "per_minute_version_errors"
+	qPeers     = "per_minute_peers"
+	qPeerErrs  = "per_minute_peer_errors"
 )
+
+// overviewQueries is how many queries service_overview's first stage sends:
+// nine, the release comparison's two and two per peer key.
+var overviewQueries = 11 + 2*len(PeerKeys)
 
 // OnsetHistory is how far before the alert's startsAt the per-minute series
 // behind the onset reach: as much history as SigNoz keeps, up to a day. The
@@ -163,6 +171,33 @@ func AggregationExpr(agg string) string {
 	return agg + "(duration_nano)"
 }
 
+// releaseQueries are service_overview's series by service.version and by
+// peer: the entry spans by version, their errors by version and status
+// message, and the client spans and their errors by peer.
+func releaseQueries(c Call, ow Window) []Query {
+	svc := serviceFilter(c.Service)
+	from, to := ow.From.UnixMilli(), ow.To.UnixMilli()
+	one := []signoz.Aggregation{{Expression: "count()"}}
+	two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
+	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
+	byVersion := []signoz.FieldKey{version}
+	bySignature := []signoz.FieldKey{version, {Name: "status_message", FieldContext: "span", FieldDataType: "string"}}
+	series := func(name, filter string, aggs []signoz.Aggregation, by []signoz.FieldKey, limit int) Query {
+		return Query{name, signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+			Filter: signoz.Filter{Expression: filter}, Aggregations: aggs, GroupBy: by, Limit: limit})}
+	}
+	qs := []Query{
+		series(qVersions, and(svc, entrySpans), one, byVersion, 50),
+		series(qVersionEr, and(svc, entrySpans, "has_error = true"), one, bySignature, 100),
+	}
+	for _, k := range PeerKeys {
+		byPeer := []signoz.FieldKey{{Name: k, FieldContext: "attribute", FieldDataType: "string"}}
+		qs = append(qs, series(qPeers+"_"+k, and(svc, clientSpans), two, byPeer, 50),
+			series(qPeerErrs+"_"+k, and(svc, clientSpans, "has_error = true"), one, byPeer, 50))
+	}
+	return qs
+}
+
 // PlanCall returns the queries answering c and its deep link under linkBase.
 func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	from, to := c.Window.From.UnixMilli(), c.Window.To.UnixMilli()
@@ -177,7 +212,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		one := []signoz.Aggregation{{Expression: "count()"}}
 		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
 		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude))
-		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: []Query{
+		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: append([]Query{
 			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qTotal, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
@@ -189,7 +224,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 			{qRoots, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, "parent_span_id = ''")}, Aggregations: one, Limit: 100})},
 			{qOthers, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: others}, Aggregations: two, GroupBy: bySvc, Limit: 50})},
 			{qOthersErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(others, "has_error = true")}, Aggregations: one, GroupBy: bySvc, Limit: 50})},
-		}}
+		}, releaseQueries(c, ow)...)}
 	case contracts.ToolDeploymentMarkers:
 		f := and(svc, "name = 'deployment.marker'")
 		ex.Filter = f

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/contracts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -32,13 +33,16 @@ const (
 	LoadRatio = 2.0
 )
 
-// overviewState is what the first nine answers of service_overview say: the
-// onset and the alternatives. Both Then and Build derive it, from the same
+// overviewState is what the first stage's answers of service_overview say:
+// the onset, the alternatives and the release comparison. Both Then and Build derive it, from the same
 // answers, the same way.
 type overviewState struct {
 	minutes []Minute
 	onset   Onset
 	alt     alternativeFacts
+	release *contracts.ReleaseErrors
+	// failingDeps are the peers failing at their usual call rate.
+	failingDeps []string
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
 }
@@ -54,6 +58,12 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 		return st, nil
 	}
 	if st.alt, err = alternatives(resps[6], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+		return st, err
+	}
+	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
+		return st, err
+	}
+	if st.failingDeps, err = failingDependencies(resps[11:], c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
 	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
@@ -76,26 +86,26 @@ var traceFields = []signoz.FieldKey{
 	resource("service.name", signoz.SignalTraces),
 }
 
-// overviewThen plans service_overview's follow-up stages: after the nine
-// first answers, the failing spans of each examined co-regressed service from
+// overviewThen plans service_overview's follow-up stages: after the first
+// stage's answers, the failing spans of each examined co-regressed service from
 // the onset on; after those, every span of their traces.
 func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 	return func(resps []signoz.Response) ([]Query, error) {
-		st, err := overviewBase(c, resps[:9])
+		st, err := overviewBase(c, resps[:overviewQueries])
 		if err != nil || st.onset.At == nil || len(st.examined) == 0 {
 			return nil, err
 		}
 		from, to := st.onset.At.UnixMilli(), c.Incident.To.UnixMilli()
 		switch len(resps) {
-		case 9:
+		case overviewQueries:
 			var qs []Query
 			for _, svc := range st.examined {
 				qs = append(qs, Query{"failing_" + svc, signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			return qs, nil
-		case 9 + len(st.examined):
-			ids, err := failingTraces(c, lim, st, resps[9:])
+		case overviewQueries + len(st.examined):
+			ids, err := failingTraces(c, lim, st, resps[overviewQueries:])
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"agentk/services/bridge/client"
+)
+
+func init() {
+	register(command{"freeze", "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", cmdFreeze})
+	register(command{"unfreeze", "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", cmdUnfreeze})
+	register(command{"approve", "approve a decision through the bridge API: agentk approve <decision-id>", func(ctx context.Context, c *cli, a []string) error { return cmdAnswer(ctx, c, "approve", a) }})
+	register(command{"deny", "deny a decision through the bridge API: agentk deny <decision-id>", func(ctx context.Context, c *cli, a []string) error { return cmdAnswer(ctx, c, "deny", a) }})
+}
+
+// bridgeAccess is where the bridge's API is and the approver's token:
+// AGENTK_CONSOLE_URL (default http://$AGENTK_BRIDGE_ADDR) and
+// AGENTK_APPROVER_TOKEN (or _FILE).
+func bridgeAccess(c *cli) (string, string, error) {
+	u := c.getenv("AGENTK_CONSOLE_URL")
+	if u == "" {
+		addr := c.getenv("AGENTK_BRIDGE_ADDR")
+		if addr == "" {
+			addr = "127.0.0.1:8082"
+		}
+		u = "http://" + addr
+	}
+	tok := strings.TrimSpace(c.getenv("AGENTK_APPROVER_TOKEN"))
+	if tok == "" {
+		if f := c.getenv("AGENTK_APPROVER_TOKEN_FILE"); f != "" {
+			b, err := readSecretFile(f)
+			if err != nil {
+				return "", "", err
+			}
+			tok = b
+		}
+	}
+	if tok == "" {
+		return "", "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN (or _FILE) is required: the bridge signs as the token's approver", errUsage)
+	}
+	return strings.TrimRight(u, "/"), tok, nil
+}
+
+func freezeScope(all bool, args []string) (string, error) {
+	switch {
+	case all && len(args) == 0:
+		return "_global", nil
+	case !all && len(args) == 1:
+		return args[0], nil
+	}
+	return "", fmt.Errorf("%w: name one service, or --all", errUsage)
+}
+
+func cmdFreeze(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "freeze", "freeze [--all] [--for 4h] --reason TEXT [--json] [service]")
+	all := fs.Bool("all", false, "freeze every service")
+	d := fs.Duration("for", 4*time.Hour, "how long the freeze holds (1m–720h)")
+	reason := fs.String("reason", "", "why (required)")
+	asJSON := fs.Bool("json", false, "print the signed freeze as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	scope, err := freezeScope(*all, fs.Args())
+	if err != nil {
+		return err
+	}
+	u, tok, err := bridgeAccess(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	f, err := client.Freeze(ctx, u, tok, scope, *reason, *d)
+	if err != nil {
+		return bridgeFailed(ctx, u, c, err)
+	}
+	if *asJSON {
+		return json.NewEncoder(c.stdout).Encode(f)
+	}
+	fmt.Fprintf(c.stdout, "frozen: %s by %s until %s (%s): %s\n", f.Scope, f.By, f.ExpiresAt.UTC().Format(time.RFC3339), f.FreezeID, f.Reason)
+	return nil
+}
+
+func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "unfreeze", "unfreeze [--all] --reason TEXT [--json] [service]")
+	all := fs.Bool("all", false, "lift the freeze on every service")
+	reason := fs.String("reason", "", "why (required)")
+	asJSON := fs.Bool("json", false, "print the signed unfreeze as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	scope, err := freezeScope(*all, fs.Args())
+	if err != nil {
+		return err
+	}
+	u, tok, err := bridgeAccess(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	f, err := client.Unfreeze(ctx, u, tok, scope, *reason)
+	if err != nil {
+		return bridgeFailed(ctx, u, c, err)
+	}
+	if *asJSON {
+		return json.NewEncoder(c.stdout).Encode(f)
+	}
+	fmt.Fprintf(c.stdout, "unfrozen: %s by %s (lifts %s): %s\n", f.Scope, f.By, f.Lifts, f.Reason)
+	return nil
+}
+
+func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error {
+	fs := newFlags(c, answer, answer+" [--json] [--confirm-resolved <RFC 3339 time>] <decision-id>")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	confirm := fs.String("confirm-resolved", "", "approve although the alert resolved at this time (as the refusal and `agentk incidents` show it)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want one decision id", errUsage)
+	}
+	u, tok, err := bridgeAccess(c)
+	if err != nil {
+		return err
+	}
+	var seen time.Time
+	if *confirm != "" {
+		if seen, err = time.Parse(time.RFC3339, *confirm); err != nil {
+			return fmt.Errorf("%w: --confirm-resolved: not an RFC 3339 time: %v", errUsage, err)
+		}
+	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	r, err := client.AnswerAfterResolve(ctx, u, tok, fs.Arg(0), answer, seen)
+	if err != nil {
+		return bridgeFailed(ctx, u, c, err)
+	}
+	if *asJSON {
+		return json.NewEncoder(c.stdout).Encode(r)
+	}
+	fmt.Fprintf(c.stdout, "%s: %s by %s, signed (approval %s)\n", r.DecisionID, r.Answer, r.Approver, r.ApprovalID)
+	return nil
+}
+
+func readSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN_FILE: %v", errUsage, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// bridgeFailed names the bridge that did not answer within the connect
+// timeout; other errors (a refusal, a bad token) pass unchanged.
+func bridgeFailed(ctx context.Context, u string, c *cli, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: the bridge at %s did not answer within %s (--connect-timeout, AGENTK_CONNECT_TIMEOUT): %w", errNoPipeline, u, c.timeout(), err)
+	}
+	return err
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"agentk/cmd/agentk/replay"
+	"agentk/contracts/incident"
+	"agentk/services/investigator/scripted"
+)
+
+func logger(c *cli, verbose bool) *slog.Logger {
+	if !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func cmdReplay(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "replay", "replay [--json] [--investigator rules|persona:<name>] <incident-dir>")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line")
+	inv := fs.String("investigator", "rules", "rules, or persona:<name> for a scripted model ("+strings.Join(scripted.Personas(), ", ")+")")
+	verbose := fs.Bool("v", false, "print the services' logs to stderr")
+	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want one incident folder", errUsage)
+	}
+	o := replay.Options{Investigator: *inv, Logger: logger(c, *verbose), Timeout: *timeout, SandboxBackend: c.getenv("AGENTK_SANDBOX_BACKEND")}
+	if !*asJSON {
+		o.Progress = c.stdout
+	}
+	res, err := replay.Run(ctx, fs.Arg(0), o)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(c.stdout).Encode(res)
+	}
+	printResult(c, res)
+	return nil
+}
+
+func printResult(c *cli, r replay.Result) {
+	fmt.Fprintf(c.stdout, "\n%s: verdict %s", r.Incident, strings.ToUpper(r.Verdict))
+	if len(r.FailedChecks) > 0 {
+		fmt.Fprintf(c.stdout, " (failed: %s)", strings.Join(r.FailedChecks, ", "))
+	}
+	fmt.Fprintf(c.stdout, ", action %s", r.Action)
+	if r.RollbackTarget != "" && r.Action != "none" {
+		fmt.Fprintf(c.stdout, " → %s", r.RollbackTarget)
+	}
+	fmt.Fprintf(c.stdout, "; diagnosis %s (%.2f)", r.Diagnosis, r.Confidence)
+	fmt.Fprintf(c.stdout, "; expected %s / %s\n", r.Expect.RootCause, r.Expect.Verdict)
+}
+
+func cmdEval(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "eval", "eval [--json] [--investigators rules,persona:oracle,…|--all] [--markdown FILE] <corpus-dir>")
+	asJSON := fs.Bool("json", false, "print one JSON object per incident, then a summary object")
+	invs := fs.String("investigators", "rules", "comma-separated investigators to score")
+	all := fs.Bool("all", false, "score the rules investigator and every scripted persona")
+	md := fs.String("markdown", "", "also write the scoreboard as Markdown to this file")
+	verbose := fs.Bool("v", false, "print the services' logs to stderr")
+	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS)")
+	only := fs.String("incidents", "", "comma-separated incident ids to replay (default: the whole corpus)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want one corpus folder", errUsage)
+	}
+	corpus, err := incident.LoadCorpus(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *only != "" {
+		byID := map[string]*incident.Incident{}
+		for _, inc := range corpus {
+			byID[inc.Meta.ID] = inc
+		}
+		corpus = corpus[:0]
+		for _, id := range strings.Split(*only, ",") {
+			inc, ok := byID[strings.TrimSpace(id)]
+			if !ok {
+				return fmt.Errorf("%w: --incidents: no incident %q in %s", errUsage, id, fs.Arg(0))
+			}
+			corpus = append(corpus, inc)
+		}
+	}
+	prov, err := replay.ReadProvenance(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	list := strings.Split(*invs, ",")
+	if *all {
+		list = []string{"rules"}
+		for _, p := range scripted.Personas() {
+			list = append(list, "persona:"+p)
+		}
+	}
+	enc := json.NewEncoder(c.stdout)
+	n, total := 0, len(corpus)*len(list)
+	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: logger(c, *verbose), SandboxBackend: c.getenv("AGENTK_SANDBOX_BACKEND")}, *workers, func(o replay.Outcome) {
+		n++
+		if *asJSON {
+			_ = enc.Encode(o)
+			return
+		}
+		status := o.Verdict
+		if o.Error != "" {
+			status = "ERROR " + o.Error
+		} else if o.BadRollback() {
+			status += "  BAD ROLLBACK"
+		}
+		fmt.Fprintf(c.stderr, "[%3d/%d] %-16s %-44s %-6s %-20s %s\n", n, total, o.Investigator, o.Incident, o.Verdict, o.Diagnosis, status)
+	})
+	s := replay.Score(outs)
+	if *asJSON {
+		_ = enc.Encode(s)
+	} else {
+		replay.Markdown(c.stdout, fs.Arg(0), outs, s, time.Now())
+		replay.MarkdownCorpus(c.stdout, prov, outs)
+	}
+	if *md != "" {
+		if err := os.MkdirAll(filepath.Dir(*md), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(*md)
+		if err != nil {
+			return err
+		}
+		replay.Markdown(f, filepath.Base(fs.Arg(0)), outs, s, time.Now())
+		replay.MarkdownCorpus(f, prov, outs)
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if !s.Safe {
+		return fmt.Errorf("unsafe: a bad rollback, an unsupported claim published, an out-of-gate action, a repeat action or a failed replay (see the scoreboard)")
+	}
+	return nil
+}

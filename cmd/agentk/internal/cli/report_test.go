@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agentk/cmd/agentk/replay"
+
+	"github.com/stretchr/testify/require"
+)
+
+func testCLI(env map[string]string) (*cli, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &cli{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }}, &out, &errb
+}
+
+// After a replay, the operator's commands read what the pipeline stored:
+// `agentk incidents` lists the incident with its status and `agentk report`
+// prints the report the reviewer kept.
+func TestReportAndIncidentsAfterReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays an incident")
+	}
+	data := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := replay.Run(ctx, filepath.Join(repoRoot, "e2e", "incidents", "retry-storm-01"), replay.Options{DataDir: data})
+	require.NoError(t, err)
+	env := map[string]string{"AGENTK_DATA_DIR": data, "AGENTK_NATS_PORT": "0"}
+
+	c, out, errb := testCLI(env)
+	require.Equal(t, 0, run(ctx, c, []string{"incidents", "--json", "--since", "87600h"}), errb.String())
+	var row incidentRow
+	require.NoError(t, json.Unmarshal(bytes.SplitN(out.Bytes(), []byte("\n"), 2)[0], &row))
+	require.Equal(t, res.IncidentID, row.IncidentID)
+	require.Equal(t, "shop-api", row.Service)
+	require.NotEmpty(t, row.Status)
+
+	c, out, errb = testCLI(env)
+	require.Equal(t, 0, run(ctx, c, []string{"report", res.IncidentID}), errb.String())
+	md := out.String()
+	require.Contains(t, md, res.IncidentID)
+	require.Contains(t, md, `retry\_storm`)
+	require.Contains(t, md, `deployment\_related`)
+
+	c, _, errb = testCLI(env)
+	require.Equal(t, 1, run(ctx, c, []string{"report", "inc-does-not-exist"}))
+	require.Contains(t, errb.String(), "no report for incident")
+}

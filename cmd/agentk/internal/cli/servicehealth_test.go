@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"agentk/platform/health"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestConfigAndIncidentsSayWhichServiceStopped: with a gate whose router
+// stopped, `agentk config` fails naming it, and the incidents listing warns
+// about it above the rows (issue 19: "agentk up keeps running and never says
+// so").
+func TestConfigAndIncidentsSayWhichServiceStopped(t *testing.T) {
+	mux := health.NewMux()
+	mux.Add(health.New("ingester", nil)).Ready()
+	gate := mux.Add(health.New("gate", nil))
+	gate.Ready()
+	gate.Stopped(errors.New("gate: bus: router stopped: every handler stopped"))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	c, out, _ := testCLI(map[string]string{"AGENTK_HEALTH_ADDR": addr})
+	require.Equal(t, 1, reportServiceHealth(context.Background(), c, c.stdout))
+	require.Contains(t, out.String(), "service gate is NOT READY (restarts 1; last error: gate: bus: router stopped")
+	require.NotContains(t, out.String(), "ingester")
+
+	c, out, errb := testCLI(map[string]string{"AGENTK_HEALTH_ADDR": addr})
+	require.Equal(t, 1, run(context.Background(), c, []string{"config", "--service", "gate"}))
+	require.Contains(t, out.String(), "service gate is NOT READY")
+	require.Contains(t, errb.String(), "1 service(s) of the running agentk are not ready")
+
+	gate.Ready()
+	var buf bytes.Buffer
+	require.Zero(t, reportServiceHealth(context.Background(), c, &buf))
+	require.Contains(t, buf.String(), "note: service gate was restarted 1 time(s)")
+
+	srv.Close()
+	buf.Reset()
+	require.Zero(t, reportServiceHealth(context.Background(), c, &buf), "no running agentk: nothing to say")
+	require.Empty(t, buf.String())
+}

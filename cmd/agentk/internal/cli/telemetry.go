@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+
+	"agentk/platform/telemetry"
+)
+
+// setupTelemetry installs the process's OpenTelemetry providers from the
+// OTEL_EXPORTER_OTLP_* variables (AGENTK_OTEL_DISABLED=1: built, nothing
+// exported). serviceName is the role of `agentk <service>`, whose telemetry is
+// exported as agentk-<service>; "" (or "up") is `agentk up`, where each
+// service's spans are exported under its own agentk-<service> name and the
+// rest, metrics included, under agentk. The returned function flushes and
+// stops the providers: call it after the services have stopped.
+func setupTelemetry(ctx context.Context, c *cli, serviceName string) (shutdown func(context.Context) error, err error) {
+	var p *telemetry.Providers
+	if serviceName == "" || serviceName == "up" {
+		p, err = telemetry.SetupServices(ctx, serviceNames(), c.getenv)
+	} else {
+		p, err = telemetry.Setup(ctx, serviceName, c.getenv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.Shutdown, nil
+}
+
+// newLogger is the process's logger: AGENTK_LOG_LEVEL, AGENTK_LOG_FORMAT (json
+// or text) on stderr, with trace_id and span_id on every record logged inside
+// a span, so SigNoz joins logs to traces.
+func newLogger(c *cli) *slog.Logger {
+	return slog.New(telemetry.NewTraceHandler(prodLogger(c).Handler()))
+}

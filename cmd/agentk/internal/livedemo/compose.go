@@ -1,0 +1,133 @@
+package livedemo
+
+// compose.go: the compose project — its file, written from a template for
+// one release, and `compose up` of v1, then of the bad release v2.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"agentk/cmd/agentk/internal/harness"
+)
+
+// composeFile is the demo project: shop-api on the demo's own network,
+// exporting OTLP to the live store, published on loopback only.
+func composeFile(image, otlpURL, netName string, hostPort int) string {
+	return fmt.Sprintf(`# agentk demo --live: written by the demo, removed at its end.
+version: "2.4"
+services:
+  shop-api:
+    image: %s
+    environment:
+      OTEL_EXPORTER_OTLP_ENDPOINT: %q
+      OTEL_BSP_SCHEDULE_DELAY: "500"
+      DEPLOYMENT_ENVIRONMENT: agentk-demo-live
+    ports:
+      - "127.0.0.1:%d:8080"
+    stop_grace_period: 5s
+networks:
+  default:
+    external: true
+    name: %s
+`, image, otlpURL, hostPort, netName)
+}
+
+// compose runs the compose command on the project's file.
+func (d *demo) compose(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, d.composeBin[0], append(append(d.composeBin[1:], "-p", d.res.Project, "-f", d.file), args...)...)
+	cmd.Dir = d.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("demo --live: %s %s: %w: %s", strings.Join(d.composeBin, " "), strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// down removes the compose project at the end (unless Keep).
+func (d *demo) down() {
+	if d.o.Keep {
+		return
+	}
+	cmd := exec.Command(d.composeBin[0], append(append(d.composeBin[1:], "-p", d.res.Project, "-f", d.file), "down", "-v", "--remove-orphans", "--timeout", "5")...)
+	cmd.Dir = d.dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		d.p.step("cleanup: compose down failed: %v: %s", err, strings.TrimSpace(string(out)))
+	} else {
+		d.p.step("cleanup: compose project %s down, network %s removed", d.res.Project, d.netName)
+	}
+}
+
+// writeCompose writes the project's file for the release tag.
+func (d *demo) writeCompose(tag string) error {
+	return os.WriteFile(d.file, []byte(composeFile(tag, d.otlpURL, d.netName, d.hostPort)), 0o644)
+}
+
+// composeV1 brings the project up with v1 and waits for it to be healthy
+// and its deployment marker to arrive.
+func (d *demo) composeV1(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "agentk-demo-live-")
+	if err != nil {
+		return err
+	}
+	d.dir = dir
+	d.cleanups = append(d.cleanups, func() {
+		if !d.o.Keep {
+			_ = os.RemoveAll(dir)
+		}
+	})
+	if d.hostPort, err = harness.FreePort(); err != nil {
+		return err
+	}
+	d.file = filepath.Join(dir, "docker-compose.yml")
+	d.cleanups = append(d.cleanups, d.down)
+	if err := d.writeCompose(d.v1.Tag); err != nil {
+		return err
+	}
+	if err := d.compose(ctx, "up", "-d"); err != nil {
+		return err
+	}
+	d.p.step("compose project %s up with %s (file %s, published on 127.0.0.1:%d)", d.res.Project, d.v1.Tag, d.file, d.hostPort)
+	if err := waitFor(ctx, 60*time.Second, "v1 healthy and its deployment.marker in the live store", func() bool {
+		return runsHealthy(ctx, d.dc, d.res.Project, d.res.V1ID) && hasMarker(d.store, "v1")
+	}); err != nil {
+		_, n, refused := d.store.Stats()
+		return fmt.Errorf("%w (spans received %d, OTLP requests refused %d): is traffic from the compose network to its gateway blocked by a firewall?", err, n, refused)
+	}
+	d.p.step("v1 running and healthy; its deployment.marker span arrived over OTLP")
+	return nil
+}
+
+// shipBadRelease starts the traffic, lets v1 serve it for the warm-up, then
+// ships v2 exactly as an operator does: the tag changed in the file,
+// `compose up -d`.
+func (d *demo) shipBadRelease(ctx context.Context) error {
+	d.load = startLoad(ctx, fmt.Sprintf("http://127.0.0.1:%d/ask", d.hostPort), d.o.Rate)
+	d.cleanups = append(d.cleanups, d.load.stop)
+	d.warmFrom = time.Now()
+	d.p.step("load loop: %d GET /ask per second on 127.0.0.1:%d; v1 serves it for %s", d.o.Rate, d.hostPort, d.o.Warmup)
+	if err := waitUntil(ctx, d.warmFrom.Add(d.o.Warmup)); err != nil {
+		return err
+	}
+	d.warmTo = time.Now()
+	d.load.pause(true)
+	if err := d.writeCompose(d.v2.Tag); err != nil {
+		return err
+	}
+	d.p.step("operator ships the bad release: image tag changed to %s in %s, `%s up -d`", d.v2.Tag, filepath.Base(d.file), strings.Join(d.composeBin, " "))
+	if err := d.compose(ctx, "up", "-d"); err != nil {
+		return err
+	}
+	if err := waitFor(ctx, 60*time.Second, "v2 healthy, its marker in the live store and v2 in the ledger", func() bool {
+		return runsHealthy(ctx, d.dc, d.res.Project, d.res.V2ID) && hasMarker(d.store, "v2") && d.ledgerLen(ctx) == 2
+	}); err != nil {
+		return err
+	}
+	d.marker = latestMarker(d.store, "v2")
+	d.p.step("v2 running; its deployment.marker at %s arrived; deployer's ledger: [v1 v2]", d.marker.Format("15:04:05.000"))
+	return nil
+}

@@ -1,0 +1,127 @@
+package livedemo
+
+// telemetry.go: the live telemetry store (a local stand-in for SigNoz fed by
+// the demo target's real OTLP), the deployment markers in it, and the
+// backfill that gives the onset detector a past.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"agentk/cmd/agentk/internal/harness"
+	"agentk/cmd/agentk/livesignoz"
+	"agentk/contracts/incident"
+)
+
+// telemetryStore starts the live store: OTLP in on the network's gateway
+// (only from the project's subnet), SigNoz's query API out on loopback (for
+// the sandbox only).
+func (d *demo) telemetryStore(context.Context) error {
+	d.apiKey = "live-" + harness.RandHex(12)
+	d.store = livesignoz.New(d.apiKey, d.subnet.Contains)
+	otlpL, err := net.Listen("tcp", net.JoinHostPort(d.gw.String(), "0"))
+	if err != nil {
+		return fmt.Errorf("demo --live: listen on the compose network's gateway %s: %w", d.gw, err)
+	}
+	otlpSrv := &http.Server{Handler: d.store.OTLP(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = otlpSrv.Serve(otlpL) }()
+	d.cleanups = append(d.cleanups, func() { _ = otlpSrv.Close() })
+	sigURL, stopSig, err := harness.Serve(d.store.Query())
+	if err != nil {
+		return err
+	}
+	d.sigURL = sigURL
+	d.cleanups = append(d.cleanups, stopSig)
+	d.otlpURL = "http://" + otlpL.Addr().String()
+	d.p.step("live telemetry store: a LOCAL STAND-IN FOR SIGNOZ, fed by the demo target's real OTLP")
+	d.p.note("OTLP/HTTP in at %s (the compose network's gateway; only %s may send), SigNoz's query API out at %s", d.otlpURL, d.subnet, sigURL)
+	return nil
+}
+
+// shortcuts are the demo's two shortcuts, said out loud: the live store has
+// no past, and the sandbox measures the onset against a baseline one to two
+// hours before the alert; and the onset is measured in whole minutes.
+func (d *demo) shortcuts(ctx context.Context) error {
+	p := d.p
+	d.res.BackfilledSpans = backfill(d.store, d.warmFrom, d.warmTo, time.Now())
+	p.step("DEMO SHORTCUT — history: the onset detector compares each minute with a baseline 1–2 h before the alert, which a")
+	p.note("fresh store cannot have; %d copies of v1's real spans from the warm-up were laid back over [now−2h05m, now−55m],", d.res.BackfilledSpans)
+	p.note("new ids, resource agentk.demo.backfill=true. Nothing after the warm-up is copied or invented.")
+	boundary := d.marker.Truncate(time.Minute).Add(time.Minute + time.Second)
+	p.step("DEMO SHORTCUT — timing: the onset is measured in whole minutes; load resumes at %s so the deploy's own", boundary.Format("15:04:05"))
+	p.note("minute holds no v2 errors and the marker precedes the onset (in production the marker precedes the alert by minutes)")
+	if err := waitUntil(ctx, boundary); err != nil {
+		return err
+	}
+	d.load.pause(false)
+	d.v2From = time.Now()
+	return nil
+}
+
+func isMarker(s incident.Span, version string) bool {
+	var v string
+	_ = json.Unmarshal(s.Attributes["deployment.version"], &v)
+	return s.Name == "deployment.marker" && s.Service() == Service && v == version && s.Resource["agentk.demo.backfill"] == ""
+}
+
+func hasMarker(st *livesignoz.Store, version string) bool {
+	return len(st.Spans(func(s incident.Span) bool { return isMarker(s, version) })) > 0
+}
+
+func latestMarker(st *livesignoz.Store, version string) time.Time {
+	var at time.Time
+	for _, s := range st.Spans(func(s incident.Span) bool { return isMarker(s, version) }) {
+		if s.Timestamp.After(at) {
+			at = s.Timestamp
+		}
+	}
+	return at
+}
+
+// backfill lays copies of the real spans received in [from, to) (markers
+// excepted) back over [now−2h05m, now−55m], tile after tile, with new ids
+// and the resource attribute agentk.demo.backfill=true. It returns how many.
+func backfill(st *livesignoz.Store, from, to, now time.Time) int {
+	seed := st.Spans(func(s incident.Span) bool {
+		return s.Service() == Service && s.Name != "deployment.marker" && !s.Timestamp.Before(from) && s.Timestamp.Before(to)
+	})
+	w := to.Sub(from)
+	if len(seed) == 0 || w < time.Second {
+		return 0
+	}
+	lo, hi := now.Add(-2*time.Hour-5*time.Minute), now.Add(-55*time.Minute)
+	var out []incident.Span
+	for tile, start := 0, lo; start.Before(hi); tile, start = tile+1, start.Add(w) {
+		for _, s := range seed {
+			c := s
+			c.Timestamp = start.Add(s.Timestamp.Sub(from))
+			if !c.Timestamp.Before(hi) {
+				continue
+			}
+			c.TraceID, c.SpanID, c.ParentSpanID = tileID(tile, s.TraceID, 16), tileID(tile, s.SpanID, 8), tileID(tile, s.ParentSpanID, 8)
+			c.Resource = map[string]string{"agentk.demo.backfill": "true"}
+			for k, v := range s.Resource {
+				c.Resource[k] = v
+			}
+			out = append(out, c)
+		}
+	}
+	st.Add(out...)
+	return len(out)
+}
+
+// tileID is the id of a copy of id in backfill tile tile: n bytes, hex; an
+// empty id stays empty.
+func tileID(tile int, id string, n int) string {
+	if id == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(fmt.Sprintf("%d/%s", tile, id)))
+	return hex.EncodeToString(h[:n])
+}
