@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	bin := filepath.Join(os.TempDir(), fmt.Sprintf("agentk-mutants-%d", os.Getpid()))
 	defer func() { _ = os.Remove(bin) }()
 	build := exec.CommandContext(ctx, "go", "build", "-tags", "agentk_mutants", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "agentk")
+	build.Dir = filepath.Join(root, "services", "agentk")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build agentk with -tags agentk_mutants: %v\n%s", err, out)

@@ -2,39 +2,20 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"agentk/cmd/agentk/replay"
+	"agentk/platform/lockedbuf"
 
 	"github.com/stretchr/testify/require"
 )
-
-// lockedBuffer is a bytes.Buffer the services' goroutines can log to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Every JSON log line of a whole replay carries at most one "service" key,
 // and it is the component that logged; the incident's service is
@@ -43,15 +24,13 @@ func TestOneServiceKeyPerLogLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays an incident")
 	}
-	var buf lockedBuffer
+	var buf lockedbuf.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err := replay.Run(ctx, filepath.Join(repoRoot, "e2e", "incidents", "retry-storm-01"), replay.Options{Logger: log, DataDir: t.TempDir()})
 	require.NoError(t, err)
-	buf.mu.Lock()
-	defer buf.mu.Unlock()
-	sc := bufio.NewScanner(&buf.b)
+	sc := bufio.NewScanner(strings.NewReader(buf.String()))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	lines, incidentService := 0, 0
 	for sc.Scan() {

@@ -90,12 +90,12 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
-	agentk/services/bridge => ../../services/bridge
-	agentk/services/deployer => ../../services/deployer
-	agentk/services/gate => ../../services/gate
-	agentk/services/ingester => ../../services/ingester
-	agentk/services/investigator => ../../services/investigator
-	agentk/services/reviewer => ../../services/reviewer
-	agentk/services/sandbox => ../../services/sandbox
+	agentk/platform => ../platform
+	agentk/services/bridge => ../bridge
+	agentk/services/deployer => ../deployer
+	agentk/services/gate => ../gate
+	agentk/services/ingester => ../ingester
+	agentk/services/investigator => ../investigator
+	agentk/services/reviewer => ../reviewer
+	agentk/services/sandbox => ../sandbox
 )

@@ -1,5 +1,5 @@
-// Package harness holds what the replay harness (cmd/agentk/replay) and the
-// live demo (cmd/agentk/internal/livedemo) both need to run the pipeline in
+// Package harness holds what the replay harness (services/agentk/replay) and the
+// live demo (services/agentk/internal/livedemo) both need to run the pipeline in
 // one process: loopback servers and ports, random tokens, and the approver
 // that answers the bridge's Slack message.
 package harness

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/replay"
+	"agentk/platform/lockedbuf"
 
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func TestReplayIsTheSameWithTheMCPBackend(t *testing.T) {
 			defer cancel()
 			dir := filepath.Join(repoRoot, "e2e", "incidents", tc.incident)
 			run := func(backend string) replay.Result {
-				logs := &lockedBuffer{}
+				logs := &lockedbuf.Buffer{}
 				res, err := replay.Run(ctx, dir, replay.Options{Investigator: tc.investigator, SandboxBackend: backend, Timeout: 90 * time.Second,
 					Logger: slog.New(slog.NewTextHandler(logs, nil))})
 				require.NoError(t, err, backend)

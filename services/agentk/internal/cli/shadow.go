@@ -272,7 +272,7 @@ func activeFreezes(ctx context.Context, adm *bus.Conn, kr *envelope.Keyring, now
 		var f contracts.FreezeV1
 		env, err := envelope.Parse(e.Value())
 		if err == nil {
-			err = kr.Verify(env, contracts.SubjectFreeze, envelope.RoleBridge, env.Issued())
+			err = kr.VerifyProduced(env, contracts.SubjectFreeze, env.Issued())
 		}
 		if err == nil {
 			err = json.Unmarshal(env.Payload, &f)

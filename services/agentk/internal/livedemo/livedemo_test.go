@@ -1,41 +1,21 @@
 package livedemo
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/dockertest"
+	"agentk/platform/lockedbuf"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/client"
 )
-
-// syncBuffer is a bytes.Buffer safe for the demo's concurrent progress lines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestDemoLiveRollsBackOnDocker is `agentk demo --live` end to end on the
 // real engine: v1 then v2 under compose, the demo target's real OTLP in the
@@ -45,24 +25,14 @@ func (s *syncBuffer) String() string {
 // action must say rolled_back and recovered, and nothing of the run may be
 // left behind (containers, network).
 func TestDemoLiveRollsBackOnDocker(t *testing.T) {
-	if os.Getenv("AGENTK_REQUIRE_DOCKER") != "1" {
-		t.Skip("needs the Docker engine: set AGENTK_REQUIRE_DOCKER=1 to run (a missing engine then fails)")
-	}
-	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = dc.Close() }()
+	dc := dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	if _, err := dc.Ping(ctx); err != nil {
-		t.Fatalf("AGENTK_REQUIRE_DOCKER=1 but no Docker engine: %v", err)
-	}
 	// Images of this run only, removed at the end.
 	repo := fmt.Sprintf("agentk-demolive-test-%d/shop-api", time.Now().UnixNano())
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
 
-	var out syncBuffer
+	var out lockedbuf.Buffer
 	started := time.Now()
 	res, err := Run(ctx, Options{Repo: repo, Build: true, Progress: &out, Timeout: 4 * time.Minute})
 	t.Logf("demo output:\n%s", out.String())

@@ -64,7 +64,7 @@ func verifyAt(kr *envelope.Keyring, data []byte, subject string) opened {
 	if err != nil {
 		return opened{err: err}
 	}
-	return opened{env: e, err: kr.Verify(e, subject, wiring.Producer(subject), e.Issued())}
+	return opened{env: e, err: kr.VerifyProduced(e, subject, e.Issued())}
 }
 
 // signedBy names the key that actually signed e, from the keyring: its role
@@ -226,7 +226,7 @@ func auditChain(kr *envelope.Keyring, incident string, msgs []auditMsg) auditRep
 		case a.DecisionDigest != want:
 			l.Problem = fmt.Sprintf("digest binding: approval binds %s, the recorded decision is %s", short(a.DecisionDigest), short(want))
 		default:
-			if e, err := envelope.Parse(a.Decision); err != nil || e.Digest() != want || kr.Verify(e, contracts.SubjectDecision, envelope.RoleGate, e.Issued()) != nil {
+			if e, err := envelope.Parse(a.Decision); err != nil || e.Digest() != want || kr.VerifyProduced(e, contracts.SubjectDecision, e.Issued()) != nil {
 				l.Problem = "the decision carried in the approval is not the recorded, gate-signed decision"
 			}
 		}
