@@ -111,7 +111,7 @@ func build(ctx context.Context, d service.Deps, cfg config.Config, wrap func(inc
 func startDecisions(ctx context.Context, d service.Deps, idx *incidents.Index) (<-chan error, error) {
 	router, err := d.Bus.NewRouter(d.Logger)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	dec := &natsport.Decisions{Index: idx, Keyring: d.Keyring, Now: d.Now, Logger: d.Logger}
 	router.Handle(natsport.DecisionHandlerName, contracts.SubjectDecision, dec.Handle)
