@@ -106,12 +106,7 @@ func TestRunOverTheFabric(t *testing.T) {
 
 	b := start(t, f, now, env)
 
-	gate, err := f.Connect(ctx, envelope.RoleGate)
-	require.NoError(t, err)
-	dec := testkit.Decision("dec-run-1", now())
-	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
-	require.NoError(t, err)
-	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	_, sealed := publishDecision(ctx, t, f, "dec-run-1", now())
 
 	msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return strings.Contains(m.Text, "dec-run-1") })
 	require.NoError(t, err)
@@ -225,12 +220,7 @@ func TestOutcomeOverTheFabric(t *testing.T) {
 	b := start(t, f, now, env)
 	defer b.stop(t)
 
-	gate, err := f.Connect(ctx, envelope.RoleGate)
-	require.NoError(t, err)
-	dec := testkit.Decision("dec-out-1", now())
-	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
-	require.NoError(t, err)
-	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	dec, _ := publishDecision(ctx, t, f, "dec-out-1", now())
 	msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return strings.Contains(m.Text, "dec-out-1") })
 	require.NoError(t, err)
 	_, err = client.Answer(ctx, "http://"+env["AGENTK_BRIDGE_ADDR"], bobToken, "dec-out-1", "approve")
@@ -293,12 +283,7 @@ func TestReadinessSaysSlackRefusesPosts(t *testing.T) {
 	})
 	defer b.stop(t)
 	check.Ready()
-	gate, err := f.Connect(ctx, envelope.RoleGate)
-	require.NoError(t, err)
-	dec := testkit.Decision("dec-refused-1", now())
-	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
-	require.NoError(t, err)
-	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	publishDecision(ctx, t, f, "dec-refused-1", now())
 	select {
 	case err := <-posts:
 		require.ErrorContains(t, err, "not_in_channel")

@@ -53,13 +53,8 @@ func TestResolveRewritesTheMessage(t *testing.T) {
 		_, err = incidents.Put(ctx, incidentID, b)
 		require.NoError(t, err)
 	}
-	gate, err := f.Connect(ctx, envelope.RoleGate)
-	require.NoError(t, err)
 	post := func(id string) fakeslack.Message {
-		dec := testkit.Decision(id, now())
-		sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now(), 15*time.Minute)
-		require.NoError(t, err)
-		require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+		publishDecision(ctx, t, f, id, now())
 		msg, err := slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return strings.Contains(m.Text, id) })
 		require.NoError(t, err)
 		return msg
@@ -175,4 +170,16 @@ func recordedTS(ctx context.Context, t *testing.T, f *fabric.Fabric, decisionID 
 		}
 	}
 	t.Fatal("the record never named its slack message")
+}
+
+// publishDecision publishes a gate-signed decision id as the gate would.
+func publishDecision(ctx context.Context, t *testing.T, f *fabric.Fabric, id string, now time.Time) (contracts.DecisionV1, envelope.Envelope) {
+	t.Helper()
+	gate, err := f.Connect(ctx, envelope.RoleGate)
+	require.NoError(t, err)
+	dec := testkit.Decision(id, now)
+	sealed, err := f.Signer(envelope.RoleGate).SealJSON(contracts.SubjectDecision, dec, now, 15*time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, gate.Publish(ctx, contracts.SubjectDecision, bus.Out{Envelope: sealed, MsgID: dec.DecisionID}, nil))
+	return dec, sealed
 }

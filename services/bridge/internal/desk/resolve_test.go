@@ -1,10 +1,8 @@
 package desk_test
 
 import (
-	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,24 +16,6 @@ import (
 	"agentk/services/bridge/internal/store"
 	"agentk/services/bridge/internal/testkit"
 )
-
-// resolvedAt is a desk.Incidents whose resolve times a test sets.
-type resolvedAt struct {
-	mu sync.Mutex
-	at map[string]time.Time
-}
-
-func (r *resolvedAt) ResolvedAt(_ context.Context, id string) (time.Time, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.at[id], nil
-}
-
-func (r *resolvedAt) set(id string, at time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.at[id] = at
-}
 
 // TestShowResolves: only a posted decision that still takes an approval is
 // rewritten when its alert resolves, once per resolve time, and the record
@@ -61,7 +41,7 @@ func TestShowResolves(t *testing.T) {
 			slack := fakeslack.New(token)
 			t.Cleanup(slack.Close)
 			keys, clock := testkit.NewKeys(t), testkit.NewClock(testkit.Epoch)
-			inc := &resolvedAt{at: map[string]time.Time{}}
+			inc := &testkit.Incidents{}
 			sc := slackport.New(slackport.Options{APIURL: slack.APIURL(), BotToken: token, Channel: "C0INC"})
 			d := desk.New(desk.Deps{Store: store.NewMemory(), Signer: keys.Bridge, Keyring: keys.Keyring,
 				Publisher: &publisher{}, Notifier: sc, Now: clock.Now, Logger: slog.New(slog.DiscardHandler), Incidents: inc})
@@ -71,7 +51,7 @@ func TestShowResolves(t *testing.T) {
 			before := slack.Messages()[0].Updates
 
 			at := clock.Now().Add(time.Minute)
-			inc.set(dec.IncidentID, at)
+			inc.Resolve(dec.IncidentID, at)
 			require.NoError(t, d.ShowResolves(t.Context()))
 			require.NoError(t, d.ShowResolves(t.Context()), "a second sweep")
 			require.NoError(t, d.ShowResolved(t.Context(), dec.IncidentID, at), "the watch, after the sweep")

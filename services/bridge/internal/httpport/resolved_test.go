@@ -31,7 +31,7 @@ func TestApprovalAfterTheAlertResolved(t *testing.T) {
 	dec := testkit.Decision("d1", r.clock.Now())
 	r.receive(t, dec)
 	resolved := r.clock.Now().Add(time.Minute + 400*time.Millisecond)
-	r.inc.resolve(dec.IncidentID, resolved)
+	r.inc.Resolve(dec.IncidentID, resolved)
 	c, csrf := login(t, r)
 
 	resp := post(t, c, r.srv.URL+"/console/decisions/d1", url.Values{"answer": {"approve"}, "csrf": {csrf}}, nil)
@@ -77,7 +77,7 @@ func TestCLIApprovalConfirmsTheResolve(t *testing.T) {
 	dec := testkit.Decision("d1", r.clock.Now())
 	r.receive(t, dec)
 	resolved := r.clock.Now().Add(time.Minute + 400*time.Millisecond)
-	r.inc.resolve(dec.IncidentID, resolved)
+	r.inc.Resolve(dec.IncidentID, resolved)
 
 	_, err := client.Answer(t.Context(), r.srv.URL, aliceToken, "d1", "approve")
 	var refused *client.RefusedError

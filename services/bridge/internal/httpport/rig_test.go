@@ -69,32 +69,13 @@ type rig struct {
 	fkv   *memKV
 	// approvers are the rig's approvers, for a second server in a test.
 	approvers approval.Approvers
-	inc       *resolvedIncidents
-}
-
-// resolvedIncidents is the ingester's record as the desk reads it: the
-// resolve time of each incident whose alert resolved.
-type resolvedIncidents struct {
-	mu sync.Mutex
-	at map[string]time.Time
-}
-
-func (f *resolvedIncidents) ResolvedAt(_ context.Context, id string) (time.Time, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.at[id], nil
-}
-
-func (f *resolvedIncidents) resolve(id string, at time.Time) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.at[id] = at
+	inc       *testkit.Incidents
 }
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	r := &rig{keys: testkit.NewKeys(t), clock: testkit.NewClock(testkit.Epoch), slack: fakeslack.New(botToken), pub: &publisher{},
-		inc: &resolvedIncidents{at: map[string]time.Time{}}}
+		inc: &testkit.Incidents{}}
 	t.Cleanup(r.slack.Close)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	approvers, err := approval.NewApprovers(

@@ -235,7 +235,7 @@ func TestSlackRefusals(t *testing.T) {
 		{
 			name: "approval after the alert resolved",
 			act: func(t *testing.T, r *rig, m fakeslack.Message) int {
-				r.inc.resolve(testkit.Decision("d1", r.clock.Now()).IncidentID, r.clock.Now())
+				r.inc.Resolve(testkit.Decision("d1", r.clock.Now()).IncidentID, r.clock.Now())
 				req, _ := r.click(t, m, "U0ALICE", fakeslack.Approve)
 				return r.send(t, req)
 			},

@@ -3,6 +3,7 @@
 package testkit
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -138,4 +139,28 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
+}
+
+// Incidents is the ingester's incident records as the desk reads them
+// (desk.Incidents): the resolve time of each incident whose alert resolved.
+type Incidents struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// ResolvedAt implements desk.Incidents: zero while the alert fires.
+func (f *Incidents) ResolvedAt(_ context.Context, id string) (time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.at[id], nil
+}
+
+// Resolve records that id's alert resolved at at.
+func (f *Incidents) Resolve(id string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.at == nil {
+		f.at = map[string]time.Time{}
+	}
+	f.at[id] = at
 }
