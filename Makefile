@@ -15,7 +15,7 @@ all: build
 ## build: every binary into bin/, the combined one as bin/agentk
 build:
 	@mkdir -p $(BIN)
-	cd cmd/agentk && CGO_ENABLED=0 $(GO) build -o $(BIN)/agentk .
+	cd services/agentk && CGO_ENABLED=0 $(GO) build -o $(BIN)/agentk .
 	@for s in $(SERVICES); do (cd services/$$s && CGO_ENABLED=0 $(GO) build -o $(BIN)/$$s ./cmd/$$s) || exit 1; done
 
 ## test: go vet and go test in every module of the workspace, then docs/setup.md followed literally
@@ -44,25 +44,25 @@ lint: vet
 
 ## demo: replay one deployment-class and one runtime incident on embedded defaults
 demo:
-	@cd cmd/agentk && $(GO) run . demo
+	@cd services/agentk && $(GO) run . demo
 
 ## demo-live: the demo target on compose, a bad release, a real rollback (docs/demo-live.md; DEMO_FLAGS="--interactive --keep")
 demo-live:
 	@AGENTK_IMAGES=demo bash scripts/images.sh
-	@cd cmd/agentk && $(GO) run . demo --live $(DEMO_FLAGS)
+	@cd services/agentk && $(GO) run . demo --live $(DEMO_FLAGS)
 
 ## eval: score every investigator on the recorded corpus into build/eval/latest.md (gitignored);
 ## make eval UPDATE=1 (or make eval-update) rewrites the committed scoreboard docs/eval/latest.md
 EVAL_OUT := $(if $(filter 1,$(UPDATE)),$(CURDIR)/docs/eval/latest.md,$(CURDIR)/build/eval/latest.md)
 eval:
 	@mkdir -p $(dir $(EVAL_OUT))
-	@cd cmd/agentk && $(GO) run . eval --all --markdown $(EVAL_OUT) $(CURDIR)/e2e/incidents
+	@cd services/agentk && $(GO) run . eval --all --markdown $(EVAL_OUT) $(CURDIR)/e2e/incidents
 	@echo "scoreboard: $(EVAL_OUT)"
 
 eval-update:
 	@$(MAKE) --no-print-directory eval UPDATE=1
 
-## mutants: switch off each safety check in turn (platform/mutant) and show that its killer notices; writes docs/mutants/latest.md
+## mutants: switch off each safety check in turn (services/platform/mutant) and show that its killer notices; writes docs/mutants/latest.md
 mutants:
 	@mkdir -p $(BIN) docs/mutants
 	@cd e2e && $(GO) build -o $(BIN)/mutants ./cmd/mutants

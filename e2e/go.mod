@@ -95,9 +95,9 @@ require (
 )
 
 replace (
-	agentk/cmd/agentk => ../cmd/agentk
+	agentk/cmd/agentk => ../services/agentk
 	agentk/contracts => ../contracts
-	agentk/platform => ../platform
+	agentk/platform => ../services/platform
 	agentk/services/bridge => ../services/bridge
 	agentk/services/sandbox => ../services/sandbox
 )

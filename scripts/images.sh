@@ -109,7 +109,7 @@ start=$SECONDS
 
 if want agentk || want deployer; then
 	echo "images: go build bin/agentk"
-	(cd cmd/agentk && go build -ldflags '-s -w' -o "$bin/agentk" .)
+	(cd services/agentk && go build -ldflags '-s -w' -o "$bin/agentk" .)
 fi
 
 if want agentk || want deployer; then

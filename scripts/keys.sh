@@ -33,7 +33,7 @@ agentk=${AGENTK_BIN:-$root/bin/agentk}
 if [[ ! -x $agentk ]]; then
 	echo "keys: building $agentk"
 	mkdir -p "$(dirname "$agentk")"
-	(cd "$root/cmd/agentk" && CGO_ENABLED=0 go build -trimpath -o "$agentk" .)
+	(cd "$root/services/agentk" && CGO_ENABLED=0 go build -trimpath -o "$agentk" .)
 fi
 
 mkdir -p "$state/nats"

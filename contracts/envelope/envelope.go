@@ -5,6 +5,7 @@
 package envelope
 
 import (
+	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -107,6 +108,9 @@ func signingInput(e Envelope) []byte {
 type Signer struct {
 	kp    nkeys.KeyPair
 	keyID string
+	// priv is the ed25519 key derived from the seed once (nkeys derives it
+	// again on every Sign); nil for a seed nkeys signs with otherwise.
+	priv ed25519.PrivateKey
 }
 
 // NewSigner returns a Signer for an nkey seed (user, account or server seed).
@@ -119,7 +123,11 @@ func NewSigner(seed []byte) (*Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("envelope: public key: %w", err)
 	}
-	return &Signer{kp: kp, keyID: pub}, nil
+	sg := &Signer{kp: kp, keyID: pub}
+	if prefix, raw, err := nkeys.DecodeSeed(seed); err == nil && prefix != nkeys.PrefixByteCurve && len(raw) == ed25519.SeedSize {
+		sg.priv = ed25519.NewKeyFromSeed(raw)
+	}
+	return sg, nil
 }
 
 // KeyID returns the signer's public key, which is its key id.
@@ -138,6 +146,10 @@ func (s *Signer) Seal(subject string, payload []byte, now time.Time, ttl time.Du
 	}
 	if ttl > 0 {
 		e.ExpiresAt = now.Add(ttl).UnixNano()
+	}
+	if s.priv != nil {
+		e.Sig = ed25519.Sign(s.priv, signingInput(e))
+		return e, nil
 	}
 	sig, err := s.kp.Sign(signingInput(e))
 	if err != nil {
@@ -167,12 +179,8 @@ func (k *Keyring) Verify(e Envelope, wantSubject, wantRole string, now time.Time
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownKey, e.KeyID)
 	}
-	kp, err := nkeys.FromPublicKey(e.KeyID)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnknownKey, err)
-	}
-	if err := kp.Verify(signingInput(e), e.Sig); err != nil {
-		return fmt.Errorf("%w: kid %s", ErrBadSignature, e.KeyID)
+	if err := k.verified.checkSignature(e); err != nil {
+		return err
 	}
 	if entry.Role != wantRole {
 		return fmt.Errorf("%w: kid %s is %s, want %s", ErrWrongRole, e.KeyID, entry.Role, wantRole)

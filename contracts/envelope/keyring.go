@@ -47,11 +47,23 @@ func (k *Keyring) Open(b []byte, subject string, now time.Time, v any) (Envelope
 	if err != nil {
 		return Envelope{}, err
 	}
-	role := wiring.Producer(subject)
-	if signer := k.keys[e.KeyID].Role; signer != role && wiring.Produces(signer, subject) {
-		role = signer
+	return k.open(e, subject, k.producer(e, subject), now, v)
+}
+
+// VerifyProduced is Verify expecting the producer of subject, as Open does:
+// for an envelope already parsed, or verified as of another time than now
+// (the audit verifies each message as of its issue).
+func (k *Keyring) VerifyProduced(e Envelope, subject string, now time.Time) error {
+	return k.Verify(e, subject, k.producer(e, subject), now)
+}
+
+// producer is the role e must carry to pass as subject's: its key's own role
+// when that role produces subject, else the subject's first producer.
+func (k *Keyring) producer(e Envelope, subject string) string {
+	if signer := k.keys[e.KeyID].Role; wiring.Produces(signer, subject) {
+		return signer
 	}
-	return k.open(e, subject, role, now, v)
+	return wiring.Producer(subject)
 }
 
 // KeyEntry is one public key and the role it may sign for.
@@ -63,7 +75,8 @@ type KeyEntry struct {
 // Keyring maps key ids to roles. The zero value is empty; build one with
 // NewKeyring or LoadKeyring.
 type Keyring struct {
-	keys map[string]KeyEntry
+	keys     map[string]KeyEntry
+	verified verifiedCache
 }
 
 // NewKeyring builds a keyring, rejecting malformed public keys and unknown roles.

@@ -2,6 +2,7 @@ package envelope_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -73,4 +74,20 @@ func TestOpenRefusesMalformedInput(t *testing.T) {
 	require.NoError(t, err)
 	_, err = ring.Open([]byte("{not json"), "agentk.alert.v1", t0, &map[string]any{})
 	require.ErrorIs(t, err, envelope.ErrMalformed)
+}
+
+// TestVerifyProducedAsOfIssue: VerifyProduced expects the producer as Open
+// does, at the time it is given.
+func TestVerifyProducedAsOfIssue(t *testing.T) {
+	t.Parallel()
+	gate, bridge := newKey(t), newKey(t)
+	ring, err := envelope.NewKeyring(envelope.KeyEntry{KeyID: gate.kid, Role: envelope.RoleGate}, envelope.KeyEntry{KeyID: bridge.kid, Role: envelope.RoleBridge})
+	require.NoError(t, err)
+	e, err := gate.signer.Seal("agentk.decision.v1", []byte(`{}`), t0, time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, ring.VerifyProduced(e, "agentk.decision.v1", e.Issued()))
+	require.ErrorIs(t, ring.VerifyProduced(e, "agentk.decision.v1", t0.Add(time.Hour)), envelope.ErrExpired)
+	forged, err := bridge.signer.Seal("agentk.decision.v1", []byte(`{}`), t0, 0)
+	require.NoError(t, err)
+	require.ErrorIs(t, ring.VerifyProduced(forged, "agentk.decision.v1", t0), envelope.ErrWrongRole)
 }

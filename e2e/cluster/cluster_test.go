@@ -26,6 +26,7 @@ import (
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
 	"agentk/platform/bus"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
@@ -39,7 +40,6 @@ import (
 )
 
 const (
-	dockerSwitch      = "AGENTK_REQUIRE_DOCKER"
 	natsServerVersion = "v2.15.2"
 	approverID        = "UCLUSTERAPPROVER"
 	botToken          = "xoxb-cluster-not-a-real-token"
@@ -60,11 +60,7 @@ func requireDocker(t *testing.T) {
 	if os.Getenv("AGENTK_RUN_CLUSTER") != "1" {
 		t.Skip("the three-node cluster suite runs with make test-cluster (AGENTK_RUN_CLUSTER=1)")
 	}
-	if os.Getenv(dockerSwitch) != "1" {
-		t.Skip("needs the Docker engine: set " + dockerSwitch + "=1 (scripts/test-cluster.sh does) to run; a missing engine then fails")
-	}
-	_, err := run(context.Background(), "docker", "version", "--format", "{{.Server.Version}}")
-	require.NoError(t, err, "%s=1 but no Docker engine", dockerSwitch)
+	dockertest.Require(t) // scripts/test-cluster.sh sets AGENTK_REQUIRE_DOCKER=1
 }
 
 func repoRoot(t *testing.T) string {

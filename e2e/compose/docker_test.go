@@ -14,21 +14,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"agentk/platform/dockertest"
 )
 
-// requireDocker skips the test unless AGENTK_REQUIRE_DOCKER=1 (as every Docker
-// test of the workspace does); with it set, a missing Docker engine or
-// docker-compose is a failure.
+// requireDocker is dockertest.Require (skip unless AGENTK_REQUIRE_DOCKER=1,
+// then a missing engine fails) plus docker-compose, which the compose tests
+// drive.
 func requireDocker(t *testing.T) {
 	t.Helper()
-	if os.Getenv("AGENTK_REQUIRE_DOCKER") != "1" {
-		t.Skip("skipping the compose test: it builds images and runs the stack; set AGENTK_REQUIRE_DOCKER=1 to run it")
-	}
-	if out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {
-		t.Fatalf("AGENTK_REQUIRE_DOCKER=1 but no Docker engine: %v: %s", err, bytes.TrimSpace(out))
-	}
+	dockertest.Require(t)
 	if out, err := exec.Command("docker-compose", "version", "--short").CombinedOutput(); err != nil {
-		t.Fatalf("AGENTK_REQUIRE_DOCKER=1 but no docker-compose: %v: %s", err, bytes.TrimSpace(out))
+		t.Fatalf("%s=1 but no docker-compose: %v: %s", dockertest.Switch, err, bytes.TrimSpace(out))
 	}
 }
 

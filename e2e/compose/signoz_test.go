@@ -134,7 +134,7 @@ func TestDashboard(t *testing.T) {
 	}
 	require.ElementsMatch(t, ids, laidOut, "every widget has exactly one layout cell")
 
-	src := goSource(t, root, "services", "platform", "cmd")
+	src := goSource(t, root, "services")
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "deploy.md"))
 	require.NoError(t, err)
 	for _, m := range slices.Compact(slices.Sorted(slices.Values(metrics))) {

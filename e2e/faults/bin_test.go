@@ -70,7 +70,7 @@ func binaries(t *testing.T) (nats, agentk string) {
 		agentkBin = filepath.Join(dir, "agentk")
 		// The crash-point build: platform/crashpoint's kill points exist only
 		// in a binary built with this tag, never in a production one.
-		cmd := exec.Command("go", "build", "-tags", "agentk_crashpoints", "-o", agentkBin, "./cmd/agentk")
+		cmd := exec.Command("go", "build", "-tags", "agentk_crashpoints", "-o", agentkBin, "./services/agentk")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -5,62 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 	"agentk/platform/topology"
-	"agentk/services/deployer/demotarget"
+	"agentk/services/deployer/demotarget/demotest"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/client"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
-
-// dockerSwitch turns the Docker tests on; with it set a missing engine fails.
-const dockerSwitch = "AGENTK_REQUIRE_DOCKER"
-
-func requireDocker(t *testing.T) *client.Client {
-	t.Helper()
-	if os.Getenv(dockerSwitch) != "1" {
-		t.Skip("needs the Docker engine: set " + dockerSwitch + "=1 to run (a missing engine then fails)")
-	}
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = cli.Ping(ctx)
-	require.NoError(t, err, "%s=1 but no Docker engine", dockerSwitch)
-	t.Cleanup(func() { _ = cli.Close() })
-	return cli
-}
-
-// dockerState is what the engine shows of a compose project: every
-// container's id, image id, state, start time and restart count.
-func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project string) []string {
-	t.Helper()
-	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "com.docker.compose.project="+project))})
-	require.NoError(t, err)
-	var out []string
-	for _, c := range cs {
-		in, err := cli.ContainerInspect(ctx, c.ID)
-		require.NoError(t, err)
-		out = append(out, fmt.Sprintf("%s %s image=%s status=%s started=%s restarts=%d",
-			in.Name, in.ID, in.Image, in.State.Status, in.State.StartedAt, in.RestartCount))
-	}
-	sort.Strings(out)
-	return out
-}
 
 // hostile is one message an attacker with publish rights on the approval
 // subject (the test's admin credential) puts on the bus.
@@ -202,7 +163,7 @@ func hostiles(service, from, to string) []hostile {
 // is refused with its reason code, and the engine shows the project exactly
 // as it was.
 func TestHostileMessagesAreRefused(t *testing.T) {
-	cli := requireDocker(t)
+	cli := dockertest.Require(t)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -210,27 +171,13 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	// The demo target, v1 then v2: the ledger has a rollback target, so
 	// only the checks stand between a message and a rollback.
 	stamp := time.Now().UnixNano()
-	repo := fmt.Sprintf("agentk-faults-%d/shop-api", stamp)
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
-	_, err := demotarget.Build(ctx, demotarget.V1(repo))
-	require.NoError(t, err)
-	_, err = demotarget.Build(ctx, demotarget.V2(repo))
-	require.NoError(t, err)
+	repo, _, _ := demotest.Images(ctx, t, "faults")
 	w := newWorld(t)
 	project := fmt.Sprintf("agentkfaults%d", stamp)
-	file := filepath.Join(w.dir, "docker-compose.yml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo)), 0o644))
-	compose := func(tag string, args ...string) {
-		cmd := exec.CommandContext(ctx, "docker-compose", append([]string{"-p", project, "-f", file}, args...)...)
-		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	t.Cleanup(func() {
-		cmd := exec.Command("docker-compose", "-p", project, "-f", file, "down", "-v", "--remove-orphans", "--timeout", "5")
-		_ = cmd.Run()
-	})
-	compose("v1", "up", "-d")
+	stack := dockertest.NewCompose(ctx, t, []string{"docker-compose"}, project, w.dir,
+		fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo))
+	file := stack.File
+	stack.Up("SHOP_API_TAG=v1")
 
 	w.startNATS(ctx)
 	f, err := fabric.Remote(ctx, w.url, filepath.Join(w.dir, "keys"), fabric.Options{})
@@ -261,9 +208,9 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 		return len(l.Releases)
 	}
 	poll(ctx, t, "v1 in the deployer's ledger", func() (bool, error) { return ledger() == 1, nil })
-	compose("v2", "up", "-d")
+	stack.Up("SHOP_API_TAG=v2")
 	poll(ctx, t, "v2 in the deployer's ledger: a rollback target exists", func() (bool, error) { return ledger() == 2, nil })
-	before := dockerState(ctx, t, cli, project)
+	before := dockertest.State(ctx, t, cli, project)
 	require.Len(t, before, 1)
 
 	ids, err := identity.Load(filepath.Join(w.dir, "keys"))
@@ -317,14 +264,14 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	for _, h := range hostiles("shop-api", from, to) {
 		if h.reason == "decision_signature" || h.reason == "approval_signature" {
 			forged(h.build(k, time.Now()))
-			require.Equal(t, before, dockerState(ctx, t, cli, project), "%s changed the Docker state", h.name)
+			require.Equal(t, before, dockertest.State(ctx, t, cli, project), "%s changed the Docker state", h.name)
 			record(t, row{Area: "hostile", Fault: h.name, How: h.how, Outcome: "unverified (`" + h.reason + "`): dead-lettered, no action published under its claimed ids; Docker state unchanged"})
 			continue
 		}
 		a := send(h.build(k, time.Now()))
 		require.Equal(t, contracts.OutcomeRefused, a.Outcome, "%s: %+v", h.name, a)
 		require.True(t, strings.HasPrefix(a.Reason, h.reason+":"), "%s: reason %q, want %s", h.name, a.Reason, h.reason)
-		require.Equal(t, before, dockerState(ctx, t, cli, project), "%s changed the Docker state", h.name)
+		require.Equal(t, before, dockertest.State(ctx, t, cli, project), "%s changed the Docker state", h.name)
 		record(t, row{Area: "hostile", Fault: h.name, How: h.how, Outcome: "refused `" + h.reason + "`; Docker state unchanged"})
 	}
 
@@ -336,12 +283,12 @@ func TestHostileMessagesAreRefused(t *testing.T) {
 	act := send(b)
 	require.Equal(t, contracts.OutcomeRolledBack, act.Outcome, "%+v", act)
 	require.True(t, act.ContainerVerified)
-	after := dockerState(ctx, t, cli, project)
+	after := dockertest.State(ctx, t, cli, project)
 	require.NotEqual(t, before, after, "a genuine rollback shows in the Docker state")
 	again := send(b)
 	require.Equal(t, contracts.OutcomeRefused, again.Outcome, "%+v", again)
 	require.True(t, strings.HasPrefix(again.Reason, "replay:"), again.Reason)
-	require.Equal(t, after, dockerState(ctx, t, cli, project), "the replayed approval changed the Docker state")
+	require.Equal(t, after, dockertest.State(ctx, t, cli, project), "the replayed approval changed the Docker state")
 	record(t, row{Area: "hostile", Fault: "replayed approval", How: "a genuine bridge-signed approval that rolled back, published a second time under a new message id",
 		Outcome: "first rolled back, replay refused `replay`; Docker state unchanged by the replay"})
 }

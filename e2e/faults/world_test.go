@@ -386,7 +386,7 @@ func (w *world) read(ctx context.Context) stored {
 	t.Helper()
 	var s stored
 	js := w.admin.JetStream()
-	each := func(subject, role string, decode func([]byte) error) {
+	each := func(subject string, decode func([]byte) error) {
 		name, ok := topology.StreamFor(subject)
 		require.True(t, ok)
 		st, err := js.Stream(ctx, name)
@@ -404,14 +404,14 @@ func (w *world) read(ctx context.Context) stored {
 			}
 			env, err := envelope.Parse(m.Data)
 			require.NoError(t, err)
-			require.NoError(t, w.kr.Verify(env, subject, role, time.Now()), "stored %s #%d", subject, seq)
+			require.NoError(t, w.kr.VerifyProduced(env, subject, time.Now()), "stored %s #%d", subject, seq)
 			require.NoError(t, decode(env.Payload))
 		}
 	}
-	each(contracts.SubjectAlert, envelope.RoleIngester, func(b []byte) error { return appendJSON(b, &s.alerts) })
-	each(contracts.SubjectDecision, envelope.RoleGate, func(b []byte) error { return appendJSON(b, &s.decisions) })
-	each(contracts.SubjectApproval, envelope.RoleBridge, func(b []byte) error { return appendJSON(b, &s.approvals) })
-	each(contracts.SubjectAction, envelope.RoleDeployer, func(b []byte) error { return appendJSON(b, &s.actions) })
+	each(contracts.SubjectAlert, func(b []byte) error { return appendJSON(b, &s.alerts) })
+	each(contracts.SubjectDecision, func(b []byte) error { return appendJSON(b, &s.decisions) })
+	each(contracts.SubjectApproval, func(b []byte) error { return appendJSON(b, &s.approvals) })
+	each(contracts.SubjectAction, func(b []byte) error { return appendJSON(b, &s.actions) })
 	return s
 }
 

@@ -6,57 +6,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/dockertest"
 	"agentk/platform/topology"
 	"agentk/services/bridge/fakeslack"
-	"agentk/services/deployer/demotarget"
+	"agentk/services/deployer/demotarget/demotest"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 )
-
-// dockerSwitch turns the Docker tests on; with it set a missing engine fails.
-const dockerSwitch = "AGENTK_REQUIRE_DOCKER"
-
-func requireDocker(t *testing.T) *client.Client {
-	t.Helper()
-	if os.Getenv(dockerSwitch) != "1" {
-		t.Skip("needs the Docker engine: set " + dockerSwitch + "=1 to run (a missing engine then fails)")
-	}
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = cli.Ping(ctx)
-	require.NoError(t, err, "%s=1 but no Docker engine", dockerSwitch)
-	t.Cleanup(func() { _ = cli.Close() })
-	return cli
-}
-
-// dockerState is what the engine shows of a compose project: every
-// container's name, id, image id, state, start time and restart count.
-func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project string) []string {
-	t.Helper()
-	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "com.docker.compose.project="+project))})
-	require.NoError(t, err)
-	var out []string
-	for _, c := range cs {
-		in, err := cli.ContainerInspect(ctx, c.ID)
-		require.NoError(t, err)
-		out = append(out, fmt.Sprintf("%s id=%s image=%s status=%s started=%s restarts=%d",
-			in.Name, in.ID, in.Image, in.State.Status, in.State.StartedAt, in.RestartCount))
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TestShadowIncidentLeavesDockerUnchanged is issue 14's shadow mode end to
 // end on the real engine: the demo target runs v1 then v2 under compose, so
@@ -69,35 +31,22 @@ func dockerState(ctx context.Context, t *testing.T, cli *client.Client, project 
 // container id, image id, start time, restart count. No cooldown taken, the
 // ledger untouched, no pin file written.
 func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
-	cli := requireDocker(t)
+	cli := dockertest.Require(t)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
 	stamp := time.Now().UnixNano()
-	repo := fmt.Sprintf("agentk-operator-%d/shop-api", stamp)
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
-	v1, err := demotarget.Build(ctx, demotarget.V1(repo))
-	require.NoError(t, err)
-	v2, err := demotarget.Build(ctx, demotarget.V2(repo))
-	require.NoError(t, err)
+	repo, v1, v2 := demotest.Images(ctx, t, "operator")
 
 	dir := t.TempDir()
 	project := fmt.Sprintf("agentkoperator%d", stamp)
-	file := filepath.Join(dir, "docker-compose.yml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo)), 0o644))
 	composeBin, err := exec.LookPath("docker-compose")
 	require.NoError(t, err, "docker-compose v1 is the engine's compose here")
-	compose := func(tag string, args ...string) {
-		cmd := exec.CommandContext(ctx, composeBin, append([]string{"-p", project, "-f", file}, args...)...)
-		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	t.Cleanup(func() {
-		_ = exec.Command(composeBin, "-p", project, "-f", file, "down", "-v", "--remove-orphans", "--timeout", "5").Run()
-	})
-	compose("v1", "up", "-d")
+	stack := dockertest.NewCompose(ctx, t, []string{composeBin}, project, dir,
+		fmt.Sprintf("version: \"2.4\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", repo))
+	file := stack.File
+	stack.Up("SHOP_API_TAG=v1")
 
 	state := filepath.Join(dir, "deployer-state")
 	p := newPipeline(ctx, t, liveIncident(t, "bad-release-01"), map[string]string{
@@ -118,9 +67,9 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	stopShadow := p.start(ctx, envelope.RoleDeployer, envelope.RoleGate)
 	p.start(ctx, except(envelope.RoleDeployer, envelope.RoleGate)...)
 	poll(ctx, t, 30*time.Second, "v1 in the deployer's ledger (from the listing)", func() bool { return p.ledgerLen(ctx) == 1 })
-	compose("v2", "up", "-d")
+	stack.Up("SHOP_API_TAG=v2")
 	poll(ctx, t, 30*time.Second, "v2 in the deployer's ledger (from Docker events)", func() bool { return p.ledgerLen(ctx) == 2 })
-	before := dockerState(ctx, t, cli, project)
+	before := dockertest.State(ctx, t, cli, project)
 	require.Len(t, before, 1)
 	require.Contains(t, before[0], "image="+v2)
 	require.Contains(t, before[0], "status=running")
@@ -146,7 +95,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	require.Nil(t, act.Recovered)
 
 	// Nothing moved: the engine, the ledger, the cooldown, the pin file.
-	require.Equal(t, before, dockerState(ctx, t, cli, project), "shadow mode changed the Docker state")
+	require.Equal(t, before, dockertest.State(ctx, t, cli, project), "shadow mode changed the Docker state")
 	require.Equal(t, 2, p.ledgerLen(ctx), "the ledger is not cut back")
 	cooldown, err := p.admin.KeyValue(ctx, topology.BucketCooldown)
 	require.NoError(t, err)
@@ -169,7 +118,7 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	require.Equal(t, contracts.OutcomeRolledBack, rb.Outcome, "%+v", rb)
 	require.True(t, rb.ContainerVerified)
 	require.Equal(t, act.Command, rb.Command, "the shadow action recorded the command a live one runs")
-	after := dockerState(ctx, t, cli, project)
+	after := dockertest.State(ctx, t, cli, project)
 	require.NotEqual(t, before, after, "a live rollback shows in the Docker state")
 	require.Len(t, after, 1)
 	require.Contains(t, after[0], "image="+v1)

@@ -67,7 +67,7 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
+	agentk/platform => ../platform
 )
 
 replace agentk/services/reviewer => ../reviewer

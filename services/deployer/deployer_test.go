@@ -9,7 +9,6 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
-	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/deployer"
@@ -49,30 +48,9 @@ func TestRunDryRunOverTheFabric(t *testing.T) {
 			env := map[string]string{"AGENTK_DEPLOYER_RUNTIME": "dryrun", "AGENTK_INCIDENT_DIR": dir}
 			d, err := f.Deps(ctx, envelope.RoleDeployer, now, func(k string) string { return env[k] })
 			require.NoError(t, err)
-			ready := make(chan struct{})
-			d.Ready = func() { close(ready) }
-			rctx, rcancel := context.WithCancel(ctx)
-			done := make(chan error, 1)
-			go func() { done <- deployer.Run(rctx, d) }()
-			t.Cleanup(func() {
-				rcancel()
-				if err := <-done; err != nil {
-					t.Logf("stopped: %v", err)
-				}
-			})
-			select {
-			case <-ready:
-			case err := <-done:
-				t.Fatal(err)
-			}
+			runService(ctx, t, d, deployer.Run)
 
-			bridge, err := f.Connect(ctx, envelope.RoleBridge)
-			require.NoError(t, err)
-			denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), testkit.Decision("dec-"+c.incident, "shop-api", now()), now())
-			a := testkit.Approval(t, denv, now())
-			aenv, err := f.Signer(envelope.RoleBridge).SealJSON(contracts.SubjectApproval, a, now(), 10*time.Minute)
-			require.NoError(t, err)
-			require.NoError(t, bridge.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: aenv, MsgID: "approval." + a.DecisionID}, nil))
+			a := publishApproval(ctx, t, f, testkit.Decision("dec-"+c.incident, "shop-api", now()), now())
 
 			act := nextAction(ctx, t, f, now())
 			require.Equal(t, c.outcome, act.Outcome, act.Reason)

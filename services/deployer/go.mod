@@ -87,7 +87,7 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
+	agentk/platform => ../platform
 )
 
 replace agentk/services/sandbox => ../sandbox

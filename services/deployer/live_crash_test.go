@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -18,10 +15,10 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/deployer"
-	"agentk/services/deployer/demotarget"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/testkit"
@@ -67,39 +64,13 @@ type deployerProc struct {
 }
 
 func crashMidAction(t *testing.T, point string) {
-	cli := testkit.RequireDocker(t)
+	cli := dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	repo := fmt.Sprintf("agentk-crash-%s-%d/shop-api", point, time.Now().UnixNano())
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
-	v1, err := demotarget.Build(ctx, demotarget.V1(repo))
-	require.NoError(t, err)
-	v2, err := demotarget.Build(ctx, demotarget.V2(repo))
-	require.NoError(t, err)
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	dir := t.TempDir()
-	file := filepath.Join(dir, "docker-compose.yml")
-	require.NoError(t, os.WriteFile(file, []byte(fmt.Sprintf("version: \"3.8\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n    ports: [\"127.0.0.1:%d:8080\"]\n", repo, port)), 0o644))
-	project := fmt.Sprintf("agentkcrash%s%d", point, time.Now().UnixNano())
-	bin, err := dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
-	require.NoError(t, err)
-	compose := func(tag string, args ...string) {
-		argv := append(append([]string(nil), bin...), append([]string{"-p", project, "-f", file}, args...)...)
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(), "SHOP_API_TAG="+tag)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	t.Cleanup(func() {
-		argv := append(append([]string(nil), bin...), "-p", project, "-f", file, "down", "-v", "--remove-orphans")
-		_ = exec.Command(argv[0], argv[1:]...).Run()
-	})
-	compose("v1", "up", "-d")
+	st := newComposeStack(ctx, t, "crash-"+point, true)
+	repo, v1, v2, project, file, dir := st.Repo, st.V1, st.V2, st.Project, st.File, st.Dir
+	st.Up("v1")
 
 	// A short AckWait: the approval the crashed deployer never acked comes
 	// back to the new one 5 s after the crash.
@@ -113,7 +84,7 @@ func crashMidAction(t *testing.T, point string) {
 		// Also bounds the reconciliation's Docker verification at start.
 		"AGENTK_DEPLOYER_COMPOSE_TIMEOUT": "30s",
 		"AGENTK_DEPLOYER_RECOVERY":        "probe",
-		"AGENTK_DEPLOYER_PROBE_URL":       fmt.Sprintf("http://127.0.0.1:%d/ask", port),
+		"AGENTK_DEPLOYER_PROBE_URL":       st.ProbeURL(),
 		"PATH":                            os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "DOCKER_HOST": os.Getenv("DOCKER_HOST"),
 	}
 	start := func() *deployerProc {
@@ -176,20 +147,10 @@ func crashMidAction(t *testing.T, point string) {
 		require.NoError(t, err)
 		return b
 	}
-	releases, nonces := kv("agentk_releases"), kv("agentk_nonces")
-	ledgerLen := func() int {
-		e, err := releases.Get(ctx, "shop-api")
-		if err != nil {
-			return 0
-		}
-		var l contracts.ReleaseLedgerV1
-		if _, err := f.Keyring().Open(e.Value(), contracts.SubjectLedger, time.Now(), &l); err != nil {
-			return -1
-		}
-		return len(l.Releases)
-	}
+	nonces := kv("agentk_nonces")
+	ledgerLen := releasesIn(ctx, t, f)
 	poll(t, 30*time.Second, "v1 in the ledger from the listing", func() bool { return ledgerLen() == 1 })
-	compose("v2", "up", "-d")
+	st.Up("v2")
 	poll(t, 30*time.Second, "v2 in the ledger from events", func() bool { return ledgerLen() == 2 })
 	docker := dockerrt.NewDocker(cli, project)
 	poll(t, 60*time.Second, "v2 healthy", func() bool {
@@ -221,15 +182,9 @@ func crashMidAction(t *testing.T, point string) {
 		return j.State, j.Action
 	}
 
-	bridge, err := f.Connect(ctx, envelope.RoleBridge)
-	require.NoError(t, err)
 	now := time.Now()
-	denv := testkit.SealDecision(t, f.Signer(envelope.RoleGate), testkit.DecisionFor("dec-"+project, "shop-api", repo+":v2", repo+":v1", now), now)
-	a := testkit.Approval(t, denv, now)
-	aenv, err := f.Signer(envelope.RoleBridge).SealJSON(contracts.SubjectApproval, a, now, 10*time.Minute)
-	require.NoError(t, err)
 	published := time.Now()
-	require.NoError(t, bridge.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: aenv, MsgID: "approval." + a.DecisionID}, nil))
+	a := publishApproval(ctx, t, f, testkit.DecisionFor("dec-"+project, "shop-api", repo+":v2", repo+":v1", now), now)
 
 	select {
 	case <-crashed:

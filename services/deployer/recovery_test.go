@@ -83,22 +83,7 @@ func TestSandboxRecoveryCheckOverTheFabric(t *testing.T) {
 			senv := map[string]string{"AGENTK_SIGNOZ_URL": srv.URL, "AGENTK_SIGNOZ_API_KEY": "read-only"}
 			sd, err := f.Deps(ctx, envelope.RoleSandbox, clock, func(k string) string { return senv[k] })
 			require.NoError(t, err)
-			ready := make(chan struct{})
-			sd.Ready = func() { close(ready) }
-			sctx, scancel := context.WithCancel(ctx)
-			done := make(chan error, 1)
-			go func() { done <- sandbox.Run(sctx, sd) }()
-			t.Cleanup(func() {
-				scancel()
-				if err := <-done; err != nil {
-					t.Logf("stopped: %v", err)
-				}
-			})
-			select {
-			case <-ready:
-			case err := <-done:
-				t.Fatal(err)
-			}
+			runService(ctx, t, sd, sandbox.Run)
 
 			dd, err := f.Deps(ctx, envelope.RoleDeployer, clock, func(string) string { return "" })
 			require.NoError(t, err)

@@ -57,5 +57,5 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
+	agentk/platform => ../platform
 )

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/services/ingester/webhook"
 )
@@ -22,10 +23,24 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
 
+// sealed is the sealed alert of a one-alert body for svc.
+func sealed(b *testing.B, r *running, svc string, t0 time.Time) envelope.Envelope {
+	alerts, err := webhook.Parse(stormBody(svc, 0, 1, t0), time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := r.deps.Signer.SealJSON(contracts.SubjectAlert, alerts[0], time.Now(), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return env
+}
+
 // BenchmarkIngest measures, in one run over one embedded fabric, a webhook
 // delivery that opens a JetStream-acked incident, one that attaches to an
 // open incident (the storm path), and a raw JetStream publish of the same
-// sealed alert: the floor the ingester is compared with.
+// sealed alert: the floor the ingester is compared with; then new incidents
+// and raw publishes from 8 concurrent senders (throughput).
 //
 //	go test -run '^$' -bench Ingest -benchtime 2000x ./services/ingester
 func BenchmarkIngest(b *testing.B) {
@@ -77,17 +92,43 @@ func BenchmarkIngest(b *testing.B) {
 		reportLatency(b, lat)
 	})
 
+	b.Run("webhook_new_incident_8_senders", func(b *testing.B) {
+		run++
+		bodies := make([][]byte, b.N)
+		for i := range bodies {
+			bodies[i] = stormBody(fmt.Sprintf("new8-%d-%d", run, i), 0, 1, t0)
+		}
+		b.ResetTimer()
+		s := time.Now()
+		fanOut(bodies, func(body []byte) {
+			if code, out := post(b, r.url, body); code != 200 {
+				b.Errorf("status %d: %s", code, out)
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(s).Seconds(), "alerts/s")
+	})
+
+	b.Run("raw_jetstream_publish_8_senders", func(b *testing.B) {
+		run++
+		env := sealed(b, r, fmt.Sprintf("raw8-%d", run), t0)
+		outs := make([]bus.Out, b.N)
+		for i := range outs {
+			outs[i] = bus.Out{Envelope: env, MsgID: fmt.Sprintf("bench.raw8.%d.%d", run, i)}
+		}
+		b.ResetTimer()
+		s := time.Now()
+		fanOut(outs, func(o bus.Out) {
+			if err := r.deps.Bus.Publish(context.Background(), contracts.SubjectAlert, o, nil); err != nil {
+				b.Error(err)
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(s).Seconds(), "alerts/s")
+	})
+
 	b.Run("raw_jetstream_publish", func(b *testing.B) {
 		run++
 		ctx := context.Background()
-		alerts, err := webhook.Parse(stormBody(fmt.Sprintf("raw-%d", run), 0, 1, t0), time.Now())
-		if err != nil {
-			b.Fatal(err)
-		}
-		env, err := r.deps.Signer.SealJSON(contracts.SubjectAlert, alerts[0], time.Now(), 0)
-		if err != nil {
-			b.Fatal(err)
-		}
+		env := sealed(b, r, fmt.Sprintf("raw-%d", run), t0)
 		lat := make([]time.Duration, 0, b.N)
 		b.ResetTimer()
 		for i := range b.N {

@@ -60,5 +60,5 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
+	agentk/platform => ../platform
 )

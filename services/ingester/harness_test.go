@@ -72,9 +72,13 @@ func embedded(t testing.TB) *fabric.Fabric {
 	return f
 }
 
+// client keeps a connection per concurrent sender (the default transport
+// keeps two, so 8 senders would dial for most requests).
+var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
 func post(t testing.TB, url string, body []byte) (int, []byte) {
 	t.Helper()
-	resp, err := http.Post(url+"/v1/alerts", "application/json", bytes.NewReader(body))
+	resp, err := client.Post(url+"/v1/alerts", "application/json", bytes.NewReader(body))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var buf bytes.Buffer

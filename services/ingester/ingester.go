@@ -52,13 +52,38 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 	if err != nil {
 		return err
 	}
+	idx, mux, err := build(ctx, d, cfg, wrap)
+	if err != nil {
+		return err
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	routerErr, err := startDecisions(rctx, d, idx)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if !cfg.AuthConfigured() {
+		d.Logger.Warn("webhook accepts unauthenticated requests: local-only mode", "addr", ln.Addr().String())
+	}
+	d.Logger.Info("ingester serving", "addr", ln.Addr().String(), "path", httpport.Path, "max_investigations", cfg.MaxInvestigations)
+	if d.Ready != nil {
+		d.Ready()
+	}
+	return loop(ctx, d, cfg, idx, srv, errc, routerErr)
+}
+
+// build is the ingester's index over the incidents bucket and its HTTP mux.
+func build(ctx context.Context, d service.Deps, cfg config.Config, wrap func(incidents.Publisher) incidents.Publisher) (*incidents.Index, *http.ServeMux, error) {
 	bucket, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
 	if err != nil {
-		return fmt.Errorf("ingester: %w", err)
+		return nil, nil, fmt.Errorf("ingester: %w", err)
 	}
 	metrics, err := httpport.NewOTelMetrics(otel.GetMeterProvider())
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var pub incidents.Publisher = natsport.NewPublisher(d.Bus, d.Signer, d.Now)
 	if wrap != nil {
@@ -77,47 +102,37 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
+	return idx, mux, nil
+}
+
+// startDecisions runs the decision consumer until ctx is done and returns
+// once it is running; the channel gets its end.
+func startDecisions(ctx context.Context, d service.Deps, idx *incidents.Index) (<-chan error, error) {
 	router, err := d.Bus.NewRouter(d.Logger)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dec := &natsport.Decisions{Index: idx, Keyring: d.Keyring, Now: d.Now, Logger: d.Logger}
 	router.Handle(natsport.DecisionHandlerName, contracts.SubjectDecision, dec.Handle)
-	rctx, rcancel := context.WithCancel(ctx)
-	defer rcancel()
 	routerErr := make(chan error, 1)
-	go func() { routerErr <- router.Run(rctx) }()
+	go func() { routerErr <- router.Run(ctx) }()
 	select {
 	case <-router.Running():
+		return routerErr, nil
 	case err := <-routerErr:
-		return fmt.Errorf("ingester: decisions: %w", err)
+		return nil, fmt.Errorf("ingester: decisions: %w", err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	if !cfg.AuthConfigured() {
-		d.Logger.Warn("webhook accepts unauthenticated requests: local-only mode", "addr", ln.Addr().String())
-	}
-	d.Logger.Info("ingester serving", "addr", ln.Addr().String(), "path", httpport.Path, "max_investigations", cfg.MaxInvestigations)
-	if d.Ready != nil {
-		d.Ready()
-	}
+}
+
+// loop dispatches queued incidents on a ticker until ctx is done or the
+// HTTP server or the decision consumer stops.
+func loop(ctx context.Context, d service.Deps, cfg config.Config, idx *incidents.Index, srv *http.Server, errc, routerErr <-chan error) error {
 	tick := time.NewTicker(cfg.DispatchEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			serr := srv.Shutdown(sctx)
-			// The decision handler finishes its in-flight message first.
-			if err := <-routerErr; err != nil {
-				return fmt.Errorf("ingester: decisions: %w", err)
-			}
-			if serr != nil {
-				return fmt.Errorf("%w: shutdown: %w", ErrServe, serr)
-			}
-			return nil
+			return shutdown(ctx, srv, routerErr)
 		case err := <-errc:
 			return fmt.Errorf("%w: %w", ErrServe, err)
 		case err := <-routerErr:
@@ -140,4 +155,19 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 			}
 		}
 	}
+}
+
+// shutdown stops the HTTP server, then waits for the decision handler to
+// finish its in-flight message.
+func shutdown(ctx context.Context, srv *http.Server, routerErr <-chan error) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	serr := srv.Shutdown(sctx)
+	if err := <-routerErr; err != nil {
+		return fmt.Errorf("ingester: decisions: %w", err)
+	}
+	if serr != nil {
+		return fmt.Errorf("%w: shutdown: %w", ErrServe, serr)
+	}
+	return nil
 }

@@ -68,7 +68,7 @@ type killing struct {
 	next incidents.Publisher
 }
 
-func (k *killing) Publish(ctx context.Context, a contracts.AlertV1, id string) error {
+func (k *killing) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
 	k.once.Do(k.kill)
 	return k.next.Publish(ctx, a, id)
 }

@@ -68,7 +68,7 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
+	agentk/platform => ../platform
 	agentk/services/ingester => ../ingester
 	agentk/services/sandbox => ../sandbox
 )

@@ -58,6 +58,6 @@ require (
 
 replace (
 	agentk/contracts => ../../contracts
-	agentk/platform => ../../platform
+	agentk/platform => ../platform
 	agentk/services/gate => ../gate
 )

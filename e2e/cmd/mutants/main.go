@@ -128,7 +128,7 @@ func pick(only string) ([]mutant.Mutant, error) {
 // buildAgentk builds agentk with -tags agentk_mutants into bin.
 func buildAgentk(ctx context.Context, root, bin string) error {
 	build := exec.CommandContext(ctx, "go", "build", "-tags", "agentk_mutants", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "agentk")
+	build.Dir = filepath.Join(root, "services", "agentk")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build agentk with -tags agentk_mutants: %v\n%s", err, out)

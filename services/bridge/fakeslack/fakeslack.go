@@ -120,41 +120,49 @@ func (s *Server) Responses() []Response {
 
 // WaitMessage blocks until a posted message satisfies match and returns it.
 func (s *Server) WaitMessage(ctx context.Context, match func(Message) bool) (Message, error) {
-	for {
-		s.mu.Lock()
-		ch := s.changed
+	var out Message
+	err := s.wait(ctx, func() bool {
 		for _, m := range s.messages {
 			if match(*m) {
-				out := *m
-				s.mu.Unlock()
-				return out, nil
+				out = *m
+				return true
 			}
 		}
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return Message{}, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
-		}
-	}
+		return false
+	})
+	return out, err
 }
 
 // WaitResponse blocks until a response_url post satisfies match.
 func (s *Server) WaitResponse(ctx context.Context, match func(Response) bool) (Response, error) {
+	var out Response
+	err := s.wait(ctx, func() bool {
+		for _, r := range s.responses {
+			if match(r) {
+				out = r
+				return true
+			}
+		}
+		return false
+	})
+	return out, err
+}
+
+// wait blocks until found, called with mu held, reports a match, waking on
+// every change.
+func (s *Server) wait(ctx context.Context, found func() bool) error {
 	for {
 		s.mu.Lock()
 		ch := s.changed
-		for _, r := range s.responses {
-			if match(r) {
-				s.mu.Unlock()
-				return r, nil
-			}
-		}
+		ok := found()
 		s.mu.Unlock()
+		if ok {
+			return nil
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return Response{}, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
+			return fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
 		}
 	}
 }
@@ -173,6 +181,27 @@ func (s *Server) authed(r *http.Request) bool {
 	return tok != "" && tok == s.botToken
 }
 
+// admit answers as Slack does a form it cannot parse or a wrong token and,
+// for the calls a test can make fail (refusable), the scripted refusal; it
+// reports whether the call goes on.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, refusable bool) bool {
+	if err := r.ParseForm(); err != nil {
+		slackErr(w, "invalid_form_data")
+		return false
+	}
+	if !s.authed(r) {
+		slackErr(w, "invalid_auth")
+		return false
+	}
+	if refusable {
+		if code := s.refusing(); code != "" {
+			slackErr(w, code)
+			return false
+		}
+	}
+	return true
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_ = json.NewEncoder(w).Encode(v)
@@ -185,12 +214,7 @@ func slackErr(w http.ResponseWriter, code string) {
 // authTest answers auth.test as Slack does: the team and bot user for the
 // accepted token, invalid_auth for any other.
 func (s *Server) authTest(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		slackErr(w, "invalid_form_data")
-		return
-	}
-	if !s.authed(r) {
-		slackErr(w, "invalid_auth")
+	if !s.admit(w, r, false) {
 		return
 	}
 	writeJSON(w, map[string]any{"ok": true, "url": "https://agentk-test.slack.com/", "team": "agentk test",
@@ -198,16 +222,7 @@ func (s *Server) authTest(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		slackErr(w, "invalid_form_data")
-		return
-	}
-	if !s.authed(r) {
-		slackErr(w, "invalid_auth")
-		return
-	}
-	if code := s.refusing(); code != "" {
-		slackErr(w, code)
+	if !s.admit(w, r, true) {
 		return
 	}
 	ch := r.PostForm.Get("channel")
@@ -232,16 +247,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		slackErr(w, "invalid_form_data")
-		return
-	}
-	if !s.authed(r) {
-		slackErr(w, "invalid_auth")
-		return
-	}
-	if code := s.refusing(); code != "" {
-		slackErr(w, code)
+	if !s.admit(w, r, true) {
 		return
 	}
 	ch, ts := r.PostForm.Get("channel"), r.PostForm.Get("ts")

@@ -192,86 +192,117 @@ func parseTime(s string) (time.Time, error) {
 }
 
 func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.AlertV1, error) {
-	var a alert
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return contracts.AlertV1{}, jsonErr(at, err)
-	}
-	if a.Status != contracts.AlertFiring && a.Status != contracts.AlertResolved {
-		if a.Status == "" {
-			return contracts.AlertV1{}, fieldErr(at+".status", "required")
-		}
-		return contracts.AlertV1{}, fieldErr(at+".status", "%q is neither firing nor resolved", a.Status)
-	}
-	labels, err := stringMap(a.Labels)
+	d, err := decodeAlert(raw, at)
 	if err != nil {
-		return contracts.AlertV1{}, fieldErr(at+".labels", "%s", err.Error())
-	}
-	if labels == nil {
-		return contracts.AlertV1{}, fieldErr(at+".labels", "required")
-	}
-	annotations, err := stringMap(a.Annotations)
-	if err != nil {
-		return contracts.AlertV1{}, fieldErr(at+".annotations", "%s", err.Error())
-	}
-	if a.StartsAt == nil || *a.StartsAt == "" {
-		return contracts.AlertV1{}, fieldErr(at+".startsAt", "required")
-	}
-	startsAt, err := parseTime(*a.StartsAt)
-	if err != nil || startsAt.Equal(zeroTime) {
-		return contracts.AlertV1{}, fieldErr(at+".startsAt", "not an RFC 3339 time")
-	}
-	if err := checkAlert(at, a, labels, annotations); err != nil {
 		return contracts.AlertV1{}, err
 	}
-	out := contracts.AlertV1{
-		Status:      a.Status,
-		Service:     firstOf(labels, "service.name", "service"),
-		AlertName:   labels["alertname"],
-		Severity:    labels["severity"],
-		StartsAt:    startsAt,
-		Fingerprint: a.Fingerprint,
-		Labels:      labels,
-		Annotations: annotations,
-		ReceivedAt:  receivedAt,
-		Raw:         append(json.RawMessage(nil), raw...),
-		Links: contracts.AlertLinks{
-			Generator:     a.GeneratorURL,
-			RelatedTraces: either(firstOf(annotations, "related_traces"), firstOf(labels, "related_traces")),
-			RelatedLogs:   either(firstOf(annotations, "related_logs"), firstOf(labels, "related_logs")),
-		},
+	if err := checkAlert(at, d.alert, d.labels, d.annotations); err != nil {
+		return contracts.AlertV1{}, err
 	}
-	out.RuleID = firstOf(labels, "ruleId", "rule_id")
-	if out.RuleID == "" {
-		out.RuleID = out.AlertName
+	out := d.normalised(raw, receivedAt)
+	if err := d.setEndsAt(&out, at, receivedAt); err != nil {
+		return contracts.AlertV1{}, err
 	}
-	if a.EndsAt != nil && *a.EndsAt != "" {
-		endsAt, err := parseTime(*a.EndsAt)
-		if err != nil {
-			return contracts.AlertV1{}, fieldErr(at+".endsAt", "not an RFC 3339 time")
-		}
-		if err := checkTimes(at, a.Status, startsAt, &endsAt, receivedAt); err != nil {
-			return contracts.AlertV1{}, err
-		}
-		// A firing alert's endsAt is either Go's zero time (SigNoz: still
-		// firing) or Alertmanager's resolve timeout, a guess: neither is an end.
-		if a.Status == contracts.AlertResolved && !endsAt.Equal(zeroTime) {
-			out.EndsAt = &endsAt
-		}
-	}
-	out.BurnRate, out.BurnRateSource = burnRate(labels, annotations)
-	out.Test = isTest(labels)
-	out.NoData = isNoData(labels)
+	out.BurnRate, out.BurnRateSource = burnRate(d.labels, d.annotations)
+	out.Test = isTest(d.labels)
+	out.NoData = isNoData(d.labels)
 	if out.Fingerprint == "" {
-		out.Fingerprint = Fingerprint(labels)
+		out.Fingerprint = Fingerprint(d.labels)
 	}
 	out.IncidentID = IncidentID(out.Service, out.RuleID, out.StartsAt)
-	if err := checkTimes(at, a.Status, startsAt, nil, receivedAt); err != nil {
+	if err := checkTimes(at, d.Status, d.startsAt, nil, receivedAt); err != nil {
 		return contracts.AlertV1{}, err
 	}
 	if err := checkSize(at, out); err != nil {
 		return contracts.AlertV1{}, err
 	}
 	return out, nil
+}
+
+// decoded is one alert of a webhook body, its maps and start checked.
+type decoded struct {
+	alert
+	labels, annotations map[string]string
+	startsAt            time.Time
+}
+
+// decodeAlert decodes the alert at path at and checks its status, labels,
+// annotations and startsAt, in that order.
+func decodeAlert(raw json.RawMessage, at string) (decoded, error) {
+	var d decoded
+	if err := json.Unmarshal(raw, &d.alert); err != nil {
+		return decoded{}, jsonErr(at, err)
+	}
+	if d.Status != contracts.AlertFiring && d.Status != contracts.AlertResolved {
+		if d.Status == "" {
+			return decoded{}, fieldErr(at+".status", "required")
+		}
+		return decoded{}, fieldErr(at+".status", "%q is neither firing nor resolved", d.Status)
+	}
+	var err error
+	if d.labels, err = stringMap(d.Labels); err != nil {
+		return decoded{}, fieldErr(at+".labels", "%s", err.Error())
+	}
+	if d.labels == nil {
+		return decoded{}, fieldErr(at+".labels", "required")
+	}
+	if d.annotations, err = stringMap(d.Annotations); err != nil {
+		return decoded{}, fieldErr(at+".annotations", "%s", err.Error())
+	}
+	if d.StartsAt == nil || *d.StartsAt == "" {
+		return decoded{}, fieldErr(at+".startsAt", "required")
+	}
+	d.startsAt, err = parseTime(*d.StartsAt)
+	if err != nil || d.startsAt.Equal(zeroTime) {
+		return decoded{}, fieldErr(at+".startsAt", "not an RFC 3339 time")
+	}
+	return d, nil
+}
+
+// normalised is the AlertV1 of d, without its end, burn rate, flags and ids.
+func (d decoded) normalised(raw json.RawMessage, receivedAt time.Time) contracts.AlertV1 {
+	out := contracts.AlertV1{
+		Status:      d.Status,
+		Service:     firstOf(d.labels, "service.name", "service"),
+		AlertName:   d.labels["alertname"],
+		Severity:    d.labels["severity"],
+		StartsAt:    d.startsAt,
+		Fingerprint: d.Fingerprint,
+		Labels:      d.labels,
+		Annotations: d.annotations,
+		ReceivedAt:  receivedAt,
+		Raw:         append(json.RawMessage(nil), raw...),
+		Links: contracts.AlertLinks{
+			Generator:     d.GeneratorURL,
+			RelatedTraces: either(firstOf(d.annotations, "related_traces"), firstOf(d.labels, "related_traces")),
+			RelatedLogs:   either(firstOf(d.annotations, "related_logs"), firstOf(d.labels, "related_logs")),
+		},
+	}
+	out.RuleID = firstOf(d.labels, "ruleId", "rule_id")
+	if out.RuleID == "" {
+		out.RuleID = out.AlertName
+	}
+	return out
+}
+
+// setEndsAt checks d's endsAt and keeps it on out when it is an end.
+func (d decoded) setEndsAt(out *contracts.AlertV1, at string, receivedAt time.Time) error {
+	if d.EndsAt == nil || *d.EndsAt == "" {
+		return nil
+	}
+	endsAt, err := parseTime(*d.EndsAt)
+	if err != nil {
+		return fieldErr(at+".endsAt", "not an RFC 3339 time")
+	}
+	if err := checkTimes(at, d.Status, d.startsAt, &endsAt, receivedAt); err != nil {
+		return err
+	}
+	// A firing alert's endsAt is either Go's zero time (SigNoz: still
+	// firing) or Alertmanager's resolve timeout, a guess: neither is an end.
+	if d.Status == contracts.AlertResolved && !endsAt.Equal(zeroTime) {
+		out.EndsAt = &endsAt
+	}
+	return nil
 }
 
 func either(a, b string) string {

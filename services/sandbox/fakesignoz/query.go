@@ -145,20 +145,11 @@ func checkKeys(q *builderQuery, st *store) ([]string, *apiError) {
 // selectRecords applies the time window (inclusive, as SigNoz's
 // timestamp >= start AND timestamp <= end) and the filter.
 func selectRecords(q *builderQuery, st *store, startMs, endMs uint64) []*record {
-	start := time.UnixMilli(int64(startMs))
-	end := time.UnixMilli(int64(endMs))
-	all := st.records(q.Signal)
-	var out []*record
-	for i := range all {
-		r := &all[i]
-		if r.ts.Before(start) || r.ts.After(end) {
-			continue
-		}
-		if matches(q.filter, r, q.Signal) {
-			out = append(out, r)
-		}
+	ix := st.indexes[q.Signal]
+	if ix == nil {
+		ix = st.indexes[signalTraces]
 	}
-	return out
+	return ix.selectRecords(q.filter, time.UnixMilli(int64(startMs)), time.UnixMilli(int64(endMs)))
 }
 
 func runRaw(q *builderQuery, recs []*record) *rawData {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -178,12 +177,25 @@ var rawLogColumns = []string{
 	"scope_name", "scope_version", "body",
 }
 
+// spanColumnSet and logColumnSet are the raw columns, for lookups.
+var spanColumnSet, logColumnSet = setOf(rawSpanColumns), setOf(rawLogColumns)
+
+func setOf(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
 // store holds the incident's telemetry, flattened, and the keys it knows.
 type store struct {
 	spans, logs []record
 	metrics     []record // the span metrics' points, one per span
 	// known keys per signal: resource and attribute names seen in the data.
 	resourceKeys, attrKeys map[string]map[string]bool
+	// indexes are each signal's records indexed for queries.
+	indexes map[string]*index
 }
 
 func newStore(inc *incident.Incident) *store {
@@ -199,9 +211,18 @@ func newStore(inc *incident.Incident) *store {
 			st.attrKeys[signalMetrics][l] = true
 		}
 	}
-	if inc == nil {
-		return st
+	if inc != nil {
+		st.load(inc)
 	}
+	st.indexes = map[string]*index{}
+	for _, sig := range []string{signalTraces, signalLogs, signalMetrics} {
+		st.indexes[sig] = newIndex(sig, st.records(sig))
+	}
+	return st
+}
+
+// load flattens the incident's telemetry and notes the keys it uses.
+func (st *store) load(inc *incident.Incident) {
 	for _, s := range inc.Spans {
 		st.spans = append(st.spans, spanRecord(s))
 	}
@@ -219,7 +240,6 @@ func newStore(inc *incident.Incident) *store {
 			}
 		}
 	}
-	return st
 }
 
 func (st *store) records(signal string) []record {
@@ -271,12 +291,12 @@ func columnRef(name, signal string) (fieldRef, bool) {
 		return fieldRef{}, false // metrics have labels only
 	}
 	if signal == signalLogs {
-		if slices.Contains(rawLogColumns, name) {
+		if logColumnSet[name] {
 			return fieldRef{col: name}, true
 		}
 		return fieldRef{}, false
 	}
-	if slices.Contains(rawSpanColumns, name) {
+	if spanColumnSet[name] {
 		return fieldRef{col: name}, true
 	}
 	ref, ok := deprecatedSpanFields[name]

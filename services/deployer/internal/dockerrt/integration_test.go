@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/dockertest"
 	"agentk/services/deployer/demotarget"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/policy"
@@ -34,7 +35,7 @@ var images struct {
 }
 
 func TestMain(m *testing.M) {
-	if !testkit.DockerEnabled() {
+	if !dockertest.Enabled() {
 		os.Exit(m.Run())
 	}
 	images.repo = fmt.Sprintf("agentk-test-%d/shop-api", time.Now().UnixNano())
@@ -179,7 +180,7 @@ func (r *rig) ledger(t *testing.T) contracts.ReleaseLedgerV1 {
 // prepare builds the stack, deploys v1 then v2, and waits for v2 healthy
 // with both in the ledger.
 func prepare(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout time.Duration) *rig {
-	cli := testkit.RequireDocker(t)
+	cli := dockertest.Require(t)
 	s := newStack(t, cli)
 	js := testkit.StartJetStream(t)
 	b := testkit.CreateBuckets(t, js.JS)

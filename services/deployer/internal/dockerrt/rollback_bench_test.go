@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/dockertest"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/recovery"
@@ -107,7 +108,7 @@ func (s *stack) healthy(b *testing.B) func() bool {
 //
 //	AGENTK_REQUIRE_DOCKER=1 go test -run '^$' -bench Rollback -benchtime 1x -count 3 ./services/deployer/internal/dockerrt
 func BenchmarkRollback(b *testing.B) {
-	cli := testkit.RequireDocker(b)
+	cli := dockertest.Require(b)
 	s := benchStack(b, cli)
 
 	// ready brings v1 then v2 up under a fresh ledger and returns the deployer.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/lockedbuf"
 	"agentk/services/ingester/internal/httpport"
 	"agentk/services/ingester/internal/incidents"
 
@@ -160,27 +161,13 @@ func basic(u, p string) func(*http.Request) {
 // the reason; an operator reading it must see which field and why.
 func TestRejectionLogsCarryTheError(t *testing.T) {
 	t.Parallel()
-	var buf strings.Builder
-	var mu sync.Mutex
+	var buf lockedbuf.Buffer
 	h := httpport.New(&fakeIngester{}, httpport.Options{MaxBody: 1 << 20, Now: func() time.Time { return t0 },
-		Logger: slog.New(slog.NewJSONHandler(&lockedWriter{mu: &mu, w: &buf}, nil))})
+		Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
 	r := httptest.NewRequest(http.MethodPost, httpport.Path, strings.NewReader(`{"alerts":[{"status":"firing","labels":{}}]}`))
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	require.Equal(t, 400, w.Code)
-	mu.Lock()
-	defer mu.Unlock()
 	require.Contains(t, buf.String(), `"err":"webhook: field \"alerts[0].startsAt\": required"`)
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *strings.Builder
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

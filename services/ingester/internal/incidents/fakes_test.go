@@ -107,21 +107,25 @@ type pub struct {
 	ids  map[string]bool
 	msgs []contracts.AlertV1
 	fail error
+	// calls counts every Publish, duplicates included.
+	calls int
 }
 
 func newPub() *pub { return &pub{ids: map[string]bool{}} }
 
-func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) error {
+func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.calls++
 	if p.fail != nil {
-		return p.fail
+		return false, p.fail
 	}
-	if !p.ids[id] {
-		p.ids[id] = true
-		p.msgs = append(p.msgs, a)
+	if p.ids[id] {
+		return false, nil
 	}
-	return nil
+	p.ids[id] = true
+	p.msgs = append(p.msgs, a)
+	return true, nil
 }
 
 func (p *pub) published() []contracts.AlertV1 {

@@ -206,3 +206,90 @@ func TestConcurrentStormOpensOneIncidentPerServiceAndRule(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, fps, 2000, "every alert attached, none lost")
 }
+
+// counting is a KV that counts its calls.
+type counting struct {
+	*memKV
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *counting) count(op string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls[op]++
+}
+
+func (c *counting) Get(ctx context.Context, key string) (incidents.Entry, error) {
+	c.count("get")
+	return c.memKV.Get(ctx, key)
+}
+
+func (c *counting) Create(ctx context.Context, key string, v []byte) (uint64, error) {
+	c.count("create")
+	return c.memKV.Create(ctx, key, v)
+}
+
+func (c *counting) Update(ctx context.Context, key string, v []byte, rev uint64) (uint64, error) {
+	c.count("update")
+	return c.memKV.Update(ctx, key, v, rev)
+}
+
+func (c *counting) Keys(ctx context.Context, filter string) ([]string, error) {
+	c.count("keys")
+	return c.memKV.Keys(ctx, filter)
+}
+
+// TestOpeningIsConstantWork: a new incident is the index key, a read of its
+// record, the record, its firing alert and the publication (two round trips,
+// each of concurrent calls), and admission lists the bucket only once per
+// process, not on every alert.
+func TestOpeningIsConstantWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv := &counting{memKV: newKV(), calls: map[string]int{}}
+	p := newPub()
+	x := incidents.New(kv, p, 1000, time.Hour)
+	const n = 200
+	for i := range n {
+		r, err := x.Ingest(ctx, alert(fmt.Sprintf("svc-%d", i), "r", "f", t0, contracts.AlertFiring), t0)
+		require.NoError(t, err)
+		require.Equal(t, incidents.Opened, r.Outcome)
+	}
+	require.Equal(t, map[string]int{"keys": 1, "get": n, "create": 3 * n}, kv.calls)
+	require.Len(t, p.published(), n)
+}
+
+// TestARetryAfterARestartRepublishes: the record of an opening was written
+// but its publication failed, and the ingester restarted. The sender's retry
+// publishes the alert (under the same Nats-Msg-Id); a later re-delivery of
+// the delivered alert is a duplicate and publishes nothing new.
+func TestARetryAfterARestartRepublishes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	a := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+	p.fail = errDown
+	_, err := incidents.New(kv, p, 4, time.Hour).Ingest(ctx, a, t0)
+	require.ErrorIs(t, err, incidents.ErrStore)
+	require.Equal(t, incidents.StateInvestigating, state(t, kv, a.IncidentID).State, "the record was written")
+	require.Empty(t, p.published())
+
+	p.fail = nil
+	restarted := incidents.New(kv, p, 4, time.Hour)
+	r, err := restarted.Ingest(ctx, a, t0.Add(10*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, r.Outcome)
+	require.Len(t, p.published(), 1)
+
+	r, err = incidents.New(kv, p, 4, time.Hour).Ingest(ctx, a, t0.Add(20*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Duplicate, r.Outcome)
+	require.Len(t, p.published(), 1)
+
+	calls := p.calls
+	r, err = restarted.Ingest(ctx, a, t0.Add(incidents.RedeliveryWindow+time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Duplicate, r.Outcome)
+	require.Equal(t, calls, p.calls, "past the window, a repeat notification is not published again")
+}

@@ -198,9 +198,9 @@ type refusing struct {
 	service string
 }
 
-func (r refusing) Publish(ctx context.Context, a contracts.AlertV1, id string) error {
+func (r refusing) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
 	if a.Service == r.service {
-		return fmt.Errorf("publish: %w: nats: maximum payload exceeded", incidents.ErrRefused)
+		return false, fmt.Errorf("publish: %w: nats: maximum payload exceeded", incidents.ErrRefused)
 	}
 	return r.next.Publish(ctx, a, id)
 }

@@ -87,17 +87,19 @@ func NewPublisher(conn *bus.Conn, signer *envelope.Signer, now func() time.Time)
 }
 
 // Publish seals a and stores it with Nats-Msg-Id msgID; it returns after the
-// JetStream acknowledgement, or the bus error.
-func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID string) error {
+// JetStream acknowledgement (fresh: stored now, not a duplicate of msgID), or
+// the bus error.
+func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID string) (bool, error) {
 	env, err := p.signer.SealJSON(contracts.SubjectAlert, a, p.now(), 0)
 	if err != nil {
-		return fmt.Errorf("natsport: seal: %w", err)
+		return false, fmt.Errorf("natsport: seal: %w", err)
 	}
-	if err := p.conn.Publish(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
+	fresh, err := p.conn.PublishFresh(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil)
+	if err != nil {
 		if bus.IsContent(err) {
-			return fmt.Errorf("natsport: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
+			return false, fmt.Errorf("natsport: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
 		}
-		return fmt.Errorf("natsport: publish %s: %w", msgID, err)
+		return false, fmt.Errorf("natsport: publish %s: %w", msgID, err)
 	}
-	return nil
+	return fresh, nil
 }

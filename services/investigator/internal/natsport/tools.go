@@ -57,7 +57,7 @@ func (t Tools) Call(ctx context.Context, call contracts.ToolCallV1) (loop.Reply,
 		return loop.Reply{}, fmt.Errorf("%w: %s %s: %w", loop.ErrToolUnavailable, call.Tool, call.CallID, err)
 	}
 	now := t.Now()
-	if err := t.Keyring.Verify(renv, contracts.SubjectToolReply, envelope.RoleSandbox, now); err != nil {
+	if err := t.Keyring.VerifyProduced(renv, contracts.SubjectToolReply, now); err != nil {
 		return loop.Reply{}, fmt.Errorf("%w: reply to %s: %w", loop.ErrToolUnavailable, call.CallID, err)
 	}
 	var reply contracts.ToolReplyV1

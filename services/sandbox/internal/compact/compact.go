@@ -192,22 +192,14 @@ func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 // (ms, s, %, …). Hex identifiers and other words with digits are not numbers.
 func Numbers(text string) []float64 {
 	var out []float64
-	isTok := func(c byte) bool {
-		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '_' || c == '%'
-	}
 	for i := 0; i < len(text); {
-		if !isTok(text[i]) {
+		if !tokenByte(text[i]) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(text) && (isTok(text[j]) || (text[j] == '-' || text[j] == '+') && j > i && (text[j-1] == 'e' || text[j-1] == 'E') && text[i] >= '0' && text[i] <= '9') {
-			j++
-		}
-		tok := strings.TrimRight(text[i:j], ".")
-		neg := i > 0 && text[i-1] == '-' && (i == 1 || !isTok(text[i-2]))
-		if f, ok := number(tok); ok {
-			if neg {
+		j := tokenEnd(text, i)
+		if f, ok := number(strings.TrimRight(text[i:j], ".")); ok {
+			if negated(text, i) {
 				f = -f
 			}
 			out = append(out, f)
@@ -216,6 +208,31 @@ func Numbers(text string) []float64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// tokenByte reports whether c belongs to a number token (with its unit).
+func tokenByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '_' || c == '%'
+}
+
+// tokenEnd is the end of the token starting at i: token bytes, and the sign
+// of an exponent when the token starts with a digit (1.5e-3).
+func tokenEnd(text string, i int) int {
+	j := i
+	for j < len(text) && (tokenByte(text[j]) || exponentSign(text, i, j)) {
+		j++
+	}
+	return j
+}
+
+func exponentSign(text string, i, j int) bool {
+	return (text[j] == '-' || text[j] == '+') && j > i && (text[j-1] == 'e' || text[j-1] == 'E') && text[i] >= '0' && text[i] <= '9'
+}
+
+// negated reports whether the token at i has a minus sign of its own before
+// it (not a hyphen inside a word).
+func negated(text string, i int) bool {
+	return i > 0 && text[i-1] == '-' && (i == 1 || !tokenByte(text[i-2]))
 }
 
 var units = map[string]bool{"ms": true, "s": true, "us": true, "ns": true, "m": true, "h": true, "min": true, "%": true,

@@ -57,6 +57,9 @@ type Executor struct {
 	MaxCalls int
 	// Fields answers list_fields (field discovery); nil refuses it.
 	Fields fieldtool.Querier
+	// MaxParallel bounds the queries of one stage that run at once
+	// (DefaultParallel when zero).
+	MaxParallel int
 
 	mu    sync.Mutex
 	calls map[string]*budget
@@ -72,81 +75,37 @@ type budget struct {
 // fails silently: every refusal is a reply the model can read.
 func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, error) {
 	now := e.Now()
-	var call contracts.ToolCallV1
-	reply := contracts.ToolReplyV1{}
-	role, err := e.open(data, now, &call)
-	if err != nil {
-		e.Logger.WarnContext(ctx, "tool call rejected", "err", err)
-		reply.Error = fmt.Sprintf("%v: the call is not a valid investigator-signed tool call: %v", ErrRejected, err)
-		return e.seal(reply, now)
+	a := admit(e.Keyring, e.Limits, data, now)
+	log := e.Logger
+	if a.role != "" {
+		log = e.Logger.With("investigation_id", a.call.InvestigationID, "incident_id", a.call.IncidentID, "tool", a.call.Tool, "call_id", a.call.CallID, "caller", a.role)
 	}
-	reply.CallID = call.CallID
-	log := e.Logger.With("investigation_id", call.InvestigationID, "incident_id", call.IncidentID, "tool", call.Tool, "call_id", call.CallID, "caller", role)
-	if err := checkCaller(role, call); err != nil {
-		log.WarnContext(ctx, "tool call refused for its caller", "err", err)
-		reply.Error = err.Error()
-		return e.seal(reply, now)
-	}
-
-	var alert contracts.AlertV1
-	if _, err := e.Keyring.Open(call.Alert, contracts.SubjectAlert, now, &alert); err != nil {
-		log.WarnContext(ctx, "alert in tool call rejected", "err", err)
-		reply.Error = fmt.Sprintf("%v: the alert inside the call is not ingester-signed: %v", ErrRejected, err)
-		return e.seal(reply, now)
-	}
-	if alert.IncidentID != call.IncidentID || call.InvestigationID == "" {
-		reply.Error = fmt.Sprintf("%v: call names incident %q but carries the alert of %q", ErrRejected, call.IncidentID, alert.IncidentID)
-		return e.seal(reply, now)
-	}
-	if call.Tool == contracts.ToolListFields {
-		return e.handleFields(ctx, call, alert, now, log)
-	}
-	c, err := tools.Validate(call.Tool, call.Arguments, alert.StartsAt, now, e.Limits)
-	if err != nil {
-		log.InfoContext(ctx, "tool call refused", "err", err)
-		reply.Error = err.Error()
-		return e.seal(reply, now)
-	}
-	if role == envelope.RoleDeployer {
-		if err := checkVerification(c, alert, now); err != nil {
-			log.WarnContext(ctx, "recovery verification refused", "err", err)
-			reply.Error = err.Error()
-			return e.seal(reply, now)
+	if a.refusal != "" {
+		if a.logMsg != "" {
+			log.Log(ctx, a.logLevel, a.logMsg, "err", a.logErr)
 		}
+		return e.seal(contracts.ToolReplyV1{CallID: a.call.CallID, Error: a.refusal}, now)
 	}
-	if err := e.spend(call.InvestigationID, now); err != nil {
+	if a.call.Tool == contracts.ToolListFields {
+		return e.handleFields(ctx, a.call, a.alert, now, log)
+	}
+	if err := e.spend(a.call.InvestigationID, now); err != nil {
 		log.InfoContext(ctx, "tool call over budget", "err", err)
-		reply.Error = err.Error()
-		return e.seal(reply, now)
+		return e.seal(contracts.ToolReplyV1{CallID: a.call.CallID, Error: err.Error()}, now)
 	}
+	return e.answer(ctx, a, now, log)
+}
 
+// answer runs an admitted call's queries, records the evidence they make and
+// replies with it.
+func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *slog.Logger) (envelope.Envelope, error) {
+	c, call := a.tool, a.call
+	reply := contracts.ToolReplyV1{CallID: call.CallID}
 	plan := tools.PlanCall(c, e.LinkBase, e.Limits)
-	hash := sha256.New()
-	var resps []signoz.Response
-	queries := plan.Queries
-	for stage := 0; len(queries) > 0; stage++ {
-		for _, q := range queries {
-			res, err := e.Query.QueryRange(ctx, q.Request)
-			if err != nil {
-				log.WarnContext(ctx, "signoz query failed", "query", q.Name, "err", err)
-				reply.Error = "SigNoz query failed: " + infraWords(err) + err.Error()
-				reply.Retryable = errors.Is(err, signoz.ErrUnavailable)
-				return e.seal(reply, now)
-			}
-			if len(resps) > 0 {
-				hash.Write([]byte{'\n'})
-			}
-			hash.Write(res.Body)
-			resps = append(resps, res.Response)
-		}
-		queries = nil
-		if plan.Then != nil && stage < tools.MaxStages {
-			if queries, err = plan.Then(resps); err != nil {
-				log.WarnContext(ctx, "signoz response unusable", "err", err)
-				reply.Error = err.Error()
-				return e.seal(reply, now)
-			}
-		}
+	resps, digest, fail := e.runPlan(ctx, plan, log)
+	if fail != nil {
+		reply.Error, reply.Retryable = fail.text, fail.retryable
+		return e.seal(reply, now)
 	}
 	out, err := tools.Build(c, resps, e.Limits, e.Compact)
 	if err != nil {
@@ -158,11 +117,11 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	ev := contracts.EvidenceV1{
 		ID: newID(), InvestigationID: call.InvestigationID, IncidentID: call.IncidentID, Service: c.Service,
 		Tool: c.Tool, Arguments: args, From: c.Window.From, To: c.Window.To,
-		RawSHA256: hex.EncodeToString(hash.Sum(nil)), Compact: out.Compact, Link: plan.Link,
+		RawSHA256: digest, Compact: out.Compact, Link: plan.Link,
 		Facts: out.Facts, RecordedAt: now.UTC(),
 	}
 	if ev.Service == "" {
-		ev.Service = alert.Service
+		ev.Service = a.alert.Service
 	}
 	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
 	if err != nil {
@@ -180,6 +139,96 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 	return e.seal(reply, now)
 }
 
+// failure is a call that could not be answered: the reply's error.
+type failure struct {
+	text      string
+	retryable bool
+}
+
+// runPlan runs a plan's stages in turn and returns every response in plan
+// order with the SHA-256 of their bodies (newline-separated, in that order).
+func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, log *slog.Logger) ([]signoz.Response, string, *failure) {
+	hash := sha256.New()
+	var resps []signoz.Response
+	queries := plan.Queries
+	for stage := 0; len(queries) > 0; stage++ {
+		results, failed, err := e.runStage(ctx, queries)
+		if err != nil {
+			log.WarnContext(ctx, "signoz query failed", "query", queries[failed].Name, "err", err)
+			return nil, "", &failure{text: "SigNoz query failed: " + infraWords(err) + err.Error(), retryable: errors.Is(err, signoz.ErrUnavailable)}
+		}
+		for _, res := range results {
+			if len(resps) > 0 {
+				hash.Write([]byte{'\n'})
+			}
+			hash.Write(res.Body)
+			resps = append(resps, res.Response)
+		}
+		queries = nil
+		if plan.Then != nil && stage < tools.MaxStages {
+			if queries, err = plan.Then(resps); err != nil {
+				log.WarnContext(ctx, "signoz response unusable", "err", err)
+				return nil, "", &failure{text: err.Error()}
+			}
+		}
+	}
+	return resps, hex.EncodeToString(hash.Sum(nil)), nil
+}
+
+// runStage runs one stage's queries, which do not depend on each other,
+// concurrently (at most MaxParallel at once) and returns their results in
+// order. The first query to fail cancels the others; its index and error are
+// returned.
+func (e *Executor) runStage(ctx context.Context, queries []tools.Query) ([]signoz.Result, int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]signoz.Result, len(queries))
+	slots := make(chan struct{}, e.parallel())
+	var (
+		wg     sync.WaitGroup
+		once   sync.Once
+		failed int
+		first  error
+	)
+	fail := func(i int, err error) {
+		once.Do(func() {
+			failed, first = i, err
+			cancel()
+		})
+	}
+	for i, q := range queries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if err := ctx.Err(); err != nil {
+				fail(i, err) // the caller's context ended; a no-op after a failure
+				return
+			}
+			res, err := e.Query.QueryRange(ctx, q.Request)
+			if err != nil {
+				fail(i, err)
+				return
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	return results, failed, first
+}
+
+// DefaultParallel is how many queries of one stage run at once unless
+// MaxParallel says otherwise: the nine of service_overview's first stage.
+const DefaultParallel = 9
+
+func (e *Executor) parallel() int {
+	if e.MaxParallel > 0 {
+		return e.MaxParallel
+	}
+	return DefaultParallel
+}
+
 // infraWords names a failure of SigNoz itself in the words every reader
 // looks for (contracts.IncompleteSigNoz*), so that the report says "SigNoz
 // rejected the API key" and not "insufficient evidence".
@@ -195,11 +244,11 @@ func infraWords(err error) string {
 
 // open verifies data as a tool call signed by one of callerRoles and returns
 // that role. A key of any other role fails as for the investigator.
-func (e *Executor) open(data []byte, now time.Time, call *contracts.ToolCallV1) (string, error) {
+func open(kr *envelope.Keyring, data []byte, now time.Time, call *contracts.ToolCallV1) (string, error) {
 	var first error
 	for _, role := range callerRoles {
 		*call = contracts.ToolCallV1{}
-		_, err := e.Keyring.OpenAs(data, contracts.SubjectToolCall, role, now, call)
+		_, err := kr.OpenAs(data, contracts.SubjectToolCall, role, now, call)
 		if err == nil {
 			return role, nil
 		}

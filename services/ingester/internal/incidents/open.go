@@ -1,0 +1,305 @@
+package incidents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/ingester/internal/admission"
+	"agentk/services/ingester/webhook"
+)
+
+func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	if res, done, err := x.open(ctx, a, now); done || err != nil {
+		return res, err
+	}
+	return x.attach(ctx, a, now)
+}
+
+// startsAt is the value of a firing alert's key.
+func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.StartsAt.Unix(), 10)) }
+
+// open files a as a new incident in two round trips: first the index key
+// and a read of a's record, concurrently; then, if the key was a's and its
+// id unused, the record (already released or queued), the firing alert and
+// the alert's publication, concurrently, all acknowledged before it returns.
+// done is false when the general path (attach) must file a: the rule has an
+// open incident, or a's id belongs to a resolved episode.
+func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done bool, err error) {
+	var createErr, getErr error
+	all(func() { _, createErr = x.kv.Create(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID)) },
+		func() { _, _, getErr = x.record(ctx, a.IncidentID) })
+	switch {
+	case errors.Is(createErr, ErrExists):
+		return Result{}, false, nil
+	case createErr != nil:
+		return Result{}, false, storeErr("open index", createErr)
+	case getErr == nil:
+		return Result{}, false, nil // a's id was used: attach sees to it
+	case !errors.Is(getErr, ErrNotFound):
+		return Result{}, false, getErr
+	}
+	admitted, err := x.acquire(ctx, a.IncidentID, now)
+	if err != nil {
+		return Result{}, false, err
+	}
+	rec := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StateQueued, OpenedAt: now, Alert: a}
+	if admitted {
+		rec = rec.Release(now)
+	}
+	return x.write(ctx, rec)
+}
+
+// write is open's second round trip.
+func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
+	a := rec.Alert
+	admitted := rec.State == StateInvestigating
+	b, err := json.Marshal(rec)
+	if err != nil {
+		x.settle(a.IncidentID, false)
+		return Result{}, false, storeErr("encode record", err)
+	}
+	var rev uint64
+	var recErr, fpErr, pubErr error
+	all(func() { rev, recErr = x.kv.Create(ctx, a.IncidentID, b) },
+		func() { _, fpErr = x.kv.Create(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a)) },
+		func() {
+			if admitted {
+				_, pubErr = x.pub.Publish(ctx, a, MsgID(a))
+			}
+		})
+	x.settle(a.IncidentID, recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
+	switch {
+	case errors.Is(recErr, ErrExists):
+		return Result{}, false, nil // a concurrent delivery wrote it first: attach reads it
+	case recErr != nil:
+		return Result{}, false, storeErr("create record", recErr)
+	case errors.Is(pubErr, ErrRefused):
+		return Result{}, false, x.refuse(ctx, rec, rev, pubErr)
+	case pubErr != nil:
+		x.failed(a.IncidentID, rec.OpenedAt)
+		return Result{}, false, storeErr("publish alert", pubErr)
+	case fpErr != nil && !errors.Is(fpErr, ErrExists):
+		x.failed(a.IncidentID, rec.OpenedAt)
+		return Result{}, false, storeErr("attach alert", fpErr)
+	case admitted:
+		return Result{Outcome: Opened, IncidentID: a.IncidentID}, true, nil
+	default:
+		x.queued()
+		return Result{Outcome: Queued, IncidentID: a.IncidentID}, true, nil
+	}
+}
+
+// refuse sets rec aside as refused for the bus's reason err (ErrRefused),
+// which it returns.
+func (x *Index) refuse(ctx context.Context, rec Record, rev uint64, err error) error {
+	rec.State, rec.Refusal = StateRefused, err.Error()
+	if _, serr := x.save(ctx, rec, rev); serr != nil && !errors.Is(serr, ErrConflict) {
+		return serr
+	}
+	return err
+}
+
+// attach files a into the incident open for its rule (opening one if there
+// is none): the general path, for every alert open did not file.
+func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	own := a.IncidentID
+	o, err := x.openFor(ctx, a)
+	if err != nil {
+		return Result{}, err
+	}
+	a.IncidentID = o.id
+	if !o.found {
+		if o.rec, o.rev, err = x.ensureRecord(ctx, a, now, o.reopens); err != nil {
+			return Result{}, err
+		}
+	}
+	res := Result{Outcome: Duplicate, IncidentID: o.id}
+	if o.attached {
+		res.Outcome = Attached
+	}
+	switch {
+	case o.rec.State == StatePending:
+		rec, err := x.admitPending(ctx, o.rec, o.rev, now)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Outcome = Opened
+		if rec.State == StateQueued {
+			res.Outcome = Queued
+		}
+	case own == o.id && redelivered(o.rec, a, now):
+		fresh, err := x.pub.Publish(ctx, o.rec.Alert, MsgID(o.rec.Alert))
+		if err != nil {
+			return Result{}, storeErr("publish alert", err)
+		}
+		if x.retried(own) || fresh { // the first delivery failed
+			res.Outcome = Opened
+		}
+	}
+	return res, nil
+}
+
+// redelivered reports whether a is a re-delivery of the alert that released
+// rec, early enough that its publication may have been what failed.
+func redelivered(rec Record, a contracts.AlertV1, now time.Time) bool {
+	return rec.State == StateInvestigating && rec.Alert.Fingerprint == a.Fingerprint &&
+		rec.Alert.StartsAt.Equal(a.StartsAt) && now.Sub(rec.ReleasedAt) < RedeliveryWindow
+}
+
+// openIndex returns the id of the open incident of a's (service, rule),
+// opening a's own if there is none.
+func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1) (id string, err error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	for range 5 {
+		if _, err := x.kv.Create(ctx, key, []byte(a.IncidentID)); err == nil {
+			return a.IncidentID, nil
+		} else if !errors.Is(err, ErrExists) {
+			return "", storeErr("open index", err)
+		}
+		e, err := x.kv.Get(ctx, key)
+		if errors.Is(err, ErrNotFound) {
+			continue // closed between our Create and Get: try again
+		}
+		if err != nil {
+			return "", storeErr("read index", err)
+		}
+		return string(e.Value), nil
+	}
+	return "", storeErr("open index", errors.New("index key keeps changing"))
+}
+
+// opening is the incident an alert fires into.
+type opening struct {
+	id, reopens string
+	rec         Record
+	rev         uint64
+	found       bool // rec was read
+	attached    bool // the alert's key was new
+}
+
+// openFor finds or opens the incident a fires into, and attaches a to it.
+// The index may point at an incident that has resolved: Alertmanager
+// re-sends a resolved alert as firing, with the same startsAt and
+// fingerprint, when it flaps. That is a new episode: the stale pointer is
+// dropped and a new incident is opened, <id>-r2 when a's own id is the
+// resolved one, so it gets its own investigation instead of being attached
+// to a closed incident for ever.
+func (x *Index) openFor(ctx context.Context, a contracts.AlertV1) (opening, error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	var o opening
+	for range admission.MaxReopens {
+		id, err := x.openIndex(ctx, a)
+		if err != nil {
+			return opening{}, err
+		}
+		o.id = id
+		var getErr, fpErr error
+		all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
+			func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
+		o.found, o.attached = getErr == nil, fpErr == nil
+		switch {
+		case fpErr != nil && !errors.Is(fpErr, ErrExists):
+			return opening{}, storeErr("attach alert", fpErr)
+		case errors.Is(getErr, ErrNotFound) || getErr == nil && o.rec.State != StateResolved:
+			return o, nil
+		case getErr != nil:
+			return opening{}, getErr
+		}
+		if err := x.drop(ctx, key, id, a, o.attached); err != nil {
+			return opening{}, err
+		}
+		if id == a.IncidentID {
+			o.reopens = id
+			a.IncidentID = admission.NextOpening(id)
+		}
+	}
+	return opening{}, storeErr("reopen", fmt.Errorf("%s reopened %d times", a.IncidentID, admission.MaxReopens))
+}
+
+// drop removes the index key that points at the resolved incident id, and
+// a's key under it if openFor just created it.
+func (x *Index) drop(ctx context.Context, key, id string, a contracts.AlertV1, attached bool) error {
+	if attached {
+		if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
+			return storeErr("detach alert", err)
+		}
+	}
+	if err := x.kv.Delete(ctx, key); err != nil {
+		return storeErr("drop stale index", err)
+	}
+	return nil
+}
+
+// ensureRecord reads the incident's record, creating it (pending) if absent.
+func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.Time, reopens string) (Record, uint64, error) {
+	for range 5 {
+		rec, rev, err := x.record(ctx, a.IncidentID)
+		if err == nil {
+			return rec, rev, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return Record{}, 0, err
+		}
+		rec = Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StatePending, OpenedAt: now, Alert: a, Reopens: reopens}
+		b, _ := json.Marshal(rec)
+		rev, err = x.kv.Create(ctx, a.IncidentID, b)
+		if err == nil {
+			return rec, rev, nil
+		}
+		if !errors.Is(err, ErrExists) {
+			return Record{}, 0, storeErr("create record", err)
+		}
+	}
+	return Record{}, 0, storeErr("create record", errors.New("record keeps changing"))
+}
+
+// admitPending moves a pending incident to investigating (publishing its
+// alert) or to queued.
+func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now time.Time) (Record, error) {
+	for range 5 {
+		if rec.State != StatePending {
+			return rec, nil
+		}
+		next, err := x.decide(ctx, rec, rev, now)
+		if err != nil {
+			return Record{}, err
+		}
+		_, err = x.save(ctx, next, rev)
+		x.settle(rec.IncidentID, err == nil && next.State == StateInvestigating)
+		if err == nil {
+			if next.State == StateQueued {
+				x.queued()
+			}
+			return next, nil
+		} else if !errors.Is(err, ErrConflict) {
+			return Record{}, err
+		}
+		if rec, rev, err = x.record(ctx, rec.IncidentID); err != nil {
+			return Record{}, err
+		}
+	}
+	return Record{}, storeErr("admit", errors.New("record keeps changing"))
+}
+
+// decide is rec released (its alert published, its slot in flight) or
+// queued.
+func (x *Index) decide(ctx context.Context, rec Record, rev uint64, now time.Time) (Record, error) {
+	ok, err := x.acquire(ctx, rec.IncidentID, now)
+	if err != nil || !ok {
+		rec.State = StateQueued
+		return rec, err
+	}
+	if _, err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+		x.settle(rec.IncidentID, false)
+		if errors.Is(err, ErrRefused) {
+			return Record{}, x.refuse(ctx, rec, rev, err)
+		}
+		return Record{}, storeErr("publish alert", err)
+	}
+	return rec.Release(now), nil
+}

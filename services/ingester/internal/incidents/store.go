@@ -1,0 +1,265 @@
+package incidents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/ingester/webhook"
+)
+
+func (x *Index) record(ctx context.Context, id string) (Record, uint64, error) {
+	e, err := x.kv.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return Record{}, 0, ErrNotFound
+	}
+	if err != nil {
+		return Record{}, 0, storeErr("read record", err)
+	}
+	var rec Record
+	if err := json.Unmarshal(e.Value, &rec); err != nil {
+		return Record{}, 0, storeErr("decode record "+id, err)
+	}
+	return rec, e.Revision, nil
+}
+
+// save writes rec at rev; on a conflict it returns ErrConflict so the caller
+// can decide again.
+func (x *Index) save(ctx context.Context, rec Record, rev uint64) (uint64, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return 0, storeErr("encode record", err)
+	}
+	n, err := x.kv.Update(ctx, rec.IncidentID, b, rev)
+	if errors.Is(err, ErrConflict) {
+		return 0, ErrConflict
+	}
+	if err != nil {
+		return 0, storeErr("update record", err)
+	}
+	return n, nil
+}
+
+// records lists every incident record.
+func (x *Index) records(ctx context.Context) ([]Record, []uint64, error) {
+	keys, err := x.kv.Keys(ctx, "*")
+	if err != nil {
+		return nil, nil, storeErr("list records", err)
+	}
+	var recs []Record
+	var revs []uint64
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "inc-") {
+			continue
+		}
+		rec, rev, err := x.record(ctx, k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		recs = append(recs, rec)
+		revs = append(revs, rev)
+	}
+	return recs, revs, nil
+}
+
+// Dispatch releases queued incidents while slots are free. It returns the
+// ids released. The ingester calls it on a ticker and after a decision.
+// The bucket is read without holding up admission; slots taken meanwhile
+// are kept.
+//
+// While this process knows of no queued incident it reads the bucket only
+// every RescanEvery (for incidents another replica, or an earlier run,
+// queued), so that an idle tick costs nothing.
+func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
+	x.mu.Lock()
+	if x.loaded && x.queuing == 0 && now.Sub(x.scanned) < RescanEvery && !now.Before(x.scanned) {
+		x.mu.Unlock()
+		return nil, nil
+	}
+	x.scans++
+	queuing := x.queuing
+	x.mu.Unlock()
+	recs, revs, err := x.records(ctx)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.scans--
+	if err != nil {
+		return nil, err
+	}
+	extra := x.reset(recs)
+	admit := Admit(recs, now, x.max-extra, x.lease)
+	x.scanned = now
+	x.queuing += countQueued(recs) - len(admit) - queuing
+	var released []string
+	for _, i := range admit {
+		rec := recs[i]
+		if _, err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
+			// Set aside, so the incidents queued behind it are released.
+			if err := x.refuse(ctx, rec, revs[i], err); !errors.Is(err, ErrRefused) {
+				return released, err
+			}
+			continue
+		} else if err != nil {
+			return released, storeErr("publish queued alert", err)
+		}
+		rec = rec.Release(now)
+		if _, err := x.save(ctx, rec, revs[i]); err != nil && !errors.Is(err, ErrConflict) {
+			return released, err
+		}
+		x.slots.Hold(rec.IncidentID, now)
+		x.taken(rec.IncidentID, now)
+		released = append(released, rec.IncidentID)
+	}
+	return released, nil
+}
+
+// countQueued is the number of queued records.
+func countQueued(recs []Record) int {
+	n := 0
+	for _, r := range recs {
+		if r.State == StateQueued {
+			n++
+		}
+	}
+	return n
+}
+
+func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	e, err := x.kv.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		// Nothing open (already closed, or opened before the index existed):
+		// record the resolution on the bus so the trail is complete.
+		if _, err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+			return Result{}, storeErr("publish resolved alert", err)
+		}
+		return Result{Outcome: ResolvedUnknown, IncidentID: a.IncidentID}, nil
+	}
+	if err != nil {
+		return Result{}, storeErr("read index", err)
+	}
+	id := string(e.Value)
+	if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
+		return Result{}, storeErr("detach alert", err)
+	}
+	left, err := x.kv.Keys(ctx, "fp."+id+".*")
+	if err != nil {
+		return Result{}, storeErr("list firing alerts", err)
+	}
+	if len(left) > 0 {
+		return Result{Outcome: PartlyResolved, IncidentID: id}, nil
+	}
+	a.IncidentID = id
+	if _, err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+		return Result{}, storeErr("publish resolved alert", err)
+	}
+	if err := x.update(ctx, id, func(rec *Record) bool {
+		if rec.State == StateResolved {
+			return false
+		}
+		rec.State, rec.ResolvedAt = StateResolved, now
+		return true
+	}); err != nil {
+		return Result{}, err
+	}
+	if err := x.kv.Delete(ctx, key); err != nil {
+		return Result{}, storeErr("close index", err)
+	}
+	x.release(id)
+	return Result{Outcome: Resolved, IncidentID: id}, nil
+}
+
+// update applies change to the record of id until it is saved at the
+// revision it read; change returns false to leave the record as it is. A
+// missing record is left missing.
+func (x *Index) update(ctx context.Context, id string, change func(*Record) bool) error {
+	for range 5 {
+		rec, rev, err := x.record(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !change(&rec) {
+			return nil
+		}
+		if _, err := x.save(ctx, rec, rev); err == nil {
+			return nil
+		} else if !errors.Is(err, ErrConflict) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Decided records the gate's verdict on incident id: an investigating
+// incident becomes decided and releases its investigation slot (the caller
+// then dispatches the queue). It reports whether anything changed: an
+// unknown, queued, already decided or resolved incident is left as it is.
+func (x *Index) Decided(ctx context.Context, id, verdict string, now time.Time) (bool, error) {
+	for range 5 {
+		rec, rev, err := x.record(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if rec.State != StateInvestigating {
+			return false, nil
+		}
+		rec.State, rec.DecidedAt, rec.Verdict = StateDecided, now, verdict
+		if _, err := x.save(ctx, rec, rev); errors.Is(err, ErrConflict) {
+			continue
+		} else if err != nil {
+			return false, err
+		}
+		x.release(id)
+		return true, nil
+	}
+	return false, storeErr("decide", errors.New("record keeps changing"))
+}
+
+// recordNoData lists a no-data alert in the index (state no_data while it
+// fires, resolved once it resolves) without opening an investigation. A
+// record of a real incident under the same id is left alone.
+func (x *Index) recordNoData(ctx context.Context, a contracts.AlertV1, now time.Time) error {
+	state := StateNoData
+	if a.Status == contracts.AlertResolved {
+		state = StateResolved
+	}
+	for range 5 {
+		rec := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: state, OpenedAt: now, Alert: a}
+		if state == StateResolved {
+			rec.ResolvedAt = now
+		}
+		b, _ := json.Marshal(rec)
+		if _, err := x.kv.Create(ctx, a.IncidentID, b); err == nil {
+			return nil
+		} else if !errors.Is(err, ErrExists) {
+			return storeErr("record no-data alert", err)
+		}
+		cur, rev, err := x.record(ctx, a.IncidentID)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil || !cur.Alert.NoData || cur.State == state {
+			return err
+		}
+		cur.State = state
+		if state == StateResolved {
+			cur.ResolvedAt = now
+		}
+		if _, err := x.save(ctx, cur, rev); err == nil || !errors.Is(err, ErrConflict) {
+			return err
+		}
+	}
+	return storeErr("record no-data alert", errors.New("record keeps changing"))
+}
