@@ -35,8 +35,9 @@ test-short:
 vet:
 	@set -e; for d in $(MODULES); do (cd $$d && $(GO) vet ./...); done
 
-## lint: go vet plus golangci-lint from the module proxy
+## lint: go vet, the function limits (80 lines, gocyclo 20: e2e/lint) and golangci-lint from the module proxy
 lint: vet
+	@cd e2e && $(GO) test -count=1 ./lint/
 	@test -x $(BIN)/tools/golangci-lint || GOBIN=$(BIN)/tools $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 	@failed=""; for d in $(MODULES); do (cd $$d && $(BIN)/tools/golangci-lint run ./...) || failed="$$failed $$d"; done; \
 	if [ -n "$$failed" ]; then echo "lint FAILED:$$failed"; exit 1; fi

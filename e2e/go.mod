@@ -8,6 +8,7 @@ require (
 	agentk/platform v0.0.0
 	agentk/services/bridge v0.0.0
 	agentk/services/sandbox v0.0.0
+	github.com/fzipp/gocyclo v0.6.0
 	github.com/nats-io/nats.go v1.55.0
 )
 

@@ -52,6 +52,7 @@ func personas() string {
 	return strings.Join(list, ",")
 }
 
+// row is one line of the table. For the baseline, killed means safe.
 type row struct {
 	name, check, killer, result string
 	killed                      bool
@@ -73,132 +74,31 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var todo []mutant.Mutant
-	if *only == "" {
-		todo = mutant.All()
-	} else {
-		for _, n := range strings.Split(*only, ",") {
-			m, ok := mutant.Find(strings.TrimSpace(n))
-			if !ok {
-				return fmt.Errorf("no mutant %q in the catalogue", n)
-			}
-			todo = append(todo, m)
-		}
+	todo, err := pick(*only)
+	if err != nil {
+		return err
 	}
 	started := time.Now()
 	bin := filepath.Join(os.TempDir(), fmt.Sprintf("agentk-mutants-%d", os.Getpid()))
 	defer func() { _ = os.Remove(bin) }()
-	build := exec.CommandContext(ctx, "go", "build", "-tags", "agentk_mutants", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "services", "agentk")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build agentk with -tags agentk_mutants: %v\n%s", err, out)
+	if err := buildAgentk(ctx, root, bin); err != nil {
+		return err
 	}
-	eval := func(name string) (replay.Summary, error) {
-		cmd := exec.CommandContext(ctx, bin, "eval", "--json", "--parallel", fmt.Sprint(*parallel),
-			"--investigators", *invs, "--incidents", *incs, filepath.Join(root, *corpus))
-		cmd.Env = append(os.Environ(), "AGENTK_OTEL_DISABLED=1", "AGENTK_MUTANT="+name)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		_ = cmd.Run() // an unsafe eval exits 1; the summary says why
-		var s replay.Summary
-		sc := bufio.NewScanner(&out)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		var last []byte
-		for sc.Scan() {
-			last = append(last[:0], sc.Bytes()...)
-		}
-		if err := json.Unmarshal(last, &s); err != nil || !s.Summary {
-			return s, fmt.Errorf("eval printed no summary: %v\n%s", err, tail(errb.String(), 20))
-		}
-		return s, nil
-	}
-	unsafe := func(s replay.Summary) []string {
-		var out []string
-		for _, r := range s.Rows {
-			if r.Unsafe() {
-				out = append(out, fmt.Sprintf("%s: %d bad rollbacks, %d unsupported, %d out-of-gate, %d repeat", r.Investigator, r.BadRollbacks, r.Unsupported, r.OutOfGateActions, r.RepeatActions))
-			}
-		}
-		return out
-	}
-
-	var rows []row
-	failed := false
+	r := &runner{ctx: ctx, root: root, bin: bin, invs: *invs, incs: *incs, corpus: *corpus, parallel: *parallel, passedUnmutated: map[string]bool{}}
 	// The baseline: every check on, every investigator safe and no replay failed.
-	t0 := time.Now()
-	s, err := eval("")
-	base := row{name: "(none)", check: "every check on", killer: "eval"}
-	switch {
-	case err != nil:
-		base.result, failed = "ERROR: "+err.Error(), true
-	case len(unsafe(s)) > 0 || !s.Safe:
-		var errs []string
-		for _, r := range s.Rows {
-			if r.Errors > 0 {
-				errs = append(errs, fmt.Sprintf("%s: %d failed replays", r.Investigator, r.Errors))
-			}
-		}
-		base.result, failed = "UNSAFE: "+strings.Join(append(unsafe(s), errs...), "; "), true
-	default:
-		base.result = "safe: 0 bad rollbacks, unsupported claims, out-of-gate or repeat actions for every investigator"
-	}
-	base.took = time.Since(t0)
-	rows = append(rows, base)
+	base := r.baseline()
+	rows, failed := []row{base}, !base.killed
 	fmt.Fprintf(stdout, "%-28s %s (%s)\n", base.name, base.result, base.took.Round(time.Second))
-
-	passedUnmutated := map[string]bool{}
 	for _, m := range todo {
-		r := row{name: m.Name, check: m.Check, killer: m.KilledBy}
-		t0 := time.Now()
-		switch {
-		case m.KilledBy == "eval":
-			s, err := eval(m.Name)
-			switch u := unsafe(s); {
-			case err != nil:
-				r.result = "ERROR: " + err.Error()
-			case len(u) > 0:
-				r.killed, r.result = true, "killed: "+strings.Join(u, "; ")
-			default:
-				r.result = "SURVIVED: every investigator stayed safe"
-			}
-		case strings.HasPrefix(m.KilledBy, "test:"):
-			p := strings.SplitN(m.KilledBy, ":", 4)
-			if !passedUnmutated[m.KilledBy] {
-				if out, err := goTest(ctx, root, p[1], p[2], p[3], ""); err != nil {
-					r.result = "ERROR: the killer fails without the mutant:\n" + tail(out, 20)
-					break
-				}
-				passedUnmutated[m.KilledBy] = true
-			}
-			out, err := goTest(ctx, root, p[1], p[2], p[3], m.Name)
-			var exit *exec.ExitError
-			switch {
-			case errors.As(err, &exit):
-				r.killed, r.result = true, "killed: "+firstFail(out)
-			case err != nil:
-				r.result = "ERROR: " + err.Error()
-			default:
-				r.result = "SURVIVED: the test passed with the check off"
-			}
-		default:
-			r.result = "ERROR: unknown killer " + m.KilledBy
-		}
-		r.took = time.Since(t0)
-		failed = failed || !r.killed
-		rows = append(rows, r)
-		fmt.Fprintf(stdout, "%-28s %-8s %s (%s)\n", r.name, map[bool]string{true: "KILLED", false: "SURVIVED"}[r.killed], r.result, r.took.Round(time.Second))
+		row := r.mutant(m)
+		failed = failed || !row.killed
+		rows = append(rows, row)
+		fmt.Fprintf(stdout, "%-28s %-8s %s (%s)\n", row.name, map[bool]string{true: "KILLED", false: "SURVIVED"}[row.killed], row.result, row.took.Round(time.Second))
 	}
-
-	var b strings.Builder
-	fmt.Fprintf(&b, "| mutant | check switched off | killed by | result | time |\n|---|---|---|---|---|\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", r.name, r.check, r.killer, strings.ReplaceAll(strings.ReplaceAll(r.result, "|", "/"), "\n", " "), r.took.Round(time.Second))
-	}
-	fmt.Fprintf(&b, "\n%d mutants in %s; eval killers replay `%s` on `%s`.\n", len(todo), time.Since(started).Round(time.Second), *invs, *incs)
-	fmt.Fprint(stdout, "\n"+b.String())
+	table := markdown(rows) + fmt.Sprintf("\n%d mutants in %s; eval killers replay `%s` on `%s`.\n", len(todo), time.Since(started).Round(time.Second), *invs, *incs)
+	fmt.Fprint(stdout, "\n"+table)
 	if *md != "" {
-		if err := os.WriteFile(*md, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(*md, []byte(table), 0o644); err != nil {
 			return err
 		}
 	}
@@ -206,6 +106,156 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return errors.New("a mutant survived, a killer erred, or the un-mutated build is unsafe (see the table)")
 	}
 	return nil
+}
+
+// pick returns the mutants named in only (comma-separated), or the whole
+// catalogue when only is empty.
+func pick(only string) ([]mutant.Mutant, error) {
+	if only == "" {
+		return mutant.All(), nil
+	}
+	var todo []mutant.Mutant
+	for _, n := range strings.Split(only, ",") {
+		m, ok := mutant.Find(strings.TrimSpace(n))
+		if !ok {
+			return nil, fmt.Errorf("no mutant %q in the catalogue", n)
+		}
+		todo = append(todo, m)
+	}
+	return todo, nil
+}
+
+// buildAgentk builds agentk with -tags agentk_mutants into bin.
+func buildAgentk(ctx context.Context, root, bin string) error {
+	build := exec.CommandContext(ctx, "go", "build", "-tags", "agentk_mutants", "-o", bin, ".")
+	build.Dir = filepath.Join(root, "services", "agentk")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build agentk with -tags agentk_mutants: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// runner runs the killers against the mutant build.
+type runner struct {
+	ctx                   context.Context
+	root, bin, invs, incs string
+	corpus                string
+	parallel              int
+	passedUnmutated       map[string]bool
+}
+
+// eval runs the mutant build's eval with mutant name switched off ("" for
+// none) and returns its summary.
+func (r *runner) eval(name string) (replay.Summary, error) {
+	cmd := exec.CommandContext(r.ctx, r.bin, "eval", "--json", "--parallel", fmt.Sprint(r.parallel),
+		"--investigators", r.invs, "--incidents", r.incs, filepath.Join(r.root, r.corpus))
+	cmd.Env = append(os.Environ(), "AGENTK_OTEL_DISABLED=1", "AGENTK_MUTANT="+name)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	_ = cmd.Run() // an unsafe eval exits 1; the summary says why
+	var s replay.Summary
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var last []byte
+	for sc.Scan() {
+		last = append(last[:0], sc.Bytes()...)
+	}
+	if err := json.Unmarshal(last, &s); err != nil || !s.Summary {
+		return s, fmt.Errorf("eval printed no summary: %v\n%s", err, tail(errb.String(), 20))
+	}
+	return s, nil
+}
+
+// unsafe lists the investigators an eval found unsafe, and why.
+func unsafe(s replay.Summary) []string {
+	var out []string
+	for _, r := range s.Rows {
+		if r.Unsafe() {
+			out = append(out, fmt.Sprintf("%s: %d bad rollbacks, %d unsupported, %d out-of-gate, %d repeat", r.Investigator, r.BadRollbacks, r.Unsupported, r.OutOfGateActions, r.RepeatActions))
+		}
+	}
+	return out
+}
+
+// baseline evals the build with every check on; its row is "killed" (as in:
+// fine) when every investigator stayed safe and no replay failed.
+func (r *runner) baseline() row {
+	t0 := time.Now()
+	s, err := r.eval("")
+	base := row{name: "(none)", check: "every check on", killer: "eval"}
+	switch {
+	case err != nil:
+		base.result = "ERROR: " + err.Error()
+	case len(unsafe(s)) > 0 || !s.Safe:
+		var errs []string
+		for _, r := range s.Rows {
+			if r.Errors > 0 {
+				errs = append(errs, fmt.Sprintf("%s: %d failed replays", r.Investigator, r.Errors))
+			}
+		}
+		base.result = "UNSAFE: " + strings.Join(append(unsafe(s), errs...), "; ")
+	default:
+		base.result, base.killed = "safe: 0 bad rollbacks, unsupported claims, out-of-gate or repeat actions for every investigator", true
+	}
+	base.took = time.Since(t0)
+	return base
+}
+
+// mutant runs m's killer with m switched off.
+func (r *runner) mutant(m mutant.Mutant) row {
+	rw := row{name: m.Name, check: m.Check, killer: m.KilledBy}
+	t0 := time.Now()
+	switch {
+	case m.KilledBy == "eval":
+		s, err := r.eval(m.Name)
+		switch u := unsafe(s); {
+		case err != nil:
+			rw.result = "ERROR: " + err.Error()
+		case len(u) > 0:
+			rw.killed, rw.result = true, "killed: "+strings.Join(u, "; ")
+		default:
+			rw.result = "SURVIVED: every investigator stayed safe"
+		}
+	case strings.HasPrefix(m.KilledBy, "test:"):
+		rw.killed, rw.result = r.testKiller(m)
+	default:
+		rw.result = "ERROR: unknown killer " + m.KilledBy
+	}
+	rw.took = time.Since(t0)
+	return rw
+}
+
+// testKiller runs m's killer test, first without the mutant (it must pass),
+// then with it (it must fail).
+func (r *runner) testKiller(m mutant.Mutant) (bool, string) {
+	p := strings.SplitN(m.KilledBy, ":", 4)
+	if !r.passedUnmutated[m.KilledBy] {
+		if out, err := goTest(r.ctx, r.root, p[1], p[2], p[3], ""); err != nil {
+			return false, "ERROR: the killer fails without the mutant:\n" + tail(out, 20)
+		}
+		r.passedUnmutated[m.KilledBy] = true
+	}
+	out, err := goTest(r.ctx, r.root, p[1], p[2], p[3], m.Name)
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return true, "killed: " + firstFail(out)
+	case err != nil:
+		return false, "ERROR: " + err.Error()
+	default:
+		return false, "SURVIVED: the test passed with the check off"
+	}
+}
+
+// markdown is the table mutant → check → killer → result → time.
+func markdown(rows []row) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| mutant | check switched off | killed by | result | time |\n|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", r.name, r.check, r.killer, strings.ReplaceAll(strings.ReplaceAll(r.result, "|", "/"), "\n", " "), r.took.Round(time.Second))
+	}
+	return b.String()
 }
 
 func goTest(ctx context.Context, root, module, pkg, re, name string) (string, error) {

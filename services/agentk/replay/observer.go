@@ -212,11 +212,7 @@ func (f *follower) onDecision(ctx context.Context) bool {
 	d, p := f.out.decision, f.p
 	p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
 	for _, c := range d.Checks {
-		mark := "pass"
-		if !c.Passed {
-			mark = "FAIL"
-		}
-		p.step("  %s %-18s %s", mark, c.Name, clip(c.Reason, 100))
+		p.step("  %s %-18s %s", harness.Mark(c.Passed), c.Name, clip(c.Reason, 100))
 	}
 	if d.Verdict != contracts.VerdictAllow {
 		if d.NextStep != "" {

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/internal/chain"
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
@@ -18,9 +20,9 @@ import (
 // tamper changes one byte of the payload of the first message on subject
 // and keeps its signature: what an attacker with write access to the store
 // could do.
-func tamper(t *testing.T, msgs []auditMsg, subject string) []auditMsg {
+func tamper(t *testing.T, msgs []chain.Msg, subject string) []chain.Msg {
 	t.Helper()
-	out := append([]auditMsg(nil), msgs...)
+	out := append([]chain.Msg(nil), msgs...)
 	for i, m := range out {
 		if m.Subject != subject {
 			continue
@@ -58,13 +60,13 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 		if m.Subject == contracts.SubjectAlert {
 			var a contracts.AlertV1
 			e, _ := envelope.Parse(m.Data)
-			require.NoError(t, jsonUnmarshal(e.Payload, &a))
+			require.NoError(t, json.Unmarshal(e.Payload, &a))
 			incident = a.IncidentID
 		}
 	}
 	require.NotEmpty(t, incident)
 
-	clean := auditChain(kr, incident, msgs)
+	clean := chain.Audit(kr, incident, msgs)
 	require.True(t, clean.OK, "%+v", clean.Links)
 	var names []string
 	for _, l := range clean.Links {
@@ -85,9 +87,9 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := auditChain(kr, incident, tamper(t, msgs, tc.subject))
+			rep := chain.Audit(kr, incident, tamper(t, msgs, tc.subject))
 			require.False(t, rep.OK)
-			var first *auditLink
+			var first *chain.Link
 			for i := range rep.Links {
 				if !rep.Links[i].OK {
 					first = &rep.Links[i]
@@ -103,7 +105,7 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 		inv := newSigner(t)
 		kr2, err := envelope.NewKeyring(append(kr.Entries(), envelope.KeyEntry{KeyID: inv.KeyID(), Role: envelope.RoleInvestigator})...)
 		require.NoError(t, err)
-		forged := append([]auditMsg(nil), msgs...)
+		forged := append([]chain.Msg(nil), msgs...)
 		for i, m := range forged {
 			if m.Subject != contracts.SubjectApproval {
 				continue
@@ -114,9 +116,9 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 			require.NoError(t, err)
 			forged[i].Data = re.Marshal()
 		}
-		rep := auditChain(kr2, incident, forged)
+		rep := chain.Audit(kr2, incident, forged)
 		require.False(t, rep.OK)
-		var l *auditLink
+		var l *chain.Link
 		for i := range rep.Links {
 			if rep.Links[i].Link == "approval" {
 				l = &rep.Links[i]
@@ -124,7 +126,7 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 		}
 		require.NotNil(t, l)
 		require.False(t, l.OK)
-		require.Contains(t, l.Who, "signed by investigator key "+short(inv.KeyID()))
+		require.Contains(t, l.Who, "signed by investigator key "+chain.Short(inv.KeyID()))
 		require.NotContains(t, l.Who, "signed by bridge")
 		for _, c := range clean.Links {
 			if c.Link == "approval" {
@@ -133,13 +135,13 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 		}
 	})
 	t.Run("missing decision", func(t *testing.T) {
-		var kept []auditMsg
+		var kept []chain.Msg
 		for _, m := range msgs {
 			if m.Subject != contracts.SubjectDecision {
 				kept = append(kept, m)
 			}
 		}
-		rep := auditChain(kr, incident, kept)
+		rep := chain.Audit(kr, incident, kept)
 		require.False(t, rep.OK)
 		var broken []string
 		for _, l := range rep.Links {

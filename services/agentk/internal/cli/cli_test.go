@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/internal/chain"
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/platform/identity"
 
 	"github.com/stretchr/testify/require"
@@ -262,53 +262,10 @@ func TestOperatorNoPipeline(t *testing.T) {
 	require.Contains(t, errb.String(), "AGENTK_NATS_URL")
 }
 
-func signed(t *testing.T, s *envelope.Signer, subject string, v any, now time.Time) auditMsg {
-	e, err := s.SealJSON(subject, v, now, time.Hour)
-	require.NoError(t, err)
-	return auditMsg{Subject: subject, Data: e.Marshal()}
-}
-
-func TestPendingDecisions(t *testing.T) {
-	t.Parallel()
-	ids, err := identity.Ensure(t.TempDir())
-	require.NoError(t, err)
-	kr, err := ids.Keyring()
-	require.NoError(t, err)
-	gate, err := ids.Signer(envelope.RoleGate)
-	require.NoError(t, err)
-	bridge, err := ids.Signer(envelope.RoleBridge)
-	require.NoError(t, err)
-	ingester, err := ids.Signer(envelope.RoleIngester)
-	require.NoError(t, err)
-	now := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
-	dec := func(id, verdict string, shadow bool, expires time.Duration) contracts.DecisionV1 {
-		return contracts.DecisionV1{DecisionID: id, IncidentID: "inc-" + id, Service: "shop-api", Action: "rollback", Verdict: verdict, Shadow: shadow,
-			RollbackTarget: "shop-api:v1", Confidence: 0.9, DecidedAt: now.Add(-time.Minute), ExpiresAt: now.Add(expires)}
-	}
-	msgs := []auditMsg{
-		signed(t, gate, contracts.SubjectDecision, dec("later", contracts.VerdictAllow, false, 10*time.Minute), now),
-		signed(t, gate, contracts.SubjectDecision, dec("pending", contracts.VerdictAllow, false, 5*time.Minute), now),
-		signed(t, gate, contracts.SubjectDecision, dec("denied-by-gate", contracts.VerdictDeny, false, 5*time.Minute), now),
-		signed(t, gate, contracts.SubjectDecision, dec("shadow", contracts.VerdictAllow, true, 5*time.Minute), now),
-		signed(t, gate, contracts.SubjectDecision, dec("expired", contracts.VerdictAllow, false, -time.Second), now),
-		signed(t, gate, contracts.SubjectDecision, dec("answered", contracts.VerdictAllow, false, 5*time.Minute), now),
-		signed(t, bridge, contracts.SubjectApproval, contracts.ApprovalV1{ApprovalID: "apr-1", DecisionID: "answered", Answer: "deny"}, now),
-		// Forged: an allowed decision signed by the ingester, and an
-		// "answer" signed by the gate, are neither.
-		signed(t, ingester, contracts.SubjectDecision, dec("forged", contracts.VerdictAllow, false, 5*time.Minute), now),
-		signed(t, gate, contracts.SubjectApproval, contracts.ApprovalV1{ApprovalID: "apr-2", DecisionID: "later", Answer: "approve"}, now),
-	}
-	var got []string
-	for _, p := range pendingDecisions(kr, msgs, now) {
-		got = append(got, p.DecisionID)
-	}
-	require.Equal(t, []string{"pending", "later"}, got)
-}
-
 func TestAuditUnknownIncident(t *testing.T) {
 	t.Parallel()
-	require.True(t, auditReport{Links: []auditLink{{Link: "alert", What: "missing"}, {Link: "review", What: "missing"}}}.unknown())
-	require.False(t, auditReport{Links: []auditLink{{Link: "alert", What: "firing"}, {Link: "review", What: "missing"}}}.unknown())
+	require.True(t, chain.Report{Links: []chain.Link{{Link: "alert", What: "missing"}, {Link: "review", What: "missing"}}}.Unknown())
+	require.False(t, chain.Report{Links: []chain.Link{{Link: "alert", What: "firing"}, {Link: "review", What: "missing"}}}.Unknown())
 }
 
 func TestUnknownVariables(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/contracts"
 	"agentk/services/bridge/client"
 )
 
@@ -65,22 +66,11 @@ func cmdFreeze(ctx context.Context, c *cli, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	scope, err := freezeScope(*all, fs.Args())
+	f, err := freezeCall(ctx, c, *all, fs.Args(), func(ctx context.Context, u, tok, scope string) (contracts.FreezeV1, error) {
+		return client.Freeze(ctx, u, tok, scope, *reason, *d)
+	})
 	if err != nil {
 		return err
-	}
-	u, tok, err := bridgeAccess(c)
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := c.withConnectTimeout(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	f, err := client.Freeze(ctx, u, tok, scope, *reason, *d)
-	if err != nil {
-		return bridgeFailed(ctx, u, c, err)
 	}
 	if *asJSON {
 		return json.NewEncoder(c.stdout).Encode(f)
@@ -97,28 +87,41 @@ func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	scope, err := freezeScope(*all, fs.Args())
+	f, err := freezeCall(ctx, c, *all, fs.Args(), func(ctx context.Context, u, tok, scope string) (contracts.FreezeV1, error) {
+		return client.Unfreeze(ctx, u, tok, scope, *reason)
+	})
 	if err != nil {
 		return err
-	}
-	u, tok, err := bridgeAccess(c)
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := c.withConnectTimeout(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	f, err := client.Unfreeze(ctx, u, tok, scope, *reason)
-	if err != nil {
-		return bridgeFailed(ctx, u, c, err)
 	}
 	if *asJSON {
 		return json.NewEncoder(c.stdout).Encode(f)
 	}
 	fmt.Fprintf(c.stdout, "unfrozen: %s by %s (lifts %s): %s\n", f.Scope, f.By, f.Lifts, f.Reason)
 	return nil
+}
+
+// freezeCall names the scope, reaches the bridge's API within the connect
+// timeout and makes one freeze call there (freeze or unfreeze).
+func freezeCall(ctx context.Context, c *cli, all bool, args []string,
+	call func(ctx context.Context, u, tok, scope string) (contracts.FreezeV1, error)) (contracts.FreezeV1, error) {
+	scope, err := freezeScope(all, args)
+	if err != nil {
+		return contracts.FreezeV1{}, err
+	}
+	u, tok, err := bridgeAccess(c)
+	if err != nil {
+		return contracts.FreezeV1{}, err
+	}
+	ctx, cancel, err := c.withConnectTimeout(ctx)
+	if err != nil {
+		return contracts.FreezeV1{}, err
+	}
+	defer cancel()
+	f, err := call(ctx, u, tok, scope)
+	if err != nil {
+		return f, bridgeFailed(ctx, u, c, err)
+	}
+	return f, nil
 }
 
 func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error {

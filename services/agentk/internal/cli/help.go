@@ -51,7 +51,7 @@ func versionInfo(bi *debug.BuildInfo, ok bool) string {
 	}
 	out := "agentk " + v
 	if rev != "" {
-		out += " " + short(rev) + dirty
+		out += " " + rev[:min(len(rev), 12)] + dirty
 		if when != "" {
 			out += " " + when
 		}

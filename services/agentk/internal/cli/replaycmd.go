@@ -84,17 +84,8 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if *only != "" {
-		byID := map[string]*incident.Incident{}
-		for _, inc := range corpus {
-			byID[inc.Meta.ID] = inc
-		}
-		corpus = corpus[:0]
-		for _, id := range strings.Split(*only, ",") {
-			inc, ok := byID[strings.TrimSpace(id)]
-			if !ok {
-				return fmt.Errorf("%w: --incidents: no incident %q in %s", errUsage, id, fs.Arg(0))
-			}
-			corpus = append(corpus, inc)
+		if corpus, err = pickIncidents(corpus, *only, fs.Arg(0)); err != nil {
+			return err
 		}
 	}
 	prov, err := replay.ReadProvenance(fs.Arg(0))
@@ -132,16 +123,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 		replay.MarkdownCorpus(c.stdout, prov, outs)
 	}
 	if *md != "" {
-		if err := os.MkdirAll(filepath.Dir(*md), 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(*md)
-		if err != nil {
-			return err
-		}
-		replay.Markdown(f, filepath.Base(fs.Arg(0)), outs, s, time.Now())
-		replay.MarkdownCorpus(f, prov, outs)
-		if err := f.Close(); err != nil {
+		if err := writeScoreboard(*md, filepath.Base(fs.Arg(0)), prov, outs, s); err != nil {
 			return err
 		}
 	}
@@ -149,4 +131,36 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 		return fmt.Errorf("unsafe: a bad rollback, an unsupported claim published, an out-of-gate action, a repeat action or a failed replay (see the scoreboard)")
 	}
 	return nil
+}
+
+// pickIncidents keeps the incidents of corpus named in only (comma-separated
+// ids), in that order.
+func pickIncidents(corpus []*incident.Incident, only, dir string) ([]*incident.Incident, error) {
+	byID := map[string]*incident.Incident{}
+	for _, inc := range corpus {
+		byID[inc.Meta.ID] = inc
+	}
+	var out []*incident.Incident
+	for _, id := range strings.Split(only, ",") {
+		inc, ok := byID[strings.TrimSpace(id)]
+		if !ok {
+			return nil, fmt.Errorf("%w: --incidents: no incident %q in %s", errUsage, id, dir)
+		}
+		out = append(out, inc)
+	}
+	return out, nil
+}
+
+// writeScoreboard writes the eval's scoreboard as Markdown to path.
+func writeScoreboard(path, corpus string, prov replay.Provenance, outs []replay.Outcome, s replay.Summary) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	replay.Markdown(f, corpus, outs, s, time.Now())
+	replay.MarkdownCorpus(f, prov, outs)
+	return f.Close()
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"agentk/platform/bus"
 	"agentk/platform/topology"
 	"agentk/services/reviewer/report"
 
@@ -95,19 +97,41 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	defer done()
-	ikv, err := adm.KeyValue(ctx, topology.BucketIncidents)
+	rows, err := listIncidents(ctx, adm, time.Now().Add(-*since))
 	if err != nil {
 		return err
+	}
+	// A stopped service is why incidents wait: say so above the list
+	// (on stderr with --json, so the JSON stays clean).
+	if *asJSON {
+		reportServiceHealth(ctx, c, c.stderr)
+		enc := json.NewEncoder(c.stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	reportServiceHealth(ctx, c, c.stdout)
+	return printIncidents(c.stdout, rows)
+}
+
+// listIncidents reads the incident index, newest first: every open incident
+// and the closed ones opened since cutoff, each with its report's status.
+func listIncidents(ctx context.Context, adm *bus.Conn, cutoff time.Time) ([]incidentRow, error) {
+	ikv, err := adm.KeyValue(ctx, topology.BucketIncidents)
+	if err != nil {
+		return nil, err
 	}
 	rkv, err := adm.KeyValue(ctx, topology.BucketReports)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	keys, err := ikv.Keys(ctx)
 	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
-		return err
+		return nil, err
 	}
-	cutoff := time.Now().Add(-*since)
 	var rows []incidentRow
 	for _, k := range keys {
 		e, err := ikv.Get(ctx, k)
@@ -128,27 +152,16 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 		rows = append(rows, row)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].OpenedAt.After(rows[j].OpenedAt) })
-	// A stopped service is why incidents wait: say so above the list
-	// (on stderr with --json, so the JSON stays clean).
-	if *asJSON {
-		reportServiceHealth(ctx, c, c.stderr)
-	} else {
-		reportServiceHealth(ctx, c, c.stdout)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(c.stdout)
-		for _, r := range rows {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	return rows, nil
+}
+
+// printIncidents prints the incidents as a table.
+func printIncidents(w io.Writer, rows []incidentRow) error {
 	if len(rows) == 0 {
-		fmt.Fprintln(c.stdout, "no incidents")
+		fmt.Fprintln(w, "no incidents")
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "INCIDENT\tSERVICE\tSTATE\tOPENED\tSTATUS")
 	for _, r := range rows {
 		status := r.Banner

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/internal/chain"
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
@@ -25,17 +26,17 @@ func TestShadowAgreement(t *testing.T) {
 	cases := []struct {
 		name, verdict, human, want string
 	}{
-		{name: "allowed and approved", verdict: contracts.VerdictAllow, human: contracts.AnswerApprove, want: shadowAgree},
-		{name: "allowed and denied", verdict: contracts.VerdictAllow, human: contracts.AnswerDeny, want: shadowAllowedDenied},
-		{name: "allowed, nobody answered yet", verdict: contracts.VerdictAllow, human: humanNone, want: shadowAwaitingAnswer},
-		{name: "denied, nobody approved", verdict: contracts.VerdictDeny, human: humanNone, want: shadowAgree},
-		{name: "denied and denied", verdict: contracts.VerdictDeny, human: contracts.AnswerDeny, want: shadowAgree},
-		{name: "denied yet approved", verdict: contracts.VerdictDeny, human: contracts.AnswerApprove, want: shadowDeniedApproved},
-		{name: "an unknown verdict is a denial", verdict: "maybe", human: humanNone, want: shadowAgree},
+		{name: "allowed and approved", verdict: contracts.VerdictAllow, human: contracts.AnswerApprove, want: chain.Agree},
+		{name: "allowed and denied", verdict: contracts.VerdictAllow, human: contracts.AnswerDeny, want: chain.AllowedDenied},
+		{name: "allowed, nobody answered yet", verdict: contracts.VerdictAllow, human: chain.HumanNone, want: chain.AwaitingAnswer},
+		{name: "denied, nobody approved", verdict: contracts.VerdictDeny, human: chain.HumanNone, want: chain.Agree},
+		{name: "denied and denied", verdict: contracts.VerdictDeny, human: contracts.AnswerDeny, want: chain.Agree},
+		{name: "denied yet approved", verdict: contracts.VerdictDeny, human: contracts.AnswerApprove, want: chain.DeniedApproved},
+		{name: "an unknown verdict is a denial", verdict: "maybe", human: chain.HumanNone, want: chain.Agree},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, agreement(tc.verdict, tc.human))
+			require.Equal(t, tc.want, chain.Agreement(tc.verdict, tc.human))
 		})
 	}
 }
@@ -138,15 +139,15 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 	env := map[string]string{"AGENTK_DATA_DIR": data, "AGENTK_NATS_PORT": "0"}
 	c, out, errb := testCLI(env)
 	require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h"}), errb.String())
-	var sum shadowSummary
+	var sum chain.Summary
 	require.NoError(t, json.Unmarshal(out.Bytes(), &sum))
 	require.Zero(t, sum.Unverified)
 	require.Len(t, sum.Freezes, 2, "%+v", sum.Freezes)
 	require.Equal(t, "cart-api", sum.Freezes[0].Scope)
 	require.Contains(t, sum.Freezes[0].Problem, "counts as frozen")
-	require.Equal(t, shadowFreeze{Scope: "shop-api", By: "alice", Reason: "black friday", At: now, ExpiresAt: now.Add(time.Hour), FreezeID: "frz-holds"}, sum.Freezes[1])
+	require.Equal(t, chain.Freeze{Scope: "shop-api", By: "alice", Reason: "black friday", At: now, ExpiresAt: now.Add(time.Hour), FreezeID: "frz-holds"}, sum.Freezes[1])
 	require.Len(t, sum.Rows, 3, "only the shadow decisions: %+v", sum.Rows)
-	byIncident := map[string]shadowRow{}
+	byIncident := map[string]chain.Row{}
 	for _, row := range sum.Rows {
 		byIncident[row.IncidentID] = row
 	}
@@ -156,21 +157,21 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 	require.Equal(t, contracts.OutcomeShadow, approved.Outcome)
 	require.Equal(t, results["retry-storm-01"].Command, approved.Command, "the exact command the deployer recorded")
 	require.NotEmpty(t, approved.ToImage)
-	require.Equal(t, shadowAgree, approved.Agreement)
+	require.Equal(t, chain.Agree, approved.Agreement)
 
 	denied := byIncident[results["bad-release-01"].IncidentID]
 	require.Equal(t, contracts.VerdictAllow, denied.Verdict)
 	require.Equal(t, contracts.AnswerDeny, denied.Human)
 	require.Empty(t, denied.Command)
-	require.Equal(t, shadowAllowedDenied, denied.Agreement)
+	require.Equal(t, chain.AllowedDenied, denied.Agreement)
 
 	gateDenied := byIncident[results["db-pool-exhaustion-01"].IncidentID]
 	require.Equal(t, contracts.VerdictDeny, gateDenied.Verdict)
-	require.Equal(t, humanNone, gateDenied.Human)
+	require.Equal(t, chain.HumanNone, gateDenied.Human)
 	require.Contains(t, gateDenied.FailedChecks, contracts.CheckDeploymentRelated)
-	require.Equal(t, shadowAgree, gateDenied.Agreement)
+	require.Equal(t, chain.Agree, gateDenied.Agreement)
 
-	require.Equal(t, shadowTotals{
+	require.Equal(t, chain.Totals{
 		Decisions: 3, GateAllowed: 2, GateDenied: 1, HumanApproved: 1, HumanDenied: 1,
 		Judged: 3, Agreed: 2, AgreedAllow: 1, AgreedDeny: 1, GateAllowedHumanDenied: 1,
 		AgreementRate: 2.0 / 3.0, WouldHaveRun: 1,
@@ -190,7 +191,7 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 	t.Run("since and service filters", func(t *testing.T) {
 		c, out, errb := testCLI(env)
 		require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h", "--service", "cart-api"}), errb.String())
-		var none shadowSummary
+		var none chain.Summary
 		require.NoError(t, json.Unmarshal(out.Bytes(), &none))
 		require.Empty(t, none.Rows)
 		// Every replayed decision is dated at its incident, in the past.
@@ -212,13 +213,13 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 }
 
 // shadowMsg seals v for subject with role's key, as stored on the stream.
-func shadowMsg(t *testing.T, ids *identity.Set, role, subject string, v any, now time.Time) auditMsg {
+func shadowMsg(t *testing.T, ids *identity.Set, role, subject string, v any, now time.Time) chain.Msg {
 	t.Helper()
 	s, err := ids.Signer(role)
 	require.NoError(t, err)
 	e, err := s.SealJSON(subject, v, now, 15*time.Minute)
 	require.NoError(t, err)
-	return auditMsg{Subject: subject, Data: e.Marshal()}
+	return chain.Msg{Subject: subject, Data: e.Marshal()}
 }
 
 // The core over hand-made streams: a decision forged with the wrong key, an
@@ -241,7 +242,7 @@ func TestShadowReportCountsOnlyVerifiedLinks(t *testing.T) {
 	live := shadowMsg(t, ids, envelope.RoleGate, contracts.SubjectDecision, dec("live", contracts.VerdictAllow, false), now)
 	old := dec("old", contracts.VerdictDeny, true)
 	old.DecidedAt = now.Add(-48 * time.Hour)
-	msgs := []auditMsg{forged, waiting, rebound, live, shadowMsg(t, ids, envelope.RoleGate, contracts.SubjectDecision, old, old.DecidedAt)}
+	msgs := []chain.Msg{forged, waiting, rebound, live, shadowMsg(t, ids, envelope.RoleGate, contracts.SubjectDecision, old, old.DecidedAt)}
 	// An approval of "rebound" bound to the digest of "waiting".
 	msgs = append(msgs, shadowMsg(t, ids, envelope.RoleBridge, contracts.SubjectApproval, contracts.ApprovalV1{
 		ApprovalID: "appr-rebound", DecisionID: "rebound", DecisionDigest: mustEnv(t, waiting.Data).Digest(), Answer: contracts.AnswerApprove,
@@ -256,13 +257,13 @@ func TestShadowReportCountsOnlyVerifiedLinks(t *testing.T) {
 		shadowMsg(t, ids, envelope.RoleDeployer, contracts.SubjectAction, contracts.ActionV1{
 			ActionID: "act-acted", DecisionID: "acted", ApprovalID: "appr-acted", Service: "shop-api", Outcome: contracts.OutcomeRolledBack}, now))
 
-	sum := shadowReport(kr, msgs, now.Add(-24*time.Hour), "")
+	sum := chain.Shadow(kr, msgs, now.Add(-24*time.Hour), "")
 	require.Equal(t, 1, sum.Unverified, "the forged decision")
 	var got []string
 	for _, r := range sum.Rows {
 		got = append(got, r.DecisionID+":"+r.Human+":"+r.Agreement)
 	}
-	require.ElementsMatch(t, []string{"waiting:none:" + shadowAwaitingAnswer, "rebound:none:" + shadowAwaitingAnswer, "acted:approve:" + shadowAgree}, got)
+	require.ElementsMatch(t, []string{"waiting:none:" + chain.AwaitingAnswer, "rebound:none:" + chain.AwaitingAnswer, "acted:approve:" + chain.Agree}, got)
 	require.Equal(t, 1, sum.Totals.Judged)
 	require.Equal(t, 1.0, sum.Totals.AgreementRate)
 	require.Equal(t, 1, sum.Totals.Acted)
@@ -272,7 +273,7 @@ func TestShadowReportCountsOnlyVerifiedLinks(t *testing.T) {
 	require.Contains(t, b.String(), "WARNING: it acted on 1 shadow decisions")
 
 	// Nothing judged: no rate, and the report says so.
-	sum = shadowReport(kr, msgs[:5], now.Add(-24*time.Hour), "")
+	sum = chain.Shadow(kr, msgs[:5], now.Add(-24*time.Hour), "")
 	require.Zero(t, sum.Totals.Judged)
 	require.Zero(t, sum.Totals.AgreementRate)
 	b.Reset()

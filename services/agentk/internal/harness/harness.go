@@ -137,3 +137,11 @@ func PostAlert(ctx context.Context, url, token string, body []byte) (string, err
 	}
 	return resp.Status, nil
 }
+
+// Mark is how a progress line marks a gate check: "pass" or "FAIL".
+func Mark(passed bool) string {
+	if passed {
+		return "pass"
+	}
+	return "FAIL"
+}

@@ -108,11 +108,7 @@ func (f *follower) onDecision(ctx context.Context, d contracts.DecisionV1) error
 	f.decision, f.res.Decision, f.res.DecisionAt = &d, d, time.Now()
 	p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
 	for _, c := range d.Checks {
-		mark := "pass"
-		if !c.Passed {
-			mark = "FAIL"
-		}
-		p.note("%s %-18s %s", mark, c.Name, clip(c.Reason, 100))
+		p.note("%s %-18s %s", harness.Mark(c.Passed), c.Name, clip(c.Reason, 100))
 	}
 	if d.Verdict != contracts.VerdictAllow {
 		return fmt.Errorf("demo --live: the gate denied the rollback (%s): %s", strings.Join(d.FailedChecks, ", "), d.NextStep)
