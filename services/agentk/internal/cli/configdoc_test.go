@@ -63,7 +63,7 @@ func readmeRows(t *testing.T) []envRow {
 // made from the declarations the services read with.
 func configurationDoc() string {
 	var b strings.Builder
-	b.WriteString("# Configuration\n\nEvery variable agentk reads, in one table, generated from the declarations the platform and each service read them with (`platform/config.Spec`; regenerate with `go generate ./services/agentk/internal/cli`). Variables are read once at start; a bad value stops the service with the variable's name and what was expected, every problem at once (`agentk config` checks them all). A secret may also be given as `<NAME>_FILE`, the path of a file holding it. `agentk config` lists the declared variables that are set, the values of those declared secret redacted; an `AGENTK_` variable nothing declares is named as unknown, its value never shown.\n\n")
+	b.WriteString("# Configuration\n\nEvery variable agentk reads, in one table, generated from the declarations the platform and each service read them with (`platform/config.Spec`; regenerate with `go generate ./services/agentk/...`). Variables are read once at start; a bad value stops the service with the variable's name and what was expected, every problem at once (`agentk config` checks them all). A secret may also be given as `<NAME>_FILE`, the path of a file holding it. `agentk config` lists the declared variables that are set, the values of those declared secret redacted; an `AGENTK_` variable nothing declares is named as unknown, its value never shown.\n\n")
 	b.WriteString("| component | variable | default | meaning |\n|---|---|---|---|\n")
 	for _, r := range envDoc() {
 		b.WriteString("| " + r.Component + " | " + r.Vars + " | " + r.Default + " | " + r.Meaning + " |\n")
@@ -79,7 +79,7 @@ func TestConfigurationDoc(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, want, string(got), "docs/configuration.md is stale: go generate ./services/agentk/internal/cli")
+	require.Equal(t, want, string(got), "docs/configuration.md is stale: go generate ./services/agentk/...")
 }
 
 // The README tables name the variables the declarations declare, no more,
