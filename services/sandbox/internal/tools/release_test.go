@@ -124,7 +124,7 @@ func TestReleaseComparison(t *testing.T) {
 			} else {
 				require.Less(t, *f.PeakCallRatio, 1.5, "the usual call rate")
 			}
-			require.Contains(t, res.out.Compact, "errors by service.version: v2 first served at")
+			require.Contains(t, res.out.Compact, `errors by service.version: "v2" first served at`)
 		})
 	}
 }
