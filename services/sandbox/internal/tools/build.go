@@ -462,10 +462,14 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 		lines = append(lines, releaseLine(f.Release))
 	}
 	if f.PeakCallRatio != nil {
-		lines = append(lines, "calls to "+f.PeakCallPeer+" since the onset vs baseline: "+fmtF(*f.PeakCallRatio)+"x (the peer whose calls rose most)")
+		lines = append(lines, "calls to "+compact.Quote(f.PeakCallPeer)+" since the onset vs baseline: "+fmtF(*f.PeakCallRatio)+"x (the peer whose calls rose most)")
 	}
 	if len(f.FailingDependencies) > 0 {
-		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(f.FailingDependencies, ", "))
+		var peers []string
+		for _, p := range f.FailingDependencies {
+			peers = append(peers, compact.Quote(p))
+		}
+		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(peers, ", "))
 	}
 	return lines
 }

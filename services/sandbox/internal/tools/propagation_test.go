@@ -94,10 +94,16 @@ func (tp topology) incident(t *testing.T) (*incident.Incident, time.Time) {
 		nMs, nErr := fail(bad && tp.neighbourFails && r.Float64() < 0.8, 40)
 		add(at.Add(time.Second), hexID(r, 16), hexID(r, 8), "", "batch", "run job", 5, nMs, nErr)
 	}
-	alert, err := json.Marshal(map[string]any{"alerts": []any{map[string]any{"labels": map[string]string{"service.name": "api"}, "startsAt": startsAt}}})
-	require.NoError(t, err)
-	inc.AlertJSON = alert
+	inc.AlertJSON = alertOf(t, "api", startsAt)
 	return inc, startsAt
+}
+
+// alertOf is a SigNoz webhook body for svc firing from startsAt.
+func alertOf(t *testing.T, svc string, startsAt time.Time) []byte {
+	t.Helper()
+	alert, err := json.Marshal(map[string]any{"alerts": []any{map[string]any{"labels": map[string]string{"service.name": svc}, "startsAt": startsAt}}})
+	require.NoError(t, err)
+	return alert
 }
 
 // TestCoRegressionTellsPropagationFromASharedCause: a caller that fails

@@ -73,9 +73,7 @@ func (rl release) incident(t *testing.T) (*incident.Incident, time.Time) {
 			add(at.Add(time.Millisecond), trace, hexID(r, 8), server, v, "POST", 3, callMsg, peer)
 		}
 	}
-	alert, err := json.Marshal(map[string]any{"alerts": []any{map[string]any{"labels": map[string]string{"service.name": "api"}, "startsAt": startsAt}}})
-	require.NoError(t, err)
-	inc.AlertJSON = alert
+	inc.AlertJSON = alertOf(t, "api", startsAt)
 	return inc, startsAt
 }
 
@@ -124,7 +122,7 @@ func TestReleaseComparison(t *testing.T) {
 			} else {
 				require.Less(t, *f.PeakCallRatio, 1.5, "the usual call rate")
 			}
-			require.Contains(t, res.out.Compact, "errors by service.version: v2 first served at")
+			require.Contains(t, res.out.Compact, `errors by service.version: "v2" first served at`)
 		})
 	}
 }
