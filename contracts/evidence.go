@@ -72,6 +72,13 @@ type Facts struct {
 	// their baseline at the onset: a dependency that failed under the
 	// service's ordinary use of it, which a rollback does not fix.
 	FailingDependencies []string `json:"failing_dependencies,omitempty"`
+	// PeakCallRatio is the highest call rate of the service to one peer of its
+	// client spans (server.address or net.peer.name) since the onset, over
+	// that peer's rate in the onset's baseline, and PeakCallPeer that peer;
+	// nil when no peer was called in the baseline. A retry storm multiplies
+	// the calls; a failure that is not one leaves them near 1x.
+	PeakCallRatio *float64 `json:"peak_call_ratio,omitempty"`
+	PeakCallPeer  string   `json:"peak_call_peer,omitempty"`
 }
 
 // DependencyCallRatio is the highest call rate to a peer, since the onset

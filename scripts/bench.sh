@@ -41,7 +41,9 @@ bench gate services/gate -bench 'Evaluate|SealDecision' -count "$COUNT" ./intern
 bench ingest services/ingester -bench 'Ingest' -benchtime 2000x -count "$COUNT" .
 bench storm services/ingester -bench 'Storm' -benchtime 1x -count "$COUNT" .
 bench compaction services/sandbox -bench 'CompactionCorpus' -benchtime 1x -count 1 ./internal/tools
-bench pipeline e2e -bench 'Pipeline' -benchtime 50x -count 1 ./bench
+bench pipeline e2e -bench 'Pipeline$' -benchtime 50x -count 1 ./bench
+# Latencies injected: each incident waits about 3.5 s on SigNoz and the model.
+bench pipeline-latency e2e -bench 'PipelineLatency' -benchtime 5x -count 1 ./bench
 
 # Tokens do not depend on time: the replays' NATS stores go to memory when
 # /dev/shm is there, which makes the corpus pass several times shorter.

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,26 +75,71 @@ func embedded(tb testing.TB) *fabric.Fabric {
 }
 
 // pipeline is every agentk service running over one embedded fabric against
-// one incident's fake SigNoz and a scripted model that answers at once.
+// one incident's fake SigNoz and a scripted model, each answering after its
+// injected latency (none by default).
 type pipeline struct {
 	f           *fabric.Fabric
 	ingestURL   string
 	ingestToken string
 	inc         *incident.Incident
+	// signoz is the fake SigNoz as the sandbox reaches it (latency included),
+	// at signozURL; model counts the scripted model's turns.
+	signoz    *delayed
+	signozURL string
+	fake      *fakesignoz.Server
+	model     *delayed
 }
+
+// latencies are what the pipeline's outside services take to answer.
+type latencies struct {
+	query, turn time.Duration // one SigNoz query, one model turn
+}
+
+// delayed serves h, answering requests to path after d (the request's end
+// cancels the wait), and counts them.
+type delayed struct {
+	h    http.Handler
+	path string
+	d    time.Duration
+	n    atomic.Int64
+}
+
+func (d *delayed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == d.path {
+		d.n.Add(1)
+		if d.d > 0 {
+			t := time.NewTimer(d.d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+	}
+	d.h.ServeHTTP(w, r)
+}
+
+// queryPath is the SigNoz endpoint the sandbox queries.
+const queryPath = "/api/v5/query_range"
 
 // startPipeline starts the seven services as a replay does (dry-run deployer,
 // fake Slack), but keeps them up for many alerts: the ingester admits every
 // incident at once.
-func startPipeline(tb testing.TB, inc *incident.Incident, persona string) *pipeline {
+func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat latencies) *pipeline {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
+	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789"}
 	env := map[string]string{"AGENTK_OTEL_DISABLED": "1"}
-	sig := serve(tb, fakesignoz.New(inc, fakesignoz.Options{APIKey: "bench-ro"}))
-	env["AGENTK_SIGNOZ_URL"], env["AGENTK_SIGNOZ_BASE_URL"], env["AGENTK_SIGNOZ_API_KEY"] = sig, sig, "bench-ro"
+	p.fake = fakesignoz.New(inc, fakesignoz.Options{APIKey: signozKey})
+	p.signoz = &delayed{h: p.fake, path: queryPath, d: lat.query}
+	sig := serve(tb, p.signoz)
+	p.signozURL = sig
+	env["AGENTK_SIGNOZ_URL"], env["AGENTK_SIGNOZ_BASE_URL"], env["AGENTK_SIGNOZ_API_KEY"] = sig, sig, signozKey
 
-	model := serve(tb, scripted.New(persona, scripted.WithModel("scripted-"+persona), scripted.WithTruth(inc.Meta.Expect.RootCause)))
+	p.model = &delayed{h: scripted.New(persona, scripted.WithModel("scripted-"+persona), scripted.WithTruth(inc.Meta.Expect.RootCause)), path: "/v1/chat/completions", d: lat.turn}
+	model := serve(tb, p.model)
 	env["AGENTK_INVESTIGATOR"] = "llm"
 	env["AGENTK_LLM_PROVIDER"] = "custom"
 	env["AGENTK_LLM_BASE_URL"] = model + "/v1"
@@ -118,7 +164,6 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string) *pipel
 	env["AGENTK_INCIDENT_DIR"] = inc.Dir
 	env["AGENTK_COMPOSE_PROJECT"] = inc.Releases.Project
 
-	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789"}
 	addr := freeAddr(tb)
 	env["AGENTK_INGEST_ADDR"] = addr
 	env["AGENTK_INGEST_TOKEN"] = p.ingestToken
@@ -137,6 +182,9 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string) *pipel
 	tb.Cleanup(func() { _ = running.Stop() })
 	return p
 }
+
+// signozKey is the fake SigNoz's API key.
+const signozKey = "bench-ro"
 
 // alertBody is the incident's webhook body made into a new incident: rule i
 // (the ingester groups by service and rule) and fresh fingerprints.

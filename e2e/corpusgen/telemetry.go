@@ -318,7 +318,9 @@ type faultReq struct {
 	childCount  []int
 }
 
-// faults changes a request the way each fault shows.
+// faults changes a request the way each fault shows. Entries share a shape
+// on purpose (find the child, fail it, set the status, log): each is one
+// fault's data, kept whole so that a scenario reads in one place.
 var faults = map[string]func(w *world, q *faultReq){
 	"bad_release": func(w *world, q *faultReq) {
 		r := w.r

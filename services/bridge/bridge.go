@@ -69,11 +69,8 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	router.Handle(natsport.HandlerName, contracts.SubjectDecision, (&natsport.Handler{Desk: p.desk, Logger: d.Logger}).Handle)
 	router.Handle(natsport.ActionHandlerName, contracts.SubjectAction, (&natsport.ActionHandler{Desk: p.desk, Logger: d.Logger}).Handle)
-	routerErr := make(chan error, 1)
-	go func() { routerErr <- router.Run(ctx) }()
-	select {
-	case <-router.Running():
-	case err := <-routerErr:
+	routerErr, err := service.StartRouter(ctx, router)
+	if routerErr == nil {
 		_ = ln.Close()
 		return fmt.Errorf("%w: router: %w", ErrStart, err)
 	}
@@ -81,9 +78,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	go func() { httpErr <- srv.Serve(ln) }()
 	p.background(ctx, d)
 	d.Logger.Info("bridge running", "addr", ln.Addr().String(), "slack", cfg.SlackEnabled(), "approvers", len(cfg.Approvers.Names()))
-	if d.Ready != nil {
-		d.Ready()
-	}
+	d.MarkReady()
 	return stop(ctx, cancel, d, srv, p.http, routerErr, httpErr)
 }
 

@@ -102,24 +102,7 @@ func TestRunOverTheFabric(t *testing.T) {
 	now := service.Since(testkit.Epoch) // a replay clock, far from the wall clock
 
 	// The deployer's side: collect approvals.
-	approvals := make(chan bus.Message, 4)
-	dep, err := f.Connect(ctx, envelope.RoleDeployer)
-	require.NoError(t, err)
-	router, err := dep.NewRouter(slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	router.Handle("bridge-test-deployer", contracts.SubjectApproval, func(_ context.Context, m bus.Message) ([]bus.Out, error) {
-		approvals <- m
-		return nil, nil
-	})
-	rctx, rcancel := context.WithCancel(ctx)
-	defer rcancel()
-	rerr := make(chan error, 1)
-	go func() { rerr <- router.Run(rctx) }()
-	select {
-	case <-router.Running():
-	case err := <-rerr:
-		t.Fatal(err)
-	}
+	approvals := collectApprovals(ctx, t, f)
 
 	b := start(t, f, now, env)
 

@@ -46,7 +46,7 @@ var testRuntime atomic.Pointer[func(project string, rt rollback.Runtime) rollbac
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	dep, err := newDeployer(ctx, cfg, d)
 	if err != nil {
@@ -110,19 +110,14 @@ func serve(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	r.Handle(natsport.HandlerName, contracts.SubjectApproval, natsport.Handler{Deployer: dep, Logger: log}.Handle)
-	errc := make(chan error, 1)
-	go func() { errc <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
-		log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
-			"services", cfg.Services, "project", dep.Rules.Project, "reconciled", reconciled,
-			"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
-		if d.Ready != nil {
-			d.Ready()
-		}
-	case err := <-errc:
+	errc, err := service.StartRouter(ctx, r)
+	if errc == nil {
 		return err
 	}
+	log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
+		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", reconciled,
+		"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
+	d.MarkReady()
 	select {
 	case err := <-errc:
 		return err

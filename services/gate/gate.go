@@ -26,7 +26,7 @@ var ErrStart = errors.New("gate: start")
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	log := d.Logger
 	if len(cfg.Policy.SandboxServices) == 0 {
@@ -58,17 +58,8 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	r.Handle(natsport.HandlerName, contracts.SubjectReview, h.Handle)
 
-	errc := make(chan error, 1)
-	go func() { errc <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
+	return service.Consume(ctx, d, r, func() {
 		log.Info("gate consuming", "subject", contracts.SubjectReview, "sandbox_services", cfg.Policy.SandboxServices,
 			"shadow_all", cfg.Policy.ShadowAll, "shadow_services", cfg.Policy.ShadowServices)
-		if d.Ready != nil {
-			d.Ready()
-		}
-		return <-errc
-	case err := <-errc:
-		return err
-	}
+	})
 }

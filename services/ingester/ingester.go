@@ -24,6 +24,9 @@ import (
 	"go.opentelemetry.io/otel"
 )
 
+// ErrStart is returned by Run when the ingester cannot start.
+var ErrStart = errors.New("ingester: start")
+
 // ErrServe is returned when the HTTP endpoint cannot listen or fails.
 var ErrServe = errors.New("ingester: serve")
 
@@ -69,9 +72,7 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 		d.Logger.Warn("webhook accepts unauthenticated requests: local-only mode", "addr", ln.Addr().String())
 	}
 	d.Logger.Info("ingester serving", "addr", ln.Addr().String(), "path", httpport.Path, "max_investigations", cfg.MaxInvestigations)
-	if d.Ready != nil {
-		d.Ready()
-	}
+	d.MarkReady()
 	return loop(ctx, d, cfg, idx, srv, errc, routerErr)
 }
 
@@ -79,11 +80,11 @@ func serve(ctx context.Context, d service.Deps, ln net.Listener, wrap func(incid
 func build(ctx context.Context, d service.Deps, cfg config.Config, wrap func(incidents.Publisher) incidents.Publisher) (*incidents.Index, *http.ServeMux, error) {
 	bucket, err := d.Bus.KeyValue(ctx, topology.BucketIncidents)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ingester: %w", err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	metrics, err := httpport.NewOTelMetrics(otel.GetMeterProvider())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	var pub incidents.Publisher = natsport.NewPublisher(d.Bus, d.Signer, d.Now)
 	if wrap != nil {
@@ -114,14 +115,11 @@ func startDecisions(ctx context.Context, d service.Deps, idx *incidents.Index) (
 	}
 	dec := &natsport.Decisions{Index: idx, Keyring: d.Keyring, Now: d.Now, Logger: d.Logger}
 	router.Handle(natsport.DecisionHandlerName, contracts.SubjectDecision, dec.Handle)
-	routerErr := make(chan error, 1)
-	go func() { routerErr <- router.Run(ctx) }()
-	select {
-	case <-router.Running():
-		return routerErr, nil
-	case err := <-routerErr:
-		return nil, fmt.Errorf("ingester: decisions: %w", err)
+	routerErr, err := service.StartRouter(ctx, router)
+	if routerErr == nil {
+		return nil, fmt.Errorf("%w: decisions: %w", ErrStart, err)
 	}
+	return routerErr, nil
 }
 
 // loop dispatches queued incidents on a ticker until ctx is done or the

@@ -6,6 +6,7 @@ package investigator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"agentk/contracts"
@@ -17,13 +18,16 @@ import (
 	"agentk/services/investigator/internal/rules"
 )
 
+// ErrStart is returned by Run when the investigator cannot start consuming.
+var ErrStart = errors.New("investigator: start")
+
 // Run runs the investigator until ctx is done. It calls d.Ready once its
 // durable consumer exists. It returns the configuration's errors, all at once,
 // or the router's.
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("investigator: %w", err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	log := d.Logger
 	var model loop.Model = rules.Investigator{}
@@ -37,7 +41,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	tel, err := natsport.DefaultTelemetry(provider)
 	if err != nil {
-		return fmt.Errorf("investigator: telemetry: %w", err)
+		return fmt.Errorf("%w: telemetry: %w", ErrStart, err)
 	}
 	h := natsport.NewHandler(natsport.Config{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
@@ -50,21 +54,10 @@ func Run(ctx context.Context, d service.Deps) error {
 	})
 	router, err := d.Bus.NewRouter(log)
 	if err != nil {
-		return fmt.Errorf("investigator: router: %w", err)
+		return fmt.Errorf("%w: router: %w", ErrStart, err)
 	}
 	router.Handle(natsport.HandlerName, contracts.SubjectAlert, tel.Handle(h.Handle))
-	errc := make(chan error, 1)
-	go func() { errc <- router.Run(ctx) }()
-	select {
-	case <-router.Running():
-		log.Info("investigator consuming", "config", cfg)
-		if d.Ready != nil {
-			d.Ready()
-		}
-	case err := <-errc:
-		return fmt.Errorf("investigator: %w", err)
-	}
-	if err := <-errc; err != nil {
+	if err := service.Consume(ctx, d, router, func() { log.Info("investigator consuming", "config", cfg) }); err != nil {
 		return fmt.Errorf("investigator: %w", err)
 	}
 	return nil

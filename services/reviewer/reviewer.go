@@ -24,7 +24,7 @@ var ErrStart = errors.New("reviewer: start")
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err // already "<service>: invalid configuration: …"
 	}
 	kv, err := d.Bus.KeyValue(ctx, topology.BucketReports)
 	if err != nil {
@@ -40,16 +40,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	r.Handle(natsport.HandlerApprovals, contracts.SubjectApproval, h.HandleApproval)
 	r.Handle(natsport.HandlerActions, contracts.SubjectAction, h.HandleAction)
 
-	errc := make(chan error, 1)
-	go func() { errc <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
+	return service.Consume(ctx, d, r, func() {
 		d.Logger.Info("reviewer consuming", "subject", contracts.SubjectReport, "signoz_base_url", cfg.BaseURL.String())
-		if d.Ready != nil {
-			d.Ready()
-		}
-		return <-errc
-	case err := <-errc:
-		return err
-	}
+	})
 }

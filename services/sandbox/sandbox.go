@@ -5,6 +5,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,11 +22,14 @@ import (
 	"agentk/services/sandbox/internal/tools"
 )
 
+// ErrStart is returned by Run when the sandbox cannot start serving.
+var ErrStart = errors.New("sandbox: start")
+
 // Run serves tool calls until ctx is done. It calls d.Ready once serving.
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv, nil)
 	if err != nil {
-		return fmt.Errorf("sandbox: %w", err)
+		return err // already "sandbox: invalid configuration: …"
 	}
 	log := d.Logger // tagged with the service by the fabric
 	log.Info("sandbox configured", "config", cfg.String())
@@ -40,7 +44,7 @@ func Run(ctx context.Context, d service.Deps) error {
 			HTTP: &http.Client{Transport: signoz.TracedTransport(nil)},
 		})
 		if err != nil {
-			return fmt.Errorf("sandbox: %w", err)
+			return fmt.Errorf("%w: %w", ErrStart, err)
 		}
 		defer func() { _ = mc.Close() }()
 		query, fields = mc, mc
@@ -57,11 +61,9 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	stop, err := natsport.Serve(ctx, d.Bus, ex)
 	if err != nil {
-		return fmt.Errorf("sandbox: serve: %w", err)
+		return fmt.Errorf("%w: serve: %w", ErrStart, err)
 	}
-	if d.Ready != nil {
-		d.Ready()
-	}
+	d.MarkReady()
 	if cfg.Backend != config.BackendMCP {
 		// On the MCP route the sandbox may not reach SigNoz itself: the MCP
 		// server does, and a failing call says so in the tool's reply.

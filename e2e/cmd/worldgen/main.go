@@ -1,9 +1,11 @@
-// Command worldgen writes incidents drawn by e2e/worldgen: a corpus that the
-// pipeline's rules were not tuned on. CI draws the same corpus (worldgen.CI)
-// into a temporary folder; it is never committed.
+// Command worldgen writes incidents drawn by e2e/worldgen, a corpus that
+// shares no code with corpusgen. The rules investigator was tuned on the
+// worlds of worldgen.TunedSeeds (the CI seeds among them); draw another seed
+// for an out-of-sample measurement. CI draws its corpus (worldgen.CI) into a
+// temporary folder; it is never committed.
 //
-//	go run ./cmd/worldgen -out /tmp/worlds                 # the CI corpus: 200 worlds
-//	go run ./cmd/worldgen -out /tmp/worlds -draw 7:50      # 50 worlds from seed 7
+//	go run ./cmd/worldgen -out ../build/worlds              # the CI corpus: 200 worlds
+//	go run ./cmd/worldgen -out ../build/fresh -draw 2718:30 # 30 worlds from a seed nobody tuned on
 package main
 
 import (

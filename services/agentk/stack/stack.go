@@ -230,9 +230,10 @@ func (r *Running) supervise(ctx context.Context, e Entry, d service.Deps, deps D
 					})
 				}
 				if nd.Logger == nil {
-					nd.Logger = log
+					// fabric.Deps tags its logger with the service
+					// already: one "service" key per line.
+					nd.Logger = log.With("service", e.Role)
 				}
-				nd.Logger = nd.Logger.With("service", e.Role)
 				d = nd
 				conn.Store(&nd)
 				break

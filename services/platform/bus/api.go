@@ -12,7 +12,9 @@ package bus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -102,11 +104,36 @@ type Message struct {
 	Sequence uint64
 }
 
+// Open verifies the message's envelope, parsed once by the router, against
+// kr as envelope.Keyring.Open does and decodes its payload into v, without
+// parsing the message's bytes again.
+// A message built without its envelope (Data only) is parsed here.
+func (m Message) Open(kr *envelope.Keyring, subject string, now time.Time, v any) error {
+	if m.Envelope.Sig == nil {
+		env, err := envelope.Parse(m.Data)
+		if err != nil {
+			return err
+		}
+		m.Envelope = env
+	}
+	if err := kr.VerifyProduced(m.Envelope, subject, now); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(m.Envelope.Payload, v); err != nil {
+		return fmt.Errorf("%w: payload of %s: %v", envelope.ErrMalformed, m.Envelope.Subject, err)
+	}
+	return nil
+}
+
 // Out is a message a handler asks the router to publish before it acks the input.
 type Out struct {
 	Envelope envelope.Envelope
 	// MsgID becomes Nats-Msg-Id: JetStream drops a second publish with the same id.
 	MsgID string
+	// Value, when set, is what Envelope's payload was sealed from, for the
+	// handler's own wrappers (telemetry) to read without decoding the
+	// payload again. It never travels.
+	Value any
 }
 
 // HandlerFunc handles one message and returns what to publish. A non-nil error

@@ -66,6 +66,46 @@ func (c *Conn) Request(ctx context.Context, subject string, env envelope.Envelop
 	return out, nil
 }
 
+// answer runs h on one request and sends its reply (or its error, in the
+// agentk-error header).
+func (c *Conn) answer(ctx context.Context, tracer trace.Tracer, subject string, m *nats.Msg, h ServeFunc) {
+	md := metadata(m.Header)
+	rctx, span := tracer.Start(extract(ctx, md), "serve "+subject, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(messagingAttrs(subject)...))
+	defer span.End()
+	reply := nats.NewMsg(m.Reply)
+	env, err := envelope.Parse(m.Data)
+	if err != nil {
+		err = Permanent(err)
+	} else {
+		env, err = callServe(rctx, h, env, md)
+	}
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		reply.Header.Set(HeaderError, truncate(err.Error(), maxDLQErrorBytes))
+		if IsPermanent(err) {
+			reply.Header.Set(HeaderErrorPermanent, "true")
+		}
+	} else {
+		reply.Data = env.Marshal()
+	}
+	if m.Reply == "" {
+		return
+	}
+	if err := c.nc.PublishMsg(reply); err != nil {
+		c.log.Warn("reply failed", "subject", subject, "err", err)
+		if IsContent(err) {
+			// The reply itself is too large for the server: tell the
+			// requester at once, permanently, rather than let it
+			// time out and ask again for the same answer.
+			refusal := nats.NewMsg(m.Reply)
+			refusal.Header.Set(HeaderError, truncate("bus: reply refused: "+err.Error(), maxDLQErrorBytes))
+			refusal.Header.Set(HeaderErrorPermanent, "true")
+			_ = c.nc.PublishMsg(refusal)
+		}
+	}
+}
+
 // Serve answers requests on subject in queue group queue (several instances
 // share the load) until stop is called or ctx ends. Each request runs in its
 // own goroutine, at most 32 at once; h's error goes back to the requester in
@@ -84,41 +124,7 @@ func (c *Conn) Serve(ctx context.Context, subject, queue string, h func(ctx cont
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			md := metadata(m.Header)
-			rctx, span := tracer.Start(extract(handlerCtx, md), "serve "+subject, trace.WithSpanKind(trace.SpanKindServer),
-				trace.WithAttributes(messagingAttrs(subject)...))
-			defer span.End()
-			reply := nats.NewMsg(m.Reply)
-			env, err := envelope.Parse(m.Data)
-			if err != nil {
-				err = Permanent(err)
-			} else {
-				env, err = callServe(rctx, h, env, md)
-			}
-			if err != nil {
-				span.SetStatus(codes.Error, err.Error())
-				reply.Header.Set(HeaderError, truncate(err.Error(), maxDLQErrorBytes))
-				if IsPermanent(err) {
-					reply.Header.Set(HeaderErrorPermanent, "true")
-				}
-			} else {
-				reply.Data = env.Marshal()
-			}
-			if m.Reply == "" {
-				return
-			}
-			if err := c.nc.PublishMsg(reply); err != nil {
-				c.log.Warn("reply failed", "subject", subject, "err", err)
-				if IsContent(err) {
-					// The reply itself is too large for the server: tell the
-					// requester at once, permanently, rather than let it
-					// time out and ask again for the same answer.
-					refusal := nats.NewMsg(m.Reply)
-					refusal.Header.Set(HeaderError, truncate("bus: reply refused: "+err.Error(), maxDLQErrorBytes))
-					refusal.Header.Set(HeaderErrorPermanent, "true")
-					_ = c.nc.PublishMsg(refusal)
-				}
-			}
+			c.answer(handlerCtx, tracer, subject, m, h)
 		}()
 	})
 	if err != nil {

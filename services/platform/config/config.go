@@ -17,7 +17,7 @@ import (
 )
 
 // ErrInvalid wraps every configuration problem.
-var ErrInvalid = errors.New("config: invalid")
+var ErrInvalid = errors.New("invalid configuration")
 
 // Source says where a value came from.
 type Source string

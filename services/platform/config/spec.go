@@ -38,10 +38,12 @@ type Decl struct {
 	DocDefault string
 	// Doc says what the variable means, for docs/configuration.md.
 	Doc string
-	// Secret values are never shown; they may also be given as NAME_FILE.
+	// Secret values are never shown; they may also be given as NAME_FILE,
+	// unless External.
 	Secret bool
-	// File allows NAME_FILE for a value that is not secret (a list kept in a file).
-	File bool
+	// External variables are read by a library (the OpenTelemetry SDK), not
+	// through Spec.Read: declared for the docs and redaction, no NAME_FILE.
+	External bool
 	// Required records a problem when the variable is unset.
 	Required bool
 	// Min and Max bound an Int or a Float (inclusive): Min defaults to 0,
@@ -56,6 +58,9 @@ type Decl struct {
 	// Schemes are a URL's accepted schemes (default http and https).
 	Schemes []string
 }
+
+// HasFile reports whether d may be given as NAME_FILE.
+func (d Decl) HasFile() bool { return d.Secret && !d.External }
 
 // Spec is the set of variables one component (a service, or every process)
 // declares.
@@ -84,7 +89,7 @@ func (s Spec) Names() []string {
 	var out []string
 	for _, d := range s.Vars {
 		out = append(out, d.Name)
-		if d.Secret || d.File {
+		if d.HasFile() {
 			out = append(out, d.Name+"_FILE")
 		}
 	}
@@ -151,7 +156,7 @@ func (v *Values) read(d Decl, getenv func(string) string, readFile func(string) 
 // file, or the default. ok is false when reading the file failed.
 func (v *Values) text(d Decl, getenv func(string) string, readFile func(string) ([]byte, error)) (text string, src Source, file string, ok bool) {
 	text = strings.TrimSpace(getenv(d.Name))
-	if d.Secret || d.File {
+	if d.HasFile() {
 		file = strings.TrimSpace(getenv(d.Name + "_FILE"))
 	}
 	switch {

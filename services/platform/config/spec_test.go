@@ -112,3 +112,46 @@ func TestSpecNames(t *testing.T) {
 	require.True(t, ok)
 	require.True(t, d.Secret)
 }
+
+func TestAllOrList(t *testing.T) {
+	t.Parallel()
+	spec := config.Spec{Component: "svc", Vars: []config.Decl{{Name: "SHADOW", Kind: config.KindList}}}
+	valid := func(s string) bool { return !strings.Contains(s, " ") && s != "" }
+	cases := []struct {
+		name    string
+		value   string
+		all     bool
+		items   []string
+		wantErr bool
+	}{
+		{name: "unset"},
+		{name: "all", value: "all", all: true},
+		{name: "names", value: "a, b", items: []string{"a", "b"}},
+		{name: "a bad name", value: "a,b c", items: []string{"a"}, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := spec.Read(env(map[string]string{"SHADOW": tc.value}))
+			all, items := v.AllOrList("SHADOW", valid)
+			require.Equal(t, tc.all, all)
+			require.Equal(t, tc.items, items)
+			if tc.wantErr {
+				require.ErrorContains(t, v.Err(), `SHADOW: "b c" is neither all nor a service name`)
+				return
+			}
+			require.NoError(t, v.Err())
+		})
+	}
+}
+
+// The platform's declarations parse their own defaults.
+func TestPlatformDefaultsParse(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, config.Platform.Read(env(nil)).Err())
+	e := config.New(env(nil))
+	g := config.GlobalFromEnv(e)
+	require.NoError(t, e.Err())
+	require.Equal(t, ".data", g.DataDir)
+	require.Equal(t, "json", g.LogFormat)
+}

@@ -25,7 +25,8 @@ import (
 )
 
 // ErrConfig is returned when the process's own variables are missing or bad.
-var ErrConfig = errors.New("runner: config")
+// Main prefixes it with the service ("gate: invalid configuration: …").
+var ErrConfig = errors.New("invalid configuration")
 
 // Main runs the service role with run and exits: 0 after a clean stop, 1 on
 // an error (printed to stderr).
@@ -43,7 +44,7 @@ func Main(role string, run service.Func) {
 func Run(ctx context.Context, role string, run service.Func, getenv func(string) string) error {
 	env := config.New(getenv)
 	g := config.GlobalFromEnv(env)
-	healthAddr := env.String("AGENTK_HEALTH_ADDR", "127.0.0.1:8090", "health endpoint listen address")
+	healthAddr := env.String(config.EnvHealthAddr, config.DefaultHealthAddr, "health endpoint listen address")
 	busCfg := bus.ConfigFromEnv(env)
 	if err := env.Err(); err != nil {
 		return err
@@ -51,10 +52,10 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	if g.NATSURL == "" {
 		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run %s on its own (agentk up runs every service on embedded NATS)", ErrConfig, role)
 	}
-	// The fabric tags the service's logger (and its bus connection's) with
-	// the service itself: handing it log would repeat the key.
+	// The fabric tags the service's logger with the service (the one place
+	// the `service` key is added); until there is one, log untagged.
 	base := g.Logger(os.Stderr)
-	log := base.With("service", role)
+	log := base
 	tp, err := telemetry.Setup(ctx, role, getenv)
 	if err != nil {
 		return err
@@ -74,11 +75,11 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	if err != nil {
 		return err
 	}
+	log = d.Logger
 	mux := health.NewMux()
 	check := mux.Add(health.New(role, d.Bus.Connected))
 	d.Ready = func() { check.Ready(); log.Info("ready") }
 	d.Dependency = check.Dependency
-	d.Logger = log
 	hs := &http.Server{Addr: healthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {

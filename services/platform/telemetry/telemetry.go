@@ -93,69 +93,95 @@ func SetupServices(ctx context.Context, roles []string, getenv func(string) stri
 }
 
 func setup(ctx context.Context, name, service string, roles []string, getenv func(string) string) (*Providers, error) {
-	disabled := isTrue(getenv(EnvDisabled)) || isTrue(getenv(EnvSDKDisabled))
 	var errs []error
 	ra, err := parsePairs(getenv(EnvResourceAttrs))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrConfig, EnvResourceAttrs, err))
 	}
-	newResource := func(name, service string) *resource.Resource {
-		attrs := []attribute.KeyValue{attribute.String("service.name", name)}
-		if service != "" {
-			attrs = append(attrs, attribute.String("agentk.service", service))
-		}
-		for k, v := range ra {
-			if k != "service.name" && k != "agentk.service" {
-				attrs = append(attrs, attribute.String(k, v))
-			}
-		}
-		return resource.NewWithAttributes("", attrs...)
-	}
-	res := newResource(name, service)
-	sampler := sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))
-	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
-	var te sdktrace.SpanExporter
-	exporting := false
-	if !disabled {
-		protocol := getenv(EnvProtocol)
-		if protocol == "" {
-			protocol = "http/protobuf"
-		}
-		if protocol != "http/protobuf" && protocol != "grpc" {
-			errs = append(errs, fmt.Errorf("%w: %s: expected http/protobuf or grpc, got %q", ErrConfig, EnvProtocol, protocol))
-		}
-		headers, err := parsePairs(getenv(EnvHeaders))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrConfig, EnvHeaders, err))
-		}
-		base := getenv(EnvEndpoint)
-		tEP, mEP := signalEndpoint(getenv(EnvTracesEndpoint), base, protocol, "/v1/traces"), signalEndpoint(getenv(EnvMetricsEnpoint), base, protocol, "/v1/metrics")
-		for n, ep := range map[string]string{EnvTracesEndpoint: tEP, EnvMetricsEnpoint: mEP} {
-			if ep == "" {
-				continue
-			}
-			if u, err := url.Parse(ep); err != nil || u.Host == "" {
-				errs = append(errs, fmt.Errorf("%w: %s (or %s): expected an absolute URL, got %q", ErrConfig, n, EnvEndpoint, ep))
-			}
-		}
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
-		// No endpoint, no exporter: the SDK's localhost default would
-		// only print a connection error every few seconds.
-		var me sdkmetric.Exporter
-		te, me, err = exporters(ctx, protocol, tEP, mEP, headers)
-		if err != nil {
-			return nil, err
-		}
-		if me != nil {
-			mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(30*time.Second))))
-		}
-		exporting = te != nil || me != nil
+	var ex export
+	if !isTrue(getenv(EnvDisabled)) && !isTrue(getenv(EnvSDKDisabled)) {
+		ex, err = readExport(getenv)
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	// No endpoint, no exporter: the SDK's localhost default would only
+	// print a connection error every few seconds.
+	te, me, err := exporters(ctx, ex.protocol, ex.traces, ex.metrics, ex.headers)
+	if err != nil {
+		return nil, err
+	}
+	p := newProviders(resourceAttrs(ra), name, service, roles, te, me)
+	var global trace.TracerProvider = p.Tracer
+	if len(p.roles) > 0 {
+		global = &routing{def: p.Tracer, by: p.roles}
+	}
+	otel.SetTracerProvider(global)
+	otel.SetMeterProvider(p.Meter)
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	return p, nil
+}
+
+// export is what the OTEL_EXPORTER_OTLP_* variables ask for.
+type export struct {
+	protocol, traces, metrics string
+	headers                   map[string]string
+}
+
+// readExport reads the exporter's variables, returning every problem at once.
+func readExport(getenv func(string) string) (export, error) {
+	var errs []error
+	ex := export{protocol: getenv(EnvProtocol)}
+	if ex.protocol == "" {
+		ex.protocol = "http/protobuf"
+	}
+	if ex.protocol != "http/protobuf" && ex.protocol != "grpc" {
+		errs = append(errs, fmt.Errorf("%w: %s: expected http/protobuf or grpc, got %q", ErrConfig, EnvProtocol, ex.protocol))
+	}
+	headers, err := parsePairs(getenv(EnvHeaders))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrConfig, EnvHeaders, err))
+	}
+	ex.headers = headers
+	base := getenv(EnvEndpoint)
+	ex.traces = signalEndpoint(getenv(EnvTracesEndpoint), base, ex.protocol, "/v1/traces")
+	ex.metrics = signalEndpoint(getenv(EnvMetricsEnpoint), base, ex.protocol, "/v1/metrics")
+	for _, s := range []struct{ name, ep string }{{EnvTracesEndpoint, ex.traces}, {EnvMetricsEnpoint, ex.metrics}} {
+		if s.ep == "" {
+			continue
+		}
+		if u, err := url.Parse(s.ep); err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%w: %s (or %s): expected an absolute URL, got %q", ErrConfig, s.name, EnvEndpoint, s.ep))
+		}
+	}
+	return ex, errors.Join(errs...)
+}
+
+// resourceAttrs are OTEL_RESOURCE_ATTRIBUTES.
+type resourceAttrs map[string]string
+
+// resource describes the service name (and agentk service) with ra's
+// attributes, which cannot override those two.
+func (ra resourceAttrs) resource(name, service string) *resource.Resource {
+	attrs := []attribute.KeyValue{attribute.String("service.name", name)}
+	if service != "" {
+		attrs = append(attrs, attribute.String("agentk.service", service))
+	}
+	for k, v := range ra {
+		if k != "service.name" && k != "agentk.service" {
+			attrs = append(attrs, attribute.String(k, v))
+		}
+	}
+	return resource.NewWithAttributes("", attrs...)
+}
+
+// newProviders builds the tracer and meter providers over the exporters te
+// and me (either may be nil), with one tracer provider per role when roles
+// are given.
+func newProviders(ra resourceAttrs, name, service string, roles []string, te sdktrace.SpanExporter, me sdkmetric.Exporter) *Providers {
+	res := ra.resource(name, service)
+	sampler := sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))
 	newTracer := func(r *resource.Resource) *sdktrace.TracerProvider {
 		opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(r), sampler}
 		if te != nil {
@@ -163,19 +189,18 @@ func setup(ctx context.Context, name, service string, roles []string, getenv fun
 		}
 		return sdktrace.NewTracerProvider(opts...)
 	}
-	p := &Providers{Tracer: newTracer(res), Meter: sdkmetric.NewMeterProvider(mopts...), exporter: te, exporting: exporting}
-	var global trace.TracerProvider = p.Tracer
+	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	if me != nil {
+		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(30*time.Second))))
+	}
+	p := &Providers{Tracer: newTracer(res), Meter: sdkmetric.NewMeterProvider(mopts...), exporter: te, exporting: te != nil || me != nil}
 	if len(roles) > 0 {
 		p.roles = map[string]*sdktrace.TracerProvider{}
 		for _, r := range roles {
-			p.roles[r] = newTracer(newResource(ServiceName(r), r))
+			p.roles[r] = newTracer(ra.resource(ServiceName(r), r))
 		}
-		global = &routing{def: p.Tracer, by: p.roles}
 	}
-	otel.SetTracerProvider(global)
-	otel.SetMeterProvider(p.Meter)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
-	return p, nil
+	return p
 }
 
 func exporters(ctx context.Context, protocol, tEP, mEP string, headers map[string]string) (te sdktrace.SpanExporter, me sdkmetric.Exporter, err error) {

@@ -47,17 +47,27 @@ func Markdown(r Report) string {
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# Incident %s: %s\n\n", md(r.IncidentID), md(r.Service))
 	p("> **%s** (`%s`)\n\n", md(r.Banner), r.Status)
-
-	if a := r.Alert; a != nil {
-		p("## Alert\n\n")
-		p("- **%s** (rule %s, severity %s), %s since %s\n", md(a.Name), md(a.RuleID), md(orDash(a.Severity)), md(a.Status), ts(a.StartsAt))
-		p("- Burn rate %s (from %s)\n", num(a.BurnRate), md(orDash(a.BurnRateSource)))
-		if l := safeLink(a.GeneratorURL); l != "" {
-			p("- [Open the alert in SigNoz](%s)\n", l)
-		}
-		p("\n")
+	for _, section := range []func(Report, func(string, ...any)){alertSection, findingsSection, droppedSection, decisionSection, actionSection, agentSection} {
+		section(r, p)
 	}
+	return b.String()
+}
 
+func alertSection(r Report, p func(string, ...any)) {
+	a := r.Alert
+	if a == nil {
+		return
+	}
+	p("## Alert\n\n")
+	p("- **%s** (rule %s, severity %s), %s since %s\n", md(a.Name), md(a.RuleID), md(orDash(a.Severity)), md(a.Status), ts(a.StartsAt))
+	p("- Burn rate %s (from %s)\n", num(a.BurnRate), md(orDash(a.BurnRateSource)))
+	if l := safeLink(a.GeneratorURL); l != "" {
+		p("- [Open the alert in SigNoz](%s)\n", l)
+	}
+	p("\n")
+}
+
+func findingsSection(r Report, p func(string, ...any)) {
 	p("## Findings\n\n")
 	if r.Infrastructure != "" {
 		p("**%s** The findings below are not about the service: agentk could not look.\n\n", md(r.Infrastructure))
@@ -80,17 +90,23 @@ func Markdown(r Report) string {
 		}
 		p("\n")
 	}
-	if len(r.Dropped) > 0 {
-		p("## Dropped claims\n\n")
-		for _, d := range r.Dropped {
-			p("- **%s** (%s, confidence %s): %s\n", md(d.ID), md(d.Class), num(d.Confidence), md(d.Statement))
-			for _, why := range d.Reasons {
-				p("  - %s\n", md(why))
-			}
-		}
-		p("\n")
-	}
+}
 
+func droppedSection(r Report, p func(string, ...any)) {
+	if len(r.Dropped) == 0 {
+		return
+	}
+	p("## Dropped claims\n\n")
+	for _, d := range r.Dropped {
+		p("- **%s** (%s, confidence %s): %s\n", md(d.ID), md(d.Class), num(d.Confidence), md(d.Statement))
+		for _, why := range d.Reasons {
+			p("  - %s\n", md(why))
+		}
+	}
+	p("\n")
+}
+
+func decisionSection(r Report, p func(string, ...any)) {
 	if d := r.Decision; d != nil {
 		p("## Policy gate: %s\n\n", md(d.Verdict))
 		p("Diagnosis %s, confidence %s, rollback target %s. Decision %s at %s, valid until %s.\n\n",
@@ -107,26 +123,35 @@ func Markdown(r Report) string {
 	if a := r.Approval; a != nil {
 		p("## Approval\n\n%s by %s via %s at %s\n\n", md(a.Answer), md(a.Approver), md(a.Channel), ts(a.AnsweredAt))
 	}
-	if a := r.Action; a != nil {
-		p("## Action: %s\n\n", md(a.Outcome))
-		p("- %s → %s\n", md(orDash(a.FromImage)), md(orDash(a.ToImage)))
-		p("- Container runs the target image: %s\n", yesNo(a.ContainerVerified))
-		p("- Recovered: %s\n", recovered(a.Recovered))
-		if a.Reason != "" {
-			p("- Reason: %s\n", md(a.Reason))
-		}
-		p("- Took %s\n\n", humanMs(a.TotalMs))
+}
+
+func actionSection(r Report, p func(string, ...any)) {
+	a := r.Action
+	if a == nil {
+		return
 	}
-	if g := r.Agent; g != nil {
-		p("## The agent's own numbers\n\n")
-		p("%s%s: %d tool calls, %d iterations, %d tokens in, %d tokens out, %s", md(g.Investigator), modelText(g.Model),
-			g.ToolCalls, g.Iterations, g.TokensIn, g.TokensOut, Human(g.Duration))
-		if !g.Completed {
-			p(", **incomplete**: %s", md(orDash(g.IncompleteReason)))
-		}
-		p(".\n")
+	p("## Action: %s\n\n", md(a.Outcome))
+	p("- %s → %s\n", md(orDash(a.FromImage)), md(orDash(a.ToImage)))
+	p("- Container runs the target image: %s\n", yesNo(a.ContainerVerified))
+	p("- Recovered: %s\n", recovered(a.Recovered))
+	if a.Reason != "" {
+		p("- Reason: %s\n", md(a.Reason))
 	}
-	return b.String()
+	p("- Took %s\n\n", humanMs(a.TotalMs))
+}
+
+func agentSection(r Report, p func(string, ...any)) {
+	g := r.Agent
+	if g == nil {
+		return
+	}
+	p("## The agent's own numbers\n\n")
+	p("%s%s: %d tool calls, %d iterations, %d tokens in, %d tokens out, %s", md(g.Investigator), modelText(g.Model),
+		g.ToolCalls, g.Iterations, g.TokensIn, g.TokensOut, Human(g.Duration))
+	if !g.Completed {
+		p(", **incomplete**: %s", md(orDash(g.IncompleteReason)))
+	}
+	p(".\n")
 }
 
 func modelText(m string) string {

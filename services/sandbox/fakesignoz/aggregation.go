@@ -135,11 +135,39 @@ func (a aggregation) compute(recs []*record, signal string, seconds float64) flo
 	if a.fn == "metric" {
 		return a.computeMetric(recs, seconds)
 	}
-	var (
-		n      float64
-		vals   []float64
-		unique = map[string]bool{}
-	)
+	n, vals, unique := a.collect(recs, signal)
+	switch a.fn {
+	case "count":
+		return n
+	case "rate":
+		if seconds <= 0 {
+			return math.NaN()
+		}
+		return n / seconds
+	case "countdistinct":
+		return float64(len(unique))
+	case "sum":
+		return sum(vals)
+	}
+	if len(vals) == 0 {
+		return math.NaN()
+	}
+	switch a.fn {
+	case "avg":
+		return sum(vals) / float64(len(vals))
+	case "min":
+		return slices.Min(vals)
+	case "max":
+		return slices.Max(vals)
+	}
+	return quantile(vals, a.quantile)
+}
+
+// collect counts the records the aggregation takes (its condition holds,
+// its argument is present) and gathers the numbers or distinct values it
+// reads.
+func (a aggregation) collect(recs []*record, signal string) (n float64, vals []float64, unique map[string]bool) {
+	unique = map[string]bool{}
 	for _, r := range recs {
 		if a.cond != nil && !matches(a.cond, r, signal) {
 			continue
@@ -162,39 +190,15 @@ func (a aggregation) compute(recs []*record, signal string, seconds float64) flo
 			}
 		}
 	}
-	switch a.fn {
-	case "count":
-		return n
-	case "rate":
-		if seconds <= 0 {
-			return math.NaN()
-		}
-		return n / seconds
-	case "countdistinct":
-		return float64(len(unique))
-	case "sum":
-		s := 0.0
-		for _, v := range vals {
-			s += v
-		}
-		return s
+	return n, vals, unique
+}
+
+func sum(vals []float64) float64 {
+	s := 0.0
+	for _, v := range vals {
+		s += v
 	}
-	if len(vals) == 0 {
-		return math.NaN()
-	}
-	switch a.fn {
-	case "avg":
-		s := 0.0
-		for _, v := range vals {
-			s += v
-		}
-		return s / float64(len(vals))
-	case "min":
-		return slices.Min(vals)
-	case "max":
-		return slices.Max(vals)
-	}
-	return quantile(vals, a.quantile)
+	return s
 }
 
 // quantile interpolates linearly between closest ranks, as ClickHouse's

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -219,43 +220,74 @@ func (s *Server) serveRuleTimeline(w http.ResponseWriter, c call) int {
 	if r == nil {
 		return writeError(w, notFound("rule with id %s not found", c.params["id"]))
 	}
-	q := c.query
-	var start, end int64
-	for name, dst := range map[string]*int64{"start": &start, "end": &end} {
+	tq, err := s.timelineQuery(c.query)
+	if err != nil {
+		return writeError(w, err)
+	}
+	items := slices.DeleteFunc(timelineOf(r), func(e ruleStateHistory) bool {
+		return e.UnixMilli < tq.start || e.UnixMilli > tq.end || (tq.state != "" && e.State != tq.state)
+	})
+	sort.SliceStable(items, func(i, j int) bool {
+		if tq.order == "desc" {
+			return items[i].UnixMilli > items[j].UnixMilli
+		}
+		return items[i].UnixMilli < items[j].UnixMilli
+	})
+	out := ruleTimeline{Items: []ruleStateHistory{}, Total: len(items)}
+	if len(items) > tq.limit {
+		items = items[:tq.limit]
+	}
+	out.Items = append(out.Items, items...)
+	return writeSuccess(w, out)
+}
+
+// timelineQuery is a rule timeline request's parameters.
+type timelineQuery struct {
+	start, end   int64 // epoch ms, inside the fake's window
+	limit        int
+	order, state string
+}
+
+func (s *Server) timelineQuery(q url.Values) (timelineQuery, *apiError) {
+	tq := timelineQuery{limit: 20, order: strings.ToLower(q.Get("order")), state: q.Get("state")}
+	for name, dst := range map[string]*int64{"start": &tq.start, "end": &tq.end} {
 		v := q.Get(name)
 		if v == "" {
-			return writeError(w, invalidInput("%s is required (epoch milliseconds)", name))
+			return tq, invalidInput("%s is required (epoch milliseconds)", name)
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return writeError(w, invalidInput("invalid %s %q: expected epoch milliseconds", name, v))
+			return tq, invalidInput("invalid %s %q: expected epoch milliseconds", name, v)
 		}
 		*dst = n
 	}
-	if start >= end {
-		return writeError(w, invalidInput("start must be before end"))
+	if tq.start >= tq.end {
+		return tq, invalidInput("start must be before end")
 	}
-	us, ue, _ := s.window(uint64(start), uint64(end))
-	start, end = int64(us), int64(ue)
-	limit := 20
+	us, ue, _ := s.window(uint64(tq.start), uint64(tq.end))
+	tq.start, tq.end = int64(us), int64(ue)
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return writeError(w, invalidInput("invalid limit %q", v))
+			return tq, invalidInput("invalid limit %q", v)
 		}
-		limit = n
+		tq.limit = n
 	}
-	order := strings.ToLower(q.Get("order"))
-	if order == "" {
-		order = "asc"
+	if tq.order == "" {
+		tq.order = "asc"
 	}
-	if order != "asc" && order != "desc" {
-		return writeError(w, invalidInput("invalid order %q; allowed values: asc, desc", order))
+	if tq.order != "asc" && tq.order != "desc" {
+		return tq, invalidInput("invalid order %q; allowed values: asc, desc", tq.order)
 	}
 	if q.Get("cursor") != "" || q.Get("filterExpression") != "" {
-		return writeError(w, unsupported("cursor and filterExpression on the rule timeline are not implemented"))
+		return tq, unsupported("cursor and filterExpression on the rule timeline are not implemented")
 	}
-	state := q.Get("state")
+	return tq, nil
+}
+
+// timelineOf is a rule's state changes: each alert firing at its start and,
+// once resolved, inactive at its end.
+func timelineOf(r *rule) []ruleStateHistory {
 	var items []ruleStateHistory
 	for _, a := range r.alerts {
 		labels := []*label{}
@@ -276,19 +308,5 @@ func (s *Server) serveRuleTimeline(w http.ResponseWriter, c call) int {
 			items = append(items, resolved)
 		}
 	}
-	items = slices.DeleteFunc(items, func(e ruleStateHistory) bool {
-		return e.UnixMilli < start || e.UnixMilli > end || (state != "" && e.State != state)
-	})
-	sort.SliceStable(items, func(i, j int) bool {
-		if order == "desc" {
-			return items[i].UnixMilli > items[j].UnixMilli
-		}
-		return items[i].UnixMilli < items[j].UnixMilli
-	})
-	out := ruleTimeline{Items: []ruleStateHistory{}, Total: len(items)}
-	if len(items) > limit {
-		items = items[:limit]
-	}
-	out.Items = append(out.Items, items...)
-	return writeSuccess(w, out)
+	return items
 }

@@ -2,6 +2,7 @@ package fakesignoz
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,35 +128,14 @@ func (s *Server) serveMetricsList(w http.ResponseWriter, c call) int {
 	if src := q.Get("source"); src != "" {
 		return writeError(w, unsupported("source %q is not implemented", src))
 	}
-	var start, end uint64
-	for name, dst := range map[string]*uint64{"start": &start, "end": &end} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return writeError(w, invalidInput("invalid %s %q: expected epoch milliseconds", name, v))
-			}
-			*dst = n
-		}
-	}
-	limit := 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return writeError(w, invalidInput("invalid limit %q", v))
-		}
-		limit = n
+	start, end, limit, err := metricsListQuery(q)
+	if err != nil {
+		return writeError(w, err)
 	}
 	if start != 0 && end != 0 {
 		start, end, _ = s.window(start, end)
 	}
-	hasSpans := false
-	for i := range s.store.spans {
-		t := uint64(s.store.spans[i].ts.UnixMilli())
-		if (start == 0 || t >= start) && (end == 0 || t <= end) {
-			hasSpans = true
-			break
-		}
-	}
+	hasSpans := s.store.hasSpansIn(start, end)
 	out := []listedMetric{}
 	search := strings.ToLower(q.Get("searchText"))
 	for _, m := range spanMetrics {
@@ -168,6 +148,39 @@ func (s *Server) serveMetricsList(w http.ResponseWriter, c call) int {
 		out = out[:limit]
 	}
 	return writeSuccess(w, map[string]any{"metrics": out})
+}
+
+// metricsListQuery reads the optional start, end (epoch ms) and limit.
+func metricsListQuery(q url.Values) (start, end uint64, limit int, err *apiError) {
+	for name, dst := range map[string]*uint64{"start": &start, "end": &end} {
+		if v := q.Get(name); v != "" {
+			n, perr := strconv.ParseUint(v, 10, 64)
+			if perr != nil {
+				return 0, 0, 0, invalidInput("invalid %s %q: expected epoch milliseconds", name, v)
+			}
+			*dst = n
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 0 {
+			return 0, 0, 0, invalidInput("invalid limit %q", v)
+		}
+		limit = n
+	}
+	return start, end, limit, nil
+}
+
+// hasSpansIn reports whether a span lies in [start, end] (epoch ms; 0 is
+// open).
+func (st *store) hasSpansIn(start, end uint64) bool {
+	for i := range st.spans {
+		t := uint64(st.spans[i].ts.UnixMilli())
+		if (start == 0 || t >= start) && (end == 0 || t <= end) {
+			return true
+		}
+	}
+	return false
 }
 
 // serveDashboards answers GET /api/v2/dashboards: the fake has none.

@@ -1,6 +1,7 @@
 package fakesignoz
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,53 +139,53 @@ func compare(c compareNode, r *record, signal string) bool {
 			ok = false
 		}
 	}
-	var res bool
 	switch c.op {
-	case "EXISTS":
-		res = ok
-	case "=":
-		res = ok && equalTo(v, c.values[0])
 	case "!=":
 		return !ok || !equalTo(v, c.values[0])
 	case "<", "<=", ">", ">=":
-		if !ok {
-			return false
-		}
-		o, comparable := order(v, c.values[0])
-		if !comparable {
-			return false
-		}
-		switch c.op {
-		case "<":
-			return o < 0
-		case "<=":
-			return o <= 0
-		case ">":
-			return o > 0
-		default:
-			return o >= 0
-		}
-	case "LIKE", "ILIKE", "REGEXP", "CONTAINS":
-		res = ok && c.re.MatchString(stringOf(v))
-	case "IN":
-		if ok {
-			for _, lit := range c.values {
-				if equalTo(v, lit) {
-					res = true
-					break
-				}
-			}
-		}
-	case "BETWEEN":
-		if ok {
-			f, isNum := numberOf(v)
-			res = isNum && f >= c.values[0].num && f <= c.values[1].num
-		}
+		return ok && ordered(c.op, v, c.values[0])
 	}
+	res := ok && holds(c, v)
 	if c.negate {
 		return !res
 	}
 	return res
+}
+
+// ordered evaluates <, <=, > or >= on a present value.
+func ordered(op string, v any, lit literal) bool {
+	o, comparable := order(v, lit)
+	if !comparable {
+		return false
+	}
+	switch op {
+	case "<":
+		return o < 0
+	case "<=":
+		return o <= 0
+	case ">":
+		return o > 0
+	}
+	return o >= 0
+}
+
+// holds evaluates the positive form of EXISTS, =, LIKE and its kin, IN and
+// BETWEEN on a present value.
+func holds(c compareNode, v any) bool {
+	switch c.op {
+	case "EXISTS":
+		return true
+	case "=":
+		return equalTo(v, c.values[0])
+	case "LIKE", "ILIKE", "REGEXP", "CONTAINS":
+		return c.re.MatchString(stringOf(v))
+	case "IN":
+		return slices.ContainsFunc(c.values, func(lit literal) bool { return equalTo(v, lit) })
+	case "BETWEEN":
+		f, isNum := numberOf(v)
+		return isNum && f >= c.values[0].num && f <= c.values[1].num
+	}
+	return false
 }
 
 // walkKeys calls fn for every key a filter mentions.

@@ -208,32 +208,14 @@ func (st *store) fieldKeys(f fieldQuery) ([]fieldKey, bool) {
 // selects; resource keys before attribute keys before columns, as a key
 // without a context resolves in a filter.
 func (st *store) fieldValues(f fieldQuery) (fieldValues, bool) {
-	strs, nums, bools := map[string]bool{}, map[float64]bool{}, map[bool]bool{}
-	collect := func(v any) {
-		switch x := v.(type) {
-		case string:
-			if x != "" {
-				strs[x] = true
-			}
-		case float64:
-			if !math.IsNaN(x) {
-				nums[x] = true
-			}
-		case bool:
-			bools[x] = true
-		case time.Time:
-			nums[float64(x.UnixNano())] = true
-		case int64:
-			nums[float64(x)] = true
-		}
-	}
+	vs := valueSet{strs: map[string]bool{}, nums: map[float64]bool{}, bools: map[bool]bool{}}
 	if f.signal == signalMetrics {
 		for _, p := range st.metricPoints() {
 			if !f.inWindow(p.ts) || (f.metric != "" && !slices.ContainsFunc(spanMetrics, func(m spanMetric) bool { return m.name == f.metric })) {
 				continue
 			}
 			if v, ok := p.labels[f.name]; ok {
-				collect(v)
+				vs.add(v)
 			}
 		}
 	} else {
@@ -245,31 +227,66 @@ func (st *store) fieldValues(f fieldQuery) (fieldValues, bool) {
 				continue
 			}
 			if v, ok := r.get(key, f.signal); ok {
-				collect(v)
+				vs.add(v)
 			}
 		}
 	}
-	out := fieldValues{}
-	out.StringValues = slices.Sorted(maps.Keys(strs))
-	out.NumberValues = slices.Sorted(maps.Keys(nums))
-	if bools[false] {
-		out.BoolValues = append(out.BoolValues, false)
-	}
-	if bools[true] {
-		out.BoolValues = append(out.BoolValues, true)
-	}
+	out := vs.sorted()
 	if f.search != "" {
-		needle := strings.ToLower(f.search)
-		out.StringValues = slices.DeleteFunc(out.StringValues, func(s string) bool { return !strings.Contains(strings.ToLower(s), needle) })
-		out.NumberValues = slices.DeleteFunc(out.NumberValues, func(n float64) bool {
-			return !strings.Contains(strconv.FormatFloat(n, 'f', -1, 64), needle)
-		})
-		out.BoolValues = slices.DeleteFunc(out.BoolValues, func(b bool) bool { return !strings.Contains(strconv.FormatBool(b), needle) })
+		out = out.matching(strings.ToLower(f.search))
 	}
 	complete := len(out.StringValues) <= f.limit && len(out.NumberValues) <= f.limit
 	out.StringValues = out.StringValues[:min(len(out.StringValues), f.limit)]
 	out.NumberValues = out.NumberValues[:min(len(out.NumberValues), f.limit)]
 	return out, complete
+}
+
+// valueSet gathers the distinct values of a key, by type.
+type valueSet struct {
+	strs  map[string]bool
+	nums  map[float64]bool
+	bools map[bool]bool
+}
+
+func (vs valueSet) add(v any) {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			vs.strs[x] = true
+		}
+	case float64:
+		if !math.IsNaN(x) {
+			vs.nums[x] = true
+		}
+	case bool:
+		vs.bools[x] = true
+	case time.Time:
+		vs.nums[float64(x.UnixNano())] = true
+	case int64:
+		vs.nums[float64(x)] = true
+	}
+}
+
+// sorted lists the values in order, false before true.
+func (vs valueSet) sorted() fieldValues {
+	out := fieldValues{StringValues: slices.Sorted(maps.Keys(vs.strs)), NumberValues: slices.Sorted(maps.Keys(vs.nums))}
+	if vs.bools[false] {
+		out.BoolValues = append(out.BoolValues, false)
+	}
+	if vs.bools[true] {
+		out.BoolValues = append(out.BoolValues, true)
+	}
+	return out
+}
+
+// matching keeps the values whose text contains needle (lower case).
+func (out fieldValues) matching(needle string) fieldValues {
+	out.StringValues = slices.DeleteFunc(out.StringValues, func(s string) bool { return !strings.Contains(strings.ToLower(s), needle) })
+	out.NumberValues = slices.DeleteFunc(out.NumberValues, func(n float64) bool {
+		return !strings.Contains(strconv.FormatFloat(n, 'f', -1, 64), needle)
+	})
+	out.BoolValues = slices.DeleteFunc(out.BoolValues, func(b bool) bool { return !strings.Contains(strconv.FormatBool(b), needle) })
+	return out
 }
 
 func (s *Server) serveFieldKeys(w http.ResponseWriter, c call) int {

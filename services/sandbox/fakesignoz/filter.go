@@ -68,90 +68,95 @@ func isWordBreak(c byte) bool {
 	return false
 }
 
+// punctuation are the one-character tokens.
+var punctuation = map[byte]tokenKind{'(': tokLParen, ')': tokRParen, '[': tokLBrack, ']': tokRBrack, ',': tokComma}
+
 func lex(s string) ([]token, error) {
 	var toks []token
 	for i := 0; i < len(s); {
 		c := s[i]
+		var (
+			t   token
+			n   int
+			err error
+		)
 		switch c {
 		case ' ', '\t', '\r', '\n':
 			i++
-		case '(':
-			toks = append(toks, token{tokLParen, "(", i})
-			i++
-		case ')':
-			toks = append(toks, token{tokRParen, ")", i})
-			i++
-		case '[':
-			toks = append(toks, token{tokLBrack, "[", i})
-			i++
-		case ']':
-			toks = append(toks, token{tokRBrack, "]", i})
-			i++
-		case ',':
-			toks = append(toks, token{tokComma, ",", i})
-			i++
+			continue
+		case '(', ')', '[', ']', ',':
+			t, n = token{punctuation[c], string(c), i}, 1
 		case '=', '!', '<', '>':
-			op := string(c)
-			if i+1 < len(s) {
-				two := s[i : i+2]
-				if two == "==" || two == "!=" || two == "<>" || two == "<=" || two == ">=" {
-					op = two
-				}
-			}
-			if op == "!" {
-				return nil, fmt.Errorf("unexpected '!' at position %d", i)
-			}
-			if op == "==" {
-				toks = append(toks, token{tokOp, "=", i})
-			} else {
-				toks = append(toks, token{tokOp, op, i})
-			}
-			i += len(op)
+			t, n, err = lexOp(s, i)
 		case '\'', '"':
-			var b strings.Builder
-			j := i + 1
-			closed := false
-			for j < len(s) {
-				if s[j] == '\\' && j+1 < len(s) {
-					b.WriteByte(s[j+1])
-					j += 2
-					continue
-				}
-				if s[j] == c {
-					closed = true
-					j++
-					break
-				}
-				b.WriteByte(s[j])
-				j++
-			}
-			if !closed {
-				return nil, fmt.Errorf("unterminated quoted text at position %d", i)
-			}
-			toks = append(toks, token{tokQuoted, b.String(), i})
-			i = j
+			t, n, err = lexQuoted(s, i)
 		default:
-			j := i
-			for j < len(s) {
-				if s[j] == '[' && (strings.HasPrefix(s[j:], "[]") || strings.HasPrefix(s[j:], "[*]")) && j > i {
-					if s[j+1] == ']' {
-						j += 2
-					} else {
-						j += 3
-					}
-					continue
-				}
-				if isWordBreak(s[j]) {
-					break
-				}
-				j++
-			}
-			word := s[i:j]
-			toks = append(toks, classifyWord(word, i))
-			i = j
+			t, n = lexWord(s, i)
 		}
+		if err != nil {
+			return nil, err
+		}
+		toks = append(toks, t)
+		i += n
 	}
 	return append(toks, token{tokEOF, "", len(s)}), nil
+}
+
+// lexOp reads the comparison operator at s[i] and its length.
+func lexOp(s string, i int) (token, int, error) {
+	op := s[i : i+1]
+	if i+1 < len(s) {
+		two := s[i : i+2]
+		if two == "==" || two == "!=" || two == "<>" || two == "<=" || two == ">=" {
+			op = two
+		}
+	}
+	switch op {
+	case "!":
+		return token{}, 0, fmt.Errorf("unexpected '!' at position %d", i)
+	case "==":
+		return token{tokOp, "=", i}, 2, nil
+	}
+	return token{tokOp, op, i}, len(op), nil
+}
+
+// lexQuoted reads the quoted text at s[i] (backslash escapes any byte) and
+// its length, quotes included.
+func lexQuoted(s string, i int) (token, int, error) {
+	c := s[i]
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && j+1 < len(s):
+			b.WriteByte(s[j+1])
+			j++
+		case s[j] == c:
+			return token{tokQuoted, b.String(), i}, j + 1 - i, nil
+		default:
+			b.WriteByte(s[j])
+		}
+	}
+	return token{}, 0, fmt.Errorf("unterminated quoted text at position %d", i)
+}
+
+// lexWord reads the word at s[i] (a key may end in [] or [*]) and its length.
+func lexWord(s string, i int) (token, int) {
+	j := i
+	for j < len(s) {
+		if s[j] == '[' && (strings.HasPrefix(s[j:], "[]") || strings.HasPrefix(s[j:], "[*]")) && j > i {
+			if s[j+1] == ']' {
+				j += 2
+			} else {
+				j += 3
+			}
+			continue
+		}
+		if isWordBreak(s[j]) {
+			break
+		}
+		j++
+	}
+	return classifyWord(s[i:j], i), j - i
 }
 
 func classifyWord(w string, pos int) token {

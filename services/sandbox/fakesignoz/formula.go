@@ -273,94 +273,112 @@ func (f *formula) evaluate(byName map[string]any) any {
 	return f.evaluateSeries(byName)
 }
 
-func (f *formula) evaluateScalar(byName map[string]any) *scalarData {
-	rows := map[string]*joinRow{}
-	var order []string
-	global := make([]float64, len(f.refs)) // from queries without group-by
-	hasGlobal := make([]bool, len(f.refs))
-	var groupCols []*columnDescriptor
-	for ri, ref := range f.refs {
-		sd, _ := byName[ref.query].(*scalarData)
-		if sd == nil {
+// scalarJoin joins the referenced scalar results row by row on their
+// group-by values; results without group-by apply to every row (global).
+type scalarJoin struct {
+	refs      int
+	rows      map[string]*joinRow
+	order     []string
+	global    []float64
+	hasGlobal []bool
+	groupCols []*columnDescriptor
+}
+
+// add joins reference ri's aggregation column of sd.
+func (j *scalarJoin) add(f *formula, ri int, ref formulaRef, sd *scalarData) {
+	var names []string
+	aggCol := -1
+	for ci, c := range sd.Columns {
+		if c.Type == columnGroup {
+			names = append(names, c.Name)
+		} else if int(c.AggregationIndex) == ref.agg && aggCol < 0 {
+			aggCol = ci
+		}
+	}
+	if len(names) > len(j.groupCols) {
+		j.groupCols = j.groupCols[:0]
+		for _, c := range sd.Columns {
+			if c.Type == columnGroup {
+				j.groupCols = append(j.groupCols, &columnDescriptor{fieldKey: fieldKey{Name: c.Name}, QueryName: f.spec.Name, Type: columnGroup})
+			}
+		}
+	}
+	for _, row := range sd.Data {
+		v, ok := numberOf(row[aggCol])
+		if !ok {
 			continue
 		}
-		var names []string
-		aggCol := -1
-		for ci, c := range sd.Columns {
-			if c.Type == columnGroup {
-				names = append(names, c.Name)
-			} else if int(c.AggregationIndex) == ref.agg && aggCol < 0 {
-				aggCol = ci
-			}
+		if len(names) == 0 {
+			j.global[ri], j.hasGlobal[ri] = v, true
+			continue
 		}
-		if len(names) > len(groupCols) {
-			groupCols = groupCols[:0]
-			for _, c := range sd.Columns {
-				if c.Type == columnGroup {
-					groupCols = append(groupCols, &columnDescriptor{fieldKey: fieldKey{Name: c.Name}, QueryName: f.spec.Name, Type: columnGroup})
-				}
-			}
+		key := labelSet(names, row[:len(names)])
+		jr := j.rows[key]
+		if jr == nil {
+			jr = &joinRow{names: names, values: row[:len(names)], vals: make([]float64, j.refs), seen: make([]bool, j.refs)}
+			j.rows[key] = jr
+			j.order = append(j.order, key)
 		}
-		for _, row := range sd.Data {
-			v, ok := numberOf(row[aggCol])
-			if !ok {
-				continue
-			}
-			if len(names) == 0 {
-				global[ri], hasGlobal[ri] = v, true
-				continue
-			}
-			key := labelSet(names, row[:len(names)])
-			jr := rows[key]
-			if jr == nil {
-				jr = &joinRow{names: names, values: row[:len(names)], vals: make([]float64, len(f.refs)), seen: make([]bool, len(f.refs))}
-				rows[key] = jr
-				order = append(order, key)
-			}
-			jr.vals[ri], jr.seen[ri] = v, true
+		jr.vals[ri], jr.seen[ri] = v, true
+	}
+}
+
+// scalarResult is one row of a scalar formula: its labels and value.
+type scalarResult struct {
+	labels []any
+	v      float64
+}
+
+// results evaluates the formula on every joined row (or once on the global
+// values when no row has labels), dropping NaN and infinite results.
+func (j *scalarJoin) results(f *formula) []scalarResult {
+	var results []scalarResult
+	if len(j.order) == 0 {
+		if v := f.root.eval(j.global); !math.IsNaN(v) && !math.IsInf(v, 0) && slices.Contains(j.hasGlobal, true) {
+			results = append(results, scalarResult{nil, v})
 		}
 	}
-	out := &scalarData{QueryName: f.spec.Name, Columns: groupCols, Data: [][]any{}}
-	out.Columns = append(out.Columns, &columnDescriptor{fieldKey: fieldKey{Name: "__result_0"}, QueryName: f.spec.Name, Type: columnAggregation})
-	type result struct {
-		labels []any
-		v      float64
-	}
-	var results []result
-	if len(order) == 0 {
-		if v := f.root.eval(global); !math.IsNaN(v) && !math.IsInf(v, 0) && slices.Contains(hasGlobal, true) {
-			results = append(results, result{nil, v})
-		}
-	}
-	for _, key := range order {
-		jr := rows[key]
+	for _, key := range j.order {
+		jr := j.rows[key]
 		vals := slices.Clone(jr.vals)
 		for i := range vals {
-			if !jr.seen[i] && hasGlobal[i] {
-				vals[i] = global[i]
+			if !jr.seen[i] && j.hasGlobal[i] {
+				vals[i] = j.global[i]
 			}
 		}
 		v := f.root.eval(vals)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
-		results = append(results, result{jr.values, v})
+		results = append(results, scalarResult{jr.values, v})
 	}
+	return results
+}
+
+func (f *formula) evaluateScalar(byName map[string]any) *scalarData {
+	j := &scalarJoin{refs: len(f.refs), rows: map[string]*joinRow{}, global: make([]float64, len(f.refs)), hasGlobal: make([]bool, len(f.refs))}
+	for ri, ref := range f.refs {
+		if sd, _ := byName[ref.query].(*scalarData); sd != nil {
+			j.add(f, ri, ref, sd)
+		}
+	}
+	out := &scalarData{QueryName: f.spec.Name, Columns: j.groupCols, Data: [][]any{}}
+	out.Columns = append(out.Columns, &columnDescriptor{fieldKey: fieldKey{Name: "__result_0"}, QueryName: f.spec.Name, Type: columnAggregation})
+	results := j.results(f)
 	if f.ordersByValue() {
 		desc := f.spec.Order[0].Direction != "asc"
-		sort.SliceStable(results, func(i, j int) bool {
+		sort.SliceStable(results, func(a, b int) bool {
 			if desc {
-				return results[i].v > results[j].v
+				return results[a].v > results[b].v
 			}
-			return results[i].v < results[j].v
+			return results[a].v < results[b].v
 		})
 	}
 	for i, r := range results {
 		if f.spec.Limit > 0 && i >= f.spec.Limit {
 			break
 		}
-		row := append(slices.Clone(r.labels), sanitize(r.v))
-		out.Data = append(out.Data, row)
+		out.Data = append(out.Data, append(slices.Clone(r.labels), sanitize(r.v)))
 	}
 	return out
 }
@@ -373,19 +391,108 @@ func (f *formula) ordersByValue() bool {
 	return k == f.spec.Name || k == "__result" || k == "__result_0" || k == f.spec.Expression
 }
 
+// seriesPoint is one timestamp of a joined series: each reference's value.
+type seriesPoint struct {
+	vals []float64
+	seen []bool
+}
+
+// seriesGroup is one joined series: its labels and points by timestamp.
+type seriesGroup struct {
+	labels []*label
+	points map[int64]*seriesPoint
+}
+
+// seriesJoin joins the referenced series on their labels and timestamps;
+// series without labels apply to every group (global).
+type seriesJoin struct {
+	refs    int
+	groups  map[string]*seriesGroup
+	order   []string
+	global  []map[int64]float64
+	partial map[int64]bool
+}
+
+func (j *seriesJoin) point(g *seriesGroup, ts int64) *seriesPoint {
+	p := g.points[ts]
+	if p == nil {
+		p = &seriesPoint{vals: make([]float64, j.refs), seen: make([]bool, j.refs)}
+		g.points[ts] = p
+	}
+	return p
+}
+
+// add joins one series of reference ri.
+func (j *seriesJoin) add(ri int, s *timeSeries) {
+	names := make([]string, len(s.Labels))
+	values := make([]any, len(s.Labels))
+	for i, l := range s.Labels {
+		names[i], values[i] = l.Key.Name, l.Value
+	}
+	if len(names) == 0 {
+		j.global[ri] = map[int64]float64{}
+		for _, v := range s.Values {
+			if x, ok := numberOf(v.Value); ok {
+				j.global[ri][v.Timestamp] = x
+			}
+			j.partial[v.Timestamp] = j.partial[v.Timestamp] || v.Partial
+		}
+		return
+	}
+	key := labelSet(names, values)
+	g := j.groups[key]
+	if g == nil {
+		g = &seriesGroup{labels: s.Labels, points: map[int64]*seriesPoint{}}
+		j.groups[key] = g
+		j.order = append(j.order, key)
+	}
+	for _, v := range s.Values {
+		x, ok := numberOf(v.Value)
+		if !ok {
+			continue
+		}
+		p := j.point(g, v.Timestamp)
+		p.vals[ri], p.seen[ri] = x, true
+		j.partial[v.Timestamp] = j.partial[v.Timestamp] || v.Partial
+	}
+}
+
+// onlyGlobal makes the one unlabelled group when no series had labels.
+func (j *seriesJoin) onlyGlobal() {
+	g := &seriesGroup{points: map[int64]*seriesPoint{}}
+	for ri, m := range j.global {
+		for ts, x := range m {
+			p := j.point(g, ts)
+			p.vals[ri], p.seen[ri] = x, true
+		}
+	}
+	j.groups[""] = g
+	j.order = []string{""}
+}
+
+// series evaluates the formula at every point of group g, dropping NaN and
+// infinite results.
+func (j *seriesJoin) series(f *formula, g *seriesGroup) *timeSeries {
+	series := &timeSeries{Labels: g.labels}
+	for _, ts := range slices.Sorted(maps.Keys(g.points)) {
+		p := g.points[ts]
+		vals := slices.Clone(p.vals)
+		for i := range vals {
+			if !p.seen[i] && j.global[i] != nil {
+				vals[i] = j.global[i][ts]
+			}
+		}
+		v := f.root.eval(vals)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		series.Values = append(series.Values, &timeSeriesValue{Timestamp: ts, Value: sanitize(v), Partial: j.partial[ts]})
+	}
+	return series
+}
+
 func (f *formula) evaluateSeries(byName map[string]any) *timeSeriesData {
-	type point struct {
-		vals []float64
-		seen []bool
-	}
-	type sgroup struct {
-		labels []*label
-		points map[int64]*point
-	}
-	groups := map[string]*sgroup{}
-	var order []string
-	global := make([]map[int64]float64, len(f.refs))
-	partial := map[int64]bool{}
+	j := &seriesJoin{refs: len(f.refs), groups: map[string]*seriesGroup{}, global: make([]map[int64]float64, len(f.refs)), partial: map[int64]bool{}}
 	for ri, ref := range f.refs {
 		td, _ := byName[ref.query].(*timeSeriesData)
 		if td == nil {
@@ -396,78 +503,16 @@ func (f *formula) evaluateSeries(byName map[string]any) *timeSeriesData {
 				continue
 			}
 			for _, s := range b.Series {
-				names := make([]string, len(s.Labels))
-				values := make([]any, len(s.Labels))
-				for i, l := range s.Labels {
-					names[i], values[i] = l.Key.Name, l.Value
-				}
-				if len(names) == 0 {
-					global[ri] = map[int64]float64{}
-					for _, v := range s.Values {
-						if x, ok := numberOf(v.Value); ok {
-							global[ri][v.Timestamp] = x
-						}
-						partial[v.Timestamp] = partial[v.Timestamp] || v.Partial
-					}
-					continue
-				}
-				key := labelSet(names, values)
-				g := groups[key]
-				if g == nil {
-					g = &sgroup{labels: s.Labels, points: map[int64]*point{}}
-					groups[key] = g
-					order = append(order, key)
-				}
-				for _, v := range s.Values {
-					x, ok := numberOf(v.Value)
-					if !ok {
-						continue
-					}
-					p := g.points[v.Timestamp]
-					if p == nil {
-						p = &point{vals: make([]float64, len(f.refs)), seen: make([]bool, len(f.refs))}
-						g.points[v.Timestamp] = p
-					}
-					p.vals[ri], p.seen[ri] = x, true
-					partial[v.Timestamp] = partial[v.Timestamp] || v.Partial
-				}
+				j.add(ri, s)
 			}
 		}
 	}
-	if len(order) == 0 {
-		g := &sgroup{points: map[int64]*point{}}
-		for ri, m := range global {
-			for ts, x := range m {
-				p := g.points[ts]
-				if p == nil {
-					p = &point{vals: make([]float64, len(f.refs)), seen: make([]bool, len(f.refs))}
-					g.points[ts] = p
-				}
-				p.vals[ri], p.seen[ri] = x, true
-			}
-		}
-		groups[""] = g
-		order = []string{""}
+	if len(j.order) == 0 {
+		j.onlyGlobal()
 	}
 	bucket := &aggregationBucket{Index: 0, Alias: "__result_0"}
-	for _, key := range order {
-		g := groups[key]
-		series := &timeSeries{Labels: g.labels}
-		for _, ts := range slices.Sorted(maps.Keys(g.points)) {
-			p := g.points[ts]
-			vals := slices.Clone(p.vals)
-			for i := range vals {
-				if !p.seen[i] && global[i] != nil {
-					vals[i] = global[i][ts]
-				}
-			}
-			v := f.root.eval(vals)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				continue
-			}
-			series.Values = append(series.Values, &timeSeriesValue{Timestamp: ts, Value: sanitize(v), Partial: partial[ts]})
-		}
-		if len(series.Values) > 0 {
+	for _, key := range j.order {
+		if series := j.series(f, j.groups[key]); len(series.Values) > 0 {
 			bucket.Series = append(bucket.Series, series)
 		}
 	}

@@ -148,46 +148,62 @@ func parseMetricAggregation(a aggregationSpec, requestType string) (aggregation,
 		return aggregation{}, unsupported("comparisonSpaceAggregationParam is not implemented")
 	}
 	agg := aggregation{expr: a.MetricName, alias: a.Alias, fn: "metric", metric: m.name}
-	space := strings.ToLower(a.SpaceAggregation)
-	timeAgg := strings.ToLower(a.TimeAggregation)
+	var err *apiError
 	if m.typ == "histogram" {
-		q, ok := quantileFns[space]
-		if !ok {
-			return aggregation{}, invalidInput("histogram metric %q needs a percentile spaceAggregation (p50, p75, p90, p95, p99), got %q", m.name, a.SpaceAggregation)
-		}
-		if timeAgg != "" && timeAgg != "rate" && timeAgg != "increase" {
-			return aggregation{}, invalidInput("invalid timeAggregation %q for histogram metric %q", a.TimeAggregation, m.name)
-		}
-		agg.space, agg.quantile = "quantile", q
+		err = histogramAggregation(a, m, &agg)
 	} else {
-		switch timeAgg {
-		case "", "rate", "increase", "sum":
-		default:
-			return aggregation{}, unsupported("timeAggregation %q on the counter %q is not implemented; use rate or increase", a.TimeAggregation, m.name)
-		}
-		if timeAgg == "" {
-			timeAgg = "rate"
-		}
-		switch space {
-		case "sum", "avg", "min", "max", "count":
-		case "":
-			space = "sum"
-		default:
-			return aggregation{}, invalidInput("invalid spaceAggregation %q for counter metric %q", a.SpaceAggregation, m.name)
-		}
-		agg.space = space
+		err = counterAggregation(a, m, &agg)
 	}
-	agg.timeAgg = timeAgg
+	if err != nil {
+		return aggregation{}, err
+	}
 	if requestType == requestScalar {
-		natural := map[string]string{"rate": "avg", "increase": "sum", "sum": "sum"}[timeAgg]
+		natural := map[string]string{"rate": "avg", "increase": "sum", "sum": "sum"}[agg.timeAgg]
 		if agg.space == "quantile" {
 			natural = "avg"
 		}
 		if r := strings.ToLower(a.ReduceTo); r != "" && r != natural {
-			return aggregation{}, unsupported("reduceTo %q with timeAggregation %q is not implemented; fakesignoz reduces over the whole window (reduceTo %q)", a.ReduceTo, timeAgg, natural)
+			return aggregation{}, unsupported("reduceTo %q with timeAggregation %q is not implemented; fakesignoz reduces over the whole window (reduceTo %q)", a.ReduceTo, agg.timeAgg, natural)
 		}
 	}
 	return agg, nil
+}
+
+// histogramAggregation sets a histogram's percentile and time aggregation.
+func histogramAggregation(a aggregationSpec, m spanMetric, agg *aggregation) *apiError {
+	space, timeAgg := strings.ToLower(a.SpaceAggregation), strings.ToLower(a.TimeAggregation)
+	q, ok := quantileFns[space]
+	if !ok {
+		return invalidInput("histogram metric %q needs a percentile spaceAggregation (p50, p75, p90, p95, p99), got %q", m.name, a.SpaceAggregation)
+	}
+	if timeAgg != "" && timeAgg != "rate" && timeAgg != "increase" {
+		return invalidInput("invalid timeAggregation %q for histogram metric %q", a.TimeAggregation, m.name)
+	}
+	agg.space, agg.quantile, agg.timeAgg = "quantile", q, timeAgg
+	return nil
+}
+
+// counterAggregation sets a counter's space and time aggregation (sum and
+// rate unless named).
+func counterAggregation(a aggregationSpec, m spanMetric, agg *aggregation) *apiError {
+	space, timeAgg := strings.ToLower(a.SpaceAggregation), strings.ToLower(a.TimeAggregation)
+	switch timeAgg {
+	case "", "rate", "increase", "sum":
+	default:
+		return unsupported("timeAggregation %q on the counter %q is not implemented; use rate or increase", a.TimeAggregation, m.name)
+	}
+	if timeAgg == "" {
+		timeAgg = "rate"
+	}
+	switch space {
+	case "sum", "avg", "min", "max", "count":
+	case "":
+		space = "sum"
+	default:
+		return invalidInput("invalid spaceAggregation %q for counter metric %q", a.SpaceAggregation, m.name)
+	}
+	agg.space, agg.timeAgg = space, timeAgg
+	return nil
 }
 
 // computeMetric evaluates a metrics aggregation over the points of one group

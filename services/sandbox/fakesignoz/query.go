@@ -423,59 +423,12 @@ func runScalar(q *builderQuery, recs []*record, windowSeconds float64) *scalarDa
 
 func runTimeSeries(q *builderQuery, recs []*record, startMs, endMs, stepSec uint64, fillGaps bool) *timeSeriesData {
 	out := &timeSeriesData{QueryName: q.Name}
-	groups := groupRecords(q, recs)
-	if len(q.GroupBy) > 0 && q.Limit > 0 && len(groups) > q.Limit {
-		// SigNoz keeps the top series by the query's order over the window.
-		aggs := make([][]float64, len(groups))
-		for i, g := range groups {
-			for _, a := range q.aggs {
-				aggs[i] = append(aggs[i], a.compute(g.recs, q.Signal, float64(endMs-startMs)/1000))
-			}
-		}
-		sortGroups(q, groups, aggs)
-		groups = groups[:q.Limit]
-	}
-	stepMs := int64(stepSec) * 1000
-	partial := func(ts int64) bool {
-		first := int64(startMs)
-		if first%stepMs != 0 {
-			first = (first/stepMs + 1) * stepMs
-		}
-		if ts < first {
-			return true
-		}
-		return ts+stepMs > int64(endMs) && int64(endMs)%stepMs != 0
-	}
+	groups := topGroups(q, groupRecords(q, recs), float64(endMs-startMs)/1000)
+	w := seriesWindow{startMs: int64(startMs), endMs: int64(endMs), stepMs: int64(stepSec) * 1000, fillGaps: fillGaps}
 	for ai, a := range q.aggs {
 		bucket := &aggregationBucket{Index: ai, Alias: "__result_" + strconv.Itoa(ai)}
 		for _, g := range groups {
-			byTS := map[int64][]*record{}
-			for _, r := range g.recs {
-				ts := r.ts.UnixMilli() / stepMs * stepMs
-				byTS[ts] = append(byTS[ts], r)
-			}
-			if fillGaps {
-				for ts := int64(startMs) / stepMs * stepMs; ts <= int64(endMs); ts += stepMs {
-					if _, ok := byTS[ts]; !ok {
-						byTS[ts] = nil
-					}
-				}
-			}
-			series := &timeSeries{}
-			for i, k := range q.GroupBy {
-				series.Labels = append(series.Labels, &label{Key: fieldKey{Name: k.Name}, Value: g.values[i]})
-			}
-			for _, ts := range slices.Sorted(maps.Keys(byTS)) {
-				v := a.compute(byTS[ts], q.Signal, float64(stepSec))
-				if v != v && fillGaps {
-					v = 0
-				}
-				if v != v {
-					continue // SigNoz drops NaN points
-				}
-				series.Values = append(series.Values, &timeSeriesValue{Timestamp: ts, Value: sanitize(v), Partial: partial(ts)})
-			}
-			if len(series.Values) > 0 {
+			if series := w.series(q, a, g); len(series.Values) > 0 {
 				bucket.Series = append(bucket.Series, series)
 			}
 		}
@@ -484,4 +437,69 @@ func runTimeSeries(q *builderQuery, recs []*record, startMs, endMs, stepSec uint
 		}
 	}
 	return out
+}
+
+// topGroups keeps, as SigNoz does, the top Limit series by the query's order
+// over the whole window when the query groups and has more groups than that.
+func topGroups(q *builderQuery, groups []*group, windowSeconds float64) []*group {
+	if len(q.GroupBy) == 0 || q.Limit <= 0 || len(groups) <= q.Limit {
+		return groups
+	}
+	aggs := make([][]float64, len(groups))
+	for i, g := range groups {
+		for _, a := range q.aggs {
+			aggs[i] = append(aggs[i], a.compute(g.recs, q.Signal, windowSeconds))
+		}
+	}
+	sortGroups(q, groups, aggs)
+	return groups[:q.Limit]
+}
+
+// seriesWindow is a time series request's range and step, in milliseconds.
+type seriesWindow struct {
+	startMs, endMs, stepMs int64
+	fillGaps               bool
+}
+
+// partial reports whether the step at ts is cut by the window's ends.
+func (w seriesWindow) partial(ts int64) bool {
+	first := w.startMs
+	if first%w.stepMs != 0 {
+		first = (first/w.stepMs + 1) * w.stepMs
+	}
+	if ts < first {
+		return true
+	}
+	return ts+w.stepMs > w.endMs && w.endMs%w.stepMs != 0
+}
+
+// series is aggregation a of group g, one point per step.
+func (w seriesWindow) series(q *builderQuery, a aggregation, g *group) *timeSeries {
+	byTS := map[int64][]*record{}
+	for _, r := range g.recs {
+		ts := r.ts.UnixMilli() / w.stepMs * w.stepMs
+		byTS[ts] = append(byTS[ts], r)
+	}
+	if w.fillGaps {
+		for ts := w.startMs / w.stepMs * w.stepMs; ts <= w.endMs; ts += w.stepMs {
+			if _, ok := byTS[ts]; !ok {
+				byTS[ts] = nil
+			}
+		}
+	}
+	series := &timeSeries{}
+	for i, k := range q.GroupBy {
+		series.Labels = append(series.Labels, &label{Key: fieldKey{Name: k.Name}, Value: g.values[i]})
+	}
+	for _, ts := range slices.Sorted(maps.Keys(byTS)) {
+		v := a.compute(byTS[ts], q.Signal, float64(w.stepMs/1000))
+		if v != v && w.fillGaps {
+			v = 0
+		}
+		if v != v {
+			continue // SigNoz drops NaN points
+		}
+		series.Values = append(series.Values, &timeSeriesValue{Timestamp: ts, Value: sanitize(v), Partial: w.partial(ts)})
+	}
+	return series
 }

@@ -259,6 +259,15 @@ func (q *builderQuery) validate(requestType string) *apiError {
 	if q.Name == "" {
 		return invalidInput("query name is required")
 	}
+	for _, check := range []func(string) *apiError{q.checkSignal, q.checkImplemented, q.normalizeKeys, q.parseFilter, q.parseAggregations} {
+		if err := check(requestType); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *builderQuery) checkSignal(requestType string) *apiError {
 	switch q.Signal {
 	case "traces", "logs":
 	case "metrics":
@@ -268,6 +277,12 @@ func (q *builderQuery) validate(requestType string) *apiError {
 	default:
 		return invalidInput("invalid signal %q", q.Signal)
 	}
+	return nil
+}
+
+// checkImplemented refuses what the fake does not implement, and negative
+// bounds.
+func (q *builderQuery) checkImplemented(string) *apiError {
 	if q.Source != "" {
 		return unsupported("source %q is not implemented", q.Source)
 	}
@@ -288,6 +303,12 @@ func (q *builderQuery) validate(requestType string) *apiError {
 	if q.StepInterval.Duration < 0 {
 		return invalidInput("step interval must not be negative")
 	}
+	return nil
+}
+
+// normalizeKeys normalizes the group-by, select and order keys and checks
+// the order directions.
+func (q *builderQuery) normalizeKeys(string) *apiError {
 	for i := range q.GroupBy {
 		q.GroupBy[i].normalize()
 		if q.GroupBy[i].Name == "" {
@@ -306,6 +327,10 @@ func (q *builderQuery) validate(requestType string) *apiError {
 			return invalidInput("invalid order direction %q; allowed values: asc, desc", q.Order[i].Direction)
 		}
 	}
+	return nil
+}
+
+func (q *builderQuery) parseFilter(string) *apiError {
 	if q.Filter != nil {
 		n, err := parseFilter(q.Filter.Expression)
 		if err != nil {
@@ -313,6 +338,10 @@ func (q *builderQuery) validate(requestType string) *apiError {
 		}
 		q.filter = n
 	}
+	return nil
+}
+
+func (q *builderQuery) parseAggregations(requestType string) *apiError {
 	if requestType == requestRaw {
 		return nil
 	}

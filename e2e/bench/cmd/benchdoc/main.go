@@ -168,19 +168,7 @@ func table(bs map[string]*Bench) []Row {
 		missing("Alert storm", "BenchmarkStorm did not run")
 	}
 
-	// Pipeline.
-	if p50, ok := get("BenchmarkPipeline/real", "p50-ms"); ok {
-		p99, _ := get("BenchmarkPipeline/real", "p99-ms")
-		b50, _ := get("BenchmarkPipeline/bus", "p50-ms")
-		b99, _ := get("BenchmarkPipeline/bus", "p99-ms")
-		tc, _ := get("BenchmarkPipeline/real", "tool-calls")
-		rows = append(rows, Row{Figure: "Pipeline: alert → signed decision, zero-latency scripted model (oracle)",
-			Measured: fmt.Sprintf("p50 %s ms, p99 %s ms", num(p50), num(p99)),
-			Baseline: fmt.Sprintf("the same bus traffic (%s tool calls) through do-nothing handlers: p50 %s ms, p99 %s ms", num(tc), num(b50), num(b99)),
-			Ratio:    p50 / b50, RatioOf: "p50, pipeline ÷ bus alone"})
-	} else {
-		missing("Pipeline overhead", "BenchmarkPipeline did not run")
-	}
+	rows = append(rows, pipelineRows(get, num)...)
 
 	// Gate.
 	if ns, ok := get("BenchmarkEvaluate", "ns/op"); ok {

@@ -301,7 +301,7 @@ func TestSecretFromDeclarations(t *testing.T) {
 		{"AGENTK_SLACK_BOT_TOKEN_FILE", false}, // a path
 		{"AGENTK_GATE_COOLDOWN", false},
 		{"AGENTK_INGEST_MAX_INVESTIGATIONS", false},
-		{"AGENTK_MY_TOKEN", true}, // undeclared: judged by its name
+		{"AGENTK_MY_TOKEN", false}, // undeclared: not judged by its name; agentk config never shows its value
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -314,7 +314,7 @@ func TestSecretFromDeclarations(t *testing.T) {
 // `agentk config` lists unknown variables and redacts declared secrets.
 func TestConfigWarnsAndRedacts(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"AGENTK_GATE_COLDOWN": "1m", "AGENTK_INGEST_BASIC_USER": "alice-the-user", "AGENTK_INGEST_BASIC_PASSWORD": "hunter2-hunter2"}
+	env := map[string]string{"AGENTK_GATE_COLDOWN": "1m", "AGENTK_INGEST_BASIC_USER": "alice-the-user", "AGENTK_INGEST_BASIC_PASSWORD": "hunter2-hunter2", "AGENTK_MY_TOKEN": "undeclared-value"}
 	c, out, _ := testCLI(env)
 	c.listEnv = func() []string {
 		var kv []string
@@ -327,6 +327,8 @@ func TestConfigWarnsAndRedacts(t *testing.T) {
 	require.Contains(t, out.String(), "did you mean AGENTK_GATE_COOLDOWN?")
 	require.NotContains(t, out.String(), "alice-the-user")
 	require.NotContains(t, out.String(), "hunter2")
+	require.NotContains(t, out.String(), "undeclared-value", "an undeclared variable's value is never shown")
+	require.Contains(t, out.String(), "AGENTK_MY_TOKEN is not a variable agentk reads")
 }
 
 // `agentk up` checks every service first and names every problem at once.

@@ -4,81 +4,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"agentk/platform/bus"
 	"agentk/platform/config"
+	"agentk/platform/service"
 	"agentk/services/bridge"
-	"agentk/services/deployer"
-	"agentk/services/gate"
-	"agentk/services/ingester"
-	"agentk/services/investigator"
-	"agentk/services/reviewer"
 	"agentk/services/sandbox"
 )
 
-// checkers validate each service's configuration exactly as its Run does.
-var checkers = []struct {
+// checker validates one component's configuration exactly as its Run does.
+type checker struct {
 	role  string
 	check func(func(string) string) error
-}{
-	{"platform", checkPlatform},
-	{"ingester", ingester.CheckConfig},
-	{"sandbox", sandbox.CheckConfig},
-	{"investigator", investigator.CheckConfig},
-	{"reviewer", reviewer.CheckConfig},
-	{"gate", gate.CheckConfig},
-	{"bridge", bridge.CheckConfig},
-	{"deployer", deployer.CheckConfig},
+}
+
+// checkers are the platform's and every registered service's.
+func checkers() []checker {
+	out := []checker{{"platform", checkPlatform}}
+	for _, r := range service.Registered() {
+		out = append(out, checker{r.Role, r.Check})
+	}
+	return out
 }
 
 // checkPlatform validates what every process reads (NATS, data and keys
 // directories, logs, the bus's delivery settings, the embedded server's
-// port), as openFabric and runner.Run read it.
+// port), as declared in config.Platform.
 func checkPlatform(getenv func(string) string) error {
-	env := config.New(getenv)
-	config.GlobalFromEnv(env)
-	bus.ConfigFromEnv(env)
-	if v := getenv("AGENTK_NATS_PORT"); v != "" {
-		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 65535 {
-			env.Failf("AGENTK_NATS_PORT", "want a port number (0 picks a free one), got %q", v)
-		}
-	}
-	return env.Err()
+	return config.Platform.Read(getenv).Err()
 }
 
-// secretName reports whether a variable holds a secret: as the README tables
-// declare it (a variable that may be given as <NAME>_FILE, or marked
-// "(secret)"); only a variable no table declares is judged by its name.
-func secretName(name string) bool {
-	if strings.HasSuffix(name, "_FILE") {
-		return false // a path, not the secret
-	}
-	if d := declared(name); d.known {
-		return d.secret
-	}
-	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "API_KEY", "HEADERS", "APPROVERS", "SEED"} {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
-}
+// secretName reports whether a variable holds a secret, as its declaration
+// says. A variable nothing declares is never shown, so its name is not
+// judged.
+func secretName(name string) bool { return declared(name).secret }
 
-// redact hides secrets and credentials in URLs.
+// redact hides declared secrets and credentials in URLs.
 func redact(name, value string) string {
 	if secretName(name) && value != "" {
-		return "[redacted]"
+		return config.Redacted
 	}
 	if i := strings.Index(value, "://"); i >= 0 {
 		if at := strings.Index(value[i+3:], "@"); at >= 0 {
-			return value[:i+3] + "[redacted]@" + value[i+3+at+1:]
+			return value[:i+3] + config.Redacted + "@" + value[i+3+at+1:]
 		}
 	}
 	return value
@@ -90,47 +63,13 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var names []string
-	for _, kv := range environ(c) {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "AGENTK_") || strings.HasPrefix(name, "OTEL_") || name == "DOCKER_HOST" {
-			if c.getenv(name) != "" {
-				names = append(names, name)
-			}
-		}
+	printSetVars(c)
+	g, err := globalConfig(c)
+	if err != nil {
+		return err
 	}
-	sort.Strings(names)
-	fmt.Fprintln(c.stdout, "Set in the environment (secrets redacted; everything else takes its default, see docs/configuration.md):")
-	if len(names) == 0 {
-		fmt.Fprintln(c.stdout, "  (nothing: every variable at its default)")
-	}
-	for _, n := range names {
-		fmt.Fprintf(c.stdout, "  %s=%s\n", n, redact(n, c.getenv(n)))
-	}
-	if warn := unknownVars(environ(c)); len(warn) > 0 {
-		fmt.Fprintln(c.stdout, "\nUnknown variables (ignored):")
-		for _, w := range warn {
-			fmt.Fprintf(c.stdout, "  %s\n", w)
-		}
-	}
-	fmt.Fprintf(c.stdout, "\nNATS: %s; data dir %s; keys %s\n", orDefault(c.getenv("AGENTK_NATS_URL"), "embedded server"), dataDir(c), keysDir(c))
-	fmt.Fprintln(c.stdout, "\nEach service's configuration, read as its Run reads it:")
-	bad := 0
-	for _, ch := range checkers {
-		if *only != "" && ch.role != *only {
-			continue
-		}
-		if err := ch.check(c.getenv); err != nil {
-			bad++
-			fmt.Fprintf(c.stdout, "  %-13s INVALID\n", ch.role)
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(c.stdout, "      %s\n", line)
-			}
-			continue
-		}
-		fmt.Fprintf(c.stdout, "  %-13s ok\n", ch.role)
-	}
-	if bad > 0 {
+	fmt.Fprintf(c.stdout, "\nNATS: %s; data dir %s; keys %s\n", orDefault(redact(config.EnvNATSURL, g.NATSURL), "embedded server"), g.DataDir, g.KeysDir)
+	if bad := printChecks(c.stdout, c.getenv, *only); bad > 0 {
 		return fmt.Errorf("%d service(s) would refuse to start", bad)
 	}
 	if *only == "" {
@@ -138,8 +77,6 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 			fmt.Fprintf(c.stdout, "\nCross-check FAILED: %v\n", err)
 			return err
 		}
-	}
-	if *only == "" {
 		if err := checkOutside(ctx, c); err != nil {
 			return err
 		}
@@ -150,13 +87,58 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
-// checkServices validates the configuration of roles (every service when
-// nil) the way `agentk config` does, and returns every problem of every
-// service at once.
+// printSetVars lists the declared variables that are set, secrets redacted,
+// then the AGENTK_ variables nothing declares (their names only).
+func printSetVars(c *cli) {
+	fmt.Fprintln(c.stdout, "Set in the environment (secrets redacted; everything else takes its default, see docs/configuration.md):")
+	n := 0
+	for _, name := range knownNames() {
+		if v := c.getenv(name); v != "" {
+			fmt.Fprintf(c.stdout, "  %s=%s\n", name, redact(name, v))
+			n++
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(c.stdout, "  (nothing: every variable at its default)")
+	}
+	if warn := unknownVars(environ(c)); len(warn) > 0 {
+		fmt.Fprintln(c.stdout, "\nUnknown variables (ignored):")
+		for _, w := range warn {
+			fmt.Fprintf(c.stdout, "  %s\n", w)
+		}
+	}
+}
+
+// printChecks checks each component (only one when only is set) and writes
+// ok or every problem; it returns how many would refuse to start.
+func printChecks(w io.Writer, getenv func(string) string, only string) int {
+	fmt.Fprintln(w, "\nEach service's configuration, read as its Run reads it:")
+	bad := 0
+	for _, ch := range checkers() {
+		if only != "" && ch.role != only {
+			continue
+		}
+		err := ch.check(getenv)
+		if err == nil {
+			fmt.Fprintf(w, "  %-13s ok\n", ch.role)
+			continue
+		}
+		bad++
+		fmt.Fprintf(w, "  %-13s INVALID\n", ch.role)
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	}
+	return bad
+}
+
+// checkServices validates the platform's configuration and that of roles
+// (every service when nil) the way `agentk config` does, and returns every
+// problem of every service at once.
 func checkServices(getenv func(string) string, roles []string) error {
 	var errs []string
-	for _, ch := range checkers {
-		if roles != nil && !slices.Contains(roles, ch.role) {
+	for _, ch := range checkers() {
+		if roles != nil && ch.role != "platform" && !slices.Contains(roles, ch.role) {
 			continue
 		}
 		if err := ch.check(getenv); err != nil {

@@ -3,83 +3,101 @@ package cli
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
+
+	"agentk/platform/config"
+	"agentk/platform/service"
 )
 
-// envRow is one documented variable row: the README tables that also make
-// docs/configuration.md (envdoc_gen.go is generated from them, so help, the
-// unknown-variable warning and redaction read the same declarations).
+//go:generate go test -run TestConfigurationDoc -update .
+
+// envRow is one documented variable: the declarations of the platform, the
+// command line and every registered service make these rows, and from them
+// docs/configuration.md, help, the unknown-variable warning and redaction.
 type envRow struct {
 	Component, Vars, Default, Meaning string
+	// Names are the variable and, for a secret, its NAME_FILE twin.
+	Names  []string
+	Secret bool
 }
 
-// Components of envDoc, as TestConfigurationDoc titles them.
+// Components of envDoc, as docs/configuration.md titles them.
 const (
 	compPlatform = "Every process"
 	compCLI      = "agentk (command line)"
 )
 
-var backticked = regexp.MustCompile("`([^`]+)`")
+// cliSpec declares what the command line itself reads.
+var cliSpec = config.Spec{Component: "agentk", Vars: []config.Decl{
+	{Name: "AGENTK_APPROVER_TOKEN", Secret: true, Doc: "`approve`, `deny`, `freeze`, `unfreeze`: the approver's console token (`AGENTK_CONSOLE_TOKENS` on the bridge)"},
+	{Name: "AGENTK_CONSOLE_URL", DocDefault: "`http://$AGENTK_BRIDGE_ADDR`", Doc: "`approve`, `deny`, `freeze`, `unfreeze`: the bridge's console and API"},
+	{Name: "AGENTK_CONNECT_TIMEOUT", Kind: config.KindDuration, Default: "5s", Doc: "operator commands (`report`, `incidents`, `audit`, `shadow-report`, `decisions`, `freeze`, `unfreeze`, `approve`, `deny`): how long to wait for NATS or the bridge before failing with the address that did not answer; `--connect-timeout` overrides it"},
+}}
 
-// Names returns the variables a row declares: `A` / `A_FILE`, `A` / `_FILE`
-// and `OTEL_X_{A,B}_Y` are expanded.
-func (r envRow) Names() []string {
-	var out []string
-	for _, m := range backticked.FindAllStringSubmatch(r.Vars, -1) {
-		tok := m[1]
-		if tok == "_FILE" && len(out) > 0 {
-			out = append(out, out[len(out)-1]+"_FILE")
-			continue
+// envDoc returns every declared variable as a row, in doc order: the
+// platform's, the command line's, then each registered service's.
+func envDoc() []envRow {
+	var rows []envRow
+	add := func(comp string, s config.Spec) {
+		for _, d := range s.Vars {
+			rows = append(rows, declRow(comp, d))
 		}
-		if i, j := strings.Index(tok, "{"), strings.Index(tok, "}"); i >= 0 && j > i {
-			for _, alt := range strings.Split(tok[i+1:j], ",") {
-				out = append(out, tok[:i]+alt+tok[j+1:])
-			}
-			continue
-		}
-		out = append(out, tok)
 	}
-	return out
+	add(compPlatform, config.Platform)
+	add(compCLI, cliSpec)
+	for _, r := range service.Registered() {
+		add(r.Role, r.Config)
+	}
+	return rows
 }
 
-// Secret reports whether the row declares a secret: one that may be given as
-// <NAME>_FILE, or marked "(secret)" in its meaning.
-func (r envRow) Secret() bool {
-	return strings.Contains(r.Vars, "_FILE") || strings.Contains(r.Meaning, "(secret)")
+// declRow documents d as one row of component comp.
+func declRow(comp string, d config.Decl) envRow {
+	r := envRow{Component: comp, Vars: "`" + d.Name + "`", Meaning: d.Doc, Names: []string{d.Name}, Secret: d.Secret}
+	if d.HasFile() {
+		r.Vars += " / `" + d.Name + "_FILE`"
+		r.Names = append(r.Names, d.Name+"_FILE")
+	}
+	if d.Secret {
+		r.Meaning += " (secret)"
+	}
+	switch {
+	case d.DocDefault != "":
+		r.Default = d.DocDefault
+	case d.Default != "":
+		r.Default = "`" + d.Default + "`"
+	case d.Required:
+		r.Default = "required"
+	default:
+		r.Default = "—"
+	}
+	return r
 }
 
-// declaredVar is what the documentation says of one variable name.
+// declaredVar is what the declarations say of one variable name.
 type declaredVar struct {
 	known, secret bool
 }
 
-// declared returns what envDoc declares of name (a <NAME>_FILE is known when
-// NAME is, and holds a path, not the secret).
+// declared returns what the declarations say of name (a <NAME>_FILE is
+// known when NAME is a secret, and holds a path, not the secret).
 func declared(name string) declaredVar {
 	var d declaredVar
-	for _, r := range envDoc {
-		for _, n := range r.Names() {
-			switch n {
-			case name:
-				d.known = true
-				d.secret = d.secret || (r.Secret() && !strings.HasSuffix(name, "_FILE"))
-			case strings.TrimSuffix(name, "_FILE"):
-				if r.Secret() {
-					d.known = true
-				}
-			}
+	for _, r := range envDoc() {
+		if slices.Contains(r.Names, name) {
+			d.known = true
+			d.secret = d.secret || (r.Secret && name == r.Names[0])
 		}
 	}
 	return d
 }
 
-// knownNames returns every documented variable name.
+// knownNames returns every declared variable name.
 func knownNames() []string {
 	var out []string
-	for _, r := range envDoc {
-		out = append(out, r.Names()...)
+	for _, r := range envDoc() {
+		out = append(out, r.Names...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -179,11 +197,11 @@ func commandRows(name string) []envRow {
 		want = []string{compPlatform, name}
 	}
 	var out []envRow
-	for _, r := range envDoc {
+	for _, r := range envDoc() {
 		cli := r.Component == compPlatform || r.Component == compCLI
 		mentioned := cli && (strings.Contains(r.Meaning, "`"+name+"`") || strings.Contains(r.Meaning, "`agentk "+name+"`") ||
 			(name != "up" && slices.Contains(serviceNames(), name) && strings.Contains(r.Meaning, "`agentk <service>`")))
-		named := slices.ContainsFunc(r.Names(), func(n string) bool { return slices.Contains(want, n) })
+		named := slices.ContainsFunc(r.Names, func(n string) bool { return slices.Contains(want, n) })
 		// A whole component, except the platform's rows that name the
 		// commands they are for (other than this one).
 		whole := slices.Contains(want, r.Component) && (r.Component != compPlatform || !strings.Contains(r.Meaning, "`agentk ") || mentioned)

@@ -30,28 +30,33 @@ func serviceNames() []string {
 	return out
 }
 
-func dataDir(c *cli) string {
-	if d := c.getenv("AGENTK_DATA_DIR"); d != "" {
-		return d
+// globalConfig reads what every process reads (platform/config/global.go):
+// a bad value, such as an unknown AGENTK_LOG_LEVEL, is refused.
+func globalConfig(c *cli) (config.Global, error) {
+	env := config.New(c.getenv)
+	g := config.GlobalFromEnv(env)
+	if err := env.Err(); err != nil {
+		return g, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	return ".data"
+	return g, nil
+}
+
+func dataDir(c *cli) string {
+	g, _ := globalConfig(c)
+	return g.DataDir
 }
 
 func keysDir(c *cli) string {
-	if d := c.getenv("AGENTK_KEYS_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(dataDir(c), "keys")
+	g, _ := globalConfig(c)
+	return g.KeysDir
 }
 
+// prodLogger is the process's logger as config.Global builds it. Commands
+// that start services refuse a bad AGENTK_LOG_LEVEL in their preflight (the
+// platform's check, config.Platform); until then it logs at the default.
 func prodLogger(c *cli) *slog.Logger {
-	level := slog.LevelInfo
-	_ = level.UnmarshalText([]byte(c.getenv("AGENTK_LOG_LEVEL")))
-	opts := &slog.HandlerOptions{Level: level}
-	if c.getenv("AGENTK_LOG_FORMAT") == "text" {
-		return slog.New(slog.NewTextHandler(c.stderr, opts))
-	}
-	return slog.New(slog.NewJSONHandler(c.stderr, opts))
+	g, _ := globalConfig(c)
+	return g.Logger(c.stderr)
 }
 
 // openFabric joins AGENTK_NATS_URL when set, else starts the embedded server.
@@ -88,7 +93,7 @@ func cmdService(ctx context.Context, c *cli, role string, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if c.getenv("AGENTK_NATS_URL") == "" {
+	if c.getenv(config.EnvNATSURL) == "" {
 		return fmt.Errorf("%w: AGENTK_NATS_URL is required to run one service alone (use `agentk up` for all of them on embedded NATS)", errUsage)
 	}
 	if err := preflight(c, prodLogger(c), []string{role}); err != nil {
@@ -133,9 +138,9 @@ func runServices(ctx context.Context, c *cli, roles []string) error {
 	if err != nil {
 		return err
 	}
-	addr := c.getenv("AGENTK_HEALTH_ADDR")
+	addr := c.getenv(config.EnvHealthAddr)
 	if addr == "" {
-		addr = "127.0.0.1:8090"
+		addr = config.DefaultHealthAddr
 	}
 	hs := &http.Server{Addr: addr, Handler: running.Health, ReadHeaderTimeout: 5 * time.Second}
 	go func() {

@@ -150,3 +150,31 @@ func TestUpHealthAndCleanStop(t *testing.T) {
 	require.Equal(t, "shop-api", d.Service)
 	require.Equal(t, contracts.VerdictDeny, d.Verdict, "a runtime incident is denied")
 }
+
+// A bad AGENTK_LOG_LEVEL is refused before anything starts, not ignored:
+// `agentk up` and `agentk <service>` read it as platform/config/global.go does.
+func TestBadLogLevelIsRefused(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{name: "up", args: []string{"up"}},
+		{name: "one service", args: []string{"gate"}, env: map[string]string{"AGENTK_NATS_URL": "nats://127.0.0.1:1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"AGENTK_LOG_LEVEL": "loud", "AGENTK_DATA_DIR": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c, _, errb := testCLI(env)
+			c.listEnv = func() []string { return nil }
+			require.Equal(t, 2, run(context.Background(), c, tc.args))
+			require.Contains(t, errb.String(), "AGENTK_LOG_LEVEL")
+			require.Contains(t, errb.String(), "platform:")
+		})
+	}
+}

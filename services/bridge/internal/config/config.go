@@ -78,7 +78,7 @@ var Spec = config.Spec{Component: "bridge", Err: ErrInvalid, Vars: []config.Decl
 	{Name: EnvSlackSigning, Secret: true, Doc: "required with the bot token or with Slack approvers"},
 	{Name: EnvSlackChannel, Doc: "channel id to post to; required with the bot token"},
 	{Name: EnvSlackResponsePfx, Kind: config.KindURL, Default: DefaultSlackResponseURLPfx, Doc: "a `response_url` must start with it"},
-	{Name: EnvApprovers, File: true, Doc: "Slack approvers: `slack:<user id>=<name>`, comma- or line-separated, `#` comments"},
+	{Name: EnvApprovers, Secret: true, Doc: "Slack approvers (who may approve: never shown): `slack:<user id>=<name>`, comma- or line-separated, `#` comments"},
 	{Name: EnvConsoleTokens, Secret: true, Doc: "console/CLI tokens: `<name>=<token>` (≥ 16 chars), same list syntax"},
 }}
 

@@ -454,7 +454,30 @@ func randomID() string {
 // so a resolve missed while it was down, or a rewrite Slack refused, is
 // shown later: the record remembers what the message shows.
 func (k *Desk) ShowResolves(ctx context.Context) error {
-	if k.d.Notifier == nil || k.d.Incidents == nil {
+	if k.d.Incidents == nil {
+		return nil
+	}
+	return k.showResolves(ctx, func(r approval.Record) (time.Time, error) {
+		return k.d.Incidents.ResolvedAt(ctx, r.Decision.IncidentID)
+	})
+}
+
+// ShowResolved rewrites the Slack message of every open, posted decision of
+// incidentID to say that its alert resolved at at and that an approval now
+// needs re-confirmation (slackmsg's "Approve anyway (alert resolved)").
+func (k *Desk) ShowResolved(ctx context.Context, incidentID string, at time.Time) error {
+	return k.showResolves(ctx, func(r approval.Record) (time.Time, error) {
+		if r.Decision.IncidentID != incidentID {
+			return time.Time{}, nil
+		}
+		return at, nil
+	})
+}
+
+// showResolves shows, on every open posted message, the resolve time
+// resolvedAt gives for its record (zero: none).
+func (k *Desk) showResolves(ctx context.Context, resolvedAt func(approval.Record) (time.Time, error)) error {
+	if k.d.Notifier == nil {
 		return nil
 	}
 	recs, err := k.d.Store.List(ctx)
@@ -467,33 +490,12 @@ func (k *Desk) ShowResolves(ctx context.Context) error {
 		if !showsFiring(r, now) {
 			continue
 		}
-		at, err := k.d.Incidents.ResolvedAt(ctx, r.Decision.IncidentID)
+		at, err := resolvedAt(r)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		if !at.IsZero() && !r.ResolvedAt.Equal(at) {
-			errs = append(errs, k.showResolved(ctx, r, at))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// ShowResolved rewrites the Slack message of every open, posted decision of
-// incidentID to say that its alert resolved at at and that an approval now
-// needs re-confirmation (slackmsg's "Approve anyway (alert resolved)").
-func (k *Desk) ShowResolved(ctx context.Context, incidentID string, at time.Time) error {
-	if k.d.Notifier == nil || at.IsZero() {
-		return nil
-	}
-	recs, err := k.d.Store.List(ctx)
-	if err != nil {
-		return err
-	}
-	now := k.d.Now()
-	var errs []error
-	for _, r := range recs {
-		if r.Decision.IncidentID == incidentID && showsFiring(r, now) && !r.ResolvedAt.Equal(at) {
 			errs = append(errs, k.showResolved(ctx, r, at))
 		}
 	}

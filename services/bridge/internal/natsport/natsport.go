@@ -88,7 +88,7 @@ type Publisher struct{ Conn Publishing }
 // Publish implements desk.Publisher.
 func (p Publisher) Publish(ctx context.Context, env envelope.Envelope, msgID string) error {
 	if err := p.Conn.Publish(ctx, contracts.SubjectApproval, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
-		return fmt.Errorf("natsport: publish %s: %w", msgID, err)
+		return fmt.Errorf("bridge: publish %s: %w", msgID, err)
 	}
 	return nil
 }

@@ -113,6 +113,11 @@ func BenchmarkRollback(b *testing.B) {
 
 	// ready brings v1 then v2 up under a fresh ledger and returns the deployer.
 	ready := func(b *testing.B) (*rollback.Deployer, testkit.Keys) {
+		// From nothing: a previous op left v1 running pinned by image id,
+		// which a fresh ledger would list as a release of its own.
+		if out, err := s.run(context.Background(), nil, "down", "--remove-orphans"); err != nil {
+			b.Fatalf("compose down: %v: %s", err, out)
+		}
 		js := testkit.StartJetStream(b)
 		bk := testkit.CreateBuckets(b, js.JS)
 		keys := testkit.NewKeys(b)

@@ -84,7 +84,7 @@ func Log(ctx context.Context, log *slog.Logger, res rollback.Result) {
 
 // ErrUnverified is the dead-letter reason of an approval that failed
 // verification.
-var ErrUnverified = errors.New("natsport: approval failed verification")
+var ErrUnverified = errors.New("deployer: approval failed verification")
 
 // LogForged logs a message that failed verification, at Error, every id
 // under a claimed_ key: none of them is verified.
@@ -98,7 +98,7 @@ func LogForged(ctx context.Context, log *slog.Logger, subject string, res rollba
 }
 
 // ErrPublish wraps a reconciled action that could not be published.
-var ErrPublish = errors.New("natsport: publish")
+var ErrPublish = errors.New("deployer: publish")
 
 // PublishAll publishes actions settled outside a delivery (reconciled at
 // start). Their message ids are the approvals' action ids, so a republish by

@@ -121,6 +121,8 @@ type world struct {
 	asked     []string
 }
 
+var peakCalls = 1.0
+
 func newWorld(t testing.TB) *world {
 	best := contracts.Claim{ID: "c1", Class: "bad_release", Statement: "v2 returns 500 on /checkout", Confidence: 0.9, EvidenceIDs: []string{"ev-1", "ev-2"}}
 	return &world{
@@ -130,7 +132,7 @@ func newWorld(t testing.TB) *world {
 		evidence: []contracts.EvidenceV1{
 			{ID: "ev-1", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow,
 				Facts: contracts.Facts{Onset: &tOnset, Release: &contracts.ReleaseErrors{Version: "v2", FirstSeen: tMarker, HistoryMinutes: 60,
-					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}}},
+					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}, PeakCallRatio: &peakCalls}},
 			{ID: "ev-2", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolDeploymentMarkers, From: tStarts.Add(-2 * time.Hour), To: tNow,
 				Facts: contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: svc, Version: "v2", At: tMarker}}}},
 		},

@@ -147,3 +147,37 @@ func releaseReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[
 	}
 	return nil
 }
+
+// MinRetryCallRatio is the least rise of the calls to one peer, since the
+// onset over the baseline, that a retry storm shows: a release that changed
+// timeouts or retries multiplies the calls it sends.
+const MinRetryCallRatio = 2.0
+
+// callVolumeClasses are the diagnoses that claim the service multiplied its
+// calls: they need the sandbox's peak call ratio to show it.
+var callVolumeClasses = []string{"retry_storm"}
+
+// callVolumeReasons: a retry-storm diagnosis holds only when the sandbox
+// measured the calls to some peer at MinRetryCallRatio or more of their
+// baseline rate since the onset.
+func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	if in.Review.Best == nil || !slices.Contains(callVolumeClasses, in.Review.Best.Class) {
+		return nil
+	}
+	var peak *float64
+	var peer string
+	for _, e := range ev {
+		if r := e.Facts.PeakCallRatio; e.Service == svc && r != nil && (peak == nil || *r > *peak) {
+			peak, peer = r, e.Facts.PeakCallPeer
+		}
+	}
+	if peak == nil {
+		return []string{"no evidence measured the calls of " + svc + " to its peers against their baseline: a retry storm cannot be told from a failure that leaves the calls as they were"}
+	}
+	inputs["peak_call_ratio"] = ftoa(*peak)
+	inputs["peak_call_peer"] = peer
+	if *peak < MinRetryCallRatio {
+		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(*peak, 'f', 2, 64) + "x (to " + peer + ") since the onset, under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
+	}
+	return nil
+}

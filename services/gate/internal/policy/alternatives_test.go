@@ -128,3 +128,34 @@ func TestReleaseErrorsRequired(t *testing.T) {
 		})
 	}
 }
+
+// A retry storm needs the calls to some peer multiplied since the onset;
+// other diagnoses do not.
+func TestRetryStormNeedsMoreCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		class string
+		ratio *float64
+		allow bool
+	}{
+		{"calls multiplied", "retry_storm", ptr(4.5), true},
+		{"calls at twice their rate", "retry_storm", ptr(2.0), true},
+		{"calls just under twice", "retry_storm", ptr(1.99), false},
+		{"calls as usual", "retry_storm", ptr(1.0), false},
+		{"not measured", "retry_storm", nil, false},
+		{"a bad release needs no more calls", "bad_release", ptr(1.0), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.PeakCallRatio = tc.ratio
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, d.Checks[4].Reason, "retry storm")
+		})
+	}
+}

@@ -56,7 +56,8 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // sandbox's facts show no other explanation (other services regressing at the
 // same time, a surge of inbound traffic, a dependency failing at its usual
 // call rate, or — for a bad release — errors that are not new with the running
-// version); and the release ledger has a rollback target.
+// version, or — for a retry storm — calls that did not multiply); and the
+// release ledger has a rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
 	inputs := map[string]string{"marker_window": in.Config.MarkerWindow.String(), "evidence_used": strconv.Itoa(len(ev))}
 	if in.EvidenceRejected > 0 {
@@ -73,7 +74,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if dep := failingDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateFailingDependency) {
 		reasons = append(reasons, dep...)
 	}
-	if rel := releaseReasons(in, svc, ev, inputs); !mutant.Off(mutant.GateReleaseErrors) {
+	// The diagnosis's own evidence: a bad release's new errors, a retry
+	// storm's multiplied calls.
+	if rel := append(releaseReasons(in, svc, ev, inputs), callVolumeReasons(in, svc, ev, inputs)...); !mutant.Off(mutant.GateReleaseErrors) {
 		reasons = append(reasons, rel...)
 	}
 	reasons = append(reasons, targetReasons(in, svc, inputs)...)

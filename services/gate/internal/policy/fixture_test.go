@@ -46,7 +46,7 @@ func allowing() policy.Input {
 			{
 				ID: "ev-overview", InvestigationID: invID, Service: svc, Tool: contracts.ToolServiceOverview,
 				From: tStarts.Add(-2 * time.Hour), To: tNow,
-				Facts: contracts.Facts{Onset: ptr(tOnset), ErrorRate: ptr(0.31), Release: goodRelease()},
+				Facts: contracts.Facts{Onset: ptr(tOnset), ErrorRate: ptr(0.31), Release: goodRelease(), PeakCallRatio: ptr(4.5), PeakCallPeer: "payments-api"},
 			},
 			{
 				ID: "ev-markers", InvestigationID: invID, Service: svc, Tool: contracts.ToolDeploymentMarkers,

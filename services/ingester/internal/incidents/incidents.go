@@ -152,12 +152,19 @@ type Index struct {
 	// is when a dispatch last read the bucket.
 	queuing int
 	scanned time.Time
+	// freed is set when a decision or a resolve frees a slot: the next
+	// dispatch reads the bucket, where another replica may have queued.
+	freed bool
 	// unfinished holds the openings whose record was written but whose
 	// delivery failed, so that the retry reports "opened" even when the bus
 	// had stored the alert after all (a publish the client buffered while it
 	// reconnected). After a restart the retry still republishes, and says
 	// "opened" only if JetStream had not stored the alert.
 	unfinished map[string]time.Time
+	// known maps a rule's open key to the incident this process last saw
+	// open for it, so that the next alert of the rule attaches in one
+	// round trip; the record read with it says whether it is still open.
+	known map[string]string
 }
 
 // New returns an index over kv that publishes through pub and lets at most
@@ -165,7 +172,8 @@ type Index struct {
 // holds its slot until it is decided, resolves or lease passes.
 func New(kv KV, pub Publisher, maxInvestigations int, lease time.Duration) *Index {
 	return &Index{kv: kv, pub: pub, max: maxInvestigations, lease: lease,
-		slots: admission.NewSlots(maxInvestigations, lease), inflight: map[string]time.Time{}, unfinished: map[string]time.Time{}}
+		slots: admission.NewSlots(maxInvestigations, lease), inflight: map[string]time.Time{}, unfinished: map[string]time.Time{},
+		known: map[string]string{}}
 }
 
 // MsgID is the Nats-Msg-Id of an alert: alert.<incident>.<status>.<startsAt unix>.

@@ -11,6 +11,7 @@ import (
 	"agentk/services/ingester/internal/incidents"
 	"agentk/services/ingester/webhook"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -292,4 +293,123 @@ func TestARetryAfterARestartRepublishes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, incidents.Duplicate, r.Outcome)
 	require.Equal(t, calls, p.calls, "past the window, a repeat notification is not published again")
+}
+
+// TestDispatchReadsTheBucketOnlyWhenItMayRelease: an idle tick (nothing
+// queued that this process knows of, no slot freed) lists nothing; an
+// incident another replica queued is released once a decision frees a slot,
+// or at the latest RescanEvery later.
+func TestDispatchReadsTheBucketOnlyWhenItMayRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv := &counting{memKV: newKV(), calls: map[string]int{}}
+	p := newPub()
+	x := incidents.New(kv, p, 1, time.Hour)
+	first, err := x.Ingest(ctx, alert("a", "r", "f", t0, contracts.AlertFiring), t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, first.Outcome)
+	_, err = x.Dispatch(ctx, t0.Add(time.Second))
+	require.NoError(t, err)
+	lists := kv.calls["keys"]
+	_, err = x.Dispatch(ctx, t0.Add(2*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, lists, kv.calls["keys"], "an idle tick reads nothing")
+
+	other := incidents.New(kv, p, 1, time.Hour) // another replica, its slot taken
+	queued, err := other.Ingest(ctx, alert("b", "r", "f", t0, contracts.AlertFiring), t0.Add(3*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Queued, queued.Outcome)
+	released, err := x.Dispatch(ctx, t0.Add(4*time.Second))
+	require.NoError(t, err)
+	require.Empty(t, released, "no slot free")
+	_, err = x.Decided(ctx, first.IncidentID, contracts.VerdictDeny, t0.Add(5*time.Second))
+	require.NoError(t, err)
+	released, err = x.Dispatch(ctx, t0.Add(6*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, []string{queued.IncidentID}, released, "the freed slot makes the dispatch read the bucket")
+
+	late := incidents.New(kv, p, 2, time.Hour)
+	_, err = late.Dispatch(ctx, t0.Add(7*time.Second)) // reads the bucket: its first
+	require.NoError(t, err)
+	elsewhere, err := incidents.New(kv, p, 0, time.Hour).Ingest(ctx, alert("c", "r", "f", t0, contracts.AlertFiring), t0.Add(8*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Queued, elsewhere.Outcome)
+	released, err = late.Dispatch(ctx, t0.Add(9*time.Second))
+	require.NoError(t, err)
+	require.Empty(t, released, "an idle replica reads the bucket once a minute")
+	released, err = late.Dispatch(ctx, t0.Add(7*time.Second+incidents.RescanEvery))
+	require.NoError(t, err)
+	require.Equal(t, []string{elsewhere.IncidentID}, released)
+}
+
+// TestConcurrentOpeningsKeepTheLimit: many deliveries of each incident at
+// once (one id, several fingerprints) never release more incidents than
+// the limit, and a decision frees exactly one slot.
+func TestConcurrentOpeningsKeepTheLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x := incidents.New(kv, p, 3, time.Hour)
+	var wg sync.WaitGroup
+	for i := range 400 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := alert(fmt.Sprintf("svc-%d", i%10), "burn", fmt.Sprintf("fp%d", i), t0, contracts.AlertFiring)
+			_, err := x.Ingest(ctx, a, t0)
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Len(t, p.published(), 3)
+	states := map[string]int{}
+	var investigating []string
+	for i := range 10 {
+		rec := state(t, kv, webhook.IncidentID(fmt.Sprintf("svc-%d", i), "burn", t0))
+		states[rec.State]++
+		if rec.State == incidents.StateInvestigating {
+			investigating = append(investigating, rec.IncidentID)
+		}
+	}
+	require.Equal(t, map[string]int{incidents.StateInvestigating: 3, incidents.StateQueued: 7}, states)
+	_, err := x.Decided(ctx, investigating[0], contracts.VerdictDeny, t0.Add(time.Second))
+	require.NoError(t, err)
+	released, err := x.Dispatch(ctx, t0.Add(2*time.Second))
+	require.NoError(t, err)
+	require.Len(t, released, 1)
+	require.Len(t, p.published(), 4)
+}
+
+// TestAKnownIncidentResolvedElsewhereIsNotAttachedTo: this process attaches
+// the alerts of an incident it saw open in one round trip; once another
+// replica resolved it, the next alert of the rule opens a new incident and
+// leaves nothing under the closed one.
+func TestAKnownIncidentResolvedElsewhereIsNotAttachedTo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv, p := newKV(), newPub()
+	x, other := incidents.New(kv, p, 4, time.Hour), incidents.New(kv, p, 4, time.Hour)
+	first := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+	r, err := x.Ingest(ctx, first, t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, r.Outcome)
+	r, err = x.Ingest(ctx, alert("shop-api", "r1", "fp2", t0.Add(time.Minute), contracts.AlertFiring), t0)
+	require.NoError(t, err)
+	require.Equal(t, incidents.Attached, r.Outcome)
+	require.Equal(t, first.IncidentID, r.IncidentID)
+
+	for _, fp := range []string{"fp1", "fp2"} {
+		_, err = other.Ingest(ctx, alert("shop-api", "r1", fp, t0, contracts.AlertResolved), t0.Add(2*time.Minute))
+		require.NoError(t, err)
+	}
+	require.Equal(t, incidents.StateResolved, state(t, kv, first.IncidentID).State)
+
+	next := alert("shop-api", "r1", "fp3", t0.Add(3*time.Minute), contracts.AlertFiring)
+	r, err = x.Ingest(ctx, next, t0.Add(3*time.Minute))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Opened, r.Outcome)
+	require.Equal(t, next.IncidentID, r.IncidentID)
+	left, err := kv.Keys(ctx, "fp."+first.IncidentID+".*")
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing attached to the closed incident")
 }

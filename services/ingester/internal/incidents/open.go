@@ -14,10 +14,43 @@ import (
 )
 
 func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
-	if res, done, err := x.open(ctx, a, now); done || err != nil {
+	if res, done, err := x.attachKnown(ctx, a, now); done || err != nil {
 		return res, err
 	}
-	return x.attach(ctx, a, now)
+	res, done, taken, err := x.open(ctx, a, now)
+	if done || err != nil {
+		return res, err
+	}
+	return x.attach(ctx, a, now, taken)
+}
+
+// attachKnown files a into the incident this process last saw open for a's
+// rule in one round trip: its record and a's key, concurrently (the storm
+// path). done is false when it knows of none, or that incident has no record
+// or has resolved: then fire takes the full path.
+func (x *Index) attachKnown(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, bool, error) {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	id, ok := x.openID(key)
+	if !ok {
+		return Result{}, false, nil
+	}
+	o, err := x.attachTo(ctx, id, a)
+	if err != nil {
+		return Result{}, false, err
+	}
+	if !o.found || o.rec.State == StateResolved {
+		x.forget(key, id)
+		if o.attached {
+			if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
+				return Result{}, false, storeErr("detach alert", err)
+			}
+		}
+		return Result{}, false, nil
+	}
+	own := a.IncidentID
+	a.IncidentID = id
+	res, err := x.attached(ctx, a, own, o, now)
+	return res, true, err
 }
 
 // startsAt is the value of a firing alert's key.
@@ -29,29 +62,35 @@ func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.St
 // the alert's publication, concurrently, all acknowledged before it returns.
 // done is false when the general path (attach) must file a: the rule has an
 // open incident, or a's id belongs to a resolved episode.
-func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done bool, err error) {
+// taken reports that the index key was found taken (attach need not try to
+// create it first).
+func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
 	var createErr, getErr error
 	all(func() { _, createErr = x.kv.Create(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID)) },
 		func() { _, _, getErr = x.record(ctx, a.IncidentID) })
 	switch {
 	case errors.Is(createErr, ErrExists):
-		return Result{}, false, nil
+		return Result{}, false, true, nil
 	case createErr != nil:
-		return Result{}, false, storeErr("open index", createErr)
+		return Result{}, false, false, storeErr("open index", createErr)
 	case getErr == nil:
-		return Result{}, false, nil // a's id was used: attach sees to it
+		return Result{}, false, false, nil // a's id was used: attach sees to it
 	case !errors.Is(getErr, ErrNotFound):
-		return Result{}, false, getErr
+		return Result{}, false, false, getErr
 	}
 	admitted, err := x.acquire(ctx, a.IncidentID, now)
 	if err != nil {
-		return Result{}, false, err
+		return Result{}, false, false, err
 	}
 	rec := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StateQueued, OpenedAt: now, Alert: a}
 	if admitted {
 		rec = rec.Release(now)
 	}
-	return x.write(ctx, rec)
+	res, done, err = x.write(ctx, rec)
+	if done {
+		x.remember(webhook.RuleKey(a.Service, a.RuleID), a.IncidentID)
+	}
+	return res, done, false, err
 }
 
 // write is open's second round trip.
@@ -72,7 +111,9 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 				_, pubErr = x.pub.Publish(ctx, a, MsgID(a))
 			}
 		})
-	x.settle(a.IncidentID, recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
+	// A record another delivery wrote first keeps the slot: attach reads
+	// what it says.
+	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
 	switch {
 	case errors.Is(recErr, ErrExists):
 		return Result{}, false, nil // a concurrent delivery wrote it first: attach reads it
@@ -106,21 +147,38 @@ func (x *Index) refuse(ctx context.Context, rec Record, rev uint64, err error) e
 
 // attach files a into the incident open for its rule (opening one if there
 // is none): the general path, for every alert open did not file.
-func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
+func (x *Index) attach(ctx context.Context, a contracts.AlertV1, now time.Time, taken bool) (Result, error) {
 	own := a.IncidentID
-	o, err := x.openFor(ctx, a)
+	o, err := x.openFor(ctx, a, taken)
 	if err != nil {
 		return Result{}, err
 	}
 	a.IncidentID = o.id
+	if o.found {
+		x.remember(webhook.RuleKey(a.Service, a.RuleID), o.id)
+	}
+	return x.attached(ctx, a, own, o, now)
+}
+
+// attached is the outcome of a (renamed into o's incident; own is its own
+// id) attached to o: an incident still pending is admitted, and a retried
+// opening alert republished.
+func (x *Index) attached(ctx context.Context, a contracts.AlertV1, own string, o opening, now time.Time) (Result, error) {
+	var err error
+	res := Result{Outcome: Duplicate, IncidentID: o.id}
+	if o.attached {
+		res.Outcome = Attached
+	}
+	if !o.found && o.id != own && o.reopens == "" {
+		// The incident is being opened by another delivery, which writes
+		// its record (or, had it failed, its sender's retry will): this
+		// alert is attached, and must not open it with a second alert.
+		return res, nil
+	}
 	if !o.found {
 		if o.rec, o.rev, err = x.ensureRecord(ctx, a, now, o.reopens); err != nil {
 			return Result{}, err
 		}
-	}
-	res := Result{Outcome: Duplicate, IncidentID: o.id}
-	if o.attached {
-		res.Outcome = Attached
 	}
 	switch {
 	case o.rec.State == StatePending:
@@ -153,13 +211,16 @@ func redelivered(rec Record, a contracts.AlertV1, now time.Time) bool {
 
 // openIndex returns the id of the open incident of a's (service, rule),
 // opening a's own if there is none.
-func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1) (id string, err error) {
+// taken skips the first attempt to create the key.
+func (x *Index) openIndex(ctx context.Context, a contracts.AlertV1, taken bool) (id string, err error) {
 	key := webhook.RuleKey(a.Service, a.RuleID)
-	for range 5 {
-		if _, err := x.kv.Create(ctx, key, []byte(a.IncidentID)); err == nil {
-			return a.IncidentID, nil
-		} else if !errors.Is(err, ErrExists) {
-			return "", storeErr("open index", err)
+	for i := range 5 {
+		if i > 0 || !taken {
+			if _, err := x.kv.Create(ctx, key, []byte(a.IncidentID)); err == nil {
+				return a.IncidentID, nil
+			} else if !errors.Is(err, ErrExists) {
+				return "", storeErr("open index", err)
+			}
 		}
 		e, err := x.kv.Get(ctx, key)
 		if errors.Is(err, ErrNotFound) {
@@ -189,27 +250,24 @@ type opening struct {
 // dropped and a new incident is opened, <id>-r2 when a's own id is the
 // resolved one, so it gets its own investigation instead of being attached
 // to a closed incident for ever.
-func (x *Index) openFor(ctx context.Context, a contracts.AlertV1) (opening, error) {
+func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (opening, error) {
 	key := webhook.RuleKey(a.Service, a.RuleID)
 	var o opening
 	for range admission.MaxReopens {
-		id, err := x.openIndex(ctx, a)
+		id, err := x.openIndex(ctx, a, taken)
 		if err != nil {
 			return opening{}, err
 		}
-		o.id = id
-		var getErr, fpErr error
-		all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
-			func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
-		o.found, o.attached = getErr == nil, fpErr == nil
-		switch {
-		case fpErr != nil && !errors.Is(fpErr, ErrExists):
-			return opening{}, storeErr("attach alert", fpErr)
-		case errors.Is(getErr, ErrNotFound) || getErr == nil && o.rec.State != StateResolved:
-			return o, nil
-		case getErr != nil:
-			return opening{}, getErr
+		taken = false
+		reopens := o.reopens
+		if o, err = x.attachTo(ctx, id, a); err != nil {
+			return opening{}, err
 		}
+		o.reopens = reopens
+		if !o.found || o.rec.State != StateResolved {
+			return o, nil
+		}
+		x.forget(key, id)
 		if err := x.drop(ctx, key, id, a, o.attached); err != nil {
 			return opening{}, err
 		}
@@ -219,6 +277,23 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1) (opening, erro
 		}
 	}
 	return opening{}, storeErr("reopen", fmt.Errorf("%s reopened %d times", a.IncidentID, admission.MaxReopens))
+}
+
+// attachTo reads the record of incident id and creates a's key under it,
+// concurrently.
+func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (opening, error) {
+	o := opening{id: id}
+	var getErr, fpErr error
+	all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
+		func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
+	o.found, o.attached = getErr == nil, fpErr == nil
+	switch {
+	case fpErr != nil && !errors.Is(fpErr, ErrExists):
+		return opening{}, storeErr("attach alert", fpErr)
+	case getErr != nil && !errors.Is(getErr, ErrNotFound):
+		return opening{}, getErr
+	}
+	return o, nil
 }
 
 // drop removes the index key that points at the resolved incident id, and
@@ -261,6 +336,7 @@ func (x *Index) ensureRecord(ctx context.Context, a contracts.AlertV1, now time.
 // admitPending moves a pending incident to investigating (publishing its
 // alert) or to queued.
 func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now time.Time) (Record, error) {
+	id := rec.IncidentID
 	for range 5 {
 		if rec.State != StatePending {
 			return rec, nil
@@ -269,19 +345,30 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 		if err != nil {
 			return Record{}, err
 		}
+		// settle ends the slot decide took, if it took one.
+		settle := func(held bool) {
+			if next.State == StateInvestigating {
+				x.settle(id, held)
+			}
+		}
 		_, err = x.save(ctx, next, rev)
-		x.settle(rec.IncidentID, err == nil && next.State == StateInvestigating)
-		if err == nil {
+		switch {
+		case err == nil:
+			settle(true)
 			if next.State == StateQueued {
 				x.queued()
 			}
 			return next, nil
-		} else if !errors.Is(err, ErrConflict) {
+		case !errors.Is(err, ErrConflict):
+			settle(false)
 			return Record{}, err
 		}
-		if rec, rev, err = x.record(ctx, rec.IncidentID); err != nil {
+		// Another delivery admitted it first: the slot is as its record says.
+		if rec, rev, err = x.record(ctx, id); err != nil {
+			settle(false)
 			return Record{}, err
 		}
+		settle(rec.State == StateInvestigating)
 	}
 	return Record{}, storeErr("admit", errors.New("record keeps changing"))
 }

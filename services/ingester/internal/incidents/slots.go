@@ -51,6 +51,7 @@ func (x *Index) release(id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.free(id)
+	x.freed = true
 }
 
 // free gives back id's slot; the caller holds mu.
@@ -137,4 +138,34 @@ func (x *Index) queued() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.queuing++
+}
+
+// maxKnown bounds the open incidents remembered by rule key.
+const maxKnown = 4096
+
+// remember notes that id is the open incident of the rule key.
+func (x *Index) remember(key, id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.known) >= maxKnown {
+		clear(x.known)
+	}
+	x.known[key] = id
+}
+
+// openID is the incident this process last saw open for the rule key.
+func (x *Index) openID(key string) (string, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	id, ok := x.known[key]
+	return id, ok
+}
+
+// forget drops the rule key's incident if it is still id.
+func (x *Index) forget(key, id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.known[key] == id {
+		delete(x.known, key)
+	}
 }

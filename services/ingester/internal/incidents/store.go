@@ -73,16 +73,18 @@ func (x *Index) records(ctx context.Context) ([]Record, []uint64, error) {
 // The bucket is read without holding up admission; slots taken meanwhile
 // are kept.
 //
-// While this process knows of no queued incident it reads the bucket only
-// every RescanEvery (for incidents another replica, or an earlier run,
-// queued), so that an idle tick costs nothing.
+// While this process knows of no queued incident and has freed no slot
+// since its last reading, it reads the bucket only every RescanEvery (for
+// incidents another replica, or an earlier run, queued), so that an idle
+// tick costs nothing.
 func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	x.mu.Lock()
-	if x.loaded && x.queuing == 0 && now.Sub(x.scanned) < RescanEvery && !now.Before(x.scanned) {
+	if x.loaded && x.queuing == 0 && !x.freed && now.Sub(x.scanned) < RescanEvery && !now.Before(x.scanned) {
 		x.mu.Unlock()
 		return nil, nil
 	}
 	x.scans++
+	x.freed = false
 	queuing := x.queuing
 	x.mu.Unlock()
 	recs, revs, err := x.records(ctx)
@@ -171,6 +173,7 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	if err := x.kv.Delete(ctx, key); err != nil {
 		return Result{}, storeErr("close index", err)
 	}
+	x.forget(key, id)
 	x.release(id)
 	return Result{Outcome: Resolved, IncidentID: id}, nil
 }

@@ -33,10 +33,10 @@ func (h *Decisions) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error
 	// The decision's own expiry does not matter here: a late decision still
 	// ends its investigation. So it is verified as of its issue time.
 	if _, err := h.Keyring.Open(m.Data, contracts.SubjectDecision, m.Envelope.Issued(), &d); err != nil {
-		return nil, bus.Permanent(fmt.Errorf("natsport: decision: %w", err))
+		return nil, bus.Permanent(fmt.Errorf("ingester: decision: %w", err))
 	}
 	if bus.SafeKey(d.IncidentID) != nil {
-		return nil, bus.Permanent(fmt.Errorf("natsport: decision %.80q names no valid incident", d.DecisionID))
+		return nil, bus.Permanent(fmt.Errorf("ingester: decision %.80q names no valid incident", d.DecisionID))
 	}
 	changed, err := h.Index.Decided(ctx, d.IncidentID, d.Verdict, now)
 	if err != nil {

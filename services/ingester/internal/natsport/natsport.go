@@ -92,14 +92,14 @@ func NewPublisher(conn *bus.Conn, signer *envelope.Signer, now func() time.Time)
 func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID string) (bool, error) {
 	env, err := p.signer.SealJSON(contracts.SubjectAlert, a, p.now(), 0)
 	if err != nil {
-		return false, fmt.Errorf("natsport: seal: %w", err)
+		return false, fmt.Errorf("ingester: seal: %w", err)
 	}
 	fresh, err := p.conn.PublishFresh(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil)
 	if err != nil {
 		if bus.IsContent(err) {
-			return false, fmt.Errorf("natsport: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
+			return false, fmt.Errorf("ingester: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
 		}
-		return false, fmt.Errorf("natsport: publish %s: %w", msgID, err)
+		return false, fmt.Errorf("ingester: publish %s: %w", msgID, err)
 	}
 	return fresh, nil
 }

@@ -20,7 +20,7 @@ const HandlerName = "investigator"
 
 // ErrInProgress is returned (transient: redelivered later) for an alert whose
 // incident is being investigated right now.
-var ErrInProgress = errors.New("natsport: investigation in progress")
+var ErrInProgress = errors.New("investigator: investigation in progress")
 
 // InvestigationID derives the investigation id from the incident id, so a
 // redelivered alert maps to the same investigation and the same report
@@ -93,7 +93,7 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	var alert contracts.AlertV1
 	if _, err := h.Keyring.Open(m.Data, contracts.SubjectAlert, h.Now(), &alert); err != nil {
 		h.Logger.WarnContext(ctx, "alert rejected", "subject", m.Subject, "err", err)
-		return nil, bus.Permanent(fmt.Errorf("natsport: alert: %w", err))
+		return nil, bus.Permanent(fmt.Errorf("investigator: alert: %w", err))
 	}
 	log := h.Logger.With("incident_id", alert.IncidentID, "incident_service", alert.Service)
 	if why := skipReason(alert); why != "" {
@@ -121,7 +121,7 @@ func (h *Handler) investigate(ctx context.Context, alert contracts.AlertV1, raw 
 	}
 	env, err := h.Signer.SealJSON(contracts.SubjectReport, rep, h.Now(), 0)
 	if err != nil {
-		return bus.Out{}, fmt.Errorf("natsport: seal report %s: %w", invID, err)
+		return bus.Out{}, fmt.Errorf("investigator: seal report %s: %w", invID, err)
 	}
 	best := rep.Claims[0]
 	log.InfoContext(ctx, "investigation finished", "completed", rep.Completed, "incomplete_reason", rep.IncompleteReason,

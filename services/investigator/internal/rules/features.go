@@ -42,7 +42,7 @@ const (
 	FeatNewHost Feature = "failing calls go to a host not called before the onset (server.address / net.peer.name)"
 	// FeatChildSlow: one child span's p95 grew by SlowRatio and accounts for
 	// most of the server spans' growth (duration by span name and kind).
-	FeatChildSlow Feature = "one dependency span dominates the latency growth (p95 by span name and kind)"
+	FeatChildSlow Feature = "one dependency span dominates the latency growth (percentile latency by span name and kind)"
 	// FeatModelSlow: a model call (a span with gen_ai.request.model) grew
 	// its p95 by SlowRatio: the model writes longer answers or works harder.
 	FeatModelSlow Feature = "the model call (gen_ai.request.model) slowed after the onset"
@@ -55,7 +55,7 @@ const (
 	FeatConfigChange Feature = "a deployment marker says the release changed configuration (deployment.type)"
 	// FeatEvenSlow: every server span slowed by EvenRatio and no child
 	// dominates: the whole service is slower.
-	FeatEvenSlow Feature = "every endpoint slowed together, no child span dominates (p95 by span name and kind)"
+	FeatEvenSlow Feature = "every endpoint slowed together, no child span dominates (percentile latency by span name and kind)"
 )
 
 // spanRows reads the data rows of a span evidence's compact text.
@@ -241,12 +241,11 @@ func (f failures) majority() origin {
 	return ""
 }
 
-// features reads the Features of service from the span evidence and the
-// follow-up aggregates; newVersion is the version of the latest deployment
+// features reads the Features of the service's failing spans f and the
+// follow-up aggregates sh; newVersion is the version of the latest deployment
 // marker before the onset ("" when none). It returns each feature found with
 // the ids of the evidence it came from.
-func features(service, newVersion string, evidence []loop.Evidence, sh Shape) map[Feature][]string {
-	f := readFailures(service, evidence)
+func features(f failures, newVersion string, sh Shape) map[Feature][]string {
 	out := map[Feature][]string{}
 	counts := map[Feature]int{}
 	ids := map[Feature]map[string]bool{}

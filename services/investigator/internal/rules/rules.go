@@ -26,6 +26,12 @@ const Name = "rules"
 // gate's deployment_related window).
 const MarkerWindow = 30 * time.Minute
 
+// OnsetBucket is the granularity of the overview's onset: the start of the
+// first minute that left the baseline. A marker inside that minute may
+// precede the regression, so the diagnosis counts it (the gate, which
+// decides the rollback, keeps its own stricter rule).
+const OnsetBucket = time.Minute
+
 // Thresholds the rules use.
 const (
 	HighErrorRate = 0.05
@@ -74,6 +80,11 @@ type Observations struct {
 	MarkerQueried     bool
 	ErrorRate, P95Ms  float64
 	HaveRate, HaveP95 bool
+	// SinceOnsetRate is the error rate of the overview's minutes from the
+	// onset on: unlike ErrorRate, it does not depend on how much history
+	// the window holds.
+	SinceOnsetRate     float64
+	HaveSinceOnsetRate bool
 	// TrafficRatio is inbound traffic since the onset over the baseline.
 	TrafficRatio float64
 	HaveTraffic  bool
@@ -81,6 +92,8 @@ type Observations struct {
 	Signals map[Signal][]string
 	// OverviewIDs and MarkerIDs cite the service overview and marker queries.
 	OverviewIDs, MarkerIDs []string
+	// origin is where most failing traces began ("" when none dominates).
+	origin origin
 	// Features maps each OpenTelemetry feature found (see Feature) to the ids
 	// of the evidence it was read from.
 	Features map[Feature][]string
@@ -89,6 +102,24 @@ type Observations struct {
 func (o Observations) has(s Signal) bool { return len(o.Signals[s]) > 0 }
 
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
+
+// rate is the error rate since the onset when the overview measured it,
+// else the window's.
+func (o Observations) rate() (float64, bool) {
+	if o.HaveSinceOnsetRate {
+		return o.SinceOnsetRate, true
+	}
+	return o.ErrorRate, o.HaveRate
+}
+
+// failing reports whether the service's failing calls are the incident: it
+// fails at ReleaseErrorRate or more (or its error rate was not measured),
+// or no dependency span merely slowed. A few timed-out calls to a dependency that
+// slowed down are a symptom of the slowdown, not an outage.
+func (o Observations) failing() bool {
+	r, ok := o.rate()
+	return !ok || r >= ReleaseErrorRate || !o.feat(FeatChildSlow)
+}
 
 // Rule is one row of the table: when When holds, the incident is Class with
 // Confidence.
@@ -127,14 +158,15 @@ var Table = []Rule{
 	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && !o.feat(FeatNewHost))
+			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
 		}, []Signal{SigRetry}, true, []Feature{FeatResend}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
 	// or the prompt signal, after a deployment.
 	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and the model's answers changed: traces point at the prompt or the model call",
 		func(o Observations) bool {
-			return o.Deploy && (o.has(SigPrompt) || o.feat(FeatModelSlow) && o.ErrorRate < HighErrorRate)
+			r, _ := o.rate()
+			return o.Deploy && (o.has(SigPrompt) || o.feat(FeatModelSlow) && r < HighErrorRate)
 		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow}},
 	// config_regression reads FeatConfigChange (the marker says the release
 	// changed configuration), FeatNewHost (the new release calls a host
@@ -143,7 +175,7 @@ var Table = []Rule{
 	// deployment.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig) && !o.feat(FeatOwnCode))
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig))
 		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB}},
 	// resource_saturation reads FeatEvenSlow (every endpoint slower, no
 	// child dominates) or the resource signal (memory, GC, OOM in logs).
@@ -157,14 +189,14 @@ var Table = []Rule{
 	// own spans, with no deployment of this service.
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+			return !o.Deploy && o.failing() && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
 		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), so the peer is failing and a rollback would
 	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
-		func(o Observations) bool { return o.Deploy && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+		func(o Observations) bool { return o.Deploy && o.failing() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// bad_release reads FeatException (exception.* / error.type on most
 	// failing spans), the crash signal, an error rate of at least
 	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
@@ -174,8 +206,9 @@ var Table = []Rule{
 	// generic 5xx after a deploy that merely coincides shows both.
 	{"bad_release", 0.7, "a deployment of this service precedes the onset and errors rose after it",
 		func(o Observations) bool {
-			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || o.HaveRate && o.ErrorRate >= ReleaseErrorRate ||
-				o.feat(FeatOneError) && o.feat(FeatOwnCode) && o.ErrorRate >= LowErrorRate)
+			r, ok := o.rate()
+			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || ok && r >= ReleaseErrorRate ||
+				o.feat(FeatOneError) && o.feat(FeatOwnCode) && r >= LowErrorRate)
 		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion}},
 	// retrieval_latency reads FeatChildSlow: one dependency span (not a
 	// model call) dominates the latency growth.
@@ -209,6 +242,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 			if f.Onset != nil {
 				onset = f.Onset
+				o.SinceOnsetRate, o.HaveSinceOnsetRate = sinceOnsetRate(e.Compact, *f.Onset)
 			}
 			if f.TrafficRatio != nil {
 				o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
@@ -231,7 +265,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	var latest *contracts.DeploymentMarker
 	if onset != nil {
 		for i, m := range markers {
-			if m.Service == service && m.At.Before(*onset) && onset.Sub(m.At) <= MarkerWindow {
+			if m.Service == service && m.At.Before(onset.Add(OnsetBucket)) && onset.Sub(m.At) <= MarkerWindow {
 				o.Deploy = true
 				if latest == nil || m.At.After(latest.At) {
 					latest = &markers[i]
@@ -243,7 +277,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	if latest != nil {
 		newVersion = latest.Version
 	}
-	o.Features = features(service, newVersion, evidence, readShape(evidence))
+	f := readFailures(service, evidence)
+	o.origin = f.majority()
+	o.Features = features(f, newVersion, readShape(evidence))
 	return o
 }
 

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,11 @@ func ev(id, tool string, f contracts.Facts, compact string) loop.Evidence {
 }
 
 func f64(v float64) *float64 { return &v }
+
+// errorTraces is an error_traces evidence holding the sandbox's data rows.
+func errorTraces(rows ...string) loop.Evidence {
+	return ev("tr", contracts.ToolErrorTraces, contracts.Facts{}, "tool: error_traces\n<<<DATA rows=n\n"+strings.Join(rows, "\n")+"\nDATA>>>")
+}
 
 func TestDiagnose(t *testing.T) {
 	t.Parallel()
@@ -41,6 +47,7 @@ func TestDiagnose(t *testing.T) {
 		{"marker of another service does not count", []loop.Evidence{overview(0.3, 200), marker(onset.Add(-3*time.Minute), "other"), logs(`"panic: nil pointer"`)}, contracts.ClassUnknown, []string{"ov", "mk"}},
 		{"marker too old", []loop.Evidence{overview(0.3, 200), marker(onset.Add(-31*time.Minute), "shop-api"), logs(`"panic"`)}, contracts.ClassUnknown, []string{"ov", "mk"}},
 		{"bad release from the error rate", []loop.Evidence{overview(0.2, 300), marker(onset.Add(-5*time.Minute), "shop-api")}, "bad_release", []string{"ov", "mk"}},
+		{"a marker inside the onset's minute counts", []loop.Evidence{overview(0.2, 300), marker(onset.Add(30*time.Second), "shop-api")}, "bad_release", []string{"ov", "mk"}},
 		{"pool exhaustion", []loop.Evidence{overview(0.1, 1800), noMarker, logs(`"pool checkout timed out after 100ms"`)}, "db_pool_exhaustion", []string{"ov", "lg"}},
 		{"dependency outage", []loop.Evidence{overview(0.4, 300), noMarker, logs(`"dial tcp 10.0.0.5:443: connection refused"`)}, "dependency_outage", []string{"ov", "mk", "lg"}},
 		{"retrieval latency", []loop.Evidence{overview(0.0, 4000), noMarker, ev("agg", contracts.ToolAggregateTraces, contracts.Facts{}, `[{"name":"rag.retrieval","p95":3900}]`)}, "retrieval_latency", []string{"ov", "mk", "agg"}},

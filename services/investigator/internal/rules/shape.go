@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"agentk/contracts"
 	"agentk/services/investigator/internal/loop"
@@ -175,4 +176,24 @@ func (sh Shape) modelSlowed() bool {
 		}
 	}
 	return false
+}
+
+// sinceOnsetRate reads the overview's minutes around the onset and returns
+// the error rate of those from the onset's minute on.
+func sinceOnsetRate(compact string, onset time.Time) (float64, bool) {
+	from := onset.UTC().Format("15:04")
+	var errs, reqs float64
+	for _, row := range spanRows(compact) {
+		m := str(row, "minute")
+		if m == "" || m < from {
+			continue
+		}
+		e, _ := number(row, "errors")
+		n, _ := number(row, "requests")
+		errs, reqs = errs+e, reqs+n
+	}
+	if reqs == 0 {
+		return 0, false
+	}
+	return errs / reqs, true
 }

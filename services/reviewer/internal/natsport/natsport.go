@@ -57,7 +57,7 @@ type Handler struct {
 func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
 	var rep contracts.ReportV1
-	if _, err := h.Keyring.Open(m.Data, contracts.SubjectReport, now, &rep); err != nil {
+	if err := m.Open(h.Keyring, contracts.SubjectReport, now, &rep); err != nil {
 		h.Logger.WarnContext(ctx, "report rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("%w: report: %w", ErrRejected, err))
 	}
@@ -94,7 +94,7 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	}
 	h.Logger.InfoContext(ctx, "review", "incident_id", rv.IncidentID, "investigation_id", rv.InvestigationID,
 		"kept", len(rv.Kept), "dropped", len(rv.Dropped), "insufficient_evidence", rv.InsufficientEvidence)
-	return []bus.Out{{Envelope: env, MsgID: rv.ReviewID}}, nil
+	return []bus.Out{{Envelope: env, MsgID: rv.ReviewID, Value: &rv}}, nil
 }
 
 // verifyEvidence opens one evidence envelope; for one that does not verify it

@@ -33,8 +33,8 @@ func Traced(next bus.HandlerFunc) bus.HandlerFunc {
 		reviews, _ := meter.Int64Counter("agentk.reviewer.reviews", metric.WithDescription("Reviews published, by whether any claim survived."))
 		claims, _ := meter.Int64Counter("agentk.reviewer.claims", metric.WithDescription("Claims reviewed, by kept (evidence-backed) or dropped."))
 		for _, o := range outs {
-			var rv contracts.ReviewV1
-			if o.Envelope.Subject != contracts.SubjectReview || json.Unmarshal(o.Envelope.Payload, &rv) != nil {
+			rv, ok := reviewOf(o)
+			if !ok {
 				continue
 			}
 			span.SetAttributes(
@@ -55,4 +55,20 @@ func Traced(next bus.HandlerFunc) bus.HandlerFunc {
 		}
 		return outs, nil
 	}
+}
+
+// reviewOf is the review an output carries: the value the handler sealed,
+// else its payload decoded.
+func reviewOf(o bus.Out) (*contracts.ReviewV1, bool) {
+	if o.Envelope.Subject != contracts.SubjectReview {
+		return nil, false
+	}
+	if rv, ok := o.Value.(*contracts.ReviewV1); ok && rv != nil {
+		return rv, true
+	}
+	var rv contracts.ReviewV1
+	if json.Unmarshal(o.Envelope.Payload, &rv) != nil {
+		return nil, false
+	}
+	return &rv, true
 }

@@ -35,41 +35,14 @@ func MatchRoute(base *url.URL, link string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %q does not parse", ErrLink, link)
 	}
-	if u.Scheme != base.Scheme || !strings.EqualFold(u.Hostname(), base.Hostname()) || port(u) != port(base) {
-		return "", fmt.Errorf("%w: %q is not under the configured SigNoz %s", ErrLink, link, origin(base))
-	}
-	if u.User != nil || u.Opaque != "" {
-		return "", fmt.Errorf("%w: %q has user info or an opaque part", ErrLink, link)
-	}
-	if u.RawPath != "" && u.RawPath != u.Path {
-		return "", fmt.Errorf("%w: %q has an encoded path", ErrLink, link)
-	}
-	prefix := strings.TrimSuffix(base.Path, "/")
-	if !strings.HasPrefix(u.Path, prefix+"/") {
-		return "", fmt.Errorf("%w: %q is not under base path %q", ErrLink, link, prefix+"/")
-	}
-	segs := strings.Split(strings.TrimPrefix(u.Path, prefix+"/"), "/")
-	for _, s := range segs {
-		if s == "" || s == "." || s == ".." {
-			return "", fmt.Errorf("%w: %q has an empty or dot path segment", ErrLink, link)
-		}
+	segs, err := pathUnder(base, u, link)
+	if err != nil {
+		return "", err
 	}
 	q := u.Query()
 	for _, r := range Routes {
 		path, query, _ := strings.Cut(r, "?")
-		want := strings.Split(strings.TrimPrefix(path, "/"), "/")
-		if len(want) != len(segs) {
-			continue
-		}
-		ok := true
-		for i, w := range want {
-			if strings.HasPrefix(w, ":") {
-				ok = ok && param.MatchString(segs[i])
-			} else {
-				ok = ok && w == segs[i]
-			}
-		}
-		if !ok {
+		if !segmentsMatch(strings.Split(strings.TrimPrefix(path, "/"), "/"), segs) {
 			continue
 		}
 		if name, _, found := strings.Cut(query, "="); found && !param.MatchString(q.Get(name)) {
@@ -78,6 +51,50 @@ func MatchRoute(base *url.URL, link string) (string, error) {
 		return r, nil
 	}
 	return "", fmt.Errorf("%w: %q matches none of SigNoz's routes", ErrLink, link)
+}
+
+// pathUnder returns u's path segments below base's path, refusing a link to
+// another origin, with user info, an opaque part, an encoded path, or an
+// empty or dot segment.
+func pathUnder(base, u *url.URL, link string) ([]string, error) {
+	if u.Scheme != base.Scheme || !strings.EqualFold(u.Hostname(), base.Hostname()) || port(u) != port(base) {
+		return nil, fmt.Errorf("%w: %q is not under the configured SigNoz %s", ErrLink, link, origin(base))
+	}
+	if u.User != nil || u.Opaque != "" {
+		return nil, fmt.Errorf("%w: %q has user info or an opaque part", ErrLink, link)
+	}
+	if u.RawPath != "" && u.RawPath != u.Path {
+		return nil, fmt.Errorf("%w: %q has an encoded path", ErrLink, link)
+	}
+	prefix := strings.TrimSuffix(base.Path, "/")
+	if !strings.HasPrefix(u.Path, prefix+"/") {
+		return nil, fmt.Errorf("%w: %q is not under base path %q", ErrLink, link, prefix+"/")
+	}
+	segs := strings.Split(strings.TrimPrefix(u.Path, prefix+"/"), "/")
+	for _, s := range segs {
+		if s == "" || s == "." || s == ".." {
+			return nil, fmt.Errorf("%w: %q has an empty or dot path segment", ErrLink, link)
+		}
+	}
+	return segs, nil
+}
+
+// segmentsMatch reports whether path segments segs fit a route's segments
+// want, where :name takes one parameter-shaped segment.
+func segmentsMatch(want, segs []string) bool {
+	if len(want) != len(segs) {
+		return false
+	}
+	for i, w := range want {
+		if strings.HasPrefix(w, ":") {
+			if !param.MatchString(segs[i]) {
+				return false
+			}
+		} else if w != segs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func port(u *url.URL) string {

@@ -159,34 +159,55 @@ func EvidenceNumbers(e contracts.EvidenceV1) []Number {
 	if f.TrafficRatio != nil {
 		out = append(out, Number{*f.TrafficRatio, "x"})
 	}
-	text := timeLike.ReplaceAllStringFunc(e.Compact, func(m string) string { return strings.Repeat(" ", len(m)) })
+	return append(out, textNumbers(e.Compact)...)
+}
+
+// embedded reports whether match m is part of a longer token (a word, an
+// id, a version, a decimal) or a quoted id or version ("12345").
+func embedded(text string, m []int) bool {
+	start, end := m[0], m[1]
+	if start > 0 && joins(text[start-1]) || text[start] == '-' && start > 0 && wordByte(text[start-1]) {
+		return true
+	}
+	if end < len(text) && (wordByte(text[end]) || text[end] == '.' && end+1 < len(text) && wordByte(text[end+1]) || text[end] == '-' && m[2] < 0) {
+		return true
+	}
+	return start > 0 && end < len(text) && text[start-1] == '"' && text[end] == '"'
+}
+
+// textNumbers are the number tokens of evidence text, times blanked out.
+func textNumbers(compact string) []Number {
+	var out []Number
+	text := timeLike.ReplaceAllStringFunc(compact, func(m string) string { return strings.Repeat(" ", len(m)) })
 	for _, m := range evidenceNumber.FindAllStringSubmatchIndex(text, -1) {
-		start, end := m[0], m[1]
-		if start > 0 && joins(text[start-1]) || text[start] == '-' && start > 0 && wordByte(text[start-1]) {
-			continue
+		if n, ok := numberAt(text, m); ok {
+			out = append(out, n)
 		}
-		if end < len(text) && (wordByte(text[end]) || text[end] == '.' && end+1 < len(text) && wordByte(text[end+1]) || text[end] == '-' && m[2] < 0) {
-			continue
-		}
-		if start > 0 && end < len(text) && text[start-1] == '"' && text[end] == '"' {
-			continue // "12345": a quoted id or version, not a number
-		}
-		num := text[start:end]
-		unit := ""
-		if m[2] >= 0 {
-			unit = normUnit(strings.ToLower(text[m[2]:m[3]]))
-			num = text[start:m[2]]
-		}
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		if m[2] < 0 {
-			unit = unitOfKey(text[max(0, start-48):start])
-		}
-		out = append(out, Number{v, unit})
 	}
 	return out
+}
+
+// numberAt reads the number token of match m (whole match, unit group) in
+// text, unless it is part of a longer token or a quoted id.
+func numberAt(text string, m []int) (Number, bool) {
+	start, end := m[0], m[1]
+	if embedded(text, m) {
+		return Number{}, false
+	}
+	num := text[start:end]
+	unit := ""
+	if m[2] >= 0 {
+		unit = normUnit(strings.ToLower(text[m[2]:m[3]]))
+		num = text[start:m[2]]
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Number{}, false
+	}
+	if m[2] < 0 {
+		unit = unitOfKey(text[max(0, start-48):start])
+	}
+	return Number{v, unit}, true
 }
 
 // joins reports whether c, just before a digit, makes the digit part of a

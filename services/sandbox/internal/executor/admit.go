@@ -38,10 +38,15 @@ func (a admission) refuse(text string, level slog.Level, msg string, err error) 
 // as the ingester's and names the call's incident, the arguments validate
 // within the limits, and a deployer's call is a recovery verification of the
 // alert's own service. It has no side effects: the budget, which is state,
-// is the caller's to spend.
-func admit(kr *envelope.Keyring, lim tools.Limits, data []byte, now time.Time) admission {
+// is the caller's to spend. parseErr is the request's failure to parse as an
+// envelope, if it did fail.
+func admit(kr *envelope.Keyring, lim tools.Limits, env envelope.Envelope, parseErr error, now time.Time) admission {
 	var a admission
-	role, err := open(kr, data, now, &a.call)
+	var role string
+	err := parseErr
+	if err == nil {
+		role, err = open(kr, env, now, &a.call)
+	}
 	if err != nil {
 		return a.refuse(fmt.Sprintf("%v: the call is not a valid investigator-signed tool call: %v", ErrRejected, err), slog.LevelWarn, "tool call rejected", err)
 	}

@@ -74,7 +74,8 @@ func TestAdmit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := admit(kr, tools.DefaultLimits(nil), tt.data, now)
+			env, perr := envelope.Parse(tt.data)
+			a := admit(kr, tools.DefaultLimits(nil), env, perr, now)
 			require.Equal(t, tt.role, a.role)
 			if tt.refusal == "" {
 				require.Empty(t, a.refusal)

@@ -74,8 +74,30 @@ type budget struct {
 // sealed ToolReplyV1 envelope. It never panics on input and never
 // fails silently: every refusal is a reply the model can read.
 func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, error) {
+	env, err := envelope.Parse(data)
+	r, err := e.handle(ctx, env, err)
+	return r.Envelope, err
+}
+
+// HandleEnvelope answers one request already parsed (the bus parsed it) as
+// Handle answers its bytes, and returns the reply with what it says.
+func (e *Executor) HandleEnvelope(ctx context.Context, env envelope.Envelope) (Reply, error) {
+	return e.handle(ctx, env, nil)
+}
+
+// Reply is a sealed reply beside what it carries, for the sandbox's own
+// wrappers (telemetry) to read without decoding it again.
+type Reply struct {
+	Envelope envelope.Envelope
+	Value    contracts.ToolReplyV1
+	// Evidence is the evidence the reply carries; nil when it carries none.
+	Evidence *contracts.EvidenceV1
+}
+
+// handle answers a request that parsed as env, or did not (parseErr).
+func (e *Executor) handle(ctx context.Context, env envelope.Envelope, parseErr error) (Reply, error) {
 	now := e.Now()
-	a := admit(e.Keyring, e.Limits, data, now)
+	a := admit(e.Keyring, e.Limits, env, parseErr, now)
 	log := e.Logger
 	if a.role != "" {
 		log = e.Logger.With("investigation_id", a.call.InvestigationID, "incident_id", a.call.IncidentID, "tool", a.call.Tool, "call_id", a.call.CallID, "caller", a.role)
@@ -98,7 +120,7 @@ func (e *Executor) Handle(ctx context.Context, data []byte) (envelope.Envelope, 
 
 // answer runs an admitted call's queries, records the evidence they make and
 // replies with it.
-func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *slog.Logger) (envelope.Envelope, error) {
+func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *slog.Logger) (Reply, error) {
 	c, call := a.tool, a.call
 	reply := contracts.ToolReplyV1{CallID: call.CallID}
 	plan := tools.PlanCall(c, e.LinkBase, e.Limits)
@@ -125,7 +147,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 	}
 	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
 	if err != nil {
-		return envelope.Envelope{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
+		return Reply{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
 	}
 	if err := e.Record.RecordEvidence(ctx, env, ev.ID); err != nil {
 		log.ErrorContext(ctx, "evidence not recorded", "evidence_id", ev.ID, "err", err)
@@ -134,9 +156,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 		return e.seal(reply, now)
 	}
 	log.InfoContext(ctx, "evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact), "markers", len(ev.Facts.DeploymentMarkers))
-	reply.OK = true
-	reply.Evidence = env.Marshal()
-	return e.seal(reply, now)
+	return e.sealEvidence(reply, env, &ev, now)
 }
 
 // failure is a call that could not be answered: the reply's error.
@@ -242,14 +262,18 @@ func infraWords(err error) string {
 	return ""
 }
 
-// open verifies data as a tool call signed by one of callerRoles and returns
-// that role. A key of any other role fails as for the investigator.
-func open(kr *envelope.Keyring, data []byte, now time.Time, call *contracts.ToolCallV1) (string, error) {
+// open verifies env as a tool call signed by one of callerRoles, decodes it
+// into call and returns that role. A key of any other role fails as for the
+// investigator.
+func open(kr *envelope.Keyring, env envelope.Envelope, now time.Time, call *contracts.ToolCallV1) (string, error) {
 	var first error
 	for _, role := range callerRoles {
-		*call = contracts.ToolCallV1{}
-		_, err := kr.OpenAs(data, contracts.SubjectToolCall, role, now, call)
+		err := kr.Verify(env, contracts.SubjectToolCall, role, now)
 		if err == nil {
+			if err := json.Unmarshal(env.Payload, call); err != nil {
+				*call = contracts.ToolCallV1{}
+				return "", fmt.Errorf("%w: payload of %s: %v", envelope.ErrMalformed, env.Subject, err)
+			}
 			return role, nil
 		}
 		if first == nil {
@@ -259,16 +283,24 @@ func open(kr *envelope.Keyring, data []byte, now time.Time, call *contracts.Tool
 			break
 		}
 	}
-	*call = contracts.ToolCallV1{}
 	return "", first
 }
 
-func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) (envelope.Envelope, error) {
+func (e *Executor) seal(r contracts.ToolReplyV1, now time.Time) (Reply, error) {
 	env, err := e.Signer.SealJSON(contracts.SubjectToolReply, r, now, 0)
 	if err != nil {
-		return envelope.Envelope{}, fmt.Errorf("executor: seal reply: %w", err)
+		return Reply{}, fmt.Errorf("executor: seal reply: %w", err)
 	}
-	return env, nil
+	return Reply{Envelope: env, Value: r}, nil
+}
+
+// sealEvidence seals the successful reply carrying evidence env (ev).
+func (e *Executor) sealEvidence(r contracts.ToolReplyV1, env envelope.Envelope, ev *contracts.EvidenceV1, now time.Time) (Reply, error) {
+	r.OK = true
+	r.Evidence = env.Marshal()
+	out, err := e.seal(r, now)
+	out.Evidence = ev
+	return out, err
 }
 
 // spend takes one call from the investigation's budget. Budgets idle for a

@@ -109,6 +109,21 @@ func TestHandle(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.ok, reply.OK, reply.Error)
 			require.Equal(t, tt.retryable, reply.Retryable)
+			if parsed, perr := envelope.Parse(tt.data); perr == nil {
+				// The bus hands the sandbox the envelope it parsed: the same answer.
+				again := &Executor{Keyring: kr, Signer: sbx, Query: tt.q, Record: &fakeRecorder{err: tt.recErr}, Now: ex.Now,
+					Logger: ex.Logger, Limits: ex.Limits, Compact: ex.Compact, LinkBase: ex.LinkBase, MaxCalls: tt.maxCalls}
+				ar, err := again.HandleEnvelope(context.Background(), parsed)
+				require.NoError(t, err)
+				var areply contracts.ToolReplyV1
+				_, err = kr.Open(ar.Envelope.Marshal(), contracts.SubjectToolReply, now, &areply)
+				require.NoError(t, err)
+				require.Equal(t, areply, ar.Value, "the reply beside its envelope is what was sealed")
+				require.Equal(t, areply.OK, ar.Evidence != nil, "evidence beside a successful reply")
+				require.Equal(t, reply.OK, areply.OK)
+				require.Equal(t, reply.Error, areply.Error)
+				require.Equal(t, reply.Retryable, areply.Retryable)
+			}
 			if !tt.ok {
 				require.Contains(t, reply.Error, tt.errText)
 				require.Empty(t, rec.got)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"agentk/contracts"
-	"agentk/contracts/envelope"
 	"agentk/services/sandbox/internal/fieldtool"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
@@ -21,7 +20,7 @@ import (
 // handleFields answers list_fields like any other tool: the caller and its
 // alert already verified, the arguments validated, the budget spent, the
 // answer recorded as signed evidence before the reply.
-func (e *Executor) handleFields(ctx context.Context, call contracts.ToolCallV1, alert contracts.AlertV1, now time.Time, log *slog.Logger) (envelope.Envelope, error) {
+func (e *Executor) handleFields(ctx context.Context, call contracts.ToolCallV1, alert contracts.AlertV1, now time.Time, log *slog.Logger) (Reply, error) {
 	reply := contracts.ToolReplyV1{CallID: call.CallID}
 	if e.Fields == nil {
 		reply.Error = "list_fields is not available on this sandbox"
@@ -64,7 +63,7 @@ func (e *Executor) handleFields(ctx context.Context, call contracts.ToolCallV1, 
 	}
 	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
 	if err != nil {
-		return envelope.Envelope{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
+		return Reply{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
 	}
 	if err := e.Record.RecordEvidence(ctx, env, ev.ID); err != nil {
 		log.ErrorContext(ctx, "evidence not recorded", "evidence_id", ev.ID, "err", err)
@@ -73,7 +72,5 @@ func (e *Executor) handleFields(ctx context.Context, call contracts.ToolCallV1, 
 		return e.seal(reply, now)
 	}
 	log.InfoContext(ctx, "evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact))
-	reply.OK = true
-	reply.Evidence = env.Marshal()
-	return e.seal(reply, now)
+	return e.sealEvidence(reply, env, &ev, now)
 }

@@ -23,7 +23,7 @@ type Recorder struct{ Bus *bus.Conn }
 // returns once JetStream stored it.
 func (r Recorder) RecordEvidence(ctx context.Context, env envelope.Envelope, msgID string) error {
 	if err := r.Bus.Publish(ctx, contracts.SubjectEvidence, bus.Out{Envelope: env, MsgID: msgID}, nil); err != nil {
-		return fmt.Errorf("natsport: publish evidence %s: %w", msgID, err)
+		return fmt.Errorf("sandbox: publish evidence %s: %w", msgID, err)
 	}
 	return nil
 }
@@ -31,7 +31,5 @@ func (r Recorder) RecordEvidence(ctx context.Context, env envelope.Envelope, msg
 // Serve answers tool calls with ex until ctx ends; the returned stop
 // unsubscribes and waits for calls in flight.
 func Serve(ctx context.Context, b *bus.Conn, ex *executor.Executor) (stop func() error, err error) {
-	return b.Serve(ctx, contracts.SubjectToolCall, Queue, traced(func(ctx context.Context, env envelope.Envelope, _ map[string]string) (envelope.Envelope, error) {
-		return ex.Handle(ctx, env.Marshal())
-	}))
+	return b.Serve(ctx, contracts.SubjectToolCall, Queue, traced(ex.HandleEnvelope))
 }

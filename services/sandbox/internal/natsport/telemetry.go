@@ -2,10 +2,10 @@ package natsport
 
 import (
 	"context"
-	"encoding/json"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/services/sandbox/internal/executor"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -20,23 +20,23 @@ type serveFunc func(ctx context.Context, env envelope.Envelope, md map[string]st
 
 // traced wraps one tool call in the sandbox.tool span (a child of the
 // investigator's request) and counts it: agentk.sandbox.tool_calls{tool,ok}.
-// Attributes come from the reply the sandbox itself sealed, never from the
-// unverified request.
-func traced(h serveFunc) serveFunc {
-	return func(ctx context.Context, env envelope.Envelope, md map[string]string) (envelope.Envelope, error) {
+// Attributes come from the reply the sandbox itself sealed (as the executor
+// returns it beside its envelope), never from the unverified request.
+func traced(h func(ctx context.Context, env envelope.Envelope) (executor.Reply, error)) serveFunc {
+	return func(ctx context.Context, env envelope.Envelope, _ map[string]string) (envelope.Envelope, error) {
 		ctx, span := otel.Tracer(ScopeName).Start(ctx, "sandbox.tool")
 		defer span.End()
-		out, err := h(ctx, env, md)
+		r, err := h(ctx, env)
+		out := r.Envelope
 		if err != nil {
 			span.RecordError(err)
 			span.SetStatus(codes.Error, err.Error())
 			return out, err
 		}
-		var reply contracts.ToolReplyV1
+		reply := r.Value
 		var ev contracts.EvidenceV1
-		_ = json.Unmarshal(out.Payload, &reply)
-		if e, perr := envelope.Parse(reply.Evidence); perr == nil {
-			_ = json.Unmarshal(e.Payload, &ev)
+		if r.Evidence != nil {
+			ev = *r.Evidence
 		}
 		span.SetAttributes(
 			attribute.String("gen_ai.tool.call.id", reply.CallID),

@@ -324,23 +324,55 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if len(resps) < overviewQueries {
 		return Output{}, fmt.Errorf("%w: service_overview needs at least %d responses, got %d", ErrBadResponse, overviewQueries, len(resps))
 	}
-	ops, err := scalarRows(resps, 0)
+	f, err := overviewTotals(resps)
 	if err != nil {
 		return Output{}, err
 	}
-	opErrs, err := scalarRows(resps, 1)
+	shown, err := overviewOps(resps)
 	if err != nil {
 		return Output{}, err
 	}
+	// The onset, from the per-minute series over the sandbox's own window,
+	// and the alternatives, less the services that only propagated.
+	st, err := overviewBase(c, resps[:overviewQueries])
+	if err != nil {
+		return Output{}, err
+	}
+	on := st.onset
+	f.Onset = on.At
+	var propLine string
+	if on.At == nil {
+		f.OnsetUnknown = on.Reason
+	} else {
+		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[overviewQueries:])
+		if err != nil {
+			return Output{}, err
+		}
+		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
+		f.Release, f.FailingDependencies = st.release, st.failingDeps
+		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
+		if len(propagated) > 0 {
+			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
+		}
+	}
+	text := header(c, append(overviewLines(f, on, propLine), "per operation:")...) + compact.Block(shown, cl)
+	if on.At != nil {
+		text += "\nminutes around the onset:\n" + compact.Block(around(st.minutes, *on.At), compact.Limits{MaxRows: 15, MaxChars: 2000})
+	}
+	return Output{Compact: text, Facts: f}, nil
+}
+
+// overviewTotals reads the request and error totals and the p95.
+func overviewTotals(resps []signoz.Response) (contracts.Facts, error) {
+	var f contracts.Facts
 	total, err := scalarRows(resps, 2)
 	if err != nil {
-		return Output{}, err
+		return f, err
 	}
 	totalErr, err := scalarRows(resps, 3)
 	if err != nil {
-		return Output{}, err
+		return f, err
 	}
-	var f contracts.Facts
 	var reqs, errs int64
 	if len(total) > 0 {
 		if v, ok := total[0].aggs[0]; ok && !math.IsNaN(v) {
@@ -361,7 +393,19 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		r := round(float64(errs) / float64(reqs))
 		f.ErrorRate = &r
 	}
+	return f, nil
+}
 
+// overviewOps is the per-operation table: requests, errors, error rate, p95.
+func overviewOps(resps []signoz.Response) ([]any, error) {
+	ops, err := scalarRows(resps, 0)
+	if err != nil {
+		return nil, err
+	}
+	opErrs, err := scalarRows(resps, 1)
+	if err != nil {
+		return nil, err
+	}
 	errByOp := map[string]float64{}
 	for _, r := range opErrs {
 		errByOp[fmt.Sprint(r.groups["name"])] = r.aggs[0]
@@ -370,8 +414,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	for _, r := range ops {
 		name := fmt.Sprint(r.groups["name"])
 		row := map[string]any{"operation": r.groups["name"]}
-		n := r.aggs[0]
-		if !math.IsNaN(n) {
+		if n := r.aggs[0]; !math.IsNaN(n) {
 			row["requests"] = n
 			e := errByOp[name]
 			row["errors"] = e
@@ -384,31 +427,13 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 		shown = append(shown, row)
 	}
+	return shown, nil
+}
 
-	// The onset, from the per-minute series over the sandbox's own window,
-	// and the alternatives, less the services that only propagated.
-	st, err := overviewBase(c, resps[:overviewQueries])
-	if err != nil {
-		return Output{}, err
-	}
-	minutes, on := st.minutes, st.onset
-	f.Onset = on.At
-	var propLine string
-	if on.At == nil {
-		f.OnsetUnknown = on.Reason
-	} else {
-		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[overviewQueries:])
-		if err != nil {
-			return Output{}, err
-		}
-		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
-		f.Release, f.FailingDependencies = st.release, st.failingDeps
-		if len(propagated) > 0 {
-			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
-		}
-	}
-
-	lines := []string{fmt.Sprintf("requests: %d  errors: %d", reqs, errs)}
+// overviewLines are the overview's summary lines, from its facts, onset and
+// propagation line.
+func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
+	lines := []string{fmt.Sprintf("requests: %d  errors: %d", *f.RequestCount, *f.ErrorCount)}
 	if f.ErrorRate != nil {
 		lines = append(lines, "error_rate: "+fmtF(*f.ErrorRate))
 	}
@@ -436,15 +461,13 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if on.At != nil {
 		lines = append(lines, releaseLine(f.Release))
 	}
+	if f.PeakCallRatio != nil {
+		lines = append(lines, "calls to "+f.PeakCallPeer+" since the onset vs baseline: "+fmtF(*f.PeakCallRatio)+"x (the peer whose calls rose most)")
+	}
 	if len(f.FailingDependencies) > 0 {
 		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(f.FailingDependencies, ", "))
 	}
-	lines = append(lines, "per operation:")
-	text := header(c, lines...) + compact.Block(shown, cl)
-	if on.At != nil {
-		text += "\nminutes around the onset:\n" + compact.Block(around(minutes, *on.At), compact.Limits{MaxRows: 15, MaxChars: 2000})
-	}
-	return Output{Compact: text, Facts: f}, nil
+	return lines
 }
 
 // around lists the minutes from 5 before to 9 after t.

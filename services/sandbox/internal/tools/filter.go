@@ -54,87 +54,18 @@ func ParseFilter(s string) ([]Condition, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := &filterParser{toks: toks}
 	var out []Condition
-	p := 0
-	next := func() (tok, bool) {
-		if p >= len(toks) {
-			return tok{}, false
-		}
-		p++
-		return toks[p-1], true
-	}
-	peekWord := func(w string) bool {
-		return p < len(toks) && toks[p].kind == "word" && strings.EqualFold(toks[p].text, w)
-	}
-	for p < len(toks) {
+	for p.p < len(toks) {
 		if len(out) > 0 {
-			t, _ := next()
+			t, _ := p.next()
 			if t.kind != "word" || !strings.EqualFold(t.text, "AND") {
 				return nil, fmt.Errorf("%w: conditions must be joined with AND (no OR or parentheses), got %q", errFilter, t.text)
 			}
 		}
-		k, ok := next()
-		if !ok || k.kind != "word" {
-			return nil, fmt.Errorf("%w: expected a key", errFilter)
-		}
-		if !allowedKey(k.text) {
-			return nil, fmt.Errorf("%w: key %q is not allowed; use one of %s or an attribute under %s", errFilter, k.text, strings.Join(spanKeys, ", "), strings.Join(attrPrefixes, ", "))
-		}
-		c := Condition{Key: k.text}
-		switch {
-		case peekWord("NOT"):
-			p++
-			switch {
-			case peekWord("IN"):
-				c.Op = "NOT IN"
-			case peekWord("CONTAINS"):
-				c.Op = "NOT CONTAINS"
-			default:
-				return nil, fmt.Errorf("%w: NOT must be followed by IN or CONTAINS", errFilter)
-			}
-			p++
-		case peekWord("IN"), peekWord("CONTAINS"), peekWord("EXISTS"):
-			c.Op = strings.ToUpper(toks[p].text)
-			p++
-		default:
-			t, ok := next()
-			if !ok || t.kind != "op" {
-				return nil, fmt.Errorf("%w: expected an operator after %q", errFilter, k.text)
-			}
-			c.Op = t.text
-		}
-		switch c.Op {
-		case "EXISTS":
-		case "IN", "NOT IN":
-			if t, ok := next(); !ok || t.text != "(" {
-				return nil, fmt.Errorf("%w: %s needs a parenthesised list", errFilter, c.Op)
-			}
-			for {
-				v, ok := next()
-				if !ok || v.kind == "op" || v.kind == "punct" || v.kind == "word" {
-					return nil, fmt.Errorf("%w: expected a value in the %s list", errFilter, c.Op)
-				}
-				c.Values = append(c.Values, v.lit())
-				t, ok := next()
-				if ok && t.text == ")" {
-					break
-				}
-				if !ok || t.text != "," {
-					return nil, fmt.Errorf("%w: expected , or ) in the %s list", errFilter, c.Op)
-				}
-			}
-			if len(c.Values) > 20 {
-				return nil, fmt.Errorf("%w: at most 20 values in a list", errFilter)
-			}
-		default:
-			v, ok := next()
-			if !ok || v.kind == "op" || v.kind == "punct" || v.kind == "word" {
-				return nil, fmt.Errorf("%w: expected a value after %s %s", errFilter, c.Key, c.Op)
-			}
-			if (c.Op == "CONTAINS" || c.Op == "NOT CONTAINS") && v.kind != "string" {
-				return nil, fmt.Errorf("%w: %s needs a quoted string", errFilter, c.Op)
-			}
-			c.Values = []Literal{v.lit()}
+		c, err := p.condition()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 		if len(out) > 10 {
@@ -142,6 +73,110 @@ func ParseFilter(s string) ([]Condition, error) {
 		}
 	}
 	return out, nil
+}
+
+// filterParser reads conditions from a token stream.
+type filterParser struct {
+	toks []tok
+	p    int
+}
+
+func (fp *filterParser) next() (tok, bool) {
+	if fp.p >= len(fp.toks) {
+		return tok{}, false
+	}
+	fp.p++
+	return fp.toks[fp.p-1], true
+}
+
+func (fp *filterParser) peekWord(w string) bool {
+	return fp.p < len(fp.toks) && fp.toks[fp.p].kind == "word" && strings.EqualFold(fp.toks[fp.p].text, w)
+}
+
+// condition reads one Key Op Value(s).
+func (fp *filterParser) condition() (Condition, error) {
+	k, ok := fp.next()
+	if !ok || k.kind != "word" {
+		return Condition{}, fmt.Errorf("%w: expected a key", errFilter)
+	}
+	if !allowedKey(k.text) {
+		return Condition{}, fmt.Errorf("%w: key %q is not allowed; use one of %s or an attribute under %s", errFilter, k.text, strings.Join(spanKeys, ", "), strings.Join(attrPrefixes, ", "))
+	}
+	c := Condition{Key: k.text}
+	var err error
+	if c.Op, err = fp.operator(k.text); err != nil {
+		return Condition{}, err
+	}
+	switch c.Op {
+	case "EXISTS":
+	case "IN", "NOT IN":
+		c.Values, err = fp.list(c.Op)
+	default:
+		v, ok := fp.next()
+		switch {
+		case !ok || v.kind == "op" || v.kind == "punct" || v.kind == "word":
+			err = fmt.Errorf("%w: expected a value after %s %s", errFilter, c.Key, c.Op)
+		case (c.Op == "CONTAINS" || c.Op == "NOT CONTAINS") && v.kind != "string":
+			err = fmt.Errorf("%w: %s needs a quoted string", errFilter, c.Op)
+		default:
+			c.Values = []Literal{v.lit()}
+		}
+	}
+	return c, err
+}
+
+// operator reads the operator after key: NOT IN, NOT CONTAINS, IN,
+// CONTAINS, EXISTS or a comparison.
+func (fp *filterParser) operator(key string) (string, error) {
+	switch {
+	case fp.peekWord("NOT"):
+		fp.p++
+		op := ""
+		switch {
+		case fp.peekWord("IN"):
+			op = "NOT IN"
+		case fp.peekWord("CONTAINS"):
+			op = "NOT CONTAINS"
+		default:
+			return "", fmt.Errorf("%w: NOT must be followed by IN or CONTAINS", errFilter)
+		}
+		fp.p++
+		return op, nil
+	case fp.peekWord("IN"), fp.peekWord("CONTAINS"), fp.peekWord("EXISTS"):
+		fp.p++
+		return strings.ToUpper(fp.toks[fp.p-1].text), nil
+	}
+	t, ok := fp.next()
+	if !ok || t.kind != "op" {
+		return "", fmt.Errorf("%w: expected an operator after %q", errFilter, key)
+	}
+	return t.text, nil
+}
+
+// list reads a parenthesised list of at most 20 values.
+func (fp *filterParser) list(op string) ([]Literal, error) {
+	if t, ok := fp.next(); !ok || t.text != "(" {
+		return nil, fmt.Errorf("%w: %s needs a parenthesised list", errFilter, op)
+	}
+	var vals []Literal
+	for {
+		v, ok := fp.next()
+		if !ok || v.kind == "op" || v.kind == "punct" || v.kind == "word" {
+			return nil, fmt.Errorf("%w: expected a value in the %s list", errFilter, op)
+		}
+		vals = append(vals, v.lit())
+		t, ok := fp.next()
+		if ok && t.text == ")" {
+			break
+		}
+		if !ok || t.text != "," {
+			return nil, fmt.Errorf("%w: expected , or ) in the %s list", errFilter, op)
+		}
+	}
+	if len(vals) > 20 {
+		return nil, fmt.Errorf("%w: at most 20 values in a list", errFilter)
+	}
+	return vals, nil
 }
 
 // Render writes conditions back as a SigNoz filter expression, quoting every
@@ -192,75 +227,100 @@ func (t tok) lit() Literal {
 	return Literal{"bool", t.text}
 }
 
+// lex splits a filter into tokens.
+//
+// services/sandbox/fakesignoz/filter.go has a lexer of its own, on purpose:
+// the fake is a test double of SigNoz's whole filter grammar (OR,
+// parentheses, functions), while this one is the sandbox's allowlist and
+// accepts only what ParseFilter lets a model use. Sharing one would let the
+// fake's grammar widen what the sandbox accepts, or the allowlist narrow what
+// the fake can stand in for.
 func lex(s string) ([]tok, error) {
 	var out []tok
 	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 			i++
-		case c == '(' || c == ')' || c == ',':
-			out = append(out, tok{"punct", string(c)})
-			i++
-		case c == '=' || c == '!' || c == '<' || c == '>':
-			j := i + 1
-			if j < len(s) && s[j] == '=' {
-				j++
-			}
-			op := s[i:j]
-			if op == "!" {
-				return nil, fmt.Errorf("%w: lone '!'", errFilter)
-			}
-			out = append(out, tok{"op", op})
-			i = j
-		case c == '\'' || c == '"':
-			var b strings.Builder
-			j := i + 1
-			closed := false
-			for j < len(s) {
-				if s[j] == '\\' && j+1 < len(s) {
-					b.WriteByte(s[j+1])
-					j += 2
-					continue
-				}
-				if s[j] == c {
-					closed = true
-					j++
-					break
-				}
-				b.WriteByte(s[j])
-				j++
-			}
-			if !closed {
-				return nil, fmt.Errorf("%w: unterminated string", errFilter)
-			}
-			out = append(out, tok{"string", b.String()})
-			i = j
-		case c == '-' || c >= '0' && c <= '9':
-			j := i + 1
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' || s[j] == 'E') {
-				j++
-			}
-			if _, err := strconv.ParseFloat(s[i:j], 64); err != nil {
-				return nil, fmt.Errorf("%w: bad number %q", errFilter, s[i:j])
-			}
-			out = append(out, tok{"number", s[i:j]})
-			i = j
-		case c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
-			j := i + 1
-			for j < len(s) && (s[j] == '_' || s[j] == '.' || s[j] == '-' || s[j] >= '0' && s[j] <= '9' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
-				j++
-			}
-			w := s[i:j]
-			if strings.EqualFold(w, "true") || strings.EqualFold(w, "false") {
-				out = append(out, tok{"bool", strings.ToLower(w)})
-			} else {
-				out = append(out, tok{"word", w})
-			}
-			i = j
-		default:
-			return nil, fmt.Errorf("%w: unexpected character %q", errFilter, c)
+			continue
 		}
+		t, j, err := lexOne(s, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		i = j
 	}
 	return out, nil
 }
+
+// lexOne reads the token that starts at s[i] and returns it with the index
+// after it.
+func lexOne(s string, i int) (tok, int, error) {
+	c := s[i]
+	switch {
+	case c == '(' || c == ')' || c == ',':
+		return tok{"punct", string(c)}, i + 1, nil
+	case c == '=' || c == '!' || c == '<' || c == '>':
+		j := i + 1
+		if j < len(s) && s[j] == '=' {
+			j++
+		}
+		if s[i:j] == "!" {
+			return tok{}, 0, fmt.Errorf("%w: lone '!'", errFilter)
+		}
+		return tok{"op", s[i:j]}, j, nil
+	case c == '\'' || c == '"':
+		return lexString(s, i)
+	case c == '-' || isDigit(c):
+		return lexNumber(s, i)
+	case c == '_' || isLetter(c):
+		return lexWord(s, i)
+	}
+	return tok{}, 0, fmt.Errorf("%w: unexpected character %q", errFilter, c)
+}
+
+// lexString reads the quoted string that starts at s[i] (its quote ends it;
+// a backslash escapes the next byte).
+func lexString(s string, i int) (tok, int, error) {
+	q := s[i]
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && j+1 < len(s):
+			j++
+			b.WriteByte(s[j])
+		case s[j] == q:
+			return tok{"string", b.String()}, j + 1, nil
+		default:
+			b.WriteByte(s[j])
+		}
+	}
+	return tok{}, 0, fmt.Errorf("%w: unterminated string", errFilter)
+}
+
+// lexNumber reads the number that starts at s[i].
+func lexNumber(s string, i int) (tok, int, error) {
+	j := i + 1
+	for j < len(s) && (isDigit(s[j]) || s[j] == '.' || s[j] == 'e' || s[j] == 'E') {
+		j++
+	}
+	if _, err := strconv.ParseFloat(s[i:j], 64); err != nil {
+		return tok{}, 0, fmt.Errorf("%w: bad number %q", errFilter, s[i:j])
+	}
+	return tok{"number", s[i:j]}, j, nil
+}
+
+// lexWord reads the key, keyword or boolean that starts at s[i].
+func lexWord(s string, i int) (tok, int, error) {
+	j := i + 1
+	for j < len(s) && (s[j] == '_' || s[j] == '.' || s[j] == '-' || isDigit(s[j]) || isLetter(s[j])) {
+		j++
+	}
+	if w := s[i:j]; strings.EqualFold(w, "true") || strings.EqualFold(w, "false") {
+		return tok{"bool", strings.ToLower(w)}, j, nil
+	}
+	return tok{"word", s[i:j]}, j, nil
+}
+
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }

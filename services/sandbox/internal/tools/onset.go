@@ -253,196 +253,237 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 		}
 	}
 	slices.SortFunc(active, func(a, b Minute) int { return a.At.Compare(b.At) })
-	need := fmt.Sprintf("need %d min and %s sampled requests", m.MinBaselineMinutes, fmtF(m.MinBaselineRequests))
 	if len(active) == 0 {
-		return Onset{Short: true, Reason: "no traffic in the series (baseline 0 min, " + need + "): onset unknown"}
+		return Onset{Short: true, Reason: "no traffic in the series (baseline 0 min, " + needText(m) + "): onset unknown"}
 	}
 	w := bucketWidth(active, m)
-	width := time.Duration(w) * time.Minute
-	latest := alertAt.Add(width)
-	excluded := make([]bool, len(active))
-
-	// backward buckets the minutes before t into w-minute buckets that end
-	// at t, skipping excluded minutes.
-	backward := func(t time.Time) []bucket {
-		var out []bucket
-		for j := len(active) - 1; j >= 0; j-- {
-			if excluded[j] || !active[j].At.Before(t) {
-				continue
-			}
-			k := int(t.Sub(active[j].At)-time.Nanosecond) / int(width)
-			at := t.Add(-time.Duration(k+1) * width)
-			if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
-				out = append(out, bucket{at: at})
-			}
-			b := &out[len(out)-1]
-			b.minutes = append(b.minutes, active[j])
-			b.requests += active[j].Requests
-			b.errors += active[j].Errors
-		}
-		slices.Reverse(out)
-		finish(out)
-		return out
-	}
-	// forward buckets the minutes from index i on into at most most w-minute
-	// buckets that start at active[i].
-	forward := func(i, most int) []bucket {
-		var out []bucket
-		for j := i; j < len(active); j++ {
-			k := int(active[j].At.Sub(active[i].At)) / int(width)
-			if k >= most {
-				break
-			}
-			at := active[i].At.Add(time.Duration(k) * width)
-			if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
-				out = append(out, bucket{at: at})
-			}
-			b := &out[len(out)-1]
-			b.minutes = append(b.minutes, active[j])
-			b.requests += active[j].Requests
-			b.errors += active[j].Errors
-		}
-		finish(out)
-		return out
-	}
-	indexAt := func(t time.Time) int {
-		i, _ := slices.BinarySearchFunc(active, t, func(x Minute, t time.Time) int { return x.At.Compare(t) })
-		return i
-	}
-
-	first := -1
-	var minutesSeen int
-	var requestsSeen float64
-	for i := range active {
-		if minutesSeen >= m.MinBaselineMinutes && requestsSeen >= m.MinBaselineRequests {
-			first = i
-			break
-		}
-		minutesSeen++
-		requestsSeen += active[i].Requests
-	}
+	o := &onsetSearch{active: active, excluded: make([]bool, len(active)), w: w, width: time.Duration(w) * time.Minute, m: m, alertAt: alertAt}
+	latest := alertAt.Add(o.width)
+	first := o.firstCandidate()
 	if first < 0 || !active[first].At.Before(latest) {
-		b := baselineOf(backward(alertAt), m)
-		return Onset{BucketMinutes: w, Short: true, BaselineMinutes: b.minutes, BaselineRequests: b.requests, BaselineFrom: b.from,
-			Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the alert, %s: onset unknown", b.minutes, fmtF(b.requests), need)}
+		b := baselineOf(o.backward(alertAt), m)
+		return o.short(b, fmt.Sprintf("baseline %d min (%s sampled requests) before the alert, %s: onset unknown", b.minutes, fmtF(b.requests), needText(m)))
 	}
 	cached, quick := -1, baseline{}
 	for i := first; i < len(active) && active[i].At.Before(latest); i++ {
-		if excluded[i] {
+		if o.excluded[i] {
 			continue
 		}
 		// A quick look against a baseline at most ten minutes old first (it
 		// holds less of any regression, so it is the more sensitive), the
 		// exact baseline only where that look sees a departure.
 		if cached < 0 || i-cached >= 10 {
-			quick, cached = baselineOf(backward(active[i].At), m), i
+			quick, cached = baselineOf(o.backward(active[i].At), m), i
 		}
-		fw := forward(i, 1)
-		if quick.offBucket(fw[0], m) == "" {
+		if quick.offBucket(o.forward(i, 1)[0], m) == "" {
 			continue
 		}
-		back := backward(active[i].At)
-		base := baselineOf(back, m)
-		fw = forward(i, len(active))
-		sig := base.offBucket(fw[0], m)
-		if sig == "" {
+		d, ok := o.departure(i)
+		if !ok {
 			continue
 		}
-		n := min(m.Sustain, len(fw))
-		held := true
-		for _, y := range fw[:n] {
-			if base.offBucket(y, m) == "" {
-				held = false
-				break
-			}
-		}
-		if !held {
-			continue
-		}
-		// The signal is the one off in every bucket of the run's start, if
-		// one is: a stray error in a slow minute does not name it.
-		for _, cand := range []string{"error_rate", "p95"} {
-			all := true
-			for _, y := range fw[:n] {
-				if !base.offAs(y, m, cand) {
-					all = false
-					break
-				}
-			}
-			if all {
-				sig = cand
-				break
-			}
-		}
-		// How long did it last? Up to Tolerance buckets back on baseline do
-		// not end it.
-		end, gap := 0, 0
-		for j := 1; j < len(fw) && gap <= m.Tolerance; j++ {
-			if base.offBucket(fw[j], m) != "" {
-				end, gap = j, 0
-			} else {
-				gap++
-			}
-		}
-		ongoing := end >= len(fw)-1-m.Tolerance || !fw[end].at.Add(width).Before(alertAt)
-		if !ongoing {
+		if end := o.runEnd(d); !o.ongoing(d, end) {
 			// An earlier departure that recovered: not this incident, and
 			// not part of any later baseline.
-			stop := indexAt(fw[end].at.Add(width))
+			stop := o.indexAt(d.fw[end].at.Add(o.width))
 			for j := i; j < stop; j++ {
-				excluded[j] = true
+				o.excluded[j] = true
 			}
 			cached = -1
 			i = stop - 1
 			continue
 		}
-		if i == first && len(back) > 0 && base.offBucket(back[len(back)-1], m) != "" {
-			// The departure was already under way when the baseline reached
-			// its minimum: its start cannot be measured.
-			k := len(back) - 1
-			for k > 0 && base.offBucket(back[k-1], m) != "" {
-				k--
-			}
-			short := baselineOf(back[:k], m)
-			return Onset{BucketMinutes: w, Short: true, BaselineMinutes: short.minutes, BaselineRequests: short.requests, BaselineFrom: short.from,
-				Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
-					short.minutes, fmtF(short.requests), back[k].minutes[0].At.Format(time.RFC3339), need)}
-		}
-		// Between the last minute seen on baseline and the first seen off, the
-		// regression may have begun at any minute: take the earliest (within
-		// one bucket; a longer stretch without spans is a gap).
-		at := active[i].At
-		if i > 0 {
-			at = maxTime(active[i-1].At.Add(time.Minute), at.Add(-width))
-		}
-		// A regression that fills much of the data contaminates the
-		// baseline so that its start is found late: the best single split
-		// of the whole series before the alert says where it really began.
-		if s := splitPoint(active, alertAt, sig); s >= 0 && s < i && active[s].At.Before(at) && offAfter(active[s:i], alertAt, baselineOf(backward(active[s].At), m), m, sig) {
-			early := baselineOf(backward(active[s].At), m)
-			if !early.enough(m) {
-				return Onset{BucketMinutes: w, Short: true, BaselineMinutes: early.minutes, BaselineRequests: early.requests, BaselineFrom: early.from,
-					Reason: fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
-						early.minutes, fmtF(early.requests), active[s].At.Format(time.RFC3339), need)}
-			}
-			at, base = active[s].At, early
-			if s > 0 {
-				at = maxTime(active[s-1].At.Add(time.Minute), at.Add(-width))
-			}
-		}
-		at = at.UTC()
-		return Onset{
-			At: &at, Signal: sig, BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95),
-			ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
-			BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: w,
-			Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d buckets of %d min (baseline %d min, %s sampled requests)",
-				sig, at.Format(time.RFC3339), n, w, base.minutes, fmtF(base.requests)),
-		}
+		return o.place(i, first, d)
 	}
-	base := baselineOf(backward(alertAt), m)
+	base := baselineOf(o.backward(alertAt), m)
 	return Onset{BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95), ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
 		BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: w,
 		Reason: "no sustained departure from the baseline"}
+}
+
+func needText(m Margins) string {
+	return fmt.Sprintf("need %d min and %s sampled requests", m.MinBaselineMinutes, fmtF(m.MinBaselineRequests))
+}
+
+// onsetSearch is FindOnset's state: the minutes with traffic, sorted, those
+// excluded as earlier departures that recovered, and the bucket width.
+type onsetSearch struct {
+	active   []Minute
+	excluded []bool
+	w        int
+	width    time.Duration
+	m        Margins
+	alertAt  time.Time
+}
+
+// short is an unknown onset for a baseline too short, with its reason.
+func (o *onsetSearch) short(b baseline, reason string) Onset {
+	return Onset{BucketMinutes: o.w, Short: true, BaselineMinutes: b.minutes, BaselineRequests: b.requests, BaselineFrom: b.from, Reason: reason}
+}
+
+// backward buckets the minutes before t into w-minute buckets that end at
+// t, skipping excluded minutes.
+func (o *onsetSearch) backward(t time.Time) []bucket {
+	var out []bucket
+	for j := len(o.active) - 1; j >= 0; j-- {
+		if o.excluded[j] || !o.active[j].At.Before(t) {
+			continue
+		}
+		k := int(t.Sub(o.active[j].At)-time.Nanosecond) / int(o.width)
+		at := t.Add(-time.Duration(k+1) * o.width)
+		if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
+			out = append(out, bucket{at: at})
+		}
+		out[len(out)-1].add(o.active[j])
+	}
+	slices.Reverse(out)
+	finish(out)
+	return out
+}
+
+// forward buckets the minutes from index i on into at most most w-minute
+// buckets that start at active[i].
+func (o *onsetSearch) forward(i, most int) []bucket {
+	var out []bucket
+	for j := i; j < len(o.active); j++ {
+		k := int(o.active[j].At.Sub(o.active[i].At)) / int(o.width)
+		if k >= most {
+			break
+		}
+		at := o.active[i].At.Add(time.Duration(k) * o.width)
+		if len(out) == 0 || !out[len(out)-1].at.Equal(at) {
+			out = append(out, bucket{at: at})
+		}
+		out[len(out)-1].add(o.active[j])
+	}
+	finish(out)
+	return out
+}
+
+func (b *bucket) add(x Minute) {
+	b.minutes = append(b.minutes, x)
+	b.requests += x.Requests
+	b.errors += x.Errors
+}
+
+func (o *onsetSearch) indexAt(t time.Time) int {
+	i, _ := slices.BinarySearchFunc(o.active, t, func(x Minute, t time.Time) int { return x.At.Compare(t) })
+	return i
+}
+
+// firstCandidate is the index of the first minute with the minimum baseline
+// before it, or -1.
+func (o *onsetSearch) firstCandidate() int {
+	var minutesSeen int
+	var requestsSeen float64
+	for i := range o.active {
+		if minutesSeen >= o.m.MinBaselineMinutes && requestsSeen >= o.m.MinBaselineRequests {
+			return i
+		}
+		minutesSeen++
+		requestsSeen += o.active[i].Requests
+	}
+	return -1
+}
+
+// departure is a candidate run off the baseline: the buckets before and from
+// the candidate, the baseline, the signal and how many buckets must hold.
+type departure struct {
+	back, fw []bucket
+	base     baseline
+	sig      string
+	n        int
+}
+
+// departure reports whether the series leaves its exact baseline at minute
+// i and stays off for Sustain buckets, and with which signal.
+func (o *onsetSearch) departure(i int) (departure, bool) {
+	m := o.m
+	d := departure{back: o.backward(o.active[i].At)}
+	d.base = baselineOf(d.back, m)
+	d.fw = o.forward(i, len(o.active))
+	if d.sig = d.base.offBucket(d.fw[0], m); d.sig == "" {
+		return d, false
+	}
+	d.n = min(m.Sustain, len(d.fw))
+	for _, y := range d.fw[:d.n] {
+		if d.base.offBucket(y, m) == "" {
+			return d, false
+		}
+	}
+	// The signal is the one off in every bucket of the run's start, if one
+	// is: a stray error in a slow minute does not name it.
+	for _, cand := range []string{"error_rate", "p95"} {
+		if !slices.ContainsFunc(d.fw[:d.n], func(y bucket) bool { return !d.base.offAs(y, m, cand) }) {
+			d.sig = cand
+			break
+		}
+	}
+	return d, true
+}
+
+// runEnd is the last bucket of the run: up to Tolerance buckets back on
+// baseline do not end it.
+func (o *onsetSearch) runEnd(d departure) int {
+	end, gap := 0, 0
+	for j := 1; j < len(d.fw) && gap <= o.m.Tolerance; j++ {
+		if d.base.offBucket(d.fw[j], o.m) != "" {
+			end, gap = j, 0
+		} else {
+			gap++
+		}
+	}
+	return end
+}
+
+func (o *onsetSearch) ongoing(d departure, end int) bool {
+	return end >= len(d.fw)-1-o.m.Tolerance || !d.fw[end].at.Add(o.width).Before(o.alertAt)
+}
+
+// place returns the onset of the ongoing departure found at minute i, or an
+// unknown onset when its start cannot be measured.
+func (o *onsetSearch) place(i, first int, d departure) Onset {
+	m, active, base, back := o.m, o.active, d.base, d.back
+	if i == first && len(back) > 0 && base.offBucket(back[len(back)-1], m) != "" {
+		// The departure was already under way when the baseline reached
+		// its minimum: its start cannot be measured.
+		k := len(back) - 1
+		for k > 0 && base.offBucket(back[k-1], m) != "" {
+			k--
+		}
+		short := baselineOf(back[:k], m)
+		return o.short(short, fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
+			short.minutes, fmtF(short.requests), back[k].minutes[0].At.Format(time.RFC3339), needText(m)))
+	}
+	// Between the last minute seen on baseline and the first seen off, the
+	// regression may have begun at any minute: take the earliest (within
+	// one bucket; a longer stretch without spans is a gap).
+	at := active[i].At
+	if i > 0 {
+		at = maxTime(active[i-1].At.Add(time.Minute), at.Add(-o.width))
+	}
+	// A regression that fills much of the data contaminates the baseline so
+	// that its start is found late: the best single split of the whole
+	// series before the alert says where it really began.
+	if s := splitPoint(active, o.alertAt, d.sig); s >= 0 && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
+		early := baselineOf(o.backward(active[s].At), m)
+		if !early.enough(m) {
+			return o.short(early, fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
+				early.minutes, fmtF(early.requests), active[s].At.Format(time.RFC3339), needText(m)))
+		}
+		at, base = active[s].At, early
+		if s > 0 {
+			at = maxTime(active[s-1].At.Add(time.Minute), at.Add(-o.width))
+		}
+	}
+	at = at.UTC()
+	return Onset{
+		At: &at, Signal: d.sig, BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95),
+		ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
+		BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: o.w,
+		Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d buckets of %d min (baseline %d min, %s sampled requests)",
+			d.sig, at.Format(time.RFC3339), d.n, o.w, base.minutes, fmtF(base.requests)),
+	}
 }
 
 // splitPoint is the index of the minute that best splits the series before
@@ -457,57 +498,71 @@ func splitPoint(active []Minute, alertAt time.Time, sig string) int {
 	if n < 2 {
 		return -1
 	}
-	best, at := 0.0, -1
 	switch sig {
 	case "error_rate":
-		var totReq, totErr float64
-		for _, x := range active[:n] {
-			totReq += x.Requests
-			totErr += x.Errors
-		}
-		ll := func(e, r float64) float64 {
-			if r == 0 || e == 0 || e == r {
-				return 0
-			}
-			p := e / r
-			return e*math.Log(p) + (r-e)*math.Log(1-p)
-		}
-		var req, errs float64
-		for s := 1; s < n; s++ {
-			req += active[s-1].Requests
-			errs += active[s-1].Errors
-			r2, e2 := totReq-req, totErr-errs
-			if r2 == 0 || req == 0 || e2/r2 <= errs/req {
-				continue
-			}
-			if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
-				best, at = v, s
-			}
-		}
+		return splitErrors(active[:n])
 	case "p95":
-		var p []float64
-		for _, x := range active[:n] {
-			if !math.IsNaN(x.P95Ms) {
-				p = append(p, x.P95Ms)
-			}
+		return splitP95(active[:n])
+	}
+	return -1
+}
+
+// splitErrors is the split of the binomial likelihood ratio of errors with
+// the higher rate after it, or -1.
+func splitErrors(active []Minute) int {
+	var totReq, totErr float64
+	for _, x := range active {
+		totReq += x.Requests
+		totErr += x.Errors
+	}
+	ll := func(e, r float64) float64 {
+		if r == 0 || e == 0 || e == r {
+			return 0
 		}
-		if len(p) < 2 {
-			return -1
+		p := e / r
+		return e*math.Log(p) + (r-e)*math.Log(1-p)
+	}
+	best, at := 0.0, -1
+	var req, errs float64
+	for s := 1; s < len(active); s++ {
+		req += active[s-1].Requests
+		errs += active[s-1].Errors
+		r2, e2 := totReq-req, totErr-errs
+		if r2 == 0 || req == 0 || e2/r2 <= errs/req {
+			continue
 		}
-		med := median(p)
-		cum := 0.0
-		for s := 1; s < n; s++ {
-			x := active[s-1].P95Ms
-			switch {
-			case math.IsNaN(x):
-			case x > med:
-				cum++
-			case x < med:
-				cum--
-			}
-			if -cum > best {
-				best, at = -cum, s
-			}
+		if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
+			best, at = v, s
+		}
+	}
+	return at
+}
+
+// splitP95 is the split of the CUSUM of signs around the median p95 with
+// the higher part after it, or -1.
+func splitP95(active []Minute) int {
+	var p []float64
+	for _, x := range active {
+		if !math.IsNaN(x.P95Ms) {
+			p = append(p, x.P95Ms)
+		}
+	}
+	if len(p) < 2 {
+		return -1
+	}
+	med := median(p)
+	best, at, cum := 0.0, -1, 0.0
+	for s := 1; s < len(active); s++ {
+		x := active[s-1].P95Ms
+		switch {
+		case math.IsNaN(x):
+		case x > med:
+			cum++
+		case x < med:
+			cum--
+		}
+		if -cum > best {
+			best, at = -cum, s
 		}
 	}
 	return at

@@ -43,6 +43,9 @@ type overviewState struct {
 	release *contracts.ReleaseErrors
 	// failingDeps are the peers failing at their usual call rate.
 	failingDeps []string
+	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
+	peakCall *float64
+	peakPeer string
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
 }
@@ -63,9 +66,12 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
 		return st, err
 	}
-	if st.failingDeps, err = failingDependencies(resps[11:], c.StartsAt, st.onset); err != nil {
+	peers, err := peerSeries(resps[11:])
+	if err != nil {
 		return st, err
 	}
+	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
+	st.peakCall, st.peakPeer = peakCalls(peers, st.onset)
 	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
 	return st, nil
 }
@@ -179,6 +185,28 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	byTrace := spansByTrace(c, st, rows)
+	for _, svc := range st.alt.coRegressed {
+		if !slices.Contains(st.examined, svc) {
+			shared = append(shared, svc)
+			continue
+		}
+		p := judgeOne(c, st, svc, ids[svc], byTrace)
+		seen[svc] = p
+		caller := float64(p.beneath) >= PropagationShare*float64(p.traces)
+		loaded := float64(p.under) >= PropagationShare*float64(p.traces) && p.load >= LoadRatio
+		if p.traces > 0 && (caller || loaded) {
+			propagated = append(propagated, svc)
+		} else {
+			shared = append(shared, svc)
+		}
+	}
+	return shared, propagated, seen, nil
+}
+
+// spansByTrace indexes the fetched spans by trace and span id, each marked
+// failing by an error or by its own service's p95 threshold.
+func spansByTrace(c Call, st overviewState, rows []signoz.RawRow) map[string]map[string]traceSpan {
 	byTrace := map[string]map[string]traceSpan{}
 	for _, r := range rows {
 		d := r.Data
@@ -203,38 +231,32 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 		}
 		byTrace[tid][sid] = s
 	}
-	for _, svc := range st.alt.coRegressed {
-		if !slices.Contains(st.examined, svc) {
-			shared = append(shared, svc)
-			continue
+	return byTrace
+}
+
+// judgeOne counts, over svc's failing traces, those that hold the affected
+// service's failing spans beneath svc's and those where svc fails beneath
+// the affected service's calls.
+func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map[string]map[string]traceSpan) propagation {
+	var p propagation
+	for _, tid := range traces {
+		p.traces++
+		if beneath(byTrace[tid], c.Service, svc) {
+			p.beneath++
 		}
-		var p propagation
-		for _, tid := range ids[svc] {
-			p.traces++
-			if beneath(byTrace[tid], c.Service, svc) {
-				p.beneath++
-			}
-			if failingBeneath(byTrace[tid], svc, c.Service) {
-				p.under++
-			}
-		}
-		if l := st.alt.load[svc]; l != nil {
-			p.load = *l
-		}
-		seen[svc] = p
-		caller := float64(p.beneath) >= PropagationShare*float64(p.traces)
-		loaded := float64(p.under) >= PropagationShare*float64(p.traces) && p.load >= LoadRatio
-		if p.traces > 0 && (caller || loaded) {
-			propagated = append(propagated, svc)
-		} else {
-			shared = append(shared, svc)
+		if beneath(byTrace[tid], svc, c.Service) {
+			p.under++
 		}
 	}
-	return shared, propagated, seen, nil
+	if l := st.alt.load[svc]; l != nil {
+		p.load = *l
+	}
+	return p
 }
 
 // beneath reports whether a failing span of svc in trace has an ancestor span
-// of caller: the caller's failure came through its call into svc.
+// of caller: the caller's failure came through its call into svc (or, read
+// the other way, svc failed beneath caller's calls).
 func beneath(trace map[string]traceSpan, svc, caller string) bool {
 	for _, s := range trace {
 		if s.service != svc || !s.failing {
@@ -247,28 +269,6 @@ func beneath(trace map[string]traceSpan, svc, caller string) bool {
 				break
 			}
 			if p.service == caller {
-				return true
-			}
-			cur = p
-		}
-	}
-	return false
-}
-
-// failingBeneath reports whether a failing span of callee in trace has an
-// ancestor span of svc: the callee failed serving svc's calls.
-func failingBeneath(trace map[string]traceSpan, callee, svc string) bool {
-	for _, s := range trace {
-		if s.service != callee || !s.failing {
-			continue
-		}
-		cur := s
-		for hop := 0; hop < 64 && cur.parent != ""; hop++ {
-			p, ok := trace[cur.parent]
-			if !ok {
-				break
-			}
-			if p.service == svc {
 				return true
 			}
 			cur = p

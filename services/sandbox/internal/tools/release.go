@@ -199,22 +199,7 @@ func tallyReleaseErrors(r *contracts.ReleaseErrors, rows []versionErrors, first,
 // contracts.DependencyCallRatio of their baseline rate, and whose client
 // spans' error rate left its baseline within CoRegressionWindow of the
 // service's onset (FindOnset on the peer's own series).
-//
-// resps are, for each of PeerKeys in order, the client spans' count/p95
-// series and their error series grouped by that key.
-func failingDependencies(resps []signoz.Response, alertAt time.Time, on Onset) ([]string, error) {
-	byPeer := map[string][]Minute{}
-	for i, key := range PeerKeys {
-		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelOf(key))
-		if err != nil {
-			return nil, err
-		}
-		for peer, ms := range by {
-			if _, dup := byPeer[peer]; !dup {
-				byPeer[peer] = ms
-			}
-		}
-	}
+func failingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset) []string {
 	var out []string
 	for _, peer := range sortedKeys(byPeer) {
 		ms := byPeer[peer]
@@ -229,7 +214,40 @@ func failingDependencies(resps []signoz.Response, alertAt time.Time, on Onset) (
 			out = append(out, peer)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// peerSeries reads the client spans' series by peer: resps are, for each of
+// PeerKeys in order, the count/p95 series and the error series grouped by
+// that key; a peer named under an earlier key is not read again.
+func peerSeries(resps []signoz.Response) (map[string][]Minute, error) {
+	byPeer := map[string][]Minute{}
+	for i, key := range PeerKeys {
+		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelOf(key))
+		if err != nil {
+			return nil, err
+		}
+		for peer, ms := range by {
+			if _, dup := byPeer[peer]; !dup {
+				byPeer[peer] = ms
+			}
+		}
+	}
+	return byPeer, nil
+}
+
+// peakCalls is the peer whose call rate rose most from the service's
+// baseline to the onset on, and that ratio; nil for no peer called in the
+// baseline.
+func peakCalls(byPeer map[string][]Minute, on Onset) (*float64, string) {
+	var best *float64
+	var peer string
+	for _, p := range sortedKeys(byPeer) {
+		if r := trafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil && (best == nil || *r > *best) {
+			best, peer = r, p
+		}
+	}
+	return best, peer
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -117,6 +117,13 @@ func TestReleaseComparison(t *testing.T) {
 			require.GreaterOrEqual(t, rel.NewErrors, tt.minNew)
 			require.Equal(t, tt.otherNew, rel.OtherNewErrors > 0, "%+v", rel)
 			require.Equal(t, tt.failingDep, f.FailingDependencies, res.out.Compact)
+			require.NotNil(t, f.PeakCallRatio, res.out.Compact)
+			require.Equal(t, "payments.example.com", f.PeakCallPeer)
+			if tt.rl.dep == "retries" {
+				require.Greater(t, *f.PeakCallRatio, 2.0, "four calls a request where there was one")
+			} else {
+				require.Less(t, *f.PeakCallRatio, 1.5, "the usual call rate")
+			}
 			require.Contains(t, res.out.Compact, "errors by service.version: v2 first served at")
 		})
 	}

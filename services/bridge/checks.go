@@ -7,13 +7,6 @@ import (
 	"agentk/services/bridge/internal/slackport"
 )
 
-// CheckConfig reads the service's configuration from getenv exactly as Run
-// does and returns every problem at once, for `agentk config`.
-func CheckConfig(getenv func(string) string) error {
-	_, err := config.FromEnv(getenv)
-	return err
-}
-
 // CheckSlack asks Slack whether it accepts the configured bot token
 // (auth.test), for `agentk config` and readiness: nil when Slack is not
 // configured or accepts it, else Slack's answer (ErrSlack-wrapped).

@@ -10,13 +10,6 @@ import (
 	"agentk/services/sandbox/internal/signoz"
 )
 
-// CheckConfig reads the service's configuration from getenv exactly as Run
-// does and returns every problem at once, for `agentk config`.
-func CheckConfig(getenv func(string) string) error {
-	_, err := config.FromEnv(getenv, os.ReadFile)
-	return err
-}
-
 // CheckSigNoz asks SigNoz, with the configured URL and key, the same cheap
 // authenticated question readiness asks, for `agentk config`: nil when it
 // answers with the key accepted, else an error wrapping "signoz: not

@@ -1,0 +1,18 @@
+package ingester
+
+import (
+	"agentk/contracts/envelope"
+	"agentk/platform/service"
+	"agentk/services/ingester/internal/config"
+)
+
+// The ingester registers itself with the platform: agentk config, agentk up's
+// preflight and docs/configuration.md read its declarations from there.
+// Every service's register.go has this shape on purpose: one registration
+// each, the only place a service is listed.
+func init() {
+	service.Register(service.Registration{
+		Role: envelope.RoleIngester, Config: config.Spec, Run: Run,
+		Check: service.Checker(config.FromEnv),
+	})
+}

@@ -1,0 +1,20 @@
+package sandbox
+
+import (
+	"os"
+
+	"agentk/contracts/envelope"
+	"agentk/platform/service"
+	"agentk/services/sandbox/internal/config"
+)
+
+// The sandbox registers itself with the platform: agentk config, agentk up's
+// preflight and docs/configuration.md read its declarations from there.
+// Every service's register.go has this shape on purpose: one registration
+// each, the only place a service is listed.
+func init() {
+	service.Register(service.Registration{
+		Role: envelope.RoleSandbox, Config: config.Spec, Run: Run,
+		Check: service.Checker(func(getenv func(string) string) (config.Config, error) { return config.FromEnv(getenv, os.ReadFile) }),
+	})
+}
