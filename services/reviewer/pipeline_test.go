@@ -75,7 +75,11 @@ func TestReportToDecisionOverNATS(t *testing.T) {
 	ev := []json.RawMessage{
 		seal(envelope.RoleSandbox, contracts.SubjectEvidence, contracts.EvidenceV1{ID: "ev-1", InvestigationID: "inv-1", Service: "shop-api",
 			Tool: contracts.ToolServiceOverview, From: now.Add(-2 * time.Hour), To: now, RawSHA256: hash,
-			Link: "http://localhost:8080/services/shop-api", Compact: `{"p95_ms":2312}`, Facts: contracts.Facts{Onset: &onset}}),
+			Link: "http://localhost:8080/services/shop-api", Compact: `{"p95_ms":2312}`, Facts: contracts.Facts{Onset: &onset,
+				// The release comparison a bad_release rollback needs: v2's
+				// entry spans fail with a signature no error had before v2.
+				Release: &contracts.ReleaseErrors{Version: "v2", FirstSeen: marker, HistoryMinutes: 60,
+					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}}}),
 		seal(envelope.RoleSandbox, contracts.SubjectEvidence, contracts.EvidenceV1{ID: "ev-2", InvestigationID: "inv-1", Service: "shop-api",
 			Tool: contracts.ToolDeploymentMarkers, From: now.Add(-2 * time.Hour), To: now, RawSHA256: hash,
 			Link: "http://localhost:8080/traces-explorer", Facts: contracts.Facts{MarkerQuery: true,
