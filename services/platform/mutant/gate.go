@@ -18,7 +18,10 @@ var Catalogue = []Mutant{
 	{GateCooldown, "gate: no action on the service within the cooldown", "eval"},
 	{GateConfidence, "gate: a completed investigation whose best reviewed claim is at or above the confidence threshold", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateDeploymentClass, "gate: the diagnosis must be a deployment-class failure", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
-	{GateMarkerBeforeOnset, "gate: a deployment marker of the service in the window before the measured onset", "eval"},
+	// Since the release comparison (GateReleaseErrors) also stands in front
+	// of every marker trap of the corpus, no persona wins with this check
+	// alone off: the named test that isolates it kills it.
+	{GateMarkerBeforeOnset, "gate: a deployment marker of the service in the window before the measured onset", "test:services/gate:./internal/policy:^TestEvaluateEachCheckFailingAloneDenies$"},
 	{GateAlternativeCause, "gate: no co-regressed service and no traffic surge explains the regression", "eval"},
 	{GateFailingDependency, "gate: no dependency the service calls at its usual rate began failing at the onset (unless the diagnosis is a configuration release)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
