@@ -130,77 +130,93 @@ func table(bs map[string]*Bench) []Row {
 		v, ok := b.Metrics[unit]
 		return v, ok
 	}
-	num := func(v float64) string {
-		switch {
-		case v == float64(int64(v)):
-			return strconv.FormatInt(int64(v), 10)
-		case v >= 100:
-			return strconv.FormatFloat(v, 'f', 0, 64)
-		case v >= 10:
-			return strconv.FormatFloat(v, 'f', 1, 64)
-		default:
-			return strconv.FormatFloat(v, 'f', 2, 64)
-		}
-	}
 	var rows []Row
-	missing := func(fig, why string) {
-		rows = append(rows, Row{Figure: fig, Measured: "not run", Baseline: "not run", Note: why})
-	}
-
 	rows = append(rows, ingestRows(get, num)...)
-
-	// Storm.
-	if d, ok := get("BenchmarkStorm/webhook", "drain-ms"); ok {
-		rd, ok2 := get("BenchmarkStorm/raw_jetstream_publish", "drain-ms")
-		inc, _ := get("BenchmarkStorm/webhook", "incidents")
-		lost, _ := get("BenchmarkStorm/webhook", "lost")
-		aps, _ := get("BenchmarkStorm/webhook", "alerts/s")
-		raps, _ := get("BenchmarkStorm/raw_jetstream_publish", "alerts/s")
-		r := Row{Figure: "Alert storm: 10,000 alerts across 20 services, 8 senders",
-			Measured: fmt.Sprintf("drained in %s ms (%s alerts/s); %s incidents; lost %s", num(d), num(aps), num(inc), num(lost)),
-			Baseline: "not run"}
-		if ok2 {
-			r.Baseline = fmt.Sprintf("raw JetStream publish of the same 10,000 alerts: %s ms (%s alerts/s)", num(rd), num(raps))
-			r.Ratio, r.RatioOf = d/rd, "drain time, ingester ÷ raw publish"
-		}
-		rows = append(rows, r)
-	} else {
-		missing("Alert storm", "BenchmarkStorm did not run")
-	}
-
+	rows = append(rows, stormRow(get, num))
 	rows = append(rows, pipelineRows(get, num)...)
+	rows = append(rows, gateRow(get, num), compactionRow(get, num))
+	rows = append(rows, tokenRows(bs, get, num)...)
+	return append(rows, rollbackRows(get, num)...)
+}
 
-	// Gate.
-	if ns, ok := get("BenchmarkEvaluate", "ns/op"); ok {
-		al, _ := get("BenchmarkEvaluate", "allocs/op")
-		by, _ := get("BenchmarkEvaluate", "B/op")
-		r := Row{Figure: "Gate: one decision (six checks)", Measured: fmt.Sprintf("%s ns/op, %s allocs/op, %s B/op", num(ns), num(al), num(by)), Baseline: "not run"}
-		if sn, ok := get("BenchmarkSealDecision", "ns/op"); ok {
-			sa, _ := get("BenchmarkSealDecision", "allocs/op")
-			r.Baseline = fmt.Sprintf("sealing that decision (JSON + ed25519): %s ns/op, %s allocs/op", num(sn), num(sa))
-			r.Ratio, r.RatioOf = ns/sn, "ns/op, evaluate ÷ seal"
-		}
-		rows = append(rows, r)
-	} else {
-		missing("Gate", "BenchmarkEvaluate did not run")
+// num prints a measured value: integers whole, others with fewer decimals
+// the larger they are.
+func num(v float64) string {
+	switch {
+	case v == float64(int64(v)):
+		return strconv.FormatInt(int64(v), 10)
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
+}
 
-	// Compaction.
-	if raw, ok := get("BenchmarkCompactionCorpus", "raw-bytes"); ok {
-		mb, _ := get("BenchmarkCompactionCorpus", "model-bytes")
-		rt, _ := get("BenchmarkCompactionCorpus", "raw-tokens")
-		mt, _ := get("BenchmarkCompactionCorpus", "model-tokens")
-		n, _ := get("BenchmarkCompactionCorpus", "incidents")
-		c, _ := get("BenchmarkCompactionCorpus", "tool-calls")
-		rows = append(rows, Row{Figure: fmt.Sprintf("Evidence compaction: %s tool calls over %s incidents", num(c), num(n)),
-			Measured: fmt.Sprintf("what the model sees: %s bytes, ~%s tokens", num(mb), num(mt)),
-			Baseline: fmt.Sprintf("raw SigNoz query_range responses: %s bytes, ~%s tokens", num(raw), num(rt)),
-			Ratio:    mb / raw, RatioOf: "bytes, model ÷ raw"})
-	} else {
-		missing("Evidence compaction", "BenchmarkCompactionCorpus did not run")
+// missing is the row of a figure whose benchmark did not run.
+func missing(fig, why string) Row {
+	return Row{Figure: fig, Measured: "not run", Baseline: "not run", Note: why}
+}
+
+// stormRow is the 10,000-alert storm beside raw publishes of the same alerts.
+func stormRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	d, ok := get("BenchmarkStorm/webhook", "drain-ms")
+	if !ok {
+		return missing("Alert storm", "BenchmarkStorm did not run")
 	}
+	rd, ok2 := get("BenchmarkStorm/raw_jetstream_publish", "drain-ms")
+	inc, _ := get("BenchmarkStorm/webhook", "incidents")
+	lost, _ := get("BenchmarkStorm/webhook", "lost")
+	aps, _ := get("BenchmarkStorm/webhook", "alerts/s")
+	raps, _ := get("BenchmarkStorm/raw_jetstream_publish", "alerts/s")
+	r := Row{Figure: "Alert storm: 10,000 alerts across 20 services, 8 senders",
+		Measured: fmt.Sprintf("drained in %s ms (%s alerts/s); %s incidents; lost %s", num(d), num(aps), num(inc), num(lost)),
+		Baseline: "not run"}
+	if ok2 {
+		r.Baseline = fmt.Sprintf("raw JetStream publish of the same 10,000 alerts: %s ms (%s alerts/s)", num(rd), num(raps))
+		r.Ratio, r.RatioOf = d/rd, "drain time, ingester ÷ raw publish"
+	}
+	return r
+}
 
-	// Tokens.
+// gateRow is one gate decision beside sealing it.
+func gateRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	ns, ok := get("BenchmarkEvaluate", "ns/op")
+	if !ok {
+		return missing("Gate", "BenchmarkEvaluate did not run")
+	}
+	al, _ := get("BenchmarkEvaluate", "allocs/op")
+	by, _ := get("BenchmarkEvaluate", "B/op")
+	r := Row{Figure: "Gate: one decision (six checks)", Measured: fmt.Sprintf("%s ns/op, %s allocs/op, %s B/op", num(ns), num(al), num(by)), Baseline: "not run"}
+	if sn, ok := get("BenchmarkSealDecision", "ns/op"); ok {
+		sa, _ := get("BenchmarkSealDecision", "allocs/op")
+		r.Baseline = fmt.Sprintf("sealing that decision (JSON + ed25519): %s ns/op, %s allocs/op", num(sn), num(sa))
+		r.Ratio, r.RatioOf = ns/sn, "ns/op, evaluate ÷ seal"
+	}
+	return r
+}
+
+// compactionRow is what the model sees beside the raw SigNoz responses.
+func compactionRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	raw, ok := get("BenchmarkCompactionCorpus", "raw-bytes")
+	if !ok {
+		return missing("Evidence compaction", "BenchmarkCompactionCorpus did not run")
+	}
+	mb, _ := get("BenchmarkCompactionCorpus", "model-bytes")
+	rt, _ := get("BenchmarkCompactionCorpus", "raw-tokens")
+	mt, _ := get("BenchmarkCompactionCorpus", "model-tokens")
+	n, _ := get("BenchmarkCompactionCorpus", "incidents")
+	c, _ := get("BenchmarkCompactionCorpus", "tool-calls")
+	return Row{Figure: fmt.Sprintf("Evidence compaction: %s tool calls over %s incidents", num(c), num(n)),
+		Measured: fmt.Sprintf("what the model sees: %s bytes, ~%s tokens", num(mb), num(mt)),
+		Baseline: fmt.Sprintf("raw SigNoz query_range responses: %s bytes, ~%s tokens", num(raw), num(rt)),
+		Ratio:    mb / raw, RatioOf: "bytes, model ÷ raw"}
+}
+
+// tokenRows are the tokens per investigation of each investigator beside
+// its budget.
+func tokenRows(bs map[string]*Bench, get func(name, unit string) (float64, bool), num func(float64) string) []Row {
 	var tok []string
 	for name := range bs {
 		if strings.HasPrefix(name, "BenchmarkTokens/") {
@@ -208,6 +224,7 @@ func table(bs map[string]*Bench) []Row {
 		}
 	}
 	sort.Strings(tok)
+	var rows []Row
 	for _, name := range tok {
 		inv := strings.ReplaceAll(strings.TrimPrefix(name, "BenchmarkTokens/"), "=", ":")
 		p50, _ := get(name, "tokens-p50")
@@ -224,12 +241,8 @@ func table(bs map[string]*Bench) []Row {
 		rows = append(rows, r)
 	}
 	if len(tok) == 0 {
-		missing("Tokens per investigation", "BenchmarkTokens did not run")
+		rows = append(rows, missing("Tokens per investigation", "BenchmarkTokens did not run"))
 	}
-
-	// Rollback.
-	rollback := rollbackRows(get, num)
-	rows = append(rows, rollback...)
 	return rows
 }
 
