@@ -169,16 +169,7 @@ func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, 
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
-	if c.Auth == AuthBearer {
-		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
-	} else {
-		hreq.Header.Set("SIGNOZ-API-KEY", c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hreq)
+	resp, err := c.send(hreq)
 	if err != nil {
 		// The URL is ours; the error never carries the key (it is a header).
 		return Result{}, 0, fmt.Errorf("%w: %v", ErrUnavailable, err)
@@ -220,4 +211,20 @@ func retryAfter(v string) time.Duration {
 		return time.Duration(n) * time.Second
 	}
 	return 0
+}
+
+// send authenticates req with the API key, the way c.Auth says SigNoz
+// wants it, and sends it on c.HTTP (http.DefaultClient when nil). Every
+// request of the client goes through it.
+func (c *Client) send(req *http.Request) (*http.Response, error) {
+	if c.Auth == AuthBearer {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	} else {
+		req.Header.Set("SIGNOZ-API-KEY", c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return hc.Do(req)
 }

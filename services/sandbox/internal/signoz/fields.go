@@ -72,16 +72,7 @@ func (c *Client) fields(ctx context.Context, path string, q url.Values) (FieldsR
 		return FieldsResult{}, fmt.Errorf("signoz: build request: %w", err)
 	}
 	hreq.Header.Set("Accept", "application/json")
-	if c.Auth == AuthBearer {
-		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
-	} else {
-		hreq.Header.Set("SIGNOZ-API-KEY", c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hreq)
+	resp, err := c.send(hreq)
 	if err != nil {
 		return FieldsResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}

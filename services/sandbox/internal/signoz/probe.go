@@ -30,16 +30,7 @@ func (c *Client) Probe(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("%w: probe: %v", ErrUnavailable, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if c.Auth == AuthBearer {
-		req.Header.Set("Authorization", "Bearer "+c.APIKey)
-	} else {
-		req.Header.Set("SIGNOZ-API-KEY", c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
