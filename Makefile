@@ -20,7 +20,7 @@ build:
 
 ## test: go vet and go test in every module of the workspace, then docs/setup.md followed literally
 test:
-	@failed=""; for d in $(MODULES); do echo "== $$d"; (cd $$d && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...) || failed="$$failed $$d"; done; \
+	@failed=""; for d in $(MODULES); do echo "== $$d"; (cd $$d && $(GO) vet ./... && $(GO) test -count=1 -timeout 45m ./...) || failed="$$failed $$d"; done; \
 	echo "== docs/setup.md"; bash scripts/test-setup-doc.sh || failed="$$failed docs/setup.md"; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 
