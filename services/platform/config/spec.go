@@ -171,8 +171,11 @@ func (v *Values) text(d Decl, getenv func(string) string, readFile func(string) 
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "" {
-			v.Failf(d.Name+"_FILE", "%s is empty", file)
-			return "", Unset, "", false
+			// An empty secret file is an unset variable: Compose mounts
+			// every declared secret, and an optional one (Slack's token
+			// with Slack off, a key the provider does not need) is given as
+			// an empty file. A required variable still fails as unset.
+			return d.Default, FromDefault, "", true
 		}
 		v.set[d.Name] = true
 		return s, FromFile, file, true

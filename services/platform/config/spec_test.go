@@ -155,3 +155,18 @@ func TestPlatformDefaultsParse(t *testing.T) {
 	require.Equal(t, ".data", g.DataDir)
 	require.Equal(t, "json", g.LogFormat)
 }
+
+// An empty secret file (Compose mounts every declared secret, an optional
+// one as an empty file) reads as unset: no problem when the variable is
+// optional, "required" when it is not.
+func TestSpecEmptySecretFileIsUnset(t *testing.T) {
+	t.Parallel()
+	read := func(string) ([]byte, error) { return []byte("\n"), nil }
+	vars := map[string]string{"TOKEN_FILE": "/run/secrets/token"}
+	optional := config.Spec{Component: "svc", Vars: []config.Decl{{Name: "TOKEN", Kind: config.KindString, Secret: true}}}
+	require.NoError(t, optional.ReadWith(env(vars), read).Err())
+	required := config.Spec{Component: "svc", Vars: []config.Decl{{Name: "TOKEN", Kind: config.KindString, Secret: true, Required: true}}}
+	err := required.ReadWith(env(vars), read).Err()
+	require.ErrorIs(t, err, config.ErrInvalid)
+	require.Contains(t, err.Error(), "TOKEN")
+}
