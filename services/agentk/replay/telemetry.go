@@ -12,8 +12,8 @@ import (
 // Options.Telemetry); the returned function flushes and stops them, after the
 // services have stopped (deferred before the stack starts).
 func setupTelemetry(ctx context.Context, vars map[string]string) (func(), error) {
-	roles := make([]string, 0, len(stack.Services))
-	for _, e := range stack.Services {
+	var roles []string
+	for _, e := range stack.Services() {
 		roles = append(roles, e.Role)
 	}
 	p, err := telemetry.SetupServices(ctx, roles, func(k string) string { return vars[k] })

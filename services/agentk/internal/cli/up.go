@@ -24,7 +24,7 @@ import (
 
 func serviceNames() []string {
 	var out []string
-	for _, e := range stack.Services {
+	for _, e := range stack.Services() {
 		out = append(out, e.Role)
 	}
 	return out
@@ -99,8 +99,7 @@ func cmdService(ctx context.Context, c *cli, role string, args []string) error {
 	if err := preflight(c, prodLogger(c), []string{role}); err != nil {
 		return err
 	}
-	e, _ := stack.Lookup(role)
-	return runner.Run(ctx, role, e.Run, c.getenv)
+	return runner.RunRegistered(ctx, role, c.getenv)
 }
 
 // runServices runs roles (every service when nil) until ctx ends, serving

@@ -1,0 +1,22 @@
+package stack
+
+import (
+	"testing"
+
+	"agentk/contracts/envelope"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestServicesInStartOrder pins the order derived from the registry to the
+// hand-written start-order list it replaced: consumers before producers.
+func TestServicesInStartOrder(t *testing.T) {
+	var roles []string
+	for _, r := range Services() {
+		roles = append(roles, r.Role)
+	}
+	require.Equal(t, []string{
+		envelope.RoleDeployer, envelope.RoleBridge, envelope.RoleGate, envelope.RoleReviewer,
+		envelope.RoleSandbox, envelope.RoleInvestigator, envelope.RoleIngester,
+	}, roles)
+}
