@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/human"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
 	"agentk/services/bridge/internal/slackmsg"
@@ -39,7 +40,7 @@ func (s *Server) row(rec approval.Record, now time.Time) row {
 	}
 	if a := rec.Action; a != nil {
 		r.Outcome = slackmsg.OutcomeTitle(*a)
-		r.Took = view.Duration(time.Duration(a.TotalMs) * time.Millisecond)
+		r.Took = human.Duration(time.Duration(a.TotalMs) * time.Millisecond)
 	}
 	return r
 }
