@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"agentk/platform/wait"
 )
 
 // Errors returned by the client. ErrUnavailable is the retryable class: the same
@@ -152,14 +154,7 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 	if c.Wait != nil {
 		return c.Wait(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return wait.Sleep(ctx, d)
 }
 
 func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, error) {

@@ -1,0 +1,25 @@
+// Package wait holds the one sleep that a context can cut short: retries
+// with backoff (the LLM and SigNoz clients), the deployer's stabilisation
+// window and the live demo's pacing all wait through it.
+package wait
+
+import (
+	"context"
+	"time"
+)
+
+// Sleep waits d, or until ctx ends, and then returns ctx.Err(): nil when the
+// whole d passed. A d of zero or less does not wait.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
