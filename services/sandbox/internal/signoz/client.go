@@ -157,6 +157,24 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 	return wait.Sleep(ctx, d)
 }
 
+// readBody reads a response body of at most MaxBody bytes (default 16 MiB):
+// a body that fails to arrive is ErrUnavailable (retryable), one larger than
+// the limit ErrDecode.
+func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+	maxBody := c.MaxBody
+	if maxBody <= 0 {
+		maxBody = 16 << 20
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read body: %v", ErrUnavailable, err)
+	}
+	if int64(len(b)) > maxBody {
+		return nil, fmt.Errorf("%w: response larger than %d bytes", ErrDecode, maxBody)
+	}
+	return b, nil
+}
+
 func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/api/v5/query_range", bytes.NewReader(body))
 	if err != nil {
@@ -170,16 +188,9 @@ func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, 
 		return Result{}, 0, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
-	maxBody := c.MaxBody
-	if maxBody <= 0 {
-		maxBody = 16 << 20
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	b, err := c.readBody(resp)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("%w: read body: %v", ErrUnavailable, err)
-	}
-	if int64(len(b)) > maxBody {
-		return Result{}, 0, fmt.Errorf("%w: response larger than %d bytes", ErrDecode, maxBody)
+		return Result{}, 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		var env Envelope
