@@ -14,6 +14,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"agentk/cmd/agentk/internal/envdoc"
 )
 
 // command is one subcommand.
@@ -195,7 +197,7 @@ func newFlags(c *cli, name, usageLine string) *flagSet {
 			fmt.Fprintln(fs.Output(), "  (none)")
 		}
 		fs.PrintDefaults()
-		printCommandEnv(fs.Output(), name)
+		envdoc.PrintCommand(fs.Output(), name)
 	}
 	if slices.Contains(operatorCommands, name) {
 		def := defaultConnectTimeout

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/envdoc"
 	"agentk/contracts"
 	"agentk/platform/identity"
 
@@ -268,26 +269,6 @@ func TestAuditUnknownIncident(t *testing.T) {
 	require.False(t, chain.Report{Links: []chain.Link{{Link: "alert", What: "firing"}, {Link: "review", What: "missing"}}}.Unknown())
 }
 
-func TestUnknownVariables(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		env  []string
-		want []string
-	}{
-		{name: "known", env: []string{"AGENTK_GATE_COOLDOWN=10m", "AGENTK_SLACK_BOT_TOKEN_FILE=/x", "PATH=/bin"}},
-		{name: "typo", env: []string{"AGENTK_GATE_COLDOWN=10m"}, want: []string{"AGENTK_GATE_COLDOWN is not a variable agentk reads (docs/configuration.md lists them); did you mean AGENTK_GATE_COOLDOWN?"}},
-		{name: "far from anything", env: []string{"AGENTK_FROBNICATE=1"}, want: []string{"AGENTK_FROBNICATE is not a variable agentk reads (docs/configuration.md lists them)"}},
-		{name: "test switches", env: []string{"AGENTK_REQUIRE_DOCKER=1", "AGENTK_TEST_RUN_MAIN=1"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			require.Equal(t, tc.want, unknownVars(tc.env))
-		})
-	}
-}
-
 func TestSecretFromDeclarations(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -306,7 +287,7 @@ func TestSecretFromDeclarations(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tc.secret, secretName(tc.name))
+			require.Equal(t, tc.secret, envdoc.Secret(tc.name))
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/envdoc"
 	"agentk/platform/config"
 	"agentk/platform/service"
 	"agentk/services/bridge"
@@ -39,14 +40,10 @@ func checkPlatform(getenv func(string) string) error {
 	return config.Platform.Read(getenv).Err()
 }
 
-// secretName reports whether a variable holds a secret, as its declaration
-// says. A variable nothing declares is never shown, so its name is not
-// judged.
-func secretName(name string) bool { return declared(name).secret }
-
-// redact hides declared secrets and credentials in URLs.
+// redact hides declared secrets and credentials in URLs. A variable nothing
+// declares is never shown, so its name is not judged.
 func redact(name, value string) string {
-	if secretName(name) && value != "" {
+	if envdoc.Secret(name) && value != "" {
 		return config.Redacted
 	}
 	if i := strings.Index(value, "://"); i >= 0 {
@@ -92,7 +89,7 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 func printSetVars(c *cli) {
 	fmt.Fprintln(c.stdout, "Set in the environment (secrets redacted; everything else takes its default, see docs/configuration.md):")
 	n := 0
-	for _, name := range knownNames() {
+	for _, name := range envdoc.KnownNames() {
 		if v := c.getenv(name); v != "" {
 			fmt.Fprintf(c.stdout, "  %s=%s\n", name, redact(name, v))
 			n++
@@ -101,7 +98,7 @@ func printSetVars(c *cli) {
 	if n == 0 {
 		fmt.Fprintln(c.stdout, "  (nothing: every variable at its default)")
 	}
-	if warn := unknownVars(environ(c)); len(warn) > 0 {
+	if warn := envdoc.UnknownVars(environ(c)); len(warn) > 0 {
 		fmt.Fprintln(c.stdout, "\nUnknown variables (ignored):")
 		for _, w := range warn {
 			fmt.Fprintf(c.stdout, "  %s\n", w)
@@ -163,7 +160,7 @@ func orDefault(v, def string) string {
 // when the configuration of any of roles (every service when nil) is bad,
 // naming every problem at once.
 func preflight(c *cli, log *slog.Logger, roles []string) error {
-	for _, w := range unknownVars(environ(c)) {
+	for _, w := range envdoc.UnknownVars(environ(c)) {
 		log.Warn("unknown variable: " + w)
 	}
 	return checkServices(c.getenv, roles)

@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// repoRoot is the repository, from this package.
+const repoRoot = "../../../.."
+
 func testCLI(env map[string]string) (*cli, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	return &cli{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }}, &out, &errb

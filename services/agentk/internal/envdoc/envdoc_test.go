@@ -1,4 +1,4 @@
-package cli
+package envdoc
 
 import (
 	"bufio"
@@ -13,6 +13,9 @@ import (
 	"agentk/platform/config"
 	"agentk/platform/service"
 	"agentk/platform/topology"
+
+	// The services register themselves: the rows are their declarations.
+	_ "agentk/cmd/agentk/stack"
 
 	"github.com/stretchr/testify/require"
 )
@@ -37,8 +40,8 @@ var readmes = []struct{ title, path string }{
 var varRow = regexp.MustCompile("^\\| *`(AGENTK|OTEL|DOCKER)")
 
 // readmeRows reads every variable row of the README tables, in doc order.
-func readmeRows(t *testing.T) []envRow {
-	var rows []envRow
+func readmeRows(t *testing.T) []Row {
+	var rows []Row
 	for _, r := range readmes {
 		f, err := os.Open(filepath.Join(repoRoot, r.path))
 		require.NoError(t, err)
@@ -52,7 +55,7 @@ func readmeRows(t *testing.T) []envRow {
 			for len(cells) < 3 {
 				cells = append(cells, "")
 			}
-			rows = append(rows, envRow{Component: r.title, Vars: cells[0], Default: cells[1], Meaning: cells[2]})
+			rows = append(rows, Row{Component: r.title, Vars: cells[0], Default: cells[1], Meaning: cells[2]})
 		}
 		_ = f.Close()
 	}
@@ -65,7 +68,7 @@ func configurationDoc() string {
 	var b strings.Builder
 	b.WriteString("# Configuration\n\nEvery variable agentk reads, in one table, generated from the declarations the platform and each service read them with (`platform/config.Spec`; regenerate with `go generate ./services/agentk/...`). Variables are read once at start; a bad value stops the service with the variable's name and what was expected, every problem at once (`agentk config` checks them all). A secret may also be given as `<NAME>_FILE`, the path of a file holding it. `agentk config` lists the declared variables that are set, the values of those declared secret redacted; an `AGENTK_` variable nothing declares is named as unknown, its value never shown.\n\n")
 	b.WriteString("| component | variable | default | meaning |\n|---|---|---|---|\n")
-	for _, r := range envDoc() {
+	for _, r := range Rows() {
 		b.WriteString("| " + r.Component + " | " + r.Vars + " | " + r.Default + " | " + r.Meaning + " |\n")
 	}
 	return b.String()
@@ -92,7 +95,7 @@ func TestREADMEsNameTheDeclaredVariables(t *testing.T) {
 		}
 	}
 	declaredNames := map[string]bool{}
-	for _, n := range knownNames() {
+	for _, n := range KnownNames() {
 		declaredNames[n] = true
 	}
 	var undeclared, undocumented []string
@@ -177,7 +180,7 @@ func TestEveryVariableDocumented(t *testing.T) {
 // Every declared default parses as its declaration says, and every
 // declaration says what it means.
 func TestDeclarationsAreWellFormed(t *testing.T) {
-	specs := []config.Spec{config.Platform, cliSpec}
+	specs := []config.Spec{config.Platform, CLISpec}
 	for _, r := range service.Registered() {
 		require.Equal(t, r.Role, r.Config.Component, "a service's Spec names the service")
 		specs = append(specs, r.Config)
@@ -191,5 +194,25 @@ func TestDeclarationsAreWellFormed(t *testing.T) {
 				require.NoError(t, err, "%s: %s's default", s.Component, d.Name)
 			}
 		}
+	}
+}
+
+func TestUnknownVariables(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{name: "known", env: []string{"AGENTK_GATE_COOLDOWN=10m", "AGENTK_SLACK_BOT_TOKEN_FILE=/x", "PATH=/bin"}},
+		{name: "typo", env: []string{"AGENTK_GATE_COLDOWN=10m"}, want: []string{"AGENTK_GATE_COLDOWN is not a variable agentk reads (docs/configuration.md lists them); did you mean AGENTK_GATE_COOLDOWN?"}},
+		{name: "far from anything", env: []string{"AGENTK_FROBNICATE=1"}, want: []string{"AGENTK_FROBNICATE is not a variable agentk reads (docs/configuration.md lists them)"}},
+		{name: "test switches", env: []string{"AGENTK_REQUIRE_DOCKER=1", "AGENTK_TEST_RUN_MAIN=1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, UnknownVars(tc.env))
+		})
 	}
 }

@@ -1,4 +1,9 @@
-package cli
+// Package envdoc is what agentk knows of its environment variables, made from
+// the declarations alone (the platform's, the command line's and each
+// registered service's platform/config.Spec): docs/configuration.md, the
+// "Environment" section of every command's help, which names are secret, and
+// the warning for a variable nothing reads.
+package envdoc
 
 import (
 	"fmt"
@@ -10,42 +15,44 @@ import (
 	"agentk/platform/service"
 )
 
+// docs/configuration.md is generated from Rows by the package's test.
+//
 //go:generate go test -run TestConfigurationDoc -update .
 
-// envRow is one documented variable: the declarations of the platform, the
+// Row is one documented variable: the declarations of the platform, the
 // command line and every registered service make these rows, and from them
 // docs/configuration.md, help, the unknown-variable warning and redaction.
-type envRow struct {
+type Row struct {
 	Component, Vars, Default, Meaning string
 	// Names are the variable and, for a secret, its NAME_FILE twin.
 	Names  []string
 	Secret bool
 }
 
-// Components of envDoc, as docs/configuration.md titles them.
+// Components of Rows, as docs/configuration.md titles them.
 const (
-	compPlatform = "Every process"
-	compCLI      = "agentk (command line)"
+	Platform = "Every process"
+	CLI      = "agentk (command line)"
 )
 
-// cliSpec declares what the command line itself reads.
-var cliSpec = config.Spec{Component: "agentk", Vars: []config.Decl{
+// CLISpec declares what the command line itself reads.
+var CLISpec = config.Spec{Component: "agentk", Vars: []config.Decl{
 	{Name: "AGENTK_APPROVER_TOKEN", Secret: true, Doc: "`approve`, `deny`, `freeze`, `unfreeze`: the approver's console token (`AGENTK_CONSOLE_TOKENS` on the bridge)"},
 	{Name: "AGENTK_CONSOLE_URL", DocDefault: "`http://$AGENTK_BRIDGE_ADDR`", Doc: "`approve`, `deny`, `freeze`, `unfreeze`: the bridge's console and API"},
 	{Name: "AGENTK_CONNECT_TIMEOUT", Kind: config.KindDuration, Default: "5s", Doc: "operator commands (`report`, `incidents`, `audit`, `shadow-report`, `decisions`, `freeze`, `unfreeze`, `approve`, `deny`): how long to wait for NATS or the bridge before failing with the address that did not answer; `--connect-timeout` overrides it"},
 }}
 
-// envDoc returns every declared variable as a row, in doc order: the
+// Rows returns every declared variable as a row, in doc order: the
 // platform's, the command line's, then each registered service's.
-func envDoc() []envRow {
-	var rows []envRow
+func Rows() []Row {
+	var rows []Row
 	add := func(comp string, s config.Spec) {
 		for _, d := range s.Vars {
 			rows = append(rows, declRow(comp, d))
 		}
 	}
-	add(compPlatform, config.Platform)
-	add(compCLI, cliSpec)
+	add(Platform, config.Platform)
+	add(CLI, CLISpec)
 	for _, r := range service.Registered() {
 		add(r.Role, r.Config)
 	}
@@ -53,8 +60,8 @@ func envDoc() []envRow {
 }
 
 // declRow documents d as one row of component comp.
-func declRow(comp string, d config.Decl) envRow {
-	r := envRow{Component: comp, Vars: "`" + d.Name + "`", Meaning: d.Doc, Names: []string{d.Name}, Secret: d.Secret}
+func declRow(comp string, d config.Decl) Row {
+	r := Row{Component: comp, Vars: "`" + d.Name + "`", Meaning: d.Doc, Names: []string{d.Name}, Secret: d.Secret}
 	if d.HasFile() {
 		r.Vars += " / `" + d.Name + "_FILE`"
 		r.Names = append(r.Names, d.Name+"_FILE")
@@ -80,11 +87,15 @@ type declaredVar struct {
 	known, secret bool
 }
 
+// Secret reports whether name is declared secret (a <NAME>_FILE is not: it
+// holds a path, not the secret).
+func Secret(name string) bool { return declared(name).secret }
+
 // declared returns what the declarations say of name (a <NAME>_FILE is
 // known when NAME is a secret, and holds a path, not the secret).
 func declared(name string) declaredVar {
 	var d declaredVar
-	for _, r := range envDoc() {
+	for _, r := range Rows() {
 		if slices.Contains(r.Names, name) {
 			d.known = true
 			d.secret = d.secret || (r.Secret && name == r.Names[0])
@@ -93,10 +104,10 @@ func declared(name string) declaredVar {
 	return d
 }
 
-// knownNames returns every declared variable name.
-func knownNames() []string {
+// KnownNames returns every declared variable name.
+func KnownNames() []string {
 	var out []string
-	for _, r := range envDoc() {
+	for _, r := range Rows() {
 		out = append(out, r.Names...)
 	}
 	slices.Sort(out)
@@ -114,10 +125,10 @@ func testSwitch(name string) bool {
 	return false
 }
 
-// unknownVars returns a warning for each AGENTK_ variable set in environ that
+// UnknownVars returns a warning for each AGENTK_ variable set in environ that
 // no README declares, with the nearest declared name when it looks like a typo.
-func unknownVars(environ []string) []string {
-	known := knownNames()
+func UnknownVars(environ []string) []string {
+	known := KnownNames()
 	var out []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -174,8 +185,8 @@ var operatorEnv = []string{"AGENTK_NATS_URL", "AGENTK_NATS_PORT", "AGENTK_DATA_D
 // that name the command in backticks (`agentk provision`, `freeze`) are
 // added to it.
 var commandEnv = map[string][]string{
-	"up":            {compPlatform, "ingester", "sandbox", "investigator", "reviewer", "gate", "bridge", "deployer"},
-	"config":        {compPlatform, "ingester", "sandbox", "investigator", "reviewer", "gate", "bridge", "deployer"},
+	"up":            {Platform, "ingester", "sandbox", "investigator", "reviewer", "gate", "bridge", "deployer"},
+	"config":        {Platform, "ingester", "sandbox", "investigator", "reviewer", "gate", "bridge", "deployer"},
 	"provision":     {"AGENTK_NATS_URL", "AGENTK_KEYS_DIR", "AGENTK_DATA_DIR"},
 	"keys":          {"AGENTK_KEYS_DIR", "AGENTK_DATA_DIR"},
 	"report":        operatorEnv,
@@ -191,22 +202,22 @@ var commandEnv = map[string][]string{
 }
 
 // commandRows returns the documented rows command name reads.
-func commandRows(name string) []envRow {
+func commandRows(name string) []Row {
 	want := commandEnv[name]
-	if slices.Contains(serviceNames(), name) {
-		want = []string{compPlatform, name}
+	if slices.Contains(roles(), name) {
+		want = []string{Platform, name}
 	}
-	var out []envRow
-	for _, r := range envDoc() {
-		cli := r.Component == compPlatform || r.Component == compCLI
+	var out []Row
+	for _, r := range Rows() {
+		cli := r.Component == Platform || r.Component == CLI
 		mentioned := cli && (strings.Contains(r.Meaning, "`"+name+"`") || strings.Contains(r.Meaning, "`agentk "+name+"`") ||
-			(name != "up" && slices.Contains(serviceNames(), name) && strings.Contains(r.Meaning, "`agentk <service>`")))
+			(name != "up" && slices.Contains(roles(), name) && strings.Contains(r.Meaning, "`agentk <service>`")))
 		named := slices.ContainsFunc(r.Names, func(n string) bool { return slices.Contains(want, n) })
 		// A whole component, except the platform's rows that name the
 		// commands they are for (other than this one).
-		whole := slices.Contains(want, r.Component) && (r.Component != compPlatform || !strings.Contains(r.Meaning, "`agentk ") || mentioned)
+		whole := slices.Contains(want, r.Component) && (r.Component != Platform || !strings.Contains(r.Meaning, "`agentk ") || mentioned)
 		if mentioned || named || whole {
-			if !slices.ContainsFunc(out, func(o envRow) bool { return o.Vars == r.Vars && o.Component == r.Component }) {
+			if !slices.ContainsFunc(out, func(o Row) bool { return o.Vars == r.Vars && o.Component == r.Component }) {
 				out = append(out, r)
 			}
 		}
@@ -214,8 +225,17 @@ func commandRows(name string) []envRow {
 	return out
 }
 
-// printCommandEnv writes the "Environment" section of command name's usage.
-func printCommandEnv(w io.Writer, name string) {
+// roles are the registered services' roles: `agentk <role>` runs one.
+func roles() []string {
+	var out []string
+	for _, r := range service.Registered() {
+		out = append(out, r.Role)
+	}
+	return out
+}
+
+// PrintCommand writes the "Environment" section of command name's usage.
+func PrintCommand(w io.Writer, name string) {
 	rows := commandRows(name)
 	if len(rows) == 0 {
 		return
@@ -227,7 +247,7 @@ func printCommandEnv(w io.Writer, name string) {
 			def = " [default " + strings.ReplaceAll(r.Default, "`", "") + "]"
 		}
 		comp := ""
-		if (name == "up" || name == "config") && r.Component != compPlatform && r.Component != compCLI {
+		if (name == "up" || name == "config") && r.Component != Platform && r.Component != CLI {
 			comp = r.Component + ": "
 		}
 		fmt.Fprintf(w, "  %s%s\n      %s%s\n", strings.ReplaceAll(r.Vars, "`", ""), def, comp, strings.ReplaceAll(r.Meaning, "`", ""))
