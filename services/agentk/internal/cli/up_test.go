@@ -171,7 +171,7 @@ func TestBadLogLevelIsRefused(t *testing.T) {
 				env[k] = v
 			}
 			c, _, errb := testCLI(env)
-			c.listEnv = func() []string { return nil }
+			c.ListEnv = func() []string { return nil }
 			require.Equal(t, 2, run(context.Background(), c, tc.args))
 			require.Contains(t, errb.String(), "AGENTK_LOG_LEVEL")
 			require.Contains(t, errb.String(), "platform:")

@@ -65,12 +65,13 @@ func Register(c Command) {
 	registry = append(registry, c)
 }
 
-// Commands returns the registered commands, in registration order.
-func Commands() []Command { return append([]Command(nil), registry...) }
+// Commands returns the registered commands, in registration order, then
+// help, version and completion.
+func Commands() []Command { return append(append([]Command(nil), registry...), builtins()...) }
 
 // Lookup returns the command called name.
 func Lookup(name string) (Command, bool) {
-	for _, c := range registry {
+	for _, c := range Commands() {
 		if c.Name == name {
 			return c, true
 		}

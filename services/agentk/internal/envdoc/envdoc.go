@@ -253,3 +253,17 @@ func PrintCommand(w io.Writer, name string) {
 		fmt.Fprintf(w, "  %s%s\n      %s%s\n", strings.ReplaceAll(r.Vars, "`", ""), def, comp, strings.ReplaceAll(r.Meaning, "`", ""))
 	}
 }
+
+// Redact hides declared secrets and credentials in URLs. A variable nothing
+// declares is never shown, so its name is not judged.
+func Redact(name, value string) string {
+	if Secret(name) && value != "" {
+		return config.Redacted
+	}
+	if i := strings.Index(value, "://"); i >= 0 {
+		if at := strings.Index(value[i+3:], "@"); at >= 0 {
+			return value[:i+3] + config.Redacted + "@" + value[i+3+at+1:]
+		}
+	}
+	return value
+}

@@ -216,3 +216,28 @@ func TestUnknownVariables(t *testing.T) {
 		})
 	}
 }
+
+// TestServiceREADMEsFollowTheTemplate: every registered service's README has
+// the sections docs/architecture.md names, in that order: the title
+// "# <name> — <its job>", Subjects and state, How it works, Environment, an
+// optional Telemetry, Tests and an optional Measured and limits.
+func TestServiceREADMEsFollowTheTemplate(t *testing.T) {
+	template := regexp.MustCompile(`^# (\S+) — .+\n## Subjects and state\n## How it works\n## Environment\n(## Telemetry\n)?## Tests\n(## Measured and limits\n)?$`)
+	for _, r := range service.Registered() {
+		b, err := os.ReadFile(filepath.Join(repoRoot, "services", r.Role, "README.md"))
+		require.NoError(t, err)
+		var headings strings.Builder
+		fenced := false
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if !fenced && (strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## ")) {
+				headings.WriteString(line + "\n")
+			}
+		}
+		m := template.FindStringSubmatch(headings.String())
+		require.NotNil(t, m, "services/%s/README.md's sections:\n%s", r.Role, headings.String())
+		require.Equal(t, r.Role, m[1], "services/%s/README.md's title names the service", r.Role)
+	}
+}

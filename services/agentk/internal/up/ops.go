@@ -1,4 +1,4 @@
-package cli
+package up
 
 import (
 	"context"
@@ -9,49 +9,45 @@ import (
 	"strconv"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 )
 
-func init() {
-	register(command{"provision", "create or update every stream and KV bucket on AGENTK_NATS_URL as the admin, then exit", cmdProvision})
-	register(command{"healthcheck", "exit 0 when a health URL answers 200 (for container healthchecks): agentk healthcheck <url>", cmdHealthcheck})
-}
-
 // provisionConfig reads the stream sizing variables.
-func provisionConfig(c *cli) (bus.ProvisionConfig, error) {
+func provisionConfig(c *command.Env) (bus.ProvisionConfig, error) {
 	var p bus.ProvisionConfig
-	if v := c.getenv("AGENTK_STREAM_REPLICAS"); v != "" {
+	if v := c.Getenv("AGENTK_STREAM_REPLICAS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || (n != 1 && n != 3 && n != 5) {
-			return p, fmt.Errorf("%w: AGENTK_STREAM_REPLICAS=%q: want 1, 3 or 5", errUsage, v)
+			return p, fmt.Errorf("%w: AGENTK_STREAM_REPLICAS=%q: want 1, 3 or 5", command.ErrUsage, v)
 		}
 		p.Replicas = n
 	}
-	if v := c.getenv("AGENTK_STREAM_MAX_AGE"); v != "" {
+	if v := c.Getenv("AGENTK_STREAM_MAX_AGE"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < time.Hour {
-			return p, fmt.Errorf("%w: AGENTK_STREAM_MAX_AGE=%q: want a duration of at least 1h (the audit trail lives in the streams)", errUsage, v)
+			return p, fmt.Errorf("%w: AGENTK_STREAM_MAX_AGE=%q: want a duration of at least 1h (the audit trail lives in the streams)", command.ErrUsage, v)
 		}
 		p.MaxAge = d
 	}
 	return p, nil
 }
 
-func cmdProvision(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "provision", "provision [--timeout 2m]")
+func cmdProvision(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "provision", "provision [--timeout 2m]")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up when NATS has not answered by then")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	url := c.getenv("AGENTK_NATS_URL")
+	url := c.Getenv("AGENTK_NATS_URL")
 	if url == "" {
-		return fmt.Errorf("%w: AGENTK_NATS_URL is required (the embedded server provisions itself)", errUsage)
+		return fmt.Errorf("%w: AGENTK_NATS_URL is required (the embedded server provisions itself)", command.ErrUsage)
 	}
-	dir := keysDir(c)
+	dir := c.KeysDir()
 	if _, err := os.Stat(identity.SeedFile(dir, "admin")); err != nil {
-		return fmt.Errorf("%w: provisioning needs the admin seed in %s (%v)", errUsage, filepath.Clean(dir), err)
+		return fmt.Errorf("%w: provisioning needs the admin seed in %s (%v)", command.ErrUsage, filepath.Clean(dir), err)
 	}
 	pc, err := provisionConfig(c)
 	if err != nil {
@@ -59,32 +55,32 @@ func cmdProvision(ctx context.Context, c *cli, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	log := prodLogger(c)
+	log := c.ProdLogger()
 	start := time.Now()
 	f, err := fabric.Remote(ctx, url, dir, fabric.Options{Logger: log, Provision: pc})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = f.Close() }()
-	fmt.Fprintf(c.stdout, "provisioned every stream and KV bucket on %s in %s\n", url, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(c.Stdout, "provisioned every stream and KV bucket on %s in %s\n", url, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-func cmdHealthcheck(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "healthcheck", "healthcheck [--timeout 3s] <url>")
+func cmdHealthcheck(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "healthcheck", "healthcheck [--timeout 3s] <url>")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for an answer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one URL", errUsage)
+		return fmt.Errorf("%w: want one URL", command.ErrUsage)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fs.Arg(0), nil)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", command.ErrUsage, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"bytes"
@@ -12,10 +12,14 @@ import (
 	"strings"
 )
 
-func init() {
-	register(command{"help", "print a command's usage, flags and the environment variables it reads: agentk help <command>", cmdHelp})
-	register(command{"version", "print the version of this binary (module version, VCS revision, Go version)", cmdVersion})
-	register(command{"completion", "print a shell completion script: agentk completion bash|zsh", cmdCompletion})
+// builtins are the commands about the command line itself, listed after
+// every registered one.
+func builtins() []Command {
+	return []Command{
+		{Name: "help", Summary: "print a command's usage, flags and the environment variables it reads: agentk help <command>", Run: cmdHelp},
+		{Name: "version", Summary: "print the version of this binary (module version, VCS revision, Go version)", Run: cmdVersion},
+		{Name: "completion", Summary: "print a shell completion script: agentk completion bash|zsh", Run: cmdCompletion},
+	}
 }
 
 // version is set at link time in package main (go build -ldflags "-X
@@ -62,26 +66,26 @@ func versionInfo(bi *debug.BuildInfo, ok bool) string {
 	return out
 }
 
-func cmdVersion(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "version", "version")
+func cmdVersion(ctx context.Context, c *Env, args []string) error {
+	fs := NewFlags(c, "version", "version")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	bi, ok := debug.ReadBuildInfo()
-	fmt.Fprintln(c.stdout, versionInfo(bi, ok))
+	fmt.Fprintln(c.Stdout, versionInfo(bi, ok))
 	return nil
 }
 
-func cmdHelp(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "help", "help <command>")
+func cmdHelp(ctx context.Context, c *Env, args []string) error {
+	fs := NewFlags(c, "help", "help <command>")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one command", errUsage)
+		return fmt.Errorf("%w: want one command", ErrUsage)
 	}
-	if _, err := commandFlags(ctx, c, fs.Arg(0), c.stdout); err != nil {
+	if _, err := commandFlags(ctx, c, fs.Arg(0), c.Stdout); err != nil {
 		return err
 	}
 	return nil
@@ -89,44 +93,44 @@ func cmdHelp(ctx context.Context, c *cli, args []string) error {
 
 // commandFlags runs command name with -h, its usage written to w, and
 // returns the flag set it made.
-func commandFlags(ctx context.Context, c *cli, name string, w io.Writer) (*flag.FlagSet, error) {
-	for _, cmd := range commands() {
-		if cmd.name != name {
+func commandFlags(ctx context.Context, c *Env, name string, w io.Writer) (*flag.FlagSet, error) {
+	for _, cmd := range Commands() {
+		if cmd.Name != name {
 			continue
 		}
-		probe := &cli{stdout: io.Discard, stderr: w, stdin: strings.NewReader(""), getenv: c.getenv}
-		err := cmd.run(ctx, probe, []string{"-h"})
-		if probe.flags == nil || (err != nil && err != flag.ErrHelp) {
+		probe := &Env{Stdout: io.Discard, Stderr: w, Stdin: strings.NewReader(""), Getenv: c.Getenv}
+		err := cmd.Run(ctx, probe, []string{"-h"})
+		if probe.Flags == nil || (err != nil && err != flag.ErrHelp) {
 			return nil, fmt.Errorf("%s: no usage (%v)", name, err)
 		}
-		return probe.flags, nil
+		return probe.Flags, nil
 	}
-	return nil, fmt.Errorf("%w: unknown command %q (agentk help lists them)", errUsage, name)
+	return nil, fmt.Errorf("%w: unknown command %q (agentk help lists them)", ErrUsage, name)
 }
 
 // completionSpec is each command and its flags ("--name"), for completion.
-func completionSpec(ctx context.Context, c *cli) (names []string, flags map[string][]string) {
+func completionSpec(ctx context.Context, c *Env) (names []string, flags map[string][]string) {
 	flags = map[string][]string{}
-	for _, cmd := range commands() {
-		names = append(names, cmd.name)
-		fs, err := commandFlags(ctx, c, cmd.name, io.Discard)
+	for _, cmd := range Commands() {
+		names = append(names, cmd.Name)
+		fs, err := commandFlags(ctx, c, cmd.Name, io.Discard)
 		if err != nil {
 			continue
 		}
-		fs.VisitAll(func(f *flag.Flag) { flags[cmd.name] = append(flags[cmd.name], "--"+f.Name) })
-		sort.Strings(flags[cmd.name])
+		fs.VisitAll(func(f *flag.Flag) { flags[cmd.Name] = append(flags[cmd.Name], "--"+f.Name) })
+		sort.Strings(flags[cmd.Name])
 	}
 	return names, flags
 }
 
-func cmdCompletion(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "completion", "completion bash|zsh   (bash: source <(agentk completion bash); zsh: agentk completion zsh > \"${fpath[1]}/_agentk\")")
+func cmdCompletion(ctx context.Context, c *Env, args []string) error {
+	fs := NewFlags(c, "completion", "completion bash|zsh   (bash: source <(agentk completion bash); zsh: agentk completion zsh > \"${fpath[1]}/_agentk\")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 || !slices.Contains([]string{"bash", "zsh"}, fs.Arg(0)) {
 		fs.Usage()
-		return fmt.Errorf("%w: want bash or zsh", errUsage)
+		return fmt.Errorf("%w: want bash or zsh", ErrUsage)
 	}
 	names, flags := completionSpec(ctx, c)
 	var b bytes.Buffer
@@ -135,7 +139,7 @@ func cmdCompletion(ctx context.Context, c *cli, args []string) error {
 	} else {
 		zshCompletion(&b, names, flags)
 	}
-	_, err := c.stdout.Write(b.Bytes())
+	_, err := c.Stdout.Write(b.Bytes())
 	return err
 }
 

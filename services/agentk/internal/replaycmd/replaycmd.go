@@ -1,29 +1,33 @@
-package cli
+// Package replaycmd runs recorded incidents: `agentk replay` (one),
+// `agentk eval` (a corpus, scored) and `agentk demo` (two, step by step, or
+// the live demo on Docker).
+package replaycmd
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts/incident"
 	"agentk/services/investigator/scripted"
 )
 
-func logger(c *cli, verbose bool) *slog.Logger {
-	if !verbose {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+// The commands of this package (up.go in internal/up says why every
+// package registers its own in an init of this shape).
+func init() {
+	command.Register(command.Command{Name: "demo", Summary: "replay a deployment-class and a runtime incident, step by step (what `make demo` runs)", Run: cmdDemo})
+	command.Register(command.Command{Name: "replay", Summary: "replay one recorded incident through every service: agentk replay [--json] <incident-dir>", Run: cmdReplay})
+	command.Register(command.Command{Name: "eval", Summary: "replay every incident of a corpus and print the scoreboard: agentk eval [--json] <corpus-dir>", Run: cmdEval})
 }
 
-func cmdReplay(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "replay", "replay [--json] [--investigator rules|persona:<name>] <incident-dir>")
+func cmdReplay(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "replay", "replay [--json] [--investigator rules|persona:<name>] <incident-dir>")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line")
 	inv := fs.String("investigator", "rules", "rules, or persona:<name> for a scripted model ("+strings.Join(scripted.Personas(), ", ")+")")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
@@ -33,38 +37,38 @@ func cmdReplay(ctx context.Context, c *cli, args []string) error {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one incident folder", errUsage)
+		return fmt.Errorf("%w: want one incident folder", command.ErrUsage)
 	}
-	o := replay.Options{Investigator: *inv, Logger: logger(c, *verbose), Timeout: *timeout, SandboxBackend: c.getenv("AGENTK_SANDBOX_BACKEND")}
+	o := replay.Options{Investigator: *inv, Logger: c.Logger(*verbose), Timeout: *timeout, SandboxBackend: c.Getenv("AGENTK_SANDBOX_BACKEND")}
 	if !*asJSON {
-		o.Progress = c.stdout
+		o.Progress = c.Stdout
 	}
 	res, err := replay.Run(ctx, fs.Arg(0), o)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(c.stdout).Encode(res)
+		return json.NewEncoder(c.Stdout).Encode(res)
 	}
 	printResult(c, res)
 	return nil
 }
 
-func printResult(c *cli, r replay.Result) {
-	fmt.Fprintf(c.stdout, "\n%s: verdict %s", r.Incident, strings.ToUpper(r.Verdict))
+func printResult(c *command.Env, r replay.Result) {
+	fmt.Fprintf(c.Stdout, "\n%s: verdict %s", r.Incident, strings.ToUpper(r.Verdict))
 	if len(r.FailedChecks) > 0 {
-		fmt.Fprintf(c.stdout, " (failed: %s)", strings.Join(r.FailedChecks, ", "))
+		fmt.Fprintf(c.Stdout, " (failed: %s)", strings.Join(r.FailedChecks, ", "))
 	}
-	fmt.Fprintf(c.stdout, ", action %s", r.Action)
+	fmt.Fprintf(c.Stdout, ", action %s", r.Action)
 	if r.RollbackTarget != "" && r.Action != "none" {
-		fmt.Fprintf(c.stdout, " → %s", r.RollbackTarget)
+		fmt.Fprintf(c.Stdout, " → %s", r.RollbackTarget)
 	}
-	fmt.Fprintf(c.stdout, "; diagnosis %s (%.2f)", r.Diagnosis, r.Confidence)
-	fmt.Fprintf(c.stdout, "; expected %s / %s\n", r.Expect.RootCause, r.Expect.Verdict)
+	fmt.Fprintf(c.Stdout, "; diagnosis %s (%.2f)", r.Diagnosis, r.Confidence)
+	fmt.Fprintf(c.Stdout, "; expected %s / %s\n", r.Expect.RootCause, r.Expect.Verdict)
 }
 
-func cmdEval(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "eval", "eval [--json] [--investigators rules,persona:oracle,…|--all] [--markdown FILE] <corpus-dir>")
+func cmdEval(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "eval", "eval [--json] [--investigators rules,persona:oracle,…|--all] [--markdown FILE] <corpus-dir>")
 	asJSON := fs.Bool("json", false, "print one JSON object per incident, then a summary object")
 	invs := fs.String("investigators", "rules", "comma-separated investigators to score")
 	all := fs.Bool("all", false, "score the rules investigator and every scripted persona")
@@ -77,7 +81,7 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one corpus folder", errUsage)
+		return fmt.Errorf("%w: want one corpus folder", command.ErrUsage)
 	}
 	corpus, err := incident.LoadCorpus(fs.Arg(0))
 	if err != nil {
@@ -99,9 +103,9 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 			list = append(list, "persona:"+p)
 		}
 	}
-	enc := json.NewEncoder(c.stdout)
+	enc := json.NewEncoder(c.Stdout)
 	n, total := 0, len(corpus)*len(list)
-	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: logger(c, *verbose), SandboxBackend: c.getenv("AGENTK_SANDBOX_BACKEND")}, *workers, func(o replay.Outcome) {
+	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: c.Logger(*verbose), SandboxBackend: c.Getenv("AGENTK_SANDBOX_BACKEND")}, *workers, func(o replay.Outcome) {
 		n++
 		if *asJSON {
 			_ = enc.Encode(o)
@@ -113,14 +117,14 @@ func cmdEval(ctx context.Context, c *cli, args []string) error {
 		} else if o.BadRollback() {
 			status += "  BAD ROLLBACK"
 		}
-		fmt.Fprintf(c.stderr, "[%3d/%d] %-16s %-44s %-6s %-20s %s\n", n, total, o.Investigator, o.Incident, o.Verdict, o.Diagnosis, status)
+		fmt.Fprintf(c.Stderr, "[%3d/%d] %-16s %-44s %-6s %-20s %s\n", n, total, o.Investigator, o.Incident, o.Verdict, o.Diagnosis, status)
 	})
 	s := replay.Score(outs)
 	if *asJSON {
 		_ = enc.Encode(s)
 	} else {
-		replay.Markdown(c.stdout, fs.Arg(0), outs, s, time.Now())
-		replay.MarkdownCorpus(c.stdout, prov, outs)
+		replay.Markdown(c.Stdout, fs.Arg(0), outs, s, time.Now())
+		replay.MarkdownCorpus(c.Stdout, prov, outs)
 	}
 	if *md != "" {
 		if err := writeScoreboard(*md, filepath.Base(fs.Arg(0)), prov, outs, s); err != nil {
@@ -144,7 +148,7 @@ func pickIncidents(corpus []*incident.Incident, only, dir string) ([]*incident.I
 	for _, id := range strings.Split(only, ",") {
 		inc, ok := byID[strings.TrimSpace(id)]
 		if !ok {
-			return nil, fmt.Errorf("%w: --incidents: no incident %q in %s", errUsage, id, dir)
+			return nil, fmt.Errorf("%w: --incidents: no incident %q in %s", command.ErrUsage, id, dir)
 		}
 		out = append(out, inc)
 	}

@@ -1,4 +1,4 @@
-package cli
+package up
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/telemetry"
 	"agentk/platform/telemetry/otlptest"
 
@@ -31,7 +32,7 @@ func TestSetupTelemetry(t *testing.T) {
 			defer rcv.Close()
 			var logs bytes.Buffer
 			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL, "AGENTK_OTEL_DISABLED": tc.disabled}
-			c := &cli{stderr: &logs, getenv: func(k string) string { return env[k] }}
+			c := &command.Env{Stderr: &logs, Getenv: func(k string) string { return env[k] }}
 			shutdown, err := setupTelemetry(context.Background(), c, tc.service)
 			require.NoError(t, err)
 			ctx, span := telemetry.Tracer("test").Start(telemetry.WithService(context.Background(), "gate"), "work")

@@ -1,14 +1,15 @@
-package cli
+package operator
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
+	"agentk/cmd/agentk/internal/command/commandtest"
 	"agentk/cmd/agentk/replay"
 
 	"github.com/stretchr/testify/require"
@@ -16,11 +17,6 @@ import (
 
 // repoRoot is the repository, from this package.
 const repoRoot = "../../../.."
-
-func testCLI(env map[string]string) (*cli, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return &cli{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string { return env[k] }}, &out, &errb
-}
 
 // After a replay, the operator's commands read what the pipeline stored:
 // `agentk incidents` lists the incident with its status and `agentk report`
@@ -36,22 +32,22 @@ func TestReportAndIncidentsAfterReplay(t *testing.T) {
 	require.NoError(t, err)
 	env := map[string]string{"AGENTK_DATA_DIR": data, "AGENTK_NATS_PORT": "0"}
 
-	c, out, errb := testCLI(env)
-	require.Equal(t, 0, run(ctx, c, []string{"incidents", "--json", "--since", "87600h"}), errb.String())
+	c, out, errb := commandtest.New(env)
+	require.Equal(t, 0, command.Run(ctx, c, []string{"incidents", "--json", "--since", "87600h"}), errb.String())
 	var row incidentRow
 	require.NoError(t, json.Unmarshal(bytes.SplitN(out.Bytes(), []byte("\n"), 2)[0], &row))
 	require.Equal(t, res.IncidentID, row.IncidentID)
 	require.Equal(t, "shop-api", row.Service)
 	require.NotEmpty(t, row.Status)
 
-	c, out, errb = testCLI(env)
-	require.Equal(t, 0, run(ctx, c, []string{"report", res.IncidentID}), errb.String())
+	c, out, errb = commandtest.New(env)
+	require.Equal(t, 0, command.Run(ctx, c, []string{"report", res.IncidentID}), errb.String())
 	md := out.String()
 	require.Contains(t, md, res.IncidentID)
 	require.Contains(t, md, `retry\_storm`)
 	require.Contains(t, md, `deployment\_related`)
 
-	c, _, errb = testCLI(env)
-	require.Equal(t, 1, run(ctx, c, []string{"report", "inc-does-not-exist"}))
+	c, _, errb = commandtest.New(env)
+	require.Equal(t, 1, command.Run(ctx, c, []string{"report", "inc-does-not-exist"}))
 	require.Contains(t, errb.String(), "no report for incident")
 }

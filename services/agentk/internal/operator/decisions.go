@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/command"
 )
 
 func init() {
-	register(command{"decisions", "list the decisions that await a human's answer (allowed, unanswered, not expired): agentk decisions [--json]", cmdDecisions})
+	register("decisions", "list the decisions that await a human's answer (allowed, unanswered, not expired): agentk decisions [--json]", cmdDecisions)
 }
 
-func cmdDecisions(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "decisions", "decisions [--json]")
+func cmdDecisions(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "decisions", "decisions [--json]")
 	asJSON := fs.Bool("json", false, "print one JSON object per pending decision")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -28,7 +29,7 @@ func cmdDecisions(ctx context.Context, c *cli, args []string) error {
 	now := time.Now().UTC()
 	rows := chain.Pending(kr, msgs, now)
 	if *asJSON {
-		enc := json.NewEncoder(c.stdout)
+		enc := json.NewEncoder(c.Stdout)
 		for _, r := range rows {
 			if err := enc.Encode(r); err != nil {
 				return err
@@ -37,10 +38,10 @@ func cmdDecisions(ctx context.Context, c *cli, args []string) error {
 		return nil
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(c.stdout, "no decisions await an answer")
+		fmt.Fprintln(c.Stdout, "no decisions await an answer")
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DECISION\tINCIDENT\tSERVICE\tACTION\tCONFIDENCE\tEXPIRES IN\tDIAGNOSIS")
 	for _, r := range rows {
 		action := r.Action
@@ -52,6 +53,6 @@ func cmdDecisions(ctx context.Context, c *cli, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(c.stdout, "\nanswer with: agentk approve <decision-id>  or  agentk deny <decision-id>")
+	fmt.Fprintln(c.Stdout, "\nanswer with: agentk approve <decision-id>  or  agentk deny <decision-id>")
 	return nil
 }

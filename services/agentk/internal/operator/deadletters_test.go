@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
+	"agentk/cmd/agentk/internal/command/commandtest"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
@@ -62,8 +64,8 @@ func TestDeadLettersListsWhatAHandlerSetAside(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	env2 := map[string]string{"AGENTK_DATA_DIR": data, "AGENTK_NATS_PORT": "0"}
-	c, out, errb := testCLI(env2)
-	require.Equal(t, 0, run(ctx, c, []string{"deadletters", "--json"}), errb.String())
+	c, out, errb := commandtest.New(env2)
+	require.Equal(t, 0, command.Run(ctx, c, []string{"deadletters", "--json"}), errb.String())
 	var d bus.DeadLetter
 	require.NoError(t, json.Unmarshal(bytes.TrimSpace(out.Bytes()), &d))
 	require.Equal(t, contracts.SubjectReview, d.Subject)
@@ -73,8 +75,8 @@ func TestDeadLettersListsWhatAHandlerSetAside(t *testing.T) {
 	require.WithinDuration(t, time.Now(), d.At, time.Minute)
 	require.Contains(t, d.Error, "refused")
 
-	c, out, errb = testCLI(env2)
-	require.Equal(t, 0, run(ctx, c, []string{"deadletters"}), errb.String())
+	c, out, errb = commandtest.New(env2)
+	require.Equal(t, 0, command.Run(ctx, c, []string{"deadletters"}), errb.String())
 	text := out.String()
 	require.Contains(t, text, "agentk.review.v1")
 	require.Contains(t, text, "inc-shop-api-0123456789abcdef")

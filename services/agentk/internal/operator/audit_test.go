@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/command"
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
@@ -46,7 +47,7 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 	res, err := replay.Run(ctx, filepath.Join(repoRoot, "e2e", "incidents", "retry-storm-01"), replay.Options{DataDir: dir})
 	require.NoError(t, err)
 	require.Equal(t, "dry_run", res.Action)
-	c := &cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(k string) string {
+	c := &command.Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(k string) string {
 		if k == "AGENTK_DATA_DIR" {
 			return dir
 		}
@@ -153,12 +154,12 @@ func TestAuditOfAReplayedIncident(t *testing.T) {
 	})
 	t.Run("exit status", func(t *testing.T) {
 		out := &bytes.Buffer{}
-		c.stdout = out
-		require.Equal(t, 0, run(ctx, c, []string{"audit", incident}))
+		c.Stdout = out
+		require.Equal(t, 0, command.Run(ctx, c, []string{"audit", incident}))
 		require.Contains(t, out.String(), "chain verified")
 		out.Reset()
-		require.Equal(t, 1, run(ctx, c, []string{"audit", "inc-that-never-was"}))
-		require.Contains(t, c.stderr.(*bytes.Buffer).String(), "no such incident inc-that-never-was")
+		require.Equal(t, 1, command.Run(ctx, c, []string{"audit", "inc-that-never-was"}))
+		require.Contains(t, c.Stderr.(*bytes.Buffer).String(), "no such incident inc-that-never-was")
 		require.NotContains(t, out.String(), "CHAIN BROKEN")
 	})
 }

@@ -1,7 +1,9 @@
-package cli
+package operator
 
 import (
 	"testing"
+
+	"agentk/cmd/agentk/internal/command"
 
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +27,7 @@ func TestFreezeScope(t *testing.T) {
 			t.Parallel()
 			got, err := freezeScope(tc.all, tc.args)
 			if tc.bad {
-				require.ErrorIs(t, err, errUsage)
+				require.ErrorIs(t, err, command.ErrUsage)
 				return
 			}
 			require.NoError(t, err)

@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 	"net/http"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/health"
 )
 
 // runningHealth asks a running `agentk up` on this machine
 // (AGENTK_HEALTH_ADDR, default 127.0.0.1:8090) how its services are. ok is
 // false when nothing answers there: no `up` is running, or it runs elsewhere.
-func runningHealth(ctx context.Context, c *cli) (ss []health.Status, ok bool) {
-	addr := c.getenv("AGENTK_HEALTH_ADDR")
+func runningHealth(ctx context.Context, c *command.Env) (ss []health.Status, ok bool) {
+	addr := c.Getenv("AGENTK_HEALTH_ADDR")
 	if addr == "" {
 		addr = "127.0.0.1:8090"
 	}
@@ -41,10 +42,10 @@ func runningHealth(ctx context.Context, c *cli) (ss []health.Status, ok bool) {
 	return ss, true
 }
 
-// reportServiceHealth writes one line per service of the running `agentk
+// ReportServiceHealth writes one line per service of the running `agentk
 // up` that is not ready or was restarted, and returns how many are not
 // ready. It writes nothing when every service is fine or no `up` answers.
-func reportServiceHealth(ctx context.Context, c *cli, w io.Writer) int {
+func ReportServiceHealth(ctx context.Context, c *command.Env, w io.Writer) int {
 	ss, ok := runningHealth(ctx, c)
 	if !ok {
 		return 0

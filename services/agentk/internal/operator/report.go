@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/bus"
 	"agentk/platform/topology"
 	"agentk/services/reviewer/report"
@@ -19,8 +20,8 @@ import (
 )
 
 func init() {
-	register(command{"report", "print an incident's report (Markdown; --html, --json): agentk report <incident-id>", cmdReport})
-	register(command{"incidents", "list open and recent incidents with their status: agentk incidents [--since 168h] [--json]", cmdIncidents})
+	register("report", "print an incident's report (Markdown; --html, --json): agentk report <incident-id>", cmdReport)
+	register("incidents", "list open and recent incidents with their status: agentk incidents [--since 168h] [--json]", cmdIncidents)
 }
 
 // readReport fetches and builds the stored report of one incident.
@@ -35,8 +36,8 @@ func readReport(ctx context.Context, kv jetstream.KeyValue, id string) (report.R
 	return report.Decode(e.Value())
 }
 
-func cmdReport(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "report", "report [--html|--json] <incident-id>")
+func cmdReport(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "report", "report [--html|--json] <incident-id>")
 	asHTML := fs.Bool("html", false, "print the HTML page (what the bridge's console shows)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {
@@ -44,7 +45,7 @@ func cmdReport(ctx context.Context, c *cli, args []string) error {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one incident id", errUsage)
+		return fmt.Errorf("%w: want one incident id", command.ErrUsage)
 	}
 	adm, _, done, err := operatorAdmin(ctx, c)
 	if err != nil {
@@ -61,13 +62,13 @@ func cmdReport(ctx context.Context, c *cli, args []string) error {
 	}
 	switch {
 	case *asJSON:
-		enc := json.NewEncoder(c.stdout)
+		enc := json.NewEncoder(c.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	case *asHTML:
-		fmt.Fprint(c.stdout, report.HTML(r))
+		fmt.Fprint(c.Stdout, report.HTML(r))
 	default:
-		fmt.Fprint(c.stdout, report.Markdown(r))
+		fmt.Fprint(c.Stdout, report.Markdown(r))
 	}
 	return nil
 }
@@ -85,8 +86,8 @@ type incidentRow struct {
 	Banner     string    `json:"banner,omitempty"`
 }
 
-func cmdIncidents(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "incidents", "incidents [--since 168h] [--json]")
+func cmdIncidents(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "incidents", "incidents [--since 168h] [--json]")
 	since := fs.Duration("since", 7*24*time.Hour, "also list closed incidents opened within this long")
 	asJSON := fs.Bool("json", false, "print one JSON object per incident")
 	if err := fs.Parse(args); err != nil {
@@ -104,8 +105,8 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 	// A stopped service is why incidents wait: say so above the list
 	// (on stderr with --json, so the JSON stays clean).
 	if *asJSON {
-		reportServiceHealth(ctx, c, c.stderr)
-		enc := json.NewEncoder(c.stdout)
+		ReportServiceHealth(ctx, c, c.Stderr)
+		enc := json.NewEncoder(c.Stdout)
 		for _, r := range rows {
 			if err := enc.Encode(r); err != nil {
 				return err
@@ -113,8 +114,8 @@ func cmdIncidents(ctx context.Context, c *cli, args []string) error {
 		}
 		return nil
 	}
-	reportServiceHealth(ctx, c, c.stdout)
-	return printIncidents(c.stdout, rows)
+	ReportServiceHealth(ctx, c, c.Stdout)
+	return printIncidents(c.Stdout, rows)
 }
 
 // listIncidents reads the incident index, newest first: every open incident

@@ -1,4 +1,4 @@
-package cli
+package replaycmd
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/cmd/agentk/internal/livedemo"
 	"agentk/cmd/agentk/replay"
 )
@@ -38,8 +39,8 @@ func findCorpus() (string, error) {
 	}
 }
 
-func cmdDemo(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "demo", "demo [--interactive] [--corpus DIR] | demo --live [--interactive] [--keep]")
+func cmdDemo(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "demo", "demo [--interactive] [--corpus DIR] | demo --live [--interactive] [--keep]")
 	interactive := fs.Bool("interactive", false, "ask you, instead of the auto-approver, to approve each allowed rollback")
 	corpus := fs.String("corpus", "", "the incident corpus (default: e2e/incidents found from the working directory)")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
@@ -49,11 +50,11 @@ func cmdDemo(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if *live {
-		in := bufio.NewReader(c.stdin)
+		in := bufio.NewReader(c.Stdin)
 		var ask func(string) bool
 		if *interactive {
 			ask = func(q string) bool {
-				fmt.Fprintf(c.stdout, "  ? %s [y/N] ", q)
+				fmt.Fprintf(c.Stdout, "  ? %s [y/N] ", q)
 				line, _ := in.ReadString('\n')
 				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
 			}
@@ -66,17 +67,17 @@ func cmdDemo(ctx context.Context, c *cli, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintln(c.stdout, "agentk demo — embedded NATS, the offline rules investigator, a fake SigNoz serving recorded telemetry, a dry-run deployer.")
+	fmt.Fprintln(c.Stdout, "agentk demo — embedded NATS, the offline rules investigator, a fake SigNoz serving recorded telemetry, a dry-run deployer.")
 	if !*interactive {
-		fmt.Fprintln(c.stdout, "Approvals come from an AUTO-APPROVER that clicks Approve in a local fake Slack (run with --interactive to answer yourself).")
+		fmt.Fprintln(c.Stdout, "Approvals come from an AUTO-APPROVER that clicks Approve in a local fake Slack (run with --interactive to answer yourself).")
 	}
-	in := bufio.NewReader(c.stdin)
+	in := bufio.NewReader(c.Stdin)
 	for i, d := range demoIncidents {
-		fmt.Fprintf(c.stdout, "\n[%d/%d] %s\n      %s\n", i+1, len(demoIncidents), d.id, d.why)
-		o := replay.Options{Investigator: "rules", Progress: c.stdout, Logger: logger(c, *verbose), Timeout: 90 * time.Second}
+		fmt.Fprintf(c.Stdout, "\n[%d/%d] %s\n      %s\n", i+1, len(demoIncidents), d.id, d.why)
+		o := replay.Options{Investigator: "rules", Progress: c.Stdout, Logger: c.Logger(*verbose), Timeout: 90 * time.Second}
 		if *interactive {
 			o.Interactive = func(q string) bool {
-				fmt.Fprintf(c.stdout, "  ? %s [y/N] ", q)
+				fmt.Fprintf(c.Stdout, "  ? %s [y/N] ", q)
 				line, _ := in.ReadString('\n')
 				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
 			}
@@ -87,20 +88,20 @@ func cmdDemo(ctx context.Context, c *cli, args []string) error {
 		}
 		printResult(c, res)
 	}
-	fmt.Fprintln(c.stdout, "\nNext: `agentk replay <dir>` on any folder of e2e/incidents, `make eval` for the scoreboard, docs/signoz.md to wire a real SigNoz.")
+	fmt.Fprintln(c.Stdout, "\nNext: `agentk replay <dir>` on any folder of e2e/incidents, `make eval` for the scoreboard, docs/signoz.md to wire a real SigNoz.")
 	return nil
 }
 
-func cmdDemoLive(ctx context.Context, c *cli, interactive func(string) bool, keep bool, verbose bool) error {
-	fmt.Fprintln(c.stdout, "agentk demo --live — the demo target on Docker Compose, a bad release, the alert, a real rollback, recovery verified.")
-	fmt.Fprintln(c.stdout, "Every agentk service runs in this process over an embedded NATS; the deployer's runtime is docker: it runs")
-	fmt.Fprintln(c.stdout, "`docker-compose up -d --force-recreate` itself. Telemetry goes to a LOCAL STAND-IN FOR SIGNOZ, fed by the demo")
-	fmt.Fprintln(c.stdout, "target's real OTLP; the demo computes the alert itself (there is no SigNoz rule engine here).")
+func cmdDemoLive(ctx context.Context, c *command.Env, interactive func(string) bool, keep bool, verbose bool) error {
+	fmt.Fprintln(c.Stdout, "agentk demo --live — the demo target on Docker Compose, a bad release, the alert, a real rollback, recovery verified.")
+	fmt.Fprintln(c.Stdout, "Every agentk service runs in this process over an embedded NATS; the deployer's runtime is docker: it runs")
+	fmt.Fprintln(c.Stdout, "`docker-compose up -d --force-recreate` itself. Telemetry goes to a LOCAL STAND-IN FOR SIGNOZ, fed by the demo")
+	fmt.Fprintln(c.Stdout, "target's real OTLP; the demo computes the alert itself (there is no SigNoz rule engine here).")
 	if interactive == nil {
-		fmt.Fprintln(c.stdout, "Approvals come from an AUTO-APPROVER that clicks Approve in a local fake Slack (run with --interactive to answer yourself).")
+		fmt.Fprintln(c.Stdout, "Approvals come from an AUTO-APPROVER that clicks Approve in a local fake Slack (run with --interactive to answer yourself).")
 	}
-	fmt.Fprintln(c.stdout)
-	res, err := livedemo.Run(ctx, livedemo.Options{Build: true, Keep: keep, Interactive: interactive, Progress: c.stdout, Logger: logger(c, verbose)})
+	fmt.Fprintln(c.Stdout)
+	res, err := livedemo.Run(ctx, livedemo.Options{Build: true, Keep: keep, Interactive: interactive, Progress: c.Stdout, Logger: c.Logger(verbose)})
 	if err != nil {
 		return err
 	}
@@ -108,11 +109,11 @@ func cmdDemoLive(ctx context.Context, c *cli, interactive func(string) bool, kee
 	if res.Action.Recovered != nil {
 		recovered = fmt.Sprint(*res.Action.Recovered)
 	}
-	fmt.Fprintf(c.stdout, "\nResult: %s rolled back %s → %s; the container now runs %s (%s); recovered: %s.\n",
+	fmt.Fprintf(c.Stdout, "\nResult: %s rolled back %s → %s; the container now runs %s (%s); recovered: %s.\n",
 		livedemo.Service, res.Action.FromImage, res.Action.ToImage, livedemo.ShortID(res.FinalImage), res.FinalVersion, recovered)
-	fmt.Fprintf(c.stdout, "Figures: alert → gate decision %s; alert → container on v1 %s; alert → verified recovery %s (of which %s is the stabilisation window);\n",
+	fmt.Fprintf(c.Stdout, "Figures: alert → gate decision %s; alert → container on v1 %s; alert → verified recovery %s (of which %s is the stabilisation window);\n",
 		secs(res.DecisionAt.Sub(res.AlertAt)), secs(res.ContainerOnV1At.Sub(res.AlertAt)), secs(res.ActionAt.Sub(res.AlertAt)), secs(res.Stabilise))
-	fmt.Fprintf(c.stdout, "         approval → container verified %d ms (compose %d ms, Docker verification %d ms); %d live spans received, %d backfilled; load %d sent, %d answered 2xx.\n",
+	fmt.Fprintf(c.Stdout, "         approval → container verified %d ms (compose %d ms, Docker verification %d ms); %d live spans received, %d backfilled; load %d sent, %d answered 2xx.\n",
 		res.Action.TotalMs, res.Action.ActionMs, res.Action.VerifyMs, res.LiveSpans, res.BackfilledSpans, res.LoadSent, res.LoadOK)
 	return nil
 }

@@ -1,10 +1,13 @@
-package cli
+package configcmd
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
+
+// repoRoot is the repository, from this package.
+const repoRoot = "../../../.."
 
 func TestDisagreementNamesBothValues(t *testing.T) {
 	t.Parallel()

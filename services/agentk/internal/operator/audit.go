@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/command"
 	"agentk/contracts/envelope"
 	"agentk/platform/topology"
 
@@ -17,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{"audit", "walk and verify an incident's chain (alert → evidence → review → decision → approval → action): agentk audit [--json] <incident>", cmdAudit})
+	register("audit", "walk and verify an incident's chain (alert → evidence → review → decision → approval → action): agentk audit [--json] <incident>", cmdAudit)
 }
 
 // errAuditBroken is returned (exit 1) when any link of the chain fails.
@@ -50,7 +51,7 @@ func printAudit(w io.Writer, r chain.Report) {
 }
 
 // readStreams returns every message of the audited streams, as stored.
-func readStreams(ctx context.Context, c *cli) (*envelope.Keyring, []chain.Msg, func(), error) {
+func readStreams(ctx context.Context, c *command.Env) (*envelope.Keyring, []chain.Msg, func(), error) {
 	adm, kr, done, err := operatorAdmin(ctx, c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -87,15 +88,15 @@ func storedMessages(ctx context.Context, js jetstream.JetStream) ([]chain.Msg, e
 	return out, nil
 }
 
-func cmdAudit(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "audit", "audit [--json] <incident-id>")
+func cmdAudit(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "audit", "audit [--json] <incident-id>")
 	asJSON := fs.Bool("json", false, "print the chain as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one incident id", errUsage)
+		return fmt.Errorf("%w: want one incident id", command.ErrUsage)
 	}
 	kr, msgs, done, err := readStreams(ctx, c)
 	if err != nil {
@@ -107,9 +108,9 @@ func cmdAudit(ctx context.Context, c *cli, args []string) error {
 		return fmt.Errorf("%w %s (agentk incidents lists them)", errNoSuchIncident, fs.Arg(0))
 	}
 	if *asJSON {
-		_ = json.NewEncoder(c.stdout).Encode(rep)
+		_ = json.NewEncoder(c.Stdout).Encode(rep)
 	} else {
-		printAudit(c.stdout, rep)
+		printAudit(c.Stdout, rep)
 	}
 	if !rep.OK {
 		return errAuditBroken

@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"context"
@@ -10,15 +10,16 @@ import (
 	"time"
 	"unicode"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/bus"
 )
 
 func init() {
-	register(command{"deadletters", "list the messages a service could not process (subject, reason, when, ids)", cmdDeadLetters})
+	register("deadletters", "list the messages a service could not process (subject, reason, when, ids)", cmdDeadLetters)
 }
 
-func cmdDeadLetters(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "deadletters", "deadletters [--since 168h] [--limit 100] [--json]")
+func cmdDeadLetters(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "deadletters", "deadletters [--since 168h] [--limit 100] [--json]")
 	since := fs.Duration("since", 7*24*time.Hour, "list dead letters stored within this long (0: all)")
 	limit := fs.Int("limit", 100, "at most this many of the newest (0: all)")
 	asJSON := fs.Bool("json", false, "print one JSON object per dead letter")
@@ -41,9 +42,9 @@ func cmdDeadLetters(ctx context.Context, c *cli, args []string) error {
 	return printDeadLetters(c, dls, *asJSON)
 }
 
-func printDeadLetters(c *cli, dls []bus.DeadLetter, asJSON bool) error {
+func printDeadLetters(c *command.Env, dls []bus.DeadLetter, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(c.stdout)
+		enc := json.NewEncoder(c.Stdout)
 		for _, d := range dls {
 			if err := enc.Encode(d); err != nil {
 				return err
@@ -52,10 +53,10 @@ func printDeadLetters(c *cli, dls []bus.DeadLetter, asJSON bool) error {
 		return nil
 	}
 	if len(dls) == 0 {
-		fmt.Fprintln(c.stdout, "no dead letters")
+		fmt.Fprintln(c.Stdout, "no dead letters")
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEQ\tWHEN\tSUBJECT\tHANDLER\tREASON\tINCIDENT\tCORRELATION\tERROR")
 	for _, d := range dls {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Seq, d.At.Format(time.RFC3339), printable(d.Subject, 80),

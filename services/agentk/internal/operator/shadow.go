@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/command"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
@@ -24,7 +25,7 @@ import (
 const shadowDefaultLookback = 720 * time.Hour
 
 func init() {
-	register(command{"shadow-report", "compare shadow decisions with what humans answered and what the deployer would have run: agentk shadow-report [--json] [--since 720h] [--service S]", cmdShadowReport})
+	register("shadow-report", "compare shadow decisions with what humans answered and what the deployer would have run: agentk shadow-report [--json] [--since 720h] [--service S]", cmdShadowReport)
 }
 
 // activeFreezes reads the latest value of every freeze scope and keeps those
@@ -70,7 +71,7 @@ func activeFreezes(ctx context.Context, adm *bus.Conn, kr *envelope.Keyring, now
 
 // readShadowData reads every stored message of the pipeline's streams and
 // the active freezes through one admin connection.
-func readShadowData(ctx context.Context, c *cli, now time.Time) (*envelope.Keyring, []chain.Msg, []chain.Freeze, error) {
+func readShadowData(ctx context.Context, c *command.Env, now time.Time) (*envelope.Keyring, []chain.Msg, []chain.Freeze, error) {
 	adm, kr, done, err := operatorAdmin(ctx, c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -87,8 +88,8 @@ func readShadowData(ctx context.Context, c *cli, now time.Time) (*envelope.Keyri
 	return kr, msgs, fz, nil
 }
 
-func cmdShadowReport(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "shadow-report", "shadow-report [--json] [--since 720h] [--service S]")
+func cmdShadowReport(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "shadow-report", "shadow-report [--json] [--since 720h] [--service S]")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	since := fs.Duration("since", shadowDefaultLookback, "shadow decisions made within this long")
 	svc := fs.String("service", "", "only this service's decisions")
@@ -97,7 +98,7 @@ func cmdShadowReport(ctx context.Context, c *cli, args []string) error {
 	}
 	if fs.NArg() != 0 || *since <= 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: no arguments; --since must be positive", errUsage)
+		return fmt.Errorf("%w: no arguments; --since must be positive", command.ErrUsage)
 	}
 	now := time.Now().UTC()
 	kr, msgs, freezes, err := readShadowData(ctx, c, now)
@@ -107,11 +108,11 @@ func cmdShadowReport(ctx context.Context, c *cli, args []string) error {
 	sum := chain.Shadow(kr, msgs, now.Add(-*since), *svc)
 	sum.Freezes = freezes
 	if *asJSON {
-		enc := json.NewEncoder(c.stdout)
+		enc := json.NewEncoder(c.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	return printShadow(c.stdout, sum)
+	return printShadow(c.Stdout, sum)
 }
 
 func printShadow(w io.Writer, s chain.Summary) error {

@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/command"
+	"agentk/cmd/agentk/internal/command/commandtest"
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
@@ -137,8 +139,8 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	env := map[string]string{"AGENTK_DATA_DIR": data, "AGENTK_NATS_PORT": "0"}
-	c, out, errb := testCLI(env)
-	require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h"}), errb.String())
+	c, out, errb := commandtest.New(env)
+	require.Equal(t, 0, command.Run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h"}), errb.String())
 	var sum chain.Summary
 	require.NoError(t, json.Unmarshal(out.Bytes(), &sum))
 	require.Zero(t, sum.Unverified)
@@ -178,8 +180,8 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 	}, sum.Totals)
 
 	t.Run("text", func(t *testing.T) {
-		c, out, errb := testCLI(env)
-		require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--since", "87600h"}), errb.String())
+		c, out, errb := commandtest.New(env)
+		require.Equal(t, 0, command.Run(ctx, c, []string{"shadow-report", "--since", "87600h"}), errb.String())
 		text := out.String()
 		t.Log("\n" + text)
 		require.Contains(t, text, "would have run: "+strings.Join(approved.Command, " "))
@@ -189,26 +191,26 @@ func TestShadowReportOverShadowReplays(t *testing.T) {
 		require.Contains(t, text, "shop-api by alice until "+now.Add(time.Hour).Format(time.RFC3339)+": black friday")
 	})
 	t.Run("since and service filters", func(t *testing.T) {
-		c, out, errb := testCLI(env)
-		require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h", "--service", "cart-api"}), errb.String())
+		c, out, errb := commandtest.New(env)
+		require.Equal(t, 0, command.Run(ctx, c, []string{"shadow-report", "--json", "--since", "87600h", "--service", "cart-api"}), errb.String())
 		var none chain.Summary
 		require.NoError(t, json.Unmarshal(out.Bytes(), &none))
 		require.Empty(t, none.Rows)
 		// Every replayed decision is dated at its incident, in the past.
-		c, out, errb = testCLI(env)
-		require.Equal(t, 0, run(ctx, c, []string{"shadow-report", "--since", "1s"}), errb.String())
+		c, out, errb = commandtest.New(env)
+		require.Equal(t, 0, command.Run(ctx, c, []string{"shadow-report", "--since", "1s"}), errb.String())
 		require.Contains(t, out.String(), "no shadow decisions")
 	})
 	t.Run("the shadow incident's chain audits clean", func(t *testing.T) {
-		c, out, errb := testCLI(env)
-		require.Equal(t, 0, run(ctx, c, []string{"audit", results["retry-storm-01"].IncidentID}), errb.String()+out.String())
+		c, out, errb := commandtest.New(env)
+		require.Equal(t, 0, command.Run(ctx, c, []string{"audit", results["retry-storm-01"].IncidentID}), errb.String()+out.String())
 		require.Contains(t, out.String(), "[shadow]")
 		require.Contains(t, out.String(), "shadow → ")
 		require.Contains(t, out.String(), "chain verified")
 	})
 	t.Run("bad usage", func(t *testing.T) {
-		c, _, _ := testCLI(env)
-		require.Equal(t, 2, run(ctx, c, []string{"shadow-report", "extra"}))
+		c, _, _ := commandtest.New(env)
+		require.Equal(t, 2, command.Run(ctx, c, []string{"shadow-report", "extra"}))
 	})
 }
 

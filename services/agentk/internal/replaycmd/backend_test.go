@@ -1,4 +1,4 @@
-package cli
+package replaycmd
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
+
+// repoRoot is the repository, from this package.
+const repoRoot = "../../../.."
 
 // TestReplayIsTheSameWithTheMCPBackend: the sandbox reading telemetry
 // through a SigNoz MCP server (AGENTK_SANDBOX_BACKEND=mcp) reaches the same

@@ -1,9 +1,10 @@
-package cli
+package up
 
 import (
 	"context"
 	"log/slog"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/telemetry"
 )
 
@@ -14,12 +15,12 @@ import (
 // service's spans are exported under its own agentk-<service> name and the
 // rest, metrics included, under agentk. The returned function flushes and
 // stops the providers: call it after the services have stopped.
-func setupTelemetry(ctx context.Context, c *cli, serviceName string) (shutdown func(context.Context) error, err error) {
+func setupTelemetry(ctx context.Context, c *command.Env, serviceName string) (shutdown func(context.Context) error, err error) {
 	var p *telemetry.Providers
 	if serviceName == "" || serviceName == "up" {
-		p, err = telemetry.SetupServices(ctx, serviceNames(), c.getenv)
+		p, err = telemetry.SetupServices(ctx, serviceNames(), c.Getenv)
 	} else {
-		p, err = telemetry.Setup(ctx, serviceName, c.getenv)
+		p, err = telemetry.Setup(ctx, serviceName, c.Getenv)
 	}
 	if err != nil {
 		return nil, err
@@ -30,6 +31,6 @@ func setupTelemetry(ctx context.Context, c *cli, serviceName string) (shutdown f
 // newLogger is the process's logger: AGENTK_LOG_LEVEL, AGENTK_LOG_FORMAT (json
 // or text) on stderr, with trace_id and span_id on every record logged inside
 // a span, so SigNoz joins logs to traces.
-func newLogger(c *cli) *slog.Logger {
-	return slog.New(telemetry.NewTraceHandler(prodLogger(c).Handler()))
+func newLogger(c *command.Env) *slog.Logger {
+	return slog.New(telemetry.NewTraceHandler(c.ProdLogger().Handler()))
 }

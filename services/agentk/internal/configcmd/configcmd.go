@@ -1,4 +1,8 @@
-package cli
+// Package configcmd is `agentk config` and the checks behind it: every
+// declared variable read as the services read it, the settings that must
+// agree across services, the outside services asked with the configured
+// credentials, and the preflight `agentk up` runs before anything starts.
+package configcmd
 
 import (
 	"context"
@@ -11,7 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/cmd/agentk/internal/envdoc"
+	"agentk/cmd/agentk/internal/operator"
 	"agentk/platform/config"
 	"agentk/platform/service"
 	"agentk/services/bridge"
@@ -33,6 +39,10 @@ func checkers() []checker {
 	return out
 }
 
+func init() {
+	command.Register(command.Command{Name: "config", Summary: "print the effective configuration, secrets redacted", Run: cmdConfig})
+}
+
 // checkPlatform validates what every process reads (NATS, data and keys
 // directories, logs, the bus's delivery settings, the embedded server's
 // port), as declared in config.Platform.
@@ -40,45 +50,31 @@ func checkPlatform(getenv func(string) string) error {
 	return config.Platform.Read(getenv).Err()
 }
 
-// redact hides declared secrets and credentials in URLs. A variable nothing
-// declares is never shown, so its name is not judged.
-func redact(name, value string) string {
-	if envdoc.Secret(name) && value != "" {
-		return config.Redacted
-	}
-	if i := strings.Index(value, "://"); i >= 0 {
-		if at := strings.Index(value[i+3:], "@"); at >= 0 {
-			return value[:i+3] + config.Redacted + "@" + value[i+3+at+1:]
-		}
-	}
-	return value
-}
-
-func cmdConfig(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "config", "config [--service NAME]")
+func cmdConfig(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "config", "config [--service NAME]")
 	only := fs.String("service", "", "check only this service's configuration")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	printSetVars(c)
-	g, err := globalConfig(c)
+	g, err := c.Global()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "\nNATS: %s; data dir %s; keys %s\n", orDefault(redact(config.EnvNATSURL, g.NATSURL), "embedded server"), g.DataDir, g.KeysDir)
-	if bad := printChecks(c.stdout, c.getenv, *only); bad > 0 {
+	fmt.Fprintf(c.Stdout, "\nNATS: %s; data dir %s; keys %s\n", orDefault(envdoc.Redact(config.EnvNATSURL, g.NATSURL), "embedded server"), g.DataDir, g.KeysDir)
+	if bad := printChecks(c.Stdout, c.Getenv, *only); bad > 0 {
 		return fmt.Errorf("%d service(s) would refuse to start", bad)
 	}
 	if *only == "" {
-		if err := checkLinkBases(c.getenv); err != nil {
-			fmt.Fprintf(c.stdout, "\nCross-check FAILED: %v\n", err)
+		if err := checkLinkBases(c.Getenv); err != nil {
+			fmt.Fprintf(c.Stdout, "\nCross-check FAILED: %v\n", err)
 			return err
 		}
 		if err := checkOutside(ctx, c); err != nil {
 			return err
 		}
 	}
-	if down := reportServiceHealth(ctx, c, c.stdout); down > 0 {
+	if down := operator.ReportServiceHealth(ctx, c, c.Stdout); down > 0 {
 		return fmt.Errorf("%d service(s) of the running agentk are not ready", down)
 	}
 	return nil
@@ -86,22 +82,22 @@ func cmdConfig(ctx context.Context, c *cli, args []string) error {
 
 // printSetVars lists the declared variables that are set, secrets redacted,
 // then the AGENTK_ variables nothing declares (their names only).
-func printSetVars(c *cli) {
-	fmt.Fprintln(c.stdout, "Set in the environment (secrets redacted; everything else takes its default, see docs/configuration.md):")
+func printSetVars(c *command.Env) {
+	fmt.Fprintln(c.Stdout, "Set in the environment (secrets redacted; everything else takes its default, see docs/configuration.md):")
 	n := 0
 	for _, name := range envdoc.KnownNames() {
-		if v := c.getenv(name); v != "" {
-			fmt.Fprintf(c.stdout, "  %s=%s\n", name, redact(name, v))
+		if v := c.Getenv(name); v != "" {
+			fmt.Fprintf(c.Stdout, "  %s=%s\n", name, envdoc.Redact(name, v))
 			n++
 		}
 	}
 	if n == 0 {
-		fmt.Fprintln(c.stdout, "  (nothing: every variable at its default)")
+		fmt.Fprintln(c.Stdout, "  (nothing: every variable at its default)")
 	}
 	if warn := envdoc.UnknownVars(environ(c)); len(warn) > 0 {
-		fmt.Fprintln(c.stdout, "\nUnknown variables (ignored):")
+		fmt.Fprintln(c.Stdout, "\nUnknown variables (ignored):")
 		for _, w := range warn {
-			fmt.Fprintf(c.stdout, "  %s\n", w)
+			fmt.Fprintf(c.Stdout, "  %s\n", w)
 		}
 	}
 }
@@ -145,7 +141,7 @@ func checkServices(getenv func(string) string, roles []string) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %d service(s) would refuse to start (agentk config shows the whole configuration):\n  %s", errUsage, len(errs), strings.Join(errs, "\n  "))
+	return fmt.Errorf("%w: %d service(s) would refuse to start (agentk config shows the whole configuration):\n  %s", command.ErrUsage, len(errs), strings.Join(errs, "\n  "))
 }
 
 func orDefault(v, def string) string {
@@ -155,22 +151,22 @@ func orDefault(v, def string) string {
 	return v
 }
 
-// preflight runs before any service starts: it warns about AGENTK_ variables
+// Preflight runs before any service starts: it warns about AGENTK_ variables
 // no service reads (typos, with the nearest known name) and refuses to start
 // when the configuration of any of roles (every service when nil) is bad,
 // naming every problem at once.
-func preflight(c *cli, log *slog.Logger, roles []string) error {
+func Preflight(c *command.Env, log *slog.Logger, roles []string) error {
 	for _, w := range envdoc.UnknownVars(environ(c)) {
 		log.Warn("unknown variable: " + w)
 	}
-	return checkServices(c.getenv, roles)
+	return checkServices(c.Getenv, roles)
 }
 
 // environ lists the variables set in the process's environment as
-// NAME=value (c.listEnv in tests).
-func environ(c *cli) []string {
-	if c.listEnv != nil {
-		return c.listEnv()
+// NAME=value (c.ListEnv in tests).
+func environ(c *command.Env) []string {
+	if c.ListEnv != nil {
+		return c.ListEnv()
 	}
 	return os.Environ()
 }
@@ -181,25 +177,25 @@ func environ(c *cli) []string {
 // A credential refused, or a configured Slack that does not answer, fails
 // the command; a SigNoz that cannot be reached from here is a warning only,
 // since `agentk config` may run where SigNoz is not (a newcomer's defaults).
-func checkOutside(ctx context.Context, c *cli) error {
-	fmt.Fprintln(c.stdout, "\nOutside services, asked with the configured credentials:")
+func checkOutside(ctx context.Context, c *command.Env) error {
+	fmt.Fprintln(c.Stdout, "\nOutside services, asked with the configured credentials:")
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var failed []string
-	switch err := sandbox.CheckSigNoz(pctx, c.getenv, time.Now()); {
+	switch err := sandbox.CheckSigNoz(pctx, c.Getenv, time.Now()); {
 	case err == nil:
-		fmt.Fprintln(c.stdout, "  signoz        ok: answers with the key")
+		fmt.Fprintln(c.Stdout, "  signoz        ok: answers with the key")
 	case errors.Is(err, sandbox.ErrSigNozKeyRejected):
-		fmt.Fprintf(c.stdout, "  signoz        FAILED: %v\n", err)
+		fmt.Fprintf(c.Stdout, "  signoz        FAILED: %v\n", err)
 		failed = append(failed, "SigNoz refuses the sandbox's key")
 	default:
-		fmt.Fprintf(c.stdout, "  signoz        not reachable from here (warning): %v\n", err)
+		fmt.Fprintf(c.Stdout, "  signoz        not reachable from here (warning): %v\n", err)
 	}
-	if err := bridge.CheckSlack(pctx, c.getenv); err != nil {
-		fmt.Fprintf(c.stdout, "  slack         FAILED: %v\n", err)
+	if err := bridge.CheckSlack(pctx, c.Getenv); err != nil {
+		fmt.Fprintf(c.Stdout, "  slack         FAILED: %v\n", err)
 		failed = append(failed, "Slack does not accept the bot token")
 	} else {
-		fmt.Fprintln(c.stdout, "  slack         ok (or not configured)")
+		fmt.Fprintln(c.Stdout, "  slack         ok (or not configured)")
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%s", strings.Join(failed, "; "))

@@ -1,4 +1,4 @@
-package cli
+package configcmd
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"agentk/cmd/agentk/internal/command"
+	"agentk/cmd/agentk/internal/command/commandtest"
 	"agentk/contracts/incident"
 	"agentk/services/sandbox/fakesignoz"
 
@@ -34,9 +36,9 @@ func TestConfigSaysSigNozRefusesTheKey(t *testing.T) {
 				"AGENTK_CONSOLE_TOKENS": "oncall=0123456789abcdef0123", "AGENTK_DATA_DIR": t.TempDir(),
 				"AGENTK_HEALTH_ADDR": "127.0.0.1:1",
 			}
-			c, out, errb := testCLI(env)
-			c.listEnv = func() []string { return nil }
-			require.Equal(t, tc.code, run(context.Background(), c, []string{"config"}), "%s%s", out, errb)
+			c, out, errb := commandtest.New(env)
+			c.ListEnv = func() []string { return nil }
+			require.Equal(t, tc.code, command.Run(context.Background(), c, []string{"config"}), "%s%s", out, errb)
 			require.Contains(t, out.String(), tc.want)
 		})
 	}

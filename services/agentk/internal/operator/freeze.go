@@ -1,4 +1,4 @@
-package cli
+package operator
 
 import (
 	"context"
@@ -8,32 +8,33 @@ import (
 	"strings"
 	"time"
 
+	"agentk/cmd/agentk/internal/command"
 	"agentk/contracts"
 	"agentk/services/bridge/client"
 )
 
 func init() {
-	register(command{"freeze", "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", cmdFreeze})
-	register(command{"unfreeze", "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", cmdUnfreeze})
-	register(command{"approve", "approve a decision through the bridge API: agentk approve <decision-id>", func(ctx context.Context, c *cli, a []string) error { return cmdAnswer(ctx, c, "approve", a) }})
-	register(command{"deny", "deny a decision through the bridge API: agentk deny <decision-id>", func(ctx context.Context, c *cli, a []string) error { return cmdAnswer(ctx, c, "deny", a) }})
+	register("freeze", "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", cmdFreeze)
+	register("unfreeze", "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", cmdUnfreeze)
+	register("approve", "approve a decision through the bridge API: agentk approve <decision-id>", func(ctx context.Context, c *command.Env, a []string) error { return cmdAnswer(ctx, c, "approve", a) })
+	register("deny", "deny a decision through the bridge API: agentk deny <decision-id>", func(ctx context.Context, c *command.Env, a []string) error { return cmdAnswer(ctx, c, "deny", a) })
 }
 
 // bridgeAccess is where the bridge's API is and the approver's token:
 // AGENTK_CONSOLE_URL (default http://$AGENTK_BRIDGE_ADDR) and
 // AGENTK_APPROVER_TOKEN (or _FILE).
-func bridgeAccess(c *cli) (string, string, error) {
-	u := c.getenv("AGENTK_CONSOLE_URL")
+func bridgeAccess(c *command.Env) (string, string, error) {
+	u := c.Getenv("AGENTK_CONSOLE_URL")
 	if u == "" {
-		addr := c.getenv("AGENTK_BRIDGE_ADDR")
+		addr := c.Getenv("AGENTK_BRIDGE_ADDR")
 		if addr == "" {
 			addr = "127.0.0.1:8082"
 		}
 		u = "http://" + addr
 	}
-	tok := strings.TrimSpace(c.getenv("AGENTK_APPROVER_TOKEN"))
+	tok := strings.TrimSpace(c.Getenv("AGENTK_APPROVER_TOKEN"))
 	if tok == "" {
-		if f := c.getenv("AGENTK_APPROVER_TOKEN_FILE"); f != "" {
+		if f := c.Getenv("AGENTK_APPROVER_TOKEN_FILE"); f != "" {
 			b, err := readSecretFile(f)
 			if err != nil {
 				return "", "", err
@@ -42,7 +43,7 @@ func bridgeAccess(c *cli) (string, string, error) {
 		}
 	}
 	if tok == "" {
-		return "", "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN (or _FILE) is required: the bridge signs as the token's approver", errUsage)
+		return "", "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN (or _FILE) is required: the bridge signs as the token's approver", command.ErrUsage)
 	}
 	return strings.TrimRight(u, "/"), tok, nil
 }
@@ -54,11 +55,11 @@ func freezeScope(all bool, args []string) (string, error) {
 	case !all && len(args) == 1:
 		return args[0], nil
 	}
-	return "", fmt.Errorf("%w: name one service, or --all", errUsage)
+	return "", fmt.Errorf("%w: name one service, or --all", command.ErrUsage)
 }
 
-func cmdFreeze(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "freeze", "freeze [--all] [--for 4h] --reason TEXT [--json] [service]")
+func cmdFreeze(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "freeze", "freeze [--all] [--for 4h] --reason TEXT [--json] [service]")
 	all := fs.Bool("all", false, "freeze every service")
 	d := fs.Duration("for", 4*time.Hour, "how long the freeze holds (1m–720h)")
 	reason := fs.String("reason", "", "why (required)")
@@ -73,14 +74,14 @@ func cmdFreeze(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(c.stdout).Encode(f)
+		return json.NewEncoder(c.Stdout).Encode(f)
 	}
-	fmt.Fprintf(c.stdout, "frozen: %s by %s until %s (%s): %s\n", f.Scope, f.By, f.ExpiresAt.UTC().Format(time.RFC3339), f.FreezeID, f.Reason)
+	fmt.Fprintf(c.Stdout, "frozen: %s by %s until %s (%s): %s\n", f.Scope, f.By, f.ExpiresAt.UTC().Format(time.RFC3339), f.FreezeID, f.Reason)
 	return nil
 }
 
-func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "unfreeze", "unfreeze [--all] --reason TEXT [--json] [service]")
+func cmdUnfreeze(ctx context.Context, c *command.Env, args []string) error {
+	fs := command.NewFlags(c, "unfreeze", "unfreeze [--all] --reason TEXT [--json] [service]")
 	all := fs.Bool("all", false, "lift the freeze on every service")
 	reason := fs.String("reason", "", "why (required)")
 	asJSON := fs.Bool("json", false, "print the signed unfreeze as JSON")
@@ -94,15 +95,15 @@ func cmdUnfreeze(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(c.stdout).Encode(f)
+		return json.NewEncoder(c.Stdout).Encode(f)
 	}
-	fmt.Fprintf(c.stdout, "unfrozen: %s by %s (lifts %s): %s\n", f.Scope, f.By, f.Lifts, f.Reason)
+	fmt.Fprintf(c.Stdout, "unfrozen: %s by %s (lifts %s): %s\n", f.Scope, f.By, f.Lifts, f.Reason)
 	return nil
 }
 
 // freezeCall names the scope, reaches the bridge's API within the connect
 // timeout and makes one freeze call there (freeze or unfreeze).
-func freezeCall(ctx context.Context, c *cli, all bool, args []string,
+func freezeCall(ctx context.Context, c *command.Env, all bool, args []string,
 	call func(ctx context.Context, u, tok, scope string) (contracts.FreezeV1, error)) (contracts.FreezeV1, error) {
 	scope, err := freezeScope(all, args)
 	if err != nil {
@@ -112,7 +113,7 @@ func freezeCall(ctx context.Context, c *cli, all bool, args []string,
 	if err != nil {
 		return contracts.FreezeV1{}, err
 	}
-	ctx, cancel, err := c.withConnectTimeout(ctx)
+	ctx, cancel, err := c.WithConnectTimeout(ctx)
 	if err != nil {
 		return contracts.FreezeV1{}, err
 	}
@@ -124,8 +125,8 @@ func freezeCall(ctx context.Context, c *cli, all bool, args []string,
 	return f, nil
 }
 
-func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error {
-	fs := newFlags(c, answer, answer+" [--json] [--confirm-resolved <RFC 3339 time>] <decision-id>")
+func cmdAnswer(ctx context.Context, c *command.Env, answer string, args []string) error {
+	fs := command.NewFlags(c, answer, answer+" [--json] [--confirm-resolved <RFC 3339 time>] <decision-id>")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	confirm := fs.String("confirm-resolved", "", "approve although the alert resolved at this time (as the refusal and `agentk incidents` show it)")
 	if err := fs.Parse(args); err != nil {
@@ -133,7 +134,7 @@ func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error 
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one decision id", errUsage)
+		return fmt.Errorf("%w: want one decision id", command.ErrUsage)
 	}
 	u, tok, err := bridgeAccess(c)
 	if err != nil {
@@ -142,10 +143,10 @@ func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error 
 	var seen time.Time
 	if *confirm != "" {
 		if seen, err = time.Parse(time.RFC3339, *confirm); err != nil {
-			return fmt.Errorf("%w: --confirm-resolved: not an RFC 3339 time: %v", errUsage, err)
+			return fmt.Errorf("%w: --confirm-resolved: not an RFC 3339 time: %v", command.ErrUsage, err)
 		}
 	}
-	ctx, cancel, err := c.withConnectTimeout(ctx)
+	ctx, cancel, err := c.WithConnectTimeout(ctx)
 	if err != nil {
 		return err
 	}
@@ -155,25 +156,25 @@ func cmdAnswer(ctx context.Context, c *cli, answer string, args []string) error 
 		return bridgeFailed(ctx, u, c, err)
 	}
 	if *asJSON {
-		return json.NewEncoder(c.stdout).Encode(r)
+		return json.NewEncoder(c.Stdout).Encode(r)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s by %s, signed (approval %s)\n", r.DecisionID, r.Answer, r.Approver, r.ApprovalID)
+	fmt.Fprintf(c.Stdout, "%s: %s by %s, signed (approval %s)\n", r.DecisionID, r.Answer, r.Approver, r.ApprovalID)
 	return nil
 }
 
 func readSecretFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN_FILE: %v", errUsage, err)
+		return "", fmt.Errorf("%w: AGENTK_APPROVER_TOKEN_FILE: %v", command.ErrUsage, err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
 
 // bridgeFailed names the bridge that did not answer within the connect
 // timeout; other errors (a refusal, a bad token) pass unchanged.
-func bridgeFailed(ctx context.Context, u string, c *cli, err error) error {
+func bridgeFailed(ctx context.Context, u string, c *command.Env, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: the bridge at %s did not answer within %s (--connect-timeout, AGENTK_CONNECT_TIMEOUT): %w", errNoPipeline, u, c.timeout(), err)
+		return fmt.Errorf("%w: the bridge at %s did not answer within %s (--connect-timeout, AGENTK_CONNECT_TIMEOUT): %w", errNoPipeline, u, c.Timeout(), err)
 	}
 	return err
 }
