@@ -81,5 +81,15 @@ func operatorAdmin(ctx context.Context, c *command.Env) (adm *bus.Conn, kr *enve
 	return adm, f.Keyring(), func() { _ = adm.Close(); _ = f.Close() }, nil
 }
 
+// parseAndConnect parses a listing command's flags, then connects as
+// operatorAdmin does; done closes the connection.
+func parseAndConnect(ctx context.Context, c *command.Env, fs *command.FlagSet, args []string) (adm *bus.Conn, done func(), err error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	adm, _, done, err = operatorAdmin(ctx, c)
+	return adm, done, err
+}
+
 // errNoPipeline is returned by operator commands that cannot reach NATS.
 var errNoPipeline = errors.New("no pipeline reachable")

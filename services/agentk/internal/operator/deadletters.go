@@ -23,10 +23,7 @@ func cmdDeadLetters(ctx context.Context, c *command.Env, args []string) error {
 	since := fs.Duration("since", 7*24*time.Hour, "list dead letters stored within this long (0: all)")
 	limit := fs.Int("limit", 100, "at most this many of the newest (0: all)")
 	asJSON := fs.Bool("json", false, "print one JSON object per dead letter")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	adm, _, done, err := operatorAdmin(ctx, c)
+	adm, done, err := parseAndConnect(ctx, c, fs, args)
 	if err != nil {
 		return err
 	}

@@ -90,10 +90,7 @@ func cmdIncidents(ctx context.Context, c *command.Env, args []string) error {
 	fs := command.NewFlags(c, "incidents", "incidents [--since 168h] [--json]")
 	since := fs.Duration("since", 7*24*time.Hour, "also list closed incidents opened within this long")
 	asJSON := fs.Bool("json", false, "print one JSON object per incident")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	adm, _, done, err := operatorAdmin(ctx, c)
+	adm, done, err := parseAndConnect(ctx, c, fs, args)
 	if err != nil {
 		return err
 	}

@@ -193,13 +193,7 @@ func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, 
 		return Result{}, 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		var env Envelope
-		_ = json.Unmarshal(b, &env)
-		apiErr := newAPIError(resp.StatusCode, env.Error)
-		if apiErr.Message == "" {
-			apiErr.Message = http.StatusText(resp.StatusCode)
-		}
-		return Result{}, retryAfter(resp.Header.Get("Retry-After")), apiErr
+		return Result{}, retryAfter(resp.Header.Get("Retry-After")), refusal(resp.StatusCode, b)
 	}
 	r, err := Decode(b)
 	if err != nil {
@@ -210,6 +204,18 @@ func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, 
 		return Result{}, 0, err
 	}
 	return Result{Body: b, Response: r}, 0, nil
+}
+
+// refusal is the error of a response that is not 200: SigNoz's error
+// envelope in body, made readable, or the status text when it has none.
+func refusal(status int, body []byte) *APIError {
+	var env Envelope
+	_ = json.Unmarshal(body, &env)
+	apiErr := newAPIError(status, env.Error)
+	if apiErr.Message == "" {
+		apiErr.Message = http.StatusText(status)
+	}
+	return apiErr
 }
 
 func retryAfter(v string) time.Duration {

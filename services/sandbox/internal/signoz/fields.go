@@ -81,13 +81,7 @@ func (c *Client) fields(ctx context.Context, path string, q url.Values) (FieldsR
 		return FieldsResult{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		var env Envelope
-		_ = json.Unmarshal(b, &env)
-		apiErr := newAPIError(resp.StatusCode, env.Error)
-		if apiErr.Message == "" {
-			apiErr.Message = http.StatusText(resp.StatusCode)
-		}
-		return FieldsResult{}, apiErr
+		return FieldsResult{}, refusal(resp.StatusCode, b)
 	}
 	f, err := DecodeFields(b)
 	if err != nil {
