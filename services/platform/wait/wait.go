@@ -23,3 +23,19 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Every calls fn every interval until ctx ends (the first call after one
+// interval: a caller that wants one now calls fn first). Background loops
+// (the bridge's republishing and Slack probe) run through it.
+func Every(ctx context.Context, interval time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn(ctx)
+		}
+	}
+}

@@ -34,3 +34,22 @@ func TestSleep(t *testing.T) {
 		})
 	}
 }
+
+// Every calls fn on each tick and returns once the context ends.
+func TestEvery(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wait.Every(ctx, time.Millisecond, func(context.Context) {
+			calls++
+			if calls == 3 {
+				cancel()
+			}
+		})
+	}()
+	<-done
+	require.Equal(t, 3, calls)
+}
