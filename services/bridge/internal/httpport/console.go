@@ -157,15 +157,25 @@ func (s *Server) consoleIncident(w http.ResponseWriter, r *http.Request) {
 	render(w, http.StatusOK, incidentTmpl, page)
 }
 
-func (s *Server) consoleAnswer(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.requireLogin(w, r)
-	if !ok {
-		return
+// consoleForm admits a console form post: a logged-in session, a body of at
+// most limit bytes, and the session's CSRF token; otherwise it has answered
+// (the login page, or a refusal) and ok is false.
+func (s *Server) consoleForm(w http.ResponseWriter, r *http.Request, limit int64) (p principal, ok bool) {
+	if p, ok = s.requireLogin(w, r); !ok {
+		return p, false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if !s.csrfOK(r, p) {
 		s.o.Desk.RefuseRequest(contracts.ChannelWeb, errors.New("console: CSRF check failed"))
 		render(w, http.StatusForbidden, messageTmpl, message{Title: "Refused", Text: "The form was stale or came from another site. Reload the console and try again."})
+		return p, false
+	}
+	return p, true
+}
+
+func (s *Server) consoleAnswer(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.consoleForm(w, r, 64<<10)
+	if !ok {
 		return
 	}
 	req := approval.Request{
