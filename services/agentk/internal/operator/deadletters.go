@@ -2,11 +2,9 @@ package operator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -40,26 +38,10 @@ func cmdDeadLetters(ctx context.Context, c *command.Env, args []string) error {
 }
 
 func printDeadLetters(c *command.Env, dls []bus.DeadLetter, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(c.Stdout)
-		for _, d := range dls {
-			if err := enc.Encode(d); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if len(dls) == 0 {
-		fmt.Fprintln(c.Stdout, "no dead letters")
-		return nil
-	}
-	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEQ\tWHEN\tSUBJECT\tHANDLER\tREASON\tINCIDENT\tCORRELATION\tERROR")
-	for _, d := range dls {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Seq, d.At.Format(time.RFC3339), printable(d.Subject, 80),
+	return printRows(c.Stdout, dls, asJSON, "no dead letters", "SEQ\tWHEN\tSUBJECT\tHANDLER\tREASON\tINCIDENT\tCORRELATION\tERROR", func(d bus.DeadLetter) string {
+		return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s", d.Seq, d.At.Format(time.RFC3339), printable(d.Subject, 80),
 			printable(d.Handler, 40), printable(d.Reason, 20), orDash(printable(d.IncidentID, 80)), orDash(printable(d.CorrelationID, 80)), printable(d.Error, 160))
-	}
-	return tw.Flush()
+	})
 }
 
 // printable makes s safe for one terminal row: control and bidi characters

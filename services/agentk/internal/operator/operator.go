@@ -6,7 +6,11 @@ package operator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
 
 	"agentk/cmd/agentk/internal/command"
 )
@@ -19,4 +23,29 @@ var errNoSuchIncident = errors.New("no such incident")
 // pipeline, so takes --connect-timeout.
 func register(name, summary string, run func(context.Context, *command.Env, []string) error) {
 	command.Register(command.Command{Name: name, Summary: summary, Run: run, Operator: true})
+}
+
+// printRows writes rows as one JSON object a line, or as a table: header,
+// then row(r) a line, tab-separated; none alone when there are no rows. The
+// listing commands print through it.
+func printRows[T any](w io.Writer, rows []T, asJSON bool, none, header string, row func(T) string) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(w, none)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		fmt.Fprintln(tw, row(r))
+	}
+	return tw.Flush()
 }
