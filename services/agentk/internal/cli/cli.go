@@ -8,6 +8,7 @@ import (
 
 	// The command packages register their commands: what is imported here
 	// is what `agentk help` lists, in this order.
+	_ "agentk/cmd/agentk/internal/bridgecmd"
 	_ "agentk/cmd/agentk/internal/configcmd"
 	_ "agentk/cmd/agentk/internal/operator"
 	_ "agentk/cmd/agentk/internal/replaycmd"

@@ -51,6 +51,10 @@ type Env struct {
 // ErrUsage is a command line the command cannot run: exit status 2.
 var ErrUsage = errors.New("usage")
 
+// ErrNoPipeline is returned by operator commands when neither NATS nor the
+// bridge answers.
+var ErrNoPipeline = errors.New("no pipeline reachable")
+
 // registry holds every command; packages add theirs with Register in init,
 // so a new command is a new file, and a new group of commands a package
 // that internal/cli imports.

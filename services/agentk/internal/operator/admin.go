@@ -47,7 +47,7 @@ func operatorAdmin(ctx context.Context, c *command.Env) (adm *bus.Conn, kr *enve
 	case url != "":
 		f, adm, err = join(ctx, url)
 		if errors.Is(err, bus.ErrConnect) {
-			return nil, nil, nil, fmt.Errorf("%w: cannot reach NATS at AGENTK_NATS_URL=%s within %s (--connect-timeout): %w", errNoPipeline, envdoc.Redact("AGENTK_NATS_URL", url), c.Timeout(), err)
+			return nil, nil, nil, fmt.Errorf("%w: cannot reach NATS at AGENTK_NATS_URL=%s within %s (--connect-timeout): %w", command.ErrNoPipeline, envdoc.Redact("AGENTK_NATS_URL", url), c.Timeout(), err)
 		}
 		if err != nil {
 			return nil, nil, nil, err
@@ -67,7 +67,7 @@ func operatorAdmin(ctx context.Context, c *command.Env) (adm *bus.Conn, kr *enve
 			// The offline store only when there is one: a keys-only .data
 			// (the compose stack's host) is not an empty pipeline.
 			if _, err := os.Stat(filepath.Join(c.DataDir(), "nats")); err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/deploy.md)", errNoPipeline, local, c.KeysDir(), c.DataDir())
+				return nil, nil, nil, fmt.Errorf("%w: nothing answers on %s with the keys in %s, and %s holds no embedded store: start `agentk up`, or point AGENTK_NATS_URL at the NATS server (the compose stack: docs/deploy.md)", command.ErrNoPipeline, local, c.KeysDir(), c.DataDir())
 			}
 			if f, err = fabric.StartEmbedded(ctx, fabric.Options{DataDir: c.DataDir(), Logger: log, Port: 0}); err != nil {
 				return nil, nil, nil, err
@@ -90,6 +90,3 @@ func parseAndConnect(ctx context.Context, c *command.Env, fs *command.FlagSet, a
 	adm, _, done, err = operatorAdmin(ctx, c)
 	return adm, done, err
 }
-
-// errNoPipeline is returned by operator commands that cannot reach NATS.
-var errNoPipeline = errors.New("no pipeline reachable")

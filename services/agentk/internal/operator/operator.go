@@ -1,7 +1,7 @@
-// Package operator holds the commands an operator runs against a running
-// pipeline: reading what it stored (report, incidents, audit, shadow-report,
-// decisions, deadletters) through NATS, and answering and freezing through
-// the bridge's API (approve, deny, freeze, unfreeze).
+// Package operator holds the commands an operator runs to read what a
+// running pipeline stored, through NATS as the admin: report, incidents,
+// audit, shadow-report, decisions, deadletters. (Answering and freezing go
+// through the bridge's API: internal/bridgecmd.)
 package operator
 
 import (

@@ -1,4 +1,4 @@
-package operator
+package bridgecmd
 
 import (
 	"testing"

@@ -1,4 +1,7 @@
-package operator
+// Package bridgecmd holds the operator's commands that act through the
+// bridge's API, as an approver with a console token: approve, deny, freeze
+// and unfreeze. The bridge signs what they ask for; nothing here holds a key.
+package bridgecmd
 
 import (
 	"context"
@@ -14,10 +17,17 @@ import (
 )
 
 func init() {
-	register("freeze", "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", cmdFreeze)
-	register("unfreeze", "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", cmdUnfreeze)
-	register("approve", "approve a decision through the bridge API: agentk approve <decision-id>", func(ctx context.Context, c *command.Env, a []string) error { return cmdAnswer(ctx, c, "approve", a) })
-	register("deny", "deny a decision through the bridge API: agentk deny <decision-id>", func(ctx context.Context, c *command.Env, a []string) error { return cmdAnswer(ctx, c, "deny", a) })
+	command.Register(command.Command{Name: "freeze", Summary: "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", Run: cmdFreeze, Operator: true})
+	command.Register(command.Command{Name: "unfreeze", Summary: "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", Run: cmdUnfreeze, Operator: true})
+	command.Register(command.Command{Name: "approve", Summary: "approve a decision through the bridge API: agentk approve <decision-id>", Run: answer("approve"), Operator: true})
+	command.Register(command.Command{Name: "deny", Summary: "deny a decision through the bridge API: agentk deny <decision-id>", Run: answer("deny"), Operator: true})
+}
+
+// answer is the command that sends verdict ("approve" or "deny").
+func answer(verdict string) func(context.Context, *command.Env, []string) error {
+	return func(ctx context.Context, c *command.Env, args []string) error {
+		return cmdAnswer(ctx, c, verdict, args)
+	}
 }
 
 // bridgeAccess is where the bridge's API is and the approver's token:
@@ -174,7 +184,7 @@ func readSecretFile(path string) (string, error) {
 // timeout; other errors (a refusal, a bad token) pass unchanged.
 func bridgeFailed(ctx context.Context, u string, c *command.Env, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: the bridge at %s did not answer within %s (--connect-timeout, AGENTK_CONNECT_TIMEOUT): %w", errNoPipeline, u, c.Timeout(), err)
+		return fmt.Errorf("%w: the bridge at %s did not answer within %s (--connect-timeout, AGENTK_CONNECT_TIMEOUT): %w", command.ErrNoPipeline, u, c.Timeout(), err)
 	}
 	return err
 }
