@@ -16,11 +16,14 @@ import (
 	"agentk/services/bridge/client"
 )
 
-func init() {
-	command.Register(command.Command{Name: "freeze", Summary: "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", Run: cmdFreeze, Operator: true})
-	command.Register(command.Command{Name: "unfreeze", Summary: "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", Run: cmdUnfreeze, Operator: true})
-	command.Register(command.Command{Name: "approve", Summary: "approve a decision through the bridge API: agentk approve <decision-id>", Run: answer("approve"), Operator: true})
-	command.Register(command.Command{Name: "deny", Summary: "deny a decision through the bridge API: agentk deny <decision-id>", Run: answer("deny"), Operator: true})
+// Commands are this package's commands, for internal/cli to register.
+func Commands() []command.Command {
+	return []command.Command{
+		{Name: "freeze", Summary: "freeze actions on a service (or --all) with a reason and an expiry, signed by the bridge: agentk freeze [--all] [--for 4h] --reason TEXT [service]", Run: cmdFreeze, Operator: true},
+		{Name: "unfreeze", Summary: "lift a freeze, signed by the bridge: agentk unfreeze [--all] --reason TEXT [service]", Run: cmdUnfreeze, Operator: true},
+		{Name: "approve", Summary: "approve a decision through the bridge API: agentk approve <decision-id>", Run: answer("approve"), Operator: true},
+		{Name: "deny", Summary: "deny a decision through the bridge API: agentk deny <decision-id>", Run: answer("deny"), Operator: true},
+	}
 }
 
 // answer is the command that sends verdict ("approve" or "deny").

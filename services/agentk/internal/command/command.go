@@ -55,18 +55,19 @@ var ErrUsage = errors.New("usage")
 // bridge answers.
 var ErrNoPipeline = errors.New("no pipeline reachable")
 
-// registry holds every command; packages add theirs with Register in init,
-// so a new command is a new file, and a new group of commands a package
-// that internal/cli imports.
+// registry holds every command: internal/cli registers each package's
+// Commands, in the order `agentk help` lists them.
 var registry []Command
 
-// Register adds c to the command line. A name registered twice is a
-// programming error and panics at start-up.
-func Register(c Command) {
-	if _, ok := Lookup(c.Name); ok {
-		panic("command: " + c.Name + " registered twice")
+// Register adds cs to the command line, in order. A name registered twice
+// is a programming error and panics at start-up.
+func Register(cs ...Command) {
+	for _, c := range cs {
+		if _, ok := Lookup(c.Name); ok {
+			panic("command: " + c.Name + " registered twice")
+		}
+		registry = append(registry, c)
 	}
-	registry = append(registry, c)
 }
 
 // Commands returns the registered commands, in registration order, then

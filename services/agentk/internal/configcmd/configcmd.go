@@ -39,8 +39,9 @@ func checkers() []checker {
 	return out
 }
 
-func init() {
-	command.Register(command.Command{Name: "config", Summary: "print the effective configuration, secrets redacted", Run: cmdConfig})
+// Commands are this package's commands, for internal/cli to register.
+func Commands() []command.Command {
+	return []command.Command{{Name: "config", Summary: "print the effective configuration, secrets redacted", Run: cmdConfig}}
 }
 
 // checkPlatform validates what every process reads (NATS, data and keys

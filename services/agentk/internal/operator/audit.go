@@ -17,10 +17,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-func init() {
-	register("audit", "walk and verify an incident's chain (alert → evidence → review → decision → approval → action): agentk audit [--json] <incident>", cmdAudit)
-}
-
 // errAuditBroken is returned (exit 1) when any link of the chain fails.
 var errAuditBroken = errors.New("audit: chain broken")
 

@@ -12,10 +12,6 @@ import (
 	"agentk/platform/bus"
 )
 
-func init() {
-	register("deadletters", "list the messages a service could not process (subject, reason, when, ids)", cmdDeadLetters)
-}
-
 func cmdDeadLetters(ctx context.Context, c *command.Env, args []string) error {
 	fs := command.NewFlags(c, "deadletters", "deadletters [--since 168h] [--limit 100] [--json]")
 	since := fs.Duration("since", 7*24*time.Hour, "list dead letters stored within this long (0: all)")

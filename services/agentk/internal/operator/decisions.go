@@ -9,10 +9,6 @@ import (
 	"agentk/cmd/agentk/internal/command"
 )
 
-func init() {
-	register("decisions", "list the decisions that await a human's answer (allowed, unanswered, not expired): agentk decisions [--json]", cmdDecisions)
-}
-
 func cmdDecisions(ctx context.Context, c *command.Env, args []string) error {
 	fs := command.NewFlags(c, "decisions", "decisions [--json]")
 	asJSON := fs.Bool("json", false, "print one JSON object per pending decision")

@@ -5,7 +5,6 @@
 package operator
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,10 +18,17 @@ import (
 // pipeline stored nothing.
 var errNoSuchIncident = errors.New("no such incident")
 
-// register adds an operator command: every one of them reaches a running
-// pipeline, so takes --connect-timeout.
-func register(name, summary string, run func(context.Context, *command.Env, []string) error) {
-	command.Register(command.Command{Name: name, Summary: summary, Run: run, Operator: true})
+// Commands are this package's commands, for internal/cli to register.
+// Every one reaches a running pipeline, so takes --connect-timeout.
+func Commands() []command.Command {
+	return []command.Command{
+		{Name: "report", Summary: "print an incident's report (Markdown; --html, --json): agentk report <incident-id>", Run: cmdReport, Operator: true},
+		{Name: "incidents", Summary: "list open and recent incidents with their status: agentk incidents [--since 168h] [--json]", Run: cmdIncidents, Operator: true},
+		{Name: "audit", Summary: "walk and verify an incident's chain (alert → evidence → review → decision → approval → action): agentk audit [--json] <incident>", Run: cmdAudit, Operator: true},
+		{Name: "shadow-report", Summary: "compare shadow decisions with what humans answered and what the deployer would have run: agentk shadow-report [--json] [--since 720h] [--service S]", Run: cmdShadowReport, Operator: true},
+		{Name: "decisions", Summary: "list the decisions that await a human's answer (allowed, unanswered, not expired): agentk decisions [--json]", Run: cmdDecisions, Operator: true},
+		{Name: "deadletters", Summary: "list the messages a service could not process (subject, reason, when, ids)", Run: cmdDeadLetters, Operator: true},
+	}
 }
 
 // printRows writes rows as one JSON object a line, or as a table: header,

@@ -19,11 +19,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-func init() {
-	register("report", "print an incident's report (Markdown; --html, --json): agentk report <incident-id>", cmdReport)
-	register("incidents", "list open and recent incidents with their status: agentk incidents [--since 168h] [--json]", cmdIncidents)
-}
-
 // readReport fetches and builds the stored report of one incident.
 func readReport(ctx context.Context, kv jetstream.KeyValue, id string) (report.Report, error) {
 	e, err := kv.Get(ctx, id)

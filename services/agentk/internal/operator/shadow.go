@@ -24,10 +24,6 @@ import (
 // shadowDefaultLookback is --since's default.
 const shadowDefaultLookback = 720 * time.Hour
 
-func init() {
-	register("shadow-report", "compare shadow decisions with what humans answered and what the deployer would have run: agentk shadow-report [--json] [--since 720h] [--service S]", cmdShadowReport)
-}
-
 // activeFreezes reads the latest value of every freeze scope and keeps those
 // holding at now; a value that does not verify as bridge-signed is listed
 // with its problem, since the gate and the deployer count it as frozen.

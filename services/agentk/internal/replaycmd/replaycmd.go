@@ -18,12 +18,13 @@ import (
 	"agentk/services/investigator/scripted"
 )
 
-// The commands of this package (up.go in internal/up says why every
-// package registers its own in an init of this shape).
-func init() {
-	command.Register(command.Command{Name: "demo", Summary: "replay a deployment-class and a runtime incident, step by step (what `make demo` runs)", Run: cmdDemo})
-	command.Register(command.Command{Name: "replay", Summary: "replay one recorded incident through every service: agentk replay [--json] <incident-dir>", Run: cmdReplay})
-	command.Register(command.Command{Name: "eval", Summary: "replay every incident of a corpus and print the scoreboard: agentk eval [--json] <corpus-dir>", Run: cmdEval})
+// Commands are this package's commands, for internal/cli to register.
+func Commands() []command.Command {
+	return []command.Command{
+		{Name: "demo", Summary: "replay a deployment-class and a runtime incident, step by step (what `make demo` runs)", Run: cmdDemo},
+		{Name: "replay", Summary: "replay one recorded incident through every service: agentk replay [--json] <incident-dir>", Run: cmdReplay},
+		{Name: "eval", Summary: "replay every incident of a corpus and print the scoreboard: agentk eval [--json] <corpus-dir>", Run: cmdEval},
+	}
 }
 
 func cmdReplay(ctx context.Context, c *command.Env, args []string) error {

@@ -25,20 +25,28 @@ import (
 	"agentk/platform/service"
 )
 
-// Every package of commands registers them in one init of this shape, on
-// purpose: what internal/cli imports is what the command line has.
-func init() {
-	command.Register(command.Command{Name: "up", Summary: "run every service in one process over embedded NATS (or AGENTK_NATS_URL)", Run: cmdUp})
-	command.Register(command.Command{Name: "keys", Summary: "create (or keep) every service's nkey and the keyring in AGENTK_KEYS_DIR", Run: cmdKeys})
-	command.Register(command.Command{Name: "provision", Summary: "create or update every stream and KV bucket on AGENTK_NATS_URL as the admin, then exit", Run: cmdProvision})
-	command.Register(command.Command{Name: "healthcheck", Summary: "exit 0 when a health URL answers 200 (for container healthchecks): agentk healthcheck <url>", Run: cmdHealthcheck})
-	// `agentk <service>`: one command per registered service, after the
-	// others of this package.
+// Commands are this package's commands, for internal/cli to register.
+// Every package of commands exports them this way, on purpose: the
+// composition (internal/cli) says what the command line has, in what order.
+func Commands() []command.Command {
+	return []command.Command{
+		{Name: "up", Summary: "run every service in one process over embedded NATS (or AGENTK_NATS_URL)", Run: cmdUp},
+		{Name: "keys", Summary: "create (or keep) every service's nkey and the keyring in AGENTK_KEYS_DIR", Run: cmdKeys},
+		{Name: "provision", Summary: "create or update every stream and KV bucket on AGENTK_NATS_URL as the admin, then exit", Run: cmdProvision},
+		{Name: "healthcheck", Summary: "exit 0 when a health URL answers 200 (for container healthchecks): agentk healthcheck <url>", Run: cmdHealthcheck},
+	}
+}
+
+// ServiceCommands are `agentk <service>`: one command per registered
+// service, in start order.
+func ServiceCommands() []command.Command {
+	var out []command.Command
 	for _, role := range serviceNames() {
-		command.Register(command.Command{Name: role, Summary: "run the " + role + " service alone against AGENTK_NATS_URL", Run: func(ctx context.Context, c *command.Env, args []string) error {
+		out = append(out, command.Command{Name: role, Summary: "run the " + role + " service alone against AGENTK_NATS_URL", Run: func(ctx context.Context, c *command.Env, args []string) error {
 			return cmdService(ctx, c, role, args)
 		}})
 	}
+	return out
 }
 
 // serviceNames are the registered services' roles, in start order.
