@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"agentk/contracts/envelope"
+	"agentk/platform/service"
 
 	"github.com/stretchr/testify/require"
 )
@@ -19,4 +20,5 @@ func TestServicesInStartOrder(t *testing.T) {
 		envelope.RoleDeployer, envelope.RoleBridge, envelope.RoleGate, envelope.RoleReviewer,
 		envelope.RoleSandbox, envelope.RoleInvestigator, envelope.RoleIngester,
 	}, roles)
+	require.Equal(t, roles, service.Roles(), "the registry's roles, in the same order")
 }

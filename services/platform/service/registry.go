@@ -68,6 +68,15 @@ func InStartOrder() []Registration {
 	return out
 }
 
+// Roles returns the registered services' roles, in start order.
+func Roles() []string {
+	var out []string
+	for _, r := range InStartOrder() {
+		out = append(out, r.Role)
+	}
+	return out
+}
+
 // Lookup returns the registration of role.
 func Lookup(role string) (Registration, bool) {
 	for _, r := range Registered() {

@@ -204,14 +204,14 @@ var commandEnv = map[string][]string{
 // commandRows returns the documented rows command name reads.
 func commandRows(name string) []Row {
 	want := commandEnv[name]
-	if slices.Contains(roles(), name) {
+	if slices.Contains(service.Roles(), name) {
 		want = []string{Platform, name}
 	}
 	var out []Row
 	for _, r := range Rows() {
 		cli := r.Component == Platform || r.Component == CLI
 		mentioned := cli && (strings.Contains(r.Meaning, "`"+name+"`") || strings.Contains(r.Meaning, "`agentk "+name+"`") ||
-			(name != "up" && slices.Contains(roles(), name) && strings.Contains(r.Meaning, "`agentk <service>`")))
+			(name != "up" && slices.Contains(service.Roles(), name) && strings.Contains(r.Meaning, "`agentk <service>`")))
 		named := slices.ContainsFunc(r.Names, func(n string) bool { return slices.Contains(want, n) })
 		// A whole component, except the platform's rows that name the
 		// commands they are for (other than this one).
@@ -221,15 +221,6 @@ func commandRows(name string) []Row {
 				out = append(out, r)
 			}
 		}
-	}
-	return out
-}
-
-// roles are the registered services' roles: `agentk <role>` runs one.
-func roles() []string {
-	var out []string
-	for _, r := range service.Registered() {
-		out = append(out, r.Role)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"agentk/cmd/agentk/internal/command"
+	"agentk/platform/service"
 	"agentk/platform/telemetry"
 )
 
@@ -18,7 +19,7 @@ import (
 func setupTelemetry(ctx context.Context, c *command.Env, serviceName string) (shutdown func(context.Context) error, err error) {
 	var p *telemetry.Providers
 	if serviceName == "" || serviceName == "up" {
-		p, err = telemetry.SetupServices(ctx, serviceNames(), c.Getenv)
+		p, err = telemetry.SetupServices(ctx, service.Roles(), c.Getenv)
 	} else {
 		p, err = telemetry.Setup(ctx, serviceName, c.Getenv)
 	}

@@ -41,19 +41,10 @@ func Commands() []command.Command {
 // service, in start order.
 func ServiceCommands() []command.Command {
 	var out []command.Command
-	for _, role := range serviceNames() {
+	for _, role := range service.Roles() {
 		out = append(out, command.Command{Name: role, Summary: "run the " + role + " service alone against AGENTK_NATS_URL", Run: func(ctx context.Context, c *command.Env, args []string) error {
 			return cmdService(ctx, c, role, args)
 		}})
-	}
-	return out
-}
-
-// serviceNames are the registered services' roles, in start order.
-func serviceNames() []string {
-	var out []string
-	for _, e := range stack.Services() {
-		out = append(out, e.Role)
 	}
 	return out
 }
@@ -149,7 +140,7 @@ func runServices(ctx context.Context, c *command.Env, roles []string) error {
 	defer func() { _ = hs.Close() }()
 	names := roles
 	if names == nil {
-		names = serviceNames()
+		names = service.Roles()
 	}
 	log.Info("agentk: services running", "services", names, "nats_url", f.URL(), "health", "http://"+addr+"/<service>/readyz")
 	var failure error
