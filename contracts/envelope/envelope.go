@@ -60,6 +60,19 @@ func (e Envelope) Expires() time.Time {
 	return time.Unix(0, e.ExpiresAt).UTC()
 }
 
+// ExpiresBy returns the earlier of the envelope's expiry and payload, the
+// expiry its payload states; a zero time is no expiry, and the zero time
+// comes back only when neither expires. The bridge (an answer expires no
+// later than its decision) and the deployer (a decision or an approval is
+// spent by either expiry) hold a message to the same rule through it.
+func (e Envelope) ExpiresBy(payload time.Time) time.Time {
+	a := e.Expires()
+	if a.IsZero() || !payload.IsZero() && payload.Before(a) {
+		return payload
+	}
+	return a
+}
+
 // Digest is the hex sha256 of the payload bytes: what approvals bind to.
 func (e Envelope) Digest() string { return Digest(e.Payload) }
 

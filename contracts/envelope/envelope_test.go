@@ -193,3 +193,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestExpiresBy(t *testing.T) {
+	t.Parallel()
+	early := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	late := early.Add(time.Minute)
+	tests := []struct {
+		name     string
+		envelope time.Time
+		payload  time.Time
+		want     time.Time
+	}{
+		{"neither expires", time.Time{}, time.Time{}, time.Time{}},
+		{"only the envelope", early, time.Time{}, early},
+		{"only the payload", time.Time{}, early, early},
+		{"the envelope first", early, late, early},
+		{"the payload first", late, early, early},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var e envelope.Envelope
+			if !tt.envelope.IsZero() {
+				e.ExpiresAt = tt.envelope.UnixNano()
+			}
+			require.True(t, tt.want.Equal(e.ExpiresBy(tt.payload)), "%v", e.ExpiresBy(tt.payload))
+		})
+	}
+}

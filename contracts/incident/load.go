@@ -68,10 +68,10 @@ func LoadWithCatalogue(dir string, catalogue []contracts.FailureClass) (*Inciden
 		inc.AlertJSON = b
 	}
 	if b := read(FileSpans, true); b != nil {
-		inc.Spans = parseSpans(b, ps)
+		inc.Spans = parseRows(b, FileSpans, ps, parseSpanLine)
 	}
 	if b := read(FileLogs, false); b != nil {
-		inc.Logs = parseLogs(b, ps)
+		inc.Logs = parseRows(b, FileLogs, ps, parseLogLine)
 	}
 	if b := read(FileReleases, true); b != nil {
 		if r, ok := parseReleases(b, ps); ok {
@@ -230,29 +230,18 @@ func parseReleases(b []byte, ps *problems) (Releases, bool) {
 	return out, len(ps.list) == before
 }
 
-func parseSpans(b []byte, ps *problems) []Span {
-	var out []Span
-	readJSONL(bytes.NewReader(b), FileSpans, ps, func(line []byte, n int) {
-		s, errs := parseSpanLine(line)
+// parseRows reads file's JSON lines with parse, one row a line, recording
+// every field problem with its line; a line with a problem is left out.
+// Spans and logs are read through it.
+func parseRows[T any](b []byte, file string, ps *problems, parse func([]byte) (T, []fieldError)) []T {
+	var out []T
+	readJSONL(bytes.NewReader(b), file, ps, func(line []byte, n int) {
+		row, errs := parse(line)
 		for _, e := range errs {
-			ps.add(Problem{File: FileSpans, Line: n, Field: e.Field, Msg: e.Msg})
+			ps.add(Problem{File: file, Line: n, Field: e.Field, Msg: e.Msg})
 		}
 		if len(errs) == 0 {
-			out = append(out, s)
-		}
-	})
-	return out
-}
-
-func parseLogs(b []byte, ps *problems) []Log {
-	var out []Log
-	readJSONL(bytes.NewReader(b), FileLogs, ps, func(line []byte, n int) {
-		l, errs := parseLogLine(line)
-		for _, e := range errs {
-			ps.add(Problem{File: FileLogs, Line: n, Field: e.Field, Msg: e.Msg})
-		}
-		if len(errs) == 0 {
-			out = append(out, l)
+			out = append(out, row)
 		}
 	})
 	return out

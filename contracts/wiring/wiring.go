@@ -27,6 +27,16 @@ const (
 // Roles lists every role, in pipeline order.
 var Roles = []string{RoleIngester, RoleSandbox, RoleInvestigator, RoleReviewer, RoleGate, RoleBridge, RoleDeployer}
 
+// StartOrder lists every role in the order a process that runs them
+// together starts them: the pipeline backwards (consumers before producers,
+// so nothing published at start waits for its consumer), except that the
+// sandbox, which serves the investigator's tool calls over core NATS
+// request/reply (no stream holds a request for a server not yet there),
+// starts before the investigator. The deployer asks the sandbox only after a
+// rollback, long after start. The cycle through the ingester (it consumes
+// decisions) is why this is a list and not a sort of the subject table.
+var StartOrder = []string{RoleDeployer, RoleBridge, RoleGate, RoleReviewer, RoleSandbox, RoleInvestigator, RoleIngester}
+
 // Subjects, one per message type and version.
 const (
 	SubjectAlert     = "agentk.alert.v1"

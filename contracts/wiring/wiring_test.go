@@ -65,3 +65,29 @@ func TestLookups(t *testing.T) {
 		wiring.SubjectDecision, wiring.SubjectApproval, wiring.SubjectAction,
 	}, wiring.Durables())
 }
+
+// TestStartOrder: every role starts once; a durable subject's consumers
+// downstream in the pipeline (wiring.Roles) start before its producer (the
+// ones upstream, such as the reviewer reading decisions for its reports,
+// close a cycle and cannot); a request subject's servers start before its
+// requesters, but for the deployer, which asks only after a rollback.
+func TestStartOrder(t *testing.T) {
+	require.ElementsMatch(t, wiring.Roles, wiring.StartOrder)
+	require.Len(t, wiring.StartOrder, len(wiring.Roles))
+	start := func(r string) int { return slices.Index(wiring.StartOrder, r) }
+	stage := func(r string) int { return slices.Index(wiring.Roles, r) }
+	checked := 0
+	for _, s := range wiring.Subjects {
+		for _, c := range s.Consumers {
+			for _, p := range s.Producers {
+				downstream := s.Kind == wiring.Durable && stage(c) > stage(p)
+				served := s.Kind == wiring.Request && p != wiring.RoleDeployer
+				if downstream || served {
+					require.Less(t, start(c), start(p), "%s consumes %s: it starts before %s", c, s.Name, p)
+					checked++
+				}
+			}
+		}
+	}
+	require.Equal(t, 6, checked, "alert, report, review, decision (bridge), approval, tool call (investigator)")
+}

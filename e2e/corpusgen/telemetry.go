@@ -14,6 +14,9 @@ import (
 // e2e/worldgen's SpanRec and LogRec are the same rows, written again on
 // purpose: worldgen shares no code with corpusgen (issue 18), so a world
 // corpus measures the pipeline on telemetry these rules were not written against.
+// Neither uses contracts/incident.Span, whose reader (incident.Load) the
+// corpora test: a writer of its own, with the timestamp as the text the file
+// holds, is what makes that test independent of the reader.
 type span struct {
 	Timestamp     string            `json:"timestamp"`
 	TraceID       string            `json:"trace_id"`

@@ -206,7 +206,7 @@ func (p *pipeline) start(ctx context.Context, roles ...string) (stop func()) {
 // except returns every service's role but the ones named, in start order.
 func except(skip ...string) []string {
 	var out []string
-	for _, e := range stack.Services {
+	for _, e := range stack.Services() {
 		keep := true
 		for _, s := range skip {
 			keep = keep && e.Role != s

@@ -10,7 +10,8 @@ import (
 
 // SpanRec is one line of spans.jsonl, in SigNoz's column names. It repeats
 // e2e/corpusgen's span row on purpose: worldgen shares no code (and no
-// strings) with corpusgen, so that its corpus stays out-of-sample (issue 18).
+// strings) with corpusgen, so that its corpus stays out-of-sample (issue 18),
+// nor with contracts/incident.Span, the reader (corpusgen says why).
 type SpanRec struct {
 	Timestamp     string         `json:"timestamp"`
 	TraceID       string         `json:"trace_id"`

@@ -1,7 +1,8 @@
 // Command agentk runs the agentk pipeline: every service in one process
 // (`agentk up`), one service (`agentk gate`, …), recorded incidents (`agentk
 // replay`, `agentk eval`, `agentk demo`) and the operator's tools. The
-// commands live in internal/cli; this package only hands them the process.
+// commands live in their packages under internal/, composed by internal/cli;
+// this package only hands them the process.
 package main
 
 import (

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentk/platform/service"
+	"agentk/platform/wait"
 	"agentk/services/bridge/internal/slackport"
 )
 
@@ -52,16 +53,11 @@ func slackReporter(d service.Deps, log *slog.Logger) func(string, error) {
 
 // watchSlack runs auth.test now and every interval until ctx ends.
 func watchSlack(ctx context.Context, c *slackport.Client, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	probe := func(ctx context.Context) {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_ = c.AuthTest(cctx) // reported through Options.Report
 		cancel()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
 	}
+	probe(ctx)
+	wait.Every(ctx, interval, probe)
 }

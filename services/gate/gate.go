@@ -18,6 +18,10 @@ import (
 )
 
 // ErrStart is returned by Run when the gate cannot start consuming.
+// Every service's root file opens this way on purpose (its own ErrStart,
+// then Run reading its config.FromEnv): what they share, starting and
+// stopping the consumer, is platform/service's Consume; the rest is each
+// service's own wiring.
 var ErrStart = errors.New("gate: start")
 
 // Run reads the configuration from d.Getenv, consumes SubjectReview with the

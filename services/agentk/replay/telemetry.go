@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"agentk/cmd/agentk/stack"
+	"agentk/platform/service"
 	"agentk/platform/telemetry"
 )
 
@@ -12,11 +12,9 @@ import (
 // Options.Telemetry); the returned function flushes and stops them, after the
 // services have stopped (deferred before the stack starts).
 func setupTelemetry(ctx context.Context, vars map[string]string) (func(), error) {
-	roles := make([]string, 0, len(stack.Services))
-	for _, e := range stack.Services {
-		roles = append(roles, e.Role)
-	}
-	p, err := telemetry.SetupServices(ctx, roles, func(k string) string { return vars[k] })
+	// The stack's import registers every service: their roles are the
+	// registry's.
+	p, err := telemetry.SetupServices(ctx, service.Roles(), func(k string) string { return vars[k] })
 	if err != nil {
 		return nil, err
 	}

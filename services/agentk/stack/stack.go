@@ -13,45 +13,24 @@ import (
 	"sync/atomic"
 	"time"
 
-	"agentk/contracts/envelope"
 	"agentk/platform/health"
 	"agentk/platform/service"
-	"agentk/services/bridge"
-	"agentk/services/deployer"
-	"agentk/services/gate"
-	"agentk/services/ingester"
-	"agentk/services/investigator"
-	"agentk/services/reviewer"
-	"agentk/services/sandbox"
+
+	// Every service registers itself (its register.go): the stack runs
+	// what the registry holds.
+	_ "agentk/services/bridge"
+	_ "agentk/services/deployer"
+	_ "agentk/services/gate"
+	_ "agentk/services/ingester"
+	_ "agentk/services/investigator"
+	_ "agentk/services/reviewer"
+	_ "agentk/services/sandbox"
 )
 
-// Entry is one service the stack can run.
-type Entry struct {
-	Role string
-	Run  service.Func
-}
-
-// Services lists every service, in start order: consumers before producers,
-// so nothing published at start waits for its consumer.
-var Services = []Entry{
-	{envelope.RoleDeployer, deployer.Run},
-	{envelope.RoleBridge, bridge.Run},
-	{envelope.RoleGate, gate.Run},
-	{envelope.RoleReviewer, reviewer.Run},
-	{envelope.RoleSandbox, sandbox.Run},
-	{envelope.RoleInvestigator, investigator.Run},
-	{envelope.RoleIngester, ingester.Run},
-}
-
-// Lookup returns the entry of role.
-func Lookup(role string) (Entry, bool) {
-	for _, e := range Services {
-		if e.Role == role {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
+// Services returns every service in start order (consumers before
+// producers), as the services registered themselves with platform/service:
+// the imports above are what puts them in this binary.
+func Services() []service.Registration { return service.InStartOrder() }
 
 // DepsFunc builds one service's deps.
 type DepsFunc func(ctx context.Context, role string) (service.Deps, error)
@@ -113,11 +92,11 @@ func StartSupervised(ctx context.Context, roles []string, deps DepsFunc, log *sl
 	sup = sup.withDefaults()
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Running{Health: health.NewMux(), cancel: cancel, done: make(chan struct{})}
-	entries := Services
+	entries := Services()
 	if len(roles) > 0 {
 		entries = nil
 		for _, role := range roles {
-			e, ok := Lookup(role)
+			e, ok := service.Lookup(role)
 			if !ok {
 				cancel()
 				return nil, fmt.Errorf("stack: unknown service %q", role)
@@ -149,7 +128,7 @@ func StartSupervised(ctx context.Context, roles []string, deps DepsFunc, log *sl
 			d.Logger = log.With("service", e.Role)
 		}
 		r.wg.Add(1)
-		go func(e Entry, d service.Deps) {
+		go func(e service.Registration, d service.Deps) {
 			defer r.wg.Done()
 			r.supervise(ctx, e, d, deps, log, check, conn, ready, failed, sup)
 		}(e, d)
@@ -173,7 +152,7 @@ func StartSupervised(ctx context.Context, roles []string, deps DepsFunc, log *sl
 
 // supervise runs e until ctx ends. Before e was first ready a stop is a
 // start-up failure, sent on failed; after, it is restarted with backoff.
-func (r *Running) supervise(ctx context.Context, e Entry, d service.Deps, deps DepsFunc, log *slog.Logger,
+func (r *Running) supervise(ctx context.Context, e service.Registration, d service.Deps, deps DepsFunc, log *slog.Logger,
 	check *health.Checker, conn *atomic.Pointer[service.Deps], firstReady <-chan struct{}, failed chan<- error, sup Supervision) {
 	inARow := 0
 	for {

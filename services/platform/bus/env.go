@@ -7,9 +7,10 @@ import (
 )
 
 // Variables of the bus every process reads once at start (platform/README.md).
+// Their kinds, bounds, defaults and docs are declared once, in config.Platform.
 const (
-	EnvAckWait    = "AGENTK_BUS_ACK_WAIT"
-	EnvMaxDeliver = "AGENTK_BUS_MAX_DELIVER"
+	EnvAckWait    = config.EnvBusAckWait
+	EnvMaxDeliver = config.EnvBusMaxDeliver
 )
 
 // ConfigFromEnv reads the bus variables into a Config template (the URL,
@@ -17,9 +18,7 @@ const (
 // in e: check e.Err() once every variable is read.
 func ConfigFromEnv(e *config.Env) Config {
 	return Config{
-		AckWait: e.Duration(EnvAckWait, 30*time.Second, time.Second,
-			"how long JetStream waits for a handler's ack before redelivering (a slow handler sends in-progress heartbeats at a third of it)"),
-		MaxDeliver: e.Int(EnvMaxDeliver, 5, 1, 100,
-			"deliveries of a failing message before it is dead-lettered"),
+		AckWait:    config.Declared[time.Duration](e, config.Platform, EnvAckWait),
+		MaxDeliver: config.Declared[int](e, config.Platform, EnvMaxDeliver),
 	}
 }

@@ -161,6 +161,27 @@ func typed[T any](e *Env, d Decl, shown string, def T, help string) T {
 	return x.(T)
 }
 
+// Declared reads name as s declares it: its kind, bounds, default and doc
+// come from the declaration, so a package that reads a variable through Env
+// (platform/bus) keeps no second copy of them. A name s does not declare is
+// recorded as a problem (a programming error the package's test catches) and
+// reads as T's zero value.
+func Declared[T any](e *Env, s Spec, name string) T {
+	var zero T
+	d, ok := s.Lookup(name)
+	if !ok {
+		e.Failf(name, "not declared in %s", s.Component)
+		return zero
+	}
+	def, err := ParseValue(d, d.Default)
+	x, fits := def.(T)
+	if err != nil || !fits {
+		e.Failf(name, "declared default %q does not read as %T", d.Default, zero)
+		return zero
+	}
+	return typed(e, d, d.Default, x, d.Doc)
+}
+
 // Secret returns the secret in name, or read from the file named by
 // name_FILE (trailing newline trimmed). Setting both is a problem, as is an
 // unreadable or empty file; required records a problem when neither is set.

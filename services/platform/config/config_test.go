@@ -123,3 +123,45 @@ func TestGlobal(t *testing.T) {
 	require.Contains(t, err.Error(), "AGENTK_LOG_LEVEL")
 	require.Contains(t, err.Error(), "AGENTK_NATS_URL")
 }
+
+// TestDeclaredReadsTheDeclaration: a reader outside the package (platform/bus)
+// takes its bounds and default from the Spec, so changing the declaration
+// changes what it accepts.
+func TestDeclaredReadsTheDeclaration(t *testing.T) {
+	t.Parallel()
+	spec := config.Spec{Component: "t", Vars: []config.Decl{
+		{Name: "D", Kind: config.KindDuration, Default: "30s", MinDur: time.Second},
+		{Name: "N", Kind: config.KindInt, Default: "5", Min: 1, Max: 100},
+	}}
+	for _, tc := range []struct {
+		name    string
+		vars    map[string]string
+		wantD   time.Duration
+		wantN   int
+		problem []string
+	}{
+		{name: "defaults", wantD: 30 * time.Second, wantN: 5},
+		{name: "set", vars: map[string]string{"D": "3s", "N": "7"}, wantD: 3 * time.Second, wantN: 7},
+		{name: "out of the declared bounds", vars: map[string]string{"D": "10ms", "N": "101"},
+			wantD: 30 * time.Second, wantN: 5, problem: []string{"D:", "N:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := config.New(env(tc.vars))
+			require.Equal(t, tc.wantD, config.Declared[time.Duration](e, spec, "D"))
+			require.Equal(t, tc.wantN, config.Declared[int](e, spec, "N"))
+			if tc.problem == nil {
+				require.NoError(t, e.Err())
+				return
+			}
+			require.ErrorIs(t, e.Err(), config.ErrInvalid)
+			for _, p := range tc.problem {
+				require.Contains(t, e.Err().Error(), p)
+			}
+		})
+	}
+	e := config.New(env(nil))
+	require.Zero(t, config.Declared[int](e, spec, "UNDECLARED"))
+	require.Zero(t, config.Declared[int](e, spec, "D"), "a Duration read as an int")
+	require.ErrorContains(t, e.Err(), "UNDECLARED: not declared in t")
+	require.ErrorContains(t, e.Err(), "D: declared default")
+}

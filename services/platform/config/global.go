@@ -20,6 +20,10 @@ const (
 	EnvHealthAddr = "AGENTK_HEALTH_ADDR"
 	// DefaultHealthAddr is EnvHealthAddr's default.
 	DefaultHealthAddr = "127.0.0.1:8090"
+	// EnvBusAckWait and EnvBusMaxDeliver are platform/bus's, read there
+	// through Declared.
+	EnvBusAckWait    = "AGENTK_BUS_ACK_WAIT"
+	EnvBusMaxDeliver = "AGENTK_BUS_MAX_DELIVER"
 )
 
 var (
@@ -88,8 +92,8 @@ var Platform = Spec{Component: "platform", Vars: []Decl{
 	{Name: "AGENTK_CRASHPOINT_MARKER", Doc: "same build only: the file written right before the process blocks at that point"},
 	{Name: "AGENTK_MUTANT", Doc: "only in a binary built with `-tags agentk_mutants` (`make mutants`, never a production build): the one `platform/mutant` safety check to switch off"},
 	{Name: EnvLogFormat, Kind: KindEnum, Default: "json", Allowed: []string{"json", "text"}, Doc: "`json` or `text`"},
-	{Name: "AGENTK_BUS_ACK_WAIT", Kind: KindDuration, Default: "30s", MinDur: time.Second, Doc: "how long JetStream waits for a handler's ack before redelivering (at least `1s`); a slow handler sends in-progress heartbeats every third of it, so it bounds how late a crashed handler's message is redelivered"},
-	{Name: "AGENTK_BUS_MAX_DELIVER", Kind: KindInt, Default: "5", Min: 1, Max: 100, Doc: "deliveries of a failing message before it is dead-lettered to `agentk.dlq.<subject>` (1–100)"},
+	{Name: EnvBusAckWait, Kind: KindDuration, Default: "30s", MinDur: time.Second, Doc: "how long JetStream waits for a handler's ack before redelivering (at least `1s`); a slow handler sends in-progress heartbeats every third of it, so it bounds how late a crashed handler's message is redelivered"},
+	{Name: EnvBusMaxDeliver, Kind: KindInt, Default: "5", Min: 1, Max: 100, Doc: "deliveries of a failing message before it is dead-lettered to `agentk.dlq.<subject>` (1–100)"},
 	{Name: EnvHealthAddr, Default: DefaultHealthAddr, Doc: "`agentk up` / `agentk <service>`: serves `/<service>/healthz` and `/<service>/readyz`"},
 	{Name: "AGENTK_STREAM_REPLICAS", DocDefault: "`1`", Doc: "`agentk provision`: stream and bucket replicas (1, 3 or 5)"},
 	{Name: "AGENTK_STREAM_MAX_AGE", DocDefault: "`720h`", Doc: "`agentk provision`: how long every message is kept (the audit trail; at least 1h)"},

@@ -28,16 +28,31 @@ import (
 // Main prefixes it with the service ("gate: invalid configuration: …").
 var ErrConfig = errors.New("invalid configuration")
 
-// Main runs the service role with run and exits: 0 after a clean stop, 1 on
-// an error (printed to stderr).
-func Main(role string, run service.Func) {
+// ErrNotRegistered is returned for a role no imported service registered
+// (platform/service.Register): the binary does not import its package.
+var ErrNotRegistered = errors.New("not a registered service")
+
+// Main runs the registered service role and exits: 0 after a clean stop, 1
+// on an error (printed to stderr). The binary imports the service's package,
+// whose register.go registers it.
+func Main(role string) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := Run(ctx, role, run, os.Getenv)
+	err := RunRegistered(ctx, role, os.Getenv)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", role, err)
 		os.Exit(1)
 	}
+}
+
+// RunRegistered is Run with the registered service role's Run: what
+// `services/<name>/cmd/<name>` and `agentk <service>` both start.
+func RunRegistered(ctx context.Context, role string, getenv func(string) string) error {
+	r, ok := service.Lookup(role)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotRegistered, role)
+	}
+	return Run(ctx, role, r.Run, getenv)
 }
 
 // Run is Main without the process: it returns when ctx ends or the service fails.

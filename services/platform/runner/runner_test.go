@@ -72,3 +72,8 @@ func TestRunServesHealthAndStops(t *testing.T) {
 		t.Fatal("run did not return after cancel")
 	}
 }
+
+func TestRunRegisteredNeedsARegistration(t *testing.T) {
+	err := RunRegistered(context.Background(), "no-such-service", func(string) string { return "" })
+	require.ErrorIs(t, err, ErrNotRegistered)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"agentk/contracts/wiring"
 	"agentk/platform/config"
 )
 
@@ -49,6 +50,30 @@ func Registered() []Registration {
 	defer regMu.Unlock()
 	out := slices.Clone(registry)
 	slices.SortFunc(out, func(a, b Registration) int { return strings.Compare(a.Role, b.Role) })
+	return out
+}
+
+// InStartOrder returns every registered service in the order a process
+// that runs them together starts them (wiring.StartOrder says why it is
+// that order); a role the table does not list starts after it, by name.
+func InStartOrder() []Registration {
+	out := Registered()
+	rank := func(role string) int {
+		if i := slices.Index(wiring.StartOrder, role); i >= 0 {
+			return i
+		}
+		return len(wiring.StartOrder)
+	}
+	slices.SortStableFunc(out, func(a, b Registration) int { return rank(a.Role) - rank(b.Role) })
+	return out
+}
+
+// Roles returns the registered services' roles, in start order.
+func Roles() []string {
+	var out []string
+	for _, r := range InStartOrder() {
+		out = append(out, r.Role)
+	}
 	return out
 }
 

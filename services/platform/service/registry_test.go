@@ -3,8 +3,10 @@ package service_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
+	"agentk/contracts/wiring"
 	"agentk/platform/config"
 	"agentk/platform/service"
 
@@ -37,4 +39,26 @@ func TestRegistry(t *testing.T) {
 	require.ErrorIs(t, r.Check(func(string) string { return "1" }), bad)
 	_, ok = service.Lookup("nope")
 	require.False(t, ok)
+}
+
+// TestInStartOrder: consumers start before producers, which is the pipeline
+// backwards; a role outside the pipeline starts after every pipeline role.
+func TestInStartOrder(t *testing.T) {
+	run := func(context.Context, service.Deps) error { return nil }
+	check := func(func(string) string) error { return nil }
+	for _, role := range []string{"mm-order-test", wiring.RoleIngester, wiring.RoleDeployer, wiring.RoleGate} {
+		service.Register(service.Registration{Role: role, Check: check, Run: run})
+	}
+	var pipeline, others []string
+	for _, r := range service.InStartOrder() {
+		if slices.Contains(wiring.Roles, r.Role) {
+			require.Empty(t, others, "%s starts after a role outside the pipeline", r.Role)
+			pipeline = append(pipeline, r.Role)
+			continue
+		}
+		others = append(others, r.Role)
+	}
+	require.Equal(t, []string{wiring.RoleDeployer, wiring.RoleGate, wiring.RoleIngester}, pipeline)
+	require.Contains(t, others, "mm-order-test")
+	require.True(t, slices.IsSorted(others), "%v", others)
 }

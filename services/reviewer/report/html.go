@@ -4,13 +4,15 @@ import (
 	"html/template"
 	"slices"
 	"strings"
+
+	"agentk/platform/human"
 )
 
 func sortStrings(s []string) { slices.Sort(s) }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ts": ts, "num": num, "mark": mark, "inputs": inputs, "orDash": orDash, "yesNo": yesNo,
-	"recovered": recovered, "safeLink": safeLink, "human": Human, "ms": humanMs,
+	"recovered": recovered, "safeLink": safeLink, "human": human.Duration, "ms": humanMs,
 }).Parse(`{{define "page"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Incident {{.IncidentID}}</title></head>
 <body>

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"agentk/platform/human"
 )
 
 var mdEscaper = strings.NewReplacer(
@@ -147,7 +149,7 @@ func agentSection(r Report, p func(string, ...any)) {
 	}
 	p("## The agent's own numbers\n\n")
 	p("%s%s: %d tool calls, %d iterations, %d tokens in, %d tokens out, %s", md(g.Investigator), modelText(g.Model),
-		g.ToolCalls, g.Iterations, g.TokensIn, g.TokensOut, Human(g.Duration))
+		g.ToolCalls, g.Iterations, g.TokensIn, g.TokensOut, human.Duration(g.Duration))
 	if !g.Completed {
 		p(", **incomplete**: %s", md(orDash(g.IncompleteReason)))
 	}

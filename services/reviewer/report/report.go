@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/human"
 )
 
 // ErrDecode is returned by Decode for a stored value that is not a Sources.
@@ -199,40 +200,7 @@ func infrastructure(p *contracts.ReportV1) string {
 	return ""
 }
 
-// Human says a duration the way a person would: "37 ms", "4.2 s",
-// "2 min 5 s", "1 h 4 min". (The bridge's console has the same rule.)
-func Human(d time.Duration) string {
-	if d < 0 {
-		d = -d
-	}
-	switch {
-	case d == 0:
-		return "0 s"
-	case d < time.Millisecond:
-		return "< 1 ms"
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Round(time.Millisecond)/time.Millisecond)
-	case d < 10*time.Second:
-		return strings.Replace(fmt.Sprintf("%.1f s", d.Seconds()), ".0 s", " s", 1)
-	case d < time.Minute:
-		return fmt.Sprintf("%d s", d.Round(time.Second)/time.Second)
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		return pair(int64(d/time.Minute), "min", int64(d%time.Minute/time.Second), "s")
-	default:
-		d = d.Round(time.Minute)
-		return pair(int64(d/time.Hour), "h", int64(d%time.Hour/time.Minute), "min")
-	}
-}
-
-func pair(a int64, ua string, b int64, ub string) string {
-	if b == 0 {
-		return fmt.Sprintf("%d %s", a, ua)
-	}
-	return fmt.Sprintf("%d %s %d %s", a, ua, b, ub)
-}
-
-func humanMs(ms int64) string { return Human(time.Duration(ms) * time.Millisecond) }
+func humanMs(ms int64) string { return human.Duration(time.Duration(ms) * time.Millisecond) }
 
 func status(s Sources) (Status, string) {
 	if a := s.Action; a != nil {

@@ -43,16 +43,9 @@ func (s *Server) serveTopOperations(w http.ResponseWriter, c call) int {
 	if req.Service == "" {
 		return writeError(w, invalidInput("service is required"))
 	}
-	start, err := parseNanos(req.Start, "start")
+	start, end, err := parseRange(req.Start, req.End)
 	if err != nil {
 		return writeError(w, err)
-	}
-	end, err := parseNanos(req.End, "end")
-	if err != nil {
-		return writeError(w, err)
-	}
-	if !start.Before(end) {
-		return writeError(w, invalidInput("start time must be before end time"))
 	}
 	start, end, _ = s.windowNs(start, end)
 	return writeJSON(w, http.StatusOK, topOperations(s.store, req.Service, start, end, req.Limit))

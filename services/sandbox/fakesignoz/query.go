@@ -152,17 +152,13 @@ func selectRecords(q *builderQuery, st *store, startMs, endMs uint64) []*record 
 	return ix.selectRecords(q.filter, time.UnixMilli(int64(startMs)), time.UnixMilli(int64(endMs)))
 }
 
-func runRaw(q *builderQuery, recs []*record) *rawData {
-	sorted := slices.Clone(recs)
-	orders := q.Order
-	if len(orders) == 0 {
-		orders = []orderBy{{Key: fieldKey{Name: "timestamp"}, Direction: "desc"}}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool {
+// orderedBy is a sort's less over a query's orders: the first order whose
+// key tells i and j apart (cmp, like strings.Compare) decides, ascending or
+// descending. Raw rows and aggregated groups sort through it.
+func orderedBy(orders []orderBy, cmp func(o orderBy, i, j int) int) func(i, j int) bool {
+	return func(i, j int) bool {
 		for _, o := range orders {
-			a, _ := sorted[i].get(o.Key, q.Signal)
-			b, _ := sorted[j].get(o.Key, q.Signal)
-			c := compareValues(a, b)
+			c := cmp(o, i, j)
 			if c == 0 {
 				continue
 			}
@@ -172,7 +168,20 @@ func runRaw(q *builderQuery, recs []*record) *rawData {
 			return c > 0
 		}
 		return false
-	})
+	}
+}
+
+func runRaw(q *builderQuery, recs []*record) *rawData {
+	sorted := slices.Clone(recs)
+	orders := q.Order
+	if len(orders) == 0 {
+		orders = []orderBy{{Key: fieldKey{Name: "timestamp"}, Direction: "desc"}}
+	}
+	sort.SliceStable(sorted, orderedBy(orders, func(o orderBy, i, j int) int {
+		a, _ := sorted[i].get(o.Key, q.Signal)
+		b, _ := sorted[j].get(o.Key, q.Signal)
+		return compareValues(a, b)
+	}))
 	limit := q.Limit
 	if limit == 0 {
 		limit = 100
@@ -355,28 +364,16 @@ func sortGroups(q *builderQuery, groups []*group, aggs [][]float64) {
 	if len(orders) == 0 {
 		orders = []orderBy{{Key: fieldKey{Name: "__result_0"}, Direction: "desc"}}
 	}
-	sort.SliceStable(rs, func(i, j int) bool {
-		for _, o := range orders {
-			idx, ok := orderIndex(q, o.Key)
-			if !ok {
-				continue
-			}
-			var c int
-			if idx >= 0 {
-				c = cmpFloat(nanLow(rs[i].vals[idx]), nanLow(rs[j].vals[idx]))
-			} else {
-				c = strings.Compare(rs[i].g.values[-1-idx], rs[j].g.values[-1-idx])
-			}
-			if c == 0 {
-				continue
-			}
-			if o.Direction == "asc" {
-				return c < 0
-			}
-			return c > 0
+	sort.SliceStable(rs, orderedBy(orders, func(o orderBy, i, j int) int {
+		idx, ok := orderIndex(q, o.Key)
+		switch {
+		case !ok:
+			return 0
+		case idx >= 0:
+			return cmpFloat(nanLow(rs[i].vals[idx]), nanLow(rs[j].vals[idx]))
 		}
-		return false
-	})
+		return strings.Compare(rs[i].g.values[-1-idx], rs[j].g.values[-1-idx])
+	}))
 	for i := range rs {
 		groups[i], aggs[i] = rs[i].g, rs[i].vals
 	}

@@ -44,6 +44,22 @@ func parseNanos(s, what string) (time.Time, *apiError) {
 	return time.Unix(0, n), nil
 }
 
+// parseRange parses a services API window (start and end in epoch
+// nanoseconds as strings) and refuses one that does not start before it ends.
+func parseRange(startText, endText string) (start, end time.Time, _ *apiError) {
+	start, err := parseNanos(startText, "start")
+	if err != nil {
+		return start, end, err
+	}
+	if end, err = parseNanos(endText, "end"); err != nil {
+		return start, end, err
+	}
+	if !start.Before(end) {
+		return start, end, invalidInput("start time must be before end time")
+	}
+	return start, end, nil
+}
+
 // serveServices answers like SigNoz's getServices: a bare JSON array, one item
 // per service with entry spans (server or consumer) in the window.
 func (s *Server) serveServices(w http.ResponseWriter, body []byte) int {
@@ -54,16 +70,9 @@ func (s *Server) serveServices(w http.ResponseWriter, body []byte) int {
 	if len(req.Tags) > 0 {
 		return writeError(w, unsupported("tags on /api/v1/services are not implemented"))
 	}
-	start, err := parseNanos(req.Start, "start")
+	start, end, err := parseRange(req.Start, req.End)
 	if err != nil {
 		return writeError(w, err)
-	}
-	end, err := parseNanos(req.End, "end")
-	if err != nil {
-		return writeError(w, err)
-	}
-	if !start.Before(end) {
-		return writeError(w, invalidInput("start time must be before end time"))
 	}
 	return writeJSON(w, http.StatusOK, services(s.store, start, end))
 }

@@ -10,17 +10,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/cmd/agentk/internal/chain"
+	"agentk/cmd/agentk/internal/command"
+	"agentk/cmd/agentk/internal/envdoc"
 	"agentk/contracts"
 	"agentk/platform/identity"
 
 	"github.com/stretchr/testify/require"
 )
+
+// repoRoot is the repository, from this package.
+const repoRoot = "../../../.."
 
 // Flags are accepted before, between and after the positional arguments.
 func TestInterspersedFlags(t *testing.T) {
@@ -44,7 +48,7 @@ func TestInterspersedFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, _, _ := testCLI(nil)
-			fs := newFlags(c, "x", "x")
+			fs := command.NewFlags(c, "x", "x")
 			asJSON := fs.Bool("json", false, "")
 			d := fs.Duration("for", 4*time.Hour, "")
 			reason := fs.String("reason", "", "")
@@ -60,7 +64,7 @@ func TestInterspersedFlags(t *testing.T) {
 	}
 	t.Run("an unknown flag after an argument is still an error", func(t *testing.T) {
 		c, _, _ := testCLI(nil)
-		fs := newFlags(c, "x", "x")
+		fs := command.NewFlags(c, "x", "x")
 		require.Error(t, fs.Parse([]string{"a", "--nope"}))
 	})
 }
@@ -102,11 +106,7 @@ func TestReplayFlagsAfterDir(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "agentk/cmd/agentk", Version: "(devel)"},
-		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-12-01T20:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
-	require.Equal(t, "agentk devel 0123456789ab (modified) 2026-12-01T20:00:00Z go1.26.8", versionInfo(bi, true))
-	require.Equal(t, "agentk devel", versionInfo(nil, false))
-
+	// The wording from the build information: command's TestVersionInfo.
 	c, out, _ := testCLI(nil)
 	require.Equal(t, 0, run(context.Background(), c, []string{"version"}))
 	require.True(t, strings.HasPrefix(out.String(), "agentk "), out.String())
@@ -268,26 +268,6 @@ func TestAuditUnknownIncident(t *testing.T) {
 	require.False(t, chain.Report{Links: []chain.Link{{Link: "alert", What: "firing"}, {Link: "review", What: "missing"}}}.Unknown())
 }
 
-func TestUnknownVariables(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		env  []string
-		want []string
-	}{
-		{name: "known", env: []string{"AGENTK_GATE_COOLDOWN=10m", "AGENTK_SLACK_BOT_TOKEN_FILE=/x", "PATH=/bin"}},
-		{name: "typo", env: []string{"AGENTK_GATE_COLDOWN=10m"}, want: []string{"AGENTK_GATE_COLDOWN is not a variable agentk reads (docs/configuration.md lists them); did you mean AGENTK_GATE_COOLDOWN?"}},
-		{name: "far from anything", env: []string{"AGENTK_FROBNICATE=1"}, want: []string{"AGENTK_FROBNICATE is not a variable agentk reads (docs/configuration.md lists them)"}},
-		{name: "test switches", env: []string{"AGENTK_REQUIRE_DOCKER=1", "AGENTK_TEST_RUN_MAIN=1"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			require.Equal(t, tc.want, unknownVars(tc.env))
-		})
-	}
-}
-
 func TestSecretFromDeclarations(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -306,7 +286,7 @@ func TestSecretFromDeclarations(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tc.secret, secretName(tc.name))
+			require.Equal(t, tc.secret, envdoc.Secret(tc.name))
 		})
 	}
 }
@@ -316,7 +296,7 @@ func TestConfigWarnsAndRedacts(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"AGENTK_GATE_COLDOWN": "1m", "AGENTK_INGEST_BASIC_USER": "alice-the-user", "AGENTK_INGEST_BASIC_PASSWORD": "hunter2-hunter2", "AGENTK_MY_TOKEN": "undeclared-value"}
 	c, out, _ := testCLI(env)
-	c.listEnv = func() []string {
+	c.ListEnv = func() []string {
 		var kv []string
 		for k, v := range env {
 			kv = append(kv, k+"="+v)
@@ -337,7 +317,7 @@ func TestUpReportsEveryProblem(t *testing.T) {
 	env := map[string]string{"AGENTK_GATE_COOLDOWN": "forever", "AGENTK_DEPLOYER_RUNTIME": "teleport", "AGENTK_INGEST_MAX_BODY": "-1",
 		"AGENTK_BUS_MAX_DELIVER": "0", "AGENTK_DATA_DIR": t.TempDir(), "AGENTK_GATE_COLDOWN": "1m"}
 	c, _, errb := testCLI(env)
-	c.listEnv = func() []string { return []string{"AGENTK_GATE_COLDOWN=1m"} }
+	c.ListEnv = func() []string { return []string{"AGENTK_GATE_COLDOWN=1m"} }
 	require.Equal(t, 2, run(context.Background(), c, []string{"up"}))
 	for _, w := range []string{"service(s) would refuse to start", "platform:", "AGENTK_BUS_MAX_DELIVER", "gate:", "AGENTK_GATE_COOLDOWN", "deployer:", "AGENTK_DEPLOYER_RUNTIME", "ingester:", "AGENTK_INGEST_MAX_BODY",
 		"unknown variable: AGENTK_GATE_COLDOWN", "did you mean AGENTK_GATE_COOLDOWN?"} {
@@ -356,7 +336,7 @@ func FuzzInterspersedParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Fields(line)
 		c, _, _ := testCLI(nil)
-		fs := newFlags(c, "x", "x")
+		fs := command.NewFlags(c, "x", "x")
 		fs.Bool("json", false, "")
 		fs.Duration("for", time.Hour, "")
 		fs.String("reason", "", "")

@@ -13,6 +13,7 @@ import (
 
 	"agentk/cmd/agentk/replay"
 	"agentk/platform/lockedbuf"
+	"agentk/platform/service"
 
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestOneServiceKeyPerLogLine(t *testing.T) {
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &rec))
 		if s, ok := rec["service"].(string); ok {
-			require.True(t, slices.Contains(serviceNames(), s), "service is the component, not %q: %s", s, line)
+			require.True(t, slices.Contains(service.Roles(), s), "service is the component, not %q: %s", s, line)
 		}
 		if rec["incident_service"] == "shop-api" {
 			incidentService++

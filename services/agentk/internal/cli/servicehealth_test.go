@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"agentk/cmd/agentk/internal/command"
+	"agentk/cmd/agentk/internal/command/commandtest"
+	"agentk/cmd/agentk/internal/operator"
 	"agentk/platform/health"
 
 	"github.com/stretchr/testify/require"
@@ -27,23 +30,23 @@ func TestConfigAndIncidentsSayWhichServiceStopped(t *testing.T) {
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
-	c, out, _ := testCLI(map[string]string{"AGENTK_HEALTH_ADDR": addr})
-	require.Equal(t, 1, reportServiceHealth(context.Background(), c, c.stdout))
+	c, out, _ := commandtest.New(map[string]string{"AGENTK_HEALTH_ADDR": addr})
+	require.Equal(t, 1, operator.ReportServiceHealth(context.Background(), c, c.Stdout))
 	require.Contains(t, out.String(), "service gate is NOT READY (restarts 1; last error: gate: bus: router stopped")
 	require.NotContains(t, out.String(), "ingester")
 
-	c, out, errb := testCLI(map[string]string{"AGENTK_HEALTH_ADDR": addr})
-	require.Equal(t, 1, run(context.Background(), c, []string{"config", "--service", "gate"}))
+	c, out, errb := commandtest.New(map[string]string{"AGENTK_HEALTH_ADDR": addr})
+	require.Equal(t, 1, command.Run(context.Background(), c, []string{"config", "--service", "gate"}))
 	require.Contains(t, out.String(), "service gate is NOT READY")
 	require.Contains(t, errb.String(), "1 service(s) of the running agentk are not ready")
 
 	gate.Ready()
 	var buf bytes.Buffer
-	require.Zero(t, reportServiceHealth(context.Background(), c, &buf))
+	require.Zero(t, operator.ReportServiceHealth(context.Background(), c, &buf))
 	require.Contains(t, buf.String(), "note: service gate was restarted 1 time(s)")
 
 	srv.Close()
 	buf.Reset()
-	require.Zero(t, reportServiceHealth(context.Background(), c, &buf), "no running agentk: nothing to say")
+	require.Zero(t, operator.ReportServiceHealth(context.Background(), c, &buf), "no running agentk: nothing to say")
 	require.Empty(t, buf.String())
 }

@@ -16,6 +16,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/platform/fabric"
+	"agentk/platform/service"
 	"agentk/services/sandbox/fakesignoz"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -60,7 +61,7 @@ func waitReady(t *testing.T, p *upProcess, healthAddr string) {
 	deadline := time.After(60 * time.Second)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for _, svc := range serviceNames() {
+	for _, svc := range service.Roles() {
 		for {
 			resp, err := http.Get("http://" + healthAddr + "/" + svc + "/readyz")
 			if err == nil {
@@ -171,7 +172,7 @@ func TestBadLogLevelIsRefused(t *testing.T) {
 				env[k] = v
 			}
 			c, _, errb := testCLI(env)
-			c.listEnv = func() []string { return nil }
+			c.ListEnv = func() []string { return nil }
 			require.Equal(t, 2, run(context.Background(), c, tc.args))
 			require.Contains(t, errb.String(), "AGENTK_LOG_LEVEL")
 			require.Contains(t, errb.String(), "platform:")

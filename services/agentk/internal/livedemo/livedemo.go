@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/wait"
 )
 
 const (
@@ -236,12 +237,5 @@ func waitUntil(ctx context.Context, t time.Time) error {
 	if d <= 0 {
 		return nil
 	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
+	return wait.Sleep(ctx, d)
 }

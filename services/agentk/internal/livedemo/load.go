@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"agentk/platform/wait"
 )
 
 // loadLoop sends GET /ask at a fixed rate on loopback until stopped; it
@@ -26,26 +28,19 @@ func startLoad(ctx context.Context, url string, rate int) *loadLoop {
 	c := &http.Client{Timeout: 2 * time.Second}
 	go func() {
 		defer close(l.done)
-		t := time.NewTicker(time.Second / time.Duration(rate))
-		defer t.Stop()
 		var wg sync.WaitGroup
 		defer wg.Wait()
-		for {
-			select {
-			case <-ctx.Done():
+		wait.Every(ctx, time.Second/time.Duration(rate), func(ctx context.Context) {
+			if l.paused.Load() {
 				return
-			case <-t.C:
-				if l.paused.Load() {
-					continue
-				}
-				l.sent.Add(1)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					l.ask(ctx, c, url)
-				}()
 			}
-		}
+			l.sent.Add(1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.ask(ctx, c, url)
+			}()
+		})
 	}()
 	return l
 }

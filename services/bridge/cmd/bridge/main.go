@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/bridge"
+	// Registers the bridge (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/bridge"
 )
 
-func main() { runner.Main(envelope.RoleBridge, bridge.Run) }
+func main() { runner.Main(envelope.RoleBridge) }

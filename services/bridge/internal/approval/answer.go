@@ -34,7 +34,7 @@ func NewRecord(env envelope.Envelope, dec contracts.DecisionV1, now time.Time) (
 	if dec.DecisionID == "" {
 		return Record{}, fmt.Errorf("%w: no decision id", ErrInvalidDecision)
 	}
-	exp := earliest(env.Expires(), dec.ExpiresAt)
+	exp := env.ExpiresBy(dec.ExpiresAt)
 	if exp.IsZero() {
 		// Unknown fails closed: an answer must expire no later than its decision.
 		return Record{}, fmt.Errorf("%w: %s has no expiry", ErrInvalidDecision, dec.DecisionID)
@@ -47,19 +47,6 @@ func NewRecord(env envelope.Envelope, dec contracts.DecisionV1, now time.Time) (
 		ExpiresAt:  exp.UTC(),
 		ReceivedAt: now.UTC(),
 	}, nil
-}
-
-func earliest(a, b time.Time) time.Time {
-	switch {
-	case a.IsZero():
-		return b
-	case b.IsZero():
-		return a
-	case b.Before(a):
-		return b
-	default:
-		return a
-	}
 }
 
 // Request is one human's answer as an adapter understood it.

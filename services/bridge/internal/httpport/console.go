@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/human"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
 	"agentk/services/bridge/internal/slackmsg"
@@ -39,7 +40,7 @@ func (s *Server) row(rec approval.Record, now time.Time) row {
 	}
 	if a := rec.Action; a != nil {
 		r.Outcome = slackmsg.OutcomeTitle(*a)
-		r.Took = view.Duration(time.Duration(a.TotalMs) * time.Millisecond)
+		r.Took = human.Duration(time.Duration(a.TotalMs) * time.Millisecond)
 	}
 	return r
 }
@@ -156,15 +157,25 @@ func (s *Server) consoleIncident(w http.ResponseWriter, r *http.Request) {
 	render(w, http.StatusOK, incidentTmpl, page)
 }
 
-func (s *Server) consoleAnswer(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.requireLogin(w, r)
-	if !ok {
-		return
+// consoleForm admits a console form post: a logged-in session, a body of at
+// most limit bytes, and the session's CSRF token; otherwise it has answered
+// (the login page, or a refusal) and ok is false.
+func (s *Server) consoleForm(w http.ResponseWriter, r *http.Request, limit int64) (p principal, ok bool) {
+	if p, ok = s.requireLogin(w, r); !ok {
+		return p, false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if !s.csrfOK(r, p) {
 		s.o.Desk.RefuseRequest(contracts.ChannelWeb, errors.New("console: CSRF check failed"))
 		render(w, http.StatusForbidden, messageTmpl, message{Title: "Refused", Text: "The form was stale or came from another site. Reload the console and try again."})
+		return p, false
+	}
+	return p, true
+}
+
+func (s *Server) consoleAnswer(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.consoleForm(w, r, 64<<10)
+	if !ok {
 		return
 	}
 	req := approval.Request{

@@ -127,14 +127,8 @@ func (s *Server) setOrLift(ctx context.Context, fd *freezes.Desk, req freezes.Re
 
 // consoleFreeze is the console's freeze and unfreeze form (session + CSRF).
 func (s *Server) consoleFreeze(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.requireLogin(w, r)
+	p, ok := s.consoleForm(w, r, 16<<10)
 	if !ok {
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if !s.csrfOK(r, p) {
-		s.o.Desk.RefuseRequest(contracts.ChannelWeb, errors.New("console: CSRF check failed"))
-		render(w, http.StatusForbidden, messageTmpl, message{Title: "Refused", Text: "The form was stale or came from another site. Reload the console and try again."})
 		return
 	}
 	if s.o.Freezes == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"agentk/contracts"
+	"agentk/platform/human"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/view"
 )
@@ -135,7 +136,7 @@ func denyButton(rec approval.Record) *slack.ButtonBlockElement {
 func expiry(rec approval.Record) string {
 	s := "Expires " + stamp(rec.ExpiresAt)
 	if !rec.ReceivedAt.IsZero() && rec.ExpiresAt.After(rec.ReceivedAt) {
-		s += ", " + view.Duration(rec.ExpiresAt.Sub(rec.ReceivedAt)) + " after it was posted"
+		s += ", " + human.Duration(rec.ExpiresAt.Sub(rec.ReceivedAt)) + " after it was posted"
 	}
 	return s + ". One answer is accepted."
 }
@@ -194,7 +195,7 @@ func Outcome(rec approval.Record, act contracts.ActionV1, links Links) (string, 
 	}
 	fields = append(fields,
 		field("*Container on target image*\n"+yesNo(act.ContainerVerified)),
-		field("*Took*\n"+esc(view.Duration(time.Duration(act.TotalMs)*time.Millisecond))),
+		field("*Took*\n"+esc(human.Duration(time.Duration(act.TotalMs)*time.Millisecond))),
 		field("*Action*\n"+esc(act.ActionID)))
 	blocks := []slack.Block{
 		section(fmt.Sprintf("*%s* %s", esc(OutcomeTitle(act)), esc(rec.Decision.Service))),

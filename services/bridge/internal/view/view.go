@@ -7,12 +7,12 @@ package view
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/human"
 	"agentk/services/sandbox/links"
 )
 
@@ -149,48 +149,10 @@ func urlQuery(s string) string {
 	return b.String()
 }
 
-// Duration says d the way a person would: "37 ms", "4.2 s", "2 min 5 s",
-// "1 h 4 min", "2 d 3 h". Never 36.77277ms.
-func Duration(d time.Duration) string {
-	if d < 0 {
-		d = -d
-	}
-	switch {
-	case d == 0:
-		return "0 s"
-	case d < time.Millisecond:
-		return "< 1 ms"
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", int64(math.Round(float64(d)/float64(time.Millisecond))))
-	case d < 10*time.Second:
-		s := fmt.Sprintf("%.1f s", d.Seconds())
-		return strings.Replace(s, ".0 s", " s", 1)
-	case d < time.Minute:
-		return fmt.Sprintf("%d s", int64(math.Round(d.Seconds())))
-	}
-	d = d.Round(time.Second)
-	pair := func(a int64, ua string, b int64, ub string) string {
-		if b == 0 {
-			return fmt.Sprintf("%d %s", a, ua)
-		}
-		return fmt.Sprintf("%d %s %d %s", a, ua, b, ub)
-	}
-	switch {
-	case d < time.Hour:
-		return pair(int64(d/time.Minute), "min", int64(d%time.Minute/time.Second), "s")
-	case d < 24*time.Hour:
-		d = d.Round(time.Minute)
-		return pair(int64(d/time.Hour), "h", int64(d%time.Hour/time.Minute), "min")
-	default:
-		d = d.Round(time.Hour)
-		return pair(int64(d/(24*time.Hour)), "d", int64(d%(24*time.Hour)/time.Hour), "h")
-	}
-}
-
 // TimeLeft says how long until deadline at now: "4 min 10 s left", or "expired".
 func TimeLeft(deadline, now time.Time) string {
 	if !now.Before(deadline) {
 		return "expired"
 	}
-	return Duration(deadline.Sub(now)) + " left"
+	return human.Duration(deadline.Sub(now)) + " left"
 }

@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/deployer"
+	// Registers the deployer (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/deployer"
 )
 
-func main() { runner.Main(envelope.RoleDeployer, deployer.Run) }
+func main() { runner.Main(envelope.RoleDeployer) }

@@ -444,14 +444,14 @@ func expiry(v Verified, now time.Time) *Refusal {
 	if mutant.Off(mutant.DeployerExpiry) {
 		return nil
 	}
-	dexp := earliest(v.DecisionEnv.Expires(), v.Decision.ExpiresAt)
+	dexp := v.DecisionEnv.ExpiresBy(v.Decision.ExpiresAt)
 	if dexp.IsZero() {
 		return refuse(ReasonNoExpiry, "decision %s has no expiry", v.Decision.DecisionID)
 	}
 	if !now.Before(dexp) {
 		return refuse(ReasonDecisionExpired, "decision %s expired at %s, now %s", v.Decision.DecisionID, dexp.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
-	aexp := earliest(v.ApprovalEnv.Expires(), v.Approval.ExpiresAt)
+	aexp := v.ApprovalEnv.ExpiresBy(v.Approval.ExpiresAt)
 	if aexp.IsZero() {
 		return refuse(ReasonNoExpiry, "approval %s has no expiry", v.Approval.ApprovalID)
 	}
@@ -459,18 +459,6 @@ func expiry(v Verified, now time.Time) *Refusal {
 		return refuse(ReasonApprovalExpired, "approval %s expired at %s, now %s", v.Approval.ApprovalID, aexp.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
 	return nil
-}
-
-func earliest(a, b time.Time) time.Time {
-	switch {
-	case a.IsZero():
-		return b
-	case b.IsZero():
-		return a
-	case b.Before(a):
-		return b
-	}
-	return a
 }
 
 func cooldown(c CooldownState, service string, window time.Duration, now time.Time) *Refusal {

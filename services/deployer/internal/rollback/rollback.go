@@ -11,6 +11,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/wait"
 	"agentk/services/deployer/internal/kvstore"
 	"agentk/services/deployer/internal/ledger"
 	"agentk/services/deployer/internal/policy"
@@ -423,7 +424,7 @@ func (d *Deployer) recovered(ctx context.Context, q RecoveryQuery) (*bool, strin
 	}
 	sleep := d.Sleep
 	if sleep == nil {
-		sleep = timerSleep
+		sleep = wait.Sleep
 	}
 	if err := sleep(ctx, d.Stabilise); err != nil {
 		return nil, "container verified; stabilisation interrupted: " + err.Error()
@@ -437,17 +438,6 @@ func (d *Deployer) recovered(ctx context.Context, q RecoveryQuery) (*bool, strin
 		return &ok, "container verified; not recovered, back to a human (no second automatic rollback): " + detail
 	}
 	return &ok, "container verified; recovered: " + detail
-}
-
-func timerSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func errOrEmpty(err error) string {

@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/gate"
+	// Registers the gate (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/gate"
 )
 
-func main() { runner.Main(envelope.RoleGate, gate.Run) }
+func main() { runner.Main(envelope.RoleGate) }

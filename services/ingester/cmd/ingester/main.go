@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/ingester"
+	// Registers the ingester (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/ingester"
 )
 
-func main() { runner.Main(envelope.RoleIngester, ingester.Run) }
+func main() { runner.Main(envelope.RoleIngester) }

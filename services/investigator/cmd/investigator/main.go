@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/investigator"
+	// Registers the investigator (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/investigator"
 )
 
-func main() { runner.Main(envelope.RoleInvestigator, investigator.Run) }
+func main() { runner.Main(envelope.RoleInvestigator) }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"agentk/platform/wait"
 	"agentk/services/investigator/internal/loop"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -85,7 +86,7 @@ func New(cfg Config) *Client {
 		cfg.HTTPClient = &http.Client{}
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = wait.Sleep
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
@@ -271,20 +272,6 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 func backoff(base time.Duration, attempt int) time.Duration {
 	d := base << (attempt - 1)
 	return min(d, 8*time.Second)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 type headerKey struct{}

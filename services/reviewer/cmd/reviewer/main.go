@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/reviewer"
+	// Registers the reviewer (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/reviewer"
 )
 
-func main() { runner.Main(envelope.RoleReviewer, reviewer.Run) }
+func main() { runner.Main(envelope.RoleReviewer) }

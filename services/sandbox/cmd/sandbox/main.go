@@ -7,7 +7,8 @@ package main
 import (
 	"agentk/contracts/envelope"
 	"agentk/platform/runner"
-	"agentk/services/sandbox"
+	// Registers the sandbox (register.go), whose Run runner.Main looks up.
+	_ "agentk/services/sandbox"
 )
 
-func main() { runner.Main(envelope.RoleSandbox, sandbox.Run) }
+func main() { runner.Main(envelope.RoleSandbox) }

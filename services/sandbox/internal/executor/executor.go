@@ -145,6 +145,13 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 	if ev.Service == "" {
 		ev.Service = a.alert.Service
 	}
+	return e.record(ctx, reply, ev, now, log, "markers", len(ev.Facts.DeploymentMarkers))
+}
+
+// record seals ev, records it durably and replies with it; a recording that
+// failed is a retryable reply. Every tool (the queries and list_fields)
+// records through it. attrs are further attributes of the log line.
+func (e *Executor) record(ctx context.Context, reply contracts.ToolReplyV1, ev contracts.EvidenceV1, now time.Time, log *slog.Logger, attrs ...any) (Reply, error) {
 	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
 	if err != nil {
 		return Reply{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
@@ -155,7 +162,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 		reply.Retryable = true
 		return e.seal(reply, now)
 	}
-	log.InfoContext(ctx, "evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact), "markers", len(ev.Facts.DeploymentMarkers))
+	log.InfoContext(ctx, "evidence recorded", append([]any{"evidence_id", ev.ID, "compact_bytes", len(ev.Compact)}, attrs...)...)
 	return e.sealEvidence(reply, env, &ev, now)
 }
 

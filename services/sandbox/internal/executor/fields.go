@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -61,16 +60,5 @@ func (e *Executor) handleFields(ctx context.Context, call contracts.ToolCallV1, 
 		RawSHA256: hex.EncodeToString(sum[:]), Compact: out.Compact, Link: link,
 		Facts: out.Facts, RecordedAt: now.UTC(),
 	}
-	env, err := e.Signer.SealJSON(contracts.SubjectEvidence, ev, now, 0)
-	if err != nil {
-		return Reply{}, fmt.Errorf("%w: seal: %v", ErrRecord, err)
-	}
-	if err := e.Record.RecordEvidence(ctx, env, ev.ID); err != nil {
-		log.ErrorContext(ctx, "evidence not recorded", "evidence_id", ev.ID, "err", err)
-		reply.Error = "the sandbox could not record the evidence; try again"
-		reply.Retryable = true
-		return e.seal(reply, now)
-	}
-	log.InfoContext(ctx, "evidence recorded", "evidence_id", ev.ID, "compact_bytes", len(ev.Compact))
-	return e.sealEvidence(reply, env, &ev, now)
+	return e.record(ctx, reply, ev, now, log)
 }

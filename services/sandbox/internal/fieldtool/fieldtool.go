@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"agentk/contracts"
 	"agentk/platform/mutant"
@@ -45,32 +44,6 @@ type Call struct {
 	Limit  int    `json:"limit"`
 }
 
-var schema = sync.OnceValue(func() *jsonschema.Schema {
-	for _, spec := range contracts.ToolSpecs() {
-		if spec.Name != contracts.ToolListFields {
-			continue
-		}
-		b, err := json.Marshal(spec.Parameters)
-		if err != nil {
-			panic(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			panic(err)
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource("agentk:tool/list_fields.json", doc); err != nil {
-			panic(err)
-		}
-		s, err := c.Compile("agentk:tool/list_fields.json")
-		if err != nil {
-			panic(fmt.Sprintf("fieldtool: schema of list_fields: %v", err))
-		}
-		return s
-	}
-	panic("fieldtool: list_fields is not in contracts.ToolSpecs")
-})
-
 // Validate checks raw arguments against list_fields' schema in
 // contracts.ToolSpecs and the row limit.
 func Validate(raw json.RawMessage, lim tools.Limits) (Call, error) {
@@ -81,7 +54,7 @@ func Validate(raw json.RawMessage, lim tools.Limits) (Call, error) {
 	if err != nil {
 		return Call{}, fmt.Errorf("%w: list_fields: arguments are not a JSON object: %v", ErrBadArguments, err)
 	}
-	if err := schema().Validate(inst); err != nil {
+	if err := tools.Schema(contracts.ToolListFields).Validate(inst); err != nil {
 		return Call{}, fmt.Errorf("%w: list_fields: %v (signal is traces or logs; key is a field name; search at most 100 characters; limit 1..%d)", ErrBadArguments, oneLine(err), lim.MaxRows)
 	}
 	var args contracts.ToolArgs

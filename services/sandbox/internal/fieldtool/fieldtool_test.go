@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/services/sandbox/fakesignoz"
 	"agentk/services/sandbox/internal/compact"
@@ -91,4 +92,9 @@ func TestKeysAreListedWithContextAndType(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out.Compact, "showing at most 3")
 	require.Contains(t, out.Compact, "rows=3")
+}
+
+// list_fields validates with the schema tools compiled from its contract.
+func TestListFieldsHasItsSchema(t *testing.T) {
+	require.NotNil(t, tools.Schema(contracts.ToolListFields))
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"agentk/platform/wait"
 )
 
 // Errors returned by the client. ErrUnavailable is the retryable class: the same
@@ -152,14 +154,25 @@ func (c *Client) wait(ctx context.Context, d time.Duration) error {
 	if c.Wait != nil {
 		return c.Wait(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+	return wait.Sleep(ctx, d)
+}
+
+// readBody reads a response body of at most MaxBody bytes (default 16 MiB):
+// a body that fails to arrive is ErrUnavailable (retryable), one larger than
+// the limit ErrDecode.
+func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+	maxBody := c.MaxBody
+	if maxBody <= 0 {
+		maxBody = 16 << 20
 	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read body: %v", ErrUnavailable, err)
+	}
+	if int64(len(b)) > maxBody {
+		return nil, fmt.Errorf("%w: response larger than %d bytes", ErrDecode, maxBody)
+	}
+	return b, nil
 }
 
 func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, error) {
@@ -175,25 +188,12 @@ func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, 
 		return Result{}, 0, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
-	maxBody := c.MaxBody
-	if maxBody <= 0 {
-		maxBody = 16 << 20
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	b, err := c.readBody(resp)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("%w: read body: %v", ErrUnavailable, err)
-	}
-	if int64(len(b)) > maxBody {
-		return Result{}, 0, fmt.Errorf("%w: response larger than %d bytes", ErrDecode, maxBody)
+		return Result{}, 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		var env Envelope
-		_ = json.Unmarshal(b, &env)
-		apiErr := newAPIError(resp.StatusCode, env.Error)
-		if apiErr.Message == "" {
-			apiErr.Message = http.StatusText(resp.StatusCode)
-		}
-		return Result{}, retryAfter(resp.Header.Get("Retry-After")), apiErr
+		return Result{}, retryAfter(resp.Header.Get("Retry-After")), refusal(resp.StatusCode, b)
 	}
 	r, err := Decode(b)
 	if err != nil {
@@ -204,6 +204,18 @@ func (c *Client) once(ctx context.Context, body []byte) (Result, time.Duration, 
 		return Result{}, 0, err
 	}
 	return Result{Body: b, Response: r}, 0, nil
+}
+
+// refusal is the error of a response that is not 200: SigNoz's error
+// envelope in body, made readable, or the status text when it has none.
+func refusal(status int, body []byte) *APIError {
+	var env Envelope
+	_ = json.Unmarshal(body, &env)
+	apiErr := newAPIError(status, env.Error)
+	if apiErr.Message == "" {
+		apiErr.Message = http.StatusText(status)
+	}
+	return apiErr
 }
 
 func retryAfter(v string) time.Duration {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -77,25 +76,12 @@ func (c *Client) fields(ctx context.Context, path string, q url.Values) (FieldsR
 		return FieldsResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
-	maxBody := c.MaxBody
-	if maxBody <= 0 {
-		maxBody = 16 << 20
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	b, err := c.readBody(resp)
 	if err != nil {
-		return FieldsResult{}, fmt.Errorf("%w: read body: %v", ErrUnavailable, err)
-	}
-	if int64(len(b)) > maxBody {
-		return FieldsResult{}, fmt.Errorf("%w: response larger than %d bytes", ErrDecode, maxBody)
+		return FieldsResult{}, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		var env Envelope
-		_ = json.Unmarshal(b, &env)
-		apiErr := newAPIError(resp.StatusCode, env.Error)
-		if apiErr.Message == "" {
-			apiErr.Message = http.StatusText(resp.StatusCode)
-		}
-		return FieldsResult{}, apiErr
+		return FieldsResult{}, refusal(resp.StatusCode, b)
 	}
 	f, err := DecodeFields(b)
 	if err != nil {

@@ -180,7 +180,9 @@ func (a *app) burn(d time.Duration) {
 }
 
 // surge drives the service's own /ask far above its normal rate while
-// traffic_surge is on: latency rises evenly across endpoints.
+// traffic_surge is on: latency rises evenly across endpoints. Its ticker
+// loop is written out rather than taken from platform/wait on purpose: the
+// demo target stands for a user's service and imports nothing of agentk.
 func (a *app) surge(ctx context.Context, url string) {
 	c := &http.Client{Timeout: 2 * time.Second}
 	t := time.NewTicker(2 * time.Millisecond)
