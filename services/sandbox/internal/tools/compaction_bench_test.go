@@ -41,9 +41,12 @@ func BenchmarkCompactionCorpus(b *testing.B) {
 		hs = append(hs, ih)
 	}
 	var raw, text, calls, rawTok, textTok int
+	// byTool is each tool's raw and model bytes: where the model's bytes go.
+	var byTool map[string][2]int
 	b.ResetTimer()
 	for range b.N {
 		raw, text, calls, rawTok, textTok = 0, 0, 0, 0, 0
+		byTool = map[string][2]int{}
 		for _, ih := range hs {
 			svc := `{"service":"` + ih.service + `"`
 			args := []struct{ tool, args string }{
@@ -60,11 +63,15 @@ func BenchmarkCompactionCorpus(b *testing.B) {
 				if err != nil {
 					b.Fatalf("%s %s: %v", a.tool, a.args, err)
 				}
+				t := byTool[a.tool]
 				for _, body := range r.bodies {
 					raw += len(body)
 					rawTok += (len(body) + 3) / 4
+					t[0] += len(body)
 				}
 				text += len(r.out.Compact)
+				t[1] += len(r.out.Compact)
+				byTool[a.tool] = t
 				textTok += compact.EstimateTokens(r.out.Compact)
 				calls++
 			}
@@ -78,4 +85,8 @@ func BenchmarkCompactionCorpus(b *testing.B) {
 	b.ReportMetric(float64(rawTok), "raw-tokens")
 	b.ReportMetric(float64(textTok), "model-tokens")
 	b.ReportMetric(float64(raw)/float64(text), "ratio")
+	for tool, t := range byTool {
+		b.ReportMetric(float64(t[1]), "model-bytes-"+tool)
+		b.ReportMetric(float64(t[0])/float64(t[1]), "ratio-"+tool)
+	}
 }
