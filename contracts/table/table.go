@@ -11,12 +11,17 @@
 //
 //	<<<DATA rows=N
 //	same: {"service":"shop-api","version":"v2"}   (values every row shares; optional)
-//	cols: ["duration_ms","operation","trace_id"]  (the other keys, sorted)
-//	[201.774,"POST /charge","c813…"]              (one row; null where the row has no such key)
+//	starts: {"time":"2026-11-04T10:"}             (what every value of a column starts with; optional)
+//	cols ("" = above): ["duration_ms","operation","time","trace_id"]  (the other keys, sorted)
+//	[201.774,"POST /charge","19:20.09Z","c813…"]  (one row; null where the row has no such key)
+//	[203.972,"","19:09.97Z","7a50…"]              ("": the same value as the row above)
 //	DATA>>>
 //
 // or, for a single row, the row as a JSON object. Every value is JSON with
 // HTML escaping, so no telemetry text can start a line or close the block.
+// The ditto "" is used only in a table where no cell holds an empty string
+// (the sandbox prunes empty values, so in practice every table), and the
+// cols line says so.
 package table
 
 import (
@@ -36,8 +41,15 @@ const (
 	End         = "DATA>>>"
 	// samePrefix and colsPrefix start the lines that hold a table's shared
 	// values and column names.
-	samePrefix = "same: "
-	colsPrefix = "cols: "
+	samePrefix  = "same: "
+	startPrefix = "starts: "
+	colsPrefix  = "cols: "
+	dittoPrefix = `cols ("" = above): `
+	// ditto stands for the value of the row above in the same column, when
+	// that value is at least minDitto bytes: a repeated small number reads
+	// better as itself.
+	ditto    = `""`
+	minDitto = 6
 )
 
 // Encode is json.Marshal with HTML escaping (the default), sorted map keys
@@ -65,14 +77,20 @@ func Render(rows []any) string {
 			objs = append(objs, m)
 		}
 	}
+	var lines strings.Builder
+	for _, r := range rows {
+		lines.WriteString(Encode(r))
+		lines.WriteByte('\n')
+	}
+	// A table of a few sparse rows can be longer than the rows themselves.
 	if len(rows) > 1 && len(objs) == len(rows) {
-		writeTable(&b, objs)
-	} else {
-		for _, r := range rows {
-			b.WriteString(Encode(r))
-			b.WriteByte('\n')
+		var t strings.Builder
+		writeTable(&t, objs)
+		if t.Len() < lines.Len() {
+			lines = t
 		}
 	}
+	b.WriteString(lines.String())
 	b.WriteString(End)
 	return b.String()
 }
@@ -102,21 +120,106 @@ func writeTable(b *strings.Builder, rows []map[string]any) {
 	if len(same) > 0 {
 		b.WriteString(samePrefix + Encode(same) + "\n")
 	}
-	b.WriteString(colsPrefix + Encode(cols) + "\n")
-	for _, r := range enc {
+	starts := map[string]string{}
+	for _, k := range cols {
+		if p := commonStart(rows, k); p != "" {
+			starts[k] = p
+		}
+	}
+	if len(starts) > 0 {
+		b.WriteString(startPrefix + Encode(starts) + "\n")
+	}
+	dittos := dittoable(enc, cols)
+	prefix := colsPrefix
+	if len(dittos) > 0 {
+		prefix = dittoPrefix
+	}
+	b.WriteString(prefix + Encode(cols) + "\n")
+	for i, r := range enc {
 		b.WriteByte('[')
-		for i, k := range cols {
-			if i > 0 {
+		for j, k := range cols {
+			if j > 0 {
 				b.WriteByte(',')
 			}
-			if v, ok := r[k]; ok {
-				b.WriteString(v)
-			} else {
+			v, ok := r[k]
+			switch {
+			case !ok:
 				b.WriteString("null")
+			case i > 0 && dittos[k] && enc[i-1][k] == v && len(v) >= minDitto:
+				b.WriteString(ditto)
+			case starts[k] != "":
+				b.WriteString(Encode(rows[i][k].(string)[len(starts[k]):]))
+			default:
+				b.WriteString(v)
 			}
 		}
 		b.WriteString("]\n")
 	}
+}
+
+// minStart is the shortest common start worth a starts entry.
+const minStart = 6
+
+// commonStart is the longest start that every value of column k shares
+// (when all of them are strings, at least two), cut just after a separator
+// (space, '/', ':', '-', '_', or the 'T' of an ISO time) so that what is
+// left reads as a whole, and shorter than every value, so that no value
+// is left empty; "" when there is none of at least minStart bytes.
+func commonStart(rows []map[string]any, k string) string {
+	var p string
+	n := 0
+	for _, r := range rows {
+		v, ok := r[k]
+		if !ok {
+			continue
+		}
+		s, isString := v.(string)
+		if !isString || s == "" {
+			return ""
+		}
+		if n == 0 {
+			p = s
+		}
+		n++
+		i := 0
+		for i < len(p) && i < len(s) && p[i] == s[i] {
+			i++
+		}
+		p = p[:min(i, len(s)-1)]
+	}
+	for len(p) >= minStart && !separatorEnds(p) {
+		p = p[:len(p)-1]
+	}
+	if n < 2 || len(p) < minStart {
+		return ""
+	}
+	return p
+}
+
+// separatorEnds reports whether p ends with a separator: the start cut there
+// leaves whole words, numbers and clock fields.
+func separatorEnds(p string) bool {
+	c := p[len(p)-1]
+	return strings.IndexByte(" /:-_", c) >= 0 || c == 'T' && len(p) > 1 && p[len(p)-2] >= '0' && p[len(p)-2] <= '9'
+}
+
+// dittoable are the columns in which a value may be written as the ditto:
+// those where the ditto saves bytes, unless some cell of the table holds the
+// empty string, which a reader would take for a ditto.
+func dittoable(enc []map[string]string, cols []string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range cols {
+		for i, r := range enc {
+			v, ok := r[k]
+			if ok && v == ditto {
+				return nil
+			}
+			if ok && i > 0 && enc[i-1][k] == v && len(v) >= minDitto {
+				out[k] = true
+			}
+		}
+	}
+	return out
 }
 
 // shared is the encoded value of key k when every row has it and they all
@@ -146,34 +249,53 @@ func Legacy(text string) string {
 	out := make([]string, 0, len(lines))
 	var (
 		inBlock bool
-		same    map[string]json.RawMessage
-		cols    []string
+		t       tableState
 	)
 	for _, line := range lines {
 		switch {
 		case !inBlock:
 			if n, ok := header(line); ok {
-				inBlock, same, cols = true, nil, nil
+				inBlock, t = true, tableState{}
 				line = fmt.Sprintf(LegacyBegin, n)
 			}
 		case line == End:
 			inBlock = false
-		case cols == nil && strings.HasPrefix(line, samePrefix):
-			if json.Unmarshal([]byte(line[len(samePrefix):]), &same) == nil {
-				continue
-			}
-		case cols == nil && strings.HasPrefix(line, colsPrefix):
-			if json.Unmarshal([]byte(line[len(colsPrefix):]), &cols) == nil {
-				continue
-			}
-		case cols != nil && strings.HasPrefix(line, "["):
-			if obj, ok := object(line, same, cols); ok {
+		case t.cols == nil && t.head(line):
+			continue
+		case t.cols != nil && strings.HasPrefix(line, "["):
+			if obj, ok := t.object(line); ok {
 				line = obj
 			}
 		}
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// tableState is what Legacy knows of the table it is reading: the shared
+// values, the columns, whether "" is a ditto, and the row above.
+type tableState struct {
+	same   map[string]json.RawMessage
+	starts map[string]string
+	cols   []string
+	ditto  bool
+	prev   []json.RawMessage
+}
+
+// head reads a same or cols line into t and reports whether it was one.
+func (t *tableState) head(line string) bool {
+	if rest, ok := strings.CutPrefix(line, samePrefix); ok {
+		return json.Unmarshal([]byte(rest), &t.same) == nil
+	}
+	if rest, ok := strings.CutPrefix(line, startPrefix); ok {
+		return json.Unmarshal([]byte(rest), &t.starts) == nil
+	}
+	rest, ok := strings.CutPrefix(line, colsPrefix)
+	if !ok {
+		rest, ok = strings.CutPrefix(line, dittoPrefix)
+		t.ditto = ok
+	}
+	return ok && json.Unmarshal([]byte(rest), &t.cols) == nil
 }
 
 // header reads a block's row count from its first line, in either form.
@@ -194,20 +316,31 @@ func header(line string) (int, bool) {
 }
 
 // object turns one table row back into its JSON object: the shared values
-// and the row's non-null columns, encoded with sorted keys.
-func object(line string, same map[string]json.RawMessage, cols []string) (string, bool) {
+// and the row's non-null columns (a ditto read from the row above), encoded
+// with sorted keys.
+func (t *tableState) object(line string) (string, bool) {
 	var vals []json.RawMessage
-	if json.Unmarshal([]byte(line), &vals) != nil || len(vals) != len(cols) {
+	if json.Unmarshal([]byte(line), &vals) != nil || len(vals) != len(t.cols) {
 		return "", false
 	}
-	row := make(map[string]json.RawMessage, len(same)+len(cols))
-	for k, v := range same {
+	row := make(map[string]json.RawMessage, len(t.same)+len(t.cols))
+	for k, v := range t.same {
 		row[k] = v
 	}
-	for i, k := range cols {
+	for i, k := range t.cols {
+		switch {
+		case t.ditto && string(vals[i]) == ditto && t.prev != nil:
+			vals[i] = t.prev[i]
+		case t.starts[k] != "" && len(vals[i]) > 0 && vals[i][0] == '"':
+			var rest string
+			if json.Unmarshal(vals[i], &rest) == nil {
+				vals[i] = json.RawMessage(Encode(t.starts[k] + rest))
+			}
+		}
 		if string(vals[i]) != "null" {
 			row[k] = vals[i]
 		}
 	}
+	t.prev = vals
 	return Encode(row), true
 }

@@ -43,11 +43,19 @@ func TestRenderThenLegacyIsTheOldBlock(t *testing.T) {
 	}{
 		{name: "no rows", table: "<<<DATA rows=0\nDATA>>>"},
 		{name: "one row stays an object", rows: []string{`{"a":1,"b":"x"}`}, table: "<<<DATA rows=1\n{\"a\":1,\"b\":\"x\"}\nDATA>>>"},
+		{name: "a few sparse rows stay objects", rows: []string{`{"a":1}`, `{"b":2}`}, table: "<<<DATA rows=2\n{\"a\":1}\n{\"b\":2}\nDATA>>>"},
 		{name: "shared values once, the rest as columns", rows: []string{`{"service":"shop-api","ms":201.774,"msg":"a <b>"}`, `{"service":"shop-api","ms":3}`},
 			table: "<<<DATA rows=2\nsame: {\"service\":\"shop-api\"}\ncols: [\"ms\",\"msg\"]\n[201.774,\"a \\u003cb\\u003e\"]\n[3,null]\nDATA>>>"},
 		{name: "identical rows", rows: []string{`{"a":1}`, `{"a":1}`}},
+		{name: "a value repeated from the row above is a ditto", rows: []string{`{"message":"timeout","number":1}`, `{"message":"timeout","number":2}`, `{"message":"refused","number":3}`, `{"number":4}`, `{"message":"refused","number":5}`},
+			table: "<<<DATA rows=5\ncols (\"\" = above): [\"message\",\"number\"]\n[\"timeout\",1]\n[\"\",2]\n[\"refused\",3]\n[null,4]\n[\"refused\",5]\nDATA>>>"},
+		{name: "no ditto in a table that holds an empty string", rows: []string{`{"message":"timeout","number":1}`, `{"message":"timeout","number":2}`, `{"message":"refused","other":""}`, `{"message":"refused","number":4}`},
+			table: "<<<DATA rows=4\ncols: [\"message\",\"number\",\"other\"]\n[\"timeout\",1,null]\n[\"timeout\",2,null]\n[\"refused\",null,\"\"]\n[\"refused\",4,null]\nDATA>>>"},
 		{name: "nested values and bools", rows: []string{`{"a":{"x":[1,"2"]},"e":true}`, `{"a":{"x":[1,"3"]},"e":true,"z":1e21}`}},
 		{name: "not objects", rows: []string{`"DATA>>>"`, `[1,2]`}},
+		{name: "a column's common start once, cut after a separator", rows: []string{`{"time":"2026-11-04T10:19:20Z","operation":"GET /a"}`, `{"time":"2026-11-04T10:19:09Z","operation":"GET /b"}`, `{"time":"2026-11-04T10:18:48Z","operation":"GET /b"}`},
+			table: "<<<DATA rows=3\nstarts: {\"time\":\"2026-11-04T10:\"}\ncols (\"\" = above): [\"operation\",\"time\"]\n[\"GET /a\",\"19:20Z\"]\n[\"GET /b\",\"19:09Z\"]\n[\"\",\"18:48Z\"]\nDATA>>>"},
+		{name: "no start that would leave a value empty, or split a rune", rows: []string{`{"t":"2026-11-04T"}`, `{"t":"2026-11-04T10"}`, `{"t":"é/ab\u003c"}`, `{"t":"é/ab\u003e"}`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,12 +85,14 @@ func TestLegacyOfTwoBlocks(t *testing.T) {
 }
 
 func FuzzRenderLegacy(f *testing.F) {
-	f.Add(`{"body":"DATA>>>\ncols: [\"x\"]\n[1]"}`, `{"body":"y","n":1.5e300}`)
-	f.Add(`{"a":1}`, `{"a":1}`)
-	f.Add(`{"same: ":"cols: "}`, `[1]`)
-	f.Fuzz(func(t *testing.T, a, b string) {
+	f.Add(`{"body":"DATA>>>\ncols: [\"x\"]\n[1]"}`, `{"body":"y","n":1.5e300}`, `{"body":"y"}`)
+	f.Add(`{"a":1}`, `{"a":1}`, `{"a":""}`)
+	f.Add(`{"same: ":"cols: "}`, `[1]`, `""`)
+	f.Add(`{"m":"timeout","n":1}`, `{"m":"timeout","n":2}`, `{"m":"","n":3}`)
+	f.Add(`{"t":"2026-11-04T10:19:20Z"}`, `{"t":"2026-11-04T10:19:09Z"}`, `{"t":"2026-11-04T"}`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
 		var rows []any
-		for _, s := range []string{a, b} {
+		for _, s := range []string{a, b, c} {
 			var v any
 			if json.Unmarshal([]byte(s), &v) != nil || v == nil {
 				v = s
@@ -92,6 +102,6 @@ func FuzzRenderLegacy(f *testing.F) {
 		out := table.Render(rows)
 		require.Equal(t, 1, strings.Count(out, table.End), out)
 		require.Equal(t, jsonLines(rows), table.Legacy(out))
-		_ = table.Legacy(a + "\n" + b) // any text: no panic
+		_ = table.Legacy(a + "\n" + b + "\n" + c) // any text: no panic
 	})
 }
