@@ -41,10 +41,10 @@ const (
 	End         = "DATA>>>"
 	// samePrefix and colsPrefix start the lines that hold a table's shared
 	// values and column names.
-	samePrefix  = "same: "
-	startPrefix = "starts: "
-	colsPrefix  = "cols: "
-	dittoPrefix = `cols ("" = above): `
+	samePrefix   = "same: "
+	startPrefix  = "starts: "
+	valuesPrefix = "values: "
+	colsPrefix   = "cols: "
 	// ditto stands for the value of the row above in the same column, when
 	// that value is at least minDitto bytes: a repeated small number reads
 	// better as itself.
@@ -96,65 +96,146 @@ func Render(rows []any) string {
 }
 
 // writeTable writes the same line (keys whose value every row shares), the
-// cols line and one JSON array per row.
+// starts and values lines, the cols line and one JSON array per row.
 func writeTable(b *strings.Builder, rows []map[string]any) {
-	enc := make([]map[string]string, len(rows))
-	keys := map[string]bool{}
-	for i, r := range rows {
-		enc[i] = make(map[string]string, len(r))
-		for k, v := range r {
-			enc[i][k] = Encode(v)
-			keys[k] = true
-		}
+	l := plan(rows)
+	if len(l.same) > 0 {
+		b.WriteString(samePrefix + Encode(l.same) + "\n")
 	}
-	same := map[string]json.RawMessage{}
-	cols := []string{} // "cols: []" when every value is shared
-	for k := range keys {
-		if v, ok := shared(enc, k); ok {
-			same[k] = json.RawMessage(v)
-			continue
-		}
-		cols = append(cols, k)
+	if len(l.starts) > 0 {
+		b.WriteString(startPrefix + Encode(l.starts) + "\n")
 	}
-	slices.Sort(cols)
-	if len(same) > 0 {
-		b.WriteString(samePrefix + Encode(same) + "\n")
+	if len(l.values) > 0 {
+		b.WriteString(valuesPrefix + Encode(l.values) + "\n")
 	}
-	starts := map[string]string{}
-	for _, k := range cols {
-		if p := commonStart(rows, k); p != "" {
-			starts[k] = p
-		}
-	}
-	if len(starts) > 0 {
-		b.WriteString(startPrefix + Encode(starts) + "\n")
-	}
-	dittos := dittoable(enc, cols)
-	prefix := colsPrefix
-	if len(dittos) > 0 {
-		prefix = dittoPrefix
-	}
-	b.WriteString(prefix + Encode(cols) + "\n")
-	for i, r := range enc {
+	b.WriteString(l.colsLine())
+	for i := range rows {
 		b.WriteByte('[')
-		for j, k := range cols {
+		for j, k := range l.cols {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			v, ok := r[k]
-			switch {
-			case !ok:
-				b.WriteString("null")
-			case i > 0 && dittos[k] && enc[i-1][k] == v && len(v) >= minDitto:
-				b.WriteString(ditto)
-			case starts[k] != "":
-				b.WriteString(Encode(rows[i][k].(string)[len(starts[k]):]))
-			default:
-				b.WriteString(v)
-			}
+			b.WriteString(l.cell(rows, i, k))
 		}
 		b.WriteString("]\n")
 	}
+}
+
+// layout is how a table is written: rows encoded, shared values, columns,
+// and for each column its common start, dictionary of repeated values and
+// whether it may use the ditto.
+type layout struct {
+	enc    []map[string]string
+	same   map[string]json.RawMessage
+	cols   []string
+	starts map[string]string
+	values map[string][]string
+	index  map[string]map[string]int
+	dittos map[string]bool
+}
+
+func plan(rows []map[string]any) layout {
+	l := layout{enc: make([]map[string]string, len(rows)), same: map[string]json.RawMessage{},
+		cols: []string{}, starts: map[string]string{}, values: map[string][]string{}, index: map[string]map[string]int{}}
+	keys := map[string]bool{}
+	for i, r := range rows {
+		l.enc[i] = make(map[string]string, len(r))
+		for k, v := range r {
+			l.enc[i][k] = Encode(v)
+			keys[k] = true
+		}
+	}
+	for k := range keys {
+		if v, ok := shared(l.enc, k); ok {
+			l.same[k] = json.RawMessage(v)
+			continue
+		}
+		l.cols = append(l.cols, k) // "cols: []" when every value is shared
+	}
+	slices.Sort(l.cols)
+	l.dittos = dittoable(l.enc, l.cols)
+	for _, k := range l.cols {
+		if vals := dictionary(rows, l.enc, k, l.dittos[k]); len(vals) > 0 {
+			l.values[k], l.index[k] = vals, map[string]int{}
+			for n, v := range vals {
+				l.index[k][v] = n
+			}
+		} else if p := commonStart(rows, k); p != "" {
+			l.starts[k] = p
+		}
+	}
+	return l
+}
+
+// colsLine names the columns, and says what a ditto and a reference mean
+// when the table uses them.
+func (l layout) colsLine() string {
+	var notes []string
+	if len(l.dittos) > 0 {
+		notes = append(notes, ditto+" = above")
+	}
+	if len(l.values) > 0 {
+		notes = append(notes, `"#n" = values[n]`)
+	}
+	if len(notes) == 0 {
+		return colsPrefix + Encode(l.cols) + "\n"
+	}
+	return "cols (" + strings.Join(notes, ", ") + "): " + Encode(l.cols) + "\n"
+}
+
+// cell is how row i's value of column k is written.
+func (l layout) cell(rows []map[string]any, i int, k string) string {
+	v, ok := l.enc[i][k]
+	switch {
+	case !ok:
+		return "null"
+	case i > 0 && l.dittos[k] && l.enc[i-1][k] == v && len(v) >= minDitto:
+		return ditto
+	}
+	if s, isString := rows[i][k].(string); isString {
+		if n, ok := l.index[k][s]; ok {
+			return Encode(ref(n))
+		}
+		if p := l.starts[k]; p != "" {
+			return Encode(s[len(p):])
+		}
+	}
+	return v
+}
+
+// ref is how a cell refers to entry n of its column's values.
+func ref(n int) string { return "#" + strconv.Itoa(n) }
+
+// isRef reports whether s could be read as a reference.
+func isRef(s string) bool {
+	_, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
+	return strings.HasPrefix(s, "#") && err == nil
+}
+
+// minValue is the shortest string a column's values dictionary holds.
+const minValue = 12
+
+// dictionary are the strings of column k worth writing once and referring
+// to: at least minValue bytes and written in full (not as a ditto) twice
+// or more, in order of first use. None when a value of the column reads
+// as a reference itself.
+func dictionary(rows []map[string]any, enc []map[string]string, k string, dittos bool) []string {
+	full := map[string]int{}
+	var order []string
+	for i, r := range rows {
+		s, isString := r[k].(string)
+		if isRef(s) {
+			return nil
+		}
+		v, ok := enc[i][k]
+		if !isString || !ok || len(v) < minValue || dittos && i > 0 && enc[i-1][k] == v {
+			continue
+		}
+		if full[s]++; full[s] == 2 {
+			order = append(order, s)
+		}
+	}
+	return order
 }
 
 // minStart is the shortest common start worth a starts entry.
@@ -277,6 +358,7 @@ func Legacy(text string) string {
 type tableState struct {
 	same   map[string]json.RawMessage
 	starts map[string]string
+	values map[string][]string
 	cols   []string
 	ditto  bool
 	prev   []json.RawMessage
@@ -290,12 +372,16 @@ func (t *tableState) head(line string) bool {
 	if rest, ok := strings.CutPrefix(line, startPrefix); ok {
 		return json.Unmarshal([]byte(rest), &t.starts) == nil
 	}
-	rest, ok := strings.CutPrefix(line, colsPrefix)
-	if !ok {
-		rest, ok = strings.CutPrefix(line, dittoPrefix)
-		t.ditto = ok
+	if rest, ok := strings.CutPrefix(line, valuesPrefix); ok {
+		return json.Unmarshal([]byte(rest), &t.values) == nil
 	}
-	return ok && json.Unmarshal([]byte(rest), &t.cols) == nil
+	// cols, or cols (notes): the notes say whether "" is a ditto.
+	at := strings.Index(line, ": [")
+	if !strings.HasPrefix(line, "cols") || at < 0 {
+		return false
+	}
+	t.ditto = strings.Contains(line[:at], ditto)
+	return json.Unmarshal([]byte(line[at+2:]), &t.cols) == nil
 }
 
 // header reads a block's row count from its first line, in either form.
@@ -331,11 +417,8 @@ func (t *tableState) object(line string) (string, bool) {
 		switch {
 		case t.ditto && string(vals[i]) == ditto && t.prev != nil:
 			vals[i] = t.prev[i]
-		case t.starts[k] != "" && len(vals[i]) > 0 && vals[i][0] == '"':
-			var rest string
-			if json.Unmarshal(vals[i], &rest) == nil {
-				vals[i] = json.RawMessage(Encode(t.starts[k] + rest))
-			}
+		case len(vals[i]) > 0 && vals[i][0] == '"':
+			vals[i] = t.expand(k, vals[i])
 		}
 		if string(vals[i]) != "null" {
 			row[k] = vals[i]
@@ -343,4 +426,22 @@ func (t *tableState) object(line string) (string, bool) {
 	}
 	t.prev = vals
 	return Encode(row), true
+}
+
+// expand is the value a string cell of column k stands for: an entry of the
+// column's values, or the rest after the column's common start.
+func (t *tableState) expand(k string, cell json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(cell, &s) != nil {
+		return cell
+	}
+	if vals := t.values[k]; vals != nil && isRef(s) {
+		if n, _ := strconv.Atoi(s[1:]); n >= 0 && n < len(vals) {
+			return json.RawMessage(Encode(vals[n]))
+		}
+	}
+	if p := t.starts[k]; p != "" {
+		return json.RawMessage(Encode(p + s))
+	}
+	return cell
 }

@@ -43,6 +43,9 @@ func TestRenderThenLegacyIsTheOldBlock(t *testing.T) {
 	}{
 		{name: "no rows", table: "<<<DATA rows=0\nDATA>>>"},
 		{name: "one row stays an object", rows: []string{`{"a":1,"b":"x"}`}, table: "<<<DATA rows=1\n{\"a\":1,\"b\":\"x\"}\nDATA>>>"},
+		{name: "a long value repeated apart is written once and referred to", rows: []string{`{"kind":"Client","msg":"context deadline exceeded"}`, `{"kind":"Server","msg":"upstream timed out"}`, `{"kind":"Client","msg":"context deadline exceeded"}`, `{"kind":"Server","msg":"upstream timed out"}`},
+			table: "<<<DATA rows=4\nvalues: {\"msg\":[\"context deadline exceeded\",\"upstream timed out\"]}\ncols (\"#n\" = values[n]): [\"kind\",\"msg\"]\n[\"Client\",\"#0\"]\n[\"Server\",\"#1\"]\n[\"Client\",\"#0\"]\n[\"Server\",\"#1\"]\nDATA>>>"},
+		{name: "no references in a column with a value that reads as one", rows: []string{`{"kind":"Client","msg":"context deadline exceeded"}`, `{"kind":"Server","msg":"#0"}`, `{"kind":"Client","msg":"context deadline exceeded"}`}},
 		{name: "a few sparse rows stay objects", rows: []string{`{"a":1}`, `{"b":2}`}, table: "<<<DATA rows=2\n{\"a\":1}\n{\"b\":2}\nDATA>>>"},
 		{name: "shared values once, the rest as columns", rows: []string{`{"service":"shop-api","ms":201.774,"msg":"a <b>"}`, `{"service":"shop-api","ms":3}`},
 			table: "<<<DATA rows=2\nsame: {\"service\":\"shop-api\"}\ncols: [\"ms\",\"msg\"]\n[201.774,\"a \\u003cb\\u003e\"]\n[3,null]\nDATA>>>"},
@@ -90,6 +93,7 @@ func FuzzRenderLegacy(f *testing.F) {
 	f.Add(`{"same: ":"cols: "}`, `[1]`, `""`)
 	f.Add(`{"m":"timeout","n":1}`, `{"m":"timeout","n":2}`, `{"m":"","n":3}`)
 	f.Add(`{"t":"2026-11-04T10:19:20Z"}`, `{"t":"2026-11-04T10:19:09Z"}`, `{"t":"2026-11-04T"}`)
+	f.Add(`{"m":"context deadline exceeded","k":1}`, `{"m":"#1","k":2}`, `{"m":"context deadline exceeded","k":3}`)
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		var rows []any
 		for _, s := range []string{a, b, c} {
