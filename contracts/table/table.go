@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,21 +53,48 @@ const (
 	minDitto = 6
 )
 
-// Encode is json.Marshal with HTML escaping (the default), sorted map keys
-// and no trailing newline: the encoding of every value in a block.
+// Encode is json.Marshal with HTML escaping (the default) and sorted map
+// keys: the encoding of every value in a block. Plain strings, bools and
+// numbers that encoding/json writes without an exponent take a short cut
+// with the same bytes; a block encodes every cell.
 func Encode(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(true)
-	if err := enc.Encode(v); err != nil {
+	switch x := v.(type) {
+	case string:
+		if plain(x) {
+			return `"` + x + `"`
+		}
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		if a := math.Abs(x); a == 0 || a >= 1e-6 && a < 1e21 {
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		}
+	case int:
+		return strconv.Itoa(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
 		return `{"unencodable":true}`
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return string(b)
+}
+
+// plain reports whether encoding/json writes s as it is between quotes:
+// printable ASCII without a quote, a backslash or an HTML-escaped byte.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // Render writes rows (decoded JSON values, without nulls) as one block: the
-// header, then a table when there are two rows or more and every one is an
-// object, else each row as a JSON line; then the end delimiter.
+// header, then a table when there are two rows or more, every one is an
+// object and the table is the shorter, else each row as a JSON line; then
+// the end delimiter.
 func Render(rows []any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, Begin, len(rows))
@@ -77,28 +105,29 @@ func Render(rows []any) string {
 			objs = append(objs, m)
 		}
 	}
-	var lines strings.Builder
-	for _, r := range rows {
-		lines.WriteString(Encode(r))
-		lines.WriteByte('\n')
-	}
-	// A table of a few sparse rows can be longer than the rows themselves.
 	if len(rows) > 1 && len(objs) == len(rows) {
+		l := plan(objs)
 		var t strings.Builder
-		writeTable(&t, objs)
-		if t.Len() < lines.Len() {
-			lines = t
+		writeTable(&t, objs, l)
+		// A table of a few sparse rows can be longer than the rows themselves.
+		if t.Len() < l.linesLen() {
+			b.WriteString(t.String())
+		} else {
+			l.writeLines(&b)
+		}
+	} else {
+		for _, r := range rows {
+			b.WriteString(Encode(r))
+			b.WriteByte('\n')
 		}
 	}
-	b.WriteString(lines.String())
 	b.WriteString(End)
 	return b.String()
 }
 
 // writeTable writes the same line (keys whose value every row shares), the
 // starts and values lines, the cols line and one JSON array per row.
-func writeTable(b *strings.Builder, rows []map[string]any) {
-	l := plan(rows)
+func writeTable(b *strings.Builder, rows []map[string]any, l layout) {
 	if len(l.same) > 0 {
 		b.WriteString(samePrefix + Encode(l.same) + "\n")
 	}
@@ -121,11 +150,52 @@ func writeTable(b *strings.Builder, rows []map[string]any) {
 	}
 }
 
+// linesLen is the length of the rows written one JSON object per line.
+func (l layout) linesLen() int {
+	n := 0
+	for _, r := range l.enc {
+		n += 2 + len(r) // braces and newline, a colon per key
+		for k, v := range r {
+			n += len(l.keys[k]) + len(v) + 1 // a comma after every key but the last
+		}
+	}
+	return n
+}
+
+// writeLines writes the rows one JSON object per line, as Encode would.
+func (l layout) writeLines(b *strings.Builder) {
+	for _, r := range l.enc {
+		writeObject(b, r, l.keys)
+		b.WriteByte('\n')
+	}
+}
+
+// writeObject writes the encoded values of r as a JSON object, keys sorted
+// as encoding/json sorts them, keys[k] being k encoded.
+func writeObject(b *strings.Builder, r map[string]string, keys map[string]string) {
+	ks := make([]string, 0, len(r))
+	for k := range r {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	b.WriteByte('{')
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(keys[k])
+		b.WriteByte(':')
+		b.WriteString(r[k])
+	}
+	b.WriteByte('}')
+}
+
 // layout is how a table is written: rows encoded, shared values, columns,
 // and for each column its common start, dictionary of repeated values and
 // whether it may use the ditto.
 type layout struct {
 	enc    []map[string]string
+	keys   map[string]string // each key encoded
 	same   map[string]json.RawMessage
 	cols   []string
 	starts map[string]string
@@ -136,16 +206,18 @@ type layout struct {
 
 func plan(rows []map[string]any) layout {
 	l := layout{enc: make([]map[string]string, len(rows)), same: map[string]json.RawMessage{},
-		cols: []string{}, starts: map[string]string{}, values: map[string][]string{}, index: map[string]map[string]int{}}
-	keys := map[string]bool{}
+		cols: []string{}, starts: map[string]string{}, values: map[string][]string{}, index: map[string]map[string]int{},
+		keys: map[string]string{}}
 	for i, r := range rows {
 		l.enc[i] = make(map[string]string, len(r))
 		for k, v := range r {
 			l.enc[i][k] = Encode(v)
-			keys[k] = true
+			if _, ok := l.keys[k]; !ok {
+				l.keys[k] = Encode(k)
+			}
 		}
 	}
-	for k := range keys {
+	for k := range l.keys {
 		if v, ok := shared(l.enc, k); ok {
 			l.same[k] = json.RawMessage(v)
 			continue
@@ -356,6 +428,8 @@ func Legacy(text string) string {
 // tableState is what Legacy knows of the table it is reading: the shared
 // values, the columns, whether "" is a ditto, and the row above.
 type tableState struct {
+	keys   map[string]string // each key encoded
+	pairs  []pair            // the row being written, reused
 	same   map[string]json.RawMessage
 	starts map[string]string
 	values map[string][]string
@@ -409,9 +483,9 @@ func (t *tableState) object(line string) (string, bool) {
 	if json.Unmarshal([]byte(line), &vals) != nil || len(vals) != len(t.cols) {
 		return "", false
 	}
-	row := make(map[string]json.RawMessage, len(t.same)+len(t.cols))
+	row := t.pairs[:0]
 	for k, v := range t.same {
-		row[k] = v
+		row = append(row, pair{k, v})
 	}
 	for i, k := range t.cols {
 		switch {
@@ -421,27 +495,65 @@ func (t *tableState) object(line string) (string, bool) {
 			vals[i] = t.expand(k, vals[i])
 		}
 		if string(vals[i]) != "null" {
-			row[k] = vals[i]
+			row = append(row, pair{k, vals[i]})
 		}
 	}
-	t.prev = vals
-	return Encode(row), true
+	t.prev, t.pairs = vals, row
+	slices.SortFunc(row, func(a, b pair) int { return strings.Compare(a.k, b.k) })
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, p := range row {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(t.key(p.k))
+		b.WriteByte(':')
+		b.Write(p.v)
+	}
+	b.WriteByte('}')
+	return b.String(), true
+}
+
+// pair is one key of a row Legacy writes back, with its value.
+type pair struct {
+	k string
+	v json.RawMessage
+}
+
+// key is k encoded, once per table.
+func (t *tableState) key(k string) string {
+	if e, ok := t.keys[k]; ok {
+		return e
+	}
+	if t.keys == nil {
+		t.keys = map[string]string{}
+	}
+	t.keys[k] = Encode(k)
+	return t.keys[k]
 }
 
 // expand is the value a string cell of column k stands for: an entry of the
 // column's values, or the rest after the column's common start.
 func (t *tableState) expand(k string, cell json.RawMessage) json.RawMessage {
+	vals, p := t.values[k], t.starts[k]
+	if vals == nil && p == "" {
+		return cell
+	}
 	var s string
 	if json.Unmarshal(cell, &s) != nil {
 		return cell
 	}
-	if vals := t.values[k]; vals != nil && isRef(s) {
+	if vals != nil && isRef(s) {
 		if n, _ := strconv.Atoi(s[1:]); n >= 0 && n < len(vals) {
 			return json.RawMessage(Encode(vals[n]))
 		}
 	}
-	if p := t.starts[k]; p != "" {
-		return json.RawMessage(Encode(p + s))
+	if p == "" {
+		return cell
 	}
-	return cell
+	if plain(p) && !bytes.ContainsRune(cell, '\\') {
+		// Both plain: the quotes around p+s are p's and the cell's.
+		return json.RawMessage(`"` + p + string(cell[1:]))
+	}
+	return json.RawMessage(Encode(p + s))
 }

@@ -109,3 +109,39 @@ func FuzzRenderLegacy(f *testing.F) {
 		_ = table.Legacy(a + "\n" + b + "\n" + c) // any text: no panic
 	})
 }
+
+// spanRows are rows shaped like the sandbox's error_traces block: 20 failing
+// spans of a few traces, retries repeating most of their values.
+func spanRows() []any {
+	var rows []any
+	for i := range 20 {
+		rows = append(rows, map[string]any{
+			"duration_ms": 201.774 + float64(i%3), "error": true, "kind": []string{"Client", "Server"}[i%2],
+			"operation": []string{"POST /charge", "POST /checkout"}[i%2], "parent_span_id": fmt.Sprintf("ad0ff1bdc85f9e%02d", i/4),
+			"service": "shop-api", "span_id": fmt.Sprintf("fcea4125c1a019%02d", i), "status_code": 2.0,
+			"status_message": []string{"context deadline exceeded (Client.Timeout 200ms)", "upstream payments-api timed out after retries"}[i%2],
+			"time":           fmt.Sprintf("2026-11-04T10:19:%02d.095536Z", 59-i), "trace_id": fmt.Sprintf("c813703d1e86d83f3d57ee3aa42d8f%02d", i/4), "version": "v2",
+		})
+	}
+	return rows
+}
+
+// BenchmarkRender and BenchmarkLegacy: what writing a block as a table and
+// reading it back cost the sandbox and each parser, per block.
+//
+//	go test -run '^$' -bench 'Render|Legacy' -benchmem ./contracts/table
+func BenchmarkRender(b *testing.B) {
+	rows := spanRows()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = table.Render(rows)
+	}
+}
+
+func BenchmarkLegacy(b *testing.B) {
+	text := table.Render(spanRows())
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = table.Legacy(text)
+	}
+}
