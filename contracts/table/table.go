@@ -479,8 +479,8 @@ func header(line string) (int, bool) {
 // and the row's non-null columns (a ditto read from the row above), encoded
 // with sorted keys.
 func (t *tableState) object(line string) (string, bool) {
-	var vals []json.RawMessage
-	if json.Unmarshal([]byte(line), &vals) != nil || len(vals) != len(t.cols) {
+	vals, ok := elements(line, make([]json.RawMessage, 0, len(t.cols)))
+	if !ok || len(vals) != len(t.cols) {
 		return "", false
 	}
 	row := t.pairs[:0]
@@ -540,7 +540,9 @@ func (t *tableState) expand(k string, cell json.RawMessage) json.RawMessage {
 		return cell
 	}
 	var s string
-	if json.Unmarshal(cell, &s) != nil {
+	if bytes.IndexByte(cell, '\\') < 0 && len(cell) >= 2 {
+		s = string(cell[1 : len(cell)-1]) // nothing escaped: the bytes are the string
+	} else if json.Unmarshal(cell, &s) != nil {
 		return cell
 	}
 	if vals != nil && isRef(s) {
@@ -551,9 +553,40 @@ func (t *tableState) expand(k string, cell json.RawMessage) json.RawMessage {
 	if p == "" {
 		return cell
 	}
-	if plain(p) && !bytes.ContainsRune(cell, '\\') {
-		// Both plain: the quotes around p+s are p's and the cell's.
-		return json.RawMessage(`"` + p + string(cell[1:]))
+	if plain(p) && plain(s) {
+		return json.RawMessage(`"` + p + s + `"`)
 	}
 	return json.RawMessage(Encode(p + s))
+}
+
+// elements splits a JSON array into its elements (appended to dst), each a
+// slice of line, without decoding them: a row of a table is read once per
+// parser of every piece of evidence.
+func elements(line string, dst []json.RawMessage) ([]json.RawMessage, bool) {
+	b := []byte(line)
+	if !json.Valid(b) || len(b) < 2 || b[0] != '[' {
+		return nil, false
+	}
+	depth, start, inString := 0, 1, false
+	for i := 1; i < len(b)-1; i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			dst = append(dst, bytes.TrimSpace(b[start:i]))
+			start = i + 1
+		}
+	}
+	if last := bytes.TrimSpace(b[start : len(b)-1]); len(last) > 0 || len(dst) > 0 {
+		dst = append(dst, last)
+	}
+	return dst, true
 }
