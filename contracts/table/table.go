@@ -71,13 +71,46 @@ func Encode(v any) string {
 		}
 	case int:
 		return strconv.Itoa(x)
+	case map[string]any:
+		var b strings.Builder
+		if encodeObject(&b, x) {
+			return b.String()
+		}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return `{"unencodable":true}`
+		return unencodable
 	}
 	return string(b)
 }
+
+// encodeObject writes m as encoding/json does (keys sorted bytewise), one
+// value at a time through Encode; false when a value cannot be encoded.
+func encodeObject(b *strings.Builder, m map[string]any) bool {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b.WriteByte('{')
+	for i, k := range keys {
+		v := Encode(m[k])
+		if v == unencodable {
+			return false
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(Encode(k))
+		b.WriteByte(':')
+		b.WriteString(v)
+	}
+	b.WriteByte('}')
+	return true
+}
+
+// unencodable stands for a value encoding/json refuses (NaN, ±Inf).
+const unencodable = `{"unencodable":true}`
 
 // plain reports whether encoding/json writes s as it is between quotes:
 // printable ASCII without a quote, a backslash or an HTML-escaped byte.

@@ -94,6 +94,7 @@ func FuzzRenderLegacy(f *testing.F) {
 	f.Add(`{"m":"timeout","n":1}`, `{"m":"timeout","n":2}`, `{"m":"","n":3}`)
 	f.Add(`{"t":"2026-11-04T10:19:20Z"}`, `{"t":"2026-11-04T10:19:09Z"}`, `{"t":"2026-11-04T"}`)
 	f.Add(`{"m":"context deadline exceeded","k":1}`, `{"m":"#1","k":2}`, `{"m":"context deadline exceeded","k":3}`)
+	f.Add(`{"a":1e-7,"b":-0,"c":1e21,"d":123456789012345678901,"é":"\u2028<&>"}`, `{"x":{"z":[1,{"b":2,"a":"\u00e9"}],"y":false}}`, `12.5`)
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		var rows []any
 		for _, s := range []string{a, b, c} {
@@ -102,6 +103,12 @@ func FuzzRenderLegacy(f *testing.F) {
 				v = s
 			}
 			rows = append(rows, v)
+		}
+		for _, r := range rows {
+			// Encode's short cuts write what encoding/json writes.
+			want, err := json.Marshal(r)
+			require.NoError(t, err)
+			require.Equal(t, string(want), table.Encode(r))
 		}
 		out := table.Render(rows)
 		require.Equal(t, 1, strings.Count(out, table.End), out)
