@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 )
 
 // Personas. Each hostile one cites real evidence ids of its investigation and
@@ -227,7 +228,9 @@ func promptTokens(req request) int {
 	return (n+len(b))/4 + 1
 }
 
-// evidence is one data section the server found in the conversation.
+// evidence is one data section the server found in the conversation. Text
+// has its data blocks in their one-object-per-line form (table.Legacy): the
+// personas read rows by their keys, as a model reads a table by its columns.
 type evidence struct {
 	ID, Tool, Text string
 }
@@ -278,7 +281,7 @@ func parseConversation(req request) conversation {
 				continue
 			}
 			for _, e := range sec.FindAllStringSubmatch(t, -1) {
-				c.Evidence = append(c.Evidence, evidence{ID: e[1], Tool: e[2], Text: e[3]})
+				c.Evidence = append(c.Evidence, evidence{ID: e[1], Tool: e[2], Text: table.Legacy(e[3])})
 			}
 		}
 	}
