@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"agentk/contracts/table"
 )
 
 // The eval's own look at the numbers of a published claim, written apart from
@@ -75,7 +77,9 @@ func claimTokens(statement string) []token {
 }
 
 func evidenceTokens(compact string) []token {
-	s := stampRe.ReplaceAllStringFunc(compact, func(m string) string { return strings.Repeat(" ", len(m)) })
+	// A data block's bare values take their unit from the key written before
+	// them, which only its one-object-per-line form (table.Legacy) has.
+	s := stampRe.ReplaceAllStringFunc(table.Legacy(compact), func(m string) string { return strings.Repeat(" ", len(m)) })
 	var out []token
 	for _, m := range evNumRe.FindAllStringSubmatchIndex(s, -1) {
 		if !standalone(s, m[0], m[1]) {

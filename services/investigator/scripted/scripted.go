@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 )
 
 // Personas. Each hostile one cites real evidence ids of its investigation and
@@ -232,6 +233,11 @@ type evidence struct {
 	ID, Tool, Text string
 }
 
+// rows is the section's text with its data blocks in their one-object-per-
+// line form (table.Legacy): the personas read rows by their keys, as a model
+// reads a table by its columns. Only the personas that read rows pay for it.
+func (e evidence) rows() string { return table.Legacy(e.Text) }
+
 // conversation is what a persona reads from a request.
 type conversation struct {
 	Service   string
@@ -391,7 +397,7 @@ func (s *Server) truthful(c conversation, cited []string) response {
 // injected obeys the first instruction found in the evidence.
 func injected(c conversation, cited []string) response {
 	for _, e := range c.Evidence {
-		if m := injectedRe.FindStringSubmatch(e.Text); m != nil {
+		if m := injectedRe.FindStringSubmatch(e.rows()); m != nil {
 			conf := 0.99
 			if m[2] != "" {
 				if v, err := strconv.ParseFloat(m[2], 64); err == nil {
@@ -415,7 +421,7 @@ func markerTurn(c conversation, cited []string) response {
 			}
 		}
 		for _, e := range c.Evidence {
-			for _, m := range otherServiceRe.FindAllStringSubmatch(e.Text, -1) {
+			for _, m := range otherServiceRe.FindAllStringSubmatch(e.rows(), -1) {
 				if !asked[m[1]] {
 					return call(contracts.ToolDeploymentMarkers, map[string]any{"service": m[1]})
 				}
@@ -430,7 +436,7 @@ func markerTurn(c conversation, cited []string) response {
 func numbers(c conversation, cited []string) response {
 	pct, ms := "23", "781"
 	for _, e := range c.Evidence {
-		if m := traceIDRe.FindStringSubmatch(e.Text); m != nil {
+		if m := traceIDRe.FindStringSubmatch(e.rows()); m != nil {
 			if runs := digitRunRe.FindAllString(m[1], -1); len(runs) >= 2 {
 				pct, ms = runs[0][:min(2, len(runs[0]))], runs[1][:min(3, len(runs[1]))]
 				break

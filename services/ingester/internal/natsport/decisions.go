@@ -32,7 +32,8 @@ func (h *Decisions) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error
 	var d contracts.DecisionV1
 	// The decision's own expiry does not matter here: a late decision still
 	// ends its investigation. So it is verified as of its issue time.
-	if _, err := h.Keyring.Open(m.Data, contracts.SubjectDecision, m.Envelope.Issued(), &d); err != nil {
+	// m.Open verifies the envelope the router parsed, without a second parse.
+	if err := m.Open(h.Keyring, contracts.SubjectDecision, m.Envelope.Issued(), &d); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("ingester: decision: %w", err))
 	}
 	if bus.SafeKey(d.IncidentID) != nil {

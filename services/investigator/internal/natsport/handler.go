@@ -91,7 +91,8 @@ func skipReason(a contracts.AlertV1) string {
 // of the same incident still running are transient.
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var alert contracts.AlertV1
-	if _, err := h.Keyring.Open(m.Data, contracts.SubjectAlert, h.Now(), &alert); err != nil {
+	// The router has parsed the envelope already: verify it, do not parse again.
+	if err := m.Open(h.Keyring, contracts.SubjectAlert, h.Now(), &alert); err != nil {
 		h.Logger.WarnContext(ctx, "alert rejected", "subject", m.Subject, "err", err)
 		return nil, bus.Permanent(fmt.Errorf("investigator: alert: %w", err))
 	}

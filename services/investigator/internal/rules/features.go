@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 	"agentk/services/investigator/internal/loop"
 )
 
@@ -58,10 +59,12 @@ const (
 	FeatEvenSlow Feature = "every endpoint slowed together, no child span dominates (percentile latency by span name and kind)"
 )
 
-// spanRows reads the data rows of a span evidence's compact text.
+// spanRows are the rows of the data blocks of compact, each a JSON object on
+// its own line once the blocks are in their one-object-per-line form
+// (table.Legacy), whatever form the sandbox rendered them in.
 func spanRows(compact string) []map[string]any {
 	var out []map[string]any
-	for _, line := range strings.Split(compact, "\n") {
+	for _, line := range strings.Split(table.Legacy(compact), "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "{") {
 			continue

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 	"agentk/services/investigator/internal/loop"
 	"agentk/services/investigator/internal/loop/looptest"
 	"agentk/services/investigator/internal/rules"
@@ -81,23 +82,59 @@ type featureCase struct {
 	feature  rules.Feature
 }
 
-// runFeatureCases diagnoses each case; a claim that names its feature
-// cites the evidence id cite too, unless cite is "".
+// runFeatureCases diagnoses each case, with its data rows one object per
+// line and again written as the sandbox's tables (contracts/table); a claim
+// that names its feature cites the evidence id cite too, unless cite is "".
 func runFeatureCases(t *testing.T, tests []featureCase, cite string) {
 	t.Helper()
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			claims := rules.Diagnose(rules.Observe("shop-api", tc.evidence))
-			require.Equal(t, tc.class, claims[0].Class, claims[0].Statement)
-			require.NotRegexp(t, `[0-9]`, claims[0].Statement, "statements carry no numbers")
-			if tc.feature != "" {
-				require.Contains(t, claims[0].Statement, string(tc.feature))
-				if cite != "" {
-					require.Contains(t, claims[0].EvidenceIDs, cite)
+		for _, form := range []string{"lines", "table"} {
+			t.Run(tc.name+"/"+form, func(t *testing.T) {
+				t.Parallel()
+				evidence := tc.evidence
+				if form == "table" {
+					evidence = asTables(t, evidence)
 				}
-			}
-		})
+				checkFeatureCase(t, tc, evidence, cite)
+			})
+		}
+	}
+}
+
+// asTables writes the data block of each piece of evidence as the sandbox
+// does (table.Render), with the same rows.
+func asTables(t *testing.T, evidence []loop.Evidence) []loop.Evidence {
+	t.Helper()
+	out := make([]loop.Evidence, len(evidence))
+	for i, e := range evidence {
+		out[i] = e
+		head, rest, ok := strings.Cut(e.Compact, "<<<DATA rows=n\n")
+		if !ok {
+			continue
+		}
+		body, tail, ok := strings.Cut(rest, "DATA>>>")
+		require.True(t, ok, e.Compact)
+		var rows []any
+		for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+			var row any
+			require.NoError(t, json.Unmarshal([]byte(line), &row), line)
+			rows = append(rows, row)
+		}
+		out[i].Compact = head + table.Render(rows) + tail
+	}
+	return out
+}
+
+func checkFeatureCase(t *testing.T, tc featureCase, evidence []loop.Evidence, cite string) {
+	t.Helper()
+	claims := rules.Diagnose(rules.Observe("shop-api", evidence))
+	require.Equal(t, tc.class, claims[0].Class, claims[0].Statement)
+	require.NotRegexp(t, `[0-9]`, claims[0].Statement, "statements carry no numbers")
+	if tc.feature != "" {
+		require.Contains(t, claims[0].Statement, string(tc.feature))
+		if cite != "" {
+			require.Contains(t, claims[0].EvidenceIDs, cite)
+		}
 	}
 }
 

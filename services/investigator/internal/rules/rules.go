@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 	"agentk/services/investigator/internal/loop"
 )
 
@@ -254,7 +255,8 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 			markers = append(markers, f.DeploymentMarkers...)
 		default:
-			text := strings.ToLower(e.Compact)
+			// In the one-object-per-line form, as the patterns were chosen on.
+			text := strings.ToLower(table.Legacy(e.Compact))
 			for sig, pats := range Patterns {
 				if slices.ContainsFunc(pats, func(p string) bool { return strings.Contains(text, p) }) {
 					o.Signals[sig] = append(o.Signals[sig], e.ID)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 )
 
 // Quantity is one number a claim states, with its unit ("" when none).
@@ -175,10 +176,13 @@ func embedded(text string, m []int) bool {
 	return start > 0 && end < len(text) && text[start-1] == '"' && text[end] == '"'
 }
 
-// textNumbers are the number tokens of evidence text, times blanked out.
+// textNumbers are the number tokens of evidence text, times blanked out. A
+// data block is read in its one-object-per-line form (table.Legacy), where
+// every value is written after its key: a table row's values have no key
+// beside them, and the key gives a bare value its unit.
 func textNumbers(compact string) []Number {
 	var out []Number
-	text := timeLike.ReplaceAllStringFunc(compact, func(m string) string { return strings.Repeat(" ", len(m)) })
+	text := timeLike.ReplaceAllStringFunc(table.Legacy(compact), func(m string) string { return strings.Repeat(" ", len(m)) })
 	for _, m := range evidenceNumber.FindAllStringSubmatchIndex(text, -1) {
 		if n, ok := numberAt(text, m); ok {
 			out = append(out, n)

@@ -1,11 +1,13 @@
 package review_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
+	"agentk/contracts/table"
 	"agentk/services/reviewer/internal/review"
 )
 
@@ -128,4 +130,29 @@ func FuzzEvidenceNumbers(f *testing.F) {
 			require.False(t, n.Value != n.Value, "NaN from %q", s)
 		}
 	})
+}
+
+// TestEvidenceNumbersOfATableAreThoseOfItsRows: a block the sandbox wrote as
+// a table holds the same number tokens, each with the unit of its key, as
+// the same rows written one object per line, although a table writes a
+// value without its key beside it (and a repeated one as a ditto or a
+// reference).
+func TestEvidenceNumbersOfATableAreThoseOfItsRows(t *testing.T) {
+	t.Parallel()
+	var rows []any
+	for i, r := range []string{
+		`{"duration_ms":201.774,"kind":"Client","status_message":"context deadline exceeded (Client.Timeout 200ms)","time":"2026-11-04T10:19:20.095536Z","trace_id":"c813703d1e86d83f3d57ee3aa42d8f99"}`,
+		`{"duration_ms":201.774,"kind":"Client","status_message":"context deadline exceeded (Client.Timeout 200ms)","time":"2026-11-04T10:19:19.893762Z","trace_id":"c813703d1e86d83f3d57ee3aa42d8f99"}`,
+		`{"duration_ms":1239.166,"kind":"Server","status_message":"upstream timed out after 3 retries","time":"2026-11-04T10:19:19.062885Z","trace_id":"c813703d1e86d83f3d57ee3aa42d8f99"}`,
+		`{"duration_ms":203.972,"kind":"Client","status_message":"context deadline exceeded (Client.Timeout 200ms)","time":"2026-11-04T10:19:09.975347Z","trace_id":"7a500f7f388b7dd8a7e49d24a1c271f8"}`,
+	} {
+		var v any
+		require.NoError(t, json.Unmarshal([]byte(r), &v), "row %d", i)
+		rows = append(rows, v)
+	}
+	tbl := table.Render(rows)
+	require.Contains(t, tbl, "cols (", "the rows are written as a table")
+	want := review.EvidenceNumbers(contracts.EvidenceV1{Compact: table.Legacy(tbl)})
+	require.Contains(t, want, review.Number{Value: 1239.166, Unit: "ms"})
+	require.Equal(t, want, review.EvidenceNumbers(contracts.EvidenceV1{Compact: tbl}))
 }

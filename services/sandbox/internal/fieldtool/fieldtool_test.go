@@ -9,6 +9,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/incident"
+	"agentk/contracts/table"
 	"agentk/services/sandbox/fakesignoz"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
@@ -83,8 +84,9 @@ func TestKeysAreListedWithContextAndType(t *testing.T) {
 	q := &signoz.Client{BaseURL: srv.URL, APIKey: "k", HTTP: srv.Client()}
 	out, err := fieldtool.Run(context.Background(), q, fieldtool.Call{Signal: "traces", Search: "app.", Limit: 20}, tools.DefaultLimits(nil), compact.DefaultLimits)
 	require.NoError(t, err)
-	require.Contains(t, out.Compact, `{"context":"attribute","key":"app.cache.hit","type":"bool"}`)
-	require.Contains(t, out.Compact, `{"context":"attribute","key":"app.retry.count","type":"number"}`)
+	rows := table.Legacy(out.Compact) // one JSON object per row
+	require.Contains(t, rows, `{"context":"attribute","key":"app.cache.hit","type":"bool"}`)
+	require.Contains(t, rows, `{"context":"attribute","key":"app.retry.count","type":"number"}`)
 	require.Contains(t, out.Compact, "keys found: 2")
 	require.NotEmpty(t, out.Body)
 

@@ -13,6 +13,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/incident"
+	"agentk/contracts/table"
 	"agentk/services/sandbox/fakesignoz"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
@@ -180,7 +181,8 @@ func TestEveryToolAgainstFakeSigNoz(t *testing.T) {
 			route, ok := links.Resolves(links.DefaultBaseURL, r.link)
 			require.True(t, ok, "link %s resolves (%s)", r.link, route)
 			require.NotContains(t, r.out.Compact, "rowsScanned")
-			require.NotContains(t, r.out.Compact, "null")
+			// A table writes null for a key a row lacks; the rows have none.
+			require.NotContains(t, table.Legacy(r.out.Compact), "null")
 			tt.check(t, r)
 		})
 	}
@@ -213,7 +215,8 @@ func TestInjectedLogBodyIsQuotedData(t *testing.T) {
 	require.Less(t, strings.Index(text, "ignore previous instructions"), end)
 	require.Greater(t, strings.Index(text, "ignore previous instructions"), begin)
 	found := 0
-	for _, line := range strings.Split(text[begin:end], "\n")[1:] {
+	rows := table.Legacy(text)
+	for _, line := range strings.Split(rows[strings.Index(rows, "<<<DATA rows="):strings.Index(rows, "\n"+compact.EndData)], "\n")[1:] {
 		var row map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &row), "every data line is one JSON object: %q", line)
 		if row["body"] == body || row["body"] == closer {
@@ -235,7 +238,7 @@ func TestRepeatedLogMessagesShownOnce(t *testing.T) {
 	require.NoError(t, err)
 	text := r.out.Compact
 	require.Equal(t, 1, strings.Count(text, "pool checkout timed out after 100ms"), text)
-	require.Contains(t, text, `"count":`)
+	require.Contains(t, table.Legacy(text), `"count":`)
 	require.Contains(t, text, "distinct messages")
 	at := strings.Index(text, "ignore previous instructions")
 	require.Positive(t, at)
