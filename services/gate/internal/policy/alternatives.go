@@ -181,3 +181,62 @@ func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs m
 	}
 	return nil
 }
+
+// Pool-exhaustion thresholds: the service's own connection-pool spans (see
+// contracts.PoolWaits) show a pool that ran dry when, since the onset, at
+// least MinPoolFailures of them failed, as many as PoolErrorShare of the
+// service's failing entry spans, at PoolNewRate times or more the share of
+// pool spans that failed in the baseline; or when the median wait (p95 per
+// minute) rose to PoolWaitRatio times its baseline and at least MinPoolWaitMs.
+const (
+	MinPoolFailures = 3
+	PoolErrorShare  = 0.25
+	PoolNewRate     = 2.0
+	PoolWaitRatio   = 5.0
+	MinPoolWaitMs   = 250.0
+)
+
+// poolFacts returns the pool measurement of svc's evidence (the first that
+// has one).
+func poolFacts(svc string, ev []contracts.EvidenceV1) *contracts.PoolWaits {
+	for _, e := range ev {
+		if e.Service == svc && e.Facts.ConnectionPool != nil {
+			return e.Facts.ConnectionPool
+		}
+	}
+	return nil
+}
+
+// poolExhaustion returns a reason when svc's requests have been failing or
+// waiting for a database connection since the onset. That denies every
+// deployment class: a pool that ran dry after a deploy may be the release's
+// doing (a leaked connection, a slower query holding connections) or not
+// (load, a slow database, a neighbour sharing it), and the telemetry cannot
+// tell which; the corpora label it db_pool_exhaustion, for a human to judge.
+// A bad release's own errors fail in its code, above a healthy pool.
+func poolExhaustion(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	p := poolFacts(svc, ev)
+	if p == nil {
+		return nil
+	}
+	inputs["pool_failed"] = strconv.FormatInt(p.Failed, 10) + "/" + strconv.FormatInt(p.Spans, 10)
+	inputs["pool_baseline_failed"] = strconv.FormatInt(p.BaselineFailed, 10) + "/" + strconv.FormatInt(p.BaselineSpans, 10)
+	inputs["pool_entry_errors"] = strconv.FormatInt(p.EntryErrors, 10)
+	var reasons []string
+	newRate := p.Spans > 0 && (p.BaselineSpans == 0 ||
+		float64(p.Failed)/float64(p.Spans) >= PoolNewRate*float64(p.BaselineFailed)/float64(p.BaselineSpans))
+	if p.Failed >= MinPoolFailures && float64(p.Failed) >= PoolErrorShare*float64(p.EntryErrors) && newRate {
+		reasons = append(reasons, strconv.FormatInt(p.Failed, 10)+" of "+svc+"'s connection-pool spans failed since the onset, against "+
+			strconv.FormatInt(p.EntryErrors, 10)+" failing requests: its requests fail waiting for a database connection, a pool that ran dry, which a rollback does not surely fix")
+	}
+	if p.P95Ms != nil {
+		inputs["pool_wait_p95_ms"] = ftoa(*p.P95Ms)
+		if p.BaselineP95Ms != nil {
+			inputs["pool_baseline_wait_p95_ms"] = ftoa(*p.BaselineP95Ms)
+		}
+		if *p.P95Ms >= MinPoolWaitMs && (p.BaselineP95Ms == nil || *p.P95Ms >= PoolWaitRatio**p.BaselineP95Ms) {
+			reasons = append(reasons, "the wait for a database connection of "+svc+" rose to "+ftoa(*p.P95Ms)+" ms (p95) since the onset: a pool that ran dry, which a rollback does not surely fix")
+		}
+	}
+	return reasons
+}

@@ -159,3 +159,60 @@ func TestRetryStormNeedsMoreCalls(t *testing.T) {
 		})
 	}
 }
+
+// A service whose own connection-pool spans fail, or wait far longer, since
+// the onset is denied a rollback whatever deployment class is claimed: a
+// pool that ran dry after a deploy (db_pool_exhaustion in every corpus) is
+// the persona:marker trap of the world corpus. A healthy pool, one that
+// failed as often before, or failures that are a sliver of the service's
+// errors leave a bad release its rollback.
+func TestPoolExhaustionDenies(t *testing.T) {
+	healthy := func() *contracts.PoolWaits {
+		return &contracts.PoolWaits{Spans: 900, BaselineSpans: 4000, BaselineFailed: 2, EntryErrors: 120, P95Ms: ptr(3.0), BaselineP95Ms: ptr(2.0)}
+	}
+	for _, tc := range []struct {
+		name   string
+		class  string
+		pool   func(*contracts.PoolWaits) *contracts.PoolWaits
+		reason string
+	}{
+		{"no pool spans", "bad_release", func(*contracts.PoolWaits) *contracts.PoolWaits { return nil }, ""},
+		{"a healthy pool beneath a bad release", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { return p }, ""},
+		{"the pool ran dry after a deploy, blamed on the release", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 110; return p }, "failed since the onset"},
+		{"the pool ran dry, blamed on a configuration release", "config_regression", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 110; return p }, "failed since the onset"},
+		{"the pool ran dry, blamed on retries", "retry_storm", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 110; return p }, "failed since the onset"},
+		{"three pool failures are enough when they are the errors", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.Failed, p.EntryErrors = 3, 4
+			return p
+		}, "failed since the onset"},
+		{"two pool failures are not", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed, p.EntryErrors = 2, 2; return p }, ""},
+		{"pool failures a sliver of the release's errors", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 29; return p }, ""},
+		{"the pool failed as often before the onset", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.Failed, p.BaselineFailed = 100, 800
+			return p
+		}, ""},
+		{"the waits for a connection rose fivefold past 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.P95Ms, p.BaselineP95Ms = ptr(260.0), ptr(50.0); return p }, "wait for a database connection"},
+		{"the waits rose, but under 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.P95Ms, p.BaselineP95Ms = ptr(240.0), ptr(2.0); return p }, ""},
+		{"the waits were long before too", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.P95Ms, p.BaselineP95Ms = ptr(900.0), ptr(400.0); return p }, ""},
+		{"long waits and no baseline pool spans", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms, p.BaselineSpans, p.BaselineFailed = ptr(900.0), nil, 0, 0
+			return p
+		}, "wait for a database connection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.ConnectionPool = tc.pool(healthy())
+			d := policy.Evaluate(in)
+			dep := d.Checks[4]
+			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			if tc.reason == "" {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, dep.Reason, tc.reason)
+			require.NotEmpty(t, dep.Inputs["pool_failed"])
+		})
+	}
+}
