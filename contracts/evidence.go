@@ -84,6 +84,27 @@ type Facts struct {
 	// records none. A request that fails or waits for a database connection
 	// fails beneath its entry span whatever version serves it.
 	ConnectionPool *PoolWaits `json:"connection_pool,omitempty"`
+	// Restarts lists the processes of the running service.version that were
+	// replaced by another process of the same version from the onset on (the
+	// process.pid resource attribute changed while service.version did not):
+	// a process that ran out of memory, crashed or was killed by its health
+	// check. A deploy replaces processes too, but with another version.
+	Restarts []ProcessRestart `json:"restarts,omitempty"`
+}
+
+// ProcessRestart is one process of a version that stopped serving and the
+// one of the same version that took over.
+type ProcessRestart struct {
+	Version string `json:"version"`
+	// OldPID last served in the minute LastSeen; NewPID first served in the
+	// minute At (at or after the onset).
+	OldPID   string    `json:"old_pid"`
+	NewPID   string    `json:"new_pid"`
+	LastSeen time.Time `json:"last_seen"`
+	At       time.Time `json:"at"`
+	// GapMinutes counts the minutes between them in which no process of the
+	// service served an entry span.
+	GapMinutes int `json:"gap_minutes"`
 }
 
 // DependencyCallRatio is the highest call rate to a peer, since the onset

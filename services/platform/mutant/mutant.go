@@ -32,6 +32,7 @@ const (
 	GateFailingDependency = "gate.failing_dependency"
 	GateReleaseErrors     = "gate.release_errors"
 	GatePoolExhaustion    = "gate.pool_exhaustion"
+	GateProcessRestart    = "gate.process_restart"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

@@ -240,3 +240,30 @@ func poolExhaustion(svc string, ev []contracts.EvidenceV1, inputs map[string]str
 	}
 	return reasons
 }
+
+// processRestarts returns a reason when a process of svc's running version
+// was replaced by another of the same version since the onset: a process
+// that ran out of memory, crashed or failed its health check under
+// saturation (resource_saturation in every corpus), which the same release on
+// a fresh process was already serving through. A crash loop of a bad release
+// looks alike; the gate fails closed and a human judges.
+func processRestarts(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	var seen []string
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		for _, r := range e.Facts.Restarts {
+			s := r.Version + "@" + r.OldPID + "->" + r.NewPID + "@" + ttoa(r.At)
+			if !slices.Contains(seen, s) {
+				seen = append(seen, s)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	inputs["process_restarts"] = strings.Join(seen, ",")
+	return []string{"a process of " + svc + " was replaced by another of the same version since the onset (" + strings.Join(seen, ", ") +
+		"): a process that ran out of memory, crashed or was killed under saturation, which a rollback does not surely fix"}
+}

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"testing"
+	"time"
 
 	"agentk/contracts"
 	"agentk/services/gate/internal/policy"
@@ -191,9 +192,18 @@ func TestPoolExhaustionDenies(t *testing.T) {
 			p.Failed, p.BaselineFailed = 100, 800
 			return p
 		}, ""},
-		{"the waits for a connection rose fivefold past 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.P95Ms, p.BaselineP95Ms = ptr(260.0), ptr(50.0); return p }, "wait for a database connection"},
-		{"the waits rose, but under 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.P95Ms, p.BaselineP95Ms = ptr(240.0), ptr(2.0); return p }, ""},
-		{"the waits were long before too", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.P95Ms, p.BaselineP95Ms = ptr(900.0), ptr(400.0); return p }, ""},
+		{"the waits for a connection rose fivefold past 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms = ptr(260.0), ptr(50.0)
+			return p
+		}, "wait for a database connection"},
+		{"the waits rose, but under 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms = ptr(240.0), ptr(2.0)
+			return p
+		}, ""},
+		{"the waits were long before too", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms = ptr(900.0), ptr(400.0)
+			return p
+		}, ""},
 		{"long waits and no baseline pool spans", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
 			p.P95Ms, p.BaselineP95Ms, p.BaselineSpans, p.BaselineFailed = ptr(900.0), nil, 0, 0
 			return p
@@ -213,6 +223,43 @@ func TestPoolExhaustionDenies(t *testing.T) {
 			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 			require.Contains(t, dep.Reason, tc.reason)
 			require.NotEmpty(t, dep.Inputs["pool_failed"])
+		})
+	}
+}
+
+// A process of the running version replaced by another of the same version
+// since the onset (an OOM kill, a crash, a failed health check) denies every
+// deployment class: the resource-saturation trap of the world corpus, where
+// the saturation's errors are new with the release that deployed minutes
+// before. Another service's restart says nothing about this one.
+func TestProcessRestartDenies(t *testing.T) {
+	restart := contracts.ProcessRestart{Version: "v2", OldPID: "4711", NewPID: "4980", LastSeen: tOnset.Add(4 * time.Minute), At: tOnset.Add(6 * time.Minute), GapMinutes: 2}
+	for _, tc := range []struct {
+		name    string
+		class   string
+		service string
+		deny    bool
+	}{
+		{"a restart of the running version, blamed on the release", "bad_release", svc, true},
+		{"a restart, blamed on retries", "retry_storm", svc, true},
+		{"a restart, blamed on a configuration release", "config_regression", svc, true},
+		{"another service restarted", "bad_release", "payments-api", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-restart", InvestigationID: invID, Service: tc.service,
+				Tool: contracts.ToolServiceOverview, Facts: contracts.Facts{Restarts: []contracts.ProcessRestart{restart}}})
+			d := policy.Evaluate(in)
+			dep := d.Checks[4]
+			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			if !tc.deny {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, dep.Reason, "was replaced by another of the same version")
+			require.Equal(t, "v2@4711->4980@"+tOnset.Add(6*time.Minute).UTC().Format(time.RFC3339), dep.Inputs["process_restarts"])
 		})
 	}
 }

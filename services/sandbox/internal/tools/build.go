@@ -351,7 +351,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
 		f.Release, f.FailingDependencies = st.release, st.failingDeps
 		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
-		f.ConnectionPool = st.pool
+		f.ConnectionPool, f.Restarts = st.pool, st.restarts
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -467,6 +467,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if p := f.ConnectionPool; p != nil {
 		lines = append(lines, poolLine(p))
+	}
+	for _, r := range f.Restarts {
+		lines = append(lines, restartLine(r))
 	}
 	if len(f.FailingDependencies) > 0 {
 		var peers []string

@@ -45,6 +45,8 @@ type overviewState struct {
 	failingDeps []string
 	// pool is what the service's connection-pool spans showed.
 	pool *contracts.PoolWaits
+	// restarts are the running version's processes replaced since the onset.
+	restarts []contracts.ProcessRestart
 	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
 	peakCall *float64
 	peakPeer string
@@ -78,6 +80,9 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 		return st, err
 	}
 	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
+		return st, err
+	}
+	if st.restarts, err = runningRestarts(resps[9], resps[peerEnd+2], st.release, *st.onset.At); err != nil {
 		return st, err
 	}
 	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
