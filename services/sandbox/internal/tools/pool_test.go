@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"agentk/contracts"
 	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
@@ -138,29 +137,25 @@ func TestPoolWaits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			inc, startsAt := tt.p.incident(t)
-			h := newHarness(t, inc, startsAt)
-			res, err := h.run(t, contracts.ToolServiceOverview, `{"service":"api"}`)
-			require.NoError(t, err)
-			f := res.out.Facts
-			require.NotNil(t, f.Onset, res.out.Compact)
+			out := apiOverview(t, tt.p.incident)
+			f := out.Facts
 			pw := f.ConnectionPool
 			if !tt.measured {
-				require.Nil(t, pw, res.out.Compact)
+				require.Nil(t, pw, out.Compact)
 				return
 			}
-			require.NotNil(t, pw, res.out.Compact)
+			require.NotNil(t, pw, out.Compact)
 			require.Positive(t, pw.Spans)
 			require.Positive(t, pw.BaselineSpans)
 			require.Zero(t, pw.BaselineFailed, "no pool failed before the onset")
-			require.Equal(t, tt.failed, pw.Failed > 0 && 2*pw.Failed >= pw.EntryErrors, "%+v\n%s", pw, res.out.Compact)
+			require.Equal(t, tt.failed, pw.Failed > 0 && 2*pw.Failed >= pw.EntryErrors, "%+v\n%s", pw, out.Compact)
 			if tt.failed {
 				require.Positive(t, pw.EntryErrors)
 			}
 			require.NotNil(t, pw.P95Ms)
 			require.NotNil(t, pw.BaselineP95Ms)
 			require.Equal(t, tt.slower, *pw.P95Ms >= 5**pw.BaselineP95Ms, "%+v p95 %v baseline %v", pw, *pw.P95Ms, *pw.BaselineP95Ms)
-			require.Contains(t, res.out.Compact, "connection-pool spans (")
+			require.Contains(t, out.Compact, "connection-pool spans (")
 		})
 	}
 }
