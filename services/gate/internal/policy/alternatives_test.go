@@ -21,7 +21,8 @@ func TestAlternativeExplanationsDeny(t *testing.T) {
 		{"no alternative", func(f *contracts.Facts) { f.TrafficRatio = ptr(1.1) }, true},
 		{"another service regressed with it", func(f *contracts.Facts) { f.CoRegressed = []string{"shop-worker"} }, false},
 		{"traffic surge", func(f *contracts.Facts) { f.TrafficRatio = ptr(5.2) }, false},
-		{"traffic just under the surge ratio", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.99) }, true},
+		{"traffic just under the surge ratio", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.49) }, true},
+		{"a surge whose onset minute was still half baseline", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.86) }, false},
 		{"the service itself listed as co-regressed is ignored", func(f *contracts.Facts) { f.CoRegressed = []string{svc} }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
