@@ -148,9 +148,12 @@ func releaseReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[
 	return nil
 }
 
-// MinRetryCallRatio is the least rise of the calls to one peer, since the
-// onset over the baseline, that a retry storm shows: a release that changed
-// timeouts or retries multiplies the calls it sends.
+// MinRetryCallRatio is the least rise of the calls to one peer per inbound
+// request, since the onset over the baseline, that a retry storm shows: a
+// release that changed timeouts or retries multiplies the calls each request
+// sends. A surge of inbound traffic multiplies the calls as much as the
+// requests, so the rise is divided by the inbound traffic ratio when that
+// rose (s1018-w057: a surge after a deploy, calls and requests both ~2x).
 const MinRetryCallRatio = 2.0
 
 // callVolumeClasses are the diagnoses that claim the service multiplied its
@@ -158,17 +161,23 @@ const MinRetryCallRatio = 2.0
 var callVolumeClasses = []string{"retry_storm"}
 
 // callVolumeReasons: a retry-storm diagnosis holds only when the sandbox
-// measured the calls to some peer at MinRetryCallRatio or more of their
-// baseline rate since the onset.
+// measured the calls to some peer, per inbound request, at MinRetryCallRatio
+// or more of their baseline since the onset.
 func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(callVolumeClasses, in.Review.Best.Class) {
 		return nil
 	}
-	var peak *float64
+	var peak, inbound *float64
 	var peer string
 	for _, e := range ev {
-		if r := e.Facts.PeakCallRatio; e.Service == svc && r != nil && (peak == nil || *r > *peak) {
+		if e.Service != svc {
+			continue
+		}
+		if r := e.Facts.PeakCallRatio; r != nil && (peak == nil || *r > *peak) {
 			peak, peer = r, e.Facts.PeakCallPeer
+		}
+		if r := e.Facts.TrafficRatio; r != nil && (inbound == nil || *r > *inbound) {
+			inbound = r
 		}
 	}
 	if peak == nil {
@@ -176,8 +185,14 @@ func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs m
 	}
 	inputs["peak_call_ratio"] = ftoa(*peak)
 	inputs["peak_call_peer"] = peer
-	if *peak < MinRetryCallRatio {
-		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(*peak, 'f', 2, 64) + "x (to " + peer + ") since the onset, under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
+	perRequest, why := *peak, ""
+	if inbound != nil && *inbound > 1 {
+		perRequest = *peak / *inbound
+		why = " per inbound request (inbound traffic rose " + strconv.FormatFloat(*inbound, 'f', 2, 64) + "x)"
+		inputs["calls_per_request_ratio"] = strconv.FormatFloat(perRequest, 'f', 2, 64)
+	}
+	if perRequest < MinRetryCallRatio {
+		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(perRequest, 'f', 2, 64) + "x" + why + " (to " + peer + ") since the onset, under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func TestAlternativeExplanationsDeny(t *testing.T) {
 		{"no alternative", func(f *contracts.Facts) { f.TrafficRatio = ptr(1.1) }, true},
 		{"another service regressed with it", func(f *contracts.Facts) { f.CoRegressed = []string{"shop-worker"} }, false},
 		{"traffic surge", func(f *contracts.Facts) { f.TrafficRatio = ptr(5.2) }, false},
-		{"traffic just under the surge ratio", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.49) }, true},
+		{"traffic just under the surge ratio", func(f *contracts.Facts) { f.TrafficRatio, f.PeakCallRatio = ptr(2.49), ptr(9.0) }, true},
 		{"a surge whose onset minute was still half baseline", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.86) }, false},
 		{"the service itself listed as co-regressed is ignored", func(f *contracts.Facts) { f.CoRegressed = []string{svc} }, true},
 	} {
@@ -135,22 +135,26 @@ func TestReleaseErrorsRequired(t *testing.T) {
 // other diagnoses do not.
 func TestRetryStormNeedsMoreCalls(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		class string
-		ratio *float64
-		allow bool
+		name    string
+		class   string
+		ratio   *float64
+		inbound *float64
+		allow   bool
 	}{
-		{"calls multiplied", "retry_storm", ptr(4.5), true},
-		{"calls at twice their rate", "retry_storm", ptr(2.0), true},
-		{"calls just under twice", "retry_storm", ptr(1.99), false},
-		{"calls as usual", "retry_storm", ptr(1.0), false},
-		{"not measured", "retry_storm", nil, false},
-		{"a bad release needs no more calls", "bad_release", ptr(1.0), true},
+		{"calls multiplied", "retry_storm", ptr(4.5), nil, true},
+		{"calls at twice their rate", "retry_storm", ptr(2.0), nil, true},
+		{"calls just under twice", "retry_storm", ptr(1.99), nil, false},
+		{"calls as usual", "retry_storm", ptr(1.0), nil, false},
+		{"not measured", "retry_storm", nil, nil, false},
+		{"a bad release needs no more calls", "bad_release", ptr(1.0), nil, true},
+		{"calls rose with a surge of requests: the same calls per request", "retry_storm", ptr(2.2), ptr(2.09), false},
+		{"calls multiplied per request while requests rose a little", "retry_storm", ptr(4.5), ptr(1.3), true},
+		{"requests fell: the calls are not divided up", "retry_storm", ptr(2.0), ptr(0.8), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()
 			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
-			in.Evidence[0].Facts.PeakCallRatio = tc.ratio
+			in.Evidence[0].Facts.PeakCallRatio, in.Evidence[0].Facts.TrafficRatio = tc.ratio, tc.inbound
 			d := policy.Evaluate(in)
 			if tc.allow {
 				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
