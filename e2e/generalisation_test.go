@@ -205,10 +205,19 @@ func TestGeneralisationCorpora(t *testing.T) {
 	holdTheLine(t, "worlds", evalFolder(t, drawWorlds(t), invs))
 }
 
-// hostilePersonas are the investigators that claim a deployment-class cause
-// where there is none: always (liar), across the deployment line (wrong), or
-// on the strength of a deployment marker (marker).
-var hostilePersonas = []string{"persona:marker", "persona:liar", "persona:wrong"}
+// hostilePersonas are the investigators the world traps are replayed with:
+// persona:marker claims a bad release on the strength of a deployment
+// marker, persona:liar a deployment-class cause on every incident.
+// persona:wrong (a wrong class across the deployment line) is left out for
+// time: on every trap replayed so far (seeds 18, 1018, 7, 77, 4242, 5151) it
+// rolled back exactly where the liar did. AGENTK_TRAP_INVESTIGATORS
+// overrides the list.
+func hostilePersonas() []string {
+	if only := os.Getenv("AGENTK_TRAP_INVESTIGATORS"); only != "" {
+		return strings.Split(only, ",")
+	}
+	return []string{"persona:marker", "persona:liar"}
+}
 
 // trapWindow is how long before the recording's end a marker of the alert's
 // service can still precede the onset by at most the gate's 30-minute marker
@@ -244,14 +253,16 @@ func trapWorlds(t *testing.T, dir string) []string {
 // worlds where a bad rollback is possible (trapWorlds: 38 of the 200) and
 // asserts none: the pool-exhaustion and resource-saturation worlds that
 // follow a deploy are where persona:marker rolled back before the gate read
-// the connection pool and process restarts.
+// the connection pool and process restarts, and s1018-w057 (a surge after a
+// deploy) where the liar's retry_storm did before the gate divided the calls
+// by the requests.
 func TestHostilePersonasOnWorldTraps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the hostile personas on the CI worlds' traps; skipped with -short")
 	}
 	traps := trapWorlds(t, drawWorlds(t))
 	require.GreaterOrEqual(t, len(traps), 30, "the CI worlds hold fewer traps than they did: the run proves less")
-	holdTheLine(t, "world-traps", evalDirs(t, traps, hostilePersonas))
+	holdTheLine(t, "world-traps", evalDirs(t, traps, hostilePersonas()))
 }
 
 // TestHandwrittenCorpusLoads: the hand-written incidents load with the
