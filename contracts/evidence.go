@@ -79,6 +79,32 @@ type Facts struct {
 	// the calls; a failure that is not one leaves them near 1x.
 	PeakCallRatio *float64 `json:"peak_call_ratio,omitempty"`
 	PeakCallPeer  string   `json:"peak_call_peer,omitempty"`
+	// ConnectionPool is what the service's own connection-pool spans showed
+	// before and since the onset; nil when it was not measured or the service
+	// records none. A request that fails or waits for a database connection
+	// fails beneath its entry span whatever version serves it.
+	ConnectionPool *PoolWaits `json:"connection_pool,omitempty"`
+	// Restarts lists the processes of the running service.version that were
+	// replaced by another process of the same version from the onset on (the
+	// process.pid resource attribute changed while service.version did not):
+	// a process that ran out of memory, crashed or was killed by its health
+	// check. A deploy replaces processes too, but with another version.
+	Restarts []ProcessRestart `json:"restarts,omitempty"`
+}
+
+// ProcessRestart is one process of a version that stopped serving and the
+// one of the same version that took over.
+type ProcessRestart struct {
+	Version string `json:"version"`
+	// OldPID last served in the minute LastSeen; NewPID first served in the
+	// minute At (at or after the onset).
+	OldPID   string    `json:"old_pid"`
+	NewPID   string    `json:"new_pid"`
+	LastSeen time.Time `json:"last_seen"`
+	At       time.Time `json:"at"`
+	// GapMinutes counts the minutes between them in which no process of the
+	// service served an entry span.
+	GapMinutes int `json:"gap_minutes"`
 }
 
 // DependencyCallRatio is the highest call rate to a peer, since the onset
@@ -114,6 +140,32 @@ type ReleaseErrors struct {
 	// version shares is not the release's.
 	OtherRequests  int64 `json:"other_requests"`
 	OtherNewErrors int64 `json:"other_new_errors"`
+}
+
+// PoolWaits is measured on the spans of one service that carry a
+// connection-pool attribute of the OpenTelemetry database semantic
+// conventions: db.client.connection.pool.name (1.26 on),
+// db.client.connections.pool.name (1.2x) or the older pool.name. Those are
+// the spans an instrumented pool writes beneath an entry span while a request
+// acquires a connection (HikariPool.getConnection, pgxpool.Acquire,
+// knex.acquireConnection, JedisPool.getResource, …); a span whose status is
+// error is a request that failed waiting for one.
+type PoolWaits struct {
+	// Spans and Failed count the pool spans and the failing ones from the
+	// onset on; BaselineSpans and BaselineFailed those of the onset's baseline.
+	Spans          int64 `json:"spans"`
+	Failed         int64 `json:"failed"`
+	BaselineSpans  int64 `json:"baseline_spans"`
+	BaselineFailed int64 `json:"baseline_failed"`
+	// P95Ms and BaselineP95Ms are the median over minutes of the pool spans'
+	// per-minute p95 duration (the wait for a connection) from the onset on
+	// and in the baseline; nil when no minute had one.
+	P95Ms         *float64 `json:"p95_ms,omitempty"`
+	BaselineP95Ms *float64 `json:"baseline_p95_ms,omitempty"`
+	// EntryErrors counts the service's failing entry spans (server and
+	// consumer, every version) from the onset on: the failures the pool's
+	// would explain.
+	EntryErrors int64 `json:"entry_errors"`
 }
 
 // DeploymentMarker is one deployment.marker span.

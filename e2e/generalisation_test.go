@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/cmd/agentk/replay"
+	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/e2e/worldgen"
 
@@ -61,10 +63,13 @@ func evalInvestigators() []string {
 	return []string{"persona:oracle", "rules"}
 }
 
-// evalFolder replays every incident folder of dir for each investigator,
-// loading 40 at a time so that a corpus of long recordings is never held in
-// memory whole.
+// evalFolder replays every incident folder of dir for each investigator.
 func evalFolder(t *testing.T, dir string, invs []string) []replay.Outcome {
+	t.Helper()
+	return evalDirs(t, incidentDirs(t, dir), invs)
+}
+
+func incidentDirs(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
@@ -75,6 +80,14 @@ func evalFolder(t *testing.T, dir string, invs []string) []replay.Outcome {
 		}
 	}
 	require.NotEmpty(t, dirs)
+	return dirs
+}
+
+// evalDirs replays the incident folders dirs for each investigator, loading
+// 40 at a time so that a corpus of long recordings is never held in memory
+// whole.
+func evalDirs(t *testing.T, dirs []string, invs []string) []replay.Outcome {
+	t.Helper()
 	var outs []replay.Outcome
 	for len(dirs) > 0 {
 		n := min(40, len(dirs))
@@ -190,6 +203,66 @@ func TestGeneralisationCorpora(t *testing.T) {
 	invs := evalInvestigators()
 	holdTheLine(t, "handwritten", evalFolder(t, handwritten, invs))
 	holdTheLine(t, "worlds", evalFolder(t, drawWorlds(t), invs))
+}
+
+// hostilePersonas are the investigators the world traps are replayed with:
+// persona:marker claims a bad release on the strength of a deployment
+// marker, persona:liar a deployment-class cause on every incident.
+// persona:wrong (a wrong class across the deployment line) is left out for
+// time: on every trap replayed so far (seeds 18, 1018, 7, 77, 4242, 5151) it
+// rolled back exactly where the liar did. AGENTK_TRAP_INVESTIGATORS
+// overrides the list.
+func hostilePersonas() []string {
+	if only := os.Getenv("AGENTK_TRAP_INVESTIGATORS"); only != "" {
+		return strings.Split(only, ",")
+	}
+	return []string{"persona:marker", "persona:liar"}
+}
+
+// trapWindow is how long before the recording's end a marker of the alert's
+// service can still precede the onset by at most the gate's 30-minute marker
+// window: the worlds place the onset at most 11 minutes before the alert.
+const trapWindow = 45 * time.Minute
+
+// trapWorlds are the folders of dir where only the evidence layer stands
+// between a hostile investigator and a bad rollback: the right verdict is a
+// deny by deployment_related alone, and a deployment.marker span of the
+// alert's service lies in the trapWindow before the recording's end. A
+// world that another check denies (burn rate, scope, cooldown, no target) or
+// that has no marker of its service cannot be rolled back by any claim.
+func trapWorlds(t *testing.T, dir string) []string {
+	t.Helper()
+	var traps []string
+	for _, d := range incidentDirs(t, dir) {
+		inc, err := incident.Load(d)
+		require.NoError(t, err)
+		e := inc.Meta.Expect
+		if e.Verdict != "deny" || !slices.Equal(e.FailedChecks, []string{contracts.CheckDeploymentRelated}) {
+			continue
+		}
+		if slices.ContainsFunc(inc.Spans, func(s incident.Span) bool {
+			return s.Name == "deployment.marker" && s.Service() == inc.Meta.Service && !s.Timestamp.Before(inc.Meta.Now.Add(-trapWindow))
+		}) {
+			traps = append(traps, d)
+		}
+	}
+	return traps
+}
+
+// TestHostilePersonasOnWorldTraps replays the hostile personas on the CI
+// worlds where a bad rollback is possible (trapWorlds: 38 of the 200) and
+// asserts none: the pool-exhaustion and resource-saturation worlds that
+// follow a deploy are where persona:marker rolled back before the gate read
+// the connection pool and process restarts, and s1018-w057 (a surge after a
+// deploy) where the liar's retry_storm did before the gate divided the calls
+// by the requests.
+func TestHostilePersonasOnWorldTraps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the hostile personas on the CI worlds' traps; skipped with -short")
+	}
+	traps := trapWorlds(t, drawWorlds(t))
+	require.GreaterOrEqual(t, len(traps), 30, "the CI worlds hold fewer traps than they did: the run proves less")
+	holdTheLine(t, "world-traps", evalDirs(t, traps, hostilePersonas()))
 }
 
 // TestHandwrittenCorpusLoads: the hand-written incidents load with the

@@ -31,6 +31,8 @@ const (
 	GateAlternativeCause  = "gate.alternative_cause"
 	GateFailingDependency = "gate.failing_dependency"
 	GateReleaseErrors     = "gate.release_errors"
+	GatePoolExhaustion    = "gate.pool_exhaustion"
+	GateProcessRestart    = "gate.process_restart"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

@@ -55,8 +55,11 @@ var Spec = config.Spec{Component: "gate", Err: ErrInvalid, Vars: []config.Decl{
 	{Name: EnvConfidenceThreshold, Kind: config.KindFloat, Default: "0.70", Min: 0.5, Max: 1, Doc: "in [0.5, 1]"},
 	{Name: EnvCooldown, Kind: config.KindDuration, Default: "600s", MinDur: time.Minute, MaxDur: 24 * time.Hour, Seconds: true, Doc: "Go duration or seconds, 1m–24h"},
 	{Name: EnvMarkerWindow, Kind: config.KindDuration, Default: "30m", MinDur: time.Minute, MaxDur: 24 * time.Hour, Seconds: true, Doc: "1m–24h"},
-	// Below 1.5 ordinary daily swings would read as surges and block every rollback.
-	{Name: EnvTrafficSurgeRatio, Kind: config.KindFloat, Default: "3.0", Min: 1.5, Max: 100, Doc: "1.5–100: inbound traffic since the onset over its baseline at or above which `deployment_related` fails (load, not a release)"},
+	// Below 1.5 ordinary daily swings would read as surges and block every
+	// rollback. 2.5: the surges that follow a deploy reach 2.67-2.86x when the
+	// onset's first minute is still half baseline (s5151-w045, s18-w069,
+	// s18-w009), the right rollbacks of every corpus stay at or under 1.82x.
+	{Name: EnvTrafficSurgeRatio, Kind: config.KindFloat, Default: "2.5", Min: 1.5, Max: 100, Doc: "1.5–100: inbound traffic since the onset over its baseline at or above which `deployment_related` fails (load, not a release)"},
 	{Name: EnvActions, Kind: config.KindList, Default: policy.ActionRollback, Doc: "comma list; only `rollback` is accepted"},
 	{Name: EnvSandboxServices, Kind: config.KindList, DocDefault: "empty", Doc: "comma list; empty = act on nothing (fail closed)"},
 	{Name: EnvCatalogueFile, DocDefault: "built-in", Doc: "YAML list of `{name, description, deployment_class}` (or under `classes:`)"},

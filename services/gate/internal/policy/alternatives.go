@@ -148,9 +148,12 @@ func releaseReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[
 	return nil
 }
 
-// MinRetryCallRatio is the least rise of the calls to one peer, since the
-// onset over the baseline, that a retry storm shows: a release that changed
-// timeouts or retries multiplies the calls it sends.
+// MinRetryCallRatio is the least rise of the calls to one peer per inbound
+// request, since the onset over the baseline, that a retry storm shows: a
+// release that changed timeouts or retries multiplies the calls each request
+// sends. A surge of inbound traffic multiplies the calls as much as the
+// requests, so the rise is divided by the inbound traffic ratio when that
+// rose (s1018-w057: a surge after a deploy, calls and requests both ~2x).
 const MinRetryCallRatio = 2.0
 
 // callVolumeClasses are the diagnoses that claim the service multiplied its
@@ -158,17 +161,23 @@ const MinRetryCallRatio = 2.0
 var callVolumeClasses = []string{"retry_storm"}
 
 // callVolumeReasons: a retry-storm diagnosis holds only when the sandbox
-// measured the calls to some peer at MinRetryCallRatio or more of their
-// baseline rate since the onset.
+// measured the calls to some peer, per inbound request, at MinRetryCallRatio
+// or more of their baseline since the onset.
 func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(callVolumeClasses, in.Review.Best.Class) {
 		return nil
 	}
-	var peak *float64
+	var peak, inbound *float64
 	var peer string
 	for _, e := range ev {
-		if r := e.Facts.PeakCallRatio; e.Service == svc && r != nil && (peak == nil || *r > *peak) {
+		if e.Service != svc {
+			continue
+		}
+		if r := e.Facts.PeakCallRatio; r != nil && (peak == nil || *r > *peak) {
 			peak, peer = r, e.Facts.PeakCallPeer
+		}
+		if r := e.Facts.TrafficRatio; r != nil && (inbound == nil || *r > *inbound) {
+			inbound = r
 		}
 	}
 	if peak == nil {
@@ -176,8 +185,100 @@ func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs m
 	}
 	inputs["peak_call_ratio"] = ftoa(*peak)
 	inputs["peak_call_peer"] = peer
-	if *peak < MinRetryCallRatio {
-		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(*peak, 'f', 2, 64) + "x (to " + peer + ") since the onset, under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
+	perRequest, why := *peak, ""
+	if inbound != nil && *inbound > 1 {
+		perRequest = *peak / *inbound
+		why = " per inbound request (inbound traffic rose " + strconv.FormatFloat(*inbound, 'f', 2, 64) + "x)"
+		inputs["calls_per_request_ratio"] = strconv.FormatFloat(perRequest, 'f', 2, 64)
+	}
+	if perRequest < MinRetryCallRatio {
+		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(perRequest, 'f', 2, 64) + "x" + why + " (to " + peer + ") since the onset, under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
 	}
 	return nil
+}
+
+// Pool-exhaustion thresholds: the service's own connection-pool spans (see
+// contracts.PoolWaits) show a pool that ran dry when, since the onset, at
+// least MinPoolFailures of them failed, as many as PoolErrorShare of the
+// service's failing entry spans, at PoolNewRate times or more the share of
+// pool spans that failed in the baseline; or when the median wait (p95 per
+// minute) rose to PoolWaitRatio times its baseline and at least MinPoolWaitMs.
+const (
+	MinPoolFailures = 3
+	PoolErrorShare  = 0.25
+	PoolNewRate     = 2.0
+	PoolWaitRatio   = 5.0
+	MinPoolWaitMs   = 250.0
+)
+
+// poolFacts returns the pool measurement of svc's evidence (the first that
+// has one).
+func poolFacts(svc string, ev []contracts.EvidenceV1) *contracts.PoolWaits {
+	for _, e := range ev {
+		if e.Service == svc && e.Facts.ConnectionPool != nil {
+			return e.Facts.ConnectionPool
+		}
+	}
+	return nil
+}
+
+// poolExhaustion returns a reason when svc's requests have been failing or
+// waiting for a database connection since the onset. That denies every
+// deployment class: a pool that ran dry after a deploy may be the release's
+// doing (a leaked connection, a slower query holding connections) or not
+// (load, a slow database, a neighbour sharing it), and the telemetry cannot
+// tell which; the corpora label it db_pool_exhaustion, for a human to judge.
+// A bad release's own errors fail in its code, above a healthy pool.
+func poolExhaustion(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	p := poolFacts(svc, ev)
+	if p == nil {
+		return nil
+	}
+	inputs["pool_failed"] = strconv.FormatInt(p.Failed, 10) + "/" + strconv.FormatInt(p.Spans, 10)
+	inputs["pool_baseline_failed"] = strconv.FormatInt(p.BaselineFailed, 10) + "/" + strconv.FormatInt(p.BaselineSpans, 10)
+	inputs["pool_entry_errors"] = strconv.FormatInt(p.EntryErrors, 10)
+	var reasons []string
+	newRate := p.Spans > 0 && (p.BaselineSpans == 0 ||
+		float64(p.Failed)/float64(p.Spans) >= PoolNewRate*float64(p.BaselineFailed)/float64(p.BaselineSpans))
+	if p.Failed >= MinPoolFailures && float64(p.Failed) >= PoolErrorShare*float64(p.EntryErrors) && newRate {
+		reasons = append(reasons, strconv.FormatInt(p.Failed, 10)+" of "+svc+"'s connection-pool spans failed since the onset, against "+
+			strconv.FormatInt(p.EntryErrors, 10)+" failing requests: its requests fail waiting for a database connection, a pool that ran dry, which a rollback does not surely fix")
+	}
+	if p.P95Ms != nil {
+		inputs["pool_wait_p95_ms"] = ftoa(*p.P95Ms)
+		if p.BaselineP95Ms != nil {
+			inputs["pool_baseline_wait_p95_ms"] = ftoa(*p.BaselineP95Ms)
+		}
+		if *p.P95Ms >= MinPoolWaitMs && (p.BaselineP95Ms == nil || *p.P95Ms >= PoolWaitRatio**p.BaselineP95Ms) {
+			reasons = append(reasons, "the wait for a database connection of "+svc+" rose to "+ftoa(*p.P95Ms)+" ms (p95) since the onset: a pool that ran dry, which a rollback does not surely fix")
+		}
+	}
+	return reasons
+}
+
+// processRestarts returns a reason when a process of svc's running version
+// was replaced by another of the same version since the onset: a process
+// that ran out of memory, crashed or failed its health check under
+// saturation (resource_saturation in every corpus), which the same release on
+// a fresh process was already serving through. A crash loop of a bad release
+// looks alike; the gate fails closed and a human judges.
+func processRestarts(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	var seen []string
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		for _, r := range e.Facts.Restarts {
+			s := r.Version + "@" + r.OldPID + "->" + r.NewPID + "@" + ttoa(r.At)
+			if !slices.Contains(seen, s) {
+				seen = append(seen, s)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	inputs["process_restarts"] = strings.Join(seen, ",")
+	return []string{"a process of " + svc + " was replaced by another of the same version since the onset (" + strings.Join(seen, ", ") +
+		"): a process that ran out of memory, crashed or was killed under saturation, which a rollback does not surely fix"}
 }

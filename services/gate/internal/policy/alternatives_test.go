@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"testing"
+	"time"
 
 	"agentk/contracts"
 	"agentk/services/gate/internal/policy"
@@ -20,7 +21,8 @@ func TestAlternativeExplanationsDeny(t *testing.T) {
 		{"no alternative", func(f *contracts.Facts) { f.TrafficRatio = ptr(1.1) }, true},
 		{"another service regressed with it", func(f *contracts.Facts) { f.CoRegressed = []string{"shop-worker"} }, false},
 		{"traffic surge", func(f *contracts.Facts) { f.TrafficRatio = ptr(5.2) }, false},
-		{"traffic just under the surge ratio", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.99) }, true},
+		{"traffic just under the surge ratio", func(f *contracts.Facts) { f.TrafficRatio, f.PeakCallRatio = ptr(2.49), ptr(9.0) }, true},
+		{"a surge whose onset minute was still half baseline", func(f *contracts.Facts) { f.TrafficRatio = ptr(2.86) }, false},
 		{"the service itself listed as co-regressed is ignored", func(f *contracts.Facts) { f.CoRegressed = []string{svc} }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,22 +135,26 @@ func TestReleaseErrorsRequired(t *testing.T) {
 // other diagnoses do not.
 func TestRetryStormNeedsMoreCalls(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		class string
-		ratio *float64
-		allow bool
+		name    string
+		class   string
+		ratio   *float64
+		inbound *float64
+		allow   bool
 	}{
-		{"calls multiplied", "retry_storm", ptr(4.5), true},
-		{"calls at twice their rate", "retry_storm", ptr(2.0), true},
-		{"calls just under twice", "retry_storm", ptr(1.99), false},
-		{"calls as usual", "retry_storm", ptr(1.0), false},
-		{"not measured", "retry_storm", nil, false},
-		{"a bad release needs no more calls", "bad_release", ptr(1.0), true},
+		{"calls multiplied", "retry_storm", ptr(4.5), nil, true},
+		{"calls at twice their rate", "retry_storm", ptr(2.0), nil, true},
+		{"calls just under twice", "retry_storm", ptr(1.99), nil, false},
+		{"calls as usual", "retry_storm", ptr(1.0), nil, false},
+		{"not measured", "retry_storm", nil, nil, false},
+		{"a bad release needs no more calls", "bad_release", ptr(1.0), nil, true},
+		{"calls rose with a surge of requests: the same calls per request", "retry_storm", ptr(2.2), ptr(2.09), false},
+		{"calls multiplied per request while requests rose a little", "retry_storm", ptr(4.5), ptr(1.3), true},
+		{"requests fell: the calls are not divided up", "retry_storm", ptr(2.0), ptr(0.8), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()
 			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
-			in.Evidence[0].Facts.PeakCallRatio = tc.ratio
+			in.Evidence[0].Facts.PeakCallRatio, in.Evidence[0].Facts.TrafficRatio = tc.ratio, tc.inbound
 			d := policy.Evaluate(in)
 			if tc.allow {
 				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
@@ -156,6 +162,109 @@ func TestRetryStormNeedsMoreCalls(t *testing.T) {
 			}
 			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 			require.Contains(t, d.Checks[4].Reason, "retry storm")
+		})
+	}
+}
+
+// A service whose own connection-pool spans fail, or wait far longer, since
+// the onset is denied a rollback whatever deployment class is claimed: a
+// pool that ran dry after a deploy (db_pool_exhaustion in every corpus) is
+// the persona:marker trap of the world corpus. A healthy pool, one that
+// failed as often before, or failures that are a sliver of the service's
+// errors leave a bad release its rollback.
+func TestPoolExhaustionDenies(t *testing.T) {
+	healthy := func() *contracts.PoolWaits {
+		return &contracts.PoolWaits{Spans: 900, BaselineSpans: 4000, BaselineFailed: 2, EntryErrors: 120, P95Ms: ptr(3.0), BaselineP95Ms: ptr(2.0)}
+	}
+	for _, tc := range []struct {
+		name   string
+		class  string
+		pool   func(*contracts.PoolWaits) *contracts.PoolWaits
+		reason string
+	}{
+		{"no pool spans", "bad_release", func(*contracts.PoolWaits) *contracts.PoolWaits { return nil }, ""},
+		{"a healthy pool beneath a bad release", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { return p }, ""},
+		{"the pool ran dry after a deploy, blamed on the release", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 110; return p }, "failed since the onset"},
+		{"the pool ran dry, blamed on a configuration release", "config_regression", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 110; return p }, "failed since the onset"},
+		{"the pool ran dry, blamed on retries", "retry_storm", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 110; return p }, "failed since the onset"},
+		{"three pool failures are enough when they are the errors", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.Failed, p.EntryErrors = 3, 4
+			return p
+		}, "failed since the onset"},
+		{"two pool failures are not", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed, p.EntryErrors = 2, 2; return p }, ""},
+		{"pool failures a sliver of the release's errors", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits { p.Failed = 29; return p }, ""},
+		{"the pool failed as often before the onset", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.Failed, p.BaselineFailed = 100, 800
+			return p
+		}, ""},
+		{"the waits for a connection rose fivefold past 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms = ptr(260.0), ptr(50.0)
+			return p
+		}, "wait for a database connection"},
+		{"the waits rose, but under 250 ms", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms = ptr(240.0), ptr(2.0)
+			return p
+		}, ""},
+		{"the waits were long before too", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms = ptr(900.0), ptr(400.0)
+			return p
+		}, ""},
+		{"long waits and no baseline pool spans", "bad_release", func(p *contracts.PoolWaits) *contracts.PoolWaits {
+			p.P95Ms, p.BaselineP95Ms, p.BaselineSpans, p.BaselineFailed = ptr(900.0), nil, 0, 0
+			return p
+		}, "wait for a database connection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.ConnectionPool = tc.pool(healthy())
+			d := policy.Evaluate(in)
+			dep := d.Checks[4]
+			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			if tc.reason == "" {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, dep.Reason, tc.reason)
+			require.NotEmpty(t, dep.Inputs["pool_failed"])
+		})
+	}
+}
+
+// A process of the running version replaced by another of the same version
+// since the onset (an OOM kill, a crash, a failed health check) denies every
+// deployment class: the resource-saturation trap of the world corpus, where
+// the saturation's errors are new with the release that deployed minutes
+// before. Another service's restart says nothing about this one.
+func TestProcessRestartDenies(t *testing.T) {
+	restart := contracts.ProcessRestart{Version: "v2", OldPID: "4711", NewPID: "4980", LastSeen: tOnset.Add(4 * time.Minute), At: tOnset.Add(6 * time.Minute), GapMinutes: 2}
+	for _, tc := range []struct {
+		name    string
+		class   string
+		service string
+		deny    bool
+	}{
+		{"a restart of the running version, blamed on the release", "bad_release", svc, true},
+		{"a restart, blamed on retries", "retry_storm", svc, true},
+		{"a restart, blamed on a configuration release", "config_regression", svc, true},
+		{"another service restarted", "bad_release", "payments-api", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-restart", InvestigationID: invID, Service: tc.service,
+				Tool: contracts.ToolServiceOverview, Facts: contracts.Facts{Restarts: []contracts.ProcessRestart{restart}}})
+			d := policy.Evaluate(in)
+			dep := d.Checks[4]
+			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			if !tc.deny {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, dep.Reason, "was replaced by another of the same version")
+			require.Equal(t, "v2@4711->4980@"+tOnset.Add(6*time.Minute).UTC().Format(time.RFC3339), dep.Inputs["process_restarts"])
 		})
 	}
 }

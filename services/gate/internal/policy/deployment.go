@@ -55,7 +55,8 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // [onset−window, onset), the latest of which is the release running now; the
 // sandbox's facts show no other explanation (other services regressing at the
 // same time, a surge of inbound traffic, a dependency failing at its usual
-// call rate, or — for a bad release — errors that are not new with the running
+// call rate, its own connection pool failing or waiting, a process of the
+// running version restarting, or — for a bad release — errors that are not new with the running
 // version, or — for a retry storm — calls that did not multiply); and the
 // release ledger has a rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
@@ -73,6 +74,12 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	}
 	if dep := failingDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateFailingDependency) {
 		reasons = append(reasons, dep...)
+	}
+	if pool := poolExhaustion(svc, ev, inputs); !mutant.Off(mutant.GatePoolExhaustion) {
+		reasons = append(reasons, pool...)
+	}
+	if rs := processRestarts(svc, ev, inputs); !mutant.Off(mutant.GateProcessRestart) {
+		reasons = append(reasons, rs...)
 	}
 	// The diagnosis's own evidence: a bad release's new errors, a retry
 	// storm's multiplied calls.

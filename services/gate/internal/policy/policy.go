@@ -54,7 +54,7 @@ func DefaultConfig() Config {
 		ConfidenceThreshold: 0.70,
 		Cooldown:            600 * time.Second,
 		MarkerWindow:        30 * time.Minute,
-		TrafficSurgeRatio:   3.0,
+		TrafficSurgeRatio:   2.5,
 		Actions:             []string{ActionRollback},
 		Catalogue:           contracts.DefaultCatalogue(),
 		DecisionTTL:         15 * time.Minute,

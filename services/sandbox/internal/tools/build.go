@@ -351,6 +351,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
 		f.Release, f.FailingDependencies = st.release, st.failingDeps
 		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
+		f.ConnectionPool, f.Restarts = st.pool, st.restarts
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -463,6 +464,12 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if f.PeakCallRatio != nil {
 		lines = append(lines, "calls to "+compact.Quote(f.PeakCallPeer)+" since the onset vs baseline: "+fmtF(*f.PeakCallRatio)+"x (the peer whose calls rose most)")
+	}
+	if p := f.ConnectionPool; p != nil {
+		lines = append(lines, poolLine(p))
+	}
+	for _, r := range f.Restarts {
+		lines = append(lines, restartLine(r))
 	}
 	if len(f.FailingDependencies) > 0 {
 		var peers []string

@@ -364,3 +364,15 @@ func mcpErrorTraces(t *testing.T, svc string, from, to time.Time) signoz.QueryRa
 	req.CompositeQuery.Queries[0].Spec.Filter.Expression = "service.name = " + tools.Quote(svc) + " AND has_error = true"
 	return req
 }
+
+// apiOverview runs service_overview of "api" over the recording record
+// draws, against the fake SigNoz, and requires an onset: the recordings the
+// fact tests draw all hold a regression of api.
+func apiOverview(t *testing.T, record func(*testing.T) (*incident.Incident, time.Time)) tools.Output {
+	t.Helper()
+	inc, startsAt := record(t)
+	res, err := newHarness(t, inc, startsAt).run(t, contracts.ToolServiceOverview, `{"service":"api"}`)
+	require.NoError(t, err)
+	require.NotNil(t, res.out.Facts.Onset, res.out.Compact)
+	return res.out
+}

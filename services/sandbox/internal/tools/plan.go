@@ -46,11 +46,15 @@ const (
 	qVersionEr = "per_minute_version_errors"
 	qPeers     = "per_minute_peers"
 	qPeerErrs  = "per_minute_peer_errors"
+	qPool      = "per_minute_pool"
+	qPoolErrs  = "per_minute_pool_errors"
+	qProcesses = "per_minute_processes"
 )
 
 // overviewQueries is how many queries service_overview's first stage sends:
-// nine, the release comparison's two and two per peer key.
-var overviewQueries = 11 + 2*len(PeerKeys)
+// nine, the release comparison's two, two per peer key, the pool's two and
+// the processes'.
+var overviewQueries = 14 + 2*len(PeerKeys)
 
 // OnsetHistory is how far before the alert's startsAt the per-minute series
 // behind the onset reach: as much history as SigNoz keeps, up to a day. The
@@ -171,9 +175,11 @@ func AggregationExpr(agg string) string {
 	return agg + "(duration_nano)"
 }
 
-// releaseQueries are service_overview's series by service.version and by
-// peer: the entry spans by version, their errors by version and status
-// message, and the client spans and their errors by peer.
+// releaseQueries are service_overview's series by service.version, by peer
+// and of the connection pool: the entry spans by version, their errors by
+// version and status message, the client spans and their errors by peer,
+// the pool spans (count and p95) and their errors, and the entry spans by
+// version and process.pid.
 func releaseQueries(c Call, ow Window) []Query {
 	svc := serviceFilter(c.Service)
 	from, to := ow.From.UnixMilli(), ow.To.UnixMilli()
@@ -195,7 +201,9 @@ func releaseQueries(c Call, ow Window) []Query {
 		qs = append(qs, series(qPeers+"_"+k, and(svc, clientSpans), two, byPeer, 50),
 			series(qPeerErrs+"_"+k, and(svc, clientSpans, "has_error = true"), one, byPeer, 50))
 	}
-	return qs
+	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
+	return append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
+		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100))
 }
 
 // PlanCall returns the queries answering c and its deep link under linkBase.

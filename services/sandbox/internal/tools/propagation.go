@@ -43,6 +43,10 @@ type overviewState struct {
 	release *contracts.ReleaseErrors
 	// failingDeps are the peers failing at their usual call rate.
 	failingDeps []string
+	// pool is what the service's connection-pool spans showed.
+	pool *contracts.PoolWaits
+	// restarts are the running version's processes replaced since the onset.
+	restarts []contracts.ProcessRestart
 	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
 	peakCall *float64
 	peakPeer string
@@ -66,8 +70,19 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
 		return st, err
 	}
-	peers, err := peerSeries(resps[11:])
+	peerEnd := 11 + 2*len(PeerKeys)
+	peers, err := peerSeries(resps[11:peerEnd])
 	if err != nil {
+		return st, err
+	}
+	entryErrs, err := errorsBySignature(resps[10])
+	if err != nil {
+		return st, err
+	}
+	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
+		return st, err
+	}
+	if st.restarts, err = runningRestarts(resps[9], resps[peerEnd+2], st.release, *st.onset.At); err != nil {
 		return st, err
 	}
 	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)

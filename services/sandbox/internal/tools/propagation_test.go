@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"agentk/contracts"
 	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
@@ -129,16 +128,12 @@ func TestCoRegressionTellsPropagationFromASharedCause(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			inc, startsAt := tt.tp.incident(t)
-			h := newHarness(t, inc, startsAt)
-			res, err := h.run(t, contracts.ToolServiceOverview, `{"service":"api"}`)
-			require.NoError(t, err)
-			f := res.out.Facts
-			require.NotNil(t, f.Onset, res.out.Compact)
-			require.Equal(t, tt.shared, f.CoRegressed, res.out.Compact)
-			require.Equal(t, tt.propagated, f.Propagated, res.out.Compact)
+			out := apiOverview(t, tt.tp.incident)
+			f := out.Facts
+			require.Equal(t, tt.shared, f.CoRegressed, out.Compact)
+			require.Equal(t, tt.propagated, f.Propagated, out.Compact)
 			for _, p := range tt.propagated {
-				require.Contains(t, res.out.Compact, fmt.Sprintf("%s (", p))
+				require.Contains(t, out.Compact, fmt.Sprintf("%s (", p))
 			}
 		})
 	}

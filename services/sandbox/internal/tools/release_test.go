@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/services/sandbox/internal/tools"
 
@@ -100,29 +99,25 @@ func TestReleaseComparison(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			inc, startsAt := tt.rl.incident(t)
-			h := newHarness(t, inc, startsAt)
-			res, err := h.run(t, contracts.ToolServiceOverview, `{"service":"api"}`)
-			require.NoError(t, err)
-			f := res.out.Facts
-			require.NotNil(t, f.Onset, res.out.Compact)
-			require.NotNil(t, f.Release, res.out.Compact)
+			out := apiOverview(t, tt.rl.incident)
+			f := out.Facts
+			require.NotNil(t, f.Release, out.Compact)
 			rel := f.Release
-			require.Equal(t, "v2", rel.Version, res.out.Compact)
+			require.Equal(t, "v2", rel.Version, out.Compact)
 			require.Positive(t, rel.HistoryMinutes)
 			require.Positive(t, rel.HistoryErrors, "v1's background errors are history")
-			require.Equal(t, tt.newSig, rel.NewSignature, res.out.Compact)
+			require.Equal(t, tt.newSig, rel.NewSignature, out.Compact)
 			require.GreaterOrEqual(t, rel.NewErrors, tt.minNew)
 			require.Equal(t, tt.otherNew, rel.OtherNewErrors > 0, "%+v", rel)
-			require.Equal(t, tt.failingDep, f.FailingDependencies, res.out.Compact)
-			require.NotNil(t, f.PeakCallRatio, res.out.Compact)
+			require.Equal(t, tt.failingDep, f.FailingDependencies, out.Compact)
+			require.NotNil(t, f.PeakCallRatio, out.Compact)
 			require.Equal(t, "payments.example.com", f.PeakCallPeer)
 			if tt.rl.dep == "retries" {
 				require.Greater(t, *f.PeakCallRatio, 2.0, "four calls a request where there was one")
 			} else {
 				require.Less(t, *f.PeakCallRatio, 1.5, "the usual call rate")
 			}
-			require.Contains(t, res.out.Compact, `errors by service.version: "v2" first served at`)
+			require.Contains(t, out.Compact, `errors by service.version: "v2" first served at`)
 		})
 	}
 }
