@@ -134,6 +134,7 @@ func table(bs map[string]*Bench) []Row {
 	rows = append(rows, ingestRows(get, num)...)
 	rows = append(rows, stormRow(get, num))
 	rows = append(rows, pipelineRows(get, num)...)
+	rows = append(rows, scaleOutRow(get, num))
 	rows = append(rows, gateRow(get, num), compactionRow(get, num))
 	rows = append(rows, tokenRows(bs, get, num)...)
 	return append(rows, rollbackRows(get, num)...)
