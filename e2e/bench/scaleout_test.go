@@ -15,6 +15,7 @@ import (
 	"agentk/services/investigator/scripted"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -80,25 +81,29 @@ func (d *decided) until(tb testing.TB, ids map[string]bool, within time.Duration
 // holds: what the bridge and the deployer consume.
 func (p *pipeline) storedDecisions(tb testing.TB) map[string]int {
 	tb.Helper()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	c, err := p.f.Admin(ctx)
 	require.NoError(tb, err)
 	defer func() { _ = c.Close() }()
 	name, ok := topology.StreamFor(contracts.SubjectDecision)
 	require.True(tb, ok)
-	s, err := c.JetStream().Stream(ctx, name)
-	require.NoError(tb, err)
-	info, err := s.Info(ctx)
+	cons, err := c.JetStream().OrderedConsumer(ctx, name, jetstream.OrderedConsumerConfig{FilterSubjects: []string{contracts.SubjectDecision}})
 	require.NoError(tb, err)
 	out := map[string]int{}
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := s.GetMsg(ctx, seq)
+	for {
+		info, err := cons.Info(ctx)
 		require.NoError(tb, err)
-		if m.Subject == contracts.SubjectDecision {
-			out[decisionIncident(m.Data)]++
+		if info.NumPending == 0 {
+			return out
 		}
+		batch, err := cons.FetchNoWait(int(info.NumPending))
+		require.NoError(tb, err)
+		for m := range batch.Messages() {
+			out[decisionIncident(m.Data())]++
+		}
+		require.NoError(tb, batch.Error())
 	}
-	return out
 }
 
 // storm files n fresh incidents, round robin over the replicas' ingesters,
