@@ -71,7 +71,9 @@ if [ -z "$docker_on" ]; then
 	fi
 fi
 if [ "$docker_on" = 1 ]; then
-	AGENTK_REQUIRE_DOCKER=1 bench rollback services/deployer -bench 'Rollback' -benchtime 1x -count "$COUNT" -timeout 20m ./internal/dockerrt
+	# COUNT pairs (deployer, bare compose), interleaved: as many Docker runs
+	# as COUNT samples of each, with load changes weighing on both alike.
+	AGENTK_REQUIRE_DOCKER=1 bench rollback services/deployer -bench 'Rollback' -benchtime "${COUNT}x" -count 1 -timeout 20m ./internal/dockerrt
 fi
 
 elapsed=$(( $(date +%s) - start ))
