@@ -6,7 +6,7 @@
 # Knobs: BENCH_COUNT (default 3: samples of the short benchmarks),
 # AGENTK_BENCH_PERSONAS (investigators for the token figures; default every
 # scripted persona), AGENTK_BENCH_SCALEOUT (1: also the scale-out storm, 1 vs 3
-# replicas; about 16 minutes for AGENTK_BENCH_STORM=200 incidents, so off by
+# replicas; 593 s for AGENTK_BENCH_STORM=200 incidents at load 23-28, so off by
 # default to keep make bench under 10 minutes), AGENTK_REQUIRE_DOCKER (1: the rollback benchmark must run;
 # 0: skip it; unset: run it when an engine and docker-compose answer).
 set -uo pipefail
@@ -47,8 +47,8 @@ bench pipeline e2e -bench 'Pipeline$' -benchtime 50x -count 1 ./bench
 # Latencies injected: each incident waits about 3.5 s on SigNoz and the model.
 bench pipeline-latency e2e -bench 'PipelineLatency' -benchtime 5x -count 1 ./bench
 
-# One replica handles one incident at a time (3.6 s each with latencies
-# injected): 200 incidents take 12 minutes through one replica.
+# One replica runs AGENTK_INVESTIGATIONS_PARALLEL (2) investigations at once,
+# 3.6 s each with latencies injected: 200 incidents take 7 minutes through one.
 if [ "${AGENTK_BENCH_SCALEOUT:-0}" = 1 ]; then
 	bench scale-out e2e -bench 'ScaleOut' -benchtime 1x -count 1 -timeout 60m ./bench
 fi

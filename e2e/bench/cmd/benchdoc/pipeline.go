@@ -40,7 +40,7 @@ func pipelineRows(get func(name, unit string) (float64, bool), num func(float64)
 // scaleOutRow is the storm of incidents through three replicas of every
 // stateless service beside the same storm through one, both with latencies
 // injected (BenchmarkScaleOut; make bench runs it only with
-// AGENTK_BENCH_SCALEOUT=1, since one replica takes about 3.6 s an incident).
+// AGENTK_BENCH_SCALEOUT=1: 200 incidents take about 10 minutes).
 func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
 	const one, three = "BenchmarkScaleOut/replicas_1", "BenchmarkScaleOut/replicas_3"
 	d1, ok1 := get(one, "drain-s")
