@@ -15,8 +15,6 @@ import (
 	"agentk/contracts"
 	"agentk/platform/dockertest"
 	"agentk/services/deployer/internal/dockerrt"
-	"agentk/services/deployer/internal/policy"
-	"agentk/services/deployer/internal/recovery"
 	"agentk/services/deployer/internal/rollback"
 	"agentk/services/deployer/internal/testkit"
 
@@ -210,28 +208,7 @@ func (s *stack) ready(b *testing.B) (*rollback.Deployer, testkit.Keys) {
 	if out, err := s.run(context.Background(), nil, "down", "--remove-orphans"); err != nil {
 		b.Fatalf("compose down: %v: %s", err, out)
 	}
-	js := testkit.StartJetStream(b)
-	bk := testkit.CreateBuckets(b, js.JS)
-	keys := testkit.NewKeys(b)
-	d := &rollback.Deployer{
-		Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
-		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
-		Nonces: bk.Nonces, Cooldown: bk.Cooldown, Releases: bk.Releases, Freezes: bk.Freezes, Spent: bk.Spent, Incidents: bk.Incidents,
-		Runtime:   composeRuntime(s),
-		Recovery:  recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
-		Stabilise: time.Second, ApplyTimeout: 90 * time.Second,
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	synced := make(chan struct{})
-	go func() { done <- s.docker.Watch(ctx, d.Observe, func() { close(synced) }) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Logf("stopped: %v", err)
-		}
-	})
-	<-synced
+	d, bk, keys := s.watchedDeployer(b, composeRuntime(s), 90*time.Second)
 	releases := func() int {
 		e, err := bk.Releases.Get(context.Background(), "shop-api")
 		if err != nil {
