@@ -91,6 +91,11 @@ type pipeline struct {
 	signozURL string
 	fake      *fakesignoz.Server
 	model     *delayed
+	// slack is the fake Slack every bridge posts to; bridgeURLs has each
+	// replica's interactions endpoint; now is the services' clock.
+	slack      *fakeslack.Server
+	bridgeURLs []string
+	now        func() time.Time
 }
 
 // latencies are what the pipeline's outside services take to answer.
@@ -149,10 +154,12 @@ func startReplicas(tb testing.TB, inc *incident.Incident, persona string, lat la
 	env := p.env(tb, persona, lat)
 	p.f = embedded(tb)
 	now := service.Since(inc.Meta.Now)
+	p.now = now
 	log := slog.New(slog.DiscardHandler)
 	for i := range n {
 		own := maps.Clone(env)
 		own["AGENTK_BRIDGE_ADDR"] = freeAddr(tb)
+		p.bridgeURLs = append(p.bridgeURLs, "http://"+own["AGENTK_BRIDGE_ADDR"]+"/slack/interactions")
 		addr := freeAddr(tb)
 		own["AGENTK_INGEST_ADDR"] = addr
 		p.ingestURLs = append(p.ingestURLs, "http://"+addr+"/v1/alerts")
@@ -206,9 +213,10 @@ func (p *pipeline) env(tb testing.TB, persona string, lat latencies) map[string]
 
 	slack := fakeslack.New("xoxb-bench-not-a-real-token")
 	tb.Cleanup(slack.Close)
+	p.slack = slack
 	env["AGENTK_SLACK_API_URL"] = slack.APIURL()
 	env["AGENTK_SLACK_BOT_TOKEN"] = "xoxb-bench-not-a-real-token"
-	env["AGENTK_SLACK_SIGNING_SECRET"] = "bench-signing-secret-0123456789"
+	env["AGENTK_SLACK_SIGNING_SECRET"] = slackSecret
 	env["AGENTK_SLACK_CHANNEL"] = "#agentk-bench"
 	env["AGENTK_SLACK_RESPONSE_URL_PREFIX"] = slack.ResponseURLPrefix()
 	env["AGENTK_APPROVERS"] = "slack:UBENCH=bench"
@@ -224,6 +232,9 @@ func (p *pipeline) env(tb testing.TB, persona string, lat latencies) map[string]
 	env["AGENTK_INGEST_MAX_INVESTIGATIONS"] = "1000000"
 	return env
 }
+
+// slackSecret is the bridges' Slack signing secret.
+const slackSecret = "bench-signing-secret-0123456789"
 
 // signozKey is the fake SigNoz's API key.
 const signozKey = "bench-ro"

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/topology"
+	"agentk/services/bridge/fakeslack"
 	"agentk/services/investigator/scripted"
 
 	"github.com/nats-io/nats.go"
@@ -24,7 +26,7 @@ import (
 // of a Nats-Msg-Id, but a core subscriber still sees it).
 type decided struct {
 	sub *nats.Subscription
-	ch  chan string
+	ch  chan contracts.DecisionV1
 }
 
 func (p *pipeline) watchDecisions(tb testing.TB) *decided {
@@ -32,32 +34,33 @@ func (p *pipeline) watchDecisions(tb testing.TB) *decided {
 	c, err := p.f.Admin(context.Background())
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = c.Close() })
-	d := &decided{ch: make(chan string, 4096)}
-	d.sub, err = c.NATS().Subscribe(contracts.SubjectDecision, func(m *nats.Msg) { d.ch <- decisionIncident(m.Data) })
+	d := &decided{ch: make(chan contracts.DecisionV1, 4096)}
+	d.sub, err = c.NATS().Subscribe(contracts.SubjectDecision, func(m *nats.Msg) {
+		var dec contracts.DecisionV1
+		_ = open(m.Data, &dec)
+		d.ch <- dec
+	})
 	require.NoError(tb, err)
 	require.NoError(tb, c.NATS().Flush())
 	return d
 }
 
-// decisionIncident is the incident a sealed decision is about ("" when it
-// does not parse).
-func decisionIncident(data []byte) string {
+// open decodes the payload of a sealed message into v (left as it is when
+// it does not parse; the assertions then fail on its empty ids).
+func open(data []byte, v any) error {
 	env, err := envelope.Parse(data)
 	if err != nil {
-		return ""
+		return err
 	}
-	var d contracts.DecisionV1
-	if json.Unmarshal(env.Payload, &d) != nil {
-		return ""
-	}
-	return d.IncidentID
+	return json.Unmarshal(env.Payload, v)
 }
 
 // until waits until every incident of ids has a decision; it returns how
-// many publishes each one had.
-func (d *decided) until(tb testing.TB, ids map[string]bool, within time.Duration) map[string]int {
+// many publishes each one had, and the decisions.
+func (d *decided) until(tb testing.TB, ids map[string]bool, within time.Duration) (map[string]int, []contracts.DecisionV1) {
 	tb.Helper()
 	seen := map[string]int{}
+	var decs []contracts.DecisionV1
 	left := len(ids)
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
@@ -65,30 +68,31 @@ func (d *decided) until(tb testing.TB, ids map[string]bool, within time.Duration
 		select {
 		case <-deadline.C:
 			tb.Fatalf("%d of %d incidents without a decision after %s", left, len(ids), within)
-		case id := <-d.ch:
-			if !ids[id] {
+		case dec := <-d.ch:
+			if !ids[dec.IncidentID] {
 				continue
 			}
-			if seen[id]++; seen[id] == 1 {
+			if seen[dec.IncidentID]++; seen[dec.IncidentID] == 1 {
 				left--
+				decs = append(decs, dec)
 			}
 		}
 	}
-	return seen
+	return seen, decs
 }
 
-// storedDecisions counts, by incident, the decisions the decision stream
-// holds: what the bridge and the deployer consume.
-func (p *pipeline) storedDecisions(tb testing.TB) map[string]int {
+// stored counts the messages stored on subject by key(payload): what the
+// next service consumes.
+func (p *pipeline) stored(tb testing.TB, subject string, key func(data []byte) string) map[string]int {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := p.f.Admin(ctx)
 	require.NoError(tb, err)
 	defer func() { _ = c.Close() }()
-	name, ok := topology.StreamFor(contracts.SubjectDecision)
+	name, ok := topology.StreamFor(subject)
 	require.True(tb, ok)
-	cons, err := c.JetStream().OrderedConsumer(ctx, name, jetstream.OrderedConsumerConfig{FilterSubjects: []string{contracts.SubjectDecision}})
+	cons, err := c.JetStream().OrderedConsumer(ctx, name, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subject}})
 	require.NoError(tb, err)
 	out := map[string]int{}
 	for {
@@ -100,16 +104,16 @@ func (p *pipeline) storedDecisions(tb testing.TB) map[string]int {
 		batch, err := cons.FetchNoWait(int(info.NumPending))
 		require.NoError(tb, err)
 		for m := range batch.Messages() {
-			out[decisionIncident(m.Data())]++
+			out[key(m.Data())]++
 		}
 		require.NoError(tb, batch.Error())
 	}
 }
 
 // storm files n fresh incidents, round robin over the replicas' ingesters,
-// and waits until each has its decision. It returns the incidents and the
-// publishes of a decision each one had.
-func (p *pipeline) storm(tb testing.TB, d *decided, seq *int, n int, within time.Duration) (map[string]bool, map[string]int) {
+// and waits until each has its decision. It returns the incidents, the
+// publishes of a decision each one had, and the decisions.
+func (p *pipeline) storm(tb testing.TB, d *decided, seq *int, n int, within time.Duration) (map[string]bool, map[string]int, []contracts.DecisionV1) {
 	tb.Helper()
 	bodies := make([][]byte, n)
 	for i := range bodies {
@@ -123,14 +127,19 @@ func (p *pipeline) storm(tb testing.TB, d *decided, seq *int, n int, within time
 		ids[filed[0]] = true
 	}
 	require.Len(tb, ids, n, "every alert opened its own incident")
-	return ids, d.until(tb, ids, within)
+	seen, decs := d.until(tb, ids, within)
+	return ids, seen, decs
 }
 
 // requireOneDecisionEach fails unless the decision stream holds exactly one
 // decision for every incident of ids.
 func (p *pipeline) requireOneDecisionEach(tb testing.TB, ids map[string]bool) {
 	tb.Helper()
-	stored := p.storedDecisions(tb)
+	stored := p.stored(tb, contracts.SubjectDecision, func(data []byte) string {
+		var d contracts.DecisionV1
+		_ = open(data, &d)
+		return d.IncidentID
+	})
 	for id := range ids {
 		require.Equal(tb, 1, stored[id], "decisions stored for %s", id)
 	}
@@ -145,11 +154,78 @@ func TestScaleOutOneDecisionPerIncident(t *testing.T) {
 	p := startReplicas(t, inc, scripted.Oracle, latencies{}, 3)
 	d := p.watchDecisions(t)
 	seq := 0
-	ids, published := p.storm(t, d, &seq, 12, 2*time.Minute)
+	ids, published, decs := p.storm(t, d, &seq, 12, 2*time.Minute)
 	p.requireOneDecisionEach(t, ids)
 	for id, n := range published {
 		require.Equal(t, 1, n, "decisions published for %s", id)
 	}
+	p.approveOnEveryBridge(t, decs[:3])
+}
+
+// approveOnEveryBridge approves decs (allowed rollbacks of one service), one
+// click on each replica's bridge in turn, and waits for their actions: two
+// deployers share the approvals, yet every approval gets exactly one stored
+// action and the service is acted on once (the others meet its cooldown).
+func (p *pipeline) approveOnEveryBridge(t *testing.T, decs []contracts.DecisionV1) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := p.f.Admin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = c.Close() }()
+	actions := make(chan *nats.Msg, 64)
+	sub, err := c.NATS().ChanSubscribe(contracts.SubjectAction, actions)
+	require.NoError(t, err)
+	defer func() { _ = sub.Unsubscribe() }()
+	require.NoError(t, c.NATS().Flush())
+
+	want := map[string]bool{}
+	for i, dec := range decs {
+		require.Equal(t, contracts.VerdictAllow, dec.Verdict, "decision %s", dec.DecisionID)
+		msg, err := p.slack.WaitMessage(ctx, func(m fakeslack.Message) bool {
+			for _, b := range m.Buttons() {
+				if b.ActionID == fakeslack.Approve && strings.Contains(b.Value, dec.DecisionID) {
+					return true
+				}
+			}
+			return false
+		})
+		require.NoError(t, err)
+		status, err := p.slack.Click(ctx, p.bridgeURLs[i%len(p.bridgeURLs)], slackSecret, p.now(), msg, "UBENCH", fakeslack.Approve)
+		require.NoError(t, err)
+		require.Equal(t, 2, status/100)
+		want[dec.DecisionID] = true
+	}
+	for acted := map[string]bool{}; len(acted) < len(want); {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("actions for %d of %d approvals", len(acted), len(want))
+		case m := <-actions:
+			var a contracts.ActionV1
+			_ = open(m.Data, &a)
+			if want[a.DecisionID] {
+				acted[a.DecisionID] = true
+			}
+		}
+	}
+	outcome := map[string]string{}
+	var reasons []string
+	stored := p.stored(t, contracts.SubjectAction, func(data []byte) string {
+		var a contracts.ActionV1
+		_ = open(data, &a)
+		outcome[a.DecisionID] = a.Outcome
+		reasons = append(reasons, a.Outcome+": "+a.Reason)
+		return a.DecisionID
+	})
+	acted := 0
+	for id := range want {
+		require.Equal(t, 1, stored[id], "actions stored for %s", id)
+		if outcome[id] != contracts.OutcomeRefused {
+			acted++
+		}
+	}
+	t.Logf("actions: %q", reasons)
+	require.Equal(t, 1, acted, "the service is acted on once: %v", outcome)
 }
 
 // stormSize is the number of incidents of BenchmarkScaleOut's storm
@@ -187,7 +263,7 @@ func BenchmarkScaleOut(b *testing.B) {
 			var drain time.Duration
 			for range b.N {
 				s := time.Now()
-				ids, _ := p.storm(b, d, &seq, n, time.Duration(n)*10*time.Second)
+				ids, _, _ := p.storm(b, d, &seq, n, time.Duration(n)*10*time.Second)
 				drain = time.Since(s)
 				b.StopTimer()
 				p.requireOneDecisionEach(b, ids)
