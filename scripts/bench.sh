@@ -50,6 +50,7 @@ bench pipeline-latency e2e -bench 'PipelineLatency' -benchtime 5x -count 1 ./ben
 # One replica runs AGENTK_INVESTIGATIONS_PARALLEL (2) investigations at once,
 # 3.6 s each with latencies injected: 200 incidents take 7 minutes through one.
 if [ "${AGENTK_BENCH_SCALEOUT:-0}" = 1 ]; then
+	# AGENTK_BENCH_CLUSTER=1: over a three-node cluster in one process.
 	bench scale-out e2e -bench 'ScaleOut' -benchtime 1x -count 1 -timeout 60m ./bench
 fi
 

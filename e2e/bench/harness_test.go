@@ -148,11 +148,17 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat la
 // acted on once. p.ingestURLs has one webhook URL per replica.
 func startReplicas(tb testing.TB, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
 	tb.Helper()
+	return startReplicasOn(tb, embedded(tb), inc, persona, lat, n)
+}
+
+// startReplicasOn is startReplicas over the fabric f.
+func startReplicasOn(tb testing.TB, f *fabric.Fabric, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789"}
 	env := p.env(tb, persona, lat)
-	p.f = embedded(tb)
+	p.f = f
 	now := service.Since(inc.Meta.Now)
 	p.now = now
 	log := slog.New(slog.DiscardHandler)

@@ -246,7 +246,9 @@ func stormSize(tb testing.TB) int {
 // latencies injected (SigNoz 80 ms a query, model 1.5 s a turn): the drain
 // time from the first webhook to the last decision. Each incident must end
 // with exactly one stored decision. replicas_3 reports its speed-up over
-// replicas_1 of the same run.
+// replicas_1 of the same run. AGENTK_BENCH_CLUSTER=1 runs both over a
+// three-node JetStream cluster of embedded servers in this process, streams
+// and buckets in three replicas, instead of one embedded server.
 //
 //	go test -run '^$' -bench ScaleOut -benchtime 1x -timeout 60m ./e2e/bench
 func BenchmarkScaleOut(b *testing.B) {
@@ -256,7 +258,11 @@ func BenchmarkScaleOut(b *testing.B) {
 	var one time.Duration
 	for _, replicas := range []int{1, 3} {
 		b.Run(fmt.Sprintf("replicas_%d", replicas), func(b *testing.B) {
-			p := startReplicas(b, inc, scripted.Oracle, lat, replicas)
+			f, nodes := embedded(b), 1
+			if os.Getenv("AGENTK_BENCH_CLUSTER") == "1" {
+				f, nodes = cluster3(b), 3
+			}
+			p := startReplicasOn(b, f, inc, scripted.Oracle, lat, replicas)
 			d := p.watchDecisions(b)
 			seq := 0
 			p.storm(b, d, &seq, 1, time.Minute) // warms every replica's connections up
@@ -270,6 +276,7 @@ func BenchmarkScaleOut(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(drain.Seconds(), "drain-s")
+			b.ReportMetric(float64(nodes), "nats-nodes")
 			b.ReportMetric(float64(n)/drain.Seconds(), "incidents/s")
 			if replicas == 1 {
 				one = drain

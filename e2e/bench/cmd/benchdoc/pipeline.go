@@ -51,7 +51,11 @@ func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) 
 	r1, _ := get(one, "incidents/s")
 	r3, _ := get(three, "incidents/s")
 	n := math.Round(r1 * d1)
-	return Row{Figure: fmt.Sprintf("Scale-out: %s incidents at once, latencies injected (SigNoz 80 ms a query, model 1.5 s a turn), 3 replicas of ingester, sandbox, investigator, reviewer, gate and bridge, 2 deployers, one embedded NATS server; exactly one stored decision per incident", num(n)),
+	fabric := "one embedded NATS server"
+	if nodes, _ := get(three, "nats-nodes"); nodes == 3 {
+		fabric = "a three-node JetStream cluster of embedded servers in one process, streams in 3 replicas"
+	}
+	return Row{Figure: fmt.Sprintf("Scale-out: %s incidents at once, latencies injected (SigNoz 80 ms a query, model 1.5 s a turn), 3 replicas of ingester, sandbox, investigator, reviewer, gate and bridge, 2 deployers, over %s; exactly one stored decision per incident", num(n), fabric),
 		Measured: fmt.Sprintf("drained in %s s (%s incidents/s)", num(d3), num(r3)),
 		Baseline: fmt.Sprintf("the same storm through 1 replica of each: %s s (%s incidents/s)", num(d1), num(r1)),
 		Ratio:    d1 / d3, RatioOf: "speed-up, drain time 1 replica ÷ 3 replicas"}
