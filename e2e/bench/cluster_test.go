@@ -67,12 +67,12 @@ func cluster3(tb testing.TB) *fabric.Fabric {
 	return f
 }
 
+// freePort is a free loopback port (for a cluster route).
 func freePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	a, err := net.ResolveTCPAddr("tcp", freeAddr(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
+	return a.Port
 }
