@@ -5,7 +5,9 @@
 #
 # Knobs: BENCH_COUNT (default 3: samples of the short benchmarks),
 # AGENTK_BENCH_PERSONAS (investigators for the token figures; default every
-# scripted persona), AGENTK_REQUIRE_DOCKER (1: the rollback benchmark must run;
+# scripted persona), AGENTK_BENCH_SCALEOUT (1: also the scale-out storm, 1 vs 3
+# replicas; 593 s for AGENTK_BENCH_STORM=200 incidents at load 23-28, so off by
+# default to keep make bench under 10 minutes), AGENTK_REQUIRE_DOCKER (1: the rollback benchmark must run;
 # 0: skip it; unset: run it when an engine and docker-compose answer).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +47,13 @@ bench pipeline e2e -bench 'Pipeline$' -benchtime 50x -count 1 ./bench
 # Latencies injected: each incident waits about 3.5 s on SigNoz and the model.
 bench pipeline-latency e2e -bench 'PipelineLatency' -benchtime 5x -count 1 ./bench
 
+# One replica runs AGENTK_INVESTIGATIONS_PARALLEL (2) investigations at once,
+# 3.6 s each with latencies injected: 200 incidents take 7 minutes through one.
+if [ "${AGENTK_BENCH_SCALEOUT:-0}" = 1 ]; then
+	# AGENTK_BENCH_CLUSTER=1: over a three-node cluster in one process.
+	bench scale-out e2e -bench 'ScaleOut' -benchtime 1x -count 1 -timeout 60m ./bench
+fi
+
 # Tokens do not depend on time: the replays' NATS stores go to memory when
 # /dev/shm is there, which makes the corpus pass several times shorter.
 personas=${AGENTK_BENCH_PERSONAS:-persona:oracle,persona:liar,persona:fabricator,persona:injected,persona:wrong,persona:flaky}
@@ -63,7 +72,9 @@ if [ -z "$docker_on" ]; then
 	fi
 fi
 if [ "$docker_on" = 1 ]; then
-	AGENTK_REQUIRE_DOCKER=1 bench rollback services/deployer -bench 'Rollback' -benchtime 1x -count "$COUNT" -timeout 20m ./internal/dockerrt
+	# COUNT pairs (deployer, bare compose), interleaved: as many Docker runs
+	# as COUNT samples of each, with load changes weighing on both alike.
+	AGENTK_REQUIRE_DOCKER=1 bench rollback services/deployer -bench 'Rollback' -benchtime "${COUNT}x" -count 1 -timeout 20m ./internal/dockerrt
 fi
 
 elapsed=$(( $(date +%s) - start ))

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/stack"
+	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
@@ -80,6 +82,7 @@ func embedded(tb testing.TB) *fabric.Fabric {
 type pipeline struct {
 	f           *fabric.Fabric
 	ingestURL   string
+	ingestURLs  []string // one per replica; ingestURL is the first
 	ingestToken string
 	inc         *incident.Incident
 	// signoz is the fake SigNoz as the sandbox reaches it (latency included),
@@ -88,6 +91,11 @@ type pipeline struct {
 	signozURL string
 	fake      *fakesignoz.Server
 	model     *delayed
+	// slack is the fake Slack every bridge posts to; bridgeURLs has each
+	// replica's interactions endpoint; now is the services' clock.
+	slack      *fakeslack.Server
+	bridgeURLs []string
+	now        func() time.Time
 }
 
 // latencies are what the pipeline's outside services take to answer.
@@ -128,9 +136,71 @@ const queryPath = "/api/v5/query_range"
 // incident at once.
 func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat latencies) *pipeline {
 	tb.Helper()
+	return startReplicas(tb, inc, persona, lat, 1)
+}
+
+// startReplicas is startPipeline with n replicas of every stateless service
+// (ingester, sandbox, investigator, reviewer, gate, bridge), each on its own
+// connection as a separate process would be, sharing one durable consumer
+// per handler. With n > 1 a second deployer runs beside the first: both pull
+// from the approvals' durable consumer, so either carries on when the other
+// stops, and the decision-spent CAS and the cooldown KV keep every decision
+// acted on once. p.ingestURLs has one webhook URL per replica.
+func startReplicas(tb testing.TB, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
+	tb.Helper()
+	return startReplicasOn(tb, embedded(tb), inc, persona, lat, n)
+}
+
+// startReplicasOn is startReplicas over the fabric f.
+func startReplicasOn(tb testing.TB, f *fabric.Fabric, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789"}
+	env := p.env(tb, persona, lat)
+	p.f = f
+	now := service.Since(inc.Meta.Now)
+	p.now = now
+	log := slog.New(slog.DiscardHandler)
+	for i := range n {
+		own := maps.Clone(env)
+		own["AGENTK_BRIDGE_ADDR"] = freeAddr(tb)
+		p.bridgeURLs = append(p.bridgeURLs, "http://"+own["AGENTK_BRIDGE_ADDR"]+"/slack/interactions")
+		addr := freeAddr(tb)
+		own["AGENTK_INGEST_ADDR"] = addr
+		p.ingestURLs = append(p.ingestURLs, "http://"+addr+"/v1/alerts")
+		running, err := stack.Start(ctx, replicaRoles(i, n), func(ctx context.Context, role string) (service.Deps, error) {
+			return p.f.Deps(ctx, role, now, func(k string) string { return own[k] })
+		}, log, 30*time.Second)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { _ = running.Stop() })
+	}
+	p.ingestURL = p.ingestURLs[0]
+	return p
+}
+
+// replicaRoles are the services replica i of n runs: every one in a single
+// replica; otherwise the stateless ones, and the deployer in the first two.
+func replicaRoles(i, n int) []string {
+	if n == 1 {
+		return nil
+	}
+	var roles []string
+	for _, e := range stack.Services {
+		if e.Role != envelope.RoleDeployer || i < 2 {
+			roles = append(roles, e.Role)
+		}
+	}
+	return roles
+}
+
+// env is the configuration every replica shares; it starts the fake SigNoz,
+// the scripted model and the fake Slack they talk to.
+func (p *pipeline) env(tb testing.TB, persona string, lat latencies) map[string]string {
+	tb.Helper()
+	inc := p.inc
 	env := map[string]string{"AGENTK_OTEL_DISABLED": "1"}
 	p.fake = fakesignoz.New(inc, fakesignoz.Options{APIKey: signozKey})
 	p.signoz = &delayed{h: p.fake, path: queryPath, d: lat.query}
@@ -149,10 +219,10 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat la
 
 	slack := fakeslack.New("xoxb-bench-not-a-real-token")
 	tb.Cleanup(slack.Close)
-	env["AGENTK_BRIDGE_ADDR"] = freeAddr(tb)
+	p.slack = slack
 	env["AGENTK_SLACK_API_URL"] = slack.APIURL()
 	env["AGENTK_SLACK_BOT_TOKEN"] = "xoxb-bench-not-a-real-token"
-	env["AGENTK_SLACK_SIGNING_SECRET"] = "bench-signing-secret-0123456789"
+	env["AGENTK_SLACK_SIGNING_SECRET"] = slackSecret
 	env["AGENTK_SLACK_CHANNEL"] = "#agentk-bench"
 	env["AGENTK_SLACK_RESPONSE_URL_PREFIX"] = slack.ResponseURLPrefix()
 	env["AGENTK_APPROVERS"] = "slack:UBENCH=bench"
@@ -164,24 +234,13 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat la
 	env["AGENTK_INCIDENT_DIR"] = inc.Dir
 	env["AGENTK_COMPOSE_PROJECT"] = inc.Releases.Project
 
-	addr := freeAddr(tb)
-	env["AGENTK_INGEST_ADDR"] = addr
 	env["AGENTK_INGEST_TOKEN"] = p.ingestToken
 	env["AGENTK_INGEST_MAX_INVESTIGATIONS"] = "1000000"
-	p.ingestURL = "http://" + addr + "/v1/alerts"
-
-	p.f = embedded(tb)
-	now := service.Since(inc.Meta.Now)
-	log := slog.New(slog.DiscardHandler)
-	running, err := stack.Start(ctx, nil, func(ctx context.Context, role string) (service.Deps, error) {
-		return p.f.Deps(ctx, role, now, func(k string) string { return env[k] })
-	}, log, 30*time.Second)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = running.Stop() })
-	return p
+	return env
 }
+
+// slackSecret is the bridges' Slack signing secret.
+const slackSecret = "bench-signing-secret-0123456789"
 
 // signozKey is the fake SigNoz's API key.
 const signozKey = "bench-ro"
@@ -216,7 +275,13 @@ func alertBody(tb testing.TB, raw []byte, i int) []byte {
 // post delivers one webhook body and returns the incident ids the ingester filed.
 func (p *pipeline) post(tb testing.TB, body []byte) []string {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodPost, p.ingestURL, bytes.NewReader(body))
+	return p.postTo(tb, p.ingestURL, body)
+}
+
+// postTo is post to the ingester at url.
+func (p *pipeline) postTo(tb testing.TB, url string, body []byte) []string {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"agentk/contracts"
+	"agentk/platform/bus"
 	"agentk/platform/service"
 	"agentk/services/investigator/internal/config"
 	"agentk/services/investigator/internal/llm"
@@ -56,7 +57,8 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: router: %w", ErrStart, err)
 	}
-	router.Handle(natsport.HandlerName, contracts.SubjectAlert, tel.Handle(h.Handle))
+	// The model is the wait: Parallel investigations of this replica run at once.
+	router.Handle(natsport.HandlerName, contracts.SubjectAlert, tel.Handle(h.Handle), bus.Concurrency(cfg.Parallel))
 	if err := service.Consume(ctx, d, router, func() { log.Info("investigator consuming", "config", cfg) }); err != nil {
 		return fmt.Errorf("investigator: %w", err)
 	}

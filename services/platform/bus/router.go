@@ -65,10 +65,21 @@ func (c *Conn) NewRouter(logger *slog.Logger) (*Router, error) {
 	return &Router{c: c, wr: wr, log: logger, names: map[string]bool{}}, nil
 }
 
+// HandleOption configures one handler of a Router.
+type HandleOption func(*handleOptions)
+
+type handleOptions struct{ concurrency int }
+
+// Concurrency lets up to n deliveries of the handler run at once in this
+// process (default 1: the next message is pulled once the last is acked).
+// Replicas of a service share the handler's durable consumer, so each holds
+// up to n of its messages; MaxAckPending bounds them all together.
+func Concurrency(n int) HandleOption { return func(o *handleOptions) { o.concurrency = n } }
+
 // Handle registers h for subject under name. name is the durable consumer
 // name and must stay stable across releases: a new name starts a new consumer
 // that re-reads the whole stream. Registration errors are returned by Run.
-func (r *Router) Handle(name, subject string, h HandlerFunc) {
+func (r *Router) Handle(name, subject string, h HandlerFunc, opts ...HandleOption) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := validName(name); err != nil {
@@ -84,7 +95,11 @@ func (r *Router) Handle(name, subject string, h HandlerFunc) {
 		return
 	}
 	r.names[name] = true
-	sub := newSubscriber(r.c.js, name, r.c.cfg, r.log)
+	var o handleOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	sub := newSubscriber(r.c.js, name, r.c.cfg, r.log, o.concurrency)
 	wh := r.wr.AddConsumerHandler(name, subject, sub, r.adapt(name, h))
 	wh.AddMiddleware(
 		correlation,

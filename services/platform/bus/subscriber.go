@@ -32,12 +32,15 @@ var ErrConsumer = errors.New("bus: consumer")
 //     heartbeats instead of being delivered twice at once;
 //   - it never drains the service's shared connection on close.
 //
-// One subscriber serves one handler (one durable name).
+// One subscriber serves one handler (one durable name). It holds one
+// delivery at a time, or up to cap(slots) when the handler was registered
+// with Concurrency.
 type subscriber struct {
 	js      jetstream.JetStream
 	durable string
 	cfg     Config
 	log     *slog.Logger
+	slots   chan struct{} // nil: one delivery at a time, in the pull's goroutine
 
 	missed   atomic.Int64 // pulls in a row without a heartbeat
 	lastMiss atomic.Int64 // unix nanoseconds of the last one
@@ -51,8 +54,12 @@ type subscriber struct {
 	done     []chan struct{}
 }
 
-func newSubscriber(js jetstream.JetStream, durable string, cfg Config, log *slog.Logger) *subscriber {
-	return &subscriber{js: js, durable: durable, cfg: cfg, log: log, stop: make(chan struct{}), abort: make(chan struct{})}
+func newSubscriber(js jetstream.JetStream, durable string, cfg Config, log *slog.Logger, concurrency int) *subscriber {
+	s := &subscriber{js: js, durable: durable, cfg: cfg, log: log, stop: make(chan struct{}), abort: make(chan struct{})}
+	if concurrency > 1 {
+		s.slots = make(chan struct{}, concurrency)
+	}
+	return s
 }
 
 // delivery is what the bus knows about one delivery; it travels in the
@@ -150,7 +157,7 @@ const (
 )
 
 func (s *subscriber) consume(cons jetstream.Consumer, base context.Context, out chan<- *message.Message) (jetstream.ConsumeContext, error) {
-	return cons.Consume(func(m jetstream.Msg) { s.handle(base, m, out) },
+	return cons.Consume(func(m jetstream.Msg) { s.dispatch(base, m, out) },
 		jetstream.PullMaxMessages(1),
 		jetstream.PullExpiry(pullExpiry),
 		jetstream.PullHeartbeat(pullHeartbeat),
@@ -220,6 +227,38 @@ func (s *subscriber) resume(ctx context.Context, stream, topic string, base cont
 			s.beginClose()
 			return nil, false
 		case <-t.C:
+		}
+	}
+}
+
+// dispatch hands one pulled message to handle. Without slots it runs handle
+// in the pull's goroutine: the next message is pulled once this one is
+// acked. With slots it waits for a free one, then runs handle in its own
+// goroutine: while every slot is taken the pull waits here, so at most one
+// message waits in this process, kept alive with InProgress heartbeats
+// rather than burning its AckWait (or going to another replica meanwhile).
+func (s *subscriber) dispatch(base context.Context, m jetstream.Msg, out chan<- *message.Message) {
+	if s.slots == nil {
+		s.handle(base, m, out)
+		return
+	}
+	beat := time.NewTicker(max(s.cfg.AckWait/3, 10*time.Millisecond))
+	defer beat.Stop()
+	for {
+		select {
+		case s.slots <- struct{}{}:
+			go func() {
+				defer func() { <-s.slots }()
+				s.handle(base, m, out)
+			}()
+			return
+		case <-beat.C:
+			if err := m.InProgress(); err != nil {
+				s.log.Warn("in-progress heartbeat failed", "handler", s.durable, "err", err)
+			}
+		case <-s.stop:
+			_ = m.Nak()
+			return
 		}
 	}
 }

@@ -37,6 +37,9 @@ type Options struct {
 	Users map[string]string
 	// ServerName defaults to "agentk-embedded".
 	ServerName string
+	// Cluster, when set, makes the server a node of a JetStream cluster
+	// (its ServerName must then differ from its peers').
+	Cluster *Cluster
 	// ReadyTimeout bounds start-up; default 10 s.
 	ReadyTimeout time.Duration
 	Logger       *slog.Logger
@@ -81,7 +84,7 @@ func Start(o Options) (*Server, error) {
 	}
 	text, err := Render(ServerConfig{
 		ServerName: o.ServerName, Host: o.Host, Port: o.Port,
-		StoreDir: filepath.Join(dir, "jetstream"), Users: o.Users,
+		StoreDir: filepath.Join(dir, "jetstream"), Users: o.Users, Cluster: o.Cluster,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)

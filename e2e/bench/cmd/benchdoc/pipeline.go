@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // pipelineRows are the alert → decision figures: the pipeline beside the
 // same bus traffic and SigNoz queries through do-nothing handlers, and the
@@ -32,4 +35,28 @@ func pipelineRows(get func(name, unit string) (float64, bool), num func(float64)
 		rows = append(rows, Row{Figure: "Pipeline with latencies injected", Measured: "not run", Baseline: "not run", Note: "BenchmarkPipelineLatency did not run"})
 	}
 	return rows
+}
+
+// scaleOutRow is the storm of incidents through three replicas of every
+// stateless service beside the same storm through one, both with latencies
+// injected (BenchmarkScaleOut; make bench runs it only with
+// AGENTK_BENCH_SCALEOUT=1: 200 incidents take about 10 minutes).
+func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	const one, three = "BenchmarkScaleOut/replicas_1", "BenchmarkScaleOut/replicas_3"
+	d1, ok1 := get(one, "drain-s")
+	d3, ok3 := get(three, "drain-s")
+	if !ok1 || !ok3 {
+		return missing("Scale-out: a storm of incidents through 3 replicas", "BenchmarkScaleOut did not run (AGENTK_BENCH_SCALEOUT=1 runs it)")
+	}
+	r1, _ := get(one, "incidents/s")
+	r3, _ := get(three, "incidents/s")
+	n := math.Round(r1 * d1)
+	fabric := "one embedded NATS server"
+	if nodes, _ := get(three, "nats-nodes"); nodes == 3 {
+		fabric = "a three-node JetStream cluster of embedded servers in one process, streams in 3 replicas"
+	}
+	return Row{Figure: fmt.Sprintf("Scale-out: %s incidents at once, latencies injected (SigNoz 80 ms a query, model 1.5 s a turn), 3 replicas of ingester, sandbox, investigator, reviewer, gate and bridge, 2 deployers, over %s; exactly one stored decision per incident", num(n), fabric),
+		Measured: fmt.Sprintf("drained in %s s (%s incidents/s)", num(d3), num(r3)),
+		Baseline: fmt.Sprintf("the same storm through 1 replica of each: %s s (%s incidents/s)", num(d1), num(r1)),
+		Ratio:    d1 / d3, RatioOf: "speed-up, drain time 1 replica ÷ 3 replicas"}
 }

@@ -177,11 +177,12 @@ func (r *rig) ledger(t *testing.T) contracts.ReleaseLedgerV1 {
 	return l
 }
 
-// prepare builds the stack, deploys v1 then v2, and waits for v2 healthy
-// with both in the ledger.
-func prepare(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout time.Duration) *rig {
-	cli := dockertest.Require(t)
-	s := newStack(t, cli)
+// watchedDeployer is a deployer of the stack's shop-api over fresh buckets
+// (a 1 s stabilisation window: the probe itself sends 20 requests after
+// it), with the Docker event watch that feeds its ledger running and synced
+// until cleanup.
+func (s *stack) watchedDeployer(t testing.TB, rt rollback.Runtime, applyTimeout time.Duration) (*rollback.Deployer, testkit.Buckets, testkit.Keys) {
+	t.Helper()
 	js := testkit.StartJetStream(t)
 	b := testkit.CreateBuckets(t, js.JS)
 	keys := testkit.NewKeys(t)
@@ -189,9 +190,8 @@ func prepare(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout t
 		Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
 		Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
 		Nonces: b.Nonces, Cooldown: b.Cooldown, Releases: b.Releases, Freezes: b.Freezes, Spent: b.Spent, Incidents: b.Incidents,
-		Runtime:  runtime(s),
-		Recovery: recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
-		// A short window: the probe itself sends 20 requests after it.
+		Runtime:   rt,
+		Recovery:  recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
 		Stabilise: time.Second, ApplyTimeout: applyTimeout,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -205,6 +205,15 @@ func prepare(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout t
 		}
 	})
 	<-synced
+	return d, b, keys
+}
+
+// prepare builds the stack, deploys v1 then v2, and waits for v2 healthy
+// with both in the ledger.
+func prepare(t *testing.T, runtime func(*stack) rollback.Runtime, applyTimeout time.Duration) *rig {
+	cli := dockertest.Require(t)
+	s := newStack(t, cli)
+	d, b, keys := s.watchedDeployer(t, runtime(s), applyTimeout)
 	r := &rig{s: s, b: b, keys: keys, d: d}
 	s.deploy(t, "v1")
 	eventually(t, 30*time.Second, "v1 in the ledger", func() bool { return len(r.ledger(t).Releases) == 1 })

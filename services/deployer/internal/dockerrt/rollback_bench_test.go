@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,6 @@ import (
 	"agentk/contracts"
 	"agentk/platform/dockertest"
 	"agentk/services/deployer/internal/dockerrt"
-	"agentk/services/deployer/internal/policy"
-	"agentk/services/deployer/internal/recovery"
 	"agentk/services/deployer/internal/rollback"
 	"agentk/services/deployer/internal/testkit"
 
@@ -99,129 +98,134 @@ func (s *stack) healthy(b *testing.B) func() bool {
 //     includes the stabilisation window (stabilise-ms, a setting) and the
 //     probe.
 //
-// Beside it, "bare_compose" runs `compose up -d --force-recreate shop-api`
-// of the same service to the same tag: compose-up-ms is the command alone,
-// compose-to-healthy-ms until Docker's health_status event says healthy
-// (the same end state as the first figure). Each op starts from v2 running
-// and healthy with v1 then v2 in a fresh ledger. Skipped unless
-// AGENTK_REQUIRE_DOCKER=1.
+// Beside it, each sample also runs bare `compose up -d --force-recreate
+// shop-api` of the same service to the same tag: compose-up-ms is the
+// command alone, compose-to-healthy-ms until Docker's health_status event
+// says healthy (the same end state as the first figure). The two run as a
+// pair, in turns first, so that a machine whose load changes during the run
+// weighs on both alike; every metric is the median of the b.N samples, and
+// x-bare is the median of the pairs' ratios (deployer ÷ bare, both until
+// healthy). Each deployer op starts from nothing, then v1 then v2 in a fresh
+// ledger. Skipped unless AGENTK_REQUIRE_DOCKER=1.
 //
-//	AGENTK_REQUIRE_DOCKER=1 go test -run '^$' -bench Rollback -benchtime 1x -count 3 ./services/deployer/internal/dockerrt
+//	AGENTK_REQUIRE_DOCKER=1 go test -run '^$' -bench Rollback -benchtime 7x ./services/deployer/internal/dockerrt
 func BenchmarkRollback(b *testing.B) {
 	cli := dockertest.Require(b)
 	s := benchStack(b, cli)
-
-	// ready brings v1 then v2 up under a fresh ledger and returns the deployer.
-	ready := func(b *testing.B) (*rollback.Deployer, testkit.Keys) {
-		// From nothing: a previous op left v1 running pinned by image id,
-		// which a fresh ledger would list as a release of its own.
-		if out, err := s.run(context.Background(), nil, "down", "--remove-orphans"); err != nil {
-			b.Fatalf("compose down: %v: %s", err, out)
-		}
-		js := testkit.StartJetStream(b)
-		bk := testkit.CreateBuckets(b, js.JS)
-		keys := testkit.NewKeys(b)
-		d := &rollback.Deployer{
-			Keyring: keys.Keyring, Signer: keys.Deployer, Now: time.Now,
-			Rules:  policy.Rules{Allowlist: []string{"shop-api"}, Project: s.project, Cooldown: 10 * time.Minute},
-			Nonces: bk.Nonces, Cooldown: bk.Cooldown, Releases: bk.Releases, Freezes: bk.Freezes, Spent: bk.Spent, Incidents: bk.Incidents,
-			Runtime:   composeRuntime(s),
-			Recovery:  recovery.HTTPProbe{URL: fmt.Sprintf("http://127.0.0.1:%d/ask", s.port), Requests: 20, MaxErrorRate: 0.01},
-			Stabilise: time.Second, ApplyTimeout: 90 * time.Second,
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		synced := make(chan struct{})
-		go func() { done <- s.docker.Watch(ctx, d.Observe, func() { close(synced) }) }()
-		b.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				b.Logf("stopped: %v", err)
-			}
-		})
-		<-synced
-		releases := func() int {
-			e, err := bk.Releases.Get(context.Background(), "shop-api")
-			if err != nil {
-				return 0
-			}
-			var l contracts.ReleaseLedgerV1
-			if _, err := keys.Keyring.Open(e.Value, contracts.SubjectLedger, time.Now(), &l); err != nil {
-				return 0
-			}
-			return len(l.Releases)
-		}
-		s.benchDeploy(b, "v1")
-		waitFor(b, 30*time.Second, "v1 in the ledger", func() bool { return releases() >= 1 })
-		s.benchDeploy(b, "v2")
-		waitFor(b, 30*time.Second, "v2 in the ledger", func() bool { return releases() == 2 })
-		waitFor(b, 60*time.Second, "v2 healthy", s.healthy(b))
-		return d, keys
-	}
-
-	b.Run("deployer", func(b *testing.B) {
-		var total, healthy, action, verify, stabilise time.Duration
+	b.Run("paired", func(b *testing.B) {
+		m := map[string][]float64{}
+		add := func(unit string, d time.Duration) { m[unit] = append(m[unit], float64(d.Milliseconds())) }
+		var stabilise time.Duration
 		for i := range b.N {
 			b.StopTimer()
-			d, keys := ready(b)
-			stabilise = d.Stabilise
-			approval := testkit.SignedFor(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", images.repo+":v2", images.repo+":v1", time.Now())
-			b.StartTimer()
-			start := time.Now()
-			res, err := d.Handle(context.Background(), approval, 1)
-			total += time.Since(start)
-			b.StopTimer()
-			if err != nil {
-				b.Fatal(err)
+			var r deployerSample
+			var up, toHealthy time.Duration
+			if i%2 == 0 {
+				r = s.deployerOnce(b, i)
+				up, toHealthy = s.bareOnce(b)
+			} else {
+				up, toHealthy = s.bareOnce(b)
+				r = s.deployerOnce(b, i)
 			}
-			a := res.Action
-			if a.Outcome != contracts.OutcomeRolledBack || !a.ContainerVerified || a.Recovered == nil || !*a.Recovered {
-				b.Fatalf("rollback: outcome %s verified=%v: %s", a.Outcome, a.ContainerVerified, a.Reason)
-			}
-			cs, err := s.docker.Containers(context.Background(), "shop-api")
-			if err != nil || len(cs) != 1 || cs[0].Image != images.v1ID {
-				b.Fatalf("after the rollback: %v, %d containers", err, len(cs))
-			}
-			healthy += time.Duration(a.TotalMs) * time.Millisecond
-			action += time.Duration(a.ActionMs) * time.Millisecond
-			verify += time.Duration(a.VerifyMs) * time.Millisecond
+			stabilise = r.stabilise
+			add("approval-to-healthy-ms", r.healthy)
+			add("recovery-verdict-ms", r.verdict)
+			add("action-ms", r.action)
+			add("verify-ms", r.verify)
+			add("compose-up-ms", up)
+			add("compose-to-healthy-ms", toHealthy)
+			m["x-bare"] = append(m["x-bare"], float64(r.healthy)/float64(toHealthy))
 			b.StartTimer()
 		}
-		n := float64(b.N)
-		b.ReportMetric(float64(healthy.Milliseconds())/n, "approval-to-healthy-ms")
-		b.ReportMetric(float64(total.Milliseconds())/n, "recovery-verdict-ms")
+		for unit, vs := range m {
+			b.ReportMetric(median(vs), unit)
+		}
 		b.ReportMetric(float64(stabilise.Milliseconds()), "stabilise-ms")
-		b.ReportMetric(float64(action.Milliseconds())/n, "action-ms")
-		b.ReportMetric(float64(verify.Milliseconds())/n, "verify-ms")
 	})
+}
 
-	b.Run("bare_compose", func(b *testing.B) {
-		var up, toHealthy time.Duration
-		for range b.N {
-			b.StopTimer()
-			s.benchDeploy(b, "v2")
-			waitFor(b, 60*time.Second, "v2 healthy", s.healthy(b))
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			healthyEvent := s.healthEvent(ctx)
-			b.StartTimer()
-			start := time.Now()
-			out, err := s.run(ctx, []string{"SHOP_API_TAG=v1"}, "up", "-d", "--force-recreate", "--no-deps", "shop-api")
-			up += time.Since(start)
-			if err == nil {
-				err = <-healthyEvent
-			}
-			toHealthy += time.Since(start)
-			b.StopTimer()
-			cancel()
-			if err != nil {
-				b.Fatalf("compose: %v: %s", err, out)
-			}
-			b.StartTimer()
+func median(vs []float64) float64 {
+	slices.Sort(vs)
+	return vs[len(vs)/2]
+}
+
+// deployerSample is one approval handled by the deployer.
+type deployerSample struct {
+	healthy, verdict, action, verify, stabilise time.Duration
+}
+
+// deployerOnce brings v1 then v2 up under a fresh ledger and hands the
+// deployer a signed approval to roll back to v1, checking that it did.
+func (s *stack) deployerOnce(b *testing.B, i int) deployerSample {
+	b.Helper()
+	d, keys := s.ready(b)
+	approval := testkit.SignedFor(b, keys, fmt.Sprintf("dec-%s-%d", s.project, i), "shop-api", images.repo+":v2", images.repo+":v1", time.Now())
+	start := time.Now()
+	res, err := d.Handle(context.Background(), approval, 1)
+	verdict := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := res.Action
+	if a.Outcome != contracts.OutcomeRolledBack || !a.ContainerVerified || a.Recovered == nil || !*a.Recovered {
+		b.Fatalf("rollback: outcome %s verified=%v: %s", a.Outcome, a.ContainerVerified, a.Reason)
+	}
+	cs, err := s.docker.Containers(context.Background(), "shop-api")
+	if err != nil || len(cs) != 1 || cs[0].Image != images.v1ID {
+		b.Fatalf("after the rollback: %v, %d containers", err, len(cs))
+	}
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	return deployerSample{healthy: ms(a.TotalMs), verdict: verdict, action: ms(a.ActionMs), verify: ms(a.VerifyMs), stabilise: d.Stabilise}
+}
+
+// bareOnce brings v2 up healthy, then times bare compose recreating the
+// service on v1: the command alone, and until Docker says healthy.
+func (s *stack) bareOnce(b *testing.B) (up, toHealthy time.Duration) {
+	b.Helper()
+	s.benchDeploy(b, "v2")
+	waitFor(b, 60*time.Second, "v2 healthy", s.healthy(b))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	healthyEvent := s.healthEvent(ctx)
+	start := time.Now()
+	out, err := s.run(ctx, []string{"SHOP_API_TAG=v1"}, "up", "-d", "--force-recreate", "--no-deps", "shop-api")
+	up = time.Since(start)
+	if err == nil {
+		err = <-healthyEvent
+	}
+	toHealthy = time.Since(start)
+	if err != nil {
+		b.Fatalf("compose: %v: %s", err, out)
+	}
+	return up, toHealthy
+}
+
+// ready brings v1 then v2 up under a fresh ledger and returns the deployer.
+func (s *stack) ready(b *testing.B) (*rollback.Deployer, testkit.Keys) {
+	b.Helper()
+	// From nothing: a previous op left v1 running pinned by image id,
+	// which a fresh ledger would list as a release of its own.
+	if out, err := s.run(context.Background(), nil, "down", "--remove-orphans"); err != nil {
+		b.Fatalf("compose down: %v: %s", err, out)
+	}
+	d, bk, keys := s.watchedDeployer(b, composeRuntime(s), 90*time.Second)
+	releases := func() int {
+		e, err := bk.Releases.Get(context.Background(), "shop-api")
+		if err != nil {
+			return 0
 		}
-		n := float64(b.N)
-		b.ReportMetric(float64(up.Milliseconds())/n, "compose-up-ms")
-		b.ReportMetric(float64(toHealthy.Milliseconds())/n, "compose-to-healthy-ms")
-	})
+		var l contracts.ReleaseLedgerV1
+		if _, err := keys.Keyring.Open(e.Value, contracts.SubjectLedger, time.Now(), &l); err != nil {
+			return 0
+		}
+		return len(l.Releases)
+	}
+	s.benchDeploy(b, "v1")
+	waitFor(b, 30*time.Second, "v1 in the ledger", func() bool { return releases() >= 1 })
+	s.benchDeploy(b, "v2")
+	waitFor(b, 30*time.Second, "v2 in the ledger", func() bool { return releases() == 2 })
+	waitFor(b, 60*time.Second, "v2 healthy", s.healthy(b))
+	return d, keys
 }
 
 // healthEvent subscribes to the project's shop-api container events now and
