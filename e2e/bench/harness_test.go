@@ -188,7 +188,7 @@ func replicaRoles(i, n int) []string {
 		return nil
 	}
 	var roles []string
-	for _, e := range stack.Services {
+	for _, e := range stack.Services() {
 		if e.Role != envelope.RoleDeployer || i < 2 {
 			roles = append(roles, e.Role)
 		}
