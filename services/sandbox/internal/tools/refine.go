@@ -24,16 +24,16 @@ const (
 	// before it: with a share r of spans failing since, k on-baseline spans in
 	// a row happen with chance (1−r)^k, so the onset goes back k such spans
 	// before the first failing one, with (1−r)^k ≤ RefineMiss.
-	RefineMiss = 0.01
+	RefineMiss = 0.05
 )
 
 var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number")}
 
-// refineQuery asks for the affected service's spans in the onset's bucket,
-// oldest first.
+// refineQuery asks for the affected service's spans from the onset over the
+// departure's first Sustain buckets (those FindOnset saw off), oldest first.
 func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
-	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)) * time.Minute).UnixMilli()
+	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
 	return Query{"onset_spans", signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 		Filter: signoz.Filter{Expression: serviceFilter(c.Service)}, Limit: RefineSpans, SelectFields: refineFields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
@@ -69,19 +69,35 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 	return out
 }
 
-// RefineOnset moves on.At later inside its bucket to the k-th on-baseline span
-// before the first span off the baseline, where k is the least run of
-// on-baseline spans that a regression failing a share r of spans (r measured
-// from that first failing span on) shows with chance at most RefineMiss.
-// With fewer than k spans before it, or no span off, on is returned as it
-// is. The result is never earlier than on.At nor later than the first
-// failing span, and the Reason says what moved it.
+// RefineOnset moves on.At later, to k on-baseline spans before the first span
+// off the baseline after the split of the spans from on.At: the point that
+// best divides them into a lower and a higher share off (binomial likelihood
+// ratio), taken only where it is significant (2·ΔlogL ≥ RefineSplitLR), the
+// share after is at least twice the share before, and the spans before it are
+// on the baseline as a whole (a regression that worsened starts at its first
+// stage, not at the worse one), so that a stray error of the baseline before
+// the regression does not stand for its start. k is the least
+// run of on-baseline spans that a regression failing a share r of spans (r
+// measured from that first failing span on) shows with chance at most
+// RefineMiss. With fewer than k spans before it, or no span off, on is
+// returned as it is. The result is never earlier than on.At nor later than
+// that first failing span, and Refined says what moved it.
 func RefineOnset(on Onset, marks []spanMark) Onset {
 	if on.At == nil {
 		return on
 	}
-	first := slices.IndexFunc(marks, func(m spanMark) bool { return m.off })
-	if first <= 0 {
+	from := splitMarks(marks)
+	if from > 0 && offShare(marks[:from]) >= onBaseline(on) {
+		// Before the split the service was off already (a regression
+		// that worsened): the split is not its start.
+		from = 0
+	}
+	first := slices.IndexFunc(marks[from:], func(m spanMark) bool { return m.off })
+	if first < 0 {
+		return on
+	}
+	first += from
+	if first == 0 {
 		return on
 	}
 	off := 0
@@ -95,7 +111,8 @@ func RefineOnset(on Onset, marks []spanMark) Onset {
 	if r < 1 {
 		k = int(math.Ceil(math.Log(RefineMiss) / math.Log(1-r)))
 	}
-	if first < k {
+	// The k spans must be on the baseline: none off, or the run is too short.
+	if first < k || slices.ContainsFunc(marks[first-k:first], func(m spanMark) bool { return m.off }) {
 		return on
 	}
 	at := marks[first-k].at.UTC()
@@ -104,7 +121,68 @@ func RefineOnset(on Onset, marks []spanMark) Onset {
 	}
 	bucketAt := *on.At
 	on.At = &at
-	on.Refined = fmt.Sprintf("refined inside the bucket from %s: the %d spans before the first span off the baseline (%s) are on it, and with a share %s of spans off since, a regression already under way shows none in %d spans with chance under %s",
+	on.Refined = fmt.Sprintf("refined from %s: the %d spans before the first span off the baseline (%s) are on it, and with a share %s of spans off since, a regression already under way shows none in %d spans with chance under %s",
 		bucketAt.Format(time.RFC3339), k, marks[first].at.UTC().Format(time.RFC3339Nano), fmtF(r), k, fmtF(RefineMiss))
 	return on
+}
+
+// offShare is the share of marks off the baseline.
+func offShare(marks []spanMark) float64 {
+	off := 0
+	for _, m := range marks {
+		if m.off {
+			off++
+		}
+	}
+	return float64(off) / float64(len(marks))
+}
+
+// onBaseline is the share of spans off below which a stretch is still on the
+// onset's baseline: its error-rate threshold, or for p95 the 5% of spans
+// that may lie above a p95 threshold.
+func onBaseline(on Onset) float64 {
+	if on.Signal == "error_rate" {
+		return on.ErrorThreshold
+	}
+	return 0.05
+}
+
+// RefineSplitLR is the least likelihood-ratio statistic (2·ΔlogL, χ² with one
+// degree of freedom: 6.63 is p = 0.01) for the split of the onset's spans to
+// count.
+const RefineSplitLR = 6.63
+
+// splitMarks is the index from which the spans' share off is significantly
+// higher (at least twice) than before it, or 0.
+func splitMarks(marks []spanMark) int {
+	var tot, totOff float64
+	for _, m := range marks {
+		tot++
+		if m.off {
+			totOff++
+		}
+	}
+	ll := func(e, n float64) float64 {
+		if n == 0 || e == 0 || e == n {
+			return 0
+		}
+		p := e / n
+		return e*math.Log(p) + (n-e)*math.Log(1-p)
+	}
+	best, at := 0.0, 0
+	var n, e float64
+	for s := 1; s < len(marks); s++ {
+		n++
+		if marks[s-1].off {
+			e++
+		}
+		n2, e2 := tot-n, totOff-e
+		if e2/n2 < 2*e/n || e2 == 0 {
+			continue
+		}
+		if v := 2 * (ll(e, n) + ll(e2, n2) - ll(totOff, tot)); v >= RefineSplitLR && v > best {
+			best, at = v, s
+		}
+	}
+	return at
 }

@@ -30,5 +30,5 @@ func TestOverviewRefinesTheOnset(t *testing.T) {
 	require.NotNil(t, on, r.out.Compact)
 	require.True(t, on.After(marker), "onset %s must follow the marker %s", on, marker)
 	require.True(t, on.Before(firstError), "onset %s must precede the first failure", on)
-	require.Contains(t, r.out.Compact, "refined inside the bucket from 2025-09-23T07:43:00Z")
+	require.Contains(t, r.out.Compact, "onset refined from 2025-09-23T07:43:00Z")
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,13 +31,13 @@ func bucketSpans(at time.Time, failAt time.Duration, r, bg float64, stray ...tim
 	return out
 }
 
-// TestRefineOnset: the onset moves later inside its bucket only as far as
-// enough on-baseline spans precede the first failing one; never earlier than
-// the bucket's start nor later than the first failing span.
+// TestRefineOnset: the onset moves later only as far as enough on-baseline
+// spans precede the first failing one after the rise; never earlier than the
+// bucket's start; a stray error of the baseline is not the start.
 func TestRefineOnset(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 9, 23, 7, 43, 0, 0, time.UTC)
-	on := Onset{At: &at, Signal: "error_rate", BucketMinutes: 1, Reason: "error_rate left its baseline"}
+	on := Onset{At: &at, Signal: "error_rate", ErrorThreshold: 0.05, BucketMinutes: 1, Reason: "error_rate left its baseline"}
 	cases := []struct {
 		name  string
 		on    Onset
@@ -47,14 +48,23 @@ func TestRefineOnset(t *testing.T) {
 	}{
 		// All failing from 33 s on: r = 1, one on-baseline span is enough.
 		{"a release that fails every request from 33 s", on, bucketSpans(at, 33*time.Second, 1, 0), 32*time.Second + 250*time.Millisecond},
-		// Half failing: k = ⌈ln 0.01 / ln 0.5⌉ = 7 spans before the first failure.
-		{"half failing from 20 s goes back seven spans", on, spansAt(at, 20, 0.5), 13*time.Second + 250*time.Millisecond},
+		// Half failing: k = ⌈ln 0.05 / ln 0.5⌉ = 5 spans before the first failure.
+		{"half failing from 20 s goes back five spans", on, spansAt(at, 20), 15*time.Second + 250*time.Millisecond},
 		{"the first span fails: the bucket's start", on, bucketSpans(at, 0, 1, 0), 0},
 		{"nothing fails: the bucket's start", on, bucketSpans(at, time.Hour, 1, 0), 0},
-		{"too few spans before the first failure: the bucket's start", on, spansAt(at, 3, 0.5), 0},
-		// A stray background error early makes the share since it low, so
-		// the spans before it are too few to move the onset: fail closed.
-		{"a stray error before the regression keeps the bucket's start", on, bucketSpans(at, 40*time.Second, 0.5, 0, 4*time.Second), 0},
+		{"too few spans before the first failure: the bucket's start", on, spansAt(at, 3), 0},
+		// A stray error of the baseline does not stand for the start: the
+		// split puts the regression where the share off rises.
+		{"a stray error before the regression is not its start", on, spansAt(at, 30, 4), 25*time.Second + 250*time.Millisecond},
+		// Errors clustered just before the regression count as its start:
+		// five on-baseline spans before the first of them.
+		{"errors clustered before the regression are its start", on, spansAt(at, 30, 22, 24, 27), 17*time.Second + 250*time.Millisecond},
+		// A regression that worsened (one span in six off from 6 s, half
+		// from 40 s) started at its first stage: the bucket's start stays.
+		{"a regression that worsened starts at its first stage", on, spansAt(at, 40, 6, 12, 18, 24, 30, 36), 0},
+		// Scattered errors with no rise: no significant split, and the first
+		// one is too early to move anything.
+		{"no rise: the bucket's start", on, spansAt(at, 60, 2, 17, 33, 48), 0},
 		{"an unknown onset stays unknown", Onset{Signal: "error_rate"}, bucketSpans(at, 30*time.Second, 1, 0), -1},
 		{"no spans", on, nil, 0},
 	}
@@ -67,29 +77,22 @@ func TestRefineOnset(t *testing.T) {
 			}
 			require.NotNil(t, got.At)
 			require.Equal(t, at.Add(tc.want), *got.At)
-			first := -1
-			for i, m := range tc.marks {
-				if m.off {
-					first = i
-					break
-				}
-			}
-			if first >= 0 {
-				require.False(t, got.At.After(tc.marks[first].at), "never after the first failing span")
-			}
+			require.False(t, got.At.Before(*tc.on.At), "never earlier than the bucket's start")
 			if tc.want > 0 {
-				require.Contains(t, got.Refined, "refined inside the bucket")
+				require.Contains(t, got.Refined, "refined from")
 			}
 		})
 	}
 }
 
-// spansAt is one span a second from at, on-baseline for the first n, then
-// alternately failing and not (a share r of one half).
-func spansAt(at time.Time, n int, _ float64) []spanMark {
+// spansAt is one span a second from at for a minute, on-baseline for the
+// first n, then alternately failing and not (a share of one half), with
+// stray failing spans at the seconds listed.
+func spansAt(at time.Time, n int, stray ...int) []spanMark {
 	var out []spanMark
 	for s := 0; s < 60; s++ {
-		out = append(out, spanMark{at: at.Add(time.Duration(s)*time.Second + 250*time.Millisecond), off: s >= n && (s-n)%2 == 0})
+		off := s >= n && (s-n)%2 == 0 || slices.Contains(stray, s)
+		out = append(out, spanMark{at: at.Add(time.Duration(s)*time.Second + 250*time.Millisecond), off: off})
 	}
 	return out
 }
