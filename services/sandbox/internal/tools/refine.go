@@ -19,11 +19,8 @@ const (
 	// RefineSpans bounds the spans read from the onset's bucket (oldest
 	// first); a regression that begins after them keeps the bucket's start.
 	RefineSpans = 1000
-	// RefineMiss is the chance accepted that a regression already under way
-	// showed none of its failing spans among the on-baseline spans counted as
-	// before it: with a share r of spans failing since, k on-baseline spans in
-	// a row happen with chance (1−r)^k, so the onset goes back k such spans
-	// before the first failing one, with (1−r)^k ≤ RefineMiss.
+	// RefineMiss is the chance accepted that the regression began before
+	// the refined onset (RefineOnset).
 	RefineMiss = 0.05
 )
 
@@ -69,17 +66,23 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 	return out
 }
 
-// RefineOnset moves on.At later, to k on-baseline spans before the first span
+// RefineOnset moves on.At later, to the RefineMiss quantile of when the
+// regression began, judged from the spans between on.At and the first span
 // off the baseline after the split of the spans from on.At: the point that
 // best divides them into a lower and a higher share off (binomial likelihood
 // ratio), taken only where it is significant (2·ΔlogL ≥ RefineSplitLR), the
 // share after is at least twice the share before, and the spans before it are
 // on the baseline as a whole (a regression that worsened starts at its first
 // stage, not at the worse one), so that a stray error of the baseline before
-// the regression does not stand for its start. k is the least
-// run of on-baseline spans that a regression failing a share r of spans (r
-// measured from that first failing span on) shows with chance at most
-// RefineMiss. With fewer than k spans before it, or no span off, on is
+// the regression does not stand for its start.
+//
+// The regression began at some t between on.At and that first failing span,
+// equally likely anywhere a priori; a regression failing a share r of spans
+// (r measured from the first failing span on) that began at t leaves the
+// spans between t and the first failing one as they are with chance
+// Π (1−r) over those on the baseline, r over those off. The onset is the
+// time before which that posterior holds a share RefineMiss: the chance
+// accepted that the regression began earlier. With no span off, on is
 // returned as it is. The result is never earlier than on.At nor later than
 // that first failing span, and Refined says what moved it.
 func RefineOnset(on Onset, marks []spanMark) Onset {
@@ -97,33 +100,62 @@ func RefineOnset(on Onset, marks []spanMark) Onset {
 		return on
 	}
 	first += from
-	if first == 0 {
-		return on
-	}
-	off := 0
-	for _, m := range marks[first:] {
-		if m.off {
-			off++
-		}
-	}
-	r := float64(off) / float64(len(marks)-first)
-	k := 1
-	if r < 1 {
-		k = int(math.Ceil(math.Log(RefineMiss) / math.Log(1-r)))
-	}
-	// The k spans must be on the baseline: none off, or the run is too short.
-	if first < k || slices.ContainsFunc(marks[first-k:first], func(m spanMark) bool { return m.off }) {
-		return on
-	}
-	at := marks[first-k].at.UTC()
+	r := offShare(marks[first:])
+	at := onsetQuantile(*on.At, marks[:first], marks[first].at, r)
 	if !at.After(*on.At) {
 		return on
 	}
 	bucketAt := *on.At
 	on.At = &at
-	on.Refined = fmt.Sprintf("refined from %s: the %d spans before the first span off the baseline (%s) are on it, and with a share %s of spans off since, a regression already under way shows none in %d spans with chance under %s",
-		bucketAt.Format(time.RFC3339), k, marks[first].at.UTC().Format(time.RFC3339Nano), fmtF(r), k, fmtF(RefineMiss))
+	on.Refined = fmt.Sprintf("refined from %s to the time before which the regression began with chance %s: %d spans since %s came before the first span off the baseline after the rise (%s), and a share %s of spans is off from there on",
+		bucketAt.Format(time.RFC3339), fmtF(RefineMiss), first, bucketAt.Format(time.RFC3339), marks[first].at.UTC().Format(time.RFC3339Nano), fmtF(r))
 	return on
+}
+
+// onsetQuantile is the RefineMiss quantile of the regression's start over
+// [lo, firstOff], uniform a priori, given the spans before firstOff (see
+// RefineOnset).
+func onsetQuantile(lo time.Time, before []spanMark, firstOff time.Time, r float64) time.Time {
+	// like[i] is the likelihood of a start before span i (and after span
+	// i−1): the spans from i on were seen as they were.
+	like := make([]float64, len(before)+1)
+	like[len(before)] = 1
+	for i := len(before) - 1; i >= 0; i-- {
+		f := 1 - r
+		if before[i].off {
+			f = r
+		}
+		like[i] = like[i+1] * f
+	}
+	// Segment i runs from the span before it (lo for the first) to span i
+	// (firstOff for the last).
+	edge := func(i int) time.Time {
+		switch {
+		case i < 0:
+			return lo
+		case i >= len(before):
+			return firstOff
+		}
+		return maxTime(lo, before[i].at)
+	}
+	var total float64
+	for i := range like {
+		total += like[i] * edge(i).Sub(edge(i-1)).Seconds()
+	}
+	if total <= 0 {
+		return lo
+	}
+	want, acc := RefineMiss*total, 0.0
+	for i := range like {
+		a, b := edge(i-1), edge(i)
+		m := like[i] * b.Sub(a).Seconds()
+		if acc+m >= want && m > 0 {
+			frac := (want - acc) / m
+			return a.Add(time.Duration(frac * float64(b.Sub(a)))).UTC()
+		}
+		acc += m
+	}
+	return firstOff.UTC()
 }
 
 // offShare is the share of marks off the baseline.

@@ -42,8 +42,8 @@ func TestRefineOnset(t *testing.T) {
 		name  string
 		on    Onset
 		marks []spanMark
-		// want is the refined onset's offset from the bucket's start, -1 for
-		// unknown.
+		// want is the refined onset's offset from the bucket's start (within
+		// a second), -1 for unknown.
 		want time.Duration
 	}{
 		// All failing from 33 s on: r = 1, one on-baseline span is enough.
@@ -76,9 +76,11 @@ func TestRefineOnset(t *testing.T) {
 				return
 			}
 			require.NotNil(t, got.At)
-			require.Equal(t, at.Add(tc.want), *got.At)
+			// The posterior quantile lies within a second of the span
+			// the rule of thumb (k spans back, (1−r)^k ≤ 0.05) names.
+			require.WithinDuration(t, at.Add(tc.want), *got.At, time.Second)
 			require.False(t, got.At.Before(*tc.on.At), "never earlier than the bucket's start")
-			if tc.want > 0 {
+			if tc.want > time.Second {
 				require.Contains(t, got.Refined, "refined from")
 			}
 		})
