@@ -30,7 +30,7 @@ func expect(w World) incident.Expect {
 	if w.Has(CooldownActive) {
 		failed = append(failed, contracts.CheckCooldown)
 	}
-	if !deploymentClass(w.Class) || !w.markerExplainsOnset() || len(w.Versions) < 2 {
+	if !deploymentClass(w.Class) || !w.markerExplainsOnset() || len(w.Versions) < 2 || !w.enoughEvidence() {
 		failed = append(failed, contracts.CheckDeploymentRelated)
 	}
 	if w.Has(OutOfScope) {
@@ -59,4 +59,27 @@ func (w World) markerExplainsOnset() bool {
 		}
 	}
 	return false
+}
+
+// The documented minimum of evidence the sandbox's onset needs
+// (services/sandbox/README.md, tools.DefaultMargins): a baseline of 10
+// minutes and 30 sampled requests before the onset, and a bucket's error rate
+// counts only over 3 sampled requests, so at least that many since the onset.
+const (
+	minBaselineMinutes  = 10
+	minBaselineRequests = 30
+	minOnsetRequests    = 3
+)
+
+// enoughEvidence reports whether the recording holds that minimum, counted
+// in stored traces of the affected service (each holds at least one of its
+// spans, which is what the sandbox counts, so this errs towards enough only
+// where the spans are more). Below it the onset is unknown, the evidence says
+// so ("baseline 6 min …, need 10 min and 30 sampled requests"), and no marker
+// can be placed before it: deployment_related fails.
+func (w World) enoughEvidence() bool {
+	base := w.Onset.Sub(w.Start).Minutes()
+	since := w.Now.Sub(w.Onset).Minutes()
+	per := w.StoredPerMinute()
+	return base >= minBaselineMinutes && per*base >= minBaselineRequests && per*since >= minOnsetRequests
 }

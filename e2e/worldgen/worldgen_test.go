@@ -81,7 +81,8 @@ func TestExpect(t *testing.T) {
 	t.Parallel()
 	onset := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 	base := func(class string, vs ...Variant) World {
-		w := World{Class: class, Variants: vs, Onset: onset, Versions: []string{"v1", "v2"}}
+		w := World{Class: class, Variants: vs, Onset: onset, Versions: []string{"v1", "v2"},
+			Start: onset.Add(-time.Hour), Now: onset.Add(10 * time.Minute), Rate: 1, Sampling: 1}
 		w.Topo.Affected = "svc"
 		w.Deploys = []Deploy{{Service: "svc", Version: "v2", Previous: "v1", At: onset.Add(-5 * time.Minute)}}
 		return w
@@ -112,6 +113,27 @@ func TestExpect(t *testing.T) {
 		{"marker of another service", func() World {
 			w := base("bad_release")
 			w.Deploys[0].Service = "other"
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		// The documented minimum of evidence (enoughEvidence).
+		{"baseline 6 min", func() World {
+			w := base("bad_release")
+			w.Start = onset.Add(-6 * time.Minute)
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		{"29 sampled requests of baseline", func() World {
+			w := base("bad_release")
+			w.Rate, w.Sampling = 29.0/60/60*100, 100 // 29 traces over the hour before the onset
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		{"30 sampled requests of baseline", func() World {
+			w := base("bad_release")
+			w.Rate, w.Sampling = 30.0/60/60*100, 100
+			return w
+		}(), "allow", nil},
+		{"under 3 sampled requests since the onset", func() World {
+			w := base("bad_release")
+			w.Rate, w.Now = 1.0/60, onset.Add(2*time.Minute) // one trace a minute: 60 before, 2 since
 			return w
 		}(), "deny", []string{"deployment_related"}},
 		{"no rollback target", func() World {

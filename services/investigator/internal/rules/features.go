@@ -54,6 +54,15 @@ const (
 	// FeatConfigChange: a deployment marker of the service says the
 	// release changed configuration (deployment.type).
 	FeatConfigChange Feature = "a deployment marker says the release changed configuration (deployment.type)"
+)
+
+// configChangeTypes are the deployment.type values of a release that changed
+// configuration only: a feature flag flipped (OpenTelemetry's feature_flag.*
+// names it) is one too (branch h18onset, after hw-flag-flip-recs-ranker was
+// scored out of sample).
+var configChangeTypes = []string{"config", "configuration", "feature_flag", "feature-flag", "flag"}
+
+const (
 	// FeatEvenSlow: every server span slowed by EvenRatio and no child
 	// dominates: the whole service is slower.
 	FeatEvenSlow Feature = "every endpoint slowed together, no child span dominates (percentile latency by span name and kind)"
@@ -335,7 +344,7 @@ func shapeFeatures(out map[Feature][]string, f failures, sh Shape) {
 			out[FeatEvenSlow] = latIDs
 		}
 	}
-	if sh.ChangeTypes["config"] || sh.ChangeTypes["configuration"] {
+	if slices.ContainsFunc(configChangeTypes, func(t string) bool { return sh.ChangeTypes[t] }) {
 		out[FeatConfigChange] = slices.Clone(sh.IDs[qChange])
 	}
 	if len(sh.HostsBefore) > 0 {

@@ -207,6 +207,10 @@ func TestDiagnoseFromLatencyShapeAndHosts(t *testing.T) {
 		{"the marker says the release changed configuration", []loop.Evidence{failing, marker, change, traces(
 			`{"service":"shop-api","kind":"Server","error":true,"http.status_code":500,"status_message":"no mapping for EUR"}`)},
 			"config_regression", rules.FeatConfigChange},
+		{"the marker says the release flipped a feature flag", []loop.Evidence{failing, marker,
+			agg("ch", contracts.ToolArgs{Aggregation: "count", GroupBy: []string{"deployment.type"}, Filter: "name = 'deployment.marker'"}, `{"count":1,"deployment.type":"feature_flag"}`), traces(
+				`{"service":"shop-api","kind":"Server","error":true,"http.status_code":500,"status_message":"ranker model 'ltr_v9' is not loaded"}`)},
+			"config_regression", rules.FeatConfigChange},
 		{"a connection acquired inside the database client fails", []loop.Evidence{failing, noMarker, traces(
 			`{"service":"shop-api","trace_id":"t1","span_id":"p1","parent_span_id":"s1","kind":"Internal","error":true,"db.system":"postgresql","status_message":"timeout acquiring"}`,
 			`{"service":"shop-api","trace_id":"t1","span_id":"s1","kind":"Server","error":true,"http.status_code":500,"status_message":"timeout acquiring"}`)},

@@ -339,12 +339,21 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		return Output{}, err
 	}
 	on := st.onset
-	f.Onset = on.At
 	var propLine string
 	if on.At == nil {
 		f.OnsetUnknown = on.Reason
 	} else {
-		shared, propagated, seen, err := judgePropagation(c, lim, st, resps[overviewQueries:])
+		// The follow-up stages: the onset's own spans, then the traces
+		// that tell propagation from a shared cause.
+		follow := resps[overviewQueries:]
+		if len(follow) > 0 {
+			rows, err := rawRows(follow, 0)
+			if err != nil {
+				return Output{}, err
+			}
+			on, follow = RefineOnset(on, onsetMarks(on, rows)), follow[1:]
+		}
+		shared, propagated, seen, err := judgePropagation(c, lim, st, follow)
 		if err != nil {
 			return Output{}, err
 		}
@@ -356,6 +365,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
 	}
+	f.Onset = on.At
 	text := header(c, append(overviewLines(f, on, propLine), "per operation:")...) + compact.Block(shown, cl)
 	if on.At != nil {
 		text += "\nminutes around the onset:\n" + compact.Block(around(st.minutes, *on.At), compact.Limits{MaxRows: 15, MaxChars: 2000})
@@ -447,6 +457,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if on.At != nil {
 		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
+		if on.Refined != "" {
+			lines = append(lines, "onset "+on.Refined)
+		}
 	} else {
 		lines = append(lines, "onset: none found ("+on.Reason+")")
 	}

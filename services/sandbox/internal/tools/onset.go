@@ -78,6 +78,9 @@ type Onset struct {
 	Short bool
 	// Reason explains the outcome in one sentence of plain words.
 	Reason string
+	// Refined says, when RefineOnset moved At later inside its bucket, from
+	// where and why.
+	Refined string
 }
 
 type bucket struct {

@@ -113,20 +113,25 @@ var traceFields = []signoz.FieldKey{
 func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 	return func(resps []signoz.Response) ([]Query, error) {
 		st, err := overviewBase(c, resps[:overviewQueries])
-		if err != nil || st.onset.At == nil || len(st.examined) == 0 {
+		if err != nil || st.onset.At == nil {
 			return nil, err
 		}
 		from, to := st.onset.At.UnixMilli(), c.Incident.To.UnixMilli()
 		switch len(resps) {
 		case overviewQueries:
-			var qs []Query
+			// The onset's own spans first (RefineOnset), then the failing
+			// spans of each examined service.
+			qs := []Query{refineQuery(c, st.onset)}
 			for _, svc := range st.examined {
 				qs = append(qs, Query{"failing_" + svc, signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			return qs, nil
-		case overviewQueries + len(st.examined):
-			ids, err := failingTraces(c, lim, st, resps[overviewQueries:])
+		case overviewQueries + 1 + len(st.examined):
+			if len(st.examined) == 0 {
+				return nil, nil
+			}
+			ids, err := failingTraces(c, lim, st, resps[overviewQueries+1:])
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,58 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	"agentk/e2e/worldgen"
+
+	"github.com/stretchr/testify/require"
+)
+
+// corners are the edges of issue 18's ranges (recordings of 20 min to 24 h,
+// 0.1 to 500 requests/s, sampling 1/1 to 1/100) that one replay can hold.
+// 500 requests/s unsampled is 30,000 traces a minute and is left to the
+// sandbox's own test of the series (TestFindOnsetAcrossRecordings), and so is
+// 500 requests/s over 24 h at 1/100 (430,000 traces).
+var corners = []worldgen.Corner{
+	{Length: 20 * time.Minute, Rate: 0.1, Sampling: 1, Class: "prompt_regression"},
+	// 0.06 stored traces a minute: under the documented minimum, deny.
+	{Length: 20 * time.Minute, Rate: 0.1, Sampling: 100, Class: "bad_release"},
+	{Length: 20 * time.Minute, Rate: 500, Sampling: 100, Class: "config_regression"},
+	// Baseline 6 min, need 10: deny, and the evidence says so.
+	{Length: 20 * time.Minute, Rate: 500, Sampling: 100, Baseline: 6 * time.Minute, Class: "bad_release"},
+	{Length: 24 * time.Hour, Rate: 0.1, Sampling: 1, Class: "config_regression"},
+	// 86 traces in a day, half of one since the onset: deny.
+	{Length: 24 * time.Hour, Rate: 0.1, Sampling: 100, Class: "bad_release"},
+}
+
+// TestCornerWorlds replays a world at each corner with the oracle: the
+// verdict is the right one — allow where the recording holds the documented
+// minimum of evidence (worldgen's enoughEvidence), deny where it does not —
+// and nothing is rolled back that should not be.
+func TestCornerWorlds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six drawn worlds; skipped with -short")
+	}
+	var ws []worldgen.World
+	allow := 0
+	for i, c := range corners {
+		w := worldgen.DrawCorner(1818, i, c)
+		if w.Expect.Verdict == "allow" {
+			allow++
+		}
+		ws = append(ws, w)
+	}
+	require.Equal(t, 3, allow, "three corners hold enough evidence for a rollback, three do not")
+	dir := t.TempDir()
+	require.NoError(t, worldgen.Write(dir, ws))
+	outs := evalFolder(t, dir, []string{"persona:oracle"})
+	for _, o := range outs {
+		t.Logf("%s: %s %s %v (expected %s %v)", o.Incident, o.Diagnosis, o.Verdict, o.FailedChecks, o.Expect.Verdict, o.Expect.FailedChecks)
+	}
+	for _, o := range outs {
+		require.Empty(t, o.Error, o.Incident)
+		require.False(t, o.BadRollback(), "%s: a bad rollback", o.Incident)
+		require.Equal(t, o.Expect.Verdict, o.Verdict, "%s: failed %v", o.Incident, o.FailedChecks)
+	}
+}

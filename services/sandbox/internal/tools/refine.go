@@ -1,0 +1,220 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// The per-minute onset is the start of the first bucket off the baseline, up
+// to one bucket early by construction; a release that started serving a few
+// seconds into that bucket then looks as if it came after the regression it
+// caused. The overview refines the onset inside its bucket from the
+// service's own spans there: it may move later, never earlier, and only as
+// far as the spans show the service still on its baseline.
+const (
+	// RefineSpans bounds the spans read from the onset's bucket (oldest
+	// first); a regression that begins after them keeps the bucket's start.
+	RefineSpans = 1000
+	// RefineMiss is the chance accepted that the regression began before
+	// the refined onset (RefineOnset).
+	RefineMiss = 0.05
+)
+
+var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number")}
+
+// refineQuery asks for the affected service's spans from the onset over the
+// departure's first Sustain buckets (those FindOnset saw off), oldest first.
+func refineQuery(c Call, on Onset) Query {
+	from := on.At.UnixMilli()
+	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
+	return Query{"onset_spans", signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+		Filter: signoz.Filter{Expression: serviceFilter(c.Service)}, Limit: RefineSpans, SelectFields: refineFields,
+		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
+}
+
+// spanMark is one span of the onset's bucket: when, and whether it is off the
+// baseline in the onset's signal.
+type spanMark struct {
+	at  time.Time
+	off bool
+}
+
+// onsetMarks reads the bucket's spans, sorted, each judged off by the onset's
+// signal: an error, or a duration at or above the p95 threshold.
+func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
+	var out []spanMark
+	for _, r := range rows {
+		at := rowTime(r)
+		if at.IsZero() {
+			continue
+		}
+		var off bool
+		switch on.Signal {
+		case "error_rate":
+			off, _ = attrValue(r.Data, "has_error").(bool)
+		case "p95":
+			v, ok := num(attrValue(r.Data, "duration_nano"))
+			off = ok && on.P95ThresholdMs > 0 && v/1e6 >= on.P95ThresholdMs
+		}
+		out = append(out, spanMark{at: at, off: off})
+	}
+	slices.SortStableFunc(out, func(a, b spanMark) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// RefineOnset moves on.At later, to the RefineMiss quantile of when the
+// regression began, judged from the spans between on.At and the first span
+// off the baseline after the split of the spans from on.At: the point that
+// best divides them into a lower and a higher share off (binomial likelihood
+// ratio), taken only where it is significant (2·ΔlogL ≥ RefineSplitLR), the
+// share after is at least twice the share before, and the spans before it are
+// on the baseline as a whole (a regression that worsened starts at its first
+// stage, not at the worse one), so that a stray error of the baseline before
+// the regression does not stand for its start.
+//
+// The regression began at some t between on.At and that first failing span,
+// equally likely anywhere a priori; a regression failing a share r of spans
+// (r measured from the first failing span on) that began at t leaves the
+// spans between t and the first failing one as they are with chance
+// Π (1−r) over those on the baseline, r over those off. The onset is the
+// time before which that posterior holds a share RefineMiss: the chance
+// accepted that the regression began earlier. With no span off, on is
+// returned as it is. The result is never earlier than on.At nor later than
+// that first failing span, and Refined says what moved it.
+func RefineOnset(on Onset, marks []spanMark) Onset {
+	if on.At == nil {
+		return on
+	}
+	from := splitMarks(marks)
+	if from > 0 && offShare(marks[:from]) >= onBaseline(on) {
+		// Before the split the service was off already (a regression
+		// that worsened): the split is not its start.
+		from = 0
+	}
+	first := slices.IndexFunc(marks[from:], func(m spanMark) bool { return m.off })
+	if first < 0 {
+		return on
+	}
+	first += from
+	r := offShare(marks[first:])
+	at := onsetQuantile(*on.At, marks[:first], marks[first].at, r)
+	if !at.After(*on.At) {
+		return on
+	}
+	bucketAt := *on.At
+	on.At = &at
+	on.Refined = fmt.Sprintf("refined from %s to the time before which the regression began with chance %s: %d spans since %s came before the first span off the baseline after the rise (%s), and a share %s of spans is off from there on",
+		bucketAt.Format(time.RFC3339), fmtF(RefineMiss), first, bucketAt.Format(time.RFC3339), marks[first].at.UTC().Format(time.RFC3339Nano), fmtF(r))
+	return on
+}
+
+// onsetQuantile is the RefineMiss quantile of the regression's start over
+// [lo, firstOff], uniform a priori, given the spans before firstOff (see
+// RefineOnset).
+func onsetQuantile(lo time.Time, before []spanMark, firstOff time.Time, r float64) time.Time {
+	// like[i] is the likelihood of a start before span i (and after span
+	// i−1): the spans from i on were seen as they were.
+	like := make([]float64, len(before)+1)
+	like[len(before)] = 1
+	for i := len(before) - 1; i >= 0; i-- {
+		f := 1 - r
+		if before[i].off {
+			f = r
+		}
+		like[i] = like[i+1] * f
+	}
+	// Segment i runs from the span before it (lo for the first) to span i
+	// (firstOff for the last).
+	edge := func(i int) time.Time {
+		switch {
+		case i < 0:
+			return lo
+		case i >= len(before):
+			return firstOff
+		}
+		return maxTime(lo, before[i].at)
+	}
+	var total float64
+	for i := range like {
+		total += like[i] * edge(i).Sub(edge(i-1)).Seconds()
+	}
+	if total <= 0 {
+		return lo
+	}
+	want, acc := RefineMiss*total, 0.0
+	for i := range like {
+		a, b := edge(i-1), edge(i)
+		m := like[i] * b.Sub(a).Seconds()
+		if acc+m >= want && m > 0 {
+			frac := (want - acc) / m
+			return a.Add(time.Duration(frac * float64(b.Sub(a)))).UTC()
+		}
+		acc += m
+	}
+	return firstOff.UTC()
+}
+
+// offShare is the share of marks off the baseline.
+func offShare(marks []spanMark) float64 {
+	off := 0
+	for _, m := range marks {
+		if m.off {
+			off++
+		}
+	}
+	return float64(off) / float64(len(marks))
+}
+
+// onBaseline is the share of spans off below which a stretch is still on the
+// onset's baseline: its error-rate threshold, or for p95 the 5% of spans
+// that may lie above a p95 threshold.
+func onBaseline(on Onset) float64 {
+	if on.Signal == "error_rate" {
+		return on.ErrorThreshold
+	}
+	return 0.05
+}
+
+// RefineSplitLR is the least likelihood-ratio statistic (2·ΔlogL, χ² with one
+// degree of freedom: 6.63 is p = 0.01) for the split of the onset's spans to
+// count.
+const RefineSplitLR = 6.63
+
+// splitMarks is the index from which the spans' share off is significantly
+// higher (at least twice) than before it, or 0.
+func splitMarks(marks []spanMark) int {
+	var tot, totOff float64
+	for _, m := range marks {
+		tot++
+		if m.off {
+			totOff++
+		}
+	}
+	ll := func(e, n float64) float64 {
+		if n == 0 || e == 0 || e == n {
+			return 0
+		}
+		p := e / n
+		return e*math.Log(p) + (n-e)*math.Log(1-p)
+	}
+	best, at := 0.0, 0
+	var n, e float64
+	for s := 1; s < len(marks); s++ {
+		n++
+		if marks[s-1].off {
+			e++
+		}
+		n2, e2 := tot-n, totOff-e
+		if e2/n2 < 2*e/n || e2 == 0 {
+			continue
+		}
+		if v := 2 * (ll(e, n) + ll(e2, n2) - ll(totOff, tot)); v >= RefineSplitLR && v > best {
+			best, at = v, s
+		}
+	}
+	return at
+}

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"agentk/services/sandbox/internal/signoz"
+
+	"github.com/stretchr/testify/require"
+)
+
+// bucketSpans draws one span a second over a one-minute bucket from at: a
+// share bg failing before failAt, a share r failing from it on; a stray
+// failing span at each second of stray.
+func bucketSpans(at time.Time, failAt time.Duration, r, bg float64, stray ...time.Duration) []spanMark {
+	rnd := rand.New(rand.NewPCG(7, 11))
+	var out []spanMark
+	for s := time.Duration(0); s < time.Minute; s += time.Second {
+		p := bg
+		if s >= failAt {
+			p = r
+		}
+		off := rnd.Float64() < p
+		for _, x := range stray {
+			off = off || s == x
+		}
+		out = append(out, spanMark{at: at.Add(s + 250*time.Millisecond), off: off})
+	}
+	return out
+}
+
+// TestRefineOnset: the onset moves later only as far as enough on-baseline
+// spans precede the first failing one after the rise; never earlier than the
+// bucket's start; a stray error of the baseline is not the start.
+func TestRefineOnset(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 9, 23, 7, 43, 0, 0, time.UTC)
+	on := Onset{At: &at, Signal: "error_rate", ErrorThreshold: 0.05, BucketMinutes: 1, Reason: "error_rate left its baseline"}
+	cases := []struct {
+		name  string
+		on    Onset
+		marks []spanMark
+		// want is the refined onset's offset from the bucket's start (within
+		// a second), -1 for unknown.
+		want time.Duration
+	}{
+		// All failing from 33 s on: r = 1, one on-baseline span is enough.
+		{"a release that fails every request from 33 s", on, bucketSpans(at, 33*time.Second, 1, 0), 32*time.Second + 250*time.Millisecond},
+		// Half failing: k = ⌈ln 0.05 / ln 0.5⌉ = 5 spans before the first failure.
+		{"half failing from 20 s goes back five spans", on, spansAt(at, 20), 15*time.Second + 250*time.Millisecond},
+		{"the first span fails: the bucket's start", on, bucketSpans(at, 0, 1, 0), 0},
+		{"nothing fails: the bucket's start", on, bucketSpans(at, time.Hour, 1, 0), 0},
+		{"too few spans before the first failure: the bucket's start", on, spansAt(at, 3), 0},
+		// A stray error of the baseline does not stand for the start: the
+		// split puts the regression where the share off rises.
+		{"a stray error before the regression is not its start", on, spansAt(at, 30, 4), 25*time.Second + 250*time.Millisecond},
+		// Errors clustered just before the regression count as its start:
+		// five on-baseline spans before the first of them.
+		{"errors clustered before the regression are its start", on, spansAt(at, 30, 22, 24, 27), 17*time.Second + 250*time.Millisecond},
+		// A regression that worsened (one span in six off from 6 s, half
+		// from 40 s) started at its first stage: the bucket's start stays.
+		{"a regression that worsened starts at its first stage", on, spansAt(at, 40, 6, 12, 18, 24, 30, 36), 0},
+		// Scattered errors with no rise: no significant split, and the first
+		// one is too early to move anything.
+		{"no rise: the bucket's start", on, spansAt(at, 60, 2, 17, 33, 48), 0},
+		{"an unknown onset stays unknown", Onset{Signal: "error_rate"}, bucketSpans(at, 30*time.Second, 1, 0), -1},
+		{"no spans", on, nil, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := RefineOnset(tc.on, tc.marks)
+			if tc.want < 0 {
+				require.Nil(t, got.At)
+				return
+			}
+			require.NotNil(t, got.At)
+			// The posterior quantile lies within a second of the span
+			// the rule of thumb (k spans back, (1−r)^k ≤ 0.05) names.
+			require.WithinDuration(t, at.Add(tc.want), *got.At, time.Second)
+			require.False(t, got.At.Before(*tc.on.At), "never earlier than the bucket's start")
+			if tc.want > time.Second {
+				require.Contains(t, got.Refined, "refined from")
+			}
+		})
+	}
+}
+
+// spansAt is one span a second from at for a minute, on-baseline for the
+// first n, then alternately failing and not (a share of one half), with
+// stray failing spans at the seconds listed.
+func spansAt(at time.Time, n int, stray ...int) []spanMark {
+	var out []spanMark
+	for s := 0; s < 60; s++ {
+		off := s >= n && (s-n)%2 == 0 || slices.Contains(stray, s)
+		out = append(out, spanMark{at: at.Add(time.Duration(s)*time.Second + 250*time.Millisecond), off: off})
+	}
+	return out
+}
+
+// TestOnsetMarks: spans are judged by the onset's signal (an error, or a
+// duration at the p95 threshold), rows without a time are skipped, and the
+// marks come out sorted whatever order SigNoz answered in.
+func TestOnsetMarks(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 9, 23, 7, 43, 0, 0, time.UTC)
+	row := func(s int, err bool, ms float64) signoz.RawRow {
+		return signoz.RawRow{Timestamp: at.Add(time.Duration(s) * time.Second), Data: map[string]any{"has_error": err, "duration_nano": ms * 1e6}}
+	}
+	rows := []signoz.RawRow{row(3, false, 900), row(1, true, 10), {Data: map[string]any{"has_error": true}}, row(2, false, 100)}
+	errs := onsetMarks(Onset{Signal: "error_rate"}, rows)
+	require.Equal(t, []spanMark{{at.Add(time.Second), true}, {at.Add(2 * time.Second), false}, {at.Add(3 * time.Second), false}}, errs)
+	slow := onsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
+	require.Equal(t, []spanMark{{at.Add(time.Second), false}, {at.Add(2 * time.Second), false}, {at.Add(3 * time.Second), true}}, slow)
+}
