@@ -128,5 +128,5 @@ func (h *Handler) investigate(ctx context.Context, alert contracts.AlertV1, raw 
 	log.InfoContext(ctx, "investigation finished", "completed", rep.Completed, "incomplete_reason", rep.IncompleteReason,
 		"class", best.Class, "confidence", best.Confidence, "iterations", rep.Iterations, "tool_calls", rep.ToolCalls,
 		"tokens_in", rep.TokensIn, "tokens_out", rep.TokensOut, "model", rep.Model)
-	return bus.Out{Envelope: env, MsgID: invID}, nil
+	return bus.Out{Envelope: env, MsgID: invID, Value: &rep}, nil
 }

@@ -2,7 +2,6 @@ package natsport
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"agentk/contracts"
@@ -58,22 +57,14 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, provider str
 }
 
 // Handle wraps the alert handler in the investigator.investigate span and
-// records the investigation's metrics from the report it returns.
+// records the investigation's metrics from the report it sealed.
 func (t *Telemetry) Handle(next bus.HandlerFunc) bus.HandlerFunc {
 	return func(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 		start := time.Now()
-		ctx, span := t.tracer.Start(ctx, "investigator.investigate")
-		defer span.End()
-		outs, err := next(ctx, m)
-		if err != nil {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
-			return outs, err
-		}
-		for _, o := range outs {
-			var rep contracts.ReportV1
-			if o.Envelope.Subject != contracts.SubjectReport || json.Unmarshal(o.Envelope.Payload, &rep) != nil {
-				continue
+		return bus.Traced(t.tracer, "investigator.investigate", next, func(ctx context.Context, span trace.Span, o bus.Out) {
+			rep, ok := bus.Sealed[contracts.ReportV1](o, contracts.SubjectReport)
+			if !ok {
+				return
 			}
 			span.SetAttributes(
 				attribute.String("agentk.incident_id", rep.IncidentID),
@@ -88,8 +79,7 @@ func (t *Telemetry) Handle(next bus.HandlerFunc) bus.HandlerFunc {
 			a := metric.WithAttributes(attribute.Bool("completed", rep.Completed), attribute.String("investigator", rep.Investigator))
 			t.investigations.Add(ctx, 1, a)
 			t.duration.Record(ctx, time.Since(start).Seconds(), a)
-		}
-		return outs, nil
+		})(ctx, m)
 	}
 }
 
