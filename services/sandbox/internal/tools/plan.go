@@ -52,9 +52,10 @@ const (
 )
 
 // overviewQueries is how many queries service_overview's first stage sends:
-// nine, the release comparison's two, two per peer key, the pool's two and
-// the processes'.
-var overviewQueries = 14 + 2*len(PeerKeys)
+// nine, then releaseQueries' (the release comparison's, the peers', the
+// pool's and the processes'), counted from releaseQueries itself so that a
+// query added there cannot leave the builders reading the wrong responses.
+var overviewQueries = 9 + len(releaseQueries(Call{}, Window{}))
 
 // OnsetHistory is how far before the alert's startsAt the per-minute series
 // behind the onset reach: as much history as SigNoz keeps, up to a day. The
