@@ -3,13 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"agentk/e2e/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
@@ -30,7 +30,7 @@ func cluster3(tb testing.TB) *fabric.Fabric {
 	ports := make([]int, 3)
 	routes := make([]string, 3)
 	for i := range ports {
-		ports[i] = freePort(tb)
+		ports[i] = freeport.Port(tb)
 		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", ports[i])
 	}
 	urls := make([]string, 3)
@@ -65,14 +65,4 @@ func cluster3(tb testing.TB) *fabric.Fabric {
 	}
 	tb.Cleanup(func() { _ = f.Close() })
 	return f
-}
-
-// freePort is a free loopback port (for a cluster route).
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	a, err := net.ResolveTCPAddr("tcp", freeAddr(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return a.Port
 }

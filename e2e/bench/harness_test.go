@@ -23,6 +23,7 @@ import (
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
+	"agentk/e2e/freeport"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/bridge/fakeslack"
@@ -53,16 +54,6 @@ func serve(tb testing.TB, h http.Handler) string {
 	go func() { _ = srv.Serve(l) }()
 	tb.Cleanup(func() { _ = srv.Close() })
 	return "http://" + l.Addr().String()
-}
-
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }
 
 // embedded starts an embedded fabric in a temporary folder.
@@ -164,9 +155,9 @@ func startReplicasOn(tb testing.TB, f *fabric.Fabric, inc *incident.Incident, pe
 	log := slog.New(slog.DiscardHandler)
 	for i := range n {
 		own := maps.Clone(env)
-		own["AGENTK_BRIDGE_ADDR"] = freeAddr(tb)
+		own["AGENTK_BRIDGE_ADDR"] = freeport.Addr(tb)
 		p.bridgeURLs = append(p.bridgeURLs, "http://"+own["AGENTK_BRIDGE_ADDR"]+"/slack/interactions")
-		addr := freeAddr(tb)
+		addr := freeport.Addr(tb)
 		own["AGENTK_INGEST_ADDR"] = addr
 		p.ingestURLs = append(p.ingestURLs, "http://"+addr+"/v1/alerts")
 		running, err := stack.Start(ctx, replicaRoles(i, n), func(ctx context.Context, role string) (service.Deps, error) {

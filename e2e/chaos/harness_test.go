@@ -22,6 +22,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
+	"agentk/e2e/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
@@ -44,14 +45,6 @@ type world struct {
 	token   string
 	// decisions receives the incident id of every decision the gate signs.
 	decisions chan string
-}
-
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(tb, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }
 
 func serve(tb testing.TB, h http.Handler) string {
@@ -90,7 +83,7 @@ func newWorld(ctx context.Context, tb testing.TB) *world {
 	tb.Helper()
 	tb.Setenv("AGENTK_OTEL_DISABLED", "1")
 	inc := liveIncident(tb)
-	w := &world{tb: tb, inc: inc, ingest: freeAddr(tb), token: "chaos-ingest-token", decisions: make(chan string, 8192)}
+	w := &world{tb: tb, inc: inc, ingest: freeport.Addr(tb), token: "chaos-ingest-token", decisions: make(chan string, 8192)}
 	sig := serve(tb, fakesignoz.New(inc, fakesignoz.Options{APIKey: "chaos-key"}))
 	slack := fakeslack.New("xoxb-chaos")
 	tb.Cleanup(slack.Close)
@@ -103,7 +96,7 @@ func newWorld(ctx context.Context, tb testing.TB) *world {
 		"AGENTK_INVESTIGATION_TIMEOUT":     "20s",
 		"AGENTK_INGEST_MAX_INVESTIGATIONS": "8",
 		"AGENTK_INGEST_DISPATCH_INTERVAL":  "500ms",
-		"AGENTK_BRIDGE_ADDR":               freeAddr(tb),
+		"AGENTK_BRIDGE_ADDR":               freeport.Addr(tb),
 		"AGENTK_SLACK_API_URL":             slack.APIURL(),
 		"AGENTK_SLACK_BOT_TOKEN":           "xoxb-chaos",
 		"AGENTK_SLACK_SIGNING_SECRET":      "chaos-slack-signing-secret",

@@ -25,6 +25,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
+	"agentk/e2e/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
@@ -103,14 +104,6 @@ type cluster struct {
 	keysDir string
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 func startCluster(ctx context.Context, t *testing.T, image string) *cluster {
 	t.Helper()
 	dir := t.TempDir()
@@ -150,7 +143,7 @@ func startCluster(ctx context.Context, t *testing.T, image string) *cluster {
 		text = failureDetection + text
 		conf := filepath.Join(dir, n+".conf")
 		require.NoError(t, os.WriteFile(conf, []byte(text), 0o644))
-		port := freePort(t)
+		port := freeport.Port(t)
 		c.ports = append(c.ports, port)
 		_, err = run(ctx, "docker", "run", "-d", "--name", n, "--network", c.net, "--network-alias", n,
 			"-p", fmt.Sprintf("127.0.0.1:%d:4222", port), "-v", conf+":/nats.conf:ro", "--tmpfs", "/data",
@@ -268,8 +261,8 @@ func startPipeline(ctx context.Context, t *testing.T, c *cluster) *pipeline {
 	sig := serve(t, fakesignoz.New(p.inc, fakesignoz.Options{APIKey: "cluster-key"}))
 	p.slack = fakeslack.New(botToken)
 	t.Cleanup(p.slack.Close)
-	p.ingest = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	p.bridge = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	p.ingest = fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
+	p.bridge = fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
 	var scope []string
 	for s := range p.inc.Releases.Services {
 		scope = append(scope, s)

@@ -22,6 +22,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
+	"agentk/e2e/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
@@ -102,7 +103,7 @@ func newWorld(t *testing.T) *world {
 			require.NoError(t, os.WriteFile(filepath.Join(d, name), b, 0o600))
 		}
 	}
-	w.port = freePort(t)
+	w.port = freeport.Port(t)
 	text, err := natsembed.Render(natsembed.ServerConfig{
 		ServerName: "agentk-faults", Host: "127.0.0.1", Port: w.port,
 		StoreDir: filepath.Join(dir, "jetstream"), Users: ids.PublicKeys(),
@@ -151,8 +152,8 @@ func (w *world) start(ctx context.Context) {
 	sig := httptestServe(t, fakesignoz.New(w.inc, fakesignoz.Options{APIKey: "faults-key"}))
 	w.slack = fakeslack.New(botToken)
 	t.Cleanup(w.slack.Close)
-	w.ingest = "127.0.0.1:" + fmt.Sprint(freePort(t))
-	w.bridge = "127.0.0.1:" + fmt.Sprint(freePort(t))
+	w.ingest = "127.0.0.1:" + fmt.Sprint(freeport.Port(t))
+	w.bridge = "127.0.0.1:" + fmt.Sprint(freeport.Port(t))
 	w.token = "ingest-token-faults"
 	w.secret = "slack-signing-secret-faults"
 	scope := strings.Join(w.inc.SandboxScope(), ",")
@@ -467,14 +468,6 @@ func poll(ctx context.Context, t *testing.T, what string, f func() (bool, error)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func httptestServe(t *testing.T, h http.Handler) string {

@@ -24,6 +24,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
+	"agentk/e2e/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
@@ -97,14 +98,6 @@ func liveIncident(t *testing.T, id string) *incident.Incident {
 	return inc
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
-}
-
 func serve(t *testing.T, h http.Handler) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -125,7 +118,7 @@ func newPipeline(ctx context.Context, t *testing.T, inc *incident.Incident, extr
 	p.slack = fakeslack.New(botToken)
 	t.Cleanup(p.slack.Close)
 	p.secret = "operator-slack-signing-secret"
-	p.bridge, p.ingest = freeAddr(t), freeAddr(t)
+	p.bridge, p.ingest = freeport.Addr(t), freeport.Addr(t)
 	p.token = "operator-ingest-token"
 	p.console = "operator-console-token-0123456789"
 	scope := strings.Join(inc.Meta.SandboxServices, ",")
