@@ -113,7 +113,7 @@ type pub struct {
 
 func newPub() *pub { return &pub{ids: map[string]bool{}} }
 
-func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) (bool, error) {
+func (p *pub) Publish(_ context.Context, a incidents.Alert, id string) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
@@ -124,7 +124,7 @@ func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) (bool, 
 		return false, nil
 	}
 	p.ids[id] = true
-	p.msgs = append(p.msgs, a)
+	p.msgs = append(p.msgs, a.AlertV1)
 	return true, nil
 }
 

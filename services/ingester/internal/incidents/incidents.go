@@ -71,7 +71,21 @@ type KV interface {
 // false when JetStream dropped the message as a duplicate of msgID inside
 // its de-duplication window: it was stored before.
 type Publisher interface {
-	Publish(ctx context.Context, a contracts.AlertV1, msgID string) (fresh bool, err error)
+	Publish(ctx context.Context, a Alert, msgID string) (fresh bool, err error)
+}
+
+// Alert is an alert and, when the index has it, its JSON encoding: a new
+// incident's alert is encoded once, and its record and the sealed
+// publication carry the same bytes.
+type Alert struct {
+	contracts.AlertV1
+	// JSON is AlertV1 encoded, or nil: the publisher encodes it.
+	JSON []byte
+}
+
+// publish publishes a under its message id.
+func (x *Index) publish(ctx context.Context, a contracts.AlertV1) (bool, error) {
+	return x.pub.Publish(ctx, Alert{AlertV1: a}, MsgID(a))
 }
 
 // Record is one incident in the index (admission.Record).
@@ -225,7 +239,7 @@ func (x *Index) Ingest(ctx context.Context, a contracts.AlertV1, now time.Time) 
 	case a.Test:
 		return Result{Outcome: TestAck, IncidentID: a.IncidentID}, nil
 	case a.NoData:
-		if _, err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+		if _, err := x.publish(ctx, a); err != nil {
 			return Result{}, storeErr("publish no-data alert", err)
 		}
 		if err := x.recordNoData(ctx, a, now); err != nil {

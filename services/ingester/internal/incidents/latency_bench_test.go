@@ -45,7 +45,7 @@ func (s slowKV) Keys(ctx context.Context, filter string) ([]string, error) {
 // slowPub is pub behind the same network.
 type slowPub struct{ *pub }
 
-func (s slowPub) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
+func (s slowPub) Publish(ctx context.Context, a incidents.Alert, id string) (bool, error) {
 	time.Sleep(rtt)
 	return s.pub.Publish(ctx, a, id)
 }

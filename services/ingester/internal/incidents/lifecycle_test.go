@@ -198,7 +198,7 @@ type refusing struct {
 	service string
 }
 
-func (r refusing) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
+func (r refusing) Publish(ctx context.Context, a incidents.Alert, id string) (bool, error) {
 	if a.Service == r.service {
 		return false, fmt.Errorf("publish: %w: nats: maximum payload exceeded", incidents.ErrRefused)
 	}

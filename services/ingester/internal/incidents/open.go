@@ -97,7 +97,7 @@ func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (r
 func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 	a := rec.Alert
 	admitted := rec.State == StateInvestigating
-	b, err := json.Marshal(rec)
+	alert, b, err := encode(rec)
 	if err != nil {
 		x.settle(a.IncidentID, false)
 		return Result{}, false, storeErr("encode record", err)
@@ -108,7 +108,7 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 		func() { _, fpErr = x.kv.Create(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a)) },
 		func() {
 			if admitted {
-				_, pubErr = x.pub.Publish(ctx, a, MsgID(a))
+				_, pubErr = x.pub.Publish(ctx, Alert{AlertV1: a, JSON: alert}, MsgID(a))
 			}
 		})
 	// A record another delivery wrote first keeps the slot: attach reads
@@ -133,6 +133,21 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 		x.queued()
 		return Result{Outcome: Queued, IncidentID: a.IncidentID}, true, nil
 	}
+}
+
+// encode is rec's alert encoded and rec encoded around those same bytes, so
+// that a new incident's alert is encoded once for its record and its
+// publication. The bytes are json.Marshal(rec)'s: the outer Alert field
+// hides Record's.
+func encode(rec Record) (alert, record []byte, err error) {
+	if alert, err = json.Marshal(rec.Alert); err != nil {
+		return nil, nil, err
+	}
+	record, err = json.Marshal(struct {
+		Record
+		Alert json.RawMessage `json:"alert"`
+	}{rec, alert})
+	return alert, record, err
 }
 
 // refuse sets rec aside as refused for the bus's reason err (ErrRefused),
@@ -191,7 +206,7 @@ func (x *Index) attached(ctx context.Context, a contracts.AlertV1, own string, o
 			res.Outcome = Queued
 		}
 	case own == o.id && redelivered(o.rec, a, now):
-		fresh, err := x.pub.Publish(ctx, o.rec.Alert, MsgID(o.rec.Alert))
+		fresh, err := x.publish(ctx, o.rec.Alert)
 		if err != nil {
 			return Result{}, storeErr("publish alert", err)
 		}
@@ -381,7 +396,7 @@ func (x *Index) decide(ctx context.Context, rec Record, rev uint64, now time.Tim
 		rec.State = StateQueued
 		return rec, err
 	}
-	if _, err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+	if _, err := x.publish(ctx, rec.Alert); err != nil {
 		x.settle(rec.IncidentID, false)
 		if errors.Is(err, ErrRefused) {
 			return Record{}, x.refuse(ctx, rec, rev, err)

@@ -5,6 +5,7 @@ package natsport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -86,11 +87,19 @@ func NewPublisher(conn *bus.Conn, signer *envelope.Signer, now func() time.Time)
 	return &Publisher{conn: conn, signer: signer, now: now}
 }
 
-// Publish seals a and stores it with Nats-Msg-Id msgID; it returns after the
+// Publish seals a (a.JSON as it is, when the index encoded it) and stores it with Nats-Msg-Id msgID; it returns after the
 // JetStream acknowledgement (fresh: stored now, not a duplicate of msgID), or
 // the bus error.
-func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID string) (bool, error) {
-	env, err := p.signer.SealJSON(contracts.SubjectAlert, a, p.now(), 0)
+func (p *Publisher) Publish(ctx context.Context, a incidents.Alert, msgID string) (bool, error) {
+	payload := a.JSON
+	if payload == nil {
+		b, err := json.Marshal(a.AlertV1)
+		if err != nil {
+			return false, fmt.Errorf("ingester: encode alert: %w", err)
+		}
+		payload = b
+	}
+	env, err := p.signer.Seal(contracts.SubjectAlert, payload, p.now(), 0)
 	if err != nil {
 		return false, fmt.Errorf("ingester: seal: %w", err)
 	}
