@@ -67,7 +67,7 @@ type killing struct {
 	next incidents.Publisher
 }
 
-func (k *killing) Publish(ctx context.Context, a incidents.Alert, id string) (bool, error) {
+func (k *killing) Publish(ctx context.Context, a incidents.Alert, id string) incidents.Pending[bool] {
 	k.once.Do(k.kill)
 	return k.next.Publish(ctx, a, id)
 }

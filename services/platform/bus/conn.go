@@ -155,7 +155,9 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		case <-t.C:
 		}
 	}
-	js, err := jetstream.New(c.nc)
+	// An async publish (PublishAsync) whose ack never comes fails after
+	// PublishTimeout rather than waiting for ever.
+	js, err := jetstream.New(c.nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout))
 	if err != nil {
 		c.nc.Close()
 		return nil, fmt.Errorf("%w: jetstream: %w", ErrConnect, err)

@@ -65,9 +65,9 @@ func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.St
 // taken reports that the index key was found taken (attach need not try to
 // create it first).
 func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
-	var createErr, getErr error
-	all(func() { _, createErr = x.kv.Create(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID)) },
-		func() { _, _, getErr = x.record(ctx, a.IncidentID) })
+	wopen := x.kv.CreateAsync(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID))
+	_, _, getErr := x.record(ctx, a.IncidentID)
+	_, createErr := wopen()
 	switch {
 	case errors.Is(createErr, ErrExists):
 		return Result{}, false, true, nil
@@ -102,15 +102,16 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 		x.settle(a.IncidentID, false)
 		return Result{}, false, storeErr("encode record", err)
 	}
-	var rev uint64
-	var recErr, fpErr, pubErr error
-	all(func() { rev, recErr = x.kv.Create(ctx, a.IncidentID, b) },
-		func() { _, fpErr = x.kv.Create(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a)) },
-		func() {
-			if admitted {
-				_, pubErr = x.pub.Publish(ctx, Alert{AlertV1: a, JSON: alert}, MsgID(a))
-			}
-		})
+	// The three writes are sent together and awaited together: one round
+	// trip, and all acknowledged before the caller answers.
+	wrec := x.kv.CreateAsync(ctx, a.IncidentID, b)
+	wfp := x.kv.CreateAsync(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a))
+	var pubErr error
+	if admitted {
+		_, pubErr = x.pub.Publish(ctx, Alert{AlertV1: a, JSON: alert}, MsgID(a))()
+	}
+	rev, recErr := wrec()
+	_, fpErr := wfp()
 	// A record another delivery wrote first keeps the slot: attach reads
 	// what it says.
 	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
@@ -298,9 +299,10 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (o
 // concurrently.
 func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (opening, error) {
 	o := opening{id: id}
-	var getErr, fpErr error
-	all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
-		func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
+	wfp := x.kv.CreateAsync(ctx, fpKey(id, a.Fingerprint), startsAt(a))
+	var getErr error
+	o.rec, o.rev, getErr = x.record(ctx, id)
+	_, fpErr := wfp()
 	o.found, o.attached = getErr == nil, fpErr == nil
 	switch {
 	case fpErr != nil && !errors.Is(fpErr, ErrExists):
