@@ -60,11 +60,6 @@ func (c *Conn) PublishAsync(ctx context.Context, subject string, out Out, md map
 		retry := nats.NewMsg(subject)
 		retry.Data = msg.Data
 		setHeaders(sctx, retry.Header, md)
-		dup, err := c.storeMsg(sctx, stream, retry, out.MsgID)
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-			return false, err
-		}
-		return !dup, nil
+		return c.storeFresh(sctx, span, stream, retry, out.MsgID)
 	}
 }

@@ -246,7 +246,12 @@ func (c *Conn) PublishFresh(ctx context.Context, subject string, out Out, md map
 	msg := nats.NewMsg(subject)
 	msg.Data = out.Envelope.Marshal()
 	setHeaders(ctx, msg.Header, md)
-	dup, err := c.storeMsg(ctx, stream, msg, out.MsgID)
+	return c.storeFresh(ctx, span, stream, msg, out.MsgID)
+}
+
+// storeFresh is storeMsg reporting fresh, with a failure set on span.
+func (c *Conn) storeFresh(ctx context.Context, span trace.Span, stream string, msg *nats.Msg, msgID string) (bool, error) {
+	dup, err := c.storeMsg(ctx, stream, msg, msgID)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		return false, err
