@@ -113,12 +113,15 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 	rev, recErr := wrec()
 	_, fpErr := wfp()
 	// A record another delivery wrote first keeps the slot: attach reads
-	// what it says.
-	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
+	// what it says. So does one whose acknowledgement was lost: it may be
+	// stored as investigating (counting a slot too many until the next
+	// dispatch reads the bucket, never one too few).
+	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || admitted && !errors.Is(pubErr, ErrRefused))
 	switch {
 	case errors.Is(recErr, ErrExists):
 		return Result{}, false, nil // a concurrent delivery wrote it first: attach reads it
 	case recErr != nil:
+		x.failed(a.IncidentID, rec.OpenedAt) // it may be stored: the retry says opened
 		return Result{}, false, storeErr("create record", recErr)
 	case errors.Is(pubErr, ErrRefused):
 		return Result{}, false, x.refuse(ctx, rec, rev, pubErr)
