@@ -90,7 +90,11 @@ func build(ctx context.Context, d service.Deps, cfg config.Config, wrap func(inc
 	if wrap != nil {
 		pub = wrap(pub)
 	}
-	idx := incidents.New(natsport.NewKV(bucket), pub, cfg.MaxInvestigations, cfg.Lease)
+	kv, err := natsport.NewKV(ctx, d.Bus.JetStream(), bucket)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	idx := incidents.New(kv, pub, cfg.MaxInvestigations, cfg.Lease)
 	mux := http.NewServeMux()
 	mux.Handle(httpport.Path, httpport.Traced(httpport.New(idx, httpport.Options{
 		Auth:    httpport.Auth{Token: cfg.Token, BasicUser: cfg.BasicUser, BasicPassword: cfg.BasicPassword},

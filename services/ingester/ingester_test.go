@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"agentk/contracts"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
@@ -68,7 +67,7 @@ type killing struct {
 	next incidents.Publisher
 }
 
-func (k *killing) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
+func (k *killing) Publish(ctx context.Context, a incidents.Alert, id string) incidents.Pending[bool] {
 	k.once.Do(k.kill)
 	return k.next.Publish(ctx, a, id)
 }

@@ -3,6 +3,7 @@ package webhook
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"time"
@@ -200,6 +201,9 @@ func checkAlert(at string, a alert, labels, annotations map[string]string) error
 func checkSize(at string, a contracts.AlertV1) error {
 	if mutant.Off(mutant.IngestFieldBounds) {
 		return nil
+	}
+	if jsonBound(reflect.ValueOf(a)) <= MaxAlertBytes {
+		return nil // no encoding can be larger
 	}
 	b, err := json.Marshal(a)
 	if err != nil {

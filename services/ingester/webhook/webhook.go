@@ -157,6 +157,14 @@ func stringMap(raw json.RawMessage) (map[string]string, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
+	if !bytes.Contains(raw, []byte("null")) {
+		// The usual object, all strings, decodes in one pass; a null
+		// (dropped below) or another type takes the general path.
+		var out map[string]string
+		if json.Unmarshal(raw, &out) == nil {
+			return out, nil
+		}
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, errors.New("must be a JSON object of strings")

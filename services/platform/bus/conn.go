@@ -155,7 +155,9 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		case <-t.C:
 		}
 	}
-	js, err := jetstream.New(c.nc)
+	// An async publish (PublishAsync) whose ack never comes fails after
+	// PublishTimeout rather than waiting for ever.
+	js, err := jetstream.New(c.nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout))
 	if err != nil {
 		c.nc.Close()
 		return nil, fmt.Errorf("%w: jetstream: %w", ErrConnect, err)
@@ -244,7 +246,12 @@ func (c *Conn) PublishFresh(ctx context.Context, subject string, out Out, md map
 	msg := nats.NewMsg(subject)
 	msg.Data = out.Envelope.Marshal()
 	setHeaders(ctx, msg.Header, md)
-	dup, err := c.storeMsg(ctx, stream, msg, out.MsgID)
+	return c.storeFresh(ctx, span, stream, msg, out.MsgID)
+}
+
+// storeFresh is storeMsg reporting fresh, with a failure set on span.
+func (c *Conn) storeFresh(ctx context.Context, span trace.Span, stream string, msg *nats.Msg, msgID string) (bool, error) {
+	dup, err := c.storeMsg(ctx, stream, msg, msgID)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		return false, err

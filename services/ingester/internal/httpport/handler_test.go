@@ -80,6 +80,7 @@ func TestHandler(t *testing.T) {
 		body     string
 		fail     error
 		maxBody  int64
+		length   int64 // the declared Content-Length, when not the body's
 		code     int
 		field    string
 		reason   string
@@ -98,6 +99,8 @@ func TestHandler(t *testing.T) {
 		{name: "form content type refused", ctype: "application/x-www-form-urlencoded", body: threshold, code: 415, reason: httpport.ReasonContentType},
 		{name: "charset parameter fine", ctype: "application/json; charset=utf-8", body: threshold, code: 200, outcome: "opened", ingested: 1},
 		{name: "body over the limit", maxBody: 100, body: threshold, code: 413, reason: httpport.ReasonTooLarge},
+		{name: "body shorter than its declared length", length: int64(len(threshold)) + 10, body: threshold, code: 400, reason: httpport.ReasonInvalid},
+		{name: "unknown length read as it comes", length: -1, body: threshold, code: 200, outcome: "opened", ingested: 1},
 		{name: "malformed JSON", body: `{"alerts":[`, code: 400, reason: httpport.ReasonInvalid},
 		{name: "missing startsAt names the field", body: `{"alerts":[{"status":"firing","labels":{}}]}`, code: 400, field: "alerts[0].startsAt", reason: httpport.ReasonInvalid},
 		{name: "bus down is a 503 so SigNoz retries", body: threshold, fail: incidents.ErrStore, code: 503, reason: httpport.ReasonUnavailable},
@@ -125,6 +128,9 @@ func TestHandler(t *testing.T) {
 				ctype = "application/json"
 			}
 			r.Header.Set("Content-Type", ctype)
+			if tc.length != 0 {
+				r.ContentLength = tc.length
+			}
 			if tc.header != nil {
 				tc.header(r)
 			}

@@ -17,7 +17,14 @@ const ScopeName = "agentk/services/ingester"
 // and incidents opened, as OpenTelemetry counters.
 type OTelMetrics struct {
 	received, deduplicated, rejected, opened, filed metric.Int64Counter
+	// byOutcome holds the outcome attribute of every known outcome, built
+	// once: an attribute set costs allocations on every alert otherwise.
+	byOutcome map[incidents.Outcome]metric.AddOption
 }
+
+// outcomes are the outcomes whose attribute is built once.
+var outcomes = []incidents.Outcome{incidents.Opened, incidents.Queued, incidents.Attached, incidents.Duplicate,
+	incidents.Resolved, incidents.PartlyResolved, incidents.ResolvedUnknown, incidents.TestAck, incidents.NoData}
 
 // NewOTelMetrics builds the counters from mp.
 func NewOTelMetrics(mp metric.MeterProvider) (*OTelMetrics, error) {
@@ -38,7 +45,15 @@ func NewOTelMetrics(mp metric.MeterProvider) (*OTelMetrics, error) {
 			return nil, fmt.Errorf("ingester metrics: %w", err)
 		}
 	}
+	o.byOutcome = make(map[incidents.Outcome]metric.AddOption, len(outcomes))
+	for _, out := range outcomes {
+		o.byOutcome[out] = outcomeAttr(out)
+	}
 	return &o, nil
+}
+
+func outcomeAttr(out incidents.Outcome) metric.AddOption {
+	return metric.WithAttributeSet(attribute.NewSet(attribute.String("outcome", string(out))))
 }
 
 // Received counts n alerts.
@@ -51,7 +66,11 @@ func (o *OTelMetrics) Rejected(ctx context.Context, reason string) {
 
 // Filed counts one filed alert by outcome.
 func (o *OTelMetrics) Filed(ctx context.Context, out incidents.Outcome) {
-	o.filed.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", string(out))))
+	attr, ok := o.byOutcome[out]
+	if !ok {
+		attr = outcomeAttr(out)
+	}
+	o.filed.Add(ctx, 1, attr)
 	switch out {
 	case incidents.Opened, incidents.Queued:
 		o.opened.Add(ctx, 1)

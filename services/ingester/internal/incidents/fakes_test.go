@@ -48,6 +48,12 @@ func (m *memKV) Create(_ context.Context, key string, v []byte) (uint64, error) 
 	return m.rev, nil
 }
 
+// CreateAsync creates at once; the Pending returns the outcome.
+func (m *memKV) CreateAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	rev, err := m.Create(ctx, key, v)
+	return func() (uint64, error) { return rev, err }
+}
+
 func (m *memKV) Update(_ context.Context, key string, v []byte, rev uint64) (uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -113,7 +119,12 @@ type pub struct {
 
 func newPub() *pub { return &pub{ids: map[string]bool{}} }
 
-func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) (bool, error) {
+func (p *pub) Publish(_ context.Context, a incidents.Alert, id string) incidents.Pending[bool] {
+	fresh, err := p.store(a, id)
+	return func() (bool, error) { return fresh, err }
+}
+
+func (p *pub) store(a incidents.Alert, id string) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
@@ -124,8 +135,16 @@ func (p *pub) Publish(_ context.Context, a contracts.AlertV1, id string) (bool, 
 		return false, nil
 	}
 	p.ids[id] = true
-	p.msgs = append(p.msgs, a)
+	p.msgs = append(p.msgs, a.AlertV1)
 	return true, nil
+}
+
+// failed is a Pending that fails with err.
+func failed[T any](err error) incidents.Pending[T] {
+	return func() (T, error) {
+		var zero T
+		return zero, err
+	}
 }
 
 func (p *pub) published() []contracts.AlertV1 {

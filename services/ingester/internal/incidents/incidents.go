@@ -58,6 +58,9 @@ type KV interface {
 	Get(ctx context.Context, key string) (Entry, error)
 	// Create writes key only if it does not exist (or was deleted); ErrExists otherwise.
 	Create(ctx context.Context, key string, value []byte) (uint64, error)
+	// CreateAsync sends Create and returns at once; the Pending returns
+	// what Create would have.
+	CreateAsync(ctx context.Context, key string, value []byte) Pending[uint64]
 	// Update writes key only at revision rev; ErrConflict otherwise.
 	Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error)
 	// Delete removes key; deleting a missing key is not an error.
@@ -66,12 +69,33 @@ type KV interface {
 	Keys(ctx context.Context, filter string) ([]string, error)
 }
 
-// Publisher makes an alert durable on the bus. Publish returns only after
-// JetStream acknowledged the message; msgID becomes Nats-Msg-Id. fresh is
-// false when JetStream dropped the message as a duplicate of msgID inside
-// its de-duplication window: it was stored before.
+// Pending is a write sent without waiting for its acknowledgement: calling
+// it waits for that and returns what the blocking call would have. Writes
+// sent before any is awaited cost one round trip between them. Call a
+// Pending once.
+type Pending[T any] func() (T, error)
+
+// Publisher makes an alert durable on the bus. Publish sends the message
+// (msgID becomes Nats-Msg-Id) and returns at once; its Pending returns after
+// JetStream acknowledged it. fresh is false when JetStream dropped the
+// message as a duplicate of msgID inside its de-duplication window: it was
+// stored before.
 type Publisher interface {
-	Publish(ctx context.Context, a contracts.AlertV1, msgID string) (fresh bool, err error)
+	Publish(ctx context.Context, a Alert, msgID string) Pending[bool]
+}
+
+// Alert is an alert and, when the index has it, its JSON encoding: a new
+// incident's alert is encoded once, and its record and the sealed
+// publication carry the same bytes.
+type Alert struct {
+	contracts.AlertV1
+	// JSON is AlertV1 encoded, or nil: the publisher encodes it.
+	JSON []byte
+}
+
+// publish publishes a under its message id.
+func (x *Index) publish(ctx context.Context, a contracts.AlertV1) (bool, error) {
+	return x.pub.Publish(ctx, Alert{AlertV1: a}, MsgID(a))()
 }
 
 // Record is one incident in the index (admission.Record).
@@ -225,7 +249,7 @@ func (x *Index) Ingest(ctx context.Context, a contracts.AlertV1, now time.Time) 
 	case a.Test:
 		return Result{Outcome: TestAck, IncidentID: a.IncidentID}, nil
 	case a.NoData:
-		if _, err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+		if _, err := x.publish(ctx, a); err != nil {
 			return Result{}, storeErr("publish no-data alert", err)
 		}
 		if err := x.recordNoData(ctx, a, now); err != nil {
@@ -237,19 +261,4 @@ func (x *Index) Ingest(ctx context.Context, a contracts.AlertV1, now time.Time) 
 	default:
 		return x.fire(ctx, a, now)
 	}
-}
-
-// all runs fs concurrently and waits for every one: the round trips they
-// make cost one round trip of latency.
-func all(fs ...func()) {
-	var wg sync.WaitGroup
-	for _, f := range fs[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f()
-		}()
-	}
-	fs[0]()
-	wg.Wait()
 }

@@ -231,6 +231,11 @@ func (c *counting) Create(ctx context.Context, key string, v []byte) (uint64, er
 	return c.memKV.Create(ctx, key, v)
 }
 
+func (c *counting) CreateAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	c.count("create")
+	return c.memKV.CreateAsync(ctx, key, v)
+}
+
 func (c *counting) Update(ctx context.Context, key string, v []byte, rev uint64) (uint64, error) {
 	c.count("update")
 	return c.memKV.Update(ctx, key, v, rev)

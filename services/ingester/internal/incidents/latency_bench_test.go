@@ -27,6 +27,16 @@ func (s slowKV) Create(ctx context.Context, key string, v []byte) (uint64, error
 	return s.memKV.Create(ctx, key, v)
 }
 
+// CreateAsync's round trip overlaps whatever is sent before it is awaited.
+func (s slowKV) CreateAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	due := time.Now().Add(rtt)
+	rev, err := s.memKV.Create(ctx, key, v)
+	return func() (uint64, error) {
+		time.Sleep(time.Until(due))
+		return rev, err
+	}
+}
+
 func (s slowKV) Update(ctx context.Context, key string, v []byte, rev uint64) (uint64, error) {
 	time.Sleep(rtt)
 	return s.memKV.Update(ctx, key, v, rev)
@@ -45,9 +55,13 @@ func (s slowKV) Keys(ctx context.Context, filter string) ([]string, error) {
 // slowPub is pub behind the same network.
 type slowPub struct{ *pub }
 
-func (s slowPub) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
-	time.Sleep(rtt)
-	return s.pub.Publish(ctx, a, id)
+func (s slowPub) Publish(ctx context.Context, a incidents.Alert, id string) incidents.Pending[bool] {
+	due := time.Now().Add(rtt)
+	wait := s.pub.Publish(ctx, a, id)
+	return func() (bool, error) {
+		time.Sleep(time.Until(due))
+		return wait()
+	}
 }
 
 // BenchmarkOpenOverASlowNetwork files new incidents and attached alerts

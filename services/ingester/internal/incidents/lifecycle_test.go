@@ -198,9 +198,9 @@ type refusing struct {
 	service string
 }
 
-func (r refusing) Publish(ctx context.Context, a contracts.AlertV1, id string) (bool, error) {
+func (r refusing) Publish(ctx context.Context, a incidents.Alert, id string) incidents.Pending[bool] {
 	if a.Service == r.service {
-		return false, fmt.Errorf("publish: %w: nats: maximum payload exceeded", incidents.ErrRefused)
+		return failed[bool](fmt.Errorf("publish: %w: nats: maximum payload exceeded", incidents.ErrRefused))
 	}
 	return r.next.Publish(ctx, a, id)
 }

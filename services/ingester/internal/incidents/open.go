@@ -65,9 +65,9 @@ func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.St
 // taken reports that the index key was found taken (attach need not try to
 // create it first).
 func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
-	var createErr, getErr error
-	all(func() { _, createErr = x.kv.Create(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID)) },
-		func() { _, _, getErr = x.record(ctx, a.IncidentID) })
+	wopen := x.kv.CreateAsync(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID))
+	_, _, getErr := x.record(ctx, a.IncidentID)
+	_, createErr := wopen()
 	switch {
 	case errors.Is(createErr, ErrExists):
 		return Result{}, false, true, nil
@@ -97,27 +97,31 @@ func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (r
 func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 	a := rec.Alert
 	admitted := rec.State == StateInvestigating
-	b, err := json.Marshal(rec)
+	alert, b, err := encode(rec)
 	if err != nil {
 		x.settle(a.IncidentID, false)
 		return Result{}, false, storeErr("encode record", err)
 	}
-	var rev uint64
-	var recErr, fpErr, pubErr error
-	all(func() { rev, recErr = x.kv.Create(ctx, a.IncidentID, b) },
-		func() { _, fpErr = x.kv.Create(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a)) },
-		func() {
-			if admitted {
-				_, pubErr = x.pub.Publish(ctx, a, MsgID(a))
-			}
-		})
+	// The three writes are sent together and awaited together: one round
+	// trip, and all acknowledged before the caller answers.
+	wrec := x.kv.CreateAsync(ctx, a.IncidentID, b)
+	wfp := x.kv.CreateAsync(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a))
+	var pubErr error
+	if admitted {
+		_, pubErr = x.pub.Publish(ctx, Alert{AlertV1: a, JSON: alert}, MsgID(a))()
+	}
+	rev, recErr := wrec()
+	_, fpErr := wfp()
 	// A record another delivery wrote first keeps the slot: attach reads
-	// what it says.
-	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || recErr == nil && admitted && !errors.Is(pubErr, ErrRefused))
+	// what it says. So does one whose acknowledgement was lost: it may be
+	// stored as investigating (counting a slot too many until the next
+	// dispatch reads the bucket, never one too few).
+	x.settle(a.IncidentID, errors.Is(recErr, ErrExists) || admitted && !errors.Is(pubErr, ErrRefused))
 	switch {
 	case errors.Is(recErr, ErrExists):
 		return Result{}, false, nil // a concurrent delivery wrote it first: attach reads it
 	case recErr != nil:
+		x.failed(a.IncidentID, rec.OpenedAt) // it may be stored: the retry says opened
 		return Result{}, false, storeErr("create record", recErr)
 	case errors.Is(pubErr, ErrRefused):
 		return Result{}, false, x.refuse(ctx, rec, rev, pubErr)
@@ -133,6 +137,21 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 		x.queued()
 		return Result{Outcome: Queued, IncidentID: a.IncidentID}, true, nil
 	}
+}
+
+// encode is rec's alert encoded and rec encoded around those same bytes, so
+// that a new incident's alert is encoded once for its record and its
+// publication. The bytes are json.Marshal(rec)'s: the outer Alert field
+// hides Record's.
+func encode(rec Record) (alert, record []byte, err error) {
+	if alert, err = json.Marshal(rec.Alert); err != nil {
+		return nil, nil, err
+	}
+	record, err = json.Marshal(struct {
+		Record
+		Alert json.RawMessage `json:"alert"`
+	}{rec, alert})
+	return alert, record, err
 }
 
 // refuse sets rec aside as refused for the bus's reason err (ErrRefused),
@@ -191,7 +210,7 @@ func (x *Index) attached(ctx context.Context, a contracts.AlertV1, own string, o
 			res.Outcome = Queued
 		}
 	case own == o.id && redelivered(o.rec, a, now):
-		fresh, err := x.pub.Publish(ctx, o.rec.Alert, MsgID(o.rec.Alert))
+		fresh, err := x.publish(ctx, o.rec.Alert)
 		if err != nil {
 			return Result{}, storeErr("publish alert", err)
 		}
@@ -283,9 +302,10 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (o
 // concurrently.
 func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (opening, error) {
 	o := opening{id: id}
-	var getErr, fpErr error
-	all(func() { o.rec, o.rev, getErr = x.record(ctx, id) },
-		func() { _, fpErr = x.kv.Create(ctx, fpKey(id, a.Fingerprint), startsAt(a)) })
+	wfp := x.kv.CreateAsync(ctx, fpKey(id, a.Fingerprint), startsAt(a))
+	var getErr error
+	o.rec, o.rev, getErr = x.record(ctx, id)
+	_, fpErr := wfp()
 	o.found, o.attached = getErr == nil, fpErr == nil
 	switch {
 	case fpErr != nil && !errors.Is(fpErr, ErrExists):
@@ -381,7 +401,7 @@ func (x *Index) decide(ctx context.Context, rec Record, rev uint64, now time.Tim
 		rec.State = StateQueued
 		return rec, err
 	}
-	if _, err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); err != nil {
+	if _, err := x.publish(ctx, rec.Alert); err != nil {
 		x.settle(rec.IncidentID, false)
 		if errors.Is(err, ErrRefused) {
 			return Record{}, x.refuse(ctx, rec, rev, err)

@@ -101,7 +101,7 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	var released []string
 	for _, i := range admit {
 		rec := recs[i]
-		if _, err := x.pub.Publish(ctx, rec.Alert, MsgID(rec.Alert)); errors.Is(err, ErrRefused) {
+		if _, err := x.publish(ctx, rec.Alert); errors.Is(err, ErrRefused) {
 			// Set aside, so the incidents queued behind it are released.
 			if err := x.refuse(ctx, rec, revs[i], err); !errors.Is(err, ErrRefused) {
 				return released, err
@@ -138,7 +138,7 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	if errors.Is(err, ErrNotFound) {
 		// Nothing open (already closed, or opened before the index existed):
 		// record the resolution on the bus so the trail is complete.
-		if _, err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+		if _, err := x.publish(ctx, a); err != nil {
 			return Result{}, storeErr("publish resolved alert", err)
 		}
 		return Result{Outcome: ResolvedUnknown, IncidentID: a.IncidentID}, nil
@@ -158,7 +158,7 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 		return Result{Outcome: PartlyResolved, IncidentID: id}, nil
 	}
 	a.IncidentID = id
-	if _, err := x.pub.Publish(ctx, a, MsgID(a)); err != nil {
+	if _, err := x.publish(ctx, a); err != nil {
 		return Result{}, storeErr("publish resolved alert", err)
 	}
 	if err := x.update(ctx, id, func(rec *Record) bool {

@@ -5,6 +5,7 @@ package natsport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -14,14 +15,79 @@ import (
 	"agentk/platform/bus"
 	"agentk/services/ingester/internal/incidents"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // KV is incidents.KV over a JetStream key-value bucket.
-type KV struct{ kv jetstream.KeyValue }
+type KV struct {
+	kv     jetstream.KeyValue
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	// put is the subject prefix of the bucket's keys (no JetStream domain).
+	put string
+}
 
-// NewKV wraps a bucket.
-func NewKV(kv jetstream.KeyValue) *KV { return &KV{kv: kv} }
+// NewKV wraps a bucket of js.
+func NewKV(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue) (*KV, error) {
+	s, err := js.Stream(ctx, "KV_"+kv.Bucket())
+	if err != nil {
+		return nil, fmt.Errorf("ingester: bucket %s: %w", kv.Bucket(), err)
+	}
+	return &KV{kv: kv, js: js, stream: s, put: "$KV." + kv.Bucket() + "."}, nil
+}
+
+// KV-Operation header values of a delete and a purge marker (nats.go's).
+const (
+	opHeader = "KV-Operation"
+	opDelete = "DEL"
+	opPurge  = "PURGE"
+)
+
+// CreateAsync sends the write of a key that never had a value (JetStream
+// checks that the key's subject holds no message, the check kv.Create makes
+// first) and returns at once. When that check fails (the key exists, or
+// was deleted) or the write is not acknowledged, the Pending reads the
+// key's last message: a live key is ErrExists, a deleted one is written at
+// its delete marker's revision. That is kv.Create's second and third
+// steps, so that a key that existed costs no round trip more than Create.
+func (k *KV) CreateAsync(ctx context.Context, key string, value []byte) incidents.Pending[uint64] {
+	m := nats.NewMsg(k.put + key)
+	m.Data = value
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	paf, err := k.js.PublishMsgAsync(m)
+	return func() (uint64, error) {
+		if err == nil {
+			select {
+			case ack := <-paf.Ok():
+				return ack.Sequence, nil
+			case <-paf.Err():
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}
+		return k.recreate(ctx, key, value)
+	}
+}
+
+// recreate is Create after the check that key never existed failed.
+func (k *KV) recreate(ctx context.Context, key string, value []byte) (uint64, error) {
+	m, err := k.stream.GetLastMsgForSubject(ctx, k.put+key)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return k.Create(ctx, key, value) // the write failed for another reason
+	}
+	if err != nil {
+		return 0, err
+	}
+	if op := m.Header.Get(opHeader); op != opDelete && op != opPurge {
+		return 0, incidents.ErrExists
+	}
+	rev, err := k.kv.Update(ctx, key, value, m.Sequence)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return 0, incidents.ErrExists // re-created meanwhile
+	}
+	return rev, err
+}
 
 // Get returns incidents.ErrNotFound for a missing or deleted key.
 func (k *KV) Get(ctx context.Context, key string) (incidents.Entry, error) {
@@ -86,20 +152,41 @@ func NewPublisher(conn *bus.Conn, signer *envelope.Signer, now func() time.Time)
 	return &Publisher{conn: conn, signer: signer, now: now}
 }
 
-// Publish seals a and stores it with Nats-Msg-Id msgID; it returns after the
-// JetStream acknowledgement (fresh: stored now, not a duplicate of msgID), or
-// the bus error.
-func (p *Publisher) Publish(ctx context.Context, a contracts.AlertV1, msgID string) (bool, error) {
-	env, err := p.signer.SealJSON(contracts.SubjectAlert, a, p.now(), 0)
+// Publish seals a (a.JSON as it is, when the index encoded it) and sends it
+// with Nats-Msg-Id msgID; the Pending waits for the JetStream
+// acknowledgement (fresh: stored now, not a duplicate of msgID), or the bus
+// error.
+func (p *Publisher) Publish(ctx context.Context, a incidents.Alert, msgID string) incidents.Pending[bool] {
+	env, err := p.seal(a)
 	if err != nil {
-		return false, fmt.Errorf("ingester: seal: %w", err)
+		return func() (bool, error) { return false, err }
 	}
-	fresh, err := p.conn.PublishFresh(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil)
-	if err != nil {
-		if bus.IsContent(err) {
+	wait := p.conn.PublishAsync(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil)
+	return func() (bool, error) {
+		fresh, err := wait()
+		switch {
+		case err != nil && bus.IsContent(err):
 			return false, fmt.Errorf("ingester: publish %s: %w: %w", msgID, incidents.ErrRefused, err)
+		case err != nil:
+			return false, fmt.Errorf("ingester: publish %s: %w", msgID, err)
 		}
-		return false, fmt.Errorf("ingester: publish %s: %w", msgID, err)
+		return fresh, nil
 	}
-	return fresh, nil
+}
+
+// seal is a's envelope, sealing a.JSON as it is when the index encoded it.
+func (p *Publisher) seal(a incidents.Alert) (envelope.Envelope, error) {
+	payload := a.JSON
+	if payload == nil {
+		b, err := json.Marshal(a.AlertV1)
+		if err != nil {
+			return envelope.Envelope{}, fmt.Errorf("ingester: encode alert: %w", err)
+		}
+		payload = b
+	}
+	env, err := p.signer.Seal(contracts.SubjectAlert, payload, p.now(), 0)
+	if err != nil {
+		return envelope.Envelope{}, fmt.Errorf("ingester: seal: %w", err)
+	}
+	return env, nil
 }
