@@ -1,0 +1,107 @@
+package signoz
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// timeSeriesBody is a query_range time_series answer shaped like the
+// sandbox's per-minute overview queries: series of one sample per minute
+// over two hours, a NaN among them as SigNoz writes one.
+func timeSeriesBody(series, minutes int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"status":"success","data":{"type":"time_series","data":{"results":[{"queryName":"A","aggregations":[{"index":0,"alias":"","meta":{},"series":[`)
+	for s := range series {
+		if s > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"labels":[{"key":{"name":"service.name"},"value":"svc-%d"},{"key":{"name":"has_error"},"value":"true"}],"values":[`, s)
+		for m := range minutes {
+			if m > 0 {
+				b.WriteByte(',')
+			}
+			switch {
+			case m == minutes-1:
+				fmt.Fprintf(&b, `{"timestamp":%d,"value":"NaN","partial":true}`, 1764496800000+int64(m)*60000)
+			default:
+				fmt.Fprintf(&b, `{"timestamp":%d,"value":%d.%d}`, 1764496800000+int64(m)*60000, 40+m%7, m%10)
+			}
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`]}]}]},"meta":{"rowsScanned":10}}}`)
+	return []byte(b.String())
+}
+
+// BenchmarkDecode measures decoding SigNoz answers as the sandbox does for
+// each query: the envelope, then every result.
+//
+//	go test -run '^$' -bench Decode -benchmem ./internal/signoz/
+func BenchmarkDecode(b *testing.B) {
+	raw, err := os.ReadFile("testdata/raw_traces.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		body   []byte
+		decode func(Response) error
+	}{
+		{"time_series", timeSeriesBody(8, 120), func(r Response) error { _, err := r.TimeSeries(); return err }},
+		{"raw", raw, func(r Response) error { _, err := r.Raw(); return err }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := Decode(c.body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := c.decode(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestNumber(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	cases := []struct {
+		name string
+		raw  string
+		want float64
+	}{
+		{"integer", `42`, 42},
+		{"negative decimal", ` -1.5e2 `, -150},
+		{"numeric string", `"0.25"`, 0.25},
+		{"escaped numeric string", `"\u0031.5"`, 1.5},
+		{"NaN string", `"NaN"`, nan},
+		{"Inf string", `"-Inf"`, math.Inf(-1)},
+		{"out of range", `1e400`, nan},
+		{"word", `"slow"`, nan},
+		{"null", `null`, nan},
+		{"empty", ``, nan},
+		{"bool", `true`, nan},
+		{"object", `{"v":1}`, nan},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := Number([]byte(c.raw))
+			if math.IsNaN(c.want) {
+				require.True(t, math.IsNaN(got), "got %v", got)
+				return
+			}
+			require.Equal(t, c.want, got)
+		})
+	}
+}
