@@ -105,3 +105,71 @@ func TestNumber(t *testing.T) {
 		})
 	}
 }
+
+// sameSample fails unless readSample, when it reads b, reads what the
+// general decoder reads, and the general decoder accepts b.
+func sameSample(t *testing.T, b []byte) (read bool) {
+	t.Helper()
+	fast, ok := readSample(b)
+	if !ok {
+		return false
+	}
+	slow, err := decodeSample(b)
+	require.NoError(t, err, "readSample read %q, which is not JSON", b)
+	require.Equal(t, slow.Timestamp, fast.Timestamp)
+	require.Equal(t, slow.Partial, fast.Partial)
+	require.True(t, slow.Value == fast.Value || math.IsNaN(slow.Value) && math.IsNaN(fast.Value), "value %v, want %v", fast.Value, slow.Value)
+	return true
+}
+
+func TestReadSample(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		in   string
+		read bool // false: left to the general decoder
+	}{
+		{"number", `{"timestamp":1764496800000,"value":3.5}`, true},
+		{"NaN string partial", `{"timestamp":1764496860000,"value":"NaN","partial":true}`, true},
+		{"keys reordered", `{"partial":false,"value":-2e3,"timestamp":0}`, true},
+		{"null value", `{"timestamp":1,"value":null}`, true},
+		{"empty", `{}`, true},
+		{"numeric string", `{"timestamp":1,"value":"12.5"}`, true},
+		{"string with a comma", `{"timestamp":1,"value":"1,5"}`, false},
+		{"escaped string", `{"timestamp":1,"value":"\u0031"}`, false},
+		{"whitespace", `{ "timestamp": 1, "value": 2 }`, false},
+		{"unknown key", `{"timestamp":1,"value":2,"extra":3}`, false},
+		{"fractional timestamp", `{"timestamp":1.5,"value":2}`, false},
+		{"plus sign", `{"timestamp":+1,"value":2}`, false},
+		{"leading zero", `{"timestamp":01,"value":2}`, false},
+		{"bare word", `{"timestamp":1,"value":NaN}`, false},
+		{"bad exponent", `{"timestamp":1,"value":1e}`, false},
+		{"partial not a bool", `{"timestamp":1,"partial":"true"}`, false},
+		{"trailing comma", `{"timestamp":1,}`, false},
+		{"nested", `{"timestamp":1,"value":{"v":1}}`, false},
+		{"control character", "{\"timestamp\":1,\"value\":\"1\x01\"}", false},
+		{"not an object", `[1,2]`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, c.read, sameSample(t, []byte(c.in)))
+			var s Sample
+			_, slowErr := decodeSample([]byte(c.in))
+			if err := s.UnmarshalJSON([]byte(c.in)); slowErr != nil {
+				require.Error(t, err, "what the general decoder refuses is refused")
+			}
+		})
+	}
+}
+
+// FuzzReadSample: whatever readSample reads, the general decoder reads the same.
+func FuzzReadSample(f *testing.F) {
+	for _, s := range []string{
+		`{"timestamp":1764496800000,"value":3.5}`, `{"timestamp":1,"value":"NaN","partial":true}`,
+		`{"value":"1,5"}`, `{"timestamp":01}`, `{"value":-0.0e+1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { sameSample(t, b) })
+}
