@@ -210,12 +210,6 @@ func samplePair(b []byte) (key, val, rest []byte, ok bool) {
 
 // jsonNumber reports whether b is exactly one JSON number.
 func jsonNumber(b []byte) bool {
-	digits := func(i int) int {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i
-	}
 	i := 0
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -224,29 +218,43 @@ func jsonNumber(b []byte) bool {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(i)
+		i = digits(b, i)
 	default:
 		return false
 	}
 	if i < len(b) && b[i] == '.' {
-		if j := digits(i + 1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(i)
-		if j == i {
+		j := digits(b, i+1)
+		if j == i+1 {
 			return false
 		}
 		i = j
 	}
-	return i == len(b)
+	return jsonExponent(b[i:])
+}
+
+// jsonExponent reports whether b is empty or a JSON number's exponent.
+func jsonExponent(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if b[0] != 'e' && b[0] != 'E' {
+		return false
+	}
+	i := 1
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	j := digits(b, i)
+	return j > i && j == len(b)
+}
+
+// digits returns the index of the first byte of b from i on that is not a
+// decimal digit.
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Number reads a JSON number or numeric string; anything else is NaN. A
