@@ -20,7 +20,7 @@ func pipelineRows(get func(name, unit string) (float64, bool), num func(float64)
 			Measured: fmt.Sprintf("p50 %s ms, p99 %s ms", num(p50), num(p99)) + cpuPerIncident(get, "BenchmarkPipeline/real", num),
 			Baseline: fmt.Sprintf("the same bus traffic (%s tool calls) and the same %s SigNoz queries against the same fake, through do-nothing handlers: p50 %s ms, p99 %s ms", num(tc), num(q), num(b50), num(b99)) +
 				cpuPerIncident(get, "BenchmarkPipeline/bus", num),
-			Ratio:    p50 / b50, RatioOf: "p50, pipeline ÷ bus and SigNoz alone"})
+			Ratio: p50 / b50, RatioOf: "p50, pipeline ÷ bus and SigNoz alone"})
 	} else {
 		rows = append(rows, Row{Figure: "Pipeline overhead", Measured: "not run", Baseline: "not run", Note: "BenchmarkPipeline did not run"})
 	}
