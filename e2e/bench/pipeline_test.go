@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,7 +133,9 @@ func BenchmarkPipeline(b *testing.B) {
 	seq := 0
 
 	b.Run("real", func(b *testing.B) {
+		cpu := processCPU(b)
 		lat := p.measure(b, w, &seq, b.N, nil)
+		reportCPU(b, cpu)
 		percentiles(b, "", lat)
 		b.ReportMetric(float64(len(tr.tools)), "tool-calls")
 		b.ReportMetric(float64(countAll(queries)), "queries")
@@ -141,6 +144,7 @@ func BenchmarkPipeline(b *testing.B) {
 	b.Run("bus", func(b *testing.B) {
 		run := busOnly(b, tr, queries, p.signozURL)
 		lat := make([]time.Duration, 0, b.N)
+		cpu := processCPU(b)
 		b.ResetTimer()
 		for i := range b.N {
 			s := time.Now()
@@ -148,10 +152,30 @@ func BenchmarkPipeline(b *testing.B) {
 			lat = append(lat, time.Since(s))
 		}
 		b.StopTimer()
+		reportCPU(b, cpu)
 		percentiles(b, "", lat)
 		b.ReportMetric(float64(len(tr.tools)), "tool-calls")
 		b.ReportMetric(float64(countAll(queries)), "queries")
 	})
+}
+
+// processCPU is the CPU time (user and system) this process has used so far:
+// the fake SigNoz, the NATS server and every service run in it.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process's CPU time per incident since since, as
+// cpu-ms: unlike the latencies, it does not grow with what else the machine
+// runs, so pipeline ÷ baseline stays comparable on a loaded machine (the
+// idle services of the other half cost both halves the same).
+func reportCPU(b *testing.B, since time.Duration) {
+	used := processCPU(b) - since
+	b.ReportMetric(float64(used.Microseconds())/1000/float64(b.N), "cpu-ms")
 }
 
 // Injected latencies of BenchmarkPipelineLatency: a SigNoz query and a model

@@ -17,9 +17,10 @@ func pipelineRows(get func(name, unit string) (float64, bool), num func(float64)
 		tc, _ := get("BenchmarkPipeline/real", "tool-calls")
 		q, _ := get("BenchmarkPipeline/real", "queries")
 		rows = append(rows, Row{Figure: "Pipeline: alert → signed decision, zero-latency scripted model (oracle)",
-			Measured: fmt.Sprintf("p50 %s ms, p99 %s ms", num(p50), num(p99)),
-			Baseline: fmt.Sprintf("the same bus traffic (%s tool calls) and the same %s SigNoz queries against the same fake, through do-nothing handlers: p50 %s ms, p99 %s ms", num(tc), num(q), num(b50), num(b99)),
-			Ratio:    p50 / b50, RatioOf: "p50, pipeline ÷ bus and SigNoz alone"})
+			Measured: fmt.Sprintf("p50 %s ms, p99 %s ms", num(p50), num(p99)) + cpuPerIncident(get, "BenchmarkPipeline/real", num),
+			Baseline: fmt.Sprintf("the same bus traffic (%s tool calls) and the same %s SigNoz queries against the same fake, through do-nothing handlers: p50 %s ms, p99 %s ms", num(tc), num(q), num(b50), num(b99)) +
+				cpuPerIncident(get, "BenchmarkPipeline/bus", num),
+			Ratio: p50 / b50, RatioOf: "p50, pipeline ÷ bus and SigNoz alone"})
 	} else {
 		rows = append(rows, Row{Figure: "Pipeline overhead", Measured: "not run", Baseline: "not run", Note: "BenchmarkPipeline did not run"})
 	}
@@ -59,4 +60,14 @@ func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) 
 		Measured: fmt.Sprintf("drained in %s s (%s incidents/s)", num(d3), num(r3)),
 		Baseline: fmt.Sprintf("the same storm through 1 replica of each: %s s (%s incidents/s)", num(d1), num(r1)),
 		Ratio:    d1 / d3, RatioOf: "speed-up, drain time 1 replica ÷ 3 replicas"}
+}
+
+// cpuPerIncident is ", CPU x ms an incident" from the cpu-ms metric of
+// bench, or "" when it has none: on a machine that others load, the
+// latencies stretch with the load and the CPU per incident much less.
+func cpuPerIncident(get func(name, unit string) (float64, bool), bench string, num func(float64) string) string {
+	if cpu, ok := get(bench, "cpu-ms"); ok {
+		return fmt.Sprintf(", CPU %s ms an incident (the whole process)", num(cpu))
+	}
+	return ""
 }

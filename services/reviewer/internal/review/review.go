@@ -76,12 +76,18 @@ func Review(in Input) contracts.ReviewV1 {
 			byID[e.ID] = e
 		}
 	}
-	// Each evidence's number tokens are read once, whatever the claims citing it.
-	numbers := map[string][]Number{}
-	for id, e := range byID {
-		if e.Value != nil {
-			numbers[id] = EvidenceNumbers(*e.Value)
+	// Each evidence's number tokens are read once, whatever the claims
+	// citing it, and only when a claim that states a number cites it: most
+	// evidence is cited by no such claim, and reading the tokens of a whole
+	// evidence text is most of a review's work (issue 22).
+	read := map[string][]Number{}
+	numbers := func(id string) []Number {
+		n, ok := read[id]
+		if !ok {
+			n = EvidenceNumbers(*byID[id].Value)
+			read[id] = n
 		}
+		return n
 	}
 	seen := map[string]bool{}
 	for _, c := range r.Claims {
@@ -106,7 +112,7 @@ func Review(in Input) contracts.ReviewV1 {
 	return out
 }
 
-func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumbers map[string][]Number) []string {
+func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumbers func(id string) []Number) []string {
 	var reasons []string
 	if c.ID == "" {
 		reasons = append(reasons, "the claim has no id")
@@ -123,7 +129,7 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumber
 	if len(c.EvidenceIDs) == 0 {
 		return append(reasons, "cites no evidence")
 	}
-	var numbers []Number
+	var cited []string
 	for _, id := range c.EvidenceIDs {
 		e, ok := byID[id]
 		switch {
@@ -146,12 +152,19 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumber
 		if _, err := MatchRoute(in.Config.BaseURL, v.Link); err != nil {
 			reasons = append(reasons, fmt.Sprintf("evidence %q link: %v", id, err))
 		}
-		numbers = append(numbers, evidenceNumbers[id]...)
+		cited = append(cited, id)
 	}
 	if mutant.Off(mutant.ReviewerNumbers) {
 		return reasons
 	}
-	for _, q := range Quantities(c.Statement) {
+	quantities := Quantities(c.Statement)
+	var numbers []Number
+	if len(quantities) > 0 {
+		for _, id := range cited {
+			numbers = append(numbers, evidenceNumbers(id)...)
+		}
+	}
+	for _, q := range quantities {
 		if !Supported(q, numbers, in.Config.Tolerance) {
 			reasons = append(reasons, fmt.Sprintf("number %s is not in the cited evidence (tolerance %g%%)", q.Text, in.Config.Tolerance*100))
 		}
