@@ -32,8 +32,8 @@ type replica struct {
 }
 
 func (r *replica) Enabled(context.Context, slog.Level) bool { return true }
-func (r *replica) WithAttrs([]slog.Attr) slog.Handler      { return r }
-func (r *replica) WithGroup(string) slog.Handler           { return r }
+func (r *replica) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *replica) WithGroup(string) slog.Handler            { return r }
 
 // Handle keeps the action id of every action the replica logs (natsport.Log).
 func (r *replica) Handle(_ context.Context, rec slog.Record) error {
