@@ -139,11 +139,14 @@ func newLease(ctx context.Context, cfg config.Config, d service.Deps) (*lease.Le
 	return &lease.Lease{
 		Store: kvstore.New(kv), Key: envelope.RoleDeployer, Holder: holderID(), TTL: cfg.Lease, Now: d.Now, Logger: log,
 		OnMode: func(mode, holder string) {
-			d.ReportMode(mode)
-			if mode == lease.ModeStandby {
-				log.Info("deployer standing by: another replica holds the lease", "holder", holder, "lease", cfg.Lease.String())
-				d.MarkReady()
+			if mode == lease.ModeLeader {
+				// Reported by lead once it consumes.
+				log.Info("deployer holds the lease; reconciling, then consuming", "holder", holder, "lease", cfg.Lease.String())
+				return
 			}
+			d.ReportMode(mode)
+			log.Info("deployer standing by: another replica holds the lease", "holder", holder, "lease", cfg.Lease.String())
+			d.MarkReady()
 		},
 	}, nil
 }
@@ -181,6 +184,7 @@ func lead(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.
 	log.Info("deployer consuming: this replica holds the lease", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
 		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending), "lease", cfg.Lease.String(),
 		"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
+	d.ReportMode(lease.ModeLeader)
 	d.MarkReady()
 	return <-errc
 }

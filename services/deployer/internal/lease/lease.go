@@ -80,30 +80,32 @@ type Lease struct {
 // returns nil. When term returns while its lease holds, Run releases the
 // lease and returns term's error wrapped in ErrTermStopped.
 func (l *Lease) Run(ctx context.Context, term func(ctx context.Context) error) error {
+	var mine uint64 // the revision this replica last wrote, once it lost the lease
 	for {
-		rev, began, err := l.acquire(ctx)
+		rev, began, err := l.acquire(ctx, mine)
 		if err != nil {
 			return nil // ctx ended while standing by
 		}
-		rev, err = l.hold(ctx, rev, began, term)
-		if rev != 0 {
-			l.release(ctx, rev)
+		rev, lost, err := l.hold(ctx, rev, began, term)
+		if lost {
+			mine = rev
+			continue
 		}
-		if err != nil || ctx.Err() != nil {
-			return err
-		}
+		l.release(ctx, rev)
+		return err
 	}
 }
 
 // acquire stands by until this replica holds the lease: it returns the
-// revision it wrote and when the write began, or ctx's error.
-func (l *Lease) acquire(ctx context.Context) (uint64, time.Time, error) {
+// revision it wrote and when the write began, or ctx's error. mine is the
+// revision this replica wrote last before it lost the lease (0: none).
+func (l *Lease) acquire(ctx context.Context, mine uint64) (uint64, time.Time, error) {
 	var seen sighting
 	poll := time.NewTicker(l.TTL / 3)
 	defer poll.Stop()
 	for {
 		began := time.Now()
-		rev, err := l.try(ctx, &seen, began)
+		rev, err := l.try(ctx, &seen, mine, began)
 		if err == nil {
 			return rev, began, nil
 		}
@@ -118,9 +120,11 @@ func (l *Lease) acquire(ctx context.Context) (uint64, time.Time, error) {
 // errHeld means somebody else holds the lease.
 var errHeld = errors.New("lease: held")
 
-// try reads the lease and writes it when it is absent or seen unchanged for
-// a whole lease.
-func (l *Lease) try(ctx context.Context, seen *sighting, now time.Time) (uint64, error) {
+// try reads the lease and writes it when it is absent, seen unchanged for a
+// whole lease, or still at mine: nobody took it over since this replica
+// stopped acting under it, and of the standbys that may try, the
+// compare-and-set lets one win.
+func (l *Lease) try(ctx context.Context, seen *sighting, mine uint64, now time.Time) (uint64, error) {
 	var rev uint64
 	e, err := l.Store.Get(ctx, l.Key)
 	switch {
@@ -129,6 +133,8 @@ func (l *Lease) try(ctx context.Context, seen *sighting, now time.Time) (uint64,
 		l.log().Warn("lease unreadable; standing by", "key", l.Key, "err", err)
 		l.mode(ModeStandby, seen.holder)
 		return 0, err
+	case e.Revision == mine:
+		rev = e.Revision
 	default:
 		*seen = seen.next(e, now)
 		if !seen.expired(l.TTL, now) {
@@ -142,17 +148,16 @@ func (l *Lease) try(ctx context.Context, seen *sighting, now time.Time) (uint64,
 		l.mode(ModeStandby, seen.holder)
 		return 0, err
 	}
-	if rev != 0 {
+	if rev != 0 && rev != mine {
 		l.log().Warn("lease taken over: its holder stopped renewing it", "key", l.Key, "previous_holder", seen.holder, "ttl", l.TTL.String())
 	}
 	return n, nil
 }
 
 // hold runs term and renews the lease at rev every third of the lease until
-// a renewal fails or is late, term stops or ctx ends. It returns the
-// revision to release (0 when the lease is lost: nothing to release) and
-// term's error when term stopped on its own.
-func (l *Lease) hold(ctx context.Context, rev uint64, renewed time.Time, term func(ctx context.Context) error) (uint64, error) {
+// a renewal fails or is late (lost), term stops or ctx ends. It returns the
+// revision last written, and term's error when term stopped on its own.
+func (l *Lease) hold(ctx context.Context, rev uint64, renewed time.Time, term func(ctx context.Context) error) (last uint64, lost bool, err error) {
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan error, 1)
@@ -165,15 +170,15 @@ func (l *Lease) hold(ctx context.Context, rev uint64, renewed time.Time, term fu
 		case err := <-done:
 			switch {
 			case ctx.Err() != nil:
-				return rev, nil
+				return rev, false, nil
 			case err == nil:
-				return rev, ErrTermStopped
+				return rev, false, ErrTermStopped
 			}
-			return rev, fmt.Errorf("%w: %w", ErrTermStopped, err)
+			return rev, false, fmt.Errorf("%w: %w", ErrTermStopped, err)
 		case <-ctx.Done():
 			stop()
 			<-done
-			return rev, nil
+			return rev, false, nil
 		case <-tick.C:
 		}
 		began := time.Now()
@@ -190,7 +195,7 @@ func (l *Lease) hold(ctx context.Context, rev uint64, renewed time.Time, term fu
 		stop()
 		l.log().Error("LEASE LOST: renewal failed or late; stopped consuming, standing by", "key", l.Key, "err", err)
 		<-done
-		return 0, nil
+		return rev, true, nil
 	}
 }
 

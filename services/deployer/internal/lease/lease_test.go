@@ -309,3 +309,56 @@ func TestLeaderStopsWhenItsRenewalFails(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaderTakesItsLeaseBackAtOnce: a leader whose renewal failed stops
+// acting, and takes the lease back at its next try when nobody wrote it
+// since (a bucket's leader election, not a standby): no lease to wait out.
+func TestLeaderTakesItsLeaseBackAtOnce(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		failed     error
+		moved      bool // another replica wrote the lease as the renewal failed
+		wantTerms  int32
+		wantWithin time.Duration
+	}{
+		{name: "renewal failed, lease untouched", failed: context.DeadlineExceeded, wantTerms: 2, wantWithin: ttl / 2},
+		{name: "renewal refused, lease moved on", failed: kvstore.ErrConflict, moved: true, wantTerms: 1, wantWithin: ttl / 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &memStore{}
+				s.failPut = func(n int, _ context.Context) error {
+					if n != 3 {
+						return nil
+					}
+					if tc.moved {
+						s.mu.Lock()
+						s.seq++
+						s.rev, s.value = s.seq, []byte(`{"holder":"b","ttl_ms":3000}`)
+						s.mu.Unlock()
+					}
+					return tc.failed
+				}
+				ts := newTerms()
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan error, 1)
+				var starts atomic.Int32
+				go func() {
+					done <- replica(s, "a").Run(ctx, func(tctx context.Context) error {
+						starts.Add(1)
+						return ts.term("a")(tctx)
+					})
+				}()
+				time.Sleep(ttl/3*2 + tc.wantWithin)
+				synctest.Wait()
+				require.Equal(t, tc.wantTerms, starts.Load())
+				require.Equal(t, 1, ts.most, "never two terms at once")
+				cancel()
+				require.NoError(t, <-done)
+			})
+		})
+	}
+}
