@@ -38,6 +38,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
+// Modes a deployer replica reports with service.Deps.Mode (shown at
+// /readyz): the one holding the lease consumes approvals; the others stand by.
+const (
+	ModeLeader  = lease.ModeLeader
+	ModeStandby = lease.ModeStandby
+)
+
 // ErrStart wraps every failure to start.
 var ErrStart = errors.New("deployer: start")
 
