@@ -26,7 +26,6 @@ type replica struct {
 	mu      sync.Mutex
 	mode    string
 	actions []string // action ids, in the order this replica settled them
-	changed chan struct{}
 	stop    context.CancelFunc
 	deps    service.Deps
 }
@@ -42,7 +41,6 @@ func (r *replica) Handle(_ context.Context, rec slog.Record) error {
 			r.mu.Lock()
 			r.actions = append(r.actions, a.Value.String())
 			r.mu.Unlock()
-			r.notify()
 		}
 		return true
 	})
@@ -53,14 +51,6 @@ func (r *replica) setMode(m string) {
 	r.mu.Lock()
 	r.mode = m
 	r.mu.Unlock()
-	r.notify()
-}
-
-func (r *replica) notify() {
-	select {
-	case r.changed <- struct{}{}:
-	default:
-	}
 }
 
 func (r *replica) state() (string, []string) {
@@ -73,7 +63,7 @@ func (r *replica) state() (string, []string) {
 // with a one-second lease.
 func startReplica(ctx context.Context, t *testing.T, f *fabric.Fabric, dir string) *replica {
 	t.Helper()
-	r := &replica{changed: make(chan struct{}, 1)}
+	r := &replica{}
 	env := map[string]string{"AGENTK_DEPLOYER_RUNTIME": "dryrun", "AGENTK_INCIDENT_DIR": dir, "AGENTK_DEPLOYER_LEASE": "1s"}
 	d, err := f.Deps(ctx, envelope.RoleDeployer, service.Since(incidentNow), func(k string) string { return env[k] })
 	require.NoError(t, err)
@@ -84,23 +74,6 @@ func startReplica(ctx context.Context, t *testing.T, f *fabric.Fabric, dir strin
 	r.stop = cancel
 	runService(rctx, t, d, deployer.Run)
 	return r
-}
-
-// await waits until cond holds of the replicas, for at most within.
-func await(t *testing.T, within time.Duration, what string, cond func() bool, rs ...*replica) {
-	t.Helper()
-	deadline := time.NewTimer(within)
-	defer deadline.Stop()
-	poll := time.NewTicker(20 * time.Millisecond)
-	defer poll.Stop()
-	for !cond() {
-		select {
-		case <-deadline.C:
-			t.Fatalf("not within %s: %s", within, what)
-		case <-rs[0].changed:
-		case <-poll.C:
-		}
-	}
 }
 
 // leaderOf returns the one replica in leader mode, nil unless exactly one is.
@@ -166,11 +139,11 @@ func TestOneDeployerActs(t *testing.T) {
 			dir, err := filepath.Abs(filepath.Join("testdata", "incidents", "bad-release-01"))
 			require.NoError(t, err)
 			a, b := startReplica(ctx, t, f, dir), startReplica(ctx, t, f, dir)
-			await(t, 5*time.Second, "one leader, one standby", func() bool {
+			poll(t, 5*time.Second, "one leader, one standby", func() bool {
 				ma, _ := a.state()
 				mb, _ := b.state()
 				return leaderOf(a, b) != nil && ma != "" && mb != ""
-			}, a, b)
+			})
 			leader, standby := a, b
 			if leaderOf(a, b) == b {
 				leader, standby = b, a
@@ -180,7 +153,7 @@ func TestOneDeployerActs(t *testing.T) {
 			first := publishApproval(ctx, t, f, testkit.Decision("dec-lease-1", "shop-api", now()), now())
 			act := actionFor(ctx, t, f, first.ApprovalID)
 			require.Equal(t, contracts.OutcomeDryRun, act.Outcome, act.Reason)
-			await(t, 5*time.Second, "the leader logs its action", func() bool { _, acts := leader.state(); return len(acts) == 1 }, leader)
+			poll(t, 5*time.Second, "the leader logs its action", func() bool { _, acts := leader.state(); return len(acts) == 1 })
 			_, acts := standby.state()
 			require.Empty(t, acts, "the standby acts on nothing")
 
@@ -190,13 +163,13 @@ func TestOneDeployerActs(t *testing.T) {
 			} else {
 				leader.stop()
 			}
-			await(t, tc.within, "the standby takes over", func() bool { m, _ := standby.state(); return m == lease.ModeLeader }, standby)
+			poll(t, tc.within, "the standby takes over", func() bool { m, _ := standby.state(); return m == lease.ModeLeader })
 			t.Logf("standby leads %s after the leader stopped", time.Since(stopped).Round(10*time.Millisecond))
 
 			second := publishApproval(ctx, t, f, testkit.Decision("dec-lease-2", "shop-api", now()), now())
 			act = actionFor(ctx, t, f, second.ApprovalID)
 			require.Equal(t, contracts.OutcomeRefused, act.Outcome, "the new leader meets the first action's cooldown: %s", act.Reason)
-			await(t, 5*time.Second, "the new leader logs its action", func() bool { _, acts := standby.state(); return len(acts) == 1 }, standby)
+			poll(t, 5*time.Second, "the new leader logs its action", func() bool { _, acts := standby.state(); return len(acts) == 1 })
 			_, acts = leader.state()
 			require.Equal(t, []string{"action." + first.ApprovalID}, acts, "the old leader answered the first approval only")
 		})
