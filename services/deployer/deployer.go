@@ -152,7 +152,11 @@ func newLease(ctx context.Context, cfg config.Config, d service.Deps) (*lease.Le
 				return
 			}
 			d.ReportMode(mode)
-			log.Info("deployer standing by: another replica holds the lease", "holder", holder, "lease", cfg.Lease.String())
+			why := "another replica holds the lease"
+			if holder == "" {
+				why = "the lease is unreadable or was just lost; retrying"
+			}
+			log.Info("deployer standing by: "+why, "holder", holder, "lease", cfg.Lease.String())
 			d.MarkReady()
 		},
 	}, nil

@@ -80,15 +80,13 @@ type Lease struct {
 // returns nil. When term returns while its lease holds, Run releases the
 // lease and returns term's error wrapped in ErrTermStopped.
 func (l *Lease) Run(ctx context.Context, term func(ctx context.Context) error) error {
-	var mine uint64 // the revision this replica last wrote, once it lost the lease
 	for {
-		rev, began, err := l.acquire(ctx, mine)
+		rev, began, err := l.acquire(ctx)
 		if err != nil {
 			return nil // ctx ended while standing by
 		}
 		rev, lost, err := l.hold(ctx, rev, began, term)
 		if lost {
-			mine = rev
 			continue
 		}
 		l.release(ctx, rev)
@@ -97,15 +95,14 @@ func (l *Lease) Run(ctx context.Context, term func(ctx context.Context) error) e
 }
 
 // acquire stands by until this replica holds the lease: it returns the
-// revision it wrote and when the write began, or ctx's error. mine is the
-// revision this replica wrote last before it lost the lease (0: none).
-func (l *Lease) acquire(ctx context.Context, mine uint64) (uint64, time.Time, error) {
+// revision it wrote and when the write began, or ctx's error.
+func (l *Lease) acquire(ctx context.Context) (uint64, time.Time, error) {
 	var seen sighting
 	poll := time.NewTicker(l.TTL / 3)
 	defer poll.Stop()
 	for {
 		began := time.Now()
-		rev, err := l.try(ctx, &seen, mine, began)
+		rev, err := l.try(ctx, &seen, began)
 		if err == nil {
 			return rev, began, nil
 		}
@@ -121,10 +118,11 @@ func (l *Lease) acquire(ctx context.Context, mine uint64) (uint64, time.Time, er
 var errHeld = errors.New("lease: held")
 
 // try reads the lease and writes it when it is absent, seen unchanged for a
-// whole lease, or still at mine: nobody took it over since this replica
-// stopped acting under it, and of the standbys that may try, the
-// compare-and-set lets one win.
-func (l *Lease) try(ctx context.Context, seen *sighting, mine uint64, now time.Time) (uint64, error) {
+// whole lease, or still names this replica: nobody took it over since this
+// replica stopped acting under it (a renewal that failed or came back late,
+// applied or not), and of the standbys that may try, the compare-and-set
+// lets one win.
+func (l *Lease) try(ctx context.Context, seen *sighting, now time.Time) (uint64, error) {
 	var rev uint64
 	e, err := l.Store.Get(ctx, l.Key)
 	switch {
@@ -133,7 +131,7 @@ func (l *Lease) try(ctx context.Context, seen *sighting, mine uint64, now time.T
 		l.log().Warn("lease unreadable; standing by", "key", l.Key, "err", err)
 		l.mode(ModeStandby, seen.holder)
 		return 0, err
-	case e.Revision == mine:
+	case l.ours(e):
 		rev = e.Revision
 	default:
 		*seen = seen.next(e, now)
@@ -148,7 +146,7 @@ func (l *Lease) try(ctx context.Context, seen *sighting, mine uint64, now time.T
 		l.mode(ModeStandby, seen.holder)
 		return 0, err
 	}
-	if rev != 0 && rev != mine {
+	if rev != 0 && seen.rev == rev {
 		l.log().Warn("lease taken over: its holder stopped renewing it", "key", l.Key, "previous_holder", seen.holder, "ttl", l.TTL.String())
 	}
 	return n, nil
@@ -214,6 +212,12 @@ func (l *Lease) release(ctx context.Context, rev uint64) {
 	if err := l.Store.Delete(rctx, l.Key, rev); err != nil {
 		l.log().Warn("lease not released; a standby takes over once it expires", "key", l.Key, "err", err)
 	}
+}
+
+// ours reports whether e names this replica as its holder.
+func (l *Lease) ours(e kvstore.Entry) bool {
+	var r Record
+	return json.Unmarshal(e.Value, &r) == nil && r.Holder == l.Holder
 }
 
 func (l *Lease) record() []byte {
