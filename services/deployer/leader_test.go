@@ -16,7 +16,6 @@ import (
 	"agentk/services/deployer/internal/lease"
 	"agentk/services/deployer/internal/testkit"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -94,24 +93,7 @@ func leaderOf(rs ...*replica) *replica {
 // actionFor waits for the action answering approval id on the stream.
 func actionFor(ctx context.Context, t *testing.T, f *fabric.Fabric, approvalID string) contracts.ActionV1 {
 	t.Helper()
-	admin, err := f.Admin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = admin.Close() }()
-	js := admin.JetStream()
-	stream, err := js.StreamNameBySubject(ctx, contracts.SubjectAction)
-	require.NoError(t, err)
-	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{contracts.SubjectAction}})
-	require.NoError(t, err)
-	for {
-		msg, err := cons.Next(jetstream.FetchMaxWait(20 * time.Second))
-		require.NoError(t, err, "no action for %s", approvalID)
-		var act contracts.ActionV1
-		_, err = f.Keyring().Open(msg.Data(), contracts.SubjectAction, time.Now(), &act)
-		require.NoError(t, err)
-		if act.ApprovalID == approvalID {
-			return act
-		}
-	}
+	return actionWhere(ctx, t, f, time.Now(), func(a contracts.ActionV1) bool { return a.ApprovalID == approvalID })
 }
 
 // TestOneDeployerActs runs two deployers on one server: exactly one holds
