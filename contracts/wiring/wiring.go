@@ -63,6 +63,7 @@ const (
 	BucketDecisions = "agentk_decisions"
 	BucketFreezes   = "agentk_freezes"
 	BucketSpent     = "agentk_spent"
+	BucketLeases    = "agentk_leases"
 )
 
 // Kind says how a subject travels.
@@ -143,6 +144,10 @@ var Buckets = []Bucket{
 	// once, never updated): a decision pays for at most one action, whatever
 	// the approvals, across restarts.
 	{Name: BucketSpent, Writers: []string{RoleDeployer}},
+	// One key per role that runs active-standby (key = role): the deployer
+	// replica holding it is the one that consumes approvals; the others
+	// stand by and take it over once it is no longer renewed.
+	{Name: BucketLeases, Writers: []string{RoleDeployer}},
 }
 
 // DLQStream is the stream that holds dead-lettered messages; every consumer

@@ -87,6 +87,8 @@ type pipeline struct {
 	slack      *fakeslack.Server
 	bridgeURLs []string
 	now        func() time.Time
+	// deployers has one entry per deployer replica, in replica order.
+	deployers []*deployerReplica
 }
 
 // latencies are what the pipeline's outside services take to answer.
@@ -133,10 +135,10 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat la
 // startReplicas is startPipeline with n replicas of every stateless service
 // (ingester, sandbox, investigator, reviewer, gate, bridge), each on its own
 // connection as a separate process would be, sharing one durable consumer
-// per handler. With n > 1 a second deployer runs beside the first: both pull
-// from the approvals' durable consumer, so either carries on when the other
-// stops, and the decision-spent CAS and the cooldown KV keep every decision
-// acted on once. p.ingestURLs has one webhook URL per replica.
+// per handler. With n > 1 a second deployer runs beside the first: the one
+// holding the lease consumes approvals and the other stands by to take over
+// (docs/deploy.md), and the decision-spent CAS and the cooldown KV still keep
+// every decision acted on once. p.ingestURLs has one webhook URL per replica.
 func startReplicas(tb testing.TB, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
 	tb.Helper()
 	return startReplicasOn(tb, embedded(tb), inc, persona, lat, n)
@@ -160,13 +162,23 @@ func startReplicasOn(tb testing.TB, f *fabric.Fabric, inc *incident.Incident, pe
 		addr := freeport.Addr(tb)
 		own["AGENTK_INGEST_ADDR"] = addr
 		p.ingestURLs = append(p.ingestURLs, "http://"+addr+"/v1/alerts")
-		running, err := stack.Start(ctx, replicaRoles(i, n), func(ctx context.Context, role string) (service.Deps, error) {
-			return p.f.Deps(ctx, role, now, func(k string) string { return own[k] })
+		roles := replicaRoles(i, n)
+		dep := &deployerReplica{}
+		running, err := stack.Start(ctx, roles, func(ctx context.Context, role string) (service.Deps, error) {
+			d, err := p.f.Deps(ctx, role, now, func(k string) string { return own[k] })
+			if role == envelope.RoleDeployer {
+				d.Logger = slog.New(dep)
+			}
+			return d, err
 		}, log, 30*time.Second)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() { _ = running.Stop() })
+		if len(roles) == 0 || slices.Contains(roles, envelope.RoleDeployer) {
+			dep.health = running.Health
+			p.deployers = append(p.deployers, dep)
+		}
 	}
 	p.ingestURL = p.ingestURLs[0]
 	return p

@@ -183,6 +183,9 @@ func (w *world) start(ctx context.Context) {
 		// A killed service's unacked message comes back after AckWait: a
 		// short one keeps each crash test from waiting out the 30 s default.
 		"AGENTK_BUS_ACK_WAIT": "3s",
+		// A SIGKILLed deployer never releases its lease: its restart stands
+		// by until the lease expires, so a short one.
+		"AGENTK_DEPLOYER_LEASE": "1s",
 		// Every process on this one host: each health endpoint on its own port.
 		"AGENTK_HEALTH_ADDR": "127.0.0.1:0",
 	}

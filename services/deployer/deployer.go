@@ -8,21 +8,26 @@ package deployer
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"agentk/contracts"
+	"agentk/contracts/envelope"
 	"agentk/platform/service"
 	"agentk/platform/topology"
 	"agentk/services/deployer/internal/config"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/dryrun"
 	"agentk/services/deployer/internal/kvstore"
+	"agentk/services/deployer/internal/lease"
 	"agentk/services/deployer/internal/marker"
 	"agentk/services/deployer/internal/natsport"
 	"agentk/services/deployer/internal/policy"
@@ -31,6 +36,13 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// Modes a deployer replica reports with service.Deps.Mode (shown at
+// /readyz): the one holding the lease consumes approvals; the others stand by.
+const (
+	ModeLeader  = lease.ModeLeader
+	ModeStandby = lease.ModeStandby
 )
 
 // ErrStart wraps every failure to start.
@@ -42,12 +54,16 @@ var ErrStart = errors.New("deployer: start")
 // would. Production never sets it, and rollback.Deployer carries no seam.
 var testRuntime atomic.Pointer[func(project string, rt rollback.Runtime) rollback.Runtime]
 
-// Run runs the deployer until ctx is done. It calls d.Ready once it consumes.
+// Run runs the deployer until ctx is done. Of its replicas, the one holding
+// the lease (package lease) consumes approvals; the others stand by. It
+// calls d.Ready once it consumes or stands by, and reports which with d.Mode.
 func Run(ctx context.Context, d service.Deps) error {
 	cfg, err := config.FromEnv(d.Getenv)
 	if err != nil {
 		return err // already "<service>: invalid configuration: …"
 	}
+	// Ready once: a standby that takes over is ready already.
+	d.Ready = sync.OnceFunc(d.MarkReady)
 	dep, err := newDeployer(ctx, cfg, d)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
@@ -67,14 +83,11 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err := wire(ctx, cfg, d, dep, watchErr); err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	pending, err := dep.Reconcile(ctx)
+	l, err := newLease(ctx, cfg, d)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	if err := natsport.PublishAll(ctx, d.Bus, d.Logger, pending); err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	return serve(ctx, cfg, d, dep, len(pending), watchErr)
+	return serve(ctx, l, func(ctx context.Context) error { return lead(ctx, cfg, d, dep) }, watchErr)
 }
 
 // newDeployer builds the use case on its KV buckets.
@@ -102,32 +115,89 @@ func newDeployer(ctx context.Context, cfg config.Config, d service.Deps) (*rollb
 	return dep, nil
 }
 
-// serve consumes approvals until ctx is done or the ledger watcher fails.
-func serve(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.Deployer, reconciled int, watchErr chan error) error {
+// serve stands by or acts, as the lease says, until ctx is done or the
+// ledger watcher fails. The watcher runs either way: a standby's ledger is
+// current when it takes over.
+func serve(ctx context.Context, l *lease.Lease, term func(ctx context.Context) error, watchErr chan error) error {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx, term) }()
+	select {
+	case err := <-done:
+		return err
+	case err := <-watchErr:
+		// The ledger can no longer follow Docker: stop rather than roll back
+		// on a stale ledger.
+		cancel()
+		<-done //nolint:errcheck // wait for the term to stop; the watcher's error is the one to report
+		return fmt.Errorf("deployer: ledger watcher: %w", err)
+	}
+}
+
+// newLease is this replica's side of the deployer's lease: its mode goes to
+// health, and a standby is ready (it takes over without a restart).
+func newLease(ctx context.Context, cfg config.Config, d service.Deps) (*lease.Lease, error) {
+	kv, err := d.Bus.KeyValue(ctx, topology.BucketLeases)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s (provisioned by `agentk provision` since the deployer runs active-standby): %w", topology.BucketLeases, err)
+	}
 	log := d.Logger
+	return &lease.Lease{
+		Store: kvstore.New(kv), Key: envelope.RoleDeployer, Holder: holderID(), TTL: cfg.Lease, Now: d.Now, Logger: log,
+		OnMode: func(mode, holder string) {
+			if mode == lease.ModeLeader {
+				// Reported by lead once it consumes.
+				log.Info("deployer holds the lease; reconciling, then consuming", "holder", holder, "lease", cfg.Lease.String())
+				return
+			}
+			d.ReportMode(mode)
+			why := "another replica holds the lease"
+			if holder == "" {
+				why = "the lease is unreadable or was just lost; retrying"
+			}
+			log.Info("deployer standing by: "+why, "holder", holder, "lease", cfg.Lease.String())
+			d.MarkReady()
+		},
+	}, nil
+}
+
+// holderID names this replica in the lease: host, process and a random
+// part, so that two replicas in one process, or a restart, differ.
+func holderID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// lead is the lease holder's term: it settles what a previous holder began
+// and never finished, then consumes approvals until ctx ends (the lease was
+// lost or the deployer stops).
+func lead(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.Deployer) error {
+	log := d.Logger
+	pending, err := dep.Reconcile(ctx)
+	if err != nil {
+		return err
+	}
+	if err := natsport.PublishAll(ctx, d.Bus, log, pending); err != nil {
+		return err
+	}
 	r, err := d.Bus.NewRouter(log)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrStart, err)
+		return err
 	}
 	r.Handle(natsport.HandlerName, contracts.SubjectApproval, natsport.Handler{Deployer: dep, Logger: log}.Handle)
 	errc, err := service.StartRouter(ctx, r)
 	if errc == nil {
 		return err
 	}
-	log.Info("deployer consuming", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
-		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", reconciled,
+	log.Info("deployer consuming: this replica holds the lease", "subject", contracts.SubjectApproval, "runtime", cfg.Runtime,
+		"services", cfg.Services, "project", dep.Rules.Project, "reconciled", len(pending), "lease", cfg.Lease.String(),
 		"shadow_all", cfg.ShadowAll, "shadow_services", cfg.ShadowServices)
+	d.ReportMode(lease.ModeLeader)
 	d.MarkReady()
-	select {
-	case err := <-errc:
-		return err
-	case err := <-watchErr:
-		// The ledger can no longer follow Docker: stop rather than roll back
-		// on a stale ledger.
-		_ = r.Close()
-		<-errc //nolint:errcheck // wait for the router to stop; the watcher's error is the one to report
-		return fmt.Errorf("deployer: ledger watcher: %w", err)
-	}
+	return <-errc
 }
 
 // liveRuntime connects to Docker, starts the ledger watcher and wires the

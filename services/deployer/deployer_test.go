@@ -72,6 +72,13 @@ func TestRunDryRunOverTheFabric(t *testing.T) {
 // nextAction reads the first action on the stream as an operator would.
 func nextAction(ctx context.Context, t *testing.T, f *fabric.Fabric, now time.Time) contracts.ActionV1 {
 	t.Helper()
+	return actionWhere(ctx, t, f, now, func(contracts.ActionV1) bool { return true })
+}
+
+// actionWhere reads the actions on the stream, from the first, until one
+// deployer-signed action satisfies match.
+func actionWhere(ctx context.Context, t *testing.T, f *fabric.Fabric, now time.Time, match func(contracts.ActionV1) bool) contracts.ActionV1 {
+	t.Helper()
 	admin, err := f.Admin(ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = admin.Close() })
@@ -80,10 +87,14 @@ func nextAction(ctx context.Context, t *testing.T, f *fabric.Fabric, now time.Ti
 	require.NoError(t, err)
 	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{contracts.SubjectAction}})
 	require.NoError(t, err)
-	msg, err := cons.Next(jetstream.FetchMaxWait(20 * time.Second))
-	require.NoError(t, err)
-	var act contracts.ActionV1
-	_, err = f.Keyring().Open(msg.Data(), contracts.SubjectAction, now, &act)
-	require.NoError(t, err, "the action is deployer-signed")
-	return act
+	for {
+		msg, err := cons.Next(jetstream.FetchMaxWait(20 * time.Second))
+		require.NoError(t, err, "no matching action")
+		var act contracts.ActionV1
+		_, err = f.Keyring().Open(msg.Data(), contracts.SubjectAction, now, &act)
+		require.NoError(t, err, "the action is deployer-signed")
+		if match(act) {
+			return act
+		}
+	}
 }

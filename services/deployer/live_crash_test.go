@@ -20,6 +20,7 @@ import (
 	"agentk/platform/service"
 	"agentk/services/deployer"
 	"agentk/services/deployer/internal/dockerrt"
+	"agentk/services/deployer/internal/lease"
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/testkit"
 
@@ -84,15 +85,25 @@ func crashMidAction(t *testing.T, point string) {
 		// Also bounds the reconciliation's Docker verification at start.
 		"AGENTK_DEPLOYER_COMPOSE_TIMEOUT": "30s",
 		"AGENTK_DEPLOYER_RECOVERY":        "probe",
-		"AGENTK_DEPLOYER_PROBE_URL":       st.ProbeURL(),
-		"PATH":                            os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "DOCKER_HOST": os.Getenv("DOCKER_HOST"),
+		// The killed deployer never releases its lease: its restart
+		// consumes once that lease expired.
+		"AGENTK_DEPLOYER_LEASE":     "1s",
+		"AGENTK_DEPLOYER_PROBE_URL": st.ProbeURL(),
+		"PATH":                      os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "DOCKER_HOST": os.Getenv("DOCKER_HOST"),
 	}
 	start := func() *deployerProc {
 		t.Helper()
 		d, err := f.Deps(ctx, envelope.RoleDeployer, time.Now, func(k string) string { return env[k] })
 		require.NoError(t, err)
+		// Consuming, not ready: a restart stands by (ready) until the
+		// lease the killed deployer held expires.
 		ready := make(chan struct{})
-		d.Ready = func() { close(ready) }
+		var leads sync.Once
+		d.Mode = func(m string) {
+			if m == lease.ModeLeader {
+				leads.Do(func() { close(ready) })
+			}
+		}
 		rctx, rcancel := context.WithCancel(ctx)
 		p := &deployerProc{deps: d, cancel: rcancel, stopped: make(chan struct{})}
 		go func() { p.err = deployer.Run(rctx, d); close(p.stopped) }()

@@ -122,6 +122,7 @@ func StartSupervised(ctx context.Context, roles []string, deps DepsFunc, log *sl
 		check := r.Health.Add(health.New(e.Role, func() bool { return conn.Load().Bus.Connected() }))
 		d.Ready = func() { once.Do(func() { check.Ready(); close(ready) }) }
 		d.Dependency = check.Dependency
+		d.Mode = check.Mode
 		if d.Logger == nil {
 			// fabric.Deps tags its logger with the service already: one
 			// "service" key per line.
@@ -208,6 +209,7 @@ func (r *Running) supervise(ctx context.Context, e service.Registration, d servi
 						log.Info("service restarted and ready", "service", e.Role, "restarts", check.Status().Restarts)
 					})
 				}
+				nd.Dependency, nd.Mode = check.Dependency, check.Mode
 				if nd.Logger == nil {
 					// fabric.Deps tags its logger with the service
 					// already: one "service" key per line.

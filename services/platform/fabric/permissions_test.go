@@ -382,8 +382,9 @@ func TestOnlyTheBridgeWritesFreezes(t *testing.T) {
 	}
 }
 
-// Only the deployer consumes decisions (agentk_spent); it reads the
-// ingester's incident records for their resolve time and can never write one.
+// Only the deployer consumes decisions (agentk_spent) and holds its lease
+// (agentk_leases); it reads the ingester's incident records for their
+// resolve time and can never write one.
 func TestOnlyTheDeployerSpendsDecisions(t *testing.T) {
 	t.Parallel()
 	f := start(t, t.TempDir())
@@ -403,6 +404,8 @@ func TestOnlyTheDeployerSpendsDecisions(t *testing.T) {
 		{name: "bridge reads incidents", role: envelope.RoleBridge, bucket: topology.BucketIncidents, mayRead: true},
 		{name: "gate cannot read incidents", role: envelope.RoleGate, bucket: topology.BucketIncidents},
 		{name: "ingester writes incidents", role: envelope.RoleIngester, bucket: topology.BucketIncidents, mayRead: true, mayWrite: true},
+		{name: "deployer holds its lease", role: envelope.RoleDeployer, bucket: topology.BucketLeases, mayRead: true, mayWrite: true},
+		{name: "bridge cannot touch the lease", role: envelope.RoleBridge, bucket: topology.BucketLeases},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

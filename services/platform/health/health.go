@@ -23,6 +23,7 @@ type Checker struct {
 	mu       sync.Mutex
 	problems map[string]string
 	lastErr  string
+	mode     string
 }
 
 // New returns the checker of service name. connected reports whether the
@@ -57,6 +58,15 @@ func (c *Checker) Dependency(name string, err error) {
 	c.problems[name] = err.Error()
 }
 
+// Mode records the service's part among its replicas (the deployer's
+// "leader" or "standby"), shown at /readyz. It does not change readiness: a
+// standby is ready to take over. It is what service.Deps.Mode should call.
+func (c *Checker) Mode(mode string) {
+	c.mu.Lock()
+	c.mode = mode
+	c.mu.Unlock()
+}
+
 // Stopped marks the service not ready because it stopped on its own with
 // err (its router stopped, its server failed), and counts the restart its
 // supervisor is about to make. /readyz shows both until the service is
@@ -83,6 +93,9 @@ type Status struct {
 	// restarted; LastError is why it stopped the last time.
 	Restarts  int64  `json:"restarts,omitempty"`
 	LastError string `json:"last_error,omitempty"`
+	// Mode is the service's part among its replicas, when it has one: the
+	// deployer's "leader" (it acts) or "standby".
+	Mode string `json:"mode,omitempty"`
 }
 
 // Status returns the current readiness.
@@ -96,6 +109,7 @@ func (c *Checker) Status() Status {
 		}
 	}
 	s.LastError = c.lastErr
+	s.Mode = c.mode
 	c.mu.Unlock()
 	s.Ready = s.Started && s.Connected && len(s.Failing) == 0
 	return s

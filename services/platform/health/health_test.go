@@ -80,3 +80,29 @@ func TestFailingDependencyMakesNotReady(t *testing.T) {
 	require.True(t, c.Status().Ready)
 	require.Empty(t, c.Status().Failing)
 }
+
+// TestModeIsShownAndLeavesReadiness: a standby is ready (it takes over
+// without a restart) and says so in the /readyz body.
+func TestModeIsShownAndLeavesReadiness(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, mode string
+		wantBody   string
+	}{
+		{name: "no mode", mode: "", wantBody: `{"service":"deployer","ready":true,"started":true,"bus_connected":true}`},
+		{name: "standby", mode: "standby", wantBody: `{"service":"deployer","ready":true,"started":true,"bus_connected":true,"mode":"standby"}`},
+		{name: "leader", mode: "leader", wantBody: `{"service":"deployer","ready":true,"started":true,"bus_connected":true,"mode":"leader"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := health.New("deployer", nil)
+			c.Ready()
+			c.Mode(tc.mode)
+			rec := httptest.NewRecorder()
+			c.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+			require.Equal(t, 200, rec.Code)
+			require.JSONEq(t, tc.wantBody, rec.Body.String())
+		})
+	}
+}

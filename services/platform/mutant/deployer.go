@@ -30,4 +30,10 @@ var DeployerCatalogue = []Mutant{
 		"test:services/deployer:./internal/rollback:^TestRefusals$/^cooldown_active$"},
 	{DeployerResolvedSince, "deployer: the incident's alert has not resolved, or a human re-confirmed after the resolve",
 		"test:services/deployer:./internal/rollback:^TestRefusals$/^alert_resolved,_not_re-confirmed$"},
+	// Not a check of one approval: the replicas' first line against two
+	// deployers acting at once (the decision-spent CAS and the cooldown are
+	// the second). The killer's leader keeps its term running when the check
+	// is off.
+	{DeployerLeaseRenewal, "deployer: a replica whose lease renewal fails or is late stops consuming approvals before a standby may take the lease over",
+		"test:services/deployer:./internal/lease:^TestLeaderStopsWhenItsRenewalFails$"},
 }

@@ -49,4 +49,5 @@ const (
 	DeployerAllowlist     = "deployer.allowlist"
 	DeployerCooldown      = "deployer.cooldown"
 	DeployerResolvedSince = "deployer.resolved_since"
+	DeployerLeaseRenewal  = "deployer.lease_renewal"
 )

@@ -95,6 +95,7 @@ func Run(ctx context.Context, role string, run service.Func, getenv func(string)
 	check := mux.Add(health.New(role, d.Bus.Connected))
 	d.Ready = func() { check.Ready(); log.Info("ready") }
 	d.Dependency = check.Dependency
+	d.Mode = check.Mode
 	hs := &http.Server{Addr: healthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {

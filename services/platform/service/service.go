@@ -33,6 +33,17 @@ type Deps struct {
 	// makes the service not ready (health.Checker.Dependency). Use
 	// ReportDependency, which tolerates nil.
 	Dependency func(name string, err error)
+	// Mode, when non-nil, records the service's part among its replicas
+	// (the deployer's "leader" or "standby"; health.Checker.Mode). Use
+	// ReportMode, which tolerates nil.
+	Mode func(mode string)
+}
+
+// ReportMode calls d.Mode when it is set.
+func (d Deps) ReportMode(mode string) {
+	if d.Mode != nil {
+		d.Mode(mode)
+	}
 }
 
 // ReportDependency calls d.Dependency when it is set.

@@ -27,10 +27,10 @@ func TestGrantsDerivedFromTheWiringTable(t *testing.T) {
 			KVRead: []string{topology.BucketIncidents, topology.BucketReports}, KVWrite: []string{topology.BucketDecisions, topology.BucketFreezes},
 			ReadStreams: []string{topology.DLQStream}},
 		{Role: e.RoleDeployer, Publish: []string{c.SubjectAction}, Consume: []string{c.SubjectApproval}, Request: []string{c.SubjectToolCall},
-			KVRead: []string{topology.BucketIncidents, topology.BucketFreezes}, KVWrite: []string{topology.BucketReleases, topology.BucketCooldown, topology.BucketNonces, topology.BucketSpent}},
+			KVRead: []string{topology.BucketIncidents, topology.BucketFreezes}, KVWrite: []string{topology.BucketReleases, topology.BucketCooldown, topology.BucketNonces, topology.BucketSpent, topology.BucketLeases}},
 	}
 	require.Equal(t, want, topology.Grants)
-	require.Equal(t, []string{"agentk_incidents", "agentk_releases", "agentk_cooldown", "agentk_nonces", "agentk_reports", "agentk_decisions", "agentk_freezes", "agentk_spent"}, topology.Buckets)
+	require.Equal(t, []string{"agentk_incidents", "agentk_releases", "agentk_cooldown", "agentk_nonces", "agentk_reports", "agentk_decisions", "agentk_freezes", "agentk_spent", "agentk_leases"}, topology.Buckets)
 	require.Equal(t, 64, topology.BucketHistory(topology.BucketFreezes, 5))
 	require.Equal(t, 5, topology.BucketHistory(topology.BucketReleases, 5))
 	require.Equal(t, topology.Stream{Name: "AGENTK_ALERTS", Subject: c.SubjectAlert}, topology.Streams[0])

@@ -68,6 +68,8 @@ const (
 	BucketFreezes = wiring.BucketFreezes
 	// BucketSpent holds one key per decision a deployer consumed.
 	BucketSpent = wiring.BucketSpent
+	// BucketLeases holds the deployer's leader lease, key = the role.
+	BucketLeases = wiring.BucketLeases
 )
 
 // Buckets lists every KV bucket, in the wiring table's order.

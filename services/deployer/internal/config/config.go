@@ -21,6 +21,7 @@ const (
 	EnvComposeTimeout = "AGENTK_DEPLOYER_COMPOSE_TIMEOUT"
 	EnvStabilise      = "AGENTK_DEPLOYER_STABILISE"
 	EnvCooldown       = "AGENTK_DEPLOYER_COOLDOWN"
+	EnvLease          = "AGENTK_DEPLOYER_LEASE"
 	EnvProbeURL       = "AGENTK_DEPLOYER_PROBE_URL"
 	EnvProbeMaxErrors = "AGENTK_DEPLOYER_PROBE_MAX_ERROR_RATE"
 	EnvIncidentDir    = "AGENTK_INCIDENT_DIR"
@@ -67,6 +68,10 @@ type Config struct {
 	ComposeTimeout time.Duration
 	Stabilise      time.Duration
 	Cooldown       time.Duration
+	// Lease is how long the replica that acts holds the lease without
+	// renewing it (package lease): a standby takes over within about that
+	// once it stops.
+	Lease time.Duration
 	// Recovery is RecoverySandbox, RecoveryProbe or RecoveryNone.
 	Recovery string
 	// RecoveryMaxErrorRate and RecoveryMinRequests are the recovery SLO: the
@@ -110,6 +115,8 @@ var Spec = config.Spec{Component: "deployer", Err: ErrConfig, Vars: []config.Dec
 	{Name: EnvComposeTimeout, Kind: config.KindDuration, Default: "2m", Doc: "bounds compose + Docker verification"},
 	{Name: EnvStabilise, Kind: config.KindDuration, Default: "1m", Doc: "wait before the recovery check"},
 	{Name: EnvCooldown, Kind: config.KindDuration, Default: "10m", Doc: "no second action on a service within this"},
+	{Name: EnvLease, Kind: config.KindDuration, Default: "10s", MinDur: time.Second,
+		Doc: "leader lease of the replicas (at least `1s`): one deployer consumes approvals and renews the lease every third of this; a standby takes over once it went unrenewed this long (at once after a clean stop), and a leader whose renewal fails or is late stops consuming first (docs/deploy.md)"},
 	{Name: EnvRecovery, Kind: config.KindEnum, Default: RecoverySandbox, Allowed: []string{RecoverySandbox, RecoveryProbe, RecoveryNone},
 		Doc: "recovery check after the stabilisation window: `sandbox` (telemetry via the sandbox's `service_overview`), `probe` (HTTP probe fallback for setups without SigNoz), `none`"},
 	{Name: EnvRecoveryMaxErrorRate, Kind: config.KindFloat, Default: "0.01", Min: 0, Max: 1, Doc: "recovery SLO: highest error rate over [container verified, now] that counts as recovered"},
@@ -136,6 +143,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		ComposeTimeout: v.Duration(EnvComposeTimeout),
 		Stabilise:      v.Duration(EnvStabilise),
 		Cooldown:       v.Duration(EnvCooldown),
+		Lease:          v.Duration(EnvLease),
 		ProbeURL:       v.String(EnvProbeURL),
 		IncidentDir:    v.String(EnvIncidentDir),
 		DockerHost:     v.String(EnvDockerHost),

@@ -23,6 +23,7 @@ func TestFromEnv(t *testing.T) {
 	require.Equal(t, 2*time.Minute, c.ComposeTimeout)
 	require.Equal(t, time.Minute, c.Stabilise)
 	require.Equal(t, 10*time.Minute, c.Cooldown)
+	require.Equal(t, 10*time.Second, c.Lease)
 
 	c, err = config.FromEnv(env(map[string]string{config.EnvIncidentDir: "/corpus/retry-storm-01"}))
 	require.NoError(t, err)
@@ -44,6 +45,10 @@ func TestFromEnvReportsEveryProblem(t *testing.T) {
 			config.EnvRuntime: "docker", config.EnvServices: "shop-api", config.EnvProject: "shop",
 			config.EnvComposeFile: "c.yml", config.EnvStateDir: "/s", config.EnvIncidentDir: "/corpus/x"},
 			want: []string{config.EnvIncidentDir}},
+		{name: "lease too short to renew", env: map[string]string{config.EnvIncidentDir: "/corpus/x", config.EnvLease: "200ms"},
+			want: []string{config.EnvLease}},
+		{name: "lease not a duration", env: map[string]string{config.EnvIncidentDir: "/corpus/x", config.EnvLease: "10"},
+			want: []string{config.EnvLease}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package kvstore is the deployer's adapter to its JetStream KV buckets:
 // agentk_nonces (used approval nonces and the journal of each action),
-// agentk_spent (consumed decisions), agentk_cooldown and agentk_releases, and
+// agentk_spent (consumed decisions), agentk_cooldown, agentk_releases and
+// agentk_leases (which replica acts), and
 // the read-only agentk_freezes and agentk_incidents. Values are opaque bytes here; signing and
 // verification happen in the core's callers.
 package kvstore
@@ -76,6 +77,19 @@ func (b *Bucket) Put(ctx context.Context, key string, value []byte, rev uint64) 
 		return 0, fmt.Errorf("kvstore: put %s/%s: %w", b.kv.Bucket(), key, err)
 	}
 	return n, nil
+}
+
+// Delete removes key if it is still at rev, so that a create finds it
+// absent. It returns ErrConflict when someone else wrote first.
+func (b *Bucket) Delete(ctx context.Context, key string, rev uint64) error {
+	err := b.kv.Delete(ctx, key, jetstream.LastRevision(rev))
+	if isWrongSequence(err) {
+		return fmt.Errorf("%w: %s/%s at revision %d", ErrConflict, b.kv.Bucket(), key, rev)
+	}
+	if err != nil {
+		return fmt.Errorf("kvstore: delete %s/%s: %w", b.kv.Bucket(), key, err)
+	}
+	return nil
 }
 
 // Keys lists the bucket's keys; an empty bucket is no error.
