@@ -44,6 +44,10 @@ const (
 	// FeatChildSlow: one child span's p95 grew by SlowRatio and accounts for
 	// most of the server spans' growth (duration by span name and kind).
 	FeatChildSlow Feature = "one dependency span dominates the latency growth (percentile latency by span name and kind)"
+	// FeatChildSlowed: a child span (not a model call) grew by SlowRatio,
+	// whether or not the server spans' p95 shows it: a few sampled server
+	// spans after the split can hide the growth that FeatChildSlow needs.
+	FeatChildSlowed Feature = "a dependency span slowed (percentile latency by span name and kind)"
 	// FeatModelSlow: a model call (a span with gen_ai.request.model) grew
 	// its p95 by SlowRatio: the model writes longer answers or works harder.
 	FeatModelSlow Feature = "the model call (gen_ai.request.model) slowed after the onset"
@@ -335,6 +339,9 @@ func shapeFeatures(out map[Feature][]string, f failures, sh Shape) {
 	latIDs := append(slices.Clone(sh.IDs[qBefore]), sh.IDs[qAfter]...)
 	if name, ok := sh.slowChild(); ok && !sh.Model[name] {
 		out[FeatChildSlow] = latIDs
+	}
+	if sh.childSlowed() {
+		out[FeatChildSlowed] = latIDs
 	}
 	if sh.modelSlowed() {
 		out[FeatModelSlow] = append(latIDs, sh.IDs[qModel]...)

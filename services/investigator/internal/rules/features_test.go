@@ -184,6 +184,17 @@ func TestDiagnoseFromLatencyShapeAndHosts(t *testing.T) {
 			before(`{"kind_string":"Server","name":"GET /a","p95_ms":300}`, `{"kind_string":"Client","name":"POST search","p95_ms":100}`),
 			after(`{"kind_string":"Server","name":"GET /a","p95_ms":2300}`, `{"kind_string":"Client","name":"POST search","p95_ms":2000}`)},
 			"retrieval_latency", rules.FeatChildSlow},
+		// s18-w097 cut to 20 min before its onset, or with ×10 traffic: the
+		// retrieval call slowed 66 → 504 ms, the four sampled server spans
+		// since the split show no growth (so nothing dominates one), and the
+		// few timeouts begin in that call. A slowed dependency's timeouts
+		// are no outage.
+		{"a slowed dependency with a few timeouts, the server p95 hiding it", []loop.Evidence{quiet, noMarker, traces(
+			`{"service":"shop-api","trace_id":"t1","span_id":"c1","parent_span_id":"s1","kind":"Client","error":true,"server.address":"index.internal","status_message":"context deadline exceeded"}`,
+			`{"service":"shop-api","trace_id":"t1","span_id":"s1","kind":"Server","error":true,"http.status_code":504,"status_message":"retrieval from index exceeded its deadline"}`),
+			before(`{"kind_string":"Server","name":"POST /api/orders","p95_ms":1500}`, `{"kind_string":"Client","name":"POST","p95_ms":66}`),
+			after(`{"kind_string":"Server","name":"POST /api/orders","p95_ms":1144}`, `{"kind_string":"Client","name":"POST","p95_ms":504}`)},
+			"retrieval_latency", ""},
 		{"every endpoint slower, no child dominates", []loop.Evidence{quiet, noMarker,
 			before(`{"kind_string":"Server","name":"GET /a","p95_ms":100}`, `{"kind_string":"Server","name":"GET /b","p95_ms":80}`, `{"kind_string":"Client","name":"SELECT","p95_ms":10}`),
 			after(`{"kind_string":"Server","name":"GET /a","p95_ms":400}`, `{"kind_string":"Server","name":"GET /b","p95_ms":300}`, `{"kind_string":"Client","name":"SELECT","p95_ms":12}`)},

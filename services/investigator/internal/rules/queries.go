@@ -31,15 +31,24 @@ const (
 	qChange = "rules-change"
 )
 
-// onsetOf is the onset the overview measured, or the alert's start when it
-// found none.
-func onsetOf(s loop.State) time.Time {
+// NoOnsetLead is how long before the alert's start the "before" side of the
+// follow-ups ends when the overview measured no onset. A burn-rate alert
+// fires minutes after the regression began (a multiwindow alert's short
+// window is 5 minutes), so a baseline that runs up to the alert holds the
+// regression's first minutes: a slowed dependency span then looks slow on
+// both sides and dominates nothing. Twice that short window is left out.
+const NoOnsetLead = 10 * time.Minute
+
+// splitAt is where the follow-ups compare before with after: both at the
+// onset the overview measured; when it found none, after from the alert's
+// start and before up to NoOnsetLead earlier.
+func splitAt(s loop.State) (beforeEnd, afterFrom time.Time) {
 	for _, e := range s.Evidence {
 		if e.Tool == contracts.ToolServiceOverview && e.Facts.Onset != nil {
-			return *e.Facts.Onset
+			return *e.Facts.Onset, *e.Facts.Onset
 		}
 	}
-	return s.Alert.StartsAt
+	return s.Alert.StartsAt.Add(-NoOnsetLead), s.Alert.StartsAt
 }
 
 func aggregate(id string, args contracts.ToolArgs) (loop.ToolRequest, error) {
@@ -50,7 +59,7 @@ func aggregate(id string, args contracts.ToolArgs) (loop.ToolRequest, error) {
 // followUps are the rules' tool calls of turn n (0 to 2); none after.
 func followUps(s loop.State, n int) ([]loop.ToolRequest, error) {
 	svc := s.Alert.Service
-	onset := onsetOf(s)
+	before, after := splitAt(s)
 	var args []contracts.ToolArgs
 	var ids []string
 	switch n {
@@ -58,19 +67,19 @@ func followUps(s loop.State, n int) ([]loop.ToolRequest, error) {
 		byKind := []string{"name", "kind_string"}
 		ids = []string{qBefore, qAfter, qModel, qErrors}
 		args = []contracts.ToolArgs{
-			{Service: svc, Aggregation: "p95", GroupBy: byKind, To: &onset, Limit: 50},
-			{Service: svc, Aggregation: "p95", GroupBy: byKind, From: &onset, Limit: 50},
+			{Service: svc, Aggregation: "p95", GroupBy: byKind, To: &before, Limit: 50},
+			{Service: svc, Aggregation: "p95", GroupBy: byKind, From: &after, Limit: 50},
 			{Service: svc, Aggregation: "p95", GroupBy: []string{"name", "gen_ai.request.model"}, Limit: 20},
-			{Service: svc, Aggregation: "count", GroupBy: byKind, Filter: "has_error = true", From: &onset, Limit: 50},
+			{Service: svc, Aggregation: "count", GroupBy: byKind, Filter: "has_error = true", From: &after, Limit: 50},
 		}
 	case 1:
 		ids = []string{qHostsBefore, qHostsAfter, qPeersBefore, qPeersAfter}
 		client := "kind_string = 'Client'"
 		args = []contracts.ToolArgs{
-			{Service: svc, Aggregation: "count", GroupBy: []string{"server.address"}, Filter: client, To: &onset, Limit: 50},
-			{Service: svc, Aggregation: "count", GroupBy: []string{"server.address"}, Filter: client, From: &onset, Limit: 50},
-			{Service: svc, Aggregation: "count", GroupBy: []string{"net.peer.name"}, Filter: client, To: &onset, Limit: 50},
-			{Service: svc, Aggregation: "count", GroupBy: []string{"net.peer.name"}, Filter: client, From: &onset, Limit: 50},
+			{Service: svc, Aggregation: "count", GroupBy: []string{"server.address"}, Filter: client, To: &before, Limit: 50},
+			{Service: svc, Aggregation: "count", GroupBy: []string{"server.address"}, Filter: client, From: &after, Limit: 50},
+			{Service: svc, Aggregation: "count", GroupBy: []string{"net.peer.name"}, Filter: client, To: &before, Limit: 50},
+			{Service: svc, Aggregation: "count", GroupBy: []string{"net.peer.name"}, Filter: client, From: &after, Limit: 50},
 		}
 	case 2:
 		ids = []string{qChange}

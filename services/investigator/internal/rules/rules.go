@@ -115,11 +115,12 @@ func (o Observations) rate() (float64, bool) {
 
 // failing reports whether the service's failing calls are the incident: it
 // fails at ReleaseErrorRate or more (or its error rate was not measured),
-// or no dependency span merely slowed. A few timed-out calls to a dependency that
-// slowed down are a symptom of the slowdown, not an outage.
+// or no dependency span merely slowed (FeatChildSlowed, which FeatChildSlow
+// implies). A few timed-out calls to a dependency that slowed down are a
+// symptom of the slowdown, not an outage.
 func (o Observations) failing() bool {
 	r, ok := o.rate()
-	return !ok || r >= ReleaseErrorRate || !o.feat(FeatChildSlow)
+	return !ok || r >= ReleaseErrorRate || !o.feat(FeatChildSlowed)
 }
 
 // Rule is one row of the table: when When holds, the incident is Class with

@@ -168,6 +168,17 @@ func (sh Shape) slowChild() (name string, ok bool) {
 	return name, name != "" && growth > 0 && best >= DominantShare*growth
 }
 
+// childSlowed reports whether a child span (not a server span, not a model
+// call) grew by SlowRatio.
+func (sh Shape) childSlowed() bool {
+	for n, st := range sh.Latency {
+		if st.kind != "Server" && !sh.Model[n] && st.haveBefore && st.before > 0 && st.after >= st.before*SlowRatio {
+			return true
+		}
+	}
+	return false
+}
+
 // modelSlowed reports whether a model-call span's p95 grew by SlowRatio.
 func (sh Shape) modelSlowed() bool {
 	for n, st := range sh.Latency {

@@ -207,9 +207,15 @@ func (b baseline) enough(m Margins) bool {
 	return b.minutes >= m.MinBaselineMinutes && b.requests >= m.MinBaselineRequests
 }
 
-// off says which signal of x is off the baseline, or "".
+// off says which signal of x is off the baseline, or "". Both signals need
+// minReq sampled requests: below that an error rate is one error, and a p95
+// is one slow request (the last bucket before the data ends may hold a
+// minute of a sparse series, two spans, one of them slow).
 func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
-	if requests >= minReq && requests > 0 && errors/requests >= b.errThr {
+	if requests < minReq || requests <= 0 {
+		return ""
+	}
+	if errors/requests >= b.errThr {
 		return "error_rate"
 	}
 	if !math.IsNaN(p95) && p95 >= b.p95Thr {
@@ -219,9 +225,12 @@ func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
 }
 
 func (b baseline) offAs(x bucket, m Margins, sig string) bool {
+	if x.requests < m.MinRequests || x.requests <= 0 {
+		return false
+	}
 	switch sig {
 	case "error_rate":
-		return x.requests >= m.MinRequests && x.requests > 0 && x.errors/x.requests >= b.errThr
+		return x.errors/x.requests >= b.errThr
 	case "p95":
 		return !math.IsNaN(x.p95) && x.p95 >= b.p95Thr
 	}

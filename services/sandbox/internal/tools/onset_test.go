@@ -196,3 +196,45 @@ func TestFindOnsetShapes(t *testing.T) {
 		})
 	}
 }
+
+// sparseMinutes is a series of 0.6 sampled requests a minute (one minute in
+// two holds one span, p95 about 40 ms) ending at end, whose last minute holds
+// last spans with a p95 of lastP95 ms.
+func sparseMinutes(end time.Time, last int, lastP95 float64) []Minute {
+	var out []Minute
+	for t := end.Add(-4 * time.Hour); t.Before(end); t = t.Add(2 * time.Minute) {
+		out = append(out, Minute{At: t, Requests: 1, P95Ms: 35 + float64(t.Minute()%10)})
+	}
+	return append(out, Minute{At: end, Requests: float64(last), P95Ms: lastP95})
+}
+
+// TestFindOnsetNeedsRequestsForP95: a p95 counts, like an error rate, only
+// over MinRequests sampled requests. A sparse neighbour's last minute before
+// its data ends (buckets of 15 min, the last holding that minute alone) with
+// two spans, one slow, was a sustained departure: it read as a shared cause
+// and denied a right rollback (s8080-w034, thumbnailer beside billing-core).
+func TestFindOnsetNeedsRequestsForP95(t *testing.T) {
+	t.Parallel()
+	end := synthEnd.Add(-3 * time.Minute)
+	tests := []struct {
+		name    string
+		last    int
+		lastP95 float64
+		onset   bool
+	}{
+		{"one slow span of two is no p95", 2, 96, false},
+		{"one slow span alone is no p95", 1, 400, false},
+		{"three slow spans are", 3, 400, true},
+		{"three spans on the baseline are not", 3, 40, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := FindOnset(sparseMinutes(end, tt.last, tt.lastP95), end, DefaultMargins)
+			require.Equal(t, tt.onset, o.At != nil, o.Reason)
+			if tt.onset {
+				require.Equal(t, "p95", o.Signal)
+			}
+		})
+	}
+}

@@ -125,6 +125,12 @@ func desc(key string) []signoz.OrderBy {
 // already refused by Validate, so this also keeps them out.
 func serviceFilter(service string) string { return "service.name = " + Quote(service) }
 
+// notMarker keeps deployment.marker spans out of a traffic series: a marker
+// records a deploy, not a request, and its duration (how long the rollout
+// took, often tens of seconds) would read as a latency regression that
+// begins with the deploy, an onset placed before the very marker it follows.
+const notMarker = "name != 'deployment.marker'"
+
 // excludeFilter keeps the pipeline's own services out of a query that is not
 // scoped to one service.
 func excludeFilter(exclude []string) string {
@@ -217,16 +223,17 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		ow := OnsetWindow(c)
 		byName := []signoz.FieldKey{span("name", "string")}
 		errs := and(svc, "has_error = true")
+		traffic := and(svc, notMarker)
 		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
 		one := []signoz.Aggregation{{Expression: "count()"}}
 		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
-		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude))
+		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude), notMarker)
 		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: append([]Query{
 			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{qTotal, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
 			{qTotalErr, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 1})},
-			{qMinutes, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 100})},
+			{qMinutes, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: traffic}, Aggregations: two, Limit: 100})},
 			{qMinuteErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
 			// Alternative explanations: inbound traffic (root spans), and every
 			// other service's per-minute series over the same window.

@@ -32,7 +32,7 @@ func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
 	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
 	return Query{"onset_spans", signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-		Filter: signoz.Filter{Expression: serviceFilter(c.Service)}, Limit: RefineSpans, SelectFields: refineFields,
+		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker)}, Limit: RefineSpans, SelectFields: refineFields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
 }
 
