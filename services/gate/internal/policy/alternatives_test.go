@@ -252,18 +252,11 @@ func TestProcessRestartDenies(t *testing.T) {
 		{"another service restarted", "bad_release", "payments-api", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := allowing()
-			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
-			in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-restart", InvestigationID: invID, Service: tc.service,
-				Tool: contracts.ToolServiceOverview, Facts: contracts.Facts{Restarts: []contracts.ProcessRestart{restart}}})
-			d := policy.Evaluate(in)
-			dep := d.Checks[4]
-			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			dep, denied := deniedByFacts(t, tc.class, tc.service, contracts.Facts{Restarts: []contracts.ProcessRestart{restart}})
+			require.Equal(t, tc.deny, denied, "%v", dep)
 			if !tc.deny {
-				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
 				return
 			}
-			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 			require.Contains(t, dep.Reason, "was replaced by another of the same version")
 			require.Equal(t, "v2@4711->4980@"+tOnset.Add(6*time.Minute).UTC().Format(time.RFC3339), dep.Inputs["process_restarts"])
 		})
@@ -299,20 +292,33 @@ func TestResourcePressureDenies(t *testing.T) {
 		{"another service's pressure", "bad_release", "payments-api", &contracts.ResourcePressure{Logs: 30, Minutes: 3, BaselineMinutes: 40}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := allowing()
-			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
-			in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-pressure", InvestigationID: invID, Service: tc.service,
-				Tool: contracts.ToolServiceOverview, Facts: contracts.Facts{ResourcePressure: tc.pressure}})
-			d := policy.Evaluate(in)
-			dep := d.Checks[4]
-			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			dep, denied := deniedByFacts(t, tc.class, tc.service, contracts.Facts{ResourcePressure: tc.pressure})
+			require.Equal(t, tc.deny, denied, "%v", dep)
 			if !tc.deny {
-				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
 				return
 			}
-			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 			require.Contains(t, dep.Reason, "memory, heap, GC or CPU pressure")
 			require.Equal(t, strconv.FormatInt(tc.pressure.Logs, 10)+"/"+strconv.Itoa(tc.pressure.Minutes)+"min", dep.Inputs["pressure_logs"])
 		})
 	}
+}
+
+// deniedByFacts evaluates the allowing input with the claim's class set to
+// class and one more overview of service carrying facts. It returns the
+// deployment_related check and whether the decision denied on it alone; any
+// other outcome (allow with the check failing, another check failing) fails t.
+func deniedByFacts(t *testing.T, class, service string, facts contracts.Facts) (contracts.CheckResult, bool) {
+	t.Helper()
+	in := allowing()
+	in.Review.Best.Class, in.Review.Kept[0].Class = class, class
+	in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-facts", InvestigationID: invID, Service: service,
+		Tool: contracts.ToolServiceOverview, Facts: facts})
+	d := policy.Evaluate(in)
+	dep := d.Checks[4]
+	require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+	if d.Verdict == contracts.VerdictAllow {
+		return dep, false
+	}
+	require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+	return dep, true
 }

@@ -59,8 +59,8 @@ func TestResourcePressure(t *testing.T) {
 	t.Parallel()
 	gc := logLine{"api", "WARN", "GC pause 1.4s (heap 934 MiB of 1024 MiB)"}
 	tests := []struct {
-		name                  string
-		p                     pressured
+		name           string
+		p              pressured
 		logs, baseline int64
 	}{
 		{"GC pauses since the onset", pressured{since: []logLine{gc}}, 10, 0},
