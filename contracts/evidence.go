@@ -90,6 +90,23 @@ type Facts struct {
 	// a process that ran out of memory, crashed or was killed by its health
 	// check. A deploy replaces processes too, but with another version.
 	Restarts []ProcessRestart `json:"restarts,omitempty"`
+	// ResourcePressure counts the service's own log records at WARN or above
+	// that name a resource under pressure (memory, heap, garbage collection,
+	// CPU throttling, out of memory) before and since the onset; nil when it
+	// was not measured.
+	ResourcePressure *ResourcePressure `json:"resource_pressure,omitempty"`
+}
+
+// ResourcePressure is what the service's process said about its resources:
+// WARN-or-above log records naming memory, heap, garbage collection, CPU
+// throttling or an out-of-memory error, since the onset (over Minutes) and in
+// the onset's baseline (over BaselineMinutes). A release's bug fails some
+// requests; a process short of memory or CPU says so in its own logs.
+type ResourcePressure struct {
+	Logs            int64 `json:"logs"`
+	Minutes         int   `json:"minutes"`
+	BaselineLogs    int64 `json:"baseline_logs"`
+	BaselineMinutes int   `json:"baseline_minutes"`
 }
 
 // ProcessRestart is one process of a version that stopped serving and the

@@ -27,6 +27,7 @@ var Catalogue = []Mutant{
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
 	{GatePoolExhaustion, "gate: the service's own connection-pool spans (OpenTelemetry db.client.connection.pool.name and older names) neither fail nor wait far longer since the onset", "test:services/gate:./internal/policy:^TestPoolExhaustionDenies$"},
 	{GateProcessRestart, "gate: no process of the running service.version was replaced by another of the same version (process.pid) since the onset", "test:services/gate:./internal/policy:^TestProcessRestartDenies$"},
+	{GateResourcePressure, "gate: the service's own logs at WARN or above name no memory, heap, GC or CPU pressure since the onset (at least 2, at 3x their baseline rate)", "test:services/gate:./internal/policy:^TestResourcePressureDenies$"},
 	{GateRollbackTarget, "gate: the ledger has an earlier release of the service to roll back to", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateSandboxScope, "gate: the service is a sandbox service and the review matches the signed alert", "eval"},
 	{GateFreeze, "gate: no active freeze on the service or on every service", "test:services/gate:./internal/policy:^TestFreezeCheck$"},

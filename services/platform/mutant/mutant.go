@@ -33,6 +33,7 @@ const (
 	GateReleaseErrors     = "gate.release_errors"
 	GatePoolExhaustion    = "gate.pool_exhaustion"
 	GateProcessRestart    = "gate.process_restart"
+	GateResourcePressure  = "gate.resource_pressure"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

@@ -282,3 +282,45 @@ func processRestarts(svc string, ev []contracts.EvidenceV1, inputs map[string]st
 	return []string{"a process of " + svc + " was replaced by another of the same version since the onset (" + strings.Join(seen, ", ") +
 		"): a process that ran out of memory, crashed or was killed under saturation, which a rollback does not surely fix"}
 }
+
+// Resource-pressure thresholds: the service's own logs at WARN or above that
+// name memory, heap, garbage collection or CPU (see
+// contracts.ResourcePressure) show a process short of a resource when at
+// least MinPressureLogs of them were written since the onset, at
+// PressureNewRate times or more their rate per minute in the baseline.
+const (
+	MinPressureLogs = 2
+	PressureNewRate = 3.0
+)
+
+// resourcePressure returns a reason when svc's own process has been logging
+// memory, heap, GC or CPU pressure since the onset, far more often than
+// before. That denies every deployment class: saturation that starts minutes
+// after a deploy fails requests that only the new version served, which
+// looks like a bad release (resource_saturation in every corpus, the
+// persona:marker trap of world s6161-w019, before any restart); a release
+// that leaks memory looks alike, and the telemetry cannot tell which, so the
+// gate fails closed and a human judges.
+func resourcePressure(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	var p *contracts.ResourcePressure
+	for _, e := range ev {
+		if e.Service == svc && e.Facts.ResourcePressure != nil {
+			p = e.Facts.ResourcePressure
+			break
+		}
+	}
+	if p == nil || p.Minutes <= 0 {
+		return nil
+	}
+	since := strconv.FormatInt(p.Logs, 10) + "/" + strconv.Itoa(p.Minutes) + "min"
+	inputs["pressure_logs"] = since
+	inputs["pressure_baseline_logs"] = strconv.FormatInt(p.BaselineLogs, 10) + "/" + strconv.Itoa(p.BaselineMinutes) + "min"
+	rising := p.BaselineLogs == 0 || p.BaselineMinutes <= 0 ||
+		float64(p.Logs)/float64(p.Minutes) >= PressureNewRate*float64(p.BaselineLogs)/float64(p.BaselineMinutes)
+	if p.Logs < MinPressureLogs || !rising {
+		return nil
+	}
+	return []string{svc + " logged memory, heap, GC or CPU pressure at WARN or above " + strconv.FormatInt(p.Logs, 10) + " times in the " +
+		strconv.Itoa(p.Minutes) + " min since the onset (" + strconv.FormatInt(p.BaselineLogs, 10) + " in the " + strconv.Itoa(p.BaselineMinutes) +
+		" min before): a process short of memory or CPU, which a rollback does not surely fix"}
+}

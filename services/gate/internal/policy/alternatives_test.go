@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -251,20 +252,73 @@ func TestProcessRestartDenies(t *testing.T) {
 		{"another service restarted", "bad_release", "payments-api", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := allowing()
-			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
-			in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-restart", InvestigationID: invID, Service: tc.service,
-				Tool: contracts.ToolServiceOverview, Facts: contracts.Facts{Restarts: []contracts.ProcessRestart{restart}}})
-			d := policy.Evaluate(in)
-			dep := d.Checks[4]
-			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			dep, denied := deniedByFacts(t, tc.class, tc.service, contracts.Facts{Restarts: []contracts.ProcessRestart{restart}})
+			require.Equal(t, tc.deny, denied, "%v", dep)
 			if !tc.deny {
-				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
 				return
 			}
-			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 			require.Contains(t, dep.Reason, "was replaced by another of the same version")
 			require.Equal(t, "v2@4711->4980@"+tOnset.Add(6*time.Minute).UTC().Format(time.RFC3339), dep.Inputs["process_restarts"])
 		})
 	}
+}
+
+// The service's own logs naming memory, heap, GC or CPU pressure since the
+// onset, far more often than before, deny every deployment class: the
+// resource-saturation trap of world s6161-w019, where saturation began
+// minutes after a deploy and before any restart. A few such logs, logs as
+// frequent before the onset, or another service's logs leave a bad release
+// its rollback.
+func TestResourcePressureDenies(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		class    string
+		service  string
+		pressure *contracts.ResourcePressure
+		deny     bool
+	}{
+		{"no pressure measured", "bad_release", svc, nil, false},
+		{"no pressure logs", "bad_release", svc, &contracts.ResourcePressure{Minutes: 3, BaselineMinutes: 40}, false},
+		{"GC and memory warnings since the onset, blamed on the release", "bad_release", svc,
+			&contracts.ResourcePressure{Logs: 3, Minutes: 3, BaselineMinutes: 40}, true},
+		{"pressure, blamed on retries", "retry_storm", svc, &contracts.ResourcePressure{Logs: 3, Minutes: 3, BaselineMinutes: 40}, true},
+		{"pressure, blamed on a configuration release", "config_regression", svc, &contracts.ResourcePressure{Logs: 25, Minutes: 26, BaselineMinutes: 64}, true},
+		{"one warning is not enough", "bad_release", svc, &contracts.ResourcePressure{Logs: 1, Minutes: 3, BaselineMinutes: 40}, false},
+		{"two are", "bad_release", svc, &contracts.ResourcePressure{Logs: 2, Minutes: 10, BaselineMinutes: 40}, true},
+		{"as frequent before the onset", "bad_release", svc, &contracts.ResourcePressure{Logs: 4, Minutes: 10, BaselineLogs: 16, BaselineMinutes: 40}, false},
+		{"just under three times the baseline rate", "bad_release", svc, &contracts.ResourcePressure{Logs: 29, Minutes: 10, BaselineLogs: 40, BaselineMinutes: 40}, false},
+		{"three times the baseline rate", "bad_release", svc, &contracts.ResourcePressure{Logs: 30, Minutes: 10, BaselineLogs: 40, BaselineMinutes: 40}, true},
+		{"no minutes since the onset measured", "bad_release", svc, &contracts.ResourcePressure{Logs: 9}, false},
+		{"another service's pressure", "bad_release", "payments-api", &contracts.ResourcePressure{Logs: 30, Minutes: 3, BaselineMinutes: 40}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dep, denied := deniedByFacts(t, tc.class, tc.service, contracts.Facts{ResourcePressure: tc.pressure})
+			require.Equal(t, tc.deny, denied, "%v", dep)
+			if !tc.deny {
+				return
+			}
+			require.Contains(t, dep.Reason, "memory, heap, GC or CPU pressure")
+			require.Equal(t, strconv.FormatInt(tc.pressure.Logs, 10)+"/"+strconv.Itoa(tc.pressure.Minutes)+"min", dep.Inputs["pressure_logs"])
+		})
+	}
+}
+
+// deniedByFacts evaluates the allowing input with the claim's class set to
+// class and one more overview of service carrying facts. It returns the
+// deployment_related check and whether the decision denied on it alone; any
+// other outcome (allow with the check failing, another check failing) fails t.
+func deniedByFacts(t *testing.T, class, service string, facts contracts.Facts) (contracts.CheckResult, bool) {
+	t.Helper()
+	in := allowing()
+	in.Review.Best.Class, in.Review.Kept[0].Class = class, class
+	in.Evidence = append(in.Evidence, contracts.EvidenceV1{ID: "ev-facts", InvestigationID: invID, Service: service,
+		Tool: contracts.ToolServiceOverview, Facts: facts})
+	d := policy.Evaluate(in)
+	dep := d.Checks[4]
+	require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+	if d.Verdict == contracts.VerdictAllow {
+		return dep, false
+	}
+	require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+	return dep, true
 }

@@ -56,7 +56,8 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // sandbox's facts show no other explanation (other services regressing at the
 // same time, a surge of inbound traffic, a dependency failing at its usual
 // call rate, its own connection pool failing or waiting, a process of the
-// running version restarting, or — for a bad release — errors that are not new with the running
+// running version restarting, its own logs naming memory, heap, GC or CPU
+// pressure since the onset, or — for a bad release — errors that are not new with the running
 // version, or — for a retry storm — calls that did not multiply); and the
 // release ledger has a rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
@@ -80,6 +81,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	}
 	if rs := processRestarts(svc, ev, inputs); !mutant.Off(mutant.GateProcessRestart) {
 		reasons = append(reasons, rs...)
+	}
+	if rp := resourcePressure(svc, ev, inputs); !mutant.Off(mutant.GateResourcePressure) {
+		reasons = append(reasons, rp...)
 	}
 	// The diagnosis's own evidence: a bad release's new errors, a retry
 	// storm's multiplied calls.

@@ -360,7 +360,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
 		f.Release, f.FailingDependencies = st.release, st.failingDeps
 		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
-		f.ConnectionPool, f.Restarts = st.pool, st.restarts
+		f.ConnectionPool, f.Restarts, f.ResourcePressure = st.pool, st.restarts, st.pressure
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -483,6 +483,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	for _, r := range f.Restarts {
 		lines = append(lines, restartLine(r))
+	}
+	if p := f.ResourcePressure; p != nil {
+		lines = append(lines, pressureLine(p))
 	}
 	if len(f.FailingDependencies) > 0 {
 		var peers []string

@@ -47,6 +47,8 @@ type overviewState struct {
 	pool *contracts.PoolWaits
 	// restarts are the running version's processes replaced since the onset.
 	restarts []contracts.ProcessRestart
+	// pressure counts the logs naming a resource under pressure.
+	pressure *contracts.ResourcePressure
 	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
 	peakCall *float64
 	peakPeer string
@@ -83,6 +85,9 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 		return st, err
 	}
 	if st.restarts, err = runningRestarts(resps[9], resps[peerEnd+2], st.release, *st.onset.At); err != nil {
+		return st, err
+	}
+	if st.pressure, err = resourcePressure(resps[peerEnd+3], st.onset, st.minutes); err != nil {
 		return st, err
 	}
 	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
