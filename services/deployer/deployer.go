@@ -254,6 +254,10 @@ func followLedger(ctx context.Context, docker *dockerrt.Docker, dep *rollback.De
 // named (replays); else, with a compose project, on the real stack: the
 // ledger follows Docker exactly as the docker runtime's does ("watch
 // first"), and the compose command is reported, never run.
+// dryCompose is the compose a dry run names in its commands, asked once a
+// process (dockerrt.ComposeMemo).
+var dryCompose dockerrt.ComposeMemo
+
 func dryRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.Deployer, watchErr chan error) error {
 	log := d.Logger
 	if cfg.LedgerFromDocker() {
@@ -292,7 +296,7 @@ func dryRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rol
 		log.Info("dry run seeded from a recorded incident", "dir", cfg.IncidentDir, "project", dep.Rules.Project,
 			"services", dep.Rules.Allowlist, "prior_actions", len(seed.Cooldowns))
 	}
-	bin, err := dockerrt.DetectCompose(ctx, exec.LookPath, dockerrt.RunQuiet)
+	bin, err := dryCompose.Detect(ctx, exec.LookPath, dockerrt.RunQuiet)
 	if err != nil {
 		bin = []string{"docker", "compose"}
 	}

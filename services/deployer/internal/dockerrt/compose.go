@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/rollback"
@@ -33,6 +34,30 @@ func DetectCompose(ctx context.Context, lookPath func(string) (string, error), r
 		}
 	}
 	return nil, ErrNoCompose
+}
+
+// ComposeMemo remembers the first compose that DetectCompose found in this
+// process. `docker-compose version` (v1, Python) costs 1.4 s and 0.9 s of CPU
+// a call here; a dry run only prints the command, and `agentk eval` starts
+// a dry-run deployer for every replay, so it asks once. A failed detection
+// is not remembered: the next caller asks again.
+type ComposeMemo struct {
+	mu  sync.Mutex
+	bin []string
+}
+
+// Detect returns the remembered compose, or DetectCompose's answer.
+func (m *ComposeMemo) Detect(ctx context.Context, lookPath func(string) (string, error), run func(ctx context.Context, argv ...string) error) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.bin == nil {
+		bin, err := DetectCompose(ctx, lookPath, run)
+		if err != nil {
+			return nil, err
+		}
+		m.bin = bin
+	}
+	return append([]string(nil), m.bin...), nil
 }
 
 // RunQuiet runs argv without a shell and reports only whether it succeeded.

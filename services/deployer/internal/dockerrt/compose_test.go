@@ -48,6 +48,31 @@ func TestDetectCompose(t *testing.T) {
 	}
 }
 
+// TestComposeMemoAsksOnce: a process asks for its compose once (each ask of
+// docker-compose v1 costs over a second); a failed ask is asked again.
+func TestComposeMemoAsksOnce(t *testing.T) {
+	t.Parallel()
+	var m ComposeMemo
+	runs, installed := 0, false
+	look := func(f string) (string, error) {
+		if f == "docker-compose" && installed {
+			return "/bin/docker-compose", nil
+		}
+		return "", errors.New("not found")
+	}
+	run := func(context.Context, ...string) error { runs++; return nil }
+	_, err := m.Detect(context.Background(), look, run)
+	require.ErrorIs(t, err, ErrNoCompose)
+	installed = true
+	for range 3 {
+		got, err := m.Detect(context.Background(), look, run)
+		require.NoError(t, err)
+		require.Equal(t, []string{"/bin/docker-compose"}, got)
+		got[0] = "changed by a caller"
+	}
+	require.Equal(t, 1, runs, "asked once after the first success")
+}
+
 func TestPinWritesAnOverrideComposeAccepts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
