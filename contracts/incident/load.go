@@ -42,6 +42,19 @@ func Load(dir string) (*Incident, error) {
 
 // LoadWithCatalogue is Load with a configured failure catalogue.
 func LoadWithCatalogue(dir string, catalogue []contracts.FailureClass) (*Incident, error) {
+	return load(dir, catalogue, true)
+}
+
+// LoadManifest reads and validates everything of the folder dir but its
+// telemetry: incident.yaml, alert.json and releases.yaml. Spans and Logs are
+// left empty. It is for readers that need only what was deployed and
+// expected (the dry-run deployer's seed): parsing spans.jsonl costs a
+// replay more than the rest of its run.
+func LoadManifest(dir string) (*Incident, error) {
+	return load(dir, contracts.DefaultCatalogue(), false)
+}
+
+func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Incident, error) {
 	ps := &problems{}
 	inc := &Incident{Dir: dir}
 	read := func(name string, required bool) []byte {
@@ -67,11 +80,13 @@ func LoadWithCatalogue(dir string, catalogue []contracts.FailureClass) (*Inciden
 		checkAlert(b, ps)
 		inc.AlertJSON = b
 	}
-	if b := read(FileSpans, true); b != nil {
-		inc.Spans = parseRows(b, FileSpans, ps, parseSpanLine)
-	}
-	if b := read(FileLogs, false); b != nil {
-		inc.Logs = parseRows(b, FileLogs, ps, parseLogLine)
+	if telemetry {
+		if b := read(FileSpans, true); b != nil {
+			inc.Spans = parseRows(b, FileSpans, ps, parseSpanLine)
+		}
+		if b := read(FileLogs, false); b != nil {
+			inc.Logs = parseRows(b, FileLogs, ps, parseLogLine)
+		}
 	}
 	if b := read(FileReleases, true); b != nil {
 		if r, ok := parseReleases(b, ps); ok {

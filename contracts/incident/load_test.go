@@ -47,6 +47,29 @@ func TestLoadValidFolder(t *testing.T) {
 	require.Equal(t, "agentk-demo/shop-api:v1", inc.Releases.Services["shop-api"][0].Image)
 }
 
+// TestLoadManifestSkipsOnlyTheTelemetry: LoadManifest reads what Load reads
+// but the spans and logs, and still refuses a broken manifest (a broken
+// spans.jsonl is not its concern).
+func TestLoadManifestSkipsOnlyTheTelemetry(t *testing.T) {
+	t.Parallel()
+	full, err := incident.Load(valid)
+	require.NoError(t, err)
+	dir := copyValid(t, "retry-storm-01")
+	edit(t, dir, "spans.jsonl", `"duration_nano"`, `"duration_nano": "soon", "x"`)
+	_, err = incident.Load(dir)
+	require.Error(t, err, "the edit breaks the spans")
+	man, err := incident.LoadManifest(dir)
+	require.NoError(t, err)
+	require.Empty(t, man.Spans)
+	require.Empty(t, man.Logs)
+	man.Dir, man.Spans, man.Logs = full.Dir, full.Spans, full.Logs
+	require.Equal(t, full, man)
+
+	edit(t, dir, "releases.yaml", "project: shop", "project: [")
+	_, err = incident.LoadManifest(dir)
+	require.ErrorIs(t, err, incident.ErrInvalid)
+}
+
 // copyValid copies the valid folder to a temporary folder named name.
 func copyValid(t *testing.T, name string) string {
 	t.Helper()

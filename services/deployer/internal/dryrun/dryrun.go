@@ -58,7 +58,7 @@ type Seed struct {
 // releases.yaml is optional in the format but required here: without it
 // there is nothing to roll back to.
 func Load(dir string, now time.Time) (Seed, error) {
-	inc, err := incident.Load(dir)
+	inc, err := incident.LoadManifest(dir)
 	if err != nil {
 		return Seed{}, fmt.Errorf("%w: %w", ErrIncident, err)
 	}
