@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -83,5 +84,22 @@ func FuzzReleasesYAML(f *testing.F) {
 				}
 			}
 		}
+	})
+}
+
+// FuzzPlainString: the decoder-free read of a string literal agrees with
+// encoding/json wherever it answers (the line around it was validated).
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"shop-api"`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `""`, `"`, `12`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, r []byte) {
+		got, ok := plainString(r)
+		if !ok || !json.Valid(r) {
+			return
+		}
+		var want string
+		require.NoError(t, json.Unmarshal(r, &want))
+		require.Equal(t, want, got)
 	})
 }

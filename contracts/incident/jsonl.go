@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // maxLine is the longest JSONL line accepted (a span with large attributes).
@@ -49,8 +50,8 @@ func (d *lineDecoder) str(field string, required bool) string {
 		}
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(r, &s); err != nil {
+	s, ok := plainString(r)
+	if !ok && json.Unmarshal(r, &s) != nil {
 		d.fail(field, "not a string")
 		return ""
 	}
@@ -79,6 +80,13 @@ func (d *lineDecoder) int(field string, lo, hi int64) int64 {
 	r, ok := d.obj[field]
 	if !ok || isNull(r) {
 		return 0
+	}
+	if v, err := strconv.ParseInt(string(r), 10, 64); err == nil && r[0] != '+' {
+		// Plain digits, the common case, read without the decoder.
+		if v < lo || v > hi {
+			d.fail(field, "%d out of range %d..%d", v, lo, hi)
+		}
+		return v
 	}
 	var n json.Number
 	if err := json.Unmarshal(r, &n); err != nil {
@@ -162,7 +170,24 @@ func (d *lineDecoder) resource() map[string]string {
 	return out
 }
 
+// plainString reads a JSON string literal that holds no escape and is valid
+// UTF-8 without the decoder: its bytes between the quotes are the string.
+// The line it came from was validated whole by json.Unmarshal already.
+func plainString(r []byte) (string, bool) {
+	if len(r) < 2 || r[0] != '"' || r[len(r)-1] != '"' {
+		return "", false
+	}
+	in := r[1 : len(r)-1]
+	if bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
+}
+
 func stringify(v json.RawMessage) string {
+	if s, ok := plainString(v); ok {
+		return s
+	}
 	var s string
 	if json.Unmarshal(v, &s) == nil {
 		return s
