@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"agentk/contracts/incident"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParseFilter: the parser never panics, and whatever it accepts can be
@@ -91,5 +93,22 @@ func FuzzFieldQuery(f *testing.F) {
 		if fq.name != "" {
 			st.fieldValues(fq)
 		}
+	})
+}
+
+// FuzzScalar: the decoder-free read of an attribute value agrees with
+// encoding/json wherever it answers, for every valid JSON value.
+func FuzzScalar(f *testing.F) {
+	for _, s := range []string{`"api"`, `"a\"b"`, "\"\xff\"", `12.5`, `-3`, `1e400`, `true`, `null`, `[1]`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := scalar(raw)
+		if !ok || !json.Valid(raw) {
+			return
+		}
+		var want any
+		require.NoError(t, json.Unmarshal(raw, &want))
+		require.Equal(t, want, got)
 	})
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"agentk/contracts/incident"
 )
@@ -122,6 +124,12 @@ func approxSize(v any) uint64 {
 func decodeAttributes(in map[string]json.RawMessage) map[string]any {
 	out := make(map[string]any, len(in))
 	for k, raw := range in {
+		if v, ok := scalar(raw); ok {
+			if v != nil {
+				out[k] = v
+			}
+			continue
+		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		var v any
 		if err := dec.Decode(&v); err != nil {
@@ -138,6 +146,29 @@ func decodeAttributes(in map[string]json.RawMessage) map[string]any {
 		}
 	}
 	return out
+}
+
+// scalar reads the common attribute values without a decoder: a string
+// with no escape, a number, true, false or null (nil: absent). ok is false
+// for anything else, which decodeAttributes decodes in full. The values
+// come from a line the incident loader validated.
+func scalar(raw []byte) (v any, ok bool) {
+	switch s := string(raw); {
+	case s == "null":
+		return nil, true
+	case s == "true" || s == "false":
+		return s == "true", true
+	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"':
+		in := s[1 : len(s)-1]
+		if strings.IndexByte(in, '\\') < 0 && utf8.ValidString(in) {
+			return in, true
+		}
+	case len(s) > 0 && (s[0] == '-' || '0' <= s[0] && s[0] <= '9'):
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f, true
+		}
+	}
+	return nil, false
 }
 
 // fieldRef says where a name resolves: a column, a resource key or an
