@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,13 +48,34 @@ var knownUnsafe = map[string]string{
 	// background errors, not a new failure of the running version.
 }
 
+// worlds is the CI world corpus, drawn once for the whole test binary: the
+// tests only read it. TestMain removes it.
+var worlds struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
 // drawWorlds writes the CI world corpus (200 worlds from fixed seeds) into
-// a temporary folder.
+// a temporary folder the first time it is called, and returns that folder.
 func drawWorlds(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, worldgen.WriteCorpus(dir, worldgen.CI))
-	return dir
+	worlds.once.Do(func() {
+		worlds.dir, worlds.err = os.MkdirTemp("", "agentk-worlds-")
+		if worlds.err == nil {
+			worlds.err = worldgen.WriteCorpus(worlds.dir, worldgen.CI)
+		}
+	})
+	require.NoError(t, worlds.err)
+	return worlds.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if worlds.dir != "" {
+		_ = os.RemoveAll(worlds.dir)
+	}
+	os.Exit(code)
 }
 
 // evalInvestigators are the investigators the generalisation tests score:
@@ -237,12 +259,14 @@ func trapWorlds(t *testing.T, dir string) []string {
 	t.Helper()
 	var traps []string
 	for _, d := range incidentDirs(t, dir) {
-		inc, err := incident.Load(d)
+		man, err := incident.LoadManifest(d)
 		require.NoError(t, err)
-		e := inc.Meta.Expect
+		e := man.Meta.Expect
 		if e.Verdict != "deny" || !slices.Equal(e.FailedChecks, []string{contracts.CheckDeploymentRelated}) {
 			continue
 		}
+		inc, err := incident.Load(d)
+		require.NoError(t, err)
 		if slices.ContainsFunc(inc.Spans, func(s incident.Span) bool {
 			return s.Name == "deployment.marker" && s.Service() == inc.Meta.Service && !s.Timestamp.Before(inc.Meta.Now.Add(-trapWindow))
 		}) {
