@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,7 +104,9 @@ func (d *decided) wait(tb testing.TB, ids map[string]bool, t *tally, want int, d
 }
 
 // stored counts the messages stored on subject by key(payload): what the
-// next service consumes.
+// next service consumes. A read that fails (a stream or its consumer
+// electing a leader on a loaded cluster) is read again from the start, for
+// up to a minute.
 func (p *pipeline) stored(tb testing.TB, subject string, key func(data []byte) string) map[string]int {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -112,21 +116,52 @@ func (p *pipeline) stored(tb testing.TB, subject string, key func(data []byte) s
 	defer func() { _ = c.Close() }()
 	name, ok := topology.StreamFor(subject)
 	require.True(tb, ok)
-	cons, err := c.JetStream().OrderedConsumer(ctx, name, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subject}})
-	require.NoError(tb, err)
-	out := map[string]int{}
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		info, err := cons.Info(ctx)
-		require.NoError(tb, err)
-		if info.NumPending == 0 {
+		msgs, err := readStream(ctx, c.JetStream(), name, subject)
+		if err == nil {
+			out := map[string]int{}
+			for _, m := range msgs {
+				out[key(m)]++
+			}
 			return out
 		}
-		batch, err := cons.FetchNoWait(int(info.NumPending))
-		require.NoError(tb, err)
-		for m := range batch.Messages() {
-			out[key(m.Data())]++
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("reading %s from %s: %v", subject, name, err)
+		case <-tick.C:
+			tb.Logf("reading %s from %s again: %v", subject, name, err)
 		}
-		require.NoError(tb, batch.Error())
+	}
+}
+
+// readStream returns the payloads of every message stored on subject in
+// the stream name.
+func readStream(ctx context.Context, js jetstream.JetStream, name, subject string) ([][]byte, error) {
+	cons, err := js.OrderedConsumer(ctx, name, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subject}})
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if info.NumPending == 0 {
+			return out, nil
+		}
+		batch, err := cons.FetchNoWait(int(info.NumPending))
+		if err != nil {
+			return nil, err
+		}
+		for m := range batch.Messages() {
+			out = append(out, m.Data())
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
 	}
 }
 
@@ -377,8 +412,10 @@ func TestScaleOutStandbyTakesOver(t *testing.T) {
 // Every incident must end with exactly one stored decision, every approval
 // with one stored action, the service acted on once. replicas_3 reports its
 // speed-up over replicas_1 of the same run; cpu-ms is the process's CPU per
-// incident and cpu-cores its CPU over the drain time (all of it: servers,
-// fakes and services).
+// incident, cpu-cores its CPU over the drain time (all of it: servers,
+// fakes and services) and cpu-waiting how many of its threads were, on
+// average, ready to run but waiting for a CPU: well under one, the CPU did
+// not bound the drain.
 //
 //	go test -run '^$' -bench ScaleOut -benchtime 1x -timeout 60m ./e2e/bench
 func BenchmarkScaleOut(b *testing.B) {
@@ -411,7 +448,7 @@ func scaleOut(b *testing.B, inc *incident.Incident, n, par, replicas int) time.D
 	d, acts := p.watchDecisions(b), p.watchActions(b)
 	seq := 0
 	p.storm(b, d, &seq, 1, time.Minute) // warms every replica's connections up
-	var drain, drains, filed, took, cpu time.Duration
+	var drain, drains, filed, took, cpu, wait time.Duration
 	var approved []contracts.DecisionV1
 	b.ResetTimer()
 	for i := range b.N {
@@ -419,9 +456,10 @@ func scaleOut(b *testing.B, inc *incident.Incident, n, par, replicas int) time.D
 		if i == 0 { // one takeover: the stopped deployer stays down
 			mid = func(decs []contracts.DecisionV1) { approved, took = p.approveAcrossTakeover(b, decs) }
 		}
-		c := processCPU(b)
+		c, w := processCPU(b), runQueueWait()
 		s := p.timedStorm(b, d, &seq, n, time.Duration(n)*10*time.Second, mid)
 		cpu += processCPU(b) - c
+		wait += max(0, runQueueWait()-w)
 		drain, filed = s.drain, s.filed
 		drains += drain
 		b.StopTimer()
@@ -437,7 +475,27 @@ func scaleOut(b *testing.B, inc *incident.Incident, n, par, replicas int) time.D
 	b.ReportMetric(float64(par), "parallel")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n*b.N), "cpu-ms")
 	b.ReportMetric(cpu.Seconds()/drains.Seconds(), "cpu-cores")
+	b.ReportMetric(wait.Seconds()/drains.Seconds(), "cpu-waiting")
 	b.ReportMetric(took.Seconds(), "takeover-s")
 	b.ReportMetric(filed.Seconds(), "filed-s")
 	return drain
+}
+
+// runQueueWait is how long this process's threads have waited for a CPU
+// while ready to run (the second field of /proc/self/task/*/schedstat), or
+// 0 where there is no such file. A thread that has exited no longer counts.
+func runQueueWait() time.Duration {
+	paths, _ := filepath.Glob("/proc/self/task/*/schedstat")
+	var sum int64
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			sum += n
+		}
+	}
+	return time.Duration(sum)
 }

@@ -69,17 +69,22 @@ func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) 
 		Ratio:    d1 / d3, RatioOf: "speed-up, drain time 1 replica ÷ 3 replicas"}
 }
 
-// scaleOutCPU is ", CPU x ms an incident, y cores while it drained" from
-// bench's cpu-ms and cpu-cores (the whole process: NATS servers, fakes and
-// services), or "" when it has none: the cores say whether the CPU bounded
-// the drain.
+// scaleOutCPU is ", CPU x ms an incident, y of n cores busy while it
+// drained and z threads waiting for a core" from bench's cpu-ms, cpu-cores
+// and cpu-waiting (the whole process: NATS servers, fakes and services), or
+// "" when it has none: the threads waiting say whether the CPU bounded the
+// drain (others' work on the machine included).
 func scaleOutCPU(get func(name, unit string) (float64, bool), bench string, num func(float64) string) string {
 	ms, ok1 := get(bench, "cpu-ms")
 	cores, ok2 := get(bench, "cpu-cores")
 	if !ok1 || !ok2 {
 		return ""
 	}
-	return fmt.Sprintf(", CPU %s ms an incident, %s of %d cores busy while it drained", num(ms), num(cores), runtime.NumCPU())
+	out := fmt.Sprintf(", CPU %s ms an incident, %s of %d cores busy while it drained", num(ms), num(cores), runtime.NumCPU())
+	if w, ok := get(bench, "cpu-waiting"); ok {
+		out += fmt.Sprintf(" and %s threads on average ready but waiting for a core", num(w))
+	}
+	return out
 }
 
 // cpuPerIncident is ", CPU x ms an incident" from the cpu-ms metric of
