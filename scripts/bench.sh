@@ -52,8 +52,10 @@ bench pipeline-latency e2e -bench 'PipelineLatency' -benchtime 5x -count 1 ./ben
 
 # The scale-out storm: 200 incidents through 1 and then 3 replicas of every
 # stateless service over a three-node cluster in this process, each
-# investigator replica running 8 investigations at once (3.6 s each with
-# latencies injected): MEASURED.
+# investigator replica running 8 investigations at once (3.7 s each with
+# latencies injected: 25 rounds through one replica, 9 through three). The
+# step took 217-302 s at load 10-22 (drains 108-133 s and 47-90 s); about
+# 170 s at idle by estimate (not yet measured there).
 if [ "${AGENTK_BENCH_SCALEOUT:-1}" = 1 ]; then
 	bench scale-out e2e -bench 'ScaleOut' -benchtime 1x -count 1 -timeout 30m ./bench
 fi
