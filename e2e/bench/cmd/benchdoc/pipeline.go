@@ -48,7 +48,7 @@ func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) 
 	d1, ok1 := get(one, "drain-s")
 	d3, ok3 := get(three, "drain-s")
 	if !ok1 || !ok3 {
-		return missing("Scale-out: a storm of incidents through 3 replicas", "BenchmarkScaleOut did not run")
+		return missing("Scale-out: a storm of incidents through 3 replicas", "BenchmarkScaleOut did not run (AGENTK_BENCH_SCALEOUT=0 skips it)")
 	}
 	r1, _ := get(one, "incidents/s")
 	r3, _ := get(three, "incidents/s")
