@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/stack"
 	"agentk/contracts"
 	"agentk/contracts/envelope"
-	"agentk/platform/health"
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/deployer"
 
@@ -25,20 +25,35 @@ import (
 // once (the others meet its cooldown).
 func (p *pipeline) approveOnEveryBridge(t *testing.T, decs []contracts.DecisionV1) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := p.f.Admin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = c.Close() }()
-	actions := make(chan *nats.Msg, 64)
-	sub, err := c.NATS().ChanSubscribe(contracts.SubjectAction, actions)
-	require.NoError(t, err)
-	defer func() { _ = sub.Unsubscribe() }()
-	require.NoError(t, c.NATS().Flush())
+	acts := p.watchActions(t)
+	p.approve(t, decs, 0)
+	p.requireActedOnce(t, acts, decs)
+	p.requireOneDeployerActed(t, len(decs))
+}
 
-	want := map[string]bool{}
+// actions watches the actions published on the fabric.
+type actions chan *nats.Msg
+
+func (p *pipeline) watchActions(tb testing.TB) actions {
+	tb.Helper()
+	c, err := p.f.Admin(context.Background())
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = c.Close() })
+	ch := make(actions, 64)
+	_, err = c.NATS().ChanSubscribe(contracts.SubjectAction, ch)
+	require.NoError(tb, err)
+	require.NoError(tb, c.NATS().Flush())
+	return ch
+}
+
+// approve clicks Approve on the Slack message of each of decs (allowed
+// rollbacks), on the bridges in turn from bridge first.
+func (p *pipeline) approve(tb testing.TB, decs []contracts.DecisionV1, first int) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	for i, dec := range decs {
-		require.Equal(t, contracts.VerdictAllow, dec.Verdict, "decision %s", dec.DecisionID)
+		require.Equal(tb, contracts.VerdictAllow, dec.Verdict, "decision %s", dec.DecisionID)
 		msg, err := p.slack.WaitMessage(ctx, func(m fakeslack.Message) bool {
 			for _, b := range m.Buttons() {
 				if b.ActionID == fakeslack.Approve && strings.Contains(b.Value, dec.DecisionID) {
@@ -47,17 +62,29 @@ func (p *pipeline) approveOnEveryBridge(t *testing.T, decs []contracts.DecisionV
 			}
 			return false
 		})
-		require.NoError(t, err)
-		status, err := p.slack.Click(ctx, p.bridgeURLs[i%len(p.bridgeURLs)], slackSecret, p.now(), msg, "UBENCH", fakeslack.Approve)
-		require.NoError(t, err)
-		require.Equal(t, 2, status/100)
+		require.NoError(tb, err)
+		status, err := p.slack.Click(ctx, p.bridgeURLs[(first+i)%len(p.bridgeURLs)], slackSecret, p.now(), msg, "UBENCH", fakeslack.Approve)
+		require.NoError(tb, err)
+		require.Equal(tb, 2, status/100)
+	}
+}
+
+// requireActedOnce waits for an action on each of decs (approved), then
+// fails unless each has exactly one stored action and exactly one of them
+// acted on the service (the others met its cooldown).
+func (p *pipeline) requireActedOnce(tb testing.TB, acts actions, decs []contracts.DecisionV1) {
+	tb.Helper()
+	want := map[string]bool{}
+	for _, dec := range decs {
 		want[dec.DecisionID] = true
 	}
+	deadline := time.NewTimer(2 * time.Minute)
+	defer deadline.Stop()
 	for acted := map[string]bool{}; len(acted) < len(want); {
 		select {
-		case <-ctx.Done():
-			t.Fatalf("actions for %d of %d approvals", len(acted), len(want))
-		case m := <-actions:
+		case <-deadline.C:
+			tb.Fatalf("actions for %d of %d approvals", len(acted), len(want))
+		case m := <-acts:
 			var a contracts.ActionV1
 			_ = open(m.Data, &a)
 			if want[a.DecisionID] {
@@ -67,7 +94,7 @@ func (p *pipeline) approveOnEveryBridge(t *testing.T, decs []contracts.DecisionV
 	}
 	outcome := map[string]string{}
 	var reasons []string
-	stored := p.stored(t, contracts.SubjectAction, func(data []byte) string {
+	stored := p.stored(tb, contracts.SubjectAction, func(data []byte) string {
 		var a contracts.ActionV1
 		_ = open(data, &a)
 		outcome[a.DecisionID] = a.Outcome
@@ -76,14 +103,13 @@ func (p *pipeline) approveOnEveryBridge(t *testing.T, decs []contracts.DecisionV
 	})
 	acted := 0
 	for id := range want {
-		require.Equal(t, 1, stored[id], "actions stored for %s", id)
+		require.Equal(tb, 1, stored[id], "actions stored for %s", id)
 		if outcome[id] != contracts.OutcomeRefused {
 			acted++
 		}
 	}
-	t.Logf("actions: %q", reasons)
-	require.Equal(t, 1, acted, "the service is acted on once: %v", outcome)
-	p.requireOneDeployerActed(t, len(want))
+	tb.Logf("actions: %q", reasons)
+	require.Equal(tb, 1, acted, "the service is acted on once: %v", outcome)
 }
 
 // requireOneDeployerActed fails unless, of several deployers, exactly one
@@ -115,13 +141,14 @@ func (p *pipeline) requireOneDeployerActed(t *testing.T, n int) {
 // deployerReplica is one deployer of the replicas: its health (for its
 // mode) and how many actions it logged (natsport.Log, one per answer).
 type deployerReplica struct {
-	health  *health.Mux
+	running *stack.Running
 	actions atomic.Int64
+	stopped bool // by takeOver
 }
 
 // mode is the deployer's mode at /deployer/readyz.
 func (d *deployerReplica) mode() string {
-	for _, s := range d.health.Statuses() {
+	for _, s := range d.running.Health.Statuses() {
 		if s.Service == envelope.RoleDeployer {
 			return s.Mode
 		}

@@ -135,10 +135,11 @@ func startPipeline(tb testing.TB, inc *incident.Incident, persona string, lat la
 // startReplicas is startPipeline with n replicas of every stateless service
 // (ingester, sandbox, investigator, reviewer, gate, bridge), each on its own
 // connection as a separate process would be, sharing one durable consumer
-// per handler. With n > 1 a second deployer runs beside the first: the one
-// holding the lease consumes approvals and the other stands by to take over
-// (docs/deploy.md), and the decision-spent CAS and the cooldown KV still keep
-// every decision acted on once. p.ingestURLs has one webhook URL per replica.
+// per handler. With n > 1 two deployers run beside them, each on its own:
+// the one holding the lease consumes approvals and the other stands by to
+// take over (docs/deploy.md), and the decision-spent CAS and the cooldown KV
+// still keep every decision acted on once. p.ingestURLs has one webhook URL
+// per replica.
 func startReplicas(tb testing.TB, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
 	tb.Helper()
 	return startReplicasOn(tb, embedded(tb), inc, persona, lat, n)
@@ -147,52 +148,82 @@ func startReplicas(tb testing.TB, inc *incident.Incident, persona string, lat la
 // startReplicasOn is startReplicas over the fabric f.
 func startReplicasOn(tb testing.TB, f *fabric.Fabric, inc *incident.Incident, persona string, lat latencies, n int) *pipeline {
 	tb.Helper()
+	set := replicaSet{stateless: n}
+	if n > 1 {
+		set.deployers = 2
+	}
+	return startSet(tb, f, inc, persona, lat, set)
+}
+
+// replicaSet is what startSet runs.
+type replicaSet struct {
+	// stateless is the number of replicas of every stateless service.
+	stateless int
+	// deployers is the number of deployers, each started on its own (as a
+	// process of its own would be); 0 runs one deployer in the first
+	// replica's set, as a single agentk process does.
+	deployers int
+	// env is added to every replica's configuration.
+	env map[string]string
+}
+
+// startSet starts set's replicas over the fabric f.
+func startSet(tb testing.TB, f *fabric.Fabric, inc *incident.Incident, persona string, lat latencies, set replicaSet) *pipeline {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789"}
+	p := &pipeline{inc: inc, ingestToken: "bench-ingest-token-0123456789", f: f}
 	env := p.env(tb, persona, lat)
-	p.f = f
-	now := service.Since(inc.Meta.Now)
-	p.now = now
-	log := slog.New(slog.DiscardHandler)
-	for i := range n {
+	maps.Copy(env, set.env)
+	p.now = service.Since(inc.Meta.Now)
+	for range set.stateless {
 		own := maps.Clone(env)
 		own["AGENTK_BRIDGE_ADDR"] = freeport.Addr(tb)
 		p.bridgeURLs = append(p.bridgeURLs, "http://"+own["AGENTK_BRIDGE_ADDR"]+"/slack/interactions")
 		addr := freeport.Addr(tb)
 		own["AGENTK_INGEST_ADDR"] = addr
 		p.ingestURLs = append(p.ingestURLs, "http://"+addr+"/v1/alerts")
-		roles := replicaRoles(i, n)
-		dep := &deployerReplica{}
-		running, err := stack.Start(ctx, roles, func(ctx context.Context, role string) (service.Deps, error) {
-			d, err := p.f.Deps(ctx, role, now, func(k string) string { return own[k] })
-			if role == envelope.RoleDeployer {
-				d.Logger = slog.New(dep)
-			}
-			return d, err
-		}, log, 30*time.Second)
-		if err != nil {
-			tb.Fatal(err)
+		var roles []string // every service
+		if set.deployers > 0 {
+			roles = statelessRoles()
 		}
-		tb.Cleanup(func() { _ = running.Stop() })
-		if len(roles) == 0 || slices.Contains(roles, envelope.RoleDeployer) {
-			dep.health = running.Health
-			p.deployers = append(p.deployers, dep)
-		}
+		p.startOne(ctx, tb, roles, own)
+	}
+	for range set.deployers {
+		p.startOne(ctx, tb, []string{envelope.RoleDeployer}, env)
 	}
 	p.ingestURL = p.ingestURLs[0]
 	return p
 }
 
-// replicaRoles are the services replica i of n runs: every one in a single
-// replica; otherwise the stateless ones, and the deployer in the first two.
-func replicaRoles(i, n int) []string {
-	if n == 1 {
-		return nil
+// startOne starts the services of roles (all when empty) with the
+// configuration env, as one process would, and notes its deployer if it
+// runs one.
+func (p *pipeline) startOne(ctx context.Context, tb testing.TB, roles []string, env map[string]string) {
+	tb.Helper()
+	dep := &deployerReplica{}
+	running, err := stack.Start(ctx, roles, func(ctx context.Context, role string) (service.Deps, error) {
+		d, err := p.f.Deps(ctx, role, p.now, func(k string) string { return env[k] })
+		if role == envelope.RoleDeployer {
+			d.Logger = slog.New(dep)
+		}
+		return d, err
+	}, slog.New(slog.DiscardHandler), 30*time.Second)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { _ = running.Stop() })
+	if len(roles) == 0 || slices.Contains(roles, envelope.RoleDeployer) {
+		dep.running = running
+		p.deployers = append(p.deployers, dep)
+	}
+}
+
+// statelessRoles are every service but the deployer.
+func statelessRoles() []string {
 	var roles []string
 	for _, e := range stack.Services() {
-		if e.Role != envelope.RoleDeployer || i < 2 {
+		if e.Role != envelope.RoleDeployer {
 			roles = append(roles, e.Role)
 		}
 	}
@@ -284,20 +315,30 @@ func (p *pipeline) post(tb testing.TB, body []byte) []string {
 // postTo is post to the ingester at url.
 func (p *pipeline) postTo(tb testing.TB, url string, body []byte) []string {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	ids, err := p.send(url, body)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	return ids
+}
+
+// send delivers one webhook body to the ingester at url and returns the
+// incident ids it filed.
+func (p *pipeline) send(url string, body []byte) ([]string, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+p.ingestToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		tb.Fatalf("ingester: %s: %s", resp.Status, b)
+		return nil, fmt.Errorf("ingester: %s: %s", resp.Status, b)
 	}
 	var r struct {
 		Alerts []struct {
@@ -305,7 +346,7 @@ func (p *pipeline) postTo(tb testing.TB, url string, body []byte) []string {
 		} `json:"alerts"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	var ids []string
 	for _, a := range r.Alerts {
@@ -313,7 +354,7 @@ func (p *pipeline) postTo(tb testing.TB, url string, body []byte) []string {
 			ids = append(ids, a.IncidentID)
 		}
 	}
-	return ids
+	return ids, nil
 }
 
 // percentiles reports p50 and p99 of lat in milliseconds under the given prefix.

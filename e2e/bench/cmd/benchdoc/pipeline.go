@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"runtime"
 )
 
 // pipelineRows are the alert → decision figures: the pipeline beside the
@@ -40,26 +41,50 @@ func pipelineRows(get func(name, unit string) (float64, bool), num func(float64)
 
 // scaleOutRow is the storm of incidents through three replicas of every
 // stateless service beside the same storm through one, both with latencies
-// injected (BenchmarkScaleOut; make bench runs it only with
-// AGENTK_BENCH_SCALEOUT=1: 200 incidents take about 10 minutes).
+// injected, the same investigations at once in every investigator replica,
+// two deployers and the lease holder stopped mid-storm (BenchmarkScaleOut).
 func scaleOutRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
 	const one, three = "BenchmarkScaleOut/replicas_1", "BenchmarkScaleOut/replicas_3"
 	d1, ok1 := get(one, "drain-s")
 	d3, ok3 := get(three, "drain-s")
 	if !ok1 || !ok3 {
-		return missing("Scale-out: a storm of incidents through 3 replicas", "BenchmarkScaleOut did not run (AGENTK_BENCH_SCALEOUT=1 runs it)")
+		return missing("Scale-out: a storm of incidents through 3 replicas", "BenchmarkScaleOut did not run (AGENTK_BENCH_SCALEOUT=0 skips it)")
 	}
 	r1, _ := get(one, "incidents/s")
 	r3, _ := get(three, "incidents/s")
 	n := math.Round(r1 * d1)
-	fabric := "one embedded NATS server"
+	par, _ := get(three, "parallel")
+	fabric := "one embedded NATS server (AGENTK_BENCH_CLUSTER=0)"
 	if nodes, _ := get(three, "nats-nodes"); nodes == 3 {
-		fabric = "a three-node JetStream cluster of embedded servers in one process, streams in 3 replicas"
+		fabric = "a three-node JetStream cluster of embedded servers in the benchmark's process, streams and buckets in 3 replicas"
 	}
-	return Row{Figure: fmt.Sprintf("Scale-out: %s incidents at once, latencies injected (SigNoz 80 ms a query, model 1.5 s a turn), 3 replicas of ingester, sandbox, investigator, reviewer, gate and bridge, 2 deployers, over %s; exactly one stored decision per incident", num(n), fabric),
-		Measured: fmt.Sprintf("drained in %s s (%s incidents/s)", num(d3), num(r3)),
-		Baseline: fmt.Sprintf("the same storm through 1 replica of each: %s s (%s incidents/s)", num(d1), num(r1)),
+	t1, _ := get(one, "takeover-s")
+	t3, _ := get(three, "takeover-s")
+	return Row{Figure: fmt.Sprintf("Scale-out: %s incidents at once (8 concurrent senders over the ingesters), latencies injected (SigNoz 80 ms a query, model 1.5 s a turn), "+
+		"3 replicas of ingester, sandbox, investigator, reviewer, gate and bridge, each investigator replica running %s investigations at once (in both runs), over %s; "+
+		"2 deployers: once half the incidents are decided, 2 approvals, the lease holder stopped, the standby takes over, 2 more approvals; "+
+		"exactly one stored decision per incident, one stored action per approval, the service acted on once", num(n), num(par), fabric),
+		Measured: fmt.Sprintf("drained in %s s (%s incidents/s)", num(d3), num(r3)) + scaleOutCPU(get, three, num) + fmt.Sprintf(", takeover %s s", num(t3)),
+		Baseline: fmt.Sprintf("the same storm through 1 replica of each: %s s (%s incidents/s)", num(d1), num(r1)) + scaleOutCPU(get, one, num) + fmt.Sprintf(", takeover %s s", num(t1)),
 		Ratio:    d1 / d3, RatioOf: "speed-up, drain time 1 replica ÷ 3 replicas"}
+}
+
+// scaleOutCPU is ", CPU x ms an incident, y of n cores busy while it
+// drained and z threads waiting for a core" from bench's cpu-ms, cpu-cores
+// and cpu-waiting (the whole process: NATS servers, fakes and services), or
+// "" when it has none: the threads waiting say whether the CPU bounded the
+// drain (others' work on the machine included).
+func scaleOutCPU(get func(name, unit string) (float64, bool), bench string, num func(float64) string) string {
+	ms, ok1 := get(bench, "cpu-ms")
+	cores, ok2 := get(bench, "cpu-cores")
+	if !ok1 || !ok2 {
+		return ""
+	}
+	out := fmt.Sprintf(", CPU %s ms an incident, %s of %d cores busy while it drained", num(ms), num(cores), runtime.NumCPU())
+	if w, ok := get(bench, "cpu-waiting"); ok {
+		out += fmt.Sprintf(" and %s threads on average ready but waiting for a core", num(w))
+	}
+	return out
 }
 
 // cpuPerIncident is ", CPU x ms an incident" from the cpu-ms metric of
