@@ -16,10 +16,13 @@ type memKV struct {
 	mu   sync.Mutex
 	rev  uint64
 	data map[string]incidents.Entry
+	// used holds every key ever written: a deleted key keeps its delete
+	// marker in a JetStream bucket.
+	used map[string]bool
 	fail error // every call fails with it when set
 }
 
-func newKV() *memKV { return &memKV{data: map[string]incidents.Entry{}} }
+func newKV() *memKV { return &memKV{data: map[string]incidents.Entry{}, used: map[string]bool{}} }
 
 func (m *memKV) Get(_ context.Context, key string) (incidents.Entry, error) {
 	m.mu.Lock()
@@ -45,6 +48,7 @@ func (m *memKV) Create(_ context.Context, key string, v []byte) (uint64, error) 
 	}
 	m.rev++
 	m.data[key] = incidents.Entry{Value: append([]byte(nil), v...), Revision: m.rev}
+	m.used[key] = true
 	return m.rev, nil
 }
 
@@ -52,6 +56,23 @@ func (m *memKV) Create(_ context.Context, key string, v []byte) (uint64, error) 
 func (m *memKV) CreateAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
 	rev, err := m.Create(ctx, key, v)
 	return func() (uint64, error) { return rev, err }
+}
+
+// CreateNewAsync creates a key never written at once; the Pending returns
+// the outcome, ErrUsed for a key written before.
+func (m *memKV) CreateNewAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	m.mu.Lock()
+	used := m.used[key]
+	m.mu.Unlock()
+	if used {
+		return failed[uint64](incidents.ErrUsed)
+	}
+	return m.CreateAsync(ctx, key, v)
+}
+
+// Recreate is Create.
+func (m *memKV) Recreate(ctx context.Context, key string, v []byte) (uint64, error) {
+	return m.Create(ctx, key, v)
 }
 
 func (m *memKV) Update(_ context.Context, key string, v []byte, rev uint64) (uint64, error) {
@@ -65,6 +86,7 @@ func (m *memKV) Update(_ context.Context, key string, v []byte, rev uint64) (uin
 	}
 	m.rev++
 	m.data[key] = incidents.Entry{Value: append([]byte(nil), v...), Revision: m.rev}
+	m.used[key] = true
 	return m.rev, nil
 }
 

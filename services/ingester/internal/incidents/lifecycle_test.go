@@ -234,3 +234,33 @@ func TestARefusedAlertNeverBlocksTheQueue(t *testing.T) {
 	require.Equal(t, incidents.StateRefused, rec.State)
 	require.Contains(t, rec.Refusal, "maximum payload exceeded")
 }
+
+// TestAReFireNeverRepublishesTheResolvedEpisode: a rule's incident resolved,
+// and the same alert fires again (flapping). The rule's index key had a
+// value, so the new opening reads the record of its id, finds the resolved
+// episode, and publishes the re-fire once, as <id>-r2; the resolved
+// episode's alert is never published again under its id (past JetStream's
+// de-duplication window it would be stored, and investigated, twice).
+func TestAReFireNeverRepublishesTheResolvedEpisode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, restart := range []bool{false, true} {
+		kv, p := newKV(), newPub()
+		x := incidents.New(kv, p, 4, 10*time.Minute)
+		fire := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+		for i, a := range []contracts.AlertV1{fire, alert("shop-api", "r1", "fp1", t0, contracts.AlertResolved)} {
+			_, err := x.Ingest(ctx, a, t0.Add(time.Duration(i)*time.Second))
+			require.NoError(t, err)
+		}
+		if restart {
+			x = incidents.New(kv, p, 4, 10*time.Minute)
+		}
+		calls := p.calls
+		r, err := x.Ingest(ctx, fire, t0.Add(time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, incidents.Opened, r.Outcome)
+		require.Equal(t, fire.IncidentID+"-r2", r.IncidentID)
+		require.Equal(t, 1, p.calls-calls, "one publication: the re-fire's, under its own id (restart %v)", restart)
+		require.Equal(t, incidents.StateResolved, state(t, kv, fire.IncidentID).State)
+	}
+}
