@@ -2,9 +2,11 @@ package incidents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 
 	"agentk/contracts"
@@ -176,3 +178,24 @@ func (p *pub) published() []contracts.AlertV1 {
 }
 
 var errDown = errors.New("nats: connection closed")
+
+// firing is the set of firing alerts kv holds, as fp keys: every fp key, and
+// the opening alert of every incident record that has not resolved it (a
+// new incident writes no fp key for its own alert).
+func (m *memKV) firing() map[string]bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]bool{}
+	for k, e := range m.data {
+		switch {
+		case strings.HasPrefix(k, "fp."):
+			out[k] = true
+		case strings.HasPrefix(k, "inc-"):
+			var rec incidents.Record
+			if json.Unmarshal(e.Value, &rec) == nil && !rec.AlertResolved && !rec.Alert.NoData {
+				out["fp."+rec.IncidentID+"."+rec.Alert.Fingerprint] = true
+			}
+		}
+	}
+	return out
+}

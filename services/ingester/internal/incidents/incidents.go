@@ -14,6 +14,9 @@
 //	<incident id>                the incident Record (JSON)
 //	fp.<incident id>.<fp>        one firing alert attached to the incident
 //
+// The alert that opened an incident has no fp key: its record stands for it
+// until it resolves (Record.AlertResolved).
+//
 // A new incident costs two round trips (open.go). Every step is idempotent,
 // so a delivery that failed half-way (bus down between two writes) and is
 // retried by the sender completes the same incident rather than opening a

@@ -41,7 +41,7 @@ func (x *Index) attachKnown(ctx context.Context, a contracts.AlertV1, now time.T
 	}
 	if !o.found || o.rec.State == StateResolved {
 		x.forget(key, id)
-		if o.attached {
+		if o.created {
 			if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
 				return Result{}, false, storeErr("detach alert", err)
 			}
@@ -60,8 +60,8 @@ func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.St
 // open files a as a new incident in two round trips: first the index key
 // (with, when the key had a value before, a read of a's record); then, if
 // the key was a's and its id unused, the record (already released or
-// queued), the firing alert and the alert's publication, concurrently, all
-// acknowledged before it returns. The alert is encoded and sealed while the
+// queued, and standing for a's fp key) and the alert's publication,
+// concurrently, both acknowledged before it returns. The alert is encoded and sealed while the
 // first round trip is in flight.
 // done is false when the general path (attach) must file a: the rule has an
 // open incident, or a's id belongs to a resolved episode.
@@ -145,16 +145,15 @@ func (x *Index) write(ctx context.Context, rec Record, pa Alert, encErr error) (
 		x.settle(a.IncidentID, false)
 		return Result{}, false, storeErr("encode record", err)
 	}
-	// The three writes are sent together and awaited together: one round
-	// trip, and all acknowledged before the caller answers.
+	// The record and the publication are sent together and awaited
+	// together: one round trip, both acknowledged before the caller
+	// answers. The record stands for a's fp key (AlertResolved).
 	wrec := x.kv.CreateAsync(ctx, a.IncidentID, b)
-	wfp := x.kv.CreateAsync(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a))
 	var pubErr error
 	if admitted {
 		_, pubErr = x.pub.Publish(ctx, pa, MsgID(a))()
 	}
 	rev, recErr := wrec()
-	_, fpErr := wfp()
 	// A record another delivery wrote first keeps the slot: attach reads
 	// what it says. So does one whose acknowledgement was lost: it may be
 	// stored as investigating (counting a slot too many until the next
@@ -171,9 +170,6 @@ func (x *Index) write(ctx context.Context, rec Record, pa Alert, encErr error) (
 	case pubErr != nil:
 		x.failed(a.IncidentID, rec.OpenedAt)
 		return Result{}, false, storeErr("publish alert", pubErr)
-	case fpErr != nil && !errors.Is(fpErr, ErrExists):
-		x.failed(a.IncidentID, rec.OpenedAt)
-		return Result{}, false, storeErr("attach alert", fpErr)
 	case admitted:
 		return Result{Outcome: Opened, IncidentID: a.IncidentID}, true, nil
 	default:
@@ -297,7 +293,8 @@ type opening struct {
 	rec         Record
 	rev         uint64
 	found       bool // rec was read
-	attached    bool // the alert's key was new
+	created     bool // the alert's key was new
+	attached    bool // the alert is new to the incident: its key was new, and it is not rec's firing opening alert
 }
 
 // openFor finds or opens the incident a fires into, and attaches a to it.
@@ -325,7 +322,7 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (o
 			return o, nil
 		}
 		x.forget(key, id)
-		if err := x.drop(ctx, key, id, a, o.attached); err != nil {
+		if err := x.drop(ctx, key, id, a, o.created); err != nil {
 			return opening{}, err
 		}
 		if id == a.IncidentID {
@@ -344,7 +341,8 @@ func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (o
 	var getErr error
 	o.rec, o.rev, getErr = x.record(ctx, id)
 	_, fpErr := wfp()
-	o.found, o.attached = getErr == nil, fpErr == nil
+	o.found, o.created = getErr == nil, fpErr == nil
+	o.attached = o.created && !(o.found && opens(o.rec, a))
 	switch {
 	case fpErr != nil && !errors.Is(fpErr, ErrExists):
 		return opening{}, storeErr("attach alert", fpErr)
@@ -354,10 +352,16 @@ func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (o
 	return o, nil
 }
 
+// opens reports whether a is the opening alert of rec, still firing: the
+// record stands for its fp key, so a has been attached already.
+func opens(rec Record, a contracts.AlertV1) bool {
+	return !rec.AlertResolved && rec.Alert.Fingerprint == a.Fingerprint
+}
+
 // drop removes the index key that points at the resolved incident id, and
 // a's key under it if openFor just created it.
-func (x *Index) drop(ctx context.Context, key, id string, a contracts.AlertV1, attached bool) error {
-	if attached {
+func (x *Index) drop(ctx context.Context, key, id string, a contracts.AlertV1, created bool) error {
+	if created {
 		if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
 			return storeErr("detach alert", err)
 		}
