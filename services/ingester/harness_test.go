@@ -112,6 +112,9 @@ func storedAlerts(t testing.TB, f *fabric.Fabric) []contracts.AlertV1 {
 	return out
 }
 
+// incidentKeys counts the incident records of the bucket and the firing
+// alerts it holds: the fp keys, and the opening alert of each record that
+// has not resolved it (a new incident writes no fp key for its own alert).
 func incidentKeys(t testing.TB, f *fabric.Fabric) (records, firing int) {
 	t.Helper()
 	ctx := context.Background()
@@ -125,15 +128,23 @@ func incidentKeys(t testing.TB, f *fabric.Fabric) (records, firing int) {
 		return 0, 0
 	}
 	require.NoError(t, err)
+	alerts := map[string]bool{}
 	for k := range l.Keys() {
 		switch {
 		case strings.HasPrefix(k, "inc-"):
 			records++
+			e, err := kv.Get(ctx, k)
+			require.NoError(t, err)
+			var rec incidents.Record
+			require.NoError(t, json.Unmarshal(e.Value(), &rec))
+			if !rec.AlertResolved {
+				alerts["fp."+rec.IncidentID+"."+rec.Alert.Fingerprint] = true
+			}
 		case strings.HasPrefix(k, "fp."):
-			firing++
+			alerts[k] = true
 		}
 	}
-	return records, firing
+	return records, len(alerts)
 }
 
 // stormBody is one webhook body of n alerts of service svc (rule "burn"),

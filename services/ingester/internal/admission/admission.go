@@ -55,6 +55,10 @@ type Record struct {
 	// Alert is the alert that opened the incident, published when the
 	// incident is released to investigation.
 	Alert contracts.AlertV1 `json:"alert"`
+	// AlertResolved: Alert resolved. Until then the record counts as one of
+	// the incident's firing alerts, beside their fp keys: opening an
+	// incident writes no fp key for its own alert.
+	AlertResolved bool `json:"alert_resolved,omitempty"`
 }
 
 // Holds reports whether r holds an investigation slot at now: released, not

@@ -53,7 +53,8 @@ func (l *losing) Publish(ctx context.Context, a incidents.Alert, id string) inci
 }
 
 // TestALostAckIsCompletedByTheRetry: one write of a new incident's second
-// round trip (sent together, awaited together) was stored but its
+// round trip (the record and the publication, sent together, awaited
+// together) was stored but its
 // acknowledgement was lost, so the sender got no 2xx. Its retry, by the same
 // process or by one restarted, completes the incident: the alert is stored
 // once (the republication under the same Nats-Msg-Id is dropped as a
@@ -71,8 +72,6 @@ func TestALostAckIsCompletedByTheRetry(t *testing.T) {
 		{name: "publication, then a restart", lose: "publish", restart: true, outcome: incidents.Duplicate},
 		{name: "record", lose: "inc-", outcome: incidents.Opened},
 		{name: "record, then a restart", lose: "inc-", restart: true, outcome: incidents.Duplicate},
-		{name: "firing alert", lose: "fp.", outcome: incidents.Opened},
-		{name: "firing alert, then a restart", lose: "fp.", restart: true, outcome: incidents.Duplicate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -92,9 +91,7 @@ func TestALostAckIsCompletedByTheRetry(t *testing.T) {
 			require.Equal(t, a.IncidentID, r.IncidentID)
 			require.Len(t, l.p.published(), 1, "stored once")
 			require.Equal(t, incidents.StateInvestigating, state(t, l.memKV, a.IncidentID).State)
-			fps, err := l.Keys(ctx, "fp."+a.IncidentID+".*")
-			require.NoError(t, err)
-			require.Len(t, fps, 1)
+			require.Equal(t, map[string]bool{"fp." + a.IncidentID + ".fp1": true}, l.firing(), "the alert fires, once")
 		})
 	}
 }

@@ -2,9 +2,11 @@ package incidents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 
 	"agentk/contracts"
@@ -16,10 +18,13 @@ type memKV struct {
 	mu   sync.Mutex
 	rev  uint64
 	data map[string]incidents.Entry
+	// used holds every key ever written: a deleted key keeps its delete
+	// marker in a JetStream bucket.
+	used map[string]bool
 	fail error // every call fails with it when set
 }
 
-func newKV() *memKV { return &memKV{data: map[string]incidents.Entry{}} }
+func newKV() *memKV { return &memKV{data: map[string]incidents.Entry{}, used: map[string]bool{}} }
 
 func (m *memKV) Get(_ context.Context, key string) (incidents.Entry, error) {
 	m.mu.Lock()
@@ -45,6 +50,7 @@ func (m *memKV) Create(_ context.Context, key string, v []byte) (uint64, error) 
 	}
 	m.rev++
 	m.data[key] = incidents.Entry{Value: append([]byte(nil), v...), Revision: m.rev}
+	m.used[key] = true
 	return m.rev, nil
 }
 
@@ -52,6 +58,23 @@ func (m *memKV) Create(_ context.Context, key string, v []byte) (uint64, error) 
 func (m *memKV) CreateAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
 	rev, err := m.Create(ctx, key, v)
 	return func() (uint64, error) { return rev, err }
+}
+
+// CreateNewAsync creates a key never written at once; the Pending returns
+// the outcome, ErrUsed for a key written before.
+func (m *memKV) CreateNewAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	m.mu.Lock()
+	used := m.used[key]
+	m.mu.Unlock()
+	if used {
+		return failed[uint64](incidents.ErrUsed)
+	}
+	return m.CreateAsync(ctx, key, v)
+}
+
+// Recreate is Create.
+func (m *memKV) Recreate(ctx context.Context, key string, v []byte) (uint64, error) {
+	return m.Create(ctx, key, v)
 }
 
 func (m *memKV) Update(_ context.Context, key string, v []byte, rev uint64) (uint64, error) {
@@ -65,6 +88,7 @@ func (m *memKV) Update(_ context.Context, key string, v []byte, rev uint64) (uin
 	}
 	m.rev++
 	m.data[key] = incidents.Entry{Value: append([]byte(nil), v...), Revision: m.rev}
+	m.used[key] = true
 	return m.rev, nil
 }
 
@@ -154,3 +178,24 @@ func (p *pub) published() []contracts.AlertV1 {
 }
 
 var errDown = errors.New("nats: connection closed")
+
+// firing is the set of firing alerts kv holds, as fp keys: every fp key, and
+// the opening alert of every incident record that has not resolved it (a
+// new incident writes no fp key for its own alert).
+func (m *memKV) firing() map[string]bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]bool{}
+	for k, e := range m.data {
+		switch {
+		case strings.HasPrefix(k, "fp."):
+			out[k] = true
+		case strings.HasPrefix(k, "inc-"):
+			var rec incidents.Record
+			if json.Unmarshal(e.Value, &rec) == nil && !rec.AlertResolved && !rec.Alert.NoData {
+				out["fp."+rec.IncidentID+"."+rec.Alert.Fingerprint] = true
+			}
+		}
+	}
+	return out
+}

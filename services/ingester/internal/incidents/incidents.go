@@ -14,6 +14,9 @@
 //	<incident id>                the incident Record (JSON)
 //	fp.<incident id>.<fp>        one firing alert attached to the incident
 //
+// The alert that opened an incident has no fp key: its record stands for it
+// until it resolves (Record.AlertResolved).
+//
 // A new incident costs two round trips (open.go). Every step is idempotent,
 // so a delivery that failed half-way (bus down between two writes) and is
 // retried by the sender completes the same incident rather than opening a
@@ -38,6 +41,9 @@ var (
 	ErrNotFound = errors.New("incidents: key not found")
 	ErrExists   = errors.New("incidents: key exists")
 	ErrConflict = errors.New("incidents: revision conflict")
+	// ErrUsed: CreateNewAsync did not write the key (it had a value, or
+	// the outcome of the write is unknown).
+	ErrUsed = errors.New("incidents: key had a value")
 	// ErrStore wraps a KV or bus failure: the delivery was not made durable.
 	ErrStore = errors.New("incidents: store unavailable")
 	// ErrRefused wraps a failure the alert's content caused (the bus
@@ -61,6 +67,15 @@ type KV interface {
 	// CreateAsync sends Create and returns at once; the Pending returns
 	// what Create would have.
 	CreateAsync(ctx context.Context, key string, value []byte) Pending[uint64]
+	// CreateNewAsync is CreateAsync's first send alone: the write of a key
+	// that never had a value. Its Pending returns ErrUsed when that write
+	// was not made: the key had a value (it is live, or was deleted), or the
+	// send was not acknowledged. Recreate then decides.
+	CreateNewAsync(ctx context.Context, key string, value []byte) Pending[uint64]
+	// Recreate is Create after CreateNewAsync returned ErrUsed: it does the
+	// rest of Create's steps (a live key is ErrExists, a deleted one is
+	// written over its delete marker).
+	Recreate(ctx context.Context, key string, value []byte) (uint64, error)
 	// Update writes key only at revision rev; ErrConflict otherwise.
 	Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error)
 	// Delete removes key; deleting a missing key is not an error.
@@ -84,6 +99,14 @@ type Publisher interface {
 	Publish(ctx context.Context, a Alert, msgID string) Pending[bool]
 }
 
+// Preparer is a Publisher that can do ahead of time the work Publish does
+// before it sends (sealing), so that a new incident's alert is sealed while
+// its first round trip is in flight. Prepare sends nothing; it returns a for
+// a later Publish under the same msgID.
+type Preparer interface {
+	Prepare(a Alert, msgID string) (Alert, error)
+}
+
 // Alert is an alert and, when the index has it, its JSON encoding: a new
 // incident's alert is encoded once, and its record and the sealed
 // publication carry the same bytes.
@@ -91,6 +114,9 @@ type Alert struct {
 	contracts.AlertV1
 	// JSON is AlertV1 encoded, or nil: the publisher encodes it.
 	JSON []byte
+	// Sealed is the publisher's own sealed form of the alert, made by its
+	// Prepare, or nil.
+	Sealed any
 }
 
 // publish publishes a under its message id.

@@ -37,6 +37,22 @@ func (s slowKV) CreateAsync(ctx context.Context, key string, v []byte) incidents
 	}
 }
 
+// CreateNewAsync's round trip overlaps whatever is sent before it is awaited.
+func (s slowKV) CreateNewAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	due := time.Now().Add(rtt)
+	wait := s.memKV.CreateNewAsync(ctx, key, v)
+	return func() (uint64, error) {
+		time.Sleep(time.Until(due))
+		return wait()
+	}
+}
+
+// Recreate costs two: the key's last message is read, then written over.
+func (s slowKV) Recreate(ctx context.Context, key string, v []byte) (uint64, error) {
+	time.Sleep(2 * rtt)
+	return s.memKV.Recreate(ctx, key, v)
+}
+
 func (s slowKV) Update(ctx context.Context, key string, v []byte, rev uint64) (uint64, error) {
 	time.Sleep(rtt)
 	return s.memKV.Update(ctx, key, v, rev)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/services/ingester/internal/incidents"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -233,4 +235,112 @@ func TestARefusedAlertNeverBlocksTheQueue(t *testing.T) {
 	rec := state(t, kv, poison.IncidentID)
 	require.Equal(t, incidents.StateRefused, rec.State)
 	require.Contains(t, rec.Refusal, "maximum payload exceeded")
+}
+
+// TestAReFireNeverRepublishesTheResolvedEpisode: a rule's incident resolved,
+// and the same alert fires again (flapping). The rule's index key had a
+// value, so the new opening reads the record of its id, finds the resolved
+// episode, and publishes the re-fire once, as <id>-r2; the resolved
+// episode's alert is never published again under its id (past JetStream's
+// de-duplication window it would be stored, and investigated, twice).
+func TestAReFireNeverRepublishesTheResolvedEpisode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, restart := range []bool{false, true} {
+		kv, p := newKV(), newPub()
+		x := incidents.New(kv, p, 4, 10*time.Minute)
+		fire := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+		for i, a := range []contracts.AlertV1{fire, alert("shop-api", "r1", "fp1", t0, contracts.AlertResolved)} {
+			_, err := x.Ingest(ctx, a, t0.Add(time.Duration(i)*time.Second))
+			require.NoError(t, err)
+		}
+		if restart {
+			x = incidents.New(kv, p, 4, 10*time.Minute)
+		}
+		calls := p.calls
+		r, err := x.Ingest(ctx, fire, t0.Add(time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, incidents.Opened, r.Outcome)
+		require.Equal(t, fire.IncidentID+"-r2", r.IncidentID)
+		require.Equal(t, 1, p.calls-calls, "one publication: the re-fire's, under its own id (restart %v)", restart)
+		require.Equal(t, incidents.StateResolved, state(t, kv, fire.IncidentID).State)
+	}
+}
+
+// TestTheOpeningAlertCountsAsFiring: a new incident writes no fp key for
+// its opening alert (its record stands for it), yet the incident resolves
+// only when every alert resolved, whichever resolves first, and a re-fire of
+// the resolved opening alert fires again.
+func TestTheOpeningAlertCountsAsFiring(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	open := alert("shop-api", "r1", "fp1", t0, contracts.AlertFiring)
+	other := alert("shop-api", "r1", "fp2", t0.Add(time.Second), contracts.AlertFiring)
+	resolve := func(a contracts.AlertV1) contracts.AlertV1 {
+		a.Status = contracts.AlertResolved
+		return a
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []contracts.AlertV1
+		want  []incidents.Outcome
+	}{
+		{"the opening alert resolves first", []contracts.AlertV1{open, other, resolve(open), resolve(other)},
+			[]incidents.Outcome{incidents.Opened, incidents.Attached, incidents.PartlyResolved, incidents.Resolved}},
+		{"the other alert resolves first", []contracts.AlertV1{open, other, resolve(other), resolve(open)},
+			[]incidents.Outcome{incidents.Opened, incidents.Attached, incidents.PartlyResolved, incidents.Resolved}},
+		{"the opening alert again is a duplicate", []contracts.AlertV1{open, open, resolve(open)},
+			[]incidents.Outcome{incidents.Opened, incidents.Duplicate, incidents.Resolved}},
+		{"the resolved opening alert fires again", []contracts.AlertV1{open, other, resolve(open), open, resolve(other), resolve(open)},
+			[]incidents.Outcome{incidents.Opened, incidents.Attached, incidents.PartlyResolved, incidents.Attached, incidents.PartlyResolved, incidents.Resolved}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, restart := range []bool{false, true} {
+				kv, p := newKV(), newPub()
+				x := incidents.New(kv, p, 4, 10*time.Minute)
+				var got []incidents.Outcome
+				for i, a := range tc.steps {
+					if restart {
+						x = incidents.New(kv, p, 4, 10*time.Minute)
+					}
+					r, err := x.Ingest(ctx, a, t0.Add(time.Duration(i)*time.Second))
+					require.NoError(t, err)
+					require.Equal(t, open.IncidentID, r.IncidentID)
+					got = append(got, r.Outcome)
+				}
+				require.Equal(t, tc.want, got, "restart before each alert: %v", restart)
+				require.Equal(t, incidents.StateResolved, state(t, kv, open.IncidentID).State)
+				require.Empty(t, kv.firing())
+			}
+		})
+	}
+}
+
+// TestConcurrentResolvesCloseTheIncident: the opening alert and another
+// resolve at once, many times over: the incident always resolves (the
+// later of the two to look sees the other resolved).
+func TestConcurrentResolvesCloseTheIncident(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for i := range 200 {
+		kv, p := newKV(), newPub()
+		x := incidents.New(kv, p, 4, 10*time.Minute)
+		open := alert(fmt.Sprintf("svc-%d", i), "r1", "fp1", t0, contracts.AlertFiring)
+		other := alert(fmt.Sprintf("svc-%d", i), "r1", "fp2", t0.Add(time.Second), contracts.AlertFiring)
+		for _, a := range []contracts.AlertV1{open, other} {
+			_, err := x.Ingest(ctx, a, t0)
+			require.NoError(t, err)
+		}
+		var wg sync.WaitGroup
+		for _, a := range []contracts.AlertV1{open, other} {
+			a.Status = contracts.AlertResolved
+			wg.Go(func() {
+				_, err := x.Ingest(ctx, a, t0.Add(time.Minute))
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		require.Equal(t, incidents.StateResolved, state(t, kv, open.IncidentID).State, "run %d", i)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 	"agentk/services/ingester/internal/admission"
 	"agentk/services/ingester/webhook"
 )
@@ -40,7 +41,7 @@ func (x *Index) attachKnown(ctx context.Context, a contracts.AlertV1, now time.T
 	}
 	if !o.found || o.rec.State == StateResolved {
 		x.forget(key, id)
-		if o.attached {
+		if o.created {
 			if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
 				return Result{}, false, storeErr("detach alert", err)
 			}
@@ -57,17 +58,28 @@ func (x *Index) attachKnown(ctx context.Context, a contracts.AlertV1, now time.T
 func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.StartsAt.Unix(), 10)) }
 
 // open files a as a new incident in two round trips: first the index key
-// and a read of a's record, concurrently; then, if the key was a's and its
-// id unused, the record (already released or queued), the firing alert and
-// the alert's publication, concurrently, all acknowledged before it returns.
+// (with, when the key had a value before, a read of a's record); then, if
+// the key was a's and its id unused, the record (already released or
+// queued, and standing for a's fp key) and the alert's publication,
+// concurrently, both acknowledged before it returns. The alert is encoded and sealed while the
+// first round trip is in flight.
 // done is false when the general path (attach) must file a: the rule has an
 // open incident, or a's id belongs to a resolved episode.
 // taken reports that the index key was found taken (attach need not try to
 // create it first).
 func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
-	wopen := x.kv.CreateAsync(ctx, webhook.RuleKey(a.Service, a.RuleID), []byte(a.IncidentID))
-	_, _, getErr := x.record(ctx, a.IncidentID)
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	wopen := x.kv.CreateNewAsync(ctx, key, []byte(a.IncidentID))
+	pa, encErr := x.prepare(a)
 	_, createErr := wopen()
+	// A key that never had a value means that no incident of the rule was
+	// ever opened, so that a's id has no record: records are written only
+	// under a key pointing at them, and the bucket keeps every key's last
+	// message (its delete marker) as long as the records written before it.
+	getErr := ErrNotFound
+	if errors.Is(createErr, ErrUsed) {
+		createErr, getErr = x.reopenKey(ctx, key, a.IncidentID)
+	}
 	switch {
 	case errors.Is(createErr, ErrExists):
 		return Result{}, false, true, nil
@@ -86,32 +98,62 @@ func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (r
 	if admitted {
 		rec = rec.Release(now)
 	}
-	res, done, err = x.write(ctx, rec)
+	res, done, err = x.write(ctx, rec, pa, encErr)
 	if done {
-		x.remember(webhook.RuleKey(a.Service, a.RuleID), a.IncidentID)
+		x.remember(key, a.IncidentID)
 	}
 	return res, done, false, err
 }
 
-// write is open's second round trip.
-func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
+// reopenKey writes the index key of a rule whose key had a value before, as
+// Create does, and reads the record of id beside it: id may be a resolved
+// episode's.
+func (x *Index) reopenKey(ctx context.Context, key, id string) (createErr, getErr error) {
+	if mutant.Off(mutant.IngestReusedID) {
+		_, createErr = x.kv.Recreate(ctx, key, []byte(id))
+		return createErr, ErrNotFound
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, _, err := x.record(ctx, id)
+		got <- err
+	}()
+	_, createErr = x.kv.Recreate(ctx, key, []byte(id))
+	return createErr, <-got
+}
+
+// prepare is a encoded, and sealed when the publisher can seal ahead.
+func (x *Index) prepare(a contracts.AlertV1) (Alert, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return Alert{}, err
+	}
+	pa := Alert{AlertV1: a, JSON: b}
+	if p, ok := x.pub.(Preparer); ok {
+		return p.Prepare(pa, MsgID(a))
+	}
+	return pa, nil
+}
+
+// write is open's second round trip; pa is rec's alert as prepare made it,
+// or encErr.
+func (x *Index) write(ctx context.Context, rec Record, pa Alert, encErr error) (Result, bool, error) {
 	a := rec.Alert
 	admitted := rec.State == StateInvestigating
-	alert, b, err := encode(rec)
-	if err != nil {
+	b, err := encode(rec, pa.JSON)
+	if err = errors.Join(encErr, err); err != nil {
 		x.settle(a.IncidentID, false)
 		return Result{}, false, storeErr("encode record", err)
 	}
-	// The three writes are sent together and awaited together: one round
-	// trip, and all acknowledged before the caller answers.
+	// The record and the publication are sent together and awaited
+	// together: one round trip, both acknowledged before the caller
+	// answers. The record stands for a's fp key (AlertResolved).
 	wrec := x.kv.CreateAsync(ctx, a.IncidentID, b)
-	wfp := x.kv.CreateAsync(ctx, fpKey(a.IncidentID, a.Fingerprint), startsAt(a))
 	var pubErr error
 	if admitted {
-		_, pubErr = x.pub.Publish(ctx, Alert{AlertV1: a, JSON: alert}, MsgID(a))()
+		_, pubErr = x.pub.Publish(ctx, pa, MsgID(a))()
 	}
 	rev, recErr := wrec()
-	_, fpErr := wfp()
 	// A record another delivery wrote first keeps the slot: attach reads
 	// what it says. So does one whose acknowledgement was lost: it may be
 	// stored as investigating (counting a slot too many until the next
@@ -128,9 +170,6 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 	case pubErr != nil:
 		x.failed(a.IncidentID, rec.OpenedAt)
 		return Result{}, false, storeErr("publish alert", pubErr)
-	case fpErr != nil && !errors.Is(fpErr, ErrExists):
-		x.failed(a.IncidentID, rec.OpenedAt)
-		return Result{}, false, storeErr("attach alert", fpErr)
 	case admitted:
 		return Result{Outcome: Opened, IncidentID: a.IncidentID}, true, nil
 	default:
@@ -139,19 +178,14 @@ func (x *Index) write(ctx context.Context, rec Record) (Result, bool, error) {
 	}
 }
 
-// encode is rec's alert encoded and rec encoded around those same bytes, so
-// that a new incident's alert is encoded once for its record and its
-// publication. The bytes are json.Marshal(rec)'s: the outer Alert field
-// hides Record's.
-func encode(rec Record) (alert, record []byte, err error) {
-	if alert, err = json.Marshal(rec.Alert); err != nil {
-		return nil, nil, err
-	}
-	record, err = json.Marshal(struct {
+// encode is rec encoded around alert, its alert's JSON encoding, so that a
+// new incident's alert is encoded once for its record and its publication.
+// The bytes are json.Marshal(rec)'s: the outer Alert field hides Record's.
+func encode(rec Record, alert []byte) ([]byte, error) {
+	return json.Marshal(struct {
 		Record
 		Alert json.RawMessage `json:"alert"`
 	}{rec, alert})
-	return alert, record, err
 }
 
 // refuse sets rec aside as refused for the bus's reason err (ErrRefused),
@@ -259,7 +293,8 @@ type opening struct {
 	rec         Record
 	rev         uint64
 	found       bool // rec was read
-	attached    bool // the alert's key was new
+	created     bool // the alert's key was new
+	attached    bool // the alert is new to the incident: its key was new, and it is not rec's firing opening alert
 }
 
 // openFor finds or opens the incident a fires into, and attaches a to it.
@@ -287,7 +322,7 @@ func (x *Index) openFor(ctx context.Context, a contracts.AlertV1, taken bool) (o
 			return o, nil
 		}
 		x.forget(key, id)
-		if err := x.drop(ctx, key, id, a, o.attached); err != nil {
+		if err := x.drop(ctx, key, id, a, o.created); err != nil {
 			return opening{}, err
 		}
 		if id == a.IncidentID {
@@ -306,7 +341,8 @@ func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (o
 	var getErr error
 	o.rec, o.rev, getErr = x.record(ctx, id)
 	_, fpErr := wfp()
-	o.found, o.attached = getErr == nil, fpErr == nil
+	o.found, o.created = getErr == nil, fpErr == nil
+	o.attached = o.created && !(o.found && opens(o.rec, a))
 	switch {
 	case fpErr != nil && !errors.Is(fpErr, ErrExists):
 		return opening{}, storeErr("attach alert", fpErr)
@@ -316,10 +352,16 @@ func (x *Index) attachTo(ctx context.Context, id string, a contracts.AlertV1) (o
 	return o, nil
 }
 
+// opens reports whether a is the opening alert of rec, still firing: the
+// record stands for its fp key, so a has been attached already.
+func opens(rec Record, a contracts.AlertV1) bool {
+	return !rec.AlertResolved && rec.Alert.Fingerprint == a.Fingerprint
+}
+
 // drop removes the index key that points at the resolved incident id, and
 // a's key under it if openFor just created it.
-func (x *Index) drop(ctx context.Context, key, id string, a contracts.AlertV1, attached bool) error {
-	if attached {
+func (x *Index) drop(ctx context.Context, key, id string, a contracts.AlertV1, created bool) error {
+	if created {
 		if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
 			return storeErr("detach alert", err)
 		}

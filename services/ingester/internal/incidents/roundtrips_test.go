@@ -79,6 +79,14 @@ func (k timedKV) CreateAsync(ctx context.Context, key string, v []byte) incident
 	return pending(k.w, k.memKV.CreateAsync(ctx, key, v))
 }
 
+func (k timedKV) CreateNewAsync(ctx context.Context, key string, v []byte) incidents.Pending[uint64] {
+	return pending(k.w, k.memKV.CreateNewAsync(ctx, key, v))
+}
+
+func (k timedKV) Recreate(ctx context.Context, key string, v []byte) (uint64, error) {
+	return blocking(k.w, func() (uint64, error) { return k.memKV.Recreate(ctx, key, v) })
+}
+
 func (k timedKV) Update(ctx context.Context, key string, v []byte, rev uint64) (uint64, error) {
 	return blocking(k.w, func() (uint64, error) { return k.memKV.Update(ctx, key, v, rev) })
 }

@@ -150,11 +150,18 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	if err := x.kv.Delete(ctx, fpKey(id, a.Fingerprint)); err != nil {
 		return Result{}, storeErr("detach alert", err)
 	}
+	// The record is read after the key is deleted and the keys listed
+	// after both, as a's key alone was before: of two alerts resolving at
+	// once, the later to look sees the other resolved.
+	opening, err := x.resolveOpening(ctx, id, a)
+	if err != nil {
+		return Result{}, err
+	}
 	left, err := x.kv.Keys(ctx, "fp."+id+".*")
 	if err != nil {
 		return Result{}, storeErr("list firing alerts", err)
 	}
-	if len(left) > 0 {
+	if len(left) > 0 || opening {
 		return Result{Outcome: PartlyResolved, IncidentID: id}, nil
 	}
 	a.IncidentID = id
@@ -176,6 +183,28 @@ func (x *Index) resolve(ctx context.Context, a contracts.AlertV1, now time.Time)
 	x.forget(key, id)
 	x.release(id)
 	return Result{Outcome: Resolved, IncidentID: id}, nil
+}
+
+// resolveOpening marks the opening alert of incident id resolved when a is
+// it, and reports whether the opening alert still fires. A missing record
+// has no opening alert firing.
+func (x *Index) resolveOpening(ctx context.Context, id string, a contracts.AlertV1) (bool, error) {
+	for range 5 {
+		rec, rev, err := x.record(ctx, id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return false, nil
+		case err != nil:
+			return false, err
+		case !opens(rec, a):
+			return !rec.AlertResolved, nil
+		}
+		rec.AlertResolved = true
+		if _, err := x.save(ctx, rec, rev); !errors.Is(err, ErrConflict) {
+			return false, err
+		}
+	}
+	return false, storeErr("resolve alert", errors.New("record keeps changing"))
 }
 
 // update applies change to the record of id until it is saved at the

@@ -52,6 +52,20 @@ const (
 // its delete marker's revision. That is kv.Create's second and third
 // steps, so that a key that existed costs no round trip more than Create.
 func (k *KV) CreateAsync(ctx context.Context, key string, value []byte) incidents.Pending[uint64] {
+	wait := k.CreateNewAsync(ctx, key, value)
+	return func() (uint64, error) {
+		rev, err := wait()
+		if errors.Is(err, incidents.ErrUsed) {
+			return k.Recreate(ctx, key, value)
+		}
+		return rev, err
+	}
+}
+
+// CreateNewAsync is CreateAsync's first send alone; its Pending returns
+// incidents.ErrUsed when that write was refused (the key had a value) or
+// not acknowledged.
+func (k *KV) CreateNewAsync(ctx context.Context, key string, value []byte) incidents.Pending[uint64] {
 	m := nats.NewMsg(k.put + key)
 	m.Data = value
 	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
@@ -66,12 +80,15 @@ func (k *KV) CreateAsync(ctx context.Context, key string, value []byte) incident
 				return 0, ctx.Err()
 			}
 		}
-		return k.recreate(ctx, key, value)
+		return 0, incidents.ErrUsed
 	}
 }
 
-// recreate is Create after the check that key never existed failed.
-func (k *KV) recreate(ctx context.Context, key string, value []byte) (uint64, error) {
+// Recreate is Create after CreateNewAsync returned incidents.ErrUsed: it
+// reads the key's last message; a live key is ErrExists, a deleted one is
+// written at its delete marker's revision, and a key with no message (the
+// first write failed for another reason) is created.
+func (k *KV) Recreate(ctx context.Context, key string, value []byte) (uint64, error) {
 	m, err := k.stream.GetLastMsgForSubject(ctx, k.put+key)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return k.Create(ctx, key, value) // the write failed for another reason
@@ -152,14 +169,18 @@ func NewPublisher(conn *bus.Conn, signer *envelope.Signer, now func() time.Time)
 	return &Publisher{conn: conn, signer: signer, now: now}
 }
 
-// Publish seals a (a.JSON as it is, when the index encoded it) and sends it
+// Publish seals a (a.JSON as it is, when the index encoded it), unless
+// Prepare sealed it already, and sends it
 // with Nats-Msg-Id msgID; the Pending waits for the JetStream
 // acknowledgement (fresh: stored now, not a duplicate of msgID), or the bus
 // error.
 func (p *Publisher) Publish(ctx context.Context, a incidents.Alert, msgID string) incidents.Pending[bool] {
-	env, err := p.seal(a)
-	if err != nil {
-		return func() (bool, error) { return false, err }
+	env, sealed := a.Sealed.(envelope.Envelope)
+	if !sealed {
+		var err error
+		if env, err = p.seal(a); err != nil {
+			return func() (bool, error) { return false, err }
+		}
 	}
 	wait := p.conn.PublishAsync(ctx, contracts.SubjectAlert, bus.Out{Envelope: env, MsgID: msgID}, nil)
 	return func() (bool, error) {
@@ -172,6 +193,16 @@ func (p *Publisher) Publish(ctx context.Context, a incidents.Alert, msgID string
 		}
 		return fresh, nil
 	}
+}
+
+// Prepare seals a ahead of its Publish (incidents.Preparer).
+func (p *Publisher) Prepare(a incidents.Alert, _ string) (incidents.Alert, error) {
+	env, err := p.seal(a)
+	if err != nil {
+		return incidents.Alert{}, err
+	}
+	a.Sealed = env
+	return a, nil
 }
 
 // seal is a's envelope, sealing a.JSON as it is when the index encoded it.

@@ -67,3 +67,54 @@ func TestCreateAsync(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateNewAsync: CreateNewAsync writes only a key that never had a
+// value, in one send; a live or deleted key is ErrUsed, and Recreate then
+// does the rest of Create's steps.
+func TestCreateNewAsync(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	conn, err := f.Connect(ctx, envelope.RoleIngester)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	bucket, err := conn.KeyValue(ctx, topology.BucketIncidents)
+	require.NoError(t, err)
+	kv, err := natsport.NewKV(ctx, conn.JetStream(), bucket)
+	require.NoError(t, err)
+	_, err = bucket.Create(ctx, "live", []byte("x"))
+	require.NoError(t, err)
+	_, err = bucket.Create(ctx, "gone", []byte("x"))
+	require.NoError(t, err)
+	require.NoError(t, bucket.Delete(ctx, "gone"))
+
+	for _, tc := range []struct {
+		key               string
+		newErr, recreated error
+	}{
+		{key: "fresh"},
+		{key: "live", newErr: incidents.ErrUsed, recreated: incidents.ErrExists},
+		{key: "gone", newErr: incidents.ErrUsed},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			rev, err := kv.CreateNewAsync(ctx, tc.key, []byte("v"))()
+			if tc.newErr == nil {
+				require.NoError(t, err)
+				require.NotZero(t, rev)
+				return
+			}
+			require.ErrorIs(t, err, tc.newErr)
+			_, err = kv.Recreate(ctx, tc.key, []byte("v"))
+			if tc.recreated != nil {
+				require.ErrorIs(t, err, tc.recreated)
+				return
+			}
+			require.NoError(t, err)
+			e, err := kv.Get(ctx, tc.key)
+			require.NoError(t, err)
+			require.Equal(t, "v", string(e.Value))
+		})
+	}
+}
