@@ -55,7 +55,7 @@ type Handler struct {
 // Handle is the bus.HandlerFunc for SubjectReview.
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
-	in, err := h.Input(ctx, m.Data, now)
+	in, err := h.Input(ctx, m, now)
 	if err != nil {
 		h.Logger.WarnContext(ctx, "review rejected", "subject", m.Subject, "err", err)
 		h.Telemetry.rejected(ctx)
@@ -77,12 +77,15 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	return []bus.Out{{Envelope: env, MsgID: d.DecisionID}}, nil
 }
 
-// Input verifies a review envelope and everything it carries, reads KV, and
-// builds the policy input. Only an unverifiable review is an error; every
-// other problem becomes part of the input and fails a check.
-func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy.Input, error) {
+// Input verifies a review message and everything it carries, reads KV, and
+// builds the policy input. It uses the envelope the router parsed (the
+// review is the largest message on the path: every evidence envelope again,
+// base64 inside JSON) and parses m.Data only for a message built without it.
+// Only an unverifiable review is an error; every other problem becomes part
+// of the input and fails a check.
+func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (policy.Input, error) {
 	var r contracts.ReviewV1
-	if _, err := h.Keyring.Open(data, contracts.SubjectReview, now, &r); err != nil {
+	if err := m.Open(h.Keyring, contracts.SubjectReview, now, &r); err != nil {
 		return policy.Input{}, fmt.Errorf("%w: %w", ErrReview, err)
 	}
 	if r.ReviewID == "" || r.InvestigationID == "" {

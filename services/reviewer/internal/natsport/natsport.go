@@ -115,10 +115,15 @@ func verifyEvidence(k *envelope.Keyring, raw []byte, now time.Time) review.Evide
 // openAt verifies an envelope as of its own issue time: the reviewer records
 // decisions and approvals for the report, it never acts on them, so one that
 // expired since is still part of the incident's history.
-func (h *Handler) openAt(data []byte, subject string, v any) error {
-	e, err := envelope.Parse(data)
-	if err != nil {
-		return err
+// It uses the envelope the router parsed, parsing m.Data only for a message
+// built without it.
+func (h *Handler) openAt(m bus.Message, subject string, v any) error {
+	e := m.Envelope
+	if e.Sig == nil {
+		var err error
+		if e, err = envelope.Parse(m.Data); err != nil {
+			return err
+		}
 	}
 	if err := h.Keyring.VerifyProduced(e, subject, e.Issued()); err != nil {
 		return err
@@ -129,7 +134,7 @@ func (h *Handler) openAt(data []byte, subject string, v any) error {
 // HandleDecision records a gate decision in the report.
 func (h *Handler) HandleDecision(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var d contracts.DecisionV1
-	if err := h.openAt(m.Data, contracts.SubjectDecision, &d); err != nil {
+	if err := h.openAt(m, contracts.SubjectDecision, &d); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: decision: %w", ErrRejected, err))
 	}
 	return nil, h.upsert(ctx, d.IncidentID, func(s *report.Sources) { s.Decision = &d })
@@ -138,7 +143,7 @@ func (h *Handler) HandleDecision(ctx context.Context, m bus.Message) ([]bus.Out,
 // HandleApproval records a human's answer in the report.
 func (h *Handler) HandleApproval(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var a contracts.ApprovalV1
-	if err := h.openAt(m.Data, contracts.SubjectApproval, &a); err != nil {
+	if err := h.openAt(m, contracts.SubjectApproval, &a); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: approval: %w", ErrRejected, err))
 	}
 	a.Decision = nil
@@ -148,7 +153,7 @@ func (h *Handler) HandleApproval(ctx context.Context, m bus.Message) ([]bus.Out,
 // HandleAction records what the deployer did in the report.
 func (h *Handler) HandleAction(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var a contracts.ActionV1
-	if err := h.openAt(m.Data, contracts.SubjectAction, &a); err != nil {
+	if err := h.openAt(m, contracts.SubjectAction, &a); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: action: %w", ErrRejected, err))
 	}
 	return nil, h.upsert(ctx, a.IncidentID, func(s *report.Sources) { s.Action = &a })
