@@ -5,7 +5,7 @@ import "slices"
 // All returns every mutant `make mutants` runs: the gate's and the reviewer's
 // (Catalogue), the deployer's, the door's (Hostile) and the sandbox's. Each
 // list lives in its own file, beside the constants it names.
-func All() []Mutant { return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Sandbox) }
+func All() []Mutant { return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Sandbox, Evidence) }
 
 // Find returns the mutant named name.
 func Find(name string) (Mutant, bool) {
