@@ -17,6 +17,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/evidence"
 	"agentk/platform/mutant"
 	"agentk/services/gate/internal/policy"
 )
@@ -47,7 +48,11 @@ type Handler struct {
 	Cooldowns Getter
 	Releases  Getter
 	// Freezes is the KV bucket agentk_freezes (bridge-signed FreezeV1).
-	Freezes   Getter
+	Freezes Getter
+	// Evidence resolves the evidence a review refers to (KV
+	// agentk_evidence); nil resolves none, and every reference counts as
+	// rejected evidence.
+	Evidence  *evidence.Resolver
 	Logger    *slog.Logger
 	Telemetry *Telemetry
 }
@@ -56,6 +61,12 @@ type Handler struct {
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
 	in, err := h.Input(ctx, m, now)
+	if errors.Is(err, evidence.ErrStore) {
+		// Nothing is decided on evidence the gate could not read: the
+		// review is redelivered, and dead-lettered after MaxDeliver.
+		h.Logger.WarnContext(ctx, "evidence store unreadable; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		return nil, err
+	}
 	if err != nil {
 		h.Logger.WarnContext(ctx, "review rejected", "subject", m.Subject, "err", err)
 		h.Telemetry.rejected(ctx)
@@ -99,13 +110,8 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 	} else {
 		in.Alert = &a
 	}
-	for _, raw := range r.Evidence {
-		var e contracts.EvidenceV1
-		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, now, &e); err != nil {
-			in.EvidenceRejected++
-			continue
-		}
-		in.Evidence = append(in.Evidence, e)
+	if err := h.evidence(ctx, r, now, &in); err != nil {
+		return policy.Input{}, err
 	}
 
 	svc := ""
@@ -126,6 +132,38 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 	}
 	in.Freezes = h.readFreezes(ctx, svc, now)
 	return in, nil
+}
+
+// evidence verifies the evidence the review carries inline and resolves the
+// evidence it refers to. Evidence that is missing, does not match its
+// reference or does not verify is counted as rejected and left out (so a
+// check that needs it fails); only an unreadable store is an error
+// (evidence.ErrStore, transient).
+func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, now time.Time, in *policy.Input) error {
+	for _, raw := range r.Evidence {
+		var e contracts.EvidenceV1
+		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, now, &e); err != nil {
+			in.EvidenceRejected++
+			continue
+		}
+		in.Evidence = append(in.Evidence, e)
+	}
+	for _, ref := range r.EvidenceRefs {
+		if h.Evidence == nil {
+			in.EvidenceRejected++
+			continue
+		}
+		e, err := h.Evidence.Resolve(ctx, ref, now)
+		switch {
+		case errors.Is(err, evidence.ErrStore):
+			return fmt.Errorf("gate: review %s: %w", r.ReviewID, err)
+		case err != nil:
+			in.EvidenceRejected++
+		default:
+			in.Evidence = append(in.Evidence, e)
+		}
+	}
+	return nil
 }
 
 // readFreezes reads the service's and the global freeze, each a

@@ -17,6 +17,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/evidence"
 	"agentk/services/reviewer/internal/review"
 	"agentk/services/reviewer/report"
 )
@@ -50,7 +51,10 @@ type Handler struct {
 	Now     func() time.Time
 	Config  review.Config
 	Reports Store
-	Logger  *slog.Logger
+	// Evidence resolves the evidence a report refers to (KV
+	// agentk_evidence); nil resolves none, and every reference fails.
+	Evidence *evidence.Resolver
+	Logger   *slog.Logger
 }
 
 // HandleReport is the bus.HandlerFunc for SubjectReport.
@@ -66,27 +70,31 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	}
 	in := review.Input{Now: now, Report: rep, Config: h.Config}
 	meta := rep
-	meta.Alert, meta.Evidence = nil, nil
+	meta.Alert, meta.Evidence, meta.EvidenceRefs = nil, nil, nil
 	src := report.Sources{Report: &meta}
 	var a contracts.AlertV1
 	if _, err := h.Keyring.Open(rep.Alert, contracts.SubjectAlert, now, &a); err == nil {
 		src.Alert = &a
 	}
-	for _, raw := range rep.Evidence {
-		ev := verifyEvidence(h.Keyring, raw, now)
+	evs, err := h.gather(ctx, rep, now)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "evidence store unreadable; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		return nil, err
+	}
+	for _, ev := range evs {
 		in.Evidence = append(in.Evidence, ev)
 		if ev.Value != nil && ev.Value.InvestigationID == rep.InvestigationID {
 			src.Evidence = append(src.Evidence, *ev.Value)
 		}
 	}
 	rv := review.Review(in)
-	rv.Alert, rv.Evidence = rep.Alert, rep.Evidence
+	rv.Alert, rv.Evidence, rv.EvidenceRefs = rep.Alert, rep.Evidence, rep.EvidenceRefs
 	env, err := h.Signer.SealJSON(contracts.SubjectReview, rv, now, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reviewer: seal %s: %w", rv.ReviewID, err)
 	}
 	stored := rv
-	stored.Alert, stored.Evidence = nil, nil
+	stored.Alert, stored.Evidence, stored.EvidenceRefs = nil, nil, nil
 	if err := h.upsert(ctx, rep.IncidentID, func(s *report.Sources) {
 		s.Report, s.Alert, s.Evidence, s.Review = src.Report, src.Alert, src.Evidence, &stored
 	}); err != nil {
@@ -95,6 +103,34 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	h.Logger.InfoContext(ctx, "review", "incident_id", rv.IncidentID, "investigation_id", rv.InvestigationID,
 		"kept", len(rv.Kept), "dropped", len(rv.Dropped), "insufficient_evidence", rv.InsufficientEvidence)
 	return []bus.Out{{Envelope: env, MsgID: rv.ReviewID, Value: &rv}}, nil
+}
+
+// gather verifies the evidence a report carries inline and resolves the
+// evidence it refers to, in that order. Evidence that is missing, does not
+// match its reference or does not verify comes back with its error (the
+// claims citing it are dropped); only an unreadable store is an error
+// (evidence.ErrStore, transient: the report is redelivered).
+func (h *Handler) gather(ctx context.Context, rep contracts.ReportV1, now time.Time) ([]review.Evidence, error) {
+	out := make([]review.Evidence, 0, len(rep.Evidence)+len(rep.EvidenceRefs))
+	for _, raw := range rep.Evidence {
+		out = append(out, verifyEvidence(h.Keyring, raw, now))
+	}
+	for _, ref := range rep.EvidenceRefs {
+		if h.Evidence == nil {
+			out = append(out, review.Evidence{ID: ref.ID, Err: "no evidence store to resolve the reference"})
+			continue
+		}
+		v, err := h.Evidence.Resolve(ctx, ref, now)
+		switch {
+		case errors.Is(err, evidence.ErrStore):
+			return nil, fmt.Errorf("reviewer: report %s: %w", rep.InvestigationID, err)
+		case err != nil:
+			out = append(out, review.Evidence{ID: ref.ID, Err: err.Error()})
+		default:
+			out = append(out, review.Evidence{ID: v.ID, Value: &v})
+		}
+	}
+	return out, nil
 }
 
 // verifyEvidence opens one evidence envelope; for one that does not verify it
