@@ -32,6 +32,20 @@ var (
 	ErrStore    = errors.New("evidence: store unreadable")
 )
 
+// MissingDeliveries is the delivery of a message from which a reference
+// found missing fails closed; on an earlier delivery it is retried, because
+// a replica of a clustered bucket may answer a read before it has the
+// sandbox's write (direct gets are served by any replica).
+const MissingDeliveries = 3
+
+// Retry reports whether a message whose evidence failed to resolve with err
+// on its delivery-th delivery should be redelivered rather than decided
+// on: always for an unreadable store, and for missing evidence before
+// MissingDeliveries. Every other failure is final.
+func Retry(err error, delivery int) bool {
+	return errors.Is(err, ErrStore) || errors.Is(err, ErrMissing) && delivery < MissingDeliveries
+}
+
 // Getter is the part of a jetstream.KeyValue a Resolver reads.
 type Getter interface {
 	Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error)

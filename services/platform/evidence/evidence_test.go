@@ -3,6 +3,7 @@ package evidence_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -178,6 +179,30 @@ func TestResolveFetchesOncePerDigest(t *testing.T) {
 	require.ErrorIs(t, err, evidence.ErrMismatch, "a cached envelope still answers only to its own id")
 	_, err = r.Resolve(ctx, ref, t0.Add(-time.Hour))
 	require.ErrorIs(t, err, envelope.ErrNotYetValid, "a cached envelope is still checked against the clock")
+}
+
+// TestRetry: an unreadable store is always retried, missing evidence only
+// on early deliveries, anything else never.
+func TestRetry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		err      error
+		delivery int
+		want     bool
+	}{
+		{"store unreadable, late", fmt.Errorf("x: %w", evidence.ErrStore), 10, true},
+		{"missing, first delivery", fmt.Errorf("x: %w", evidence.ErrMissing), 1, true},
+		{"missing, last tries", fmt.Errorf("x: %w", evidence.ErrMissing), evidence.MissingDeliveries, false},
+		{"mismatch, first delivery", evidence.ErrMismatch, 1, false},
+		{"bad signature, first delivery", envelope.ErrBadSignature, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, evidence.Retry(tt.err, tt.delivery))
+		})
+	}
 }
 
 // TestStoreIsIdempotent: storing the same envelope twice is one value; a

@@ -61,10 +61,10 @@ type Handler struct {
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
 	in, err := h.Input(ctx, m, now)
-	if errors.Is(err, evidence.ErrStore) {
-		// Nothing is decided on evidence the gate could not read: the
+	if errors.Is(err, errEvidenceRetry) {
+		// Nothing is decided on evidence the gate could not read yet: the
 		// review is redelivered, and dead-lettered after MaxDeliver.
-		h.Logger.WarnContext(ctx, "evidence store unreadable; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		h.Logger.WarnContext(ctx, "evidence not readable yet; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
 	}
 	if err != nil {
@@ -110,7 +110,7 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 	} else {
 		in.Alert = &a
 	}
-	if err := h.evidence(ctx, r, now, &in); err != nil {
+	if err := h.evidence(ctx, r, m.Delivery, now, &in); err != nil {
 		return policy.Input{}, err
 	}
 
@@ -134,12 +134,16 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 	return in, nil
 }
 
+// errEvidenceRetry marks a review whose evidence should be read again on a
+// later delivery (evidence.Retry).
+var errEvidenceRetry = errors.New("gate: evidence not readable yet")
+
 // evidence verifies the evidence the review carries inline and resolves the
 // evidence it refers to. Evidence that is missing, does not match its
 // reference or does not verify is counted as rejected and left out (so a
-// check that needs it fails); only an unreadable store is an error
-// (evidence.ErrStore, transient).
-func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, now time.Time, in *policy.Input) error {
+// check that needs it fails); an unreadable store, or evidence missing on
+// an early delivery, is errEvidenceRetry (transient).
+func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, delivery int, now time.Time, in *policy.Input) error {
 	for _, raw := range r.Evidence {
 		var e contracts.EvidenceV1
 		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, now, &e); err != nil {
@@ -155,8 +159,8 @@ func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, now time.T
 		}
 		e, err := h.Evidence.Resolve(ctx, ref, now)
 		switch {
-		case errors.Is(err, evidence.ErrStore):
-			return fmt.Errorf("gate: review %s: %w", r.ReviewID, err)
+		case evidence.Retry(err, delivery):
+			return fmt.Errorf("%w: review %s: %w", errEvidenceRetry, r.ReviewID, err)
 		case err != nil:
 			in.EvidenceRejected++
 		default:

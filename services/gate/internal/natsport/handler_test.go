@@ -128,6 +128,8 @@ type world struct {
 	tamper func(w *world, stored map[string][]byte, refs []contracts.EvidenceRef)
 	// noResolver leaves the handler without an evidence resolver.
 	noResolver bool
+	// delivery is the review's delivery count (1 when zero).
+	delivery int
 }
 
 var peakCalls = 1.0
@@ -196,7 +198,7 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 		Releases: kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}, asked: &w.asked},
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
-	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: 1})
+	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: max(w.delivery, 1)})
 }
 
 // decision opens the single published decision as the deployer would.
@@ -432,7 +434,8 @@ func TestHandleResolvesEvidenceByReference(t *testing.T) {
 		failed []string
 	}{
 		{"stored and verified", func(w *world) {}, []string{}},
-		{"marker evidence missing from the store", func(w *world) {
+		{"marker evidence still missing from the store on the last tries", func(w *world) {
+			w.delivery = evidence.MissingDeliveries
 			w.tamper = func(_ *world, stored map[string][]byte, refs []contracts.EvidenceRef) { delete(stored, refs[1].Digest) }
 		}, []string{contracts.CheckDeploymentRelated}},
 		{"a sandbox-signed marker stored under the digest of evidence that had none", func(w *world) {
@@ -468,13 +471,27 @@ func TestHandleResolvesEvidenceByReference(t *testing.T) {
 		})
 	}
 
-	t.Run("store unreadable", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
-		w.byRef, w.evErr = true, errors.New("nats: timeout")
-		outs, err := w.run(t)
-		require.ErrorIs(t, err, evidence.ErrStore)
-		require.False(t, bus.IsPermanent(err), "redelivered, not dead-lettered at once")
-		require.Empty(t, outs, "nothing is decided")
-	})
+	retried := []struct {
+		name   string
+		mutate func(w *world)
+		want   error
+	}{
+		{"store unreadable", func(w *world) { w.evErr = errors.New("nats: timeout") }, evidence.ErrStore},
+		{"evidence missing on an early delivery (a replica behind the write)", func(w *world) {
+			w.delivery = evidence.MissingDeliveries - 1
+			w.tamper = func(_ *world, stored map[string][]byte, refs []contracts.EvidenceRef) { delete(stored, refs[1].Digest) }
+		}, evidence.ErrMissing},
+	}
+	for _, tc := range retried {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.byRef = true
+			tc.mutate(w)
+			outs, err := w.run(t)
+			require.ErrorIs(t, err, tc.want)
+			require.False(t, bus.IsPermanent(err), "redelivered, not dead-lettered at once")
+			require.Empty(t, outs, "nothing is decided")
+		})
+	}
 }

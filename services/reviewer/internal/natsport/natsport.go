@@ -76,9 +76,9 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	if _, err := h.Keyring.Open(rep.Alert, contracts.SubjectAlert, now, &a); err == nil {
 		src.Alert = &a
 	}
-	evs, err := h.gather(ctx, rep, now)
+	evs, err := h.gather(ctx, rep, m.Delivery, now)
 	if err != nil {
-		h.Logger.WarnContext(ctx, "evidence store unreadable; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		h.Logger.WarnContext(ctx, "evidence not readable yet; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
 	}
 	for _, ev := range evs {
@@ -108,9 +108,10 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 // gather verifies the evidence a report carries inline and resolves the
 // evidence it refers to, in that order. Evidence that is missing, does not
 // match its reference or does not verify comes back with its error (the
-// claims citing it are dropped); only an unreadable store is an error
-// (evidence.ErrStore, transient: the report is redelivered).
-func (h *Handler) gather(ctx context.Context, rep contracts.ReportV1, now time.Time) ([]review.Evidence, error) {
+// claims citing it are dropped); an unreadable store, or evidence missing on
+// an early delivery (evidence.Retry), is an error: the report is
+// redelivered.
+func (h *Handler) gather(ctx context.Context, rep contracts.ReportV1, delivery int, now time.Time) ([]review.Evidence, error) {
 	out := make([]review.Evidence, 0, len(rep.Evidence)+len(rep.EvidenceRefs))
 	for _, raw := range rep.Evidence {
 		out = append(out, verifyEvidence(h.Keyring, raw, now))
@@ -122,7 +123,7 @@ func (h *Handler) gather(ctx context.Context, rep contracts.ReportV1, now time.T
 		}
 		v, err := h.Evidence.Resolve(ctx, ref, now)
 		switch {
-		case errors.Is(err, evidence.ErrStore):
+		case evidence.Retry(err, delivery):
 			return nil, fmt.Errorf("reviewer: report %s: %w", rep.InvestigationID, err)
 		case err != nil:
 			out = append(out, review.Evidence{ID: ref.ID, Err: err.Error()})

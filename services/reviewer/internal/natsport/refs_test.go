@@ -67,10 +67,16 @@ func TestHandleReportResolvesEvidenceByReference(t *testing.T) {
 			{ID: "c2", Class: "retry_storm", Statement: "p95 rose to 2.3s", Confidence: 0.9, EvidenceIDs: []string{"ev-missing"}},
 			{ID: "c3", Class: "retry_storm", Statement: "p95 rose to 9.9s", Confidence: 0.95, EvidenceIDs: []string{"ev-swapped"}},
 		}}
-	msg := bus.Message{Data: k.seal(t, envelope.RoleInvestigator, contracts.SubjectReport, rep, 0)}
+	msg := bus.Message{Data: k.seal(t, envelope.RoleInvestigator, contracts.SubjectReport, rep, 0), Delivery: 1}
 
 	h.Evidence = evstore.NewResolver(k.ring, evidenceKV{vals: stored})
 	outs, err := h.HandleReport(context.Background(), msg)
+	require.ErrorIs(t, err, evstore.ErrMissing, "on an early delivery a missing reference may be a replica behind the write")
+	require.False(t, bus.IsPermanent(err))
+	require.Empty(t, outs)
+
+	msg.Delivery = evstore.MissingDeliveries
+	outs, err = h.HandleReport(context.Background(), msg)
 	require.NoError(t, err)
 	require.Len(t, outs, 1)
 	var rv contracts.ReviewV1
