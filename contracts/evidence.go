@@ -3,6 +3,8 @@ package contracts
 import (
 	"encoding/json"
 	"time"
+
+	"agentk/contracts/envelope"
 )
 
 // EvidenceV1 is one tool result as the sandbox recorded it. Only the sandbox
@@ -194,4 +196,22 @@ type DeploymentMarker struct {
 	At              time.Time `json:"at"`
 	TraceID         string    `json:"trace_id,omitempty"`
 	SpanID          string    `json:"span_id,omitempty"`
+}
+
+// EvidenceRef names one sandbox-signed evidence envelope without carrying
+// it: the sandbox stores every evidence envelope once, in KV agentk_evidence
+// under its Digest, and a reader fetches it, checks that the stored
+// envelope's payload hashes to Digest and carries ID, and verifies its
+// signature. A reference that is missing, does not match or does not verify
+// counts as evidence that failed verification.
+type EvidenceRef struct {
+	ID string `json:"id"`
+	// Digest is the hex sha256 of the evidence envelope's payload
+	// (envelope.Digest): the key it is stored under.
+	Digest string `json:"digest"`
+}
+
+// RefTo returns the reference to env, the sealed envelope of evidence id.
+func RefTo(id string, env envelope.Envelope) EvidenceRef {
+	return EvidenceRef{ID: id, Digest: env.Digest()}
 }

@@ -115,6 +115,11 @@ func examples() map[string]any {
 	if err := json.Unmarshal(decisionEnv, &decEnvelope); err != nil {
 		panic(err)
 	}
+	var evEnvelope envelope.Envelope
+	if err := json.Unmarshal(evidenceEnv, &evEnvelope); err != nil {
+		panic(err)
+	}
+	evidenceRef := contracts.RefTo(evidence.ID, evEnvelope)
 	deployed := goldenNow.Add(2 * time.Minute)
 	return map[string]any{
 		contracts.SubjectAlert: alert,
@@ -129,7 +134,7 @@ func examples() map[string]any {
 			Model: "scripted-honest", Claims: []contracts.Claim{claim, dropped}, Completed: true,
 			Iterations: 4, ToolCalls: 5, TokensIn: 9120, TokensOut: 640,
 			StartedAt: goldenNow, FinishedAt: goldenNow.Add(40 * time.Second),
-			Alert: alertEnv, Evidence: []json.RawMessage{evidenceEnv},
+			Alert: alertEnv, Evidence: []json.RawMessage{}, EvidenceRefs: []contracts.EvidenceRef{evidenceRef},
 		},
 		contracts.SubjectReview: contracts.ReviewV1{
 			ReviewID: "rev-01", InvestigationID: "inv-01", IncidentID: alert.IncidentID, Service: "shop-api",
@@ -137,7 +142,7 @@ func examples() map[string]any {
 			Dropped:                []contracts.DroppedClaim{{Claim: dropped, Reasons: []string{"cites no evidence"}}},
 			Best:                   &claim,
 			InvestigationCompleted: true, TokensIn: 9120, TokensOut: 640, ToolCalls: 5,
-			ReviewedAt: goldenNow.Add(41 * time.Second), Alert: alertEnv, Evidence: []json.RawMessage{evidenceEnv},
+			ReviewedAt: goldenNow.Add(41 * time.Second), Alert: alertEnv, Evidence: []json.RawMessage{}, EvidenceRefs: []contracts.EvidenceRef{evidenceRef},
 		},
 		contracts.SubjectDecision: decision,
 		contracts.SubjectApproval: contracts.ApprovalV1{

@@ -24,9 +24,9 @@ const (
 	IncompleteSigNozRejected    = "SigNoz rejected the API key"
 )
 
-// ReportV1 is an investigation's result. It carries the signed alert and the
-// sandbox-signed evidence envelopes it gathered, so the reviewer and the gate
-// can verify every input without trusting the investigator.
+// ReportV1 is an investigation's result. It carries the signed alert and
+// names the sandbox-signed evidence envelopes it gathered, so the reviewer
+// and the gate can verify every input without trusting the investigator.
 type ReportV1 struct {
 	InvestigationID string `json:"investigation_id"`
 	IncidentID      string `json:"incident_id"`
@@ -47,6 +47,14 @@ type ReportV1 struct {
 	FinishedAt       time.Time `json:"finished_at"`
 	// Alert is the ingester-signed envelope of the AlertV1 investigated.
 	Alert json.RawMessage `json:"alert"`
-	// Evidence are the sandbox-signed envelopes of every EvidenceV1 gathered.
+	// Evidence are the sandbox-signed envelopes of every EvidenceV1 gathered,
+	// carried inline: what an investigator wrote before EvidenceRefs, and
+	// what recorded reports still hold. Readers accept both.
 	Evidence []json.RawMessage `json:"evidence"`
+	// EvidenceRefs name every EvidenceV1 gathered by id and payload digest;
+	// the envelopes themselves are stored once, in KV agentk_evidence. A
+	// reader older than this field sees no evidence and fails closed
+	// (insufficient evidence): upgrade the reviewer and the gate before the
+	// investigator.
+	EvidenceRefs []EvidenceRef `json:"evidence_refs,omitempty"`
 }

@@ -31,8 +31,10 @@ type ReviewV1 struct {
 	TokensOut              int       `json:"tokens_out"`
 	ToolCalls              int       `json:"tool_calls"`
 	ReviewedAt             time.Time `json:"reviewed_at"`
-	// Alert and Evidence are passed through from the report, still signed by
-	// their producers; the gate verifies them itself.
-	Alert    json.RawMessage   `json:"alert"`
-	Evidence []json.RawMessage `json:"evidence"`
+	// Alert, Evidence and EvidenceRefs are passed through from the report,
+	// the envelopes still signed by their producers; the gate verifies them
+	// itself (fetching referenced evidence from KV agentk_evidence).
+	Alert        json.RawMessage   `json:"alert"`
+	Evidence     []json.RawMessage `json:"evidence"`
+	EvidenceRefs []EvidenceRef     `json:"evidence_refs,omitempty"`
 }

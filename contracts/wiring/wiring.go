@@ -64,6 +64,7 @@ const (
 	BucketFreezes   = "agentk_freezes"
 	BucketSpent     = "agentk_spent"
 	BucketLeases    = "agentk_leases"
+	BucketEvidence  = "agentk_evidence"
 )
 
 // Kind says how a subject travels.
@@ -148,6 +149,12 @@ var Buckets = []Bucket{
 	// replica holding it is the one that consumes approvals; the others
 	// stand by and take it over once it is no longer renewed.
 	{Name: BucketLeases, Writers: []string{RoleDeployer}},
+	// Every sandbox-signed evidence envelope (EvidenceV1), key = the hex
+	// sha256 of its payload, written once before the tool reply: reports and
+	// reviews name evidence by {id, digest} (contracts.EvidenceRef) instead of
+	// carrying it, and the reviewer and the gate fetch, verify and cache it.
+	// Content-addressed, so one revision is all a key ever has.
+	{Name: BucketEvidence, Writers: []string{RoleSandbox}, Readers: []string{RoleReviewer, RoleGate}, History: 1},
 }
 
 // DLQStream is the stream that holds dead-lettered messages; every consumer

@@ -112,10 +112,11 @@ func (w *watcher) until(tb testing.TB, incident string, within time.Duration) tr
 // ("real"), and the same bus traffic with handlers that do nothing but make
 // the same SigNoz queries against the same fake SigNoz ("bus"): the alert
 // published and consumed, each tool call's request/reply with its SigNoz
-// queries and its evidence published, the report, the review and its KV
-// write, the gate's three KV reads and the decision, every one of them with
-// the envelopes the real run sent. real/bus is what the services themselves
-// cost.
+// queries and its evidence stored (KV agentk_evidence) and published, the
+// report, the review and its KV write, the reviewer's and the gate's reads
+// of the evidence the report names, the gate's three KV reads and the
+// decision, every one of them with the envelopes the real run sent.
+// real/bus is what the services themselves cost.
 //
 //	go test -run '^$' -bench 'Pipeline$' -benchtime 30x ./e2e/bench
 func BenchmarkPipeline(b *testing.B) {
@@ -327,6 +328,29 @@ func busOnly(b *testing.B, tr trace, queries [][][]byte, signozURL string) func(
 	if err != nil {
 		b.Fatal(err)
 	}
+	stored, err := sbx.KeyValue(ctx, topology.BucketEvidence)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var named contracts.ReportV1
+	if err := json.Unmarshal(tr.report.Payload, &named); err != nil {
+		b.Fatal(err)
+	}
+	refs := make([]string, 0, len(named.EvidenceRefs))
+	for _, r := range named.EvidenceRefs {
+		refs = append(refs, r.Digest)
+	}
+	revEv, gateEv := kv(rev, topology.BucketEvidence), kv(gate, topology.BucketEvidence)
+	fetch := func(ctx context.Context, g interface {
+		Get(context.Context, string) (any, error)
+	}) error {
+		for _, d := range refs {
+			if _, err := g.Get(ctx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	releases, cooldown, freezes := kv(gate, topology.BucketReleases), kv(gate, topology.BucketCooldown), kv(gate, topology.BucketFreezes)
 
 	evidence := 0
@@ -336,6 +360,9 @@ func busOnly(b *testing.B, tr trace, queries [][][]byte, signozURL string) func(
 		}
 		ev := tr.evidence[evidence%len(tr.evidence)]
 		evidence++
+		if _, err := stored.Put(ctx, ev.Digest(), ev.Marshal()); err != nil {
+			return envelope.Envelope{}, err
+		}
 		if err := sbx.Publish(ctx, contracts.SubjectEvidence, bus.Out{Envelope: ev, MsgID: fmt.Sprintf("bench.ev.%d", evidence)}, md); err != nil {
 			return envelope.Envelope{}, err
 		}
@@ -370,12 +397,18 @@ func busOnly(b *testing.B, tr trace, queries [][][]byte, signozURL string) func(
 		return []bus.Out{{Envelope: tr.report, MsgID: "report." + id(m)}}, nil
 	})
 	router(rev, "bench_review", contracts.SubjectReport, func(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+		if err := fetch(ctx, revEv); err != nil {
+			return nil, err
+		}
 		if _, err := reports.Put(ctx, "bench", tr.review.Payload); err != nil {
 			return nil, err
 		}
 		return []bus.Out{{Envelope: tr.review, MsgID: "review." + id(m)}}, nil
 	})
 	router(gate, "bench_gate", contracts.SubjectReview, func(ctx context.Context, m bus.Message) ([]bus.Out, error) {
+		if err := fetch(ctx, gateEv); err != nil {
+			return nil, err
+		}
 		for _, g := range []interface {
 			Get(context.Context, string) (any, error)
 		}{releases, cooldown, freezes} {

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"agentk/contracts"
+	"agentk/platform/evidence"
 	"agentk/platform/service"
 	"agentk/platform/topology"
 	"agentk/services/gate/internal/config"
@@ -48,13 +49,17 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
+	evs, err := d.Bus.KeyValue(ctx, topology.BucketEvidence)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
 	tel, err := natsport.NewTelemetry(otel.GetTracerProvider(), otel.GetMeterProvider())
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	h := &natsport.Handler{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Config: cfg.Policy,
-		Cooldowns: cool, Releases: rel, Freezes: frz, Logger: log, Telemetry: tel,
+		Cooldowns: cool, Releases: rel, Freezes: frz, Evidence: evidence.NewResolver(d.Keyring, evs), Logger: log, Telemetry: tel,
 	}
 	r, err := d.Bus.NewRouter(log)
 	if err != nil {

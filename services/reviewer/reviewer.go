@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"agentk/contracts"
+	"agentk/platform/evidence"
 	"agentk/platform/service"
 	"agentk/platform/topology"
 	"agentk/services/reviewer/internal/config"
@@ -30,7 +31,12 @@ func Run(ctx context.Context, d service.Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	h := &natsport.Handler{Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Config: cfg, Reports: kv, Logger: d.Logger}
+	evs, err := d.Bus.KeyValue(ctx, topology.BucketEvidence)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	h := &natsport.Handler{Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Config: cfg, Reports: kv,
+		Evidence: evidence.NewResolver(d.Keyring, evs), Logger: d.Logger}
 	r, err := d.Bus.NewRouter(d.Logger)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStart, err)

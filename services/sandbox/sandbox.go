@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"agentk/platform/service"
+	"agentk/platform/topology"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/executor"
@@ -49,10 +50,14 @@ func Run(ctx context.Context, d service.Deps) error {
 		defer func() { _ = mc.Close() }()
 		query, fields = mc, mc
 	}
+	store, err := d.Bus.KeyValue(ctx, topology.BucketEvidence)
+	if err != nil {
+		return fmt.Errorf("%w: bucket %s (provisioned by `agentk provision`): %w", ErrStart, topology.BucketEvidence, err)
+	}
 	ex := &executor.Executor{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Logger: log,
 		Query:    query,
-		Record:   natsport.Recorder{Bus: d.Bus},
+		Record:   natsport.Recorder{Bus: d.Bus, Store: store},
 		Limits:   tools.DefaultLimits(cfg.Exclude),
 		Compact:  compact.DefaultLimits,
 		LinkBase: cfg.LinkBaseURL,

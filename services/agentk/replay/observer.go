@@ -66,11 +66,17 @@ type outcome struct {
 	action      *contracts.ActionV1
 	actions     []contracts.ActionV1
 	decisions   map[string]contracts.DecisionV1
+	// evidence is every sandbox-signed evidence seen, by payload digest:
+	// what a review's evidence_refs name.
+	evidence map[string]contracts.EvidenceV1
 }
 
 // take verifies and decodes one message into the outcome; it reports which
 // subject it was, or "" for messages it does not track.
 func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
+	if m.Subject == contracts.SubjectEvidence {
+		return "", o.takeEvidence(m, out)
+	}
 	var dst any
 	switch m.Subject {
 	case contracts.SubjectAlert:
@@ -182,7 +188,7 @@ func (f *follower) on(ctx context.Context, subj string) (bool, error) {
 	case contracts.SubjectReport:
 		r := out.report
 		p.step("investigation by %s: %d claims, %d tool calls, %d evidence records, tokens %d in / %d out, completed=%v",
-			r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.TokensIn, r.TokensOut, r.Completed)
+			r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence)+len(r.EvidenceRefs), r.TokensIn, r.TokensOut, r.Completed)
 	case contracts.SubjectReview:
 		printReview(p, out.review)
 	case contracts.SubjectDecision:
@@ -305,6 +311,20 @@ func (o *observer) stage(out *outcome) string {
 	}
 }
 
+// takeEvidence verifies one evidence message and keeps it by digest.
+func (o *observer) takeEvidence(m *nats.Msg, out *outcome) error {
+	var ev contracts.EvidenceV1
+	env, err := o.kr.Open(m.Data, m.Subject, o.now(), &ev)
+	if err != nil {
+		return fmt.Errorf("replay: observed %s failed verification: %w", m.Subject, err)
+	}
+	if out.evidence == nil {
+		out.evidence = map[string]contracts.EvidenceV1{}
+	}
+	out.evidence[env.Digest()] = ev
+	return nil
+}
+
 // fill copies the outcome into the result.
 func (out *outcome) fill(r *Result) {
 	r.Diagnosis = contracts.ClassUnknown
@@ -321,7 +341,7 @@ func (out *outcome) fill(r *Result) {
 		if rv.Best != nil {
 			r.Diagnosis, r.Confidence = rv.Best.Class, rv.Best.Confidence
 		}
-		r.UnsupportedClaims = unsupported(rv)
+		r.UnsupportedClaims = unsupported(rv, out.evidence)
 	}
 	r.Action = contracts.OutcomeNone
 	if d := out.decision; d != nil {
@@ -362,16 +382,28 @@ func (out *outcome) fill(r *Result) {
 // citing nothing, citing an id that is not among the review's own
 // sandbox-recorded evidence for this investigation, or stating a number that
 // no number token of the cited evidence holds in its unit (grounding.go).
-func unsupported(rv *contracts.ReviewV1) int {
+// Evidence the review names by reference is looked up in seen, the
+// evidence observed on the bus by digest.
+func unsupported(rv *contracts.ReviewV1, seen map[string]contracts.EvidenceV1) int {
 	tokens := map[string][]token{}
+	add := func(ev contracts.EvidenceV1) {
+		if ev.InvestigationID == rv.InvestigationID {
+			tokens[ev.ID] = evidenceTokens(ev.Compact)
+		}
+	}
 	for _, raw := range rv.Evidence {
 		e, err := envelope.Parse(raw)
 		if err != nil {
 			continue
 		}
 		var ev contracts.EvidenceV1
-		if json.Unmarshal(e.Payload, &ev) == nil && ev.InvestigationID == rv.InvestigationID {
-			tokens[ev.ID] = evidenceTokens(ev.Compact)
+		if json.Unmarshal(e.Payload, &ev) == nil {
+			add(ev)
+		}
+	}
+	for _, ref := range rv.EvidenceRefs {
+		if ev, ok := seen[ref.Digest]; ok && ev.ID == ref.ID {
+			add(ev)
 		}
 	}
 	n := 0

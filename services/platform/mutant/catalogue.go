@@ -3,9 +3,12 @@ package mutant
 import "slices"
 
 // All returns every mutant `make mutants` runs: the gate's and the reviewer's
-// (Catalogue), the deployer's, the door's (Hostile), the ingester's and the
-// sandbox's. Each list lives in its own file, beside the constants it names.
-func All() []Mutant { return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox) }
+// (Catalogue), the deployer's, the door's (Hostile), the ingester's, the
+// sandbox's and the evidence references'. Each list lives in its own file,
+// beside the constants it names.
+func All() []Mutant {
+	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Evidence)
+}
 
 // Find returns the mutant named name.
 func Find(name string) (Mutant, bool) {

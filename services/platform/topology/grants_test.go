@@ -17,12 +17,12 @@ func TestGrantsDerivedFromTheWiringTable(t *testing.T) {
 	t.Parallel()
 	want := []topology.Grant{
 		{Role: e.RoleIngester, Publish: []string{c.SubjectAlert}, Consume: []string{c.SubjectDecision}, KVWrite: []string{topology.BucketIncidents}},
-		{Role: e.RoleSandbox, Publish: []string{c.SubjectEvidence}, Serve: []string{c.SubjectToolCall}},
+		{Role: e.RoleSandbox, Publish: []string{c.SubjectEvidence}, Serve: []string{c.SubjectToolCall}, KVWrite: []string{topology.BucketEvidence}},
 		{Role: e.RoleInvestigator, Publish: []string{c.SubjectReport}, Consume: []string{c.SubjectAlert}, Request: []string{c.SubjectToolCall}},
 		{Role: e.RoleReviewer, Publish: []string{c.SubjectReview}, Consume: []string{c.SubjectReport, c.SubjectDecision, c.SubjectApproval, c.SubjectAction},
-			KVWrite: []string{topology.BucketReports}},
+			KVRead: []string{topology.BucketEvidence}, KVWrite: []string{topology.BucketReports}},
 		{Role: e.RoleGate, Publish: []string{c.SubjectDecision}, Consume: []string{c.SubjectReview},
-			KVRead: []string{topology.BucketReleases, topology.BucketCooldown, topology.BucketFreezes}},
+			KVRead: []string{topology.BucketReleases, topology.BucketCooldown, topology.BucketFreezes, topology.BucketEvidence}},
 		{Role: e.RoleBridge, Publish: []string{c.SubjectApproval}, Consume: []string{c.SubjectDecision, c.SubjectAction},
 			KVRead: []string{topology.BucketIncidents, topology.BucketReports}, KVWrite: []string{topology.BucketDecisions, topology.BucketFreezes},
 			ReadStreams: []string{topology.DLQStream}},
@@ -30,7 +30,7 @@ func TestGrantsDerivedFromTheWiringTable(t *testing.T) {
 			KVRead: []string{topology.BucketIncidents, topology.BucketFreezes}, KVWrite: []string{topology.BucketReleases, topology.BucketCooldown, topology.BucketNonces, topology.BucketSpent, topology.BucketLeases}},
 	}
 	require.Equal(t, want, topology.Grants)
-	require.Equal(t, []string{"agentk_incidents", "agentk_releases", "agentk_cooldown", "agentk_nonces", "agentk_reports", "agentk_decisions", "agentk_freezes", "agentk_spent", "agentk_leases"}, topology.Buckets)
+	require.Equal(t, []string{"agentk_incidents", "agentk_releases", "agentk_cooldown", "agentk_nonces", "agentk_reports", "agentk_decisions", "agentk_freezes", "agentk_spent", "agentk_leases", "agentk_evidence"}, topology.Buckets)
 	require.Equal(t, 64, topology.BucketHistory(topology.BucketFreezes, 5))
 	require.Equal(t, 5, topology.BucketHistory(topology.BucketReleases, 5))
 	require.Equal(t, topology.Stream{Name: "AGENTK_ALERTS", Subject: c.SubjectAlert}, topology.Streams[0])

@@ -70,6 +70,9 @@ const (
 	BucketSpent = wiring.BucketSpent
 	// BucketLeases holds the deployer's leader lease, key = the role.
 	BucketLeases = wiring.BucketLeases
+	// BucketEvidence holds every sandbox-signed evidence envelope, key = the
+	// hex sha256 of its payload.
+	BucketEvidence = wiring.BucketEvidence
 )
 
 // Buckets lists every KV bucket, in the wiring table's order.

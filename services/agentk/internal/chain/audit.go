@@ -125,8 +125,9 @@ func (a *auditor) evidenceLinks() {
 	}
 }
 
-// reviewLinks: every evidence envelope a review carried must be one the
-// sandbox recorded, byte for byte (same digest, valid signature).
+// reviewLinks: every evidence envelope a review carried, and every one it
+// names by reference, must be one the sandbox recorded (same payload
+// digest, valid signature).
 func (a *auditor) reviewLinks() {
 	a.required("review", contracts.SubjectReview)
 	for _, it := range a.by[contracts.SubjectReview] {
@@ -138,6 +139,11 @@ func (a *auditor) reviewLinks() {
 			e, err := envelope.Parse(raw)
 			if err != nil || !a.evidence[e.Digest()] {
 				bad = append(bad, Short(envelope.Digest(e.Payload)))
+			}
+		}
+		for _, ref := range r.EvidenceRefs {
+			if !a.evidence[ref.Digest] {
+				bad = append(bad, Short(ref.Digest))
 			}
 		}
 		if len(bad) > 0 && l.Problem == "" {

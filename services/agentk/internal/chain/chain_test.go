@@ -94,6 +94,13 @@ func broken(r Report) []string {
 func TestAudit(t *testing.T) {
 	t.Parallel()
 	s, kr := newSealer(t)
+	recorded, err := json.Marshal(contracts.EvidenceV1{IncidentID: "inc-1", ID: "ev-1", Tool: "service_overview"})
+	require.NoError(t, err)
+	byRef := func(digest string) func(*contracts.ReviewV1, *contracts.DecisionV1, *contracts.ApprovalV1, *contracts.ActionV1) {
+		return func(r *contracts.ReviewV1, _ *contracts.DecisionV1, _ *contracts.ApprovalV1, _ *contracts.ActionV1) {
+			r.Evidence, r.EvidenceRefs = nil, []contracts.EvidenceRef{{ID: "ev-1", Digest: digest}}
+		}
+	}
 	cases := []struct {
 		name     string
 		signer   map[string]string
@@ -108,6 +115,9 @@ func TestAudit(t *testing.T) {
 		{name: "an approval signed by the investigator names its real key", signer: map[string]string{contracts.SubjectApproval: envelope.RoleInvestigator},
 			broken: []string{"approval", "action"}, who: "signed by investigator key "},
 		{name: "a review carrying evidence nobody recorded", drop: contracts.SubjectEvidence, broken: []string{"review", "decision", "approval", "action"}},
+		{name: "a review naming recorded evidence by reference", edit: byRef(envelope.Digest(recorded))},
+		{name: "a review naming evidence nobody recorded by reference", edit: byRef(envelope.Digest([]byte("{}"))),
+			broken: []string{"review", "decision", "approval", "action"}},
 		{name: "a decision bound to another review", edit: func(_ *contracts.ReviewV1, d *contracts.DecisionV1, _ *contracts.ApprovalV1, _ *contracts.ActionV1) {
 			d.ReviewID = "rev-other"
 		}, broken: []string{"decision", "approval", "action"}},

@@ -67,7 +67,7 @@ func (f *follower) on(ctx context.Context, m *nats.Msg) error {
 			return err
 		}
 		p.step("investigation by %s: %d claims, %d tool calls, %d evidence records (from the live store), completed=%v",
-			r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence), r.Completed)
+			r.Investigator, len(r.Claims), r.ToolCalls, len(r.Evidence)+len(r.EvidenceRefs), r.Completed)
 	case contracts.SubjectReview:
 		var r contracts.ReviewV1
 		if err := openAs(kr, m, f.now, &r); err != nil {

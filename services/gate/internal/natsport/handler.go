@@ -17,6 +17,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/evidence"
 	"agentk/platform/mutant"
 	"agentk/services/gate/internal/policy"
 )
@@ -47,7 +48,11 @@ type Handler struct {
 	Cooldowns Getter
 	Releases  Getter
 	// Freezes is the KV bucket agentk_freezes (bridge-signed FreezeV1).
-	Freezes   Getter
+	Freezes Getter
+	// Evidence resolves the evidence a review refers to (KV
+	// agentk_evidence); nil resolves none, and every reference counts as
+	// rejected evidence.
+	Evidence  *evidence.Resolver
 	Logger    *slog.Logger
 	Telemetry *Telemetry
 }
@@ -55,7 +60,13 @@ type Handler struct {
 // Handle is the bus.HandlerFunc for SubjectReview.
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
-	in, err := h.Input(ctx, m.Data, now)
+	in, err := h.Input(ctx, m, now)
+	if errors.Is(err, errEvidenceRetry) {
+		// Nothing is decided on evidence the gate could not read yet: the
+		// review is redelivered, and dead-lettered after MaxDeliver.
+		h.Logger.WarnContext(ctx, "evidence not readable yet; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		return nil, err
+	}
 	if err != nil {
 		h.Logger.WarnContext(ctx, "review rejected", "subject", m.Subject, "err", err)
 		h.Telemetry.rejected(ctx)
@@ -77,12 +88,15 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 	return []bus.Out{{Envelope: env, MsgID: d.DecisionID}}, nil
 }
 
-// Input verifies a review envelope and everything it carries, reads KV, and
-// builds the policy input. Only an unverifiable review is an error; every
-// other problem becomes part of the input and fails a check.
-func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy.Input, error) {
+// Input verifies a review message and everything it carries, reads KV, and
+// builds the policy input. It uses the envelope the router parsed (the
+// review is the largest message on the path: every evidence envelope again,
+// base64 inside JSON) and parses m.Data only for a message built without it.
+// Only an unverifiable review is an error; every other problem becomes part
+// of the input and fails a check.
+func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (policy.Input, error) {
 	var r contracts.ReviewV1
-	if _, err := h.Keyring.Open(data, contracts.SubjectReview, now, &r); err != nil {
+	if err := m.Open(h.Keyring, contracts.SubjectReview, now, &r); err != nil {
 		return policy.Input{}, fmt.Errorf("%w: %w", ErrReview, err)
 	}
 	if r.ReviewID == "" || r.InvestigationID == "" {
@@ -96,13 +110,8 @@ func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy
 	} else {
 		in.Alert = &a
 	}
-	for _, raw := range r.Evidence {
-		var e contracts.EvidenceV1
-		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, now, &e); err != nil {
-			in.EvidenceRejected++
-			continue
-		}
-		in.Evidence = append(in.Evidence, e)
+	if err := h.evidence(ctx, r, m.Delivery, now, &in); err != nil {
+		return policy.Input{}, err
 	}
 
 	svc := ""
@@ -123,6 +132,42 @@ func (h *Handler) Input(ctx context.Context, data []byte, now time.Time) (policy
 	}
 	in.Freezes = h.readFreezes(ctx, svc, now)
 	return in, nil
+}
+
+// errEvidenceRetry marks a review whose evidence should be read again on a
+// later delivery (evidence.Retry).
+var errEvidenceRetry = errors.New("gate: evidence not readable yet")
+
+// evidence verifies the evidence the review carries inline and resolves the
+// evidence it refers to. Evidence that is missing, does not match its
+// reference or does not verify is counted as rejected and left out (so a
+// check that needs it fails); an unreadable store, or evidence missing on
+// an early delivery, is errEvidenceRetry (transient).
+func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, delivery int, now time.Time, in *policy.Input) error {
+	for _, raw := range r.Evidence {
+		var e contracts.EvidenceV1
+		if _, err := h.Keyring.Open(raw, contracts.SubjectEvidence, now, &e); err != nil {
+			in.EvidenceRejected++
+			continue
+		}
+		in.Evidence = append(in.Evidence, e)
+	}
+	for _, ref := range r.EvidenceRefs {
+		if h.Evidence == nil {
+			in.EvidenceRejected++
+			continue
+		}
+		e, err := h.Evidence.Resolve(ctx, ref, now)
+		switch {
+		case evidence.Retry(err, delivery):
+			return fmt.Errorf("%w: review %s: %w", errEvidenceRetry, r.ReviewID, err)
+		case err != nil:
+			in.EvidenceRejected++
+		default:
+			in.Evidence = append(in.Evidence, e)
+		}
+	}
+	return nil
 }
 
 // readFreezes reads the service's and the global freeze, each a

@@ -21,6 +21,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/evidence"
 	"agentk/services/gate/internal/natsport"
 	"agentk/services/gate/internal/policy"
 )
@@ -119,6 +120,16 @@ type world struct {
 	freezeErr error
 	telemetry *natsport.Telemetry
 	asked     []string
+	// byRef sends the evidence as references to envelopes stored in a fake
+	// agentk_evidence (unreadable with evErr); tamper, when set, edits the
+	// stored envelopes and the references before the review is sealed.
+	byRef  bool
+	evErr  error
+	tamper func(w *world, stored map[string][]byte, refs []contracts.EvidenceRef)
+	// noResolver leaves the handler without an evidence resolver.
+	noResolver bool
+	// delivery is the review's delivery count (1 when zero).
+	delivery int
 }
 
 var peakCalls = 1.0
@@ -151,8 +162,25 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	r := w.review
 	r.Alert = w.k.seal(t, w.alertAs, contracts.SubjectAlert, w.alert, at)
 	r.Evidence = nil
+	stored := map[string][]byte{}
 	for i, e := range w.evidence {
-		r.Evidence = append(r.Evidence, w.k.seal(t, w.evAs[i], contracts.SubjectEvidence, e, at))
+		raw := w.k.seal(t, w.evAs[i], contracts.SubjectEvidence, e, at)
+		if !w.byRef {
+			r.Evidence = append(r.Evidence, raw)
+			continue
+		}
+		env, err := envelope.Parse(raw)
+		require.NoError(t, err)
+		ref := contracts.RefTo(e.ID, env)
+		stored[ref.Digest] = raw
+		r.EvidenceRefs = append(r.EvidenceRefs, ref)
+	}
+	if w.tamper != nil {
+		w.tamper(w, stored, r.EvidenceRefs)
+	}
+	var evs *evidence.Resolver
+	if !w.noResolver {
+		evs = evidence.NewResolver(w.k.ring, kv{vals: stored, err: w.evErr})
 	}
 	cool := kv{vals: map[string][]byte{}, err: w.cooldErr, asked: &w.asked}
 	if w.cooldown != nil {
@@ -166,11 +194,11 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	cfg.SandboxServices = []string{svc}
 	h := &natsport.Handler{
 		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
-		Cooldowns: cool, Freezes: frz,
+		Cooldowns: cool, Freezes: frz, Evidence: evs,
 		Releases: kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}, asked: &w.asked},
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
-	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: 1})
+	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: max(w.delivery, 1)})
 }
 
 // decision opens the single published decision as the deployer would.
@@ -390,5 +418,80 @@ func TestHostileServiceNameNeverBecomesAKVKey(t *testing.T) {
 		for _, k := range w.asked {
 			require.NoError(t, bus.SafeKey(k), "the gate read an unsafe KV key of %d bytes", len(k))
 		}
+	}
+}
+
+// TestHandleResolvesEvidenceByReference: a review that names its evidence
+// by {id, digest} is decided on the envelopes stored under those digests,
+// and only on envelopes that match and verify; anything else fails the
+// checks that need the evidence, and an unreadable store decides nothing.
+func TestHandleResolvesEvidenceByReference(t *testing.T) {
+	t.Parallel()
+	noMarker := func(w *world) { w.evidence[1].Facts.DeploymentMarkers = nil }
+	cases := []struct {
+		name   string
+		mutate func(w *world)
+		failed []string
+	}{
+		{"stored and verified", func(w *world) {}, []string{}},
+		{"marker evidence still missing from the store on the last tries", func(w *world) {
+			w.delivery = evidence.MissingDeliveries
+			w.tamper = func(_ *world, stored map[string][]byte, refs []contracts.EvidenceRef) { delete(stored, refs[1].Digest) }
+		}, []string{contracts.CheckDeploymentRelated}},
+		{"a sandbox-signed marker stored under the digest of evidence that had none", func(w *world) {
+			noMarker(w)
+			w.tamper = func(w *world, stored map[string][]byte, refs []contracts.EvidenceRef) {
+				withMarker := newWorld(t).evidence[1]
+				stored[refs[1].Digest] = w.k.seal(t, envelope.RoleSandbox, contracts.SubjectEvidence, withMarker, tNow.Add(-time.Minute))
+			}
+		}, []string{contracts.CheckDeploymentRelated}},
+		{"reference names another evidence id", func(w *world) {
+			w.tamper = func(_ *world, _ map[string][]byte, refs []contracts.EvidenceRef) { refs[1].ID = "ev-9" }
+		}, []string{contracts.CheckDeploymentRelated}},
+		{"stored marker evidence signed by the investigator", func(w *world) { w.evAs[1] = envelope.RoleInvestigator },
+			[]string{contracts.CheckDeploymentRelated}},
+		{"no evidence store", func(w *world) { w.noResolver = true },
+			[]string{contracts.CheckDeploymentRelated}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.byRef = true
+			tc.mutate(w)
+			outs, err := w.run(t)
+			require.NoError(t, err)
+			d, _ := w.decision(t, outs)
+			require.Equal(t, tc.failed, d.FailedChecks, "%+v", d.Checks)
+			if len(tc.failed) > 0 {
+				require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			} else {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict)
+			}
+		})
+	}
+
+	retried := []struct {
+		name   string
+		mutate func(w *world)
+		want   error
+	}{
+		{"store unreadable", func(w *world) { w.evErr = errors.New("nats: timeout") }, evidence.ErrStore},
+		{"evidence missing on an early delivery (a replica behind the write)", func(w *world) {
+			w.delivery = evidence.MissingDeliveries - 1
+			w.tamper = func(_ *world, stored map[string][]byte, refs []contracts.EvidenceRef) { delete(stored, refs[1].Digest) }
+		}, evidence.ErrMissing},
+	}
+	for _, tc := range retried {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.byRef = true
+			tc.mutate(w)
+			outs, err := w.run(t)
+			require.ErrorIs(t, err, tc.want)
+			require.False(t, bus.IsPermanent(err), "redelivered, not dead-lettered at once")
+			require.Empty(t, outs, "nothing is decided")
+		})
 	}
 }

@@ -73,7 +73,7 @@ func investigate(t *testing.T, h http.Handler, scenario looptest.Scenario, timeo
 
 func evidenceIDs(sb *looptest.Sandbox, rep contracts.ReportV1) []string {
 	var ids []string
-	for i := range rep.Evidence {
+	for i := range rep.EvidenceRefs {
 		ids = append(ids, "ev-"+sb.Calls[i].Tool+"-"+itoa(i+1))
 	}
 	return ids

@@ -279,7 +279,7 @@ func (r *run) call(ctx, ictx context.Context, req ToolRequest, planned bool) (To
 		r.seen[key] = "evidence " + ev.ID
 		if !slices.ContainsFunc(r.state.Evidence, func(e Evidence) bool { return e.ID == ev.ID }) {
 			r.state.Evidence = append(r.state.Evidence, Evidence{EvidenceV1: ev, Envelope: reply.Envelope})
-			r.report.Evidence = append(r.report.Evidence, reply.Envelope)
+			r.report.EvidenceRefs = append(r.report.EvidenceRefs, reply.Ref)
 		}
 		return res, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/envelope"
 	"agentk/services/investigator/internal/loop"
 	"agentk/services/investigator/internal/loop/looptest"
 	"agentk/services/investigator/internal/plan"
@@ -175,7 +176,12 @@ func TestModelSeesAllEvidence(t *testing.T) {
 	require.Len(t, m.states[1].Evidence, 5, "the second turn sees the plan's evidence and its own")
 	require.Len(t, m.states[1].Turns, 1)
 	require.Equal(t, m.states[1].Evidence[4].ID, m.states[1].Turns[0].Results[0].EvidenceID)
-	require.Len(t, rep.Evidence, 5)
+	require.Len(t, rep.EvidenceRefs, 5)
+	require.Empty(t, rep.Evidence, "the report names its evidence; the sandbox stored it")
+	for i, ref := range rep.EvidenceRefs {
+		require.Equal(t, m.states[1].Evidence[i].ID, ref.ID)
+		require.Equal(t, envelope.Digest(m.states[1].Evidence[i].Envelope), ref.Digest)
+	}
 	require.Equal(t, 100+10+10+10, rep.TokensIn+rep.TokensOut)
 }
 

@@ -44,6 +44,9 @@ type Reply struct {
 	Evidence  contracts.EvidenceV1
 	// Envelope is the sandbox-signed evidence envelope, byte for byte.
 	Envelope json.RawMessage
+	// Ref names Envelope where the sandbox stored it (KV agentk_evidence):
+	// what the report carries instead of the envelope.
+	Ref contracts.EvidenceRef
 }
 
 // ToolCaller runs one tool call in the sandbox. It returns an error wrapping

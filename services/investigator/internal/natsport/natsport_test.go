@@ -155,13 +155,15 @@ func TestHandle(t *testing.T) {
 			var back contracts.AlertV1
 			_, err = k.ring.Open(rep.Alert, contracts.SubjectAlert, now(), &back)
 			require.NoError(t, err, "the alert envelope travels unchanged")
-			require.Len(t, rep.Evidence, rep.ToolCalls)
-			for _, e := range rep.Evidence {
-				var ev contracts.EvidenceV1
-				_, err := k.ring.Open(e, contracts.SubjectEvidence, now(), &ev)
-				require.NoError(t, err, "evidence envelopes travel unchanged")
-				require.Equal(t, rep.InvestigationID, ev.InvestigationID)
+			require.Empty(t, rep.Evidence, "evidence travels by reference")
+			require.Len(t, rep.EvidenceRefs, rep.ToolCalls)
+			digests := map[string]bool{}
+			for _, ref := range rep.EvidenceRefs {
+				require.NotEmpty(t, ref.ID)
+				require.Len(t, ref.Digest, 64, "the hex sha256 of the sandbox-signed payload")
+				digests[ref.Digest] = true
 			}
+			require.Len(t, digests, len(rep.EvidenceRefs))
 		})
 	}
 }

@@ -71,10 +71,11 @@ func (t Tools) Call(ctx context.Context, call contracts.ToolCallV1) (loop.Reply,
 		return loop.Reply{OK: false, Error: reply.Error, Retryable: reply.Retryable}, nil
 	}
 	var ev contracts.EvidenceV1
-	if _, err := t.Keyring.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev); err != nil {
+	eenv, err := t.Keyring.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev)
+	if err != nil {
 		return loop.Reply{}, fmt.Errorf("%w: evidence of %s: %w", loop.ErrToolUnavailable, call.CallID, err)
 	}
-	return loop.Reply{OK: true, Evidence: ev, Envelope: reply.Evidence}, nil
+	return loop.Reply{OK: true, Evidence: ev, Envelope: reply.Evidence, Ref: contracts.RefTo(ev.ID, eenv)}, nil
 }
 
 var _ loop.ToolCaller = Tools{}

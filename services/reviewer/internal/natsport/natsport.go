@@ -17,6 +17,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/evidence"
 	"agentk/services/reviewer/internal/review"
 	"agentk/services/reviewer/report"
 )
@@ -50,7 +51,10 @@ type Handler struct {
 	Now     func() time.Time
 	Config  review.Config
 	Reports Store
-	Logger  *slog.Logger
+	// Evidence resolves the evidence a report refers to (KV
+	// agentk_evidence); nil resolves none, and every reference fails.
+	Evidence *evidence.Resolver
+	Logger   *slog.Logger
 }
 
 // HandleReport is the bus.HandlerFunc for SubjectReport.
@@ -66,27 +70,31 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	}
 	in := review.Input{Now: now, Report: rep, Config: h.Config}
 	meta := rep
-	meta.Alert, meta.Evidence = nil, nil
+	meta.Alert, meta.Evidence, meta.EvidenceRefs = nil, nil, nil
 	src := report.Sources{Report: &meta}
 	var a contracts.AlertV1
 	if _, err := h.Keyring.Open(rep.Alert, contracts.SubjectAlert, now, &a); err == nil {
 		src.Alert = &a
 	}
-	for _, raw := range rep.Evidence {
-		ev := verifyEvidence(h.Keyring, raw, now)
+	evs, err := h.gather(ctx, rep, m.Delivery, now)
+	if err != nil {
+		h.Logger.WarnContext(ctx, "evidence not readable yet; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+		return nil, err
+	}
+	for _, ev := range evs {
 		in.Evidence = append(in.Evidence, ev)
 		if ev.Value != nil && ev.Value.InvestigationID == rep.InvestigationID {
 			src.Evidence = append(src.Evidence, *ev.Value)
 		}
 	}
 	rv := review.Review(in)
-	rv.Alert, rv.Evidence = rep.Alert, rep.Evidence
+	rv.Alert, rv.Evidence, rv.EvidenceRefs = rep.Alert, rep.Evidence, rep.EvidenceRefs
 	env, err := h.Signer.SealJSON(contracts.SubjectReview, rv, now, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reviewer: seal %s: %w", rv.ReviewID, err)
 	}
 	stored := rv
-	stored.Alert, stored.Evidence = nil, nil
+	stored.Alert, stored.Evidence, stored.EvidenceRefs = nil, nil, nil
 	if err := h.upsert(ctx, rep.IncidentID, func(s *report.Sources) {
 		s.Report, s.Alert, s.Evidence, s.Review = src.Report, src.Alert, src.Evidence, &stored
 	}); err != nil {
@@ -95,6 +103,35 @@ func (h *Handler) HandleReport(ctx context.Context, m bus.Message) ([]bus.Out, e
 	h.Logger.InfoContext(ctx, "review", "incident_id", rv.IncidentID, "investigation_id", rv.InvestigationID,
 		"kept", len(rv.Kept), "dropped", len(rv.Dropped), "insufficient_evidence", rv.InsufficientEvidence)
 	return []bus.Out{{Envelope: env, MsgID: rv.ReviewID, Value: &rv}}, nil
+}
+
+// gather verifies the evidence a report carries inline and resolves the
+// evidence it refers to, in that order. Evidence that is missing, does not
+// match its reference or does not verify comes back with its error (the
+// claims citing it are dropped); an unreadable store, or evidence missing on
+// an early delivery (evidence.Retry), is an error: the report is
+// redelivered.
+func (h *Handler) gather(ctx context.Context, rep contracts.ReportV1, delivery int, now time.Time) ([]review.Evidence, error) {
+	out := make([]review.Evidence, 0, len(rep.Evidence)+len(rep.EvidenceRefs))
+	for _, raw := range rep.Evidence {
+		out = append(out, verifyEvidence(h.Keyring, raw, now))
+	}
+	for _, ref := range rep.EvidenceRefs {
+		if h.Evidence == nil {
+			out = append(out, review.Evidence{ID: ref.ID, Err: "no evidence store to resolve the reference"})
+			continue
+		}
+		v, err := h.Evidence.Resolve(ctx, ref, now)
+		switch {
+		case evidence.Retry(err, delivery):
+			return nil, fmt.Errorf("reviewer: report %s: %w", rep.InvestigationID, err)
+		case err != nil:
+			out = append(out, review.Evidence{ID: ref.ID, Err: err.Error()})
+		default:
+			out = append(out, review.Evidence{ID: v.ID, Value: &v})
+		}
+	}
+	return out, nil
 }
 
 // verifyEvidence opens one evidence envelope; for one that does not verify it
@@ -115,10 +152,15 @@ func verifyEvidence(k *envelope.Keyring, raw []byte, now time.Time) review.Evide
 // openAt verifies an envelope as of its own issue time: the reviewer records
 // decisions and approvals for the report, it never acts on them, so one that
 // expired since is still part of the incident's history.
-func (h *Handler) openAt(data []byte, subject string, v any) error {
-	e, err := envelope.Parse(data)
-	if err != nil {
-		return err
+// It uses the envelope the router parsed, parsing m.Data only for a message
+// built without it.
+func (h *Handler) openAt(m bus.Message, subject string, v any) error {
+	e := m.Envelope
+	if e.Sig == nil {
+		var err error
+		if e, err = envelope.Parse(m.Data); err != nil {
+			return err
+		}
 	}
 	if err := h.Keyring.VerifyProduced(e, subject, e.Issued()); err != nil {
 		return err
@@ -129,7 +171,7 @@ func (h *Handler) openAt(data []byte, subject string, v any) error {
 // HandleDecision records a gate decision in the report.
 func (h *Handler) HandleDecision(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var d contracts.DecisionV1
-	if err := h.openAt(m.Data, contracts.SubjectDecision, &d); err != nil {
+	if err := h.openAt(m, contracts.SubjectDecision, &d); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: decision: %w", ErrRejected, err))
 	}
 	return nil, h.upsert(ctx, d.IncidentID, func(s *report.Sources) { s.Decision = &d })
@@ -138,7 +180,7 @@ func (h *Handler) HandleDecision(ctx context.Context, m bus.Message) ([]bus.Out,
 // HandleApproval records a human's answer in the report.
 func (h *Handler) HandleApproval(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var a contracts.ApprovalV1
-	if err := h.openAt(m.Data, contracts.SubjectApproval, &a); err != nil {
+	if err := h.openAt(m, contracts.SubjectApproval, &a); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: approval: %w", ErrRejected, err))
 	}
 	a.Decision = nil
@@ -148,7 +190,7 @@ func (h *Handler) HandleApproval(ctx context.Context, m bus.Message) ([]bus.Out,
 // HandleAction records what the deployer did in the report.
 func (h *Handler) HandleAction(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	var a contracts.ActionV1
-	if err := h.openAt(m.Data, contracts.SubjectAction, &a); err != nil {
+	if err := h.openAt(m, contracts.SubjectAction, &a); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: action: %w", ErrRejected, err))
 	}
 	return nil, h.upsert(ctx, a.IncidentID, func(s *report.Sources) { s.Action = &a })

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/envelope"
 	"agentk/services/investigator/internal/loop"
 )
 
@@ -74,7 +75,9 @@ func (s *Sandbox) Call(ctx context.Context, c contracts.ToolCallV1) (loop.Reply,
 	if err != nil {
 		return loop.Reply{}, err
 	}
-	return loop.Reply{OK: true, Evidence: ev, Envelope: env}, nil
+	// Not an envelope (this fake signs nothing): the reference names its
+	// bytes' digest, as the sandbox's names its payload's.
+	return loop.Reply{OK: true, Evidence: ev, Envelope: env, Ref: contracts.EvidenceRef{ID: ev.ID, Digest: envelope.Digest(env)}}, nil
 }
 
 // Count returns how many calls were made.

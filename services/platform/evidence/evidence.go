@@ -1,0 +1,163 @@
+// Package evidence stores sandbox-signed evidence envelopes once and
+// resolves references to them (contracts.EvidenceRef): a report or a review
+// names its evidence by id and digest, and each reader fetches an envelope
+// from KV agentk_evidence, checks it against the reference, verifies its
+// signature, and keeps it for the rest of the process. A reference that
+// cannot be resolved fails closed: the caller treats it as evidence that did
+// not verify.
+package evidence
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"agentk/contracts"
+	"agentk/contracts/envelope"
+	"agentk/platform/mutant"
+)
+
+// Errors returned by Resolve. ErrStore is transient (the bucket could not be
+// read: retry the message); every other error is final for that reference.
+var (
+	ErrRef      = errors.New("evidence: malformed reference")
+	ErrMissing  = errors.New("evidence: referenced evidence is not stored")
+	ErrMismatch = errors.New("evidence: stored envelope does not match its reference")
+	ErrStore    = errors.New("evidence: store unreadable")
+)
+
+// MissingDeliveries is the delivery of a message from which a reference
+// found missing fails closed; on an earlier delivery it is retried, because
+// a replica of a clustered bucket may answer a read before it has the
+// sandbox's write (direct gets are served by any replica).
+const MissingDeliveries = 3
+
+// Retry reports whether a message whose evidence failed to resolve with err
+// on its delivery-th delivery should be redelivered rather than decided
+// on: always for an unreadable store, and for missing evidence before
+// MissingDeliveries. Every other failure is final.
+func Retry(err error, delivery int) bool {
+	return errors.Is(err, ErrStore) || errors.Is(err, ErrMissing) && delivery < MissingDeliveries
+}
+
+// Getter is the part of a jetstream.KeyValue a Resolver reads.
+type Getter interface {
+	Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error)
+}
+
+// Putter is the part of a jetstream.KeyValue the sandbox writes with.
+type Putter interface {
+	Create(ctx context.Context, key string, value []byte, opts ...jetstream.KVCreateOpt) (uint64, error)
+}
+
+// Store writes env, the sealed envelope of evidence id, under its digest
+// and returns the reference to it. Storing the same envelope again is not
+// an error: the key is its content.
+func Store(ctx context.Context, kv Putter, id string, env envelope.Envelope) (contracts.EvidenceRef, error) {
+	ref := contracts.RefTo(id, env)
+	if _, err := kv.Create(ctx, ref.Digest, env.Marshal()); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return ref, fmt.Errorf("%w: store %s: %w", ErrStore, id, err)
+	}
+	return ref, nil
+}
+
+// maxCached bounds the envelopes a Resolver keeps; past it, the cache
+// starts again empty.
+const maxCached = 4096
+
+// Resolver fetches, checks and verifies referenced evidence, once per
+// digest for the life of the process. Build one per service and share it.
+type Resolver struct {
+	keyring *envelope.Keyring
+	kv      Getter
+
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+// cached is one envelope that matched its digest and whose signature held,
+// with its payload decoded.
+type cached struct {
+	env envelope.Envelope
+	ev  contracts.EvidenceV1
+}
+
+// NewResolver returns a Resolver reading kv (KV agentk_evidence) and
+// verifying with keyring.
+func NewResolver(keyring *envelope.Keyring, kv Getter) *Resolver {
+	return &Resolver{keyring: keyring, kv: kv, cache: map[string]cached{}}
+}
+
+// Resolve returns the evidence ref names, verified as of now: the stored
+// envelope's payload hashes to ref.Digest, names ref.ID, and is signed by
+// the sandbox. It returns ErrRef for a reference that is not a digest,
+// ErrMissing when nothing is stored under it, ErrMismatch when what is
+// stored does not match it, an envelope error when it does not verify, and
+// ErrStore (transient) when the bucket cannot be read. The value is shared
+// with later callers: do not modify it.
+func (r *Resolver) Resolve(ctx context.Context, ref contracts.EvidenceRef, now time.Time) (contracts.EvidenceV1, error) {
+	if b, err := hex.DecodeString(ref.Digest); err != nil || len(b) != 32 {
+		return contracts.EvidenceV1{}, fmt.Errorf("%w: digest %q of %s", ErrRef, ref.Digest, ref.ID)
+	}
+	r.mu.Lock()
+	c, ok := r.cache[ref.Digest]
+	r.mu.Unlock()
+	if !ok {
+		var err error
+		if c, err = r.fetch(ctx, ref); err != nil {
+			return contracts.EvidenceV1{}, err
+		}
+	}
+	// Key, role, subject and time are checked on every use, as Open does;
+	// the signature itself the keyring remembers.
+	if err := r.keyring.VerifyProduced(c.env, contracts.SubjectEvidence, now); err != nil {
+		return contracts.EvidenceV1{}, err
+	}
+	if c.ev.ID != ref.ID {
+		return contracts.EvidenceV1{}, fmt.Errorf("%w: %s is stored as evidence %q", ErrMismatch, ref.ID, c.ev.ID)
+	}
+	if !ok {
+		r.keep(ref.Digest, c)
+	}
+	return c.ev, nil
+}
+
+// fetch reads the envelope stored under ref's digest and checks that it is
+// the one ref names; its signature is verified by the caller.
+func (r *Resolver) fetch(ctx context.Context, ref contracts.EvidenceRef) (cached, error) {
+	e, err := r.kv.Get(ctx, ref.Digest)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return cached{}, fmt.Errorf("%w: %s (%s)", ErrMissing, ref.ID, ref.Digest)
+	case err != nil:
+		return cached{}, fmt.Errorf("%w: %s: %w", ErrStore, ref.ID, err)
+	}
+	env, err := envelope.Parse(e.Value())
+	if err != nil {
+		return cached{}, fmt.Errorf("%w: %s: %w", ErrMismatch, ref.ID, err)
+	}
+	if got := env.Digest(); got != ref.Digest && !mutant.Off(mutant.EvidenceRefDigest) {
+		return cached{}, fmt.Errorf("%w: %s: payload digest %s, reference %s", ErrMismatch, ref.ID, got, ref.Digest)
+	}
+	c := cached{env: env}
+	if err := json.Unmarshal(env.Payload, &c.ev); err != nil {
+		return cached{}, fmt.Errorf("%w: payload of %s: %v", envelope.ErrMalformed, ref.ID, err)
+	}
+	return c, nil
+}
+
+// keep remembers c under digest.
+func (r *Resolver) keep(digest string, c cached) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.cache) >= maxCached {
+		r.cache = make(map[string]cached, 64)
+	}
+	r.cache[digest] = c
+}
