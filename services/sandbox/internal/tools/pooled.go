@@ -53,7 +53,7 @@ func (o *onsetSearch) pooled() (Onset, bool) {
 		At: &at, Signal: "error_rate", Pooled: true, BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95),
 		ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),
 		BaselineFrom: base.from, BaselineMinutes: base.minutes, BaselineRequests: base.requests, BucketMinutes: o.w,
-		Reason: fmt.Sprintf("error_rate rose at %s: %s errors in %s sampled requests from there on, the baseline error rate %s, 2·ΔlogL %s (no bucket of %d min left the margins; baseline %d min, %s sampled requests)",
+		Reason: fmt.Sprintf("error_rate rose at %s: %s errors in %s sampled requests from there on, the baseline error rate %s, 2·ΔlogL %s (pooled: no departure of %d-min buckets under way by the alert began earlier; baseline %d min, %s sampled requests)",
 			at.Format(time.RFC3339), fmtF(errs), fmtF(req), fmtF(round(base.errRate)), fmtF(round(lr)), o.w, base.minutes, fmtF(base.requests)),
 	}, true
 }
