@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -91,7 +92,7 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 // hold too few failures to move it soundly (with its start a bucket before
 // a margins' departure found later, it would move past that departure).
 func RefineOnset(on Onset, marks []spanMark) Onset {
-	if on.At == nil || on.Pooled {
+	if on.At == nil || (on.Pooled && !mutant.Off(mutant.SandboxPooledUnrefined)) {
 		return on
 	}
 	from := splitMarks(marks)
