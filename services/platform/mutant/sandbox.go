@@ -8,6 +8,9 @@ const (
 	// SandboxFieldsExclude is field discovery's dropping of the pipeline's
 	// own service names from the values it lists.
 	SandboxFieldsExclude = "sandbox.fields_exclude"
+	// SandboxPooledUnrefined is the onset refinement's leaving a pooled
+	// onset as it is (refined, it can move past the margins' own onset).
+	SandboxPooledUnrefined = "sandbox.pooled_unrefined"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -16,4 +19,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestCallRefusesToolsOutsideTheAllowlist"},
 	{Name: SandboxFieldsExclude, Check: "field discovery never lists the pipeline's own service names",
 		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
+	{Name: SandboxPooledUnrefined, Check: "a pooled onset is not moved later by the refinement inside its bucket",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRefineLeavesPooledOnsets"},
 }

@@ -455,14 +455,7 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 		lines = append(lines, fmt.Sprintf("baseline (from %s, %d min with traffic, %s sampled requests, %d-minute buckets): error_rate %s, p95_ms %s",
 			on.BaselineFrom.Format(time.RFC3339), on.BaselineMinutes, fmtF(on.BaselineRequests), on.BucketMinutes, fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
 	}
-	if on.At != nil {
-		lines = append(lines, fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain))
-		if on.Refined != "" {
-			lines = append(lines, "onset "+on.Refined)
-		}
-	} else {
-		lines = append(lines, "onset: none found ("+on.Reason+")")
-	}
+	lines = append(lines, onsetLines(on)...)
 	if f.TrafficRatio != nil {
 		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
 	}
@@ -522,4 +515,19 @@ func perMinute(all, errs signoz.Response) ([]Minute, error) {
 	out := by["all"]
 	slices.SortFunc(out, func(x, y Minute) int { return x.At.Compare(y.At) })
 	return out, nil
+}
+
+// onsetLines say where the onset is and how it was found, or why none was.
+func onsetLines(on Onset) []string {
+	switch {
+	case on.At == nil:
+		return []string{"onset: none found (" + on.Reason + ")"}
+	case on.Pooled:
+		return []string{fmt.Sprintf("onset: %s (%s; pooled: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
+	}
+	lines := []string{fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain)}
+	if on.Refined != "" {
+		lines = append(lines, "onset "+on.Refined)
+	}
+	return lines
 }

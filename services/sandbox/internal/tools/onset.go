@@ -78,6 +78,9 @@ type Onset struct {
 	Short bool
 	// Reason explains the outcome in one sentence of plain words.
 	Reason string
+	// Pooled is set when the onset is the significant split of a sparse
+	// error series (onsetSearch.pooled), not a departure from the margins.
+	Pooled bool
 	// Refined says, when RefineOnset moved At later inside its bucket, from
 	// where and why.
 	Refined string
@@ -305,7 +308,18 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 			i = stop - 1
 			continue
 		}
-		return o.place(i, first, d)
+		on := o.place(i, first, d)
+		// A weak regression too sparse for any bucket to leave the
+		// margins may have begun before the departure found (one that
+		// begins after the alert did not fire it): the pooled test's
+		// onset, where it is earlier.
+		if p, ok := o.pooled(); ok && on.At != nil && p.At.Before(*on.At) {
+			return p
+		}
+		return on
+	}
+	if on, ok := o.pooled(); ok {
+		return on
 	}
 	base := baselineOf(o.backward(alertAt), m)
 	return Onset{BaselineErrorRate: base.errRate, BaselineP95Ms: nanZero(base.p95), ErrorThreshold: base.errThr, P95ThresholdMs: infZero(base.p95Thr),

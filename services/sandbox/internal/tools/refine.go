@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -85,8 +86,13 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 // accepted that the regression began earlier. With no span off, on is
 // returned as it is. The result is never earlier than on.At nor later than
 // that first failing span, and Refined says what moved it.
+//
+// A pooled onset (Onset.Pooled) is returned as it is: it is the split of a
+// sparse error series, placed already, and the spans of its first buckets
+// hold too few failures to move it soundly (with its start a bucket before
+// a margins' departure found later, it would move past that departure).
 func RefineOnset(on Onset, marks []spanMark) Onset {
-	if on.At == nil {
+	if on.At == nil || (on.Pooled && !mutant.Off(mutant.SandboxPooledUnrefined)) {
 		return on
 	}
 	from := splitMarks(marks)
