@@ -176,3 +176,31 @@ func TestRefineLeavesPooledOnsets(t *testing.T) {
 	on.Pooled = false
 	require.True(t, RefineOnset(on, marks).At.After(at.Add(2*time.Minute)), "the same spans move an onset of the margins")
 }
+
+// TestPooledOnsetLeavesADepartureUnderWay: a departure of the margins under
+// way by the alert stands, even where the pooled split finds an earlier,
+// significant stretch of a higher error rate. The shape is the metamorphic
+// failure s18-w033-traffic-surge-quote-engine extended with 6 hours of
+// history: the history's error rate is lower than the recording's, the
+// pooled split put the onset 2 h 10 min early and the rules' diagnosis
+// changed from traffic_surge to unknown.
+func TestPooledOnsetLeavesADepartureUnderWay(t *testing.T) {
+	t.Parallel()
+	alert := time.Date(2026, 11, 2, 11, 46, 54, 0, time.UTC)
+	var ms []Minute
+	for at, k := alert.Add(-8*time.Hour).Truncate(time.Minute), 0; at.Before(alert); at, k = at.Add(time.Minute), k+1 {
+		x := Minute{At: at, Requests: 20, P95Ms: 120}
+		recorded := !at.Before(alert.Add(-75 * time.Minute))
+		if recorded && k%8 == 0 || !recorded && k%100 == 0 {
+			x.Errors = 1 // 0.6% of requests in the recording, 0.05% before it
+		}
+		if !at.Before(alert.Add(-11 * time.Minute)) {
+			x.P95Ms = 900
+		}
+		ms = append(ms, x)
+	}
+	o := FindOnset(ms, alert, DefaultMargins)
+	require.NotNil(t, o.At, o.Reason)
+	require.False(t, o.Pooled, o.Reason)
+	require.WithinDuration(t, alert.Add(-11*time.Minute), *o.At, 2*time.Minute, o.Reason)
+}
