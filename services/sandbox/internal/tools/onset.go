@@ -540,31 +540,10 @@ func splitPoint(active []Minute, alertAt time.Time, sig string) int {
 // splitErrors is the split of the binomial likelihood ratio of errors with
 // the higher rate after it, or -1.
 func splitErrors(active []Minute) int {
-	var totReq, totErr float64
-	for _, x := range active {
-		totReq += x.Requests
-		totErr += x.Errors
+	if len(active) == 0 {
+		return -1
 	}
-	ll := func(e, r float64) float64 {
-		if r == 0 || e == 0 || e == r {
-			return 0
-		}
-		p := e / r
-		return e*math.Log(p) + (r-e)*math.Log(1-p)
-	}
-	best, at := 0.0, -1
-	var req, errs float64
-	for s := 1; s < len(active); s++ {
-		req += active[s-1].Requests
-		errs += active[s-1].Errors
-		r2, e2 := totReq-req, totErr-errs
-		if r2 == 0 || req == 0 || e2/r2 <= errs/req {
-			continue
-		}
-		if v := ll(errs, req) + ll(e2, r2) - ll(totErr, totReq); v > best {
-			best, at = v, s
-		}
-	}
+	at, _ := bestErrorSplit(active, active[len(active)-1].At)
 	return at
 }
 
