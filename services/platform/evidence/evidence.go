@@ -128,6 +128,37 @@ func (r *Resolver) Resolve(ctx context.Context, ref contracts.EvidenceRef, now t
 	return c.ev, nil
 }
 
+// Resolved is one reference's outcome in ResolveAll: Err is set (final: the
+// evidence counts as rejected) or Value is the verified evidence.
+type Resolved struct {
+	ID    string
+	Value contracts.EvidenceV1
+	Err   error
+}
+
+// ErrNoResolver is every reference's outcome when there is no Resolver.
+var ErrNoResolver = errors.New("evidence: no evidence store to resolve the reference")
+
+// ResolveAll resolves refs for a message on its delivery-th delivery, one
+// outcome a reference, in order. It returns an error instead, wrapping the
+// reference's, when a failure should be retried (Retry): nothing is decided
+// on such a message. A nil Resolver rejects every reference.
+func (r *Resolver) ResolveAll(ctx context.Context, refs []contracts.EvidenceRef, delivery int, now time.Time) ([]Resolved, error) {
+	out := make([]Resolved, 0, len(refs))
+	for _, ref := range refs {
+		if r == nil {
+			out = append(out, Resolved{ID: ref.ID, Err: ErrNoResolver})
+			continue
+		}
+		v, err := r.Resolve(ctx, ref, now)
+		if Retry(err, delivery) {
+			return nil, fmt.Errorf("evidence %s: %w", ref.ID, err)
+		}
+		out = append(out, Resolved{ID: ref.ID, Value: v, Err: err})
+	}
+	return out, nil
+}
+
 // fetch reads the envelope stored under ref's digest and checks that it is
 // the one ref names; its signature is verified by the caller.
 func (r *Resolver) fetch(ctx context.Context, ref contracts.EvidenceRef) (cached, error) {

@@ -152,20 +152,16 @@ func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, delivery i
 		}
 		in.Evidence = append(in.Evidence, e)
 	}
-	for _, ref := range r.EvidenceRefs {
-		if h.Evidence == nil {
+	resolved, err := h.Evidence.ResolveAll(ctx, r.EvidenceRefs, delivery, now)
+	if err != nil {
+		return fmt.Errorf("%w: review %s: %w", errEvidenceRetry, r.ReviewID, err)
+	}
+	for _, e := range resolved {
+		if e.Err != nil {
 			in.EvidenceRejected++
 			continue
 		}
-		e, err := h.Evidence.Resolve(ctx, ref, now)
-		switch {
-		case evidence.Retry(err, delivery):
-			return fmt.Errorf("%w: review %s: %w", errEvidenceRetry, r.ReviewID, err)
-		case err != nil:
-			in.EvidenceRejected++
-		default:
-			in.Evidence = append(in.Evidence, e)
-		}
+		in.Evidence = append(in.Evidence, e.Value)
 	}
 	return nil
 }

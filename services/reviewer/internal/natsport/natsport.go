@@ -116,20 +116,16 @@ func (h *Handler) gather(ctx context.Context, rep contracts.ReportV1, delivery i
 	for _, raw := range rep.Evidence {
 		out = append(out, verifyEvidence(h.Keyring, raw, now))
 	}
-	for _, ref := range rep.EvidenceRefs {
-		if h.Evidence == nil {
-			out = append(out, review.Evidence{ID: ref.ID, Err: "no evidence store to resolve the reference"})
+	resolved, err := h.Evidence.ResolveAll(ctx, rep.EvidenceRefs, delivery, now)
+	if err != nil {
+		return nil, fmt.Errorf("reviewer: report %s: %w", rep.InvestigationID, err)
+	}
+	for _, e := range resolved {
+		if e.Err != nil {
+			out = append(out, review.Evidence{ID: e.ID, Err: e.Err.Error()})
 			continue
 		}
-		v, err := h.Evidence.Resolve(ctx, ref, now)
-		switch {
-		case evidence.Retry(err, delivery):
-			return nil, fmt.Errorf("reviewer: report %s: %w", rep.InvestigationID, err)
-		case err != nil:
-			out = append(out, review.Evidence{ID: ref.ID, Err: err.Error()})
-		default:
-			out = append(out, review.Evidence{ID: v.ID, Value: &v})
-		}
+		out = append(out, review.Evidence{ID: e.Value.ID, Value: &e.Value})
 	}
 	return out, nil
 }
