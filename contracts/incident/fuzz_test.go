@@ -94,7 +94,7 @@ func FuzzPlainString(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, r []byte) {
-		got, ok := plainString(r)
+		got, ok := PlainString(r)
 		if !ok || !json.Valid(r) {
 			return
 		}

@@ -50,7 +50,7 @@ func (d *lineDecoder) str(field string, required bool) string {
 		}
 		return ""
 	}
-	s, ok := plainString(r)
+	s, ok := PlainString(r)
 	if !ok && json.Unmarshal(r, &s) != nil {
 		d.fail(field, "not a string")
 		return ""
@@ -170,10 +170,10 @@ func (d *lineDecoder) resource() map[string]string {
 	return out
 }
 
-// plainString reads a JSON string literal that holds no escape and is valid
+// PlainString reads a JSON string literal that holds no escape and is valid
 // UTF-8 without the decoder: its bytes between the quotes are the string.
 // The line it came from was validated whole by json.Unmarshal already.
-func plainString(r []byte) (string, bool) {
+func PlainString(r []byte) (string, bool) {
 	if len(r) < 2 || r[0] != '"' || r[len(r)-1] != '"' {
 		return "", false
 	}
@@ -185,7 +185,7 @@ func plainString(r []byte) (string, bool) {
 }
 
 func stringify(v json.RawMessage) string {
-	if s, ok := plainString(v); ok {
+	if s, ok := PlainString(v); ok {
 		return s
 	}
 	var s string

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"agentk/contracts/incident"
 )
@@ -158,9 +157,8 @@ func scalar(raw []byte) (v any, ok bool) {
 		return nil, true
 	case s == "true" || s == "false":
 		return s == "true", true
-	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"':
-		in := s[1 : len(s)-1]
-		if strings.IndexByte(in, '\\') < 0 && utf8.ValidString(in) {
+	case len(s) >= 2 && s[0] == '"':
+		if in, ok := incident.PlainString(raw); ok {
 			return in, true
 		}
 	case len(s) > 0 && (s[0] == '-' || '0' <= s[0] && s[0] <= '9'):
