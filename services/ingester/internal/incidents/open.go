@@ -122,7 +122,7 @@ func (x *Index) reopenKey(ctx context.Context, key, id string) (createErr, getEr
 	return createErr, <-got
 }
 
-// prepare is a encoded, and sealed when the publisher can seal ahead.
+// prepare encodes a, and seals it when the publisher can seal ahead (Preparer).
 func (x *Index) prepare(a contracts.AlertV1) (Alert, error) {
 	b, err := json.Marshal(a)
 	if err != nil {
