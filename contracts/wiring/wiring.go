@@ -125,6 +125,11 @@ type Bucket struct {
 	// History is how many revisions per key it keeps; 0 is the provisioned
 	// default.
 	History int
+	// Expires is true when a key lives only as long as the streams keep
+	// their messages (the provisioned MaxAge, 30 days by default): the key
+	// serves messages of that age and no older. False keeps keys until they
+	// are deleted.
+	Expires bool
 }
 
 // Buckets is the KV bucket table.
@@ -153,8 +158,10 @@ var Buckets = []Bucket{
 	// sha256 of its payload, written once before the tool reply: reports and
 	// reviews name evidence by {id, digest} (contracts.EvidenceRef) instead of
 	// carrying it, and the reviewer and the gate fetch, verify and cache it.
-	// Content-addressed, so one revision is all a key ever has.
-	{Name: BucketEvidence, Writers: []string{RoleSandbox}, Readers: []string{RoleReviewer, RoleGate}, History: 1},
+	// Content-addressed, so one revision is all a key ever has. A key is
+	// read only for a report or review still on its stream, so it expires
+	// with the streams' messages: the bucket does not grow without bound.
+	{Name: BucketEvidence, Writers: []string{RoleSandbox}, Readers: []string{RoleReviewer, RoleGate}, History: 1, Expires: true},
 }
 
 // DLQStream is the stream that holds dead-lettered messages; every consumer

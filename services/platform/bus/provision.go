@@ -77,6 +77,21 @@ func StreamConfigs(p ProvisionConfig) []jetstream.StreamConfig {
 	return append(out, mk(topology.DLQStream, "agentk dead letters", topology.DLQPrefix+">"))
 }
 
+// BucketConfig returns the configuration Provision applies to bucket: the
+// wiring table's history (else cfg's), and, for a bucket whose keys expire
+// with the streams' messages (topology.BucketExpires), cfg's MaxAge as TTL.
+func BucketConfig(bucket string, cfg ProvisionConfig) jetstream.KeyValueConfig {
+	cfg = cfg.withDefaults()
+	kc := jetstream.KeyValueConfig{
+		Bucket: bucket, Description: "agentk " + bucket, History: uint8(min(topology.BucketHistory(bucket, cfg.KVHistory), 64)),
+		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
+	}
+	if topology.BucketExpires(bucket) {
+		kc.TTL = cfg.MaxAge
+	}
+	return kc
+}
+
 // Provision creates or updates every stream and KV bucket of the fabric with
 // CreateOrUpdateStream / CreateOrUpdateKeyValue. It is idempotent and must run
 // with the admin connection before services start. It returns ErrProvision
@@ -90,10 +105,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg ProvisionConfig)
 		}
 	}
 	for _, b := range topology.Buckets {
-		_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: b, Description: "agentk " + b, History: uint8(min(topology.BucketHistory(b, cfg.KVHistory), 64)),
-			Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
-		})
+		_, err := js.CreateOrUpdateKeyValue(ctx, BucketConfig(b, cfg))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: bucket %s: %w", ErrProvision, b, err))
 		}

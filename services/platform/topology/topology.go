@@ -98,6 +98,17 @@ func BucketHistory(bucket string, def int) int {
 	return def
 }
 
+// BucketExpires reports whether bucket's keys expire with the streams'
+// messages (the wiring table's Expires).
+func BucketExpires(bucket string) bool {
+	for _, b := range wiring.Buckets {
+		if b.Name == bucket {
+			return b.Expires
+		}
+	}
+	return false
+}
+
 // RoleAdmin is the provisioning identity. It is not an envelope role: it signs
 // nothing and only creates streams and buckets.
 const RoleAdmin = "admin"

@@ -1,0 +1,66 @@
+package bus_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"agentk/platform/bus"
+	"agentk/platform/topology"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestProvisionedBucketsExpire holds the evidence bucket to the streams'
+// retention (a key is read only for a report or review still on its stream,
+// so the bucket does not grow without bound) and every other bucket to none:
+// a spent decision, a nonce or a freeze that expired would be a safety
+// check forgotten.
+func TestProvisionedBucketsExpire(t *testing.T) {
+	t.Parallel()
+	f := startFabric(t, bus.Config{})
+	js := admin(t, f).JetStream()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, b := range topology.Buckets {
+		kv, err := js.KeyValue(ctx, b)
+		require.NoError(t, err, b)
+		st, err := kv.Status(ctx)
+		require.NoError(t, err, b)
+		want := time.Duration(0)
+		if b == topology.BucketEvidence {
+			want = 30 * 24 * time.Hour
+		}
+		require.Equal(t, want, st.TTL(), b)
+	}
+}
+
+// TestBucketConfigTakesTheStreamsMaxAge: an operator who keeps messages 2
+// days keeps evidence 2 days, no longer.
+func TestBucketConfigTakesTheStreamsMaxAge(t *testing.T) {
+	t.Parallel()
+	cfg := bus.ProvisionConfig{MaxAge: 48 * time.Hour}
+	require.Equal(t, 48*time.Hour, bus.BucketConfig(topology.BucketEvidence, cfg).TTL)
+	require.Zero(t, bus.BucketConfig(topology.BucketSpent, cfg).TTL)
+	require.Equal(t, uint8(1), bus.BucketConfig(topology.BucketEvidence, cfg).History)
+}
+
+// TestProvisionGivesAnOlderBucketItsTTL: a fabric provisioned before the
+// evidence bucket expired gets the TTL from the next `agentk provision`.
+func TestProvisionGivesAnOlderBucketItsTTL(t *testing.T) {
+	t.Parallel()
+	f := startFabric(t, bus.Config{})
+	js := admin(t, f).JetStream()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	older := bus.BucketConfig(topology.BucketEvidence, bus.ProvisionConfig{})
+	older.TTL = 0
+	_, err := js.UpdateKeyValue(ctx, older)
+	require.NoError(t, err)
+	require.NoError(t, bus.Provision(ctx, js, bus.ProvisionConfig{MaxAge: 72 * time.Hour}))
+	kv, err := js.KeyValue(ctx, topology.BucketEvidence)
+	require.NoError(t, err)
+	st, err := kv.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 72*time.Hour, st.TTL())
+}
