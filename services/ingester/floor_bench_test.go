@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -48,15 +51,18 @@ func newFloorWrites(b *testing.B, r *running, run, n int, t0 time.Time) []floorW
 	return out
 }
 
-// BenchmarkStoreFloor measures the JetStream writes of a new incident alone,
-// through the ingester's own adapters, with no HTTP, no decoding and no
-// sealing (all done before the timer): the index key, then the record and
-// the sealed alert sent together and awaited together. It is the floor under
-// BenchmarkIngest's new-incident figures: what two dependent round trips and
-// three stores cost, beside a raw publish of one sealed alert in the same run.
+// BenchmarkFloor measures, beside a raw publish of one sealed alert in the
+// same run, the two parts of a new incident that no code of the ingester
+// can make cheaper: its JetStream writes alone, through the ingester's own
+// adapters, with no HTTP, no decoding and no sealing (all done before the
+// timer): the index key, then the record and the sealed alert sent together
+// and awaited together (two dependent round trips, three stores); and an
+// HTTP exchange of the same webhook body, by the same client, with a handler
+// that only reads the body and answers. They are the floor under
+// BenchmarkIngest's new-incident figures.
 //
-//	go test -run '^$' -bench StoreFloor -benchtime 2000x ./services/ingester
-func BenchmarkStoreFloor(b *testing.B) {
+//	go test -run '^$' -bench Floor -benchtime 2000x ./services/ingester
+func BenchmarkFloor(b *testing.B) {
 	f := embedded(b)
 	r := start(b, f, nil, nil)
 	defer r.stop()
@@ -115,6 +121,36 @@ func BenchmarkStoreFloor(b *testing.B) {
 		reportCPU(b, cpu0)
 	})
 
+	b.Run("http_exchange", func(b *testing.B) {
+		url := nopServer(b)
+		body := stormBody("floor-http", 0, 1, t0)
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for range b.N {
+			s := time.Now()
+			if code, out := post(b, url, body); code != http.StatusOK {
+				b.Fatalf("status %d: %s", code, out)
+			}
+			lat = append(lat, time.Since(s))
+		}
+		b.StopTimer()
+		reportLatency(b, lat)
+	})
+
+	b.Run("http_exchange_8_senders", func(b *testing.B) {
+		url := nopServer(b)
+		body := stormBody("floor-http8", 0, 1, t0)
+		b.ResetTimer()
+		s, cpu0 := time.Now(), cpuTime()
+		fanOut(make([]struct{}, b.N), func(struct{}) {
+			if code, out := post(b, url, body); code != http.StatusOK {
+				b.Errorf("status %d: %s", code, out)
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(s).Seconds(), "alerts/s")
+		reportCPU(b, cpu0)
+	})
+
 	b.Run("raw_jetstream_publish_8_senders", func(b *testing.B) {
 		run++
 		env := sealed(b, r, fmt.Sprintf("floor-raw8-%d", run), t0)
@@ -148,4 +184,24 @@ func BenchmarkStoreFloor(b *testing.B) {
 		b.StopTimer()
 		reportLatency(b, lat)
 	})
+}
+
+// nopServer serves, until the benchmark ends, a handler that reads the body
+// and answers as the webhook does for one new incident, with the ingester's
+// server settings; it returns the webhook's URL.
+func nopServer(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := []byte(`{"received":1,"alerts":[{"incident_id":"inc-floor-http-0123456789abcdef","outcome":"opened","service":"floor-http"}]}` + "\n")
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(answer)
+		})}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
 }
