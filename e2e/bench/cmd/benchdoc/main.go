@@ -132,6 +132,7 @@ func table(bs map[string]*Bench) []Row {
 	}
 	var rows []Row
 	rows = append(rows, ingestRows(get, num)...)
+	rows = append(rows, floorRows(get, num)...)
 	rows = append(rows, stormRow(get, num))
 	rows = append(rows, pipelineRows(get, num)...)
 	rows = append(rows, scaleOutRow(get, num))
@@ -374,4 +375,34 @@ func ingestRows(get func(name, unit string) (float64, bool), num func(float64) s
 		row.Baseline += fmt.Sprintf(", %s µs of CPU a publish", num(rc))
 	}
 	return append(rows, row)
+}
+
+// floorRows are BenchmarkFloor's figures, the floor under the new-incident
+// ingest figures: the JetStream writes of a new incident alone (and an HTTP
+// exchange of the same body alone), each beside a raw publish of the same
+// benchmark.
+func floorRows(get func(name, unit string) (float64, bool), num func(float64) string) []Row {
+	const b = "BenchmarkFloor/"
+	one := "Ingest floor, one sender: a new incident's JetStream writes alone (two dependent round trips, three stores; no HTTP, decoding or sealing)"
+	eight := "Ingest floor, 8 concurrent senders: a new incident's JetStream writes alone"
+	wp50, ok1 := get(b+"two_round_trips", "p50-µs")
+	rp50, ok2 := get(b+"raw_jetstream_publish", "p50-µs")
+	wc, ok3 := get(b+"two_round_trips_8_senders", "cpu-µs/op")
+	rc, ok4 := get(b+"raw_jetstream_publish_8_senders", "cpu-µs/op")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return []Row{missing(one, "BenchmarkFloor did not run"), missing(eight, "BenchmarkFloor did not run")}
+	}
+	hp50, _ := get(b+"http_exchange", "p50-µs")
+	hc, _ := get(b+"http_exchange_8_senders", "cpu-µs/op")
+	gc, _ := get(b+"two_round_trips_groups_of_8", "cpu-µs/op")
+	w, _ := get(b+"two_round_trips_8_senders", "alerts/s")
+	raw, _ := get(b+"raw_jetstream_publish_8_senders", "alerts/s")
+	return []Row{
+		{Figure: one, Measured: fmt.Sprintf("p50 %s µs; an HTTP exchange of the same body alone (do-nothing handler): p50 %s µs", num(wp50), num(hp50)),
+			Baseline: fmt.Sprintf("raw JetStream publish of the same sealed alert: p50 %s µs", num(rp50)),
+			Ratio:    wp50 / rp50, RatioOf: "p50 latency, writes alone ÷ raw publish"},
+		{Figure: eight, Measured: fmt.Sprintf("%s alerts/s, %s µs of CPU an alert (%s µs in groups of 8 from one goroutine); an HTTP exchange alone: %s µs of CPU", num(w), num(wc), num(gc), num(hc)),
+			Baseline: fmt.Sprintf("raw JetStream publish by 8 publishers: %s alerts/s, %s µs of CPU a publish", num(raw), num(rc)),
+			Ratio:    wc / rc, RatioOf: "CPU an alert, writes alone ÷ raw publish"},
+	}
 }
