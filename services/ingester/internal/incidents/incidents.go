@@ -203,8 +203,10 @@ type Index struct {
 	queuing int
 	scanned time.Time
 	// freed is set when a decision or a resolve frees a slot: the next
-	// dispatch reads the bucket, where another replica may have queued.
-	freed bool
+	// dispatch reads the bucket if another replica may have queued since
+	// (QueuedKey moved from markSeen, its revision at the last reading).
+	freed    bool
+	markSeen uint64
 	// unfinished holds the openings whose record was written but whose
 	// delivery failed, so that the retry reports "opened" even when the bus
 	// had stored the alert after all (a publish the client buffered while it

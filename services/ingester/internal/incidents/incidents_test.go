@@ -368,6 +368,44 @@ func TestDispatchReadsTheBucketOnlyWhenItMayRelease(t *testing.T) {
 	require.Equal(t, []string{elsewhere.IncidentID}, released)
 }
 
+// TestADecisionReadsOneKeyWhenNothingIsQueued: a decision that frees a slot
+// while no replica has queued an incident reads QueuedKey alone, not every
+// record; once another replica queues, the next freed slot reads the bucket
+// and releases it.
+func TestADecisionReadsOneKeyWhenNothingIsQueued(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kv := &counting{memKV: newKV(), calls: map[string]int{}}
+	p := newPub()
+	x := incidents.New(kv, p, 2, time.Hour)
+	var opened []string
+	for i, rule := range []string{"r1", "r2"} {
+		r, err := x.Ingest(ctx, alert("a", rule, "f", t0, contracts.AlertFiring), t0.Add(time.Duration(i)*time.Second))
+		require.NoError(t, err)
+		require.Equal(t, incidents.Opened, r.Outcome)
+		opened = append(opened, r.IncidentID)
+	}
+	_, err := x.Dispatch(ctx, t0.Add(2*time.Second)) // its first reading
+	require.NoError(t, err)
+	lists := kv.calls["keys"]
+	_, err = x.Decided(ctx, opened[0], contracts.VerdictDeny, t0.Add(3*time.Second))
+	require.NoError(t, err)
+	released, err := x.Dispatch(ctx, t0.Add(4*time.Second))
+	require.NoError(t, err)
+	require.Empty(t, released)
+	require.Equal(t, lists, kv.calls["keys"], "nothing queued anywhere: the freed slot lists no keys")
+
+	other := incidents.New(kv, p, 0, time.Hour) // another replica, no slot to give
+	queued, err := other.Ingest(ctx, alert("b", "r", "f", t0, contracts.AlertFiring), t0.Add(5*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, incidents.Queued, queued.Outcome)
+	_, err = x.Decided(ctx, opened[1], contracts.VerdictDeny, t0.Add(6*time.Second))
+	require.NoError(t, err)
+	released, err = x.Dispatch(ctx, t0.Add(7*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, []string{queued.IncidentID}, released, "QueuedKey moved: the freed slot reads the bucket")
+}
+
 // TestConcurrentOpeningsKeepTheLimit: many deliveries of each incident at
 // once (one id, several fingerprints) never release more incidents than
 // the limit, and a decision frees exactly one slot.

@@ -173,7 +173,7 @@ func (x *Index) write(ctx context.Context, rec Record, pa Alert, encErr error) (
 	case admitted:
 		return Result{Outcome: Opened, IncidentID: a.IncidentID}, true, nil
 	default:
-		x.queued()
+		x.queued(ctx)
 		return Result{Outcome: Queued, IncidentID: a.IncidentID}, true, nil
 	}
 }
@@ -418,7 +418,7 @@ func (x *Index) admitPending(ctx context.Context, rec Record, rev uint64, now ti
 		case err == nil:
 			settle(true)
 			if next.State == StateQueued {
-				x.queued()
+				x.queued(ctx)
 			}
 			return next, nil
 		case !errors.Is(err, ErrConflict):

@@ -133,11 +133,13 @@ func (x *Index) retried(id string) bool {
 	return ok
 }
 
-// queued counts an incident this process queued.
-func (x *Index) queued() {
+// queued counts an incident this process queued, whose record is stored,
+// and moves QueuedKey for the other replicas.
+func (x *Index) queued(ctx context.Context) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.queuing++
+	x.mu.Unlock()
+	x.moveMark(ctx)
 }
 
 // maxKnown bounds the open incidents remembered by rule key.

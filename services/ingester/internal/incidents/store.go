@@ -73,16 +73,17 @@ func (x *Index) records(ctx context.Context) ([]Record, []uint64, error) {
 // The bucket is read without holding up admission; slots taken meanwhile
 // are kept.
 //
-// While this process knows of no queued incident and has freed no slot
-// since its last reading, it reads the bucket only every RescanEvery (for
-// incidents another replica, or an earlier run, queued), so that an idle
-// tick costs nothing.
+// While this process knows of no queued incident, it reads the bucket only
+// every RescanEvery (for incidents another replica, or an earlier run,
+// queued), so that an idle tick costs nothing, and after a freed slot only
+// when QueuedKey moved since its last reading: a decision then costs one
+// read, not a read of every record.
 func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
-	x.mu.Lock()
-	if x.loaded && x.queuing == 0 && !x.freed && now.Sub(x.scanned) < RescanEvery && !now.Before(x.scanned) {
-		x.mu.Unlock()
+	mark, skip := x.skip(ctx, now)
+	if skip {
 		return nil, nil
 	}
+	x.mu.Lock()
 	x.scans++
 	x.freed = false
 	queuing := x.queuing
@@ -97,6 +98,9 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 	extra := x.reset(recs)
 	admit := Admit(recs, now, x.max-extra, x.lease)
 	x.scanned = now
+	if mark.read {
+		x.markSeen = mark.rev
+	}
 	x.queuing += countQueued(recs) - len(admit) - queuing
 	var released []string
 	for _, i := range admit {
@@ -119,6 +123,68 @@ func (x *Index) Dispatch(ctx context.Context, now time.Time) ([]string, error) {
 		released = append(released, rec.IncidentID)
 	}
 	return released, nil
+}
+
+// QueuedKey is the key whose revision moves each time a replica queues an
+// incident (after the queued record is stored). A dispatch after a freed
+// slot reads it, and reads every record only when it moved: otherwise no
+// incident is queued that the slot could release. A mark that could not be
+// written, or one read before it moved, delays a release only until the
+// queuing replica's next tick (it knows its queued incidents) or the next
+// RescanEvery. It is not an incident id ("inc-…"), a rule's open key
+// ("open.…") or a firing alert's key ("fp.…").
+const QueuedKey = "queued"
+
+// queuedMark is QueuedKey's revision as a dispatch read it: rev is 0 when
+// the key was never written; read is false when the read failed.
+type queuedMark struct {
+	rev  uint64
+	read bool
+}
+
+// skip reports whether a dispatch at now need not read the bucket, and the
+// queued mark it read before it does.
+func (x *Index) skip(ctx context.Context, now time.Time) (queuedMark, bool) {
+	x.mu.Lock()
+	idle := x.loaded && x.queuing == 0 && now.Sub(x.scanned) < RescanEvery && !now.Before(x.scanned)
+	freed, seen := x.freed, x.markSeen
+	x.mu.Unlock()
+	if idle && !freed {
+		return queuedMark{}, true
+	}
+	mark := x.mark(ctx)
+	if !idle || !mark.read || mark.rev != seen {
+		return mark, false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.freed = false
+	return mark, true
+}
+
+// mark reads QueuedKey.
+func (x *Index) mark(ctx context.Context) queuedMark {
+	e, err := x.kv.Get(ctx, QueuedKey)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return queuedMark{read: true}
+	case err != nil:
+		return queuedMark{}
+	}
+	return queuedMark{rev: e.Revision, read: true}
+}
+
+// moveMark moves QueuedKey after this process queued an incident. A write
+// that loses to another replica's leaves the key moved all the same; a
+// failed one is ignored (see QueuedKey).
+func (x *Index) moveMark(ctx context.Context) {
+	e, err := x.kv.Get(ctx, QueuedKey)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		_, _ = x.kv.Create(ctx, QueuedKey, []byte("1"))
+	case err == nil:
+		_, _ = x.kv.Update(ctx, QueuedKey, []byte("1"), e.Revision)
+	}
 }
 
 // countQueued is the number of queued records.
