@@ -149,7 +149,7 @@ func build(ctx context.Context, cfg config.Config, d service.Deps) (parts, error
 func (p parts) background(ctx context.Context, d service.Deps) {
 	// An answer accepted while the bus could not take it (a stream leader
 	// election, a partition) is published by this loop once it can.
-	go republishLoop(ctx, republishInterval, p.desk.Republish, d.Logger)
+	go republishLoop(ctx, republishInterval, republishFullEvery, p.desk.RepublishOwn, p.desk.Republish, d.Logger)
 	if p.slack == nil {
 		return
 	}

@@ -84,6 +84,10 @@ type Desk struct {
 
 	mu     sync.Mutex
 	recent []approval.Refusal
+	// unpublished holds the decisions whose answer this process accepted
+	// and has not yet seen published: RepublishOwn retries them without
+	// reading every record.
+	unpublished map[string]struct{}
 }
 
 // New returns a Desk.
@@ -91,7 +95,7 @@ func New(d Deps) *Desk {
 	if d.NewID == nil {
 		d.NewID = randomID
 	}
-	return &Desk{d: d}
+	return &Desk{d: d, unpublished: map[string]struct{}{}}
 }
 
 // Now is the desk's clock (the service clock).
@@ -324,6 +328,7 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 		}
 		log.InfoContext(ctx, "answer accepted", "answer", req.Answer, "approval_id", req.ApprovalID)
 		countAnswer(ctx, req)
+		k.setUnpublished(req.DecisionID, true)
 		next = k.publish(ctx, next, log)
 		if k.d.Notifier != nil && next.SlackTS != "" && req.Channel != contracts.ChannelSlack {
 			if err := k.d.Notifier.Update(ctx, next); err != nil {
@@ -356,6 +361,7 @@ func (k *Desk) publish(ctx context.Context, rec approval.Record, log *slog.Logge
 		}
 		cur.Answer.Published = true
 		if err := k.d.Store.Update(ctx, cur, rev); err == nil {
+			k.setUnpublished(rec.DecisionID, false)
 			return cur
 		} else if !errors.Is(err, store.ErrConflict) {
 			break
@@ -367,7 +373,9 @@ func (k *Desk) publish(ctx context.Context, rec approval.Record, log *slog.Logge
 }
 
 // Republish publishes every accepted answer not yet marked published (a crash
-// or bus failure between accepting and publishing). The MsgID makes a repeat
+// or bus failure between accepting and publishing, in this process or in
+// another bridge). It reads every record: the bridge runs it at start and
+// now and then; RepublishOwn is the cheap retry. The MsgID makes a repeat
 // harmless.
 func (k *Desk) Republish(ctx context.Context) error {
 	recs, err := k.d.Store.List(ctx)
@@ -380,6 +388,44 @@ func (k *Desk) Republish(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// RepublishOwn publishes the answers this process accepted and has not seen
+// published (the bus failed, or the mark did not stick), reading only their
+// records: its cost is what is pending, not the history of decisions.
+func (k *Desk) RepublishOwn(ctx context.Context) error {
+	k.mu.Lock()
+	ids := make([]string, 0, len(k.unpublished))
+	for id := range k.unpublished {
+		ids = append(ids, id)
+	}
+	k.mu.Unlock()
+	var errs []error
+	for _, id := range ids {
+		r, _, err := k.d.Store.Get(ctx, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if r.Answer == nil || r.Answer.Published {
+			k.setUnpublished(id, false)
+			continue
+		}
+		k.publish(ctx, r, k.d.Logger.With("decision_id", id))
+	}
+	return errors.Join(errs...)
+}
+
+// setUnpublished records whether decision id's accepted answer still waits
+// for its publish.
+func (k *Desk) setUnpublished(id string, pending bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if pending {
+		k.unpublished[id] = struct{}{}
+	} else {
+		delete(k.unpublished, id)
+	}
 }
 
 // Refuse records a refusal decided before Answer could run (a replayed Slack

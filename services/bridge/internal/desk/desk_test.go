@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -104,6 +105,48 @@ func TestReceiveRejects(t *testing.T) {
 			require.Empty(t, recs)
 		})
 	}
+}
+
+// listCounting is a store that counts its List calls.
+type listCounting struct {
+	store.Store
+	lists atomic.Int64
+}
+
+func (l *listCounting) List(ctx context.Context) ([]approval.Record, error) {
+	l.lists.Add(1)
+	return l.Store.List(ctx)
+}
+
+// TestRepublishOwnReadsOnlyWhatIsPending: the bridge's 5-second retry reads
+// the records of the answers this process accepted and could not publish,
+// never the whole history; once published, nothing is left to retry.
+func TestRepublishOwnReadsOnlyWhatIsPending(t *testing.T) {
+	t.Parallel()
+	pub := &publisher{fail: errors.New("bus down")}
+	k := testkit.NewKeys(t)
+	c := testkit.NewClock(testkit.Epoch)
+	st := &listCounting{Store: store.NewMemory()}
+	d := desk.New(desk.Deps{Store: st, Signer: k.Bridge, Keyring: k.Keyring, Publisher: pub,
+		Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
+	for _, id := range []string{"d1", "d2", "d3"} {
+		require.NoError(t, d.Receive(t.Context(), testkit.Seal(t, k.Gate, testkit.Decision(id, c.Now()), c.Now())))
+	}
+	_, err := d.Answer(t.Context(), approval.Request{DecisionID: "d2", Answer: "approve", Approver: "alice", Channel: "cli"})
+	require.NoError(t, err)
+	require.NoError(t, d.RepublishOwn(t.Context()), "still down: kept for the next round")
+	require.Zero(t, pub.n)
+	pub.mu.Lock()
+	pub.fail = nil
+	pub.mu.Unlock()
+	require.NoError(t, d.RepublishOwn(t.Context()))
+	require.Equal(t, 1, pub.n)
+	got, err := d.Get(t.Context(), "d2")
+	require.NoError(t, err)
+	require.True(t, got.Answer.Published)
+	require.NoError(t, d.RepublishOwn(t.Context()))
+	require.Equal(t, 1, pub.n, "nothing left to re-publish")
+	require.Zero(t, st.lists.Load(), "no round read every record")
 }
 
 func TestRepublishAfterBusFailure(t *testing.T) {
