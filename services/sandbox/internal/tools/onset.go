@@ -84,6 +84,9 @@ type Onset struct {
 	// Refined says, when RefineOnset moved At later inside its bucket, from
 	// where and why.
 	Refined string
+	// Signatures says, when SignatureOnset moved the onset later to where
+	// errors of new status signatures begin, from where and why.
+	Signatures string
 }
 
 type bucket struct {
