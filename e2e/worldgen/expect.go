@@ -124,3 +124,35 @@ func (w World) affectedShare() float64 {
 	}
 	return 1
 }
+
+// settle is w with its expectation checked against the telemetry drawn for
+// it: a bad release or configuration regression, whose only evidence is its
+// errors, that stored fewer than minOnsetFailing failing requests of the
+// new version since the onset expects a deny, however many the draw was
+// expected to leave (s5150-w048: 4.7 expected, one stored in 17 minutes of
+// the release). A rollback on one or two errors is no decision the evidence
+// supports; the gate must fail closed there.
+func settle(w World, tel Telemetry) World {
+	if w.Expect.Verdict != contracts.VerdictAllow || (w.Class != "bad_release" && w.Class != "config_regression") {
+		return w
+	}
+	if storedFailing(w, tel) >= minOnsetFailing {
+		return w
+	}
+	w.Expect.Verdict = contracts.VerdictDeny
+	w.Expect.FailedChecks = []string{contracts.CheckDeploymentRelated}
+	return w
+}
+
+// storedFailing counts the affected service's stored entry spans (server,
+// consumer) of the new version that failed at or after the onset.
+func storedFailing(w World, tel Telemetry) int {
+	n := 0
+	for _, s := range tel.Spans {
+		if s.HasError && (s.Kind == 2 || s.Kind == 5) && !s.at.Before(w.Onset) &&
+			s.Resource["service.name"] == w.Topo.Affected && s.Resource["service.version"] == w.NewVersion() {
+			n++
+		}
+	}
+	return n
+}

@@ -192,3 +192,31 @@ func TestThinReleaseIsNoRollback(t *testing.T) {
 	require.Equal(t, "deny", w.Expect.Verdict)
 	require.Equal(t, []string{"deployment_related"}, w.Expect.FailedChecks)
 }
+
+// TestSettleNeedsStoredFailures: s5150-w048 (a bad release expected to
+// leave 4.7 failing sampled requests since its onset) stored one, and its
+// world expects a deny once its telemetry is drawn; the CI seed's bad
+// releases and configuration regressions that stored 3 keep their allow.
+// Red without settle in WriteOne's path (settle returning w as it is).
+func TestSettleNeedsStoredFailures(t *testing.T) {
+	t.Parallel()
+	w := Draw(5150, 48)
+	require.Equal(t, "s5150-w048-bad-release-pricing", w.ID)
+	require.Equal(t, "allow", w.Expect.Verdict)
+	tel := Emit(w)
+	require.Less(t, storedFailing(w, tel), minOnsetFailing)
+	got := settle(w, tel)
+	require.Equal(t, "deny", got.Expect.Verdict)
+	require.Equal(t, []string{"deployment_related"}, got.Expect.FailedChecks)
+	kept := 0
+	for _, w := range Generate(18, 24) {
+		if w.Expect.Verdict != "allow" || (w.Class != "bad_release" && w.Class != "config_regression") {
+			continue
+		}
+		tel := Emit(w)
+		require.GreaterOrEqual(t, storedFailing(w, tel), minOnsetFailing, w.ID)
+		require.Equal(t, w.Expect, settle(w, tel).Expect, w.ID)
+		kept++
+	}
+	require.Positive(t, kept)
+}

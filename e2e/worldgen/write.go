@@ -73,6 +73,7 @@ func WriteOne(dir string, w World) error {
 		return err
 	}
 	tel := Emit(w)
+	w = settle(w, tel)
 	files := map[string][]byte{
 		"incident.yaml": incidentYAML(w),
 		"alert.json":    alertJSON(w),
