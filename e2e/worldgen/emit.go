@@ -91,7 +91,7 @@ type emitter struct {
 
 // Emit generates a world's telemetry; it is deterministic in the world.
 func Emit(w World) Telemetry {
-	e := &emitter{w: w, r: rand.New(rand.NewPCG(w.Seed^0x5eed, uint64(w.Index)+7))}
+	e := newEmitter(w)
 	e.setup()
 	e.run()
 	// A span is exported when it ends: one still running at now is not
@@ -103,15 +103,28 @@ func Emit(w World) Telemetry {
 	return e.out
 }
 
-func (e *emitter) setup() {
-	r, w := e.r, e.w
+// newEmitter is the emitter of w, before setup: its draws are w's own.
+func newEmitter(w World) *emitter {
+	return &emitter{w: w, r: rand.New(rand.NewPCG(w.Seed^0x5eed, uint64(w.Index)+7))}
+}
+
+// drawSeverity draws how hard the class hits: the failing share, the
+// slowdown, the surge and the endpoints a release broke. It is setup's
+// first step, and all the expectation needs (affectedShare).
+func (e *emitter) drawSeverity() {
+	r := e.r
 	e.failP = 0.25 + r.Float64()*0.6
 	e.slowdown = 3 + r.Float64()*7
 	e.surge = 3 + r.Float64()*6
-	e.broken = make([]bool, len(w.Topo.Endpoints))
+	e.broken = make([]bool, len(e.w.Topo.Endpoints))
 	for i := range e.broken {
 		e.broken[i] = i == 0 || r.Float64() < 0.5
 	}
+}
+
+func (e *emitter) setup() {
+	r, w := e.r, e.w
+	e.drawSeverity()
 	e.pidBefore = 1000 + r.IntN(60000)
 	e.pidAfter = e.pidBefore + 1 + r.IntN(400)
 	e.sevStyle = r.IntN(3)

@@ -1,6 +1,7 @@
 package worldgen
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -65,10 +66,15 @@ func (w World) markerExplainsOnset() bool {
 // (services/sandbox/README.md, tools.DefaultMargins): a baseline of 10
 // minutes and 30 sampled requests before the onset, and a bucket's error rate
 // counts only over 3 sampled requests, so at least that many since the onset.
+// Of those, the regression must be expected to leave minOnsetFailing failing
+// (or slowed) ones: the sandbox never takes fewer than 3 errors as a
+// regression of sparse traffic (tools.PooledMinErrors), and one error in
+// ten requests is no evidence that a release broke anything.
 const (
 	minBaselineMinutes  = 10
 	minBaselineRequests = 30
 	minOnsetRequests    = 3
+	minOnsetFailing     = 3
 )
 
 // enoughEvidence reports whether the recording holds that minimum, counted
@@ -76,10 +82,77 @@ const (
 // spans, which is what the sandbox counts, so this errs towards enough only
 // where the spans are more). Below it the onset is unknown, the evidence says
 // so ("baseline 6 min …, need 10 min and 30 sampled requests"), and no marker
-// can be placed before it: deployment_related fails.
+// can be placed before it: deployment_related fails. The failing ones are
+// the expected count (the stored traces since the onset times
+// affectedShare), not the count drawn: a world whose release is expected to
+// fail two sampled requests before now is no rollback however its draws
+// fall (s9393-w008: 13 sampled requests since the onset, 17% of them
+// expected to fail, one stored error).
 func (w World) enoughEvidence() bool {
 	base := w.Onset.Sub(w.Start).Minutes()
 	since := w.Now.Sub(w.Onset).Minutes()
 	per := w.StoredPerMinute()
-	return base >= minBaselineMinutes && per*base >= minBaselineRequests && per*since >= minOnsetRequests
+	return base >= minBaselineMinutes && per*base >= minBaselineRequests && per*since >= minOnsetRequests &&
+		per*since*w.affectedShare() >= minOnsetFailing
+}
+
+// affectedShare is the share of the affected service's requests since the
+// onset that the deployment-class regression shows in (classOutcomes): a
+// bad release fails failP of the requests to the endpoints it broke, a
+// configuration regression at least half of those that call the
+// dependency, a retry storm slows every one that calls it, a prompt
+// regression every request. Other classes are no rollback: 1.
+func (w World) affectedShare() float64 {
+	e := newEmitter(w)
+	e.drawSeverity()
+	var broken, uses float64
+	for i, ep := range w.Topo.Endpoints {
+		if e.broken[i] {
+			broken += ep.Share
+		}
+		if ep.UsesCallee {
+			uses += ep.Share
+		}
+	}
+	switch w.Class {
+	case "bad_release":
+		return e.failP * broken
+	case "config_regression":
+		return math.Max(e.failP, 0.5) * uses
+	case "retry_storm":
+		return uses
+	}
+	return 1
+}
+
+// settle is w with its expectation checked against the telemetry drawn for
+// it: a bad release or configuration regression, whose only evidence is its
+// errors, that stored fewer than minOnsetFailing failing requests of the
+// new version since the onset expects a deny, however many the draw was
+// expected to leave (s5150-w048: 4.7 expected, one stored in 17 minutes of
+// the release). A rollback on one or two errors is no decision the evidence
+// supports; the gate must fail closed there.
+func settle(w World, tel Telemetry) World {
+	if w.Expect.Verdict != contracts.VerdictAllow || (w.Class != "bad_release" && w.Class != "config_regression") {
+		return w
+	}
+	if storedFailing(w, tel) >= minOnsetFailing {
+		return w
+	}
+	w.Expect.Verdict = contracts.VerdictDeny
+	w.Expect.FailedChecks = []string{contracts.CheckDeploymentRelated}
+	return w
+}
+
+// storedFailing counts the affected service's stored entry spans (server,
+// consumer) of the new version that failed at or after the onset.
+func storedFailing(w World, tel Telemetry) int {
+	n := 0
+	for _, s := range tel.Spans {
+		if s.HasError && (s.Kind == 2 || s.Kind == 5) && !s.at.Before(w.Onset) &&
+			s.Resource["service.name"] == w.Topo.Affected && s.Resource["service.version"] == w.NewVersion() {
+			n++
+		}
+	}
+	return n
 }

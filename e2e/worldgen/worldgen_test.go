@@ -84,6 +84,7 @@ func TestExpect(t *testing.T) {
 		w := World{Class: class, Variants: vs, Onset: onset, Versions: []string{"v1", "v2"},
 			Start: onset.Add(-time.Hour), Now: onset.Add(10 * time.Minute), Rate: 1, Sampling: 1}
 		w.Topo.Affected = "svc"
+		w.Topo.Endpoints = []Endpoint{{Method: "GET", Route: "/", Share: 1, UsesCallee: true}}
 		w.Deploys = []Deploy{{Service: "svc", Version: "v2", Previous: "v1", At: onset.Add(-5 * time.Minute)}}
 		return w
 	}
@@ -129,11 +130,17 @@ func TestExpect(t *testing.T) {
 		{"30 sampled requests of baseline", func() World {
 			w := base("bad_release")
 			w.Rate, w.Sampling = 30.0/60/60*100, 100
+			w.Now = onset.Add(30 * time.Minute) // 15 since: enough failing ones at any failing share
 			return w
 		}(), "allow", nil},
 		{"under 3 sampled requests since the onset", func() World {
 			w := base("bad_release")
 			w.Rate, w.Now = 1.0/60, onset.Add(2*time.Minute) // one trace a minute: 60 before, 2 since
+			return w
+		}(), "deny", []string{"deployment_related"}},
+		{"3.2 sampled requests since the onset, under 3 expected to fail", func() World {
+			w := base("bad_release")
+			w.Rate, w.Now = 1.6/60, onset.Add(2*time.Minute) // at most 85% of them fail
 			return w
 		}(), "deny", []string{"deployment_related"}},
 		{"no rollback target", func() World {
@@ -171,4 +178,45 @@ func TestCICorpus(t *testing.T) {
 	require.Len(t, classes, 10)
 	require.Greater(t, allow, 30)
 	require.Greater(t, len(ids)-allow, 100)
+}
+
+// TestThinReleaseIsNoRollback: s9393-w008 (0.67 requests/s sampled 1 in 10,
+// the onset 2.6 minutes before now) is expected to leave 2.2 failing sampled
+// requests and stored one error: no evidence can justify its rollback, and
+// the world expects a deny (it expected an allow before the failing count).
+func TestThinReleaseIsNoRollback(t *testing.T) {
+	t.Parallel()
+	w := Draw(9393, 8)
+	require.Equal(t, "s9393-w008-bad-release-pricing", w.ID)
+	require.Less(t, w.StoredPerMinute()*w.Now.Sub(w.Onset).Minutes()*w.affectedShare(), float64(minOnsetFailing))
+	require.Equal(t, "deny", w.Expect.Verdict)
+	require.Equal(t, []string{"deployment_related"}, w.Expect.FailedChecks)
+}
+
+// TestSettleNeedsStoredFailures: s5150-w048 (a bad release expected to
+// leave 4.7 failing sampled requests since its onset) stored one, and its
+// world expects a deny once its telemetry is drawn; the CI seed's bad
+// releases and configuration regressions that stored 3 keep their allow.
+// Red without settle in WriteOne's path (settle returning w as it is).
+func TestSettleNeedsStoredFailures(t *testing.T) {
+	t.Parallel()
+	w := Draw(5150, 48)
+	require.Equal(t, "s5150-w048-bad-release-pricing", w.ID)
+	require.Equal(t, "allow", w.Expect.Verdict)
+	tel := Emit(w)
+	require.Less(t, storedFailing(w, tel), minOnsetFailing)
+	got := settle(w, tel)
+	require.Equal(t, "deny", got.Expect.Verdict)
+	require.Equal(t, []string{"deployment_related"}, got.Expect.FailedChecks)
+	kept := 0
+	for _, w := range Generate(18, 24) {
+		if w.Expect.Verdict != "allow" || (w.Class != "bad_release" && w.Class != "config_regression") {
+			continue
+		}
+		tel := Emit(w)
+		require.GreaterOrEqual(t, storedFailing(w, tel), minOnsetFailing, w.ID)
+		require.Equal(t, w.Expect, settle(w, tel).Expect, w.ID)
+		kept++
+	}
+	require.Positive(t, kept)
 }

@@ -11,6 +11,12 @@ const (
 	// SandboxPooledUnrefined is the onset refinement's leaving a pooled
 	// onset as it is (refined, it can move past the margins' own onset).
 	SandboxPooledUnrefined = "sandbox.pooled_unrefined"
+	// SandboxSignatureRest is the signature-aware onset's check that the
+	// errors of known signatures between the two onsets are no more than
+	// their baseline rate gives (without it, a regression of an old
+	// signature under way before a later deploy whose failures read as new
+	// is moved past).
+	SandboxSignatureRest = "sandbox.signature_rest"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -21,4 +27,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
 	{Name: SandboxPooledUnrefined, Check: "a pooled onset is not moved later by the refinement inside its bucket",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRefineLeavesPooledOnsets"},
+	{Name: SandboxSignatureRest, Check: "the signature-aware onset moves an onset later only past the known signatures' background",
+		KilledBy: "test:services/sandbox:./internal/tools:TestSignatureOnsetGuards"},
 }

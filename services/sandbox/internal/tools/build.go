@@ -519,13 +519,18 @@ func perMinute(all, errs signoz.Response) ([]Minute, error) {
 
 // onsetLines say where the onset is and how it was found, or why none was.
 func onsetLines(on Onset) []string {
+	var lines []string
 	switch {
 	case on.At == nil:
 		return []string{"onset: none found (" + on.Reason + ")"}
 	case on.Pooled:
-		return []string{fmt.Sprintf("onset: %s (%s; pooled: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
+		lines = []string{fmt.Sprintf("onset: %s (%s; pooled: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
+	default:
+		lines = []string{fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain)}
 	}
-	lines := []string{fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain)}
+	if on.Signatures != "" {
+		lines = append(lines, "onset "+on.Signatures)
+	}
 	if on.Refined != "" {
 		lines = append(lines, "onset "+on.Refined)
 	}

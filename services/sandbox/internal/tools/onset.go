@@ -84,6 +84,9 @@ type Onset struct {
 	// Refined says, when RefineOnset moved At later inside its bucket, from
 	// where and why.
 	Refined string
+	// Signatures says, when SignatureOnset moved the onset later to where
+	// errors of new status signatures begin, from where and why.
+	Signatures string
 }
 
 type bucket struct {
@@ -466,8 +469,17 @@ func (o *onsetSearch) runEnd(d departure) int {
 	return end
 }
 
+// ongoing reports whether the run that ends at bucket end is still under
+// way: no more than Tolerance buckets back on baseline follow it, or it
+// ran to the alert. Buckets at the end of the data with fewer than
+// MinRequests sampled requests (the data's last, partial minute) say
+// nothing either way: they are neither off (offBucket) nor on.
 func (o *onsetSearch) ongoing(d departure, end int) bool {
-	return end >= len(d.fw)-1-o.m.Tolerance || !d.fw[end].at.Add(o.width).Before(o.alertAt)
+	last := len(d.fw) - 1
+	for last > end && d.fw[last].requests < o.m.MinRequests {
+		last--
+	}
+	return end >= last-o.m.Tolerance || !d.fw[end].at.Add(o.width).Before(o.alertAt)
 }
 
 // place returns the onset of the ongoing departure found at minute i, or an

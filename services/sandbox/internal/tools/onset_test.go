@@ -238,3 +238,25 @@ func TestFindOnsetNeedsRequestsForP95(t *testing.T) {
 		})
 	}
 }
+
+// TestFindOnsetThinLastBucketIsNoRecovery: s6502-w010's shape. A release
+// fails 4 minutes of about 12 sampled spans (6, 4, 2 and 4 errors), the
+// next two minutes hold none, the alert fires in the second, and the
+// data's last minute holds two spans: the regression is under way
+// (Tolerance allows two buckets back on baseline), and the last minute, too
+// thin to judge, does not make it a third. Red without the thin-tail rule
+// in ongoing: "no sustained departure".
+func TestFindOnsetThinLastBucketIsNoRecovery(t *testing.T) {
+	end := time.Date(2026, 10, 12, 10, 12, 0, 0, time.UTC)
+	var ms []Minute
+	for i := 100; i >= 7; i-- {
+		ms = append(ms, Minute{At: end.Add(-time.Duration(i) * time.Minute), Requests: float64(8 + i%9), P95Ms: 100 + float64(i%7)})
+	}
+	for i, e := range []float64{6, 4, 2, 4, 0, 0} {
+		ms = append(ms, Minute{At: end.Add(time.Duration(i-6) * time.Minute), Requests: float64(10 + i%4), Errors: e, P95Ms: 105})
+	}
+	ms = append(ms, Minute{At: end, Requests: 2, P95Ms: 90})
+	on := FindOnset(ms, end.Add(-37*time.Second), DefaultMargins)
+	require.NotNil(t, on.At, on.Reason)
+	require.Equal(t, end.Add(-6*time.Minute), *on.At)
+}

@@ -62,7 +62,11 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
 		return st, err
 	}
-	st.onset = FindOnset(st.minutes, c.StartsAt, DefaultMargins)
+	entryErrs, err := errorsBySignature(resps[10])
+	if err != nil {
+		return st, err
+	}
+	st.onset = SignatureOnset(FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	if st.onset.At == nil {
 		return st, nil
 	}
@@ -74,10 +78,6 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	}
 	peerEnd := 11 + 2*len(PeerKeys)
 	peers, err := peerSeries(resps[11:peerEnd])
-	if err != nil {
-		return st, err
-	}
-	entryErrs, err := errorsBySignature(resps[10])
 	if err != nil {
 		return st, err
 	}
