@@ -289,12 +289,22 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
 	o.Features = features(f, newVersion, readShape(evidence))
-	for _, e := range evidence {
-		if l := e.Facts.RuntimeSaturation; e.Tool == contracts.ToolServiceOverview && l != nil && l.Since > 0 && l.Rise() >= RuntimeRise {
-			o.Features[FeatRuntimeRise] = append(o.Features[FeatRuntimeRise], e.ID)
-		}
+	if ids := runtimeRise(evidence); len(ids) > 0 {
+		o.Features[FeatRuntimeRise] = ids
 	}
 	return o
+}
+
+// runtimeRise returns the ids of the overviews whose runtime_saturation
+// fact rose RuntimeRise times or more since the onset (FeatRuntimeRise).
+func runtimeRise(evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		if l := e.Facts.RuntimeSaturation; e.Tool == contracts.ToolServiceOverview && l != nil && l.Since > 0 && l.Rise() >= RuntimeRise {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
 }
 
 // Diagnose applies Table to o and returns up to MaxClaims claims, strongest
