@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"agentk/contracts/envelope"
@@ -97,6 +98,37 @@ type Facts struct {
 	// CPU throttling, out of memory) before and since the onset; nil when it
 	// was not measured.
 	ResourcePressure *ResourcePressure `json:"resource_pressure,omitempty"`
+	// RuntimeSaturation is the runtime attribute on the service's spans
+	// (OpenTelemetry's runtime and process semantic conventions:
+	// process.cpu.utilization, jvm.memory.used, go.memory.used,
+	// container.cpu.usage, process.runtime.* and others) whose level rose
+	// most since the onset over its baseline; nil when no such attribute was
+	// measured on both sides.
+	RuntimeSaturation *RuntimeLevel `json:"runtime_saturation,omitempty"`
+}
+
+// RuntimeLevel is one runtime attribute's level: the median of its
+// per-minute means since the onset (over Minutes minutes with a value) and
+// in the onset's baseline (over BaselineMinutes). A process short of memory
+// or CPU shows it in these before any log says so.
+type RuntimeLevel struct {
+	Attribute       string  `json:"attribute"`
+	Since           float64 `json:"since"`
+	Minutes         int     `json:"minutes"`
+	Baseline        float64 `json:"baseline"`
+	BaselineMinutes int     `json:"baseline_minutes"`
+}
+
+// Rise is Since over Baseline: +Inf when the baseline is 0 and the level
+// since the onset is not, 0 when both are.
+func (l RuntimeLevel) Rise() float64 {
+	switch {
+	case l.Baseline > 0:
+		return l.Since / l.Baseline
+	case l.Since > 0:
+		return math.Inf(1)
+	}
+	return 0
 }
 
 // ResourcePressure is what the service's process said about its resources:

@@ -23,12 +23,23 @@ import (
 // temporary folder from fixed seeds and never committed.
 const handwritten = "incidents-handwritten"
 
+// stranger is the corpus written in a stranger's style (runtime semantic
+// conventions, callers and callees, exception events, 40 minutes that end
+// at the alert); its README says which incidents were read while the
+// runtime-attribute fact was built.
+const stranger = "incidents-stranger"
+
 // knownGaps are the issue-18 targets the current pipeline does not meet
 // yet, each with the gap that explains it. A target listed here is
 // reported and skipped; a target met while still listed fails, so the list
 // shrinks as the work lands. Bad rollbacks are never listed: zero is
 // asserted for every investigator on every corpus, always.
 var knownGaps = map[string]string{
+	// st-even-slowdown-catalog-read: every endpoint's p95 goes 50 → ~95 ms,
+	// under the onset's absolute margin (p95 + 50 ms, tools.DefaultMargins)
+	// until the alert's own minute, so the rules' before/after split at the
+	// onset sees no even growth and reads unknown (deny, the right verdict).
+	"stranger/rules/diagnoses": "st-even-slowdown-catalog-read: the p95 rise (50 → 95 ms) stays under the onset's 50 ms absolute margin until the alert",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the
@@ -227,7 +238,46 @@ func TestGeneralisationCorpora(t *testing.T) {
 	}
 	invs := evalInvestigators()
 	holdTheLine(t, "handwritten", evalFolder(t, handwritten, invs))
+	holdTheLine(t, "stranger", evalFolder(t, stranger, invs))
 	holdTheLine(t, "worlds", evalFolder(t, drawWorlds(t), invs))
+}
+
+// TestHostilePersonasOnStrangerCorpus replays the hostile personas on the
+// stranger corpus (seven incidents, five of them traps: a marker of the
+// service before an onset that no release explains) and asserts no bad
+// rollback: persona:liar's retry_storm on st-promo-surge-search-api was
+// allowed before the inbound traffic of a service behind a caller was read
+// from its entry spans.
+func TestHostilePersonasOnStrangerCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the hostile personas on the stranger corpus; skipped with -short")
+	}
+	holdTheLine(t, "stranger-hostile", evalFolder(t, stranger, hostilePersonas()))
+}
+
+// TestStrangerCorpusLoads: the stranger corpus loads with the format's own
+// loader, holds at least six incidents, two that should be rolled back and
+// two of resource saturation, and declares its provenance.
+func TestStrangerCorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs, err := incident.LoadCorpus(stranger)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(incs), 6)
+	allow, saturation := 0, 0
+	for _, inc := range incs {
+		if inc.Meta.Expect.Verdict == "allow" {
+			allow++
+		}
+		if inc.Meta.Expect.RootCause == "resource_saturation" {
+			saturation++
+		}
+		require.Contains(t, inc.Meta.Tags, "stranger", inc.Meta.ID)
+	}
+	require.GreaterOrEqual(t, allow, 2)
+	require.GreaterOrEqual(t, saturation, 2)
+	prov, err := replay.ReadProvenance(stranger)
+	require.NoError(t, err)
+	require.Equal(t, "in-sample", prov.Sample())
 }
 
 // hostilePersonas are the investigators the world traps are replayed with:

@@ -28,6 +28,7 @@ var Catalogue = []Mutant{
 	{GatePoolExhaustion, "gate: the service's own connection-pool spans (OpenTelemetry db.client.connection.pool.name and older names) neither fail nor wait far longer since the onset", "test:services/gate:./internal/policy:^TestPoolExhaustionDenies$"},
 	{GateProcessRestart, "gate: no process of the running service.version was replaced by another of the same version (process.pid) since the onset", "test:services/gate:./internal/policy:^TestProcessRestartDenies$"},
 	{GateResourcePressure, "gate: the service's own logs at WARN or above name no memory, heap, GC or CPU pressure since the onset (at least 2, at 3x their baseline rate)", "test:services/gate:./internal/policy:^TestResourcePressureDenies$"},
+	{GateRuntimeSaturation, "gate: no runtime attribute of the service's spans (process.cpu.utilization, jvm.memory.used, go.memory.used, container.cpu.usage, process.runtime.*) rose 1.5x over its baseline since the onset", "test:services/gate:./internal/policy:^TestRuntimeSaturationDenies$"},
 	{GateRollbackTarget, "gate: the ledger has an earlier release of the service to roll back to", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateSandboxScope, "gate: the service is a sandbox service and the review matches the signed alert", "eval"},
 	{GateFreeze, "gate: no active freeze on the service or on every service", "test:services/gate:./internal/policy:^TestFreezeCheck$"},

@@ -34,6 +34,7 @@ const (
 	GatePoolExhaustion    = "gate.pool_exhaustion"
 	GateProcessRestart    = "gate.process_restart"
 	GateResourcePressure  = "gate.resource_pressure"
+	GateRuntimeSaturation = "gate.runtime_saturation"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

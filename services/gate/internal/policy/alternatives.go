@@ -324,3 +324,39 @@ func resourcePressure(svc string, ev []contracts.EvidenceV1, inputs map[string]s
 		strconv.Itoa(p.Minutes) + " min since the onset (" + strconv.FormatInt(p.BaselineLogs, 10) + " in the " + strconv.Itoa(p.BaselineMinutes) +
 		" min before): a process short of memory or CPU, which a rollback does not surely fix"}
 }
+
+// RuntimeRiseRatio is the least rise of a runtime attribute (see
+// contracts.RuntimeLevel: the median of its per-minute means since the
+// onset over the baseline's) that shows a process short of memory or CPU.
+const RuntimeRiseRatio = 1.5
+
+// runtimeSaturation returns a reason when a runtime attribute of svc's own
+// spans (OpenTelemetry's runtime and process semantic conventions: CPU
+// utilization, memory in use, garbage-collection time) rose RuntimeRiseRatio
+// times or more since the onset. Like resourcePressure it denies every
+// deployment class, for the same reason: saturation that begins after a
+// deploy looks like a release to a model, and a release that leaks memory
+// looks like saturation, so the gate fails closed. It reads the runtime
+// attributes, not logs: a process may saturate without writing a word
+// (the stranger corpus's st-heap-creep-quote-svc and
+// st-cpu-throttle-ledger-writer).
+func runtimeSaturation(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	var l *contracts.RuntimeLevel
+	for _, e := range ev {
+		if e.Service == svc && e.Facts.RuntimeSaturation != nil {
+			l = e.Facts.RuntimeSaturation
+			break
+		}
+	}
+	if l == nil {
+		return nil
+	}
+	inputs["runtime_attribute"] = l.Attribute
+	inputs["runtime_level"] = ftoa(l.Since) + "/" + strconv.Itoa(l.Minutes) + "min"
+	inputs["runtime_baseline_level"] = ftoa(l.Baseline) + "/" + strconv.Itoa(l.BaselineMinutes) + "min"
+	if l.Since <= 0 || l.Rise() < RuntimeRiseRatio {
+		return nil
+	}
+	return []string{svc + "'s runtime attribute " + l.Attribute + " rose to " + ftoa(l.Since) + " since the onset from " + ftoa(l.Baseline) +
+		" in its baseline (median per minute, " + strconv.FormatFloat(l.Rise(), 'f', 2, 64) + "x): a process short of memory or CPU, which a rollback does not surely fix"}
+}

@@ -322,3 +322,41 @@ func deniedByFacts(t *testing.T, class, service string, facts contracts.Facts) (
 	require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 	return dep, true
 }
+
+// TestRuntimeSaturationDenies: a runtime attribute of the service's spans
+// rising 1.5x or more over its baseline since the onset denies every
+// deployment class; below that, another service's, or not measured, it
+// does not. Red with the check removed (mutant gate.runtime_saturation).
+func TestRuntimeSaturationDenies(t *testing.T) {
+	heap := func(since, base float64) *contracts.RuntimeLevel {
+		return &contracts.RuntimeLevel{Attribute: "jvm.memory.used", Since: since, Minutes: 9, Baseline: base, BaselineMinutes: 28}
+	}
+	for _, tc := range []struct {
+		name    string
+		class   string
+		service string
+		level   *contracts.RuntimeLevel
+		deny    bool
+	}{
+		{"not measured", "bad_release", svc, nil, false},
+		{"flat heap", "bad_release", svc, heap(8.1e8, 7.9e8), false},
+		{"just under 1.5x", "bad_release", svc, heap(1.49e9, 1e9), false},
+		{"1.5x, blamed on the release", "bad_release", svc, heap(1.5e9, 1e9), true},
+		{"CPU utilization, blamed on a prompt", "prompt_regression", svc,
+			&contracts.RuntimeLevel{Attribute: "process.cpu.utilization", Since: 0.93, Minutes: 10, Baseline: 0.37, BaselineMinutes: 27}, true},
+		{"GC time from none, blamed on retries", "retry_storm", svc,
+			&contracts.RuntimeLevel{Attribute: "jvm.gc.duration", Since: 0.3, Minutes: 5, Baseline: 0, BaselineMinutes: 20}, true},
+		{"zero on both sides", "bad_release", svc, &contracts.RuntimeLevel{Attribute: "jvm.gc.duration", Minutes: 5, BaselineMinutes: 20}, false},
+		{"another service's", "bad_release", "payments-api", heap(3e9, 1e9), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dep, denied := deniedByFacts(t, tc.class, tc.service, contracts.Facts{RuntimeSaturation: tc.level})
+			require.Equal(t, tc.deny, denied, "%v", dep)
+			if !tc.deny {
+				return
+			}
+			require.Contains(t, dep.Reason, "runtime attribute "+tc.level.Attribute)
+			require.Equal(t, tc.level.Attribute, dep.Inputs["runtime_attribute"])
+		})
+	}
+}

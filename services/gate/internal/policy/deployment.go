@@ -57,7 +57,8 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // same time, a surge of inbound traffic, a dependency failing at its usual
 // call rate, its own connection pool failing or waiting, a process of the
 // running version restarting, its own logs naming memory, heap, GC or CPU
-// pressure since the onset, or — for a bad release — errors that are not new with the running
+// pressure since the onset, a runtime attribute of its spans rising since
+// the onset, or — for a bad release — errors that are not new with the running
 // version, or — for a retry storm — calls that did not multiply); and the
 // release ledger has a rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
@@ -84,6 +85,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	}
 	if rp := resourcePressure(svc, ev, inputs); !mutant.Off(mutant.GateResourcePressure) {
 		reasons = append(reasons, rp...)
+	}
+	if rt := runtimeSaturation(svc, ev, inputs); !mutant.Off(mutant.GateRuntimeSaturation) {
+		reasons = append(reasons, rt...)
 	}
 	// The diagnosis's own evidence: a bad release's new errors, a retry
 	// storm's multiplied calls.

@@ -67,9 +67,16 @@ const (
 var configChangeTypes = []string{"config", "configuration", "feature_flag", "feature-flag", "flag"}
 
 const (
-	// FeatEvenSlow: every server span slowed by EvenRatio and no child
-	// dominates: the whole service is slower.
-	FeatEvenSlow Feature = "every endpoint slowed together, no child span dominates (percentile latency by span name and kind)"
+	// FeatEvenSlow: every server span slowed by EvenRatio and no client
+	// or producer span (a dependency) dominates: the whole service is
+	// slower. Its own internal spans slow with it.
+	FeatEvenSlow Feature = "every endpoint slowed together, no dependency span dominates (percentile latency by span name and kind)"
+	// FeatRuntimeRise: a runtime attribute of the service's spans (the
+	// sandbox's runtime_saturation fact: process.cpu.utilization,
+	// jvm.memory.used, go.memory.used, container.cpu.usage,
+	// process.runtime.* and others) rose RuntimeRise times or more since
+	// the onset: the process is short of CPU or memory.
+	FeatRuntimeRise Feature = "a runtime attribute rose since the onset (process.cpu.utilization, jvm.memory.used, go.memory.used, container.cpu.usage, process.runtime.*)"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on
@@ -347,7 +354,7 @@ func shapeFeatures(out map[Feature][]string, f failures, sh Shape) {
 		out[FeatModelSlow] = append(latIDs, sh.IDs[qModel]...)
 	}
 	if _, even, n := sh.serverGrowth(); even && n > 0 {
-		if _, ok := sh.slowChild(); !ok {
+		if _, ok := sh.slowDependency(); !ok {
 			out[FeatEvenSlow] = latIDs
 		}
 	}

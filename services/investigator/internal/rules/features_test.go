@@ -199,6 +199,27 @@ func TestDiagnoseFromLatencyShapeAndHosts(t *testing.T) {
 			before(`{"kind_string":"Server","name":"GET /a","p95_ms":100}`, `{"kind_string":"Server","name":"GET /b","p95_ms":80}`, `{"kind_string":"Client","name":"SELECT","p95_ms":10}`),
 			after(`{"kind_string":"Server","name":"GET /a","p95_ms":400}`, `{"kind_string":"Server","name":"GET /b","p95_ms":300}`, `{"kind_string":"Client","name":"SELECT","p95_ms":12}`)},
 			"resource_saturation", rules.FeatEvenSlow},
+		// st-even-slowdown-catalog-read's shape: the handler's internal span
+		// (the service's own code) slows with every endpoint; no dependency
+		// span dominates. Red with internal spans counted as dependencies.
+		{"every endpoint slower, its own internal span with it", []loop.Evidence{quiet, noMarker,
+			before(`{"kind_string":"Server","name":"GET /a","p95_ms":100}`, `{"kind_string":"Server","name":"GET /b","p95_ms":80}`, `{"kind_string":"Internal","name":"views.a","p95_ms":55}`, `{"kind_string":"Client","name":"SELECT","p95_ms":10}`),
+			after(`{"kind_string":"Server","name":"GET /a","p95_ms":400}`, `{"kind_string":"Server","name":"GET /b","p95_ms":300}`, `{"kind_string":"Internal","name":"views.a","p95_ms":220}`, `{"kind_string":"Client","name":"SELECT","p95_ms":12}`)},
+			"resource_saturation", rules.FeatEvenSlow},
+		// st-heap-creep-quote-svc's shape: a runtime attribute rose after a
+		// release, a few timeouts carry an exception type. The runtime rise
+		// reads as saturation before the release's exceptions. Red without
+		// FeatRuntimeRise (bad_release).
+		{"a runtime attribute rose after a release, a few exceptions", []loop.Evidence{
+			ev("ov", contracts.ToolServiceOverview, contracts.Facts{ErrorRate: f64(0.02), P95Ms: f64(900), Onset: &onset, TrafficRatio: f64(1.0),
+				RuntimeSaturation: &contracts.RuntimeLevel{Attribute: "jvm.memory.used", Since: 1.9e9, Minutes: 8, Baseline: 1.15e9, BaselineMinutes: 20}}, ""),
+			marker, traces(`{"service":"shop-api","trace_id":"t1","span_id":"s1","kind":"Server","error":true,"http.response.status_code":504,"error.type":"java.net.SocketTimeoutException","status_message":"Read timed out"}`)},
+			"resource_saturation", rules.FeatRuntimeRise},
+		{"a flat runtime attribute after a release reads nothing", []loop.Evidence{
+			ev("ov", contracts.ToolServiceOverview, contracts.Facts{ErrorRate: f64(0.2), P95Ms: f64(90), Onset: &onset, TrafficRatio: f64(1.0),
+				RuntimeSaturation: &contracts.RuntimeLevel{Attribute: "jvm.memory.used", Since: 8.1e8, Minutes: 8, Baseline: 7.9e8, BaselineMinutes: 20}}, ""),
+			marker, traces(`{"service":"shop-api","trace_id":"t1","span_id":"s1","kind":"Server","error":true,"http.response.status_code":500,"error.type":"java.lang.IllegalStateException","status_message":"currency scale mismatch"}`)},
+			"bad_release", rules.FeatException},
 		{"the model call slowed after a release", []loop.Evidence{quiet, marker, model,
 			before(`{"kind_string":"Server","name":"POST /answer","p95_ms":1200}`, `{"kind_string":"Client","name":"chat m","p95_ms":600}`),
 			after(`{"kind_string":"Server","name":"POST /answer","p95_ms":3600}`, `{"kind_string":"Client","name":"chat m","p95_ms":1500}`)},

@@ -43,6 +43,10 @@ const (
 	// ReleaseErrorRate is the error rate that, after a deployment of the
 	// service and without exceptions or a crash, reads as a bad release.
 	ReleaseErrorRate = 0.10
+	// RuntimeRise is the rise of a runtime attribute since the onset (the
+	// overview's runtime_saturation fact) that reads as saturation: the
+	// gate's policy.RuntimeRiseRatio.
+	RuntimeRise = 1.5
 )
 
 // Signal is a named family of patterns searched in trace and log data.
@@ -179,12 +183,14 @@ var Table = []Rule{
 		func(o Observations) bool {
 			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig))
 		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB}},
-	// resource_saturation reads FeatEvenSlow (every endpoint slower, no
-	// child dominates) or the resource signal (memory, GC, OOM in logs).
+	// resource_saturation reads FeatRuntimeRise (a runtime attribute of
+	// the service's spans rose: CPU utilization, memory in use, GC time),
+	// FeatEvenSlow (every endpoint slower, no dependency span dominates)
+	// or the resource signal (memory, GC, OOM in logs).
 	{"resource_saturation", 0.75, "the whole service slowed with memory or CPU pressure: no dependency explains it",
 		func(o Observations) bool {
-			return o.has(SigResource) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer)
-		}, []Signal{SigResource}, false, []Feature{FeatEvenSlow}},
+			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer)
+		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
@@ -283,7 +289,22 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
 	o.Features = features(f, newVersion, readShape(evidence))
+	if ids := runtimeRise(evidence); len(ids) > 0 {
+		o.Features[FeatRuntimeRise] = ids
+	}
 	return o
+}
+
+// runtimeRise returns the ids of the overviews whose runtime_saturation
+// fact rose RuntimeRise times or more since the onset (FeatRuntimeRise).
+func runtimeRise(evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		if l := e.Facts.RuntimeSaturation; e.Tool == contracts.ToolServiceOverview && l != nil && l.Since > 0 && l.Rise() >= RuntimeRise {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
 }
 
 // Diagnose applies Table to o and returns up to MaxClaims claims, strongest

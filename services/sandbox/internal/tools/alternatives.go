@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -24,16 +26,17 @@ type alternativeFacts struct {
 }
 
 // alternatives derives the facts that point away from a release: how much
-// inbound traffic rose from the onset on, and which other services left their
-// baselines within CoRegressionWindow of the onset.
-func alternatives(roots, others, othersErr signoz.Response, alertAt time.Time, on Onset) (alternativeFacts, error) {
+// inbound traffic rose from the onset on (inboundMinutes: the root spans, or
+// the entry spans of a service that callers reach), and which other services
+// left their baselines within CoRegressionWindow of the onset.
+func alternatives(roots, versions, others, othersErr signoz.Response, alertAt time.Time, on Onset) (alternativeFacts, error) {
 	var out alternativeFacts
 	onset := *on.At
-	rootMinutes, err := perMinute(roots, roots)
+	inbound, err := inboundMinutes(roots, versions, on.BaselineFrom, onset)
 	if err != nil {
 		return out, err
 	}
-	out.trafficRatio = trafficRatio(rootMinutes, on.BaselineFrom, onset)
+	out.trafficRatio = trafficRatio(inbound, on.BaselineFrom, onset)
 	bySvc, err := perMinuteBy(others, othersErr)
 	if err != nil {
 		return out, err
@@ -52,6 +55,48 @@ func alternatives(roots, others, othersErr signoz.Response, alertAt time.Time, o
 	}
 	sort.Strings(out.coRegressed)
 	return out, nil
+}
+
+// inboundMinutes is the per-minute series the inbound traffic ratio is
+// read from: the service's root spans, unless fewer than half of its entry
+// spans (server and consumer spans, from the per-version series) in the
+// baseline [from, onset) are roots. A service behind a caller has no root
+// span at all (its server spans' parents are the caller's client spans), so
+// a surge of its callers' requests would otherwise go unmeasured: the
+// stranger corpus's st-promo-surge-search-api, where persona:liar's
+// retry_storm was allowed for want of the ratio.
+func inboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]Minute, error) {
+	rootMinutes, err := perMinute(roots, roots)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := versionCounts(versions)
+	if err != nil {
+		return nil, err
+	}
+	byTs := map[int64]float64{}
+	for _, c := range counts {
+		for ts, n := range c {
+			byTs[ts] += n
+		}
+	}
+	entries := make([]Minute, 0, len(byTs))
+	for _, ts := range slices.Sorted(maps.Keys(byTs)) {
+		entries = append(entries, Minute{At: time.UnixMilli(ts).UTC(), Requests: byTs[ts], P95Ms: math.NaN()})
+	}
+	inBaseline := func(ms []Minute) float64 {
+		n := 0.0
+		for _, m := range ms {
+			if !m.At.Before(from) && m.At.Before(onset) {
+				n += m.Requests
+			}
+		}
+		return n
+	}
+	if r, e := inBaseline(rootMinutes), inBaseline(entries); e > 0 && r < e/2 {
+		return entries, nil
+	}
+	return rootMinutes, nil
 }
 
 // trafficRatio is the mean requests per minute from the onset to the last

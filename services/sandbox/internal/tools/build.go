@@ -360,7 +360,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
 		f.Release, f.FailingDependencies = st.release, st.failingDeps
 		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
-		f.ConnectionPool, f.Restarts, f.ResourcePressure = st.pool, st.restarts, st.pressure
+		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
@@ -479,6 +479,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if p := f.ResourcePressure; p != nil {
 		lines = append(lines, pressureLine(p))
+	}
+	if l := f.RuntimeSaturation; l != nil {
+		lines = append(lines, runtimeLine(l))
 	}
 	if len(f.FailingDependencies) > 0 {
 		var peers []string

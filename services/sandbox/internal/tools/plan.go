@@ -50,6 +50,7 @@ const (
 	qPoolErrs  = "per_minute_pool_errors"
 	qProcesses = "per_minute_processes"
 	qPressure  = "per_minute_pressure_logs"
+	qRuntime   = "per_minute_runtime_attributes"
 )
 
 // overviewQueries is how many queries service_overview's first stage sends:
@@ -187,7 +188,8 @@ func AggregationExpr(agg string) string {
 // and of the connection pool: the entry spans by version, their errors by
 // version and status message, the client spans and their errors by peer,
 // the pool spans (count and p95) and their errors, the entry spans by
-// version and process.pid, and the logs that name a resource under pressure.
+// version and process.pid, the logs that name a resource under pressure,
+// and the runtime attributes' per-minute means (RuntimeAttributes).
 func releaseQueries(c Call, ow Window) []Query {
 	svc := serviceFilter(c.Service)
 	from, to := ow.From.UnixMilli(), ow.To.UnixMilli()
@@ -211,7 +213,7 @@ func releaseQueries(c Call, ow Window) []Query {
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
 	return append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
-		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow))
+		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow))
 }
 
 // PlanCall returns the queries answering c and its deep link under linkBase.

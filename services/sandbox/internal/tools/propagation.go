@@ -49,6 +49,8 @@ type overviewState struct {
 	restarts []contracts.ProcessRestart
 	// pressure counts the logs naming a resource under pressure.
 	pressure *contracts.ResourcePressure
+	// runtime is the runtime attribute that rose most since the onset.
+	runtime *contracts.RuntimeLevel
 	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
 	peakCall *float64
 	peakPeer string
@@ -70,7 +72,7 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.onset.At == nil {
 		return st, nil
 	}
-	if st.alt, err = alternatives(resps[6], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+	if st.alt, err = alternatives(resps[6], resps[9], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
 	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
@@ -88,6 +90,9 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 		return st, err
 	}
 	if st.pressure, err = resourcePressure(resps[peerEnd+3], st.onset, st.minutes); err != nil {
+		return st, err
+	}
+	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
 		return st, err
 	}
 	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)

@@ -92,31 +92,45 @@ func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
 	return out, err
 }
 
-// running is the version with most entry spans from onset on, and the first
-// minute it served.
+// RunningShare is the least share of the entry spans since the onset a
+// version must serve to be the running release.
+const RunningShare = 0.2
+
+// running is the running release: of the versions that served at least
+// RunningShare of the entry spans from the onset on, the one that first
+// served latest (a canary or a rolling deploy serves beside the version it
+// replaces, often less than it: st-canary-nil-map-cart-svc's 50% canary lost
+// to its predecessor by a few requests when the version with most entry
+// spans was taken); and the first minute it served.
 func running(counts map[string]map[int64]float64, onset int64) (string, int64, bool) {
-	best, bestN := "", 0.0
+	total := 0.0
+	since := map[string]float64{}
+	firsts := map[string]int64{}
 	for _, v := range sortedKeys(counts) {
-		n := 0.0
+		first := int64(math.MaxInt64)
 		for ts, c := range counts[v] {
 			if ts >= onset {
-				n += c
+				since[v] += c
+			}
+			if c > 0 && ts < first {
+				first = ts
 			}
 		}
-		if n > bestN {
-			best, bestN = v, n
+		total += since[v]
+		firsts[v] = first
+	}
+	best := ""
+	for _, v := range sortedKeys(counts) {
+		switch n := since[v]; {
+		case n <= 0 || n < RunningShare*total:
+		case best == "", firsts[v] > firsts[best], firsts[v] == firsts[best] && n > since[best]:
+			best = v
 		}
 	}
 	if best == "" {
 		return "", 0, false
 	}
-	first := int64(math.MaxInt64)
-	for ts, c := range counts[best] {
-		if c > 0 && ts < first {
-			first = ts
-		}
-	}
-	return best, first, true
+	return best, firsts[best], true
 }
 
 // releaseErrors measures contracts.ReleaseErrors from the entry spans by
