@@ -205,7 +205,7 @@ func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, log *slog.Logge
 // runStage runs one stage's queries, which do not depend on each other,
 // concurrently (at most MaxParallel at once) and returns their results in
 // order. The first query to fail cancels the others; its index and error are
-// returned.
+// returned. An optional query that SigNoz refuses does not fail (Query.Optional).
 func (e *Executor) runStage(ctx context.Context, queries []tools.Query) ([]signoz.Result, int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -234,6 +234,11 @@ func (e *Executor) runStage(ctx context.Context, queries []tools.Query) ([]signo
 				return
 			}
 			res, err := e.Query.QueryRange(ctx, q.Request)
+			if err != nil && q.Optional && errors.Is(err, signoz.ErrAPI) {
+				// An optional measurement SigNoz cannot make (a field it
+				// has never seen): the call goes on without it, and says so.
+				res, err = signoz.Result{Response: signoz.Response{Refused: err.Error()}}, nil
+			}
 			if err != nil {
 				fail(i, err)
 				return

@@ -103,3 +103,61 @@ func TestRunStage(t *testing.T) {
 		})
 	}
 }
+
+// refusingQuerier answers every query with its name, and the query named
+// query with err.
+type refusingQuerier struct {
+	query string
+	err   error
+}
+
+func (r refusingQuerier) QueryRange(_ context.Context, req signoz.QueryRangeRequest) (signoz.Result, error) {
+	name := req.CompositeQuery.Queries[0].Spec.Name
+	if name == r.query {
+		return signoz.Result{}, r.err
+	}
+	return signoz.Result{Body: []byte(name)}, nil
+}
+
+// TestRunStageOptional: SigNoz refusing an optional query (ErrAPI: a field
+// it has never seen) leaves an empty response saying why, and the stage
+// goes on; SigNoz unavailable or refusing the key fails it as for any
+// query, and a required query refused fails it.
+func TestRunStageOptional(t *testing.T) {
+	t.Parallel()
+	refused := &signoz.APIError{HTTPStatus: 400, Message: "field `jvm.gc.duration` not found"}
+	tests := []struct {
+		name     string
+		optional bool
+		err      error
+		fails    bool
+	}{
+		{"optional, refused: measured without it", true, refused, false},
+		{"optional, SigNoz unavailable", true, &signoz.APIError{HTTPStatus: 503}, true},
+		{"optional, the key refused", true, &signoz.APIError{HTTPStatus: 403}, true},
+		{"optional, a transport failure", true, signoz.ErrUnavailable, true},
+		{"required, refused", false, refused, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := &Executor{Query: refusingQuerier{query: "runtime", err: tt.err}}
+			var qs []tools.Query
+			for _, n := range []string{"minutes", "runtime", "roots"} {
+				qs = append(qs, tools.Query{Name: n, Request: signoz.NewRequest(signoz.RequestScalar, 0, 1, signoz.BuilderQuery{Name: n}),
+					Optional: n == "runtime" && tt.optional})
+			}
+			results, failed, err := e.runStage(context.Background(), qs)
+			if tt.fails {
+				require.Error(t, err)
+				require.Equal(t, 1, failed)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, "minutes", string(results[0].Body))
+			require.Empty(t, results[1].Body)
+			require.Contains(t, results[1].Response.Refused, "jvm.gc.duration")
+			require.Equal(t, "roots", string(results[2].Body))
+		})
+	}
+}

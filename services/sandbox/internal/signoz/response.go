@@ -46,6 +46,9 @@ type Response struct {
 	Data struct {
 		Results []json.RawMessage `json:"results"`
 	} `json:"data"`
+	// Refused is set, never decoded, where SigNoz refused an optional
+	// query (tools.Query.Optional): what it said. The response is empty.
+	Refused string `json:"-"`
 }
 
 // RawResult is the result of a raw query.

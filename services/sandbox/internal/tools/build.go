@@ -366,7 +366,11 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 	}
 	f.Onset = on.At
-	text := header(c, append(overviewLines(f, on, propLine), "per operation:")...) + compact.Block(shown, cl)
+	lines := overviewLines(f, on, propLine)
+	if st.runtimeRefused != "" {
+		lines = append(lines, "runtime attributes not measured: SigNoz refused the query ("+compact.Quote(st.runtimeRefused)+")")
+	}
+	text := header(c, append(lines, "per operation:")...) + compact.Block(shown, cl)
 	if on.At != nil {
 		text += "\nminutes around the onset:\n" + compact.Block(around(st.minutes, *on.At), compact.Limits{MaxRows: 15, MaxChars: 2000})
 	}

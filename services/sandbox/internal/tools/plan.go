@@ -15,6 +15,11 @@ type Query struct {
 	// Name says what the query is for (it appears in logs, never to the model).
 	Name    string
 	Request signoz.QueryRangeRequest
+	// Optional: SigNoz refusing the query (signoz.ErrAPI, e.g. a field it
+	// has never seen) leaves a response whose Refused says why, and the
+	// call goes on without that measurement; SigNoz unavailable or
+	// refusing the key still fails the call.
+	Optional bool
 }
 
 // Plan is what answering a call takes: the queries, in order, and the deep link
@@ -199,8 +204,9 @@ func releaseQueries(c Call, ow Window) []Query {
 	byVersion := []signoz.FieldKey{version}
 	bySignature := []signoz.FieldKey{version, {Name: "status_message", FieldContext: "span", FieldDataType: "string"}}
 	series := func(name, filter string, aggs []signoz.Aggregation, by []signoz.FieldKey, limit int) Query {
-		return Query{name, signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+		return Query{Name: name, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
 			Filter: signoz.Filter{Expression: filter}, Aggregations: aggs, GroupBy: by, Limit: limit})}
+
 	}
 	qs := []Query{
 		series(qVersions, and(svc, entrySpans), one, byVersion, 50),
@@ -232,31 +238,31 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
 		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude), notMarker)
 		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: append([]Query{
-			{qOpsAll, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
-			{qOpsErrors, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
-			{qTotal, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
-			{qTotalErr, signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 1})},
-			{qMinutes, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: traffic}, Aggregations: two, Limit: 100})},
-			{qMinuteErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
+			{Name: qOpsAll, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
+			{Name: qOpsErrors, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
+			{Name: qTotal, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
+			{Name: qTotalErr, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 1})},
+			{Name: qMinutes, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: traffic}, Aggregations: two, Limit: 100})},
+			{Name: qMinuteErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
 			// Alternative explanations: inbound traffic (root spans), and every
 			// other service's per-minute series over the same window.
-			{qRoots, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, "parent_span_id = ''")}, Aggregations: one, Limit: 100})},
-			{qOthers, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: others}, Aggregations: two, GroupBy: bySvc, Limit: 50})},
-			{qOthersErr, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(others, "has_error = true")}, Aggregations: one, GroupBy: bySvc, Limit: 50})},
+			{Name: qRoots, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, "parent_span_id = ''")}, Aggregations: one, Limit: 100})},
+			{Name: qOthers, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: others}, Aggregations: two, GroupBy: bySvc, Limit: 50})},
+			{Name: qOthersErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(others, "has_error = true")}, Aggregations: one, GroupBy: bySvc, Limit: 50})},
 		}, releaseQueries(c, ow)...)}
 	case contracts.ToolDeploymentMarkers:
 		f := and(svc, "name = 'deployment.marker'")
 		ex.Filter = f
-		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{"markers", signoz.NewRequest(signoz.RequestRaw, from, to,
+		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{Name: "markers", Request: signoz.NewRequest(signoz.RequestRaw, from, to,
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: lim.MaxRows, Order: desc("timestamp"), SelectFields: markerFields})}}}
 	case contracts.ToolErrorTraces:
 		f := and(svc, "has_error = true")
 		ex.Filter = f
-		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{"error_spans", signoz.NewRequest(signoz.RequestRaw, from, to,
+		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{Name: "error_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to,
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: c.Limit, Order: desc("timestamp"), SelectFields: spanFields})}}}
 	case contracts.ToolGetTrace:
 		f := and("trace_id = "+Quote(c.Args.TraceID), excludeFilter(lim.Exclude))
-		return Plan{Link: links.Trace(linkBase, c.Args.TraceID), Queries: []Query{{"trace", signoz.NewRequest(signoz.RequestRaw, from, to,
+		return Plan{Link: links.Trace(linkBase, c.Args.TraceID), Queries: []Query{{Name: "trace", Request: signoz.NewRequest(signoz.RequestRaw, from, to,
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: lim.MaxRows, Order: desc("timestamp"), SelectFields: spanFields})}}}
 	case contracts.ToolErrorLogs:
 		sev := c.Args.Severity
@@ -273,7 +279,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		}
 		ex.Filter = f
 		order := []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "desc"}, {Key: signoz.OrderKey{Name: "id"}, Direction: "desc"}}
-		return Plan{Link: links.Logs(linkBase, ex), Queries: []Query{{"logs", signoz.NewRequest(signoz.RequestRaw, from, to,
+		return Plan{Link: links.Logs(linkBase, ex), Queries: []Query{{Name: "logs", Request: signoz.NewRequest(signoz.RequestRaw, from, to,
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs, Filter: signoz.Filter{Expression: f}, Limit: c.Limit, Order: order, SelectFields: logFields})}}}
 	case contracts.ToolAggregateTraces:
 		f := and(svc, Render(c.Filter))
@@ -283,7 +289,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 			gb = append(gb, signoz.FieldKey{Name: g})
 		}
 		ex.Filter, ex.Aggregation, ex.GroupBy = f, agg, c.Args.GroupBy
-		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{"aggregate", signoz.NewRequest(signoz.RequestScalar, from, to,
+		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{Name: "aggregate", Request: signoz.NewRequest(signoz.RequestScalar, from, to,
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Aggregations: []signoz.Aggregation{{Expression: agg}}, GroupBy: gb, Limit: c.Limit, Order: desc(agg)})}}}
 	}
 	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))

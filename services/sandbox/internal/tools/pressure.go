@@ -31,8 +31,9 @@ func pressureQuery(svc string, ow Window) Query {
 		sev = append(sev, Quote(s))
 	}
 	f := and(svc, "severity_text IN ("+strings.Join(sev, ", ")+")", "body REGEXP "+Quote(PressureVocabulary))
-	return Query{qPressure, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs,
+	return Query{Name: qPressure, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs,
 		StepInterval: 60, Filter: signoz.Filter{Expression: f}, Aggregations: []signoz.Aggregation{{Expression: "count()"}}, Limit: 1})}
+
 }
 
 // resourcePressure splits the pressure logs' per-minute counts at the onset:

@@ -49,8 +49,10 @@ type overviewState struct {
 	restarts []contracts.ProcessRestart
 	// pressure counts the logs naming a resource under pressure.
 	pressure *contracts.ResourcePressure
-	// runtime is the runtime attribute that rose most since the onset.
-	runtime *contracts.RuntimeLevel
+	// runtime is the runtime attribute that rose most since the onset;
+	// runtimeRefused is what SigNoz said when it refused to measure them.
+	runtime        *contracts.RuntimeLevel
+	runtimeRefused string
 	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
 	peakCall *float64
 	peakPeer string
@@ -92,6 +94,7 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.pressure, err = resourcePressure(resps[peerEnd+3], st.onset, st.minutes); err != nil {
 		return st, err
 	}
+	st.runtimeRefused = resps[peerEnd+4].Refused
 	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
 		return st, err
 	}
@@ -133,7 +136,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			// spans of each examined service.
 			qs := []Query{refineQuery(c, st.onset)}
 			for _, svc := range st.examined {
-				qs = append(qs, Query{"failing_" + svc, signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+				qs = append(qs, Query{Name: "failing_" + svc, Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			return qs, nil
@@ -161,7 +164,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 				q = append(q, Quote(id))
 			}
 			f := and("trace_id IN ("+strings.Join(q, ", ")+")", excludeFilter(lim.Exclude))
-			return []Query{{"failing_traces", signoz.NewRequest(signoz.RequestRaw, st.onset.At.Add(-5*time.Minute).UnixMilli(), to,
+			return []Query{{Name: "failing_traces", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.Add(-5*time.Minute).UnixMilli(), to,
 				signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: PropagationSpans, Order: desc("timestamp"), SelectFields: traceFields})}}, nil
 		}
 		return nil, nil

@@ -32,9 +32,10 @@ var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_erro
 func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
 	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
-	return Query{"onset_spans", signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker)}, Limit: RefineSpans, SelectFields: refineFields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
+
 }
 
 // spanMark is one span of the onset's bucket: when, and whether it is off the

@@ -36,14 +36,20 @@ const (
 )
 
 // runtimeQuery is the per-minute mean of every RuntimeAttributes key over
-// the service's spans (deployment markers aside), over the onset window.
+// the service's spans (deployment markers aside), over the onset window. It
+// is optional (Query.Optional).
 func runtimeQuery(svc string, ow Window) Query {
 	aggs := make([]signoz.Aggregation, 0, len(RuntimeAttributes))
 	for _, k := range RuntimeAttributes {
 		aggs = append(aggs, signoz.Aggregation{Expression: "avg(" + k + ")"})
 	}
-	return Query{qRuntime, signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-		StepInterval: 60, Filter: signoz.Filter{Expression: and(serviceFilter(svc), notMarker)}, Aggregations: aggs, Limit: 1})}
+	return Query{Name: qRuntime, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+		StepInterval: 60, Filter: signoz.Filter{Expression: and(serviceFilter(svc), notMarker)}, Aggregations: aggs, Limit: 1}),
+		// SigNoz resolves a bare key through the keys it has seen, and
+		// refuses the query ("field `jvm.gc.duration` not found") when one
+		// of these was never sent by any service: then the overview goes on
+		// without runtime attributes and says so.
+		Optional: true}
 }
 
 // runtimeSaturation reads the per-minute means of the runtime attributes

@@ -110,6 +110,30 @@ func TestRuntimeSaturation(t *testing.T) {
 	}
 }
 
+// TestRuntimeQueryRefused: a SigNoz that refuses the runtime query (a
+// bare key it has never seen: "field `jvm.gc.duration` not found") leaves
+// the overview whole, without the runtime fact, and says so; every other
+// fact but the numbers its text cites is what it is with the query
+// answered.
+func TestRuntimeQueryRefused(t *testing.T) {
+	t.Parallel()
+	inc, startsAt := saturated{key: "jvm.memory.used", before: 1.1e9, since: 1.9e9}.incident(t)
+	h := newHarness(t, inc, startsAt)
+	h.now = inc.Meta.Now
+	answered, err := h.run(t, contracts.ToolServiceOverview, `{"service":"api"}`)
+	require.NoError(t, err)
+	require.NotNil(t, answered.out.Facts.RuntimeSaturation)
+	h.refuse = "signoz: HTTP 400: field `jvm.gc.duration` not found"
+	refused, err := h.run(t, contracts.ToolServiceOverview, `{"service":"api"}`)
+	require.NoError(t, err)
+	require.Nil(t, refused.out.Facts.RuntimeSaturation)
+	require.Contains(t, refused.out.Compact, "runtime attributes not measured: SigNoz refused the query")
+	require.Contains(t, refused.out.Compact, "jvm.gc.duration")
+	// The numbers the text cites differ (the runtime line, the refusal's).
+	answered.out.Facts.RuntimeSaturation, answered.out.Facts.Numbers, refused.out.Facts.Numbers = nil, nil, nil
+	require.Equal(t, answered.out.Facts, refused.out.Facts)
+}
+
 // TestInboundTrafficBehindACaller: a service whose every request comes
 // from a caller has no root span; its inbound traffic ratio is read from
 // its entry spans. Red with the ratio read from root spans alone (nil).
