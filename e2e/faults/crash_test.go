@@ -212,7 +212,7 @@ func TestNATSServerRestartedMidIncident(t *testing.T) {
 			})
 			got := requireOneOutcome(t, s)
 			record(t, row{Area: "nats", Fault: "nats-server SIGKILLed and restarted " + tc.name,
-				How:     "SIGKILL the nats-server process (file store) " + strings.TrimPrefix(tc.name, "after ") + ", start it again on the same store and port",
+				How:     "SIGKILL the nats-server process (file store) once " + strings.TrimPrefix(tc.name, "after ") + ", start it again on the same store and port",
 				Outcome: "nothing lost: " + got})
 		})
 	}

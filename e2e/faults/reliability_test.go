@@ -59,9 +59,9 @@ func writeReliability(rs []row) error {
 	for _, f := range fuzz {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], f[1])
 	}
-	b.WriteString("\nPermissions: `platform/fabric` (`TestPublishMatrix`, `TestSubscribeMatrix`, `TestForbidden*`) tries every role\n")
+	b.WriteString("\nPermissions: `services/platform/fabric` (`TestPublishMatrix`, `TestSubscribeMatrix`, `TestForbidden*`) tries every role\n")
 	b.WriteString("against every pipeline subject with core publishes and subscriptions, plus forbidden JetStream API calls;\n")
-	b.WriteString("the server refuses exactly what DESIGN.md's table forbids.\n")
+	b.WriteString("the server refuses exactly what `services/platform/topology`'s `Grants` (derived from the `contracts/wiring` table) forbid.\n")
 	if m, err := os.ReadFile(filepath.Join(root, "docs", "mutants", "latest.md")); err == nil {
 		b.WriteString("\n## Mutants: each safety check switched off in turn\n\n")
 		b.WriteString("From `docs/mutants/latest.md`, written by `make mutants` (platform/mutant's catalogue, e2e/cmd/mutants): each row is a\n")
