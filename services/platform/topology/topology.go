@@ -6,6 +6,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"agentk/contracts/wiring"
@@ -90,23 +91,23 @@ func buckets() []string {
 // table's figure (the freezes bucket keeps the most NATS allows, 64, because
 // every set and lift is audited), else the provisioned default def.
 func BucketHistory(bucket string, def int) int {
-	for _, b := range wiring.Buckets {
-		if b.Name == bucket && b.History > 0 {
-			return b.History
-		}
+	if b := bucketRow(bucket); b.History > 0 {
+		return b.History
 	}
 	return def
 }
 
 // BucketExpires reports whether bucket's keys expire with the streams'
 // messages (the wiring table's Expires).
-func BucketExpires(bucket string) bool {
-	for _, b := range wiring.Buckets {
-		if b.Name == bucket {
-			return b.Expires
-		}
+func BucketExpires(bucket string) bool { return bucketRow(bucket).Expires }
+
+// bucketRow is bucket's row of the wiring table, the zero row when it has none.
+func bucketRow(bucket string) wiring.Bucket {
+	i := slices.IndexFunc(wiring.Buckets, func(b wiring.Bucket) bool { return b.Name == bucket })
+	if i < 0 {
+		return wiring.Bucket{}
 	}
-	return false
+	return wiring.Buckets[i]
 }
 
 // RoleAdmin is the provisioning identity. It is not an envelope role: it signs
