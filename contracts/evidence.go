@@ -29,6 +29,43 @@ type EvidenceV1 struct {
 	Link       string    `json:"link"`
 	Facts      Facts     `json:"facts"`
 	RecordedAt time.Time `json:"recorded_at"`
+	// SourceNotes are what the route to SigNoz said about the answers this
+	// evidence was built from, beyond their data: an MCP server's notes
+	// (the official server's text blocks after the payload: decisions it
+	// applied to a query, rows it cut, SigNoz's non-fatal warnings, input
+	// notices) and rows SigNoz itself cut (a raw result that holds a next
+	// page). Empty when the answers were complete and nothing was changed.
+	SourceNotes []SourceNote `json:"source_notes,omitempty"`
+}
+
+// Kinds of SourceNote.
+const (
+	// NoteDecisionsApplied: the server filled in what a query left out
+	// (a limit, an order) before SigNoz ran it.
+	NoteDecisionsApplied = "decisions_applied"
+	// NoteRowsCut: the answer holds fewer rows than match; more exist.
+	NoteRowsCut = "rows_cut"
+	// NoteAllRows: the server says every matching row was returned.
+	NoteAllRows = "all_rows"
+	// NoteBackendWarnings: SigNoz answered with non-fatal warnings.
+	NoteBackendWarnings = "backend_warnings"
+	// NoteInputNotice: an argument broke the tool's input schema and was
+	// ignored; the call ran without it.
+	NoteInputNotice = "input_notice"
+	// NoteOther: a note of a shape not known when this was written, kept
+	// as it was said.
+	NoteOther = "other"
+)
+
+// SourceNote is one note about one query's answer.
+type SourceNote struct {
+	// Kind is one of the Note* constants.
+	Kind string `json:"kind"`
+	// Query names the query of the tool's plan the note is about.
+	Query string `json:"query,omitempty"`
+	// Text is the note as said (an MCP server's block, capped), or, for rows
+	// SigNoz cut, the sandbox's own words.
+	Text string `json:"text"`
 }
 
 // Facts are the values the gate may use without reading text. Pointers are nil

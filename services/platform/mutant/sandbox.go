@@ -5,6 +5,10 @@ const (
 	// SandboxMCPAllowlist is the MCP backend's refusal to call a tool outside
 	// its read-only allowlist.
 	SandboxMCPAllowlist = "sandbox.mcp_allowlist"
+	// SandboxMCPFirstBlock is the MCP backend's reading of a tool result's
+	// first text block alone as the payload (the official server appends
+	// notes as further blocks); without it the blocks are joined.
+	SandboxMCPFirstBlock = "sandbox.mcp_first_block"
 	// SandboxFieldsExclude is field discovery's dropping of the pipeline's
 	// own service names from the values it lists.
 	SandboxFieldsExclude = "sandbox.fields_exclude"
@@ -23,6 +27,8 @@ const (
 var Sandbox = []Mutant{
 	{Name: SandboxMCPAllowlist, Check: "the MCP backend calls only its allowlisted read-only SigNoz tools",
 		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestCallRefusesToolsOutsideTheAllowlist"},
+	{Name: SandboxMCPFirstBlock, Check: "the MCP backend decodes only the first text block of a tool result as SigNoz's answer",
+		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestCapturedResultsOfTheOfficialServer"},
 	{Name: SandboxFieldsExclude, Check: "field discovery never lists the pipeline's own service names",
 		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
 	{Name: SandboxPooledUnrefined, Check: "a pooled onset is not moved later by the refinement inside its bucket",

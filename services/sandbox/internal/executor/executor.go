@@ -124,7 +124,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 	c, call := a.tool, a.call
 	reply := contracts.ToolReplyV1{CallID: call.CallID}
 	plan := tools.PlanCall(c, e.LinkBase, e.Limits)
-	resps, digest, fail := e.runPlan(ctx, plan, log)
+	resps, digest, notes, fail := e.runPlan(ctx, plan, log)
 	if fail != nil {
 		reply.Error, reply.Retryable = fail.text, fail.retryable
 		return e.seal(reply, now)
@@ -140,7 +140,7 @@ func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *
 		ID: newID(), InvestigationID: call.InvestigationID, IncidentID: call.IncidentID, Service: c.Service,
 		Tool: c.Tool, Arguments: args, From: c.Window.From, To: c.Window.To,
 		RawSHA256: digest, Compact: out.Compact, Link: plan.Link,
-		Facts: out.Facts, RecordedAt: now.UTC(),
+		Facts: out.Facts, RecordedAt: now.UTC(), SourceNotes: notes,
 	}
 	if ev.Service == "" {
 		ev.Service = a.alert.Service
@@ -173,33 +173,52 @@ type failure struct {
 }
 
 // runPlan runs a plan's stages in turn and returns every response in plan
-// order with the SHA-256 of their bodies (newline-separated, in that order).
-func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, log *slog.Logger) ([]signoz.Response, string, *failure) {
+// order with the SHA-256 of their bodies (newline-separated, in that order),
+// and the notes the evidence must carry about them (sourceNotes).
+func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, log *slog.Logger) ([]signoz.Response, string, []contracts.SourceNote, *failure) {
 	hash := sha256.New()
 	var resps []signoz.Response
+	var notes []contracts.SourceNote
 	queries := plan.Queries
 	for stage := 0; len(queries) > 0; stage++ {
 		results, failed, err := e.runStage(ctx, queries)
 		if err != nil {
 			log.WarnContext(ctx, "signoz query failed", "query", queries[failed].Name, "err", err)
-			return nil, "", &failure{text: "SigNoz query failed: " + infraWords(err) + err.Error(), retryable: errors.Is(err, signoz.ErrUnavailable)}
+			return nil, "", nil, &failure{text: "SigNoz query failed: " + infraWords(err) + err.Error(), retryable: errors.Is(err, signoz.ErrUnavailable)}
 		}
-		for _, res := range results {
+		for i, res := range results {
 			if len(resps) > 0 {
 				hash.Write([]byte{'\n'})
 			}
 			hash.Write(res.Body)
 			resps = append(resps, res.Response)
+			notes = append(notes, sourceNotes(queries[i], res)...)
 		}
 		queries = nil
 		if plan.Then != nil && stage < tools.MaxStages {
 			if queries, err = plan.Then(resps); err != nil {
 				log.WarnContext(ctx, "signoz response unusable", "err", err)
-				return nil, "", &failure{text: err.Error()}
+				return nil, "", nil, &failure{text: err.Error()}
 			}
 		}
 	}
-	return resps, hex.EncodeToString(hash.Sum(nil)), nil
+	return resps, hex.EncodeToString(hash.Sum(nil)), notes, nil
+}
+
+// sourceNotes are what the evidence says about one query's answer beyond
+// its data: the route's own notes (an MCP server's), and every place SigNoz
+// cut the answer (signoz.Cut), so that no decision rests on a silently cut
+// answer.
+func sourceNotes(q tools.Query, res signoz.Result) []contracts.SourceNote {
+	var out []contracts.SourceNote
+	for _, n := range res.Notes {
+		n.Query = q.Name
+		out = append(out, n)
+	}
+	for _, text := range signoz.Cut(q.Request, res.Response) {
+		out = append(out, contracts.SourceNote{Kind: contracts.NoteRowsCut, Query: q.Name, Text: text})
+	}
+	return out
 }
 
 // runStage runs one stage's queries, which do not depend on each other,

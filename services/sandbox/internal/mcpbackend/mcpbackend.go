@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"agentk/platform/mutant"
+	"agentk/platform/wait"
 	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,6 +75,21 @@ type Config struct {
 	Timeout time.Duration
 	// HTTP is the client for a URL server; nil means a default one.
 	HTTP *http.Client
+	// Env names further variables of the sandbox's own environment a
+	// subprocess gets (SIGNOZ_CUSTOM_HEADERS, HTTPS_PROXY, SSL_CERT_FILE, …);
+	// nothing else of it is passed on.
+	Env []string
+	// Attempts is the number of tries of a rate-limited call (default 3),
+	// both a tool result saying SigNoz answered 429 and an HTTP 429 from the
+	// MCP server itself.
+	Attempts int
+	// Backoff is the first wait before another try, doubled each time
+	// (default 500 ms); a wait the server asked for (Retry-After, SigNoz's
+	// retry delay) replaces it. No wait is longer than MaxBackoff (10 s).
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// Wait waits d or until ctx is done; tests replace it.
+	Wait func(ctx context.Context, d time.Duration) error
 }
 
 // Client calls a SigNoz MCP server. It connects on first use, reconnects
@@ -101,8 +118,22 @@ func New(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("%w: MCP URL %q is not an http(s) URL", ErrConfig, cfg.URL)
 		}
 	}
+	for _, k := range cfg.Env {
+		if !envName.MatchString(k) || reserved[k] {
+			return nil, fmt.Errorf("%w: %q cannot be passed to the MCP server (a variable name, not SIGNOZ_URL or SIGNOZ_API_KEY)", ErrConfig, k)
+		}
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.Attempts <= 0 {
+		cfg.Attempts = 3
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = 10 * time.Second
 	}
 	return &Client{cfg: cfg}, nil
 }
@@ -119,10 +150,19 @@ func (c *Client) Close() error {
 	return err
 }
 
-// keyTransport adds the SigNoz key to every request to the MCP server.
+var (
+	envName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	reserved = map[string]bool{"SIGNOZ_URL": true, "SIGNOZ_API_KEY": true}
+)
+
+// keyTransport adds the SigNoz key and URL to every request to the MCP
+// server (the official server takes both per request: SIGNOZ-API-KEY or
+// Authorization, and X-SigNoz-URL before its own SIGNOZ_URL), and tries a
+// request the server refused with 429 again after its Retry-After.
 type keyTransport struct {
-	key, auth string
-	next      http.RoundTripper
+	key, auth, signozURL string
+	next                 http.RoundTripper
+	c                    *Client
 }
 
 func (t keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -132,11 +172,48 @@ func (t keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	} else {
 		r.Header.Set("SIGNOZ-API-KEY", t.key)
 	}
+	if t.signozURL != "" {
+		r.Header.Set("X-SigNoz-URL", t.signozURL)
+	}
 	next := t.next
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return next.RoundTrip(r)
+	for try := 1; ; try++ {
+		resp, err := next.RoundTrip(r)
+		if err != nil || resp.StatusCode != http.StatusTooManyRequests || try >= t.c.cfg.Attempts || (r.Body != nil && r.GetBody == nil) {
+			return resp, err
+		}
+		d := min(retryAfter(resp.Header.Get("Retry-After"), t.c.cfg.Backoff<<(try-1)), t.c.cfg.MaxBackoff)
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_ = resp.Body.Close()
+		if werr := t.c.wait(r.Context(), d); werr != nil {
+			return nil, werr
+		}
+		if r.GetBody != nil {
+			body, err := r.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			r.Body = body
+		}
+	}
+}
+
+// retryAfter reads a Retry-After header (seconds, or an HTTP date); def
+// when it says nothing usable.
+func retryAfter(v string, def time.Duration) time.Duration {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+		return 0
+	}
+	return def
 }
 
 func (c *Client) transport() mcp.Transport {
@@ -146,13 +223,15 @@ func (c *Client) transport() mcp.Transport {
 		if c.cfg.HTTP != nil {
 			next = c.cfg.HTTP.Transport
 		}
-		hc.Transport = keyTransport{key: c.cfg.APIKey, auth: c.cfg.Auth, next: next}
+		hc.Transport = keyTransport{key: c.cfg.APIKey, auth: c.cfg.Auth, signozURL: c.cfg.SigNozURL, next: next, c: c}
 		return &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true}
 	}
 	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-	// Only what the server needs: the key never reaches other variables.
+	// Only what the server needs, and the variables the operator declared
+	// (Env): the key never reaches other variables, and the rest of the
+	// sandbox's environment never reaches the server.
 	cmd.Env = []string{"SIGNOZ_URL=" + c.cfg.SigNozURL, "SIGNOZ_API_KEY=" + c.cfg.APIKey}
-	for _, k := range []string{"PATH", "HOME", "TMPDIR"} {
+	for _, k := range append([]string{"PATH", "HOME", "TMPDIR"}, c.cfg.Env...) {
 		if v, ok := os.LookupEnv(k); ok {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
@@ -240,95 +319,105 @@ func (c *Client) reset(cs *mcp.ClientSession) {
 	}
 }
 
-// Call runs one allowlisted tool with args and returns its text. A tool
-// error is an *signoz.APIError (its HTTP status recovered from the text when
-// the server quotes SigNoz's), a transport failure signoz.ErrUnavailable.
-func (c *Client) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+// Call runs one allowlisted tool with args and returns its decoded result
+// (Decode). A tool error is a *ToolError (an *signoz.APIError: 429 and 5xx
+// retryable), a transport failure signoz.ErrUnavailable. A rate-limited call
+// (SigNoz's 429 passed on by the server) is tried again after the wait
+// SigNoz asked for, or an exponential backoff, at most Attempts times and
+// never longer than MaxBackoff at once; a broken session is reconnected once.
+func (c *Client) Call(ctx context.Context, name string, args map[string]any) (Reply, error) {
 	if !mutant.Off(mutant.SandboxMCPAllowlist) {
 		if !isAllowed(name) {
-			return "", fmt.Errorf("%w: %s (allowed: %s)", ErrNotAllowed, name, strings.Join(Allowlist, ", "))
+			return Reply{}, fmt.Errorf("%w: %s (allowed: %s)", ErrNotAllowed, name, strings.Join(Allowlist, ", "))
 		}
 	}
-	var lastErr error
-	for attempt := 0; attempt < 2; attempt++ {
-		cs, schemas, err := c.connected(ctx)
-		if err != nil {
-			return "", err
-		}
-		schema := schemas[name]
-		if schema == nil {
-			return "", fmt.Errorf("%w: %s is not listed as a read-only tool", ErrCatalogue, name)
-		}
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return "", fmt.Errorf("%w: %v", ErrArguments, err)
-		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return "", fmt.Errorf("%w: %v", ErrArguments, err)
-		}
-		if err := schema.Validate(inst); err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrArguments, name, err)
-		}
-		cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(raw)})
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", fmt.Errorf("%w: %v", signoz.ErrUnavailable, err)
-			}
-			// A JSON-RPC error about the call itself is the server's answer;
-			// anything else broke the session: reconnect once.
-			if strings.Contains(err.Error(), "invalid params") {
-				return "", &signoz.APIError{Code: "mcp_invalid_params", Message: err.Error()}
-			}
-			c.reset(cs)
-			lastErr = fmt.Errorf("%w: MCP call %s: %v", signoz.ErrUnavailable, name, err)
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return Reply{}, fmt.Errorf("%w: %v", ErrArguments, err)
+	}
+	reconnected := false
+	for try := 1; ; try++ {
+		res, err := c.callOnce(ctx, name, raw)
+		if errors.Is(err, errSession) && !reconnected {
+			reconnected = true
 			continue
 		}
-		text := resultText(res)
-		if res.IsError {
-			return "", toolError(name, text)
+		if err != nil {
+			return Reply{}, err
 		}
-		return text, nil
+		reply, err := Decode(name, res)
+		d, limited := c.rateLimited(err, try)
+		if !limited {
+			return reply, err
+		}
+		if werr := c.wait(ctx, d); werr != nil {
+			return Reply{}, err
+		}
 	}
-	return "", lastErr
 }
 
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
+// errSession marks a call that failed because the session broke.
+var errSession = errors.New("mcpbackend: session failed")
+
+// callOnce validates raw against the tool's schema and calls it once.
+func (c *Client) callOnce(ctx context.Context, name string, raw []byte) (*mcp.CallToolResult, error) {
+	cs, schemas, err := c.connected(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return b.String()
+	schema := schemas[name]
+	if schema == nil {
+		return nil, fmt.Errorf("%w: %s is not listed as a read-only tool", ErrCatalogue, name)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrArguments, err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrArguments, name, err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(raw)})
+	cancel()
+	if err == nil {
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %v", signoz.ErrUnavailable, err)
+	}
+	// A JSON-RPC error about the call itself is the server's answer;
+	// anything else broke the session: the caller reconnects once.
+	if answer := rpcError(name, err); answer != nil {
+		return nil, answer
+	}
+	c.reset(cs)
+	return nil, fmt.Errorf("%w: %w: MCP call %s: %v", errSession, signoz.ErrUnavailable, name, err)
 }
 
-var statusInText = regexp.MustCompile(`(?i)(?:status(?: code)?|HTTP)[ :=]*([1-5][0-9]{2})\b`)
+// rateLimited says whether err is a 429 worth another try (try is the
+// number of tries made) and how long to wait first.
+func (c *Client) rateLimited(err error, try int) (time.Duration, bool) {
+	var te *ToolError
+	if !errors.As(err, &te) || te.HTTPStatus != http.StatusTooManyRequests || try >= c.cfg.Attempts {
+		return 0, false
+	}
+	d := c.cfg.Backoff << (try - 1)
+	if te.RetryAfter > 0 {
+		d = te.RetryAfter
+	}
+	return min(d, c.cfg.MaxBackoff), true
+}
 
-// toolError turns a tool's error text into an APIError; a SigNoz status
-// quoted in it (429, 5xx) keeps its retryable class.
-func toolError(name, text string) error {
-	e := &signoz.APIError{Code: "mcp_tool_error", Message: fmt.Sprintf("%s: %s", name, strings.TrimSpace(text))}
-	if m := statusInText.FindStringSubmatch(text); m != nil {
-		e.HTTPStatus, _ = strconv.Atoi(m[1])
+func (c *Client) wait(ctx context.Context, d time.Duration) error {
+	if c.cfg.Wait != nil {
+		return c.cfg.Wait(ctx, d)
 	}
-	// SigNoz's own error envelope, when the server passes it through.
-	if i := strings.Index(text, `{"status":"error"`); i >= 0 {
-		var env signoz.Envelope
-		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&env) == nil && env.Error != nil {
-			e.Code, e.Message = env.Error.Code, name+": "+env.Error.Message
-		}
-	}
-	if len(e.Message) > 2000 {
-		e.Message = e.Message[:2000] + "…"
-	}
-	return e
+	return wait.Sleep(ctx, d)
 }
 
 // QueryRange runs a v5 query_range request through signoz_execute_builder_query
-// and decodes SigNoz's answer, which the server returns as the tool's text.
+// and decodes SigNoz's answer, the result's first text block; the server's
+// notes about it come back in Result.Notes.
 func (c *Client) QueryRange(ctx context.Context, req signoz.QueryRangeRequest) (signoz.Result, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
@@ -338,19 +427,18 @@ func (c *Client) QueryRange(ctx context.Context, req signoz.QueryRangeRequest) (
 	if err := json.Unmarshal(b, &query); err != nil {
 		return signoz.Result{}, fmt.Errorf("mcpbackend: encode request: %w", err)
 	}
-	text, err := c.Call(ctx, ToolQuery, map[string]any{
+	reply, err := c.Call(ctx, ToolQuery, map[string]any{
 		"query":         query,
 		"searchContext": searchContext,
 	})
 	if err != nil {
 		return signoz.Result{}, err
 	}
-	body := []byte(text)
-	r, err := signoz.Decode(body)
+	r, err := signoz.Decode(reply.Payload)
 	if err != nil {
 		return signoz.Result{}, err
 	}
-	return signoz.Result{Body: body, Response: r}, nil
+	return signoz.Result{Body: reply.Payload, Response: r, Notes: reply.Notes}, nil
 }
 
 const searchContext = "agentk sandbox: an allowlisted, bounded read-only query for an incident investigation"
@@ -374,13 +462,13 @@ func (c *Client) FieldValues(ctx context.Context, signal, name, search string) (
 }
 
 func (c *Client) fields(ctx context.Context, tool string, args map[string]any) (signoz.FieldsResult, error) {
-	text, err := c.Call(ctx, tool, args)
+	reply, err := c.Call(ctx, tool, args)
 	if err != nil {
 		return signoz.FieldsResult{}, err
 	}
-	f, err := signoz.DecodeFields([]byte(text))
+	f, err := signoz.DecodeFields(reply.Payload)
 	if err != nil {
 		return signoz.FieldsResult{}, err
 	}
-	return signoz.FieldsResult{Body: []byte(text), Fields: f}, nil
+	return signoz.FieldsResult{Body: reply.Payload, Fields: f}, nil
 }

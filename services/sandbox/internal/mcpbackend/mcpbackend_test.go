@@ -127,9 +127,9 @@ func TestArgumentsAreCheckedAgainstTheServersSchema(t *testing.T) {
 	require.ErrorIs(t, err, mcpbackend.ErrArguments)
 	_, err = c.Call(context.Background(), mcpbackend.ToolFieldValues, map[string]any{"signal": "traces"})
 	require.ErrorIs(t, err, mcpbackend.ErrArguments, "name is required by the schema")
-	text, err := c.Call(context.Background(), mcpbackend.ToolFieldValues, map[string]any{"signal": "traces", "name": "service.name"})
+	reply, err := c.Call(context.Background(), mcpbackend.ToolFieldValues, map[string]any{"signal": "traces", "name": "service.name"})
 	require.NoError(t, err)
-	require.Contains(t, text, `"stringValues"`)
+	require.Contains(t, string(reply.Payload), `"stringValues"`)
 }
 
 func TestAServerWithoutTheQueryToolIsRefused(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/contracts"
 	"agentk/platform/wait"
 )
 
@@ -106,6 +107,9 @@ type Client struct {
 type Result struct {
 	Body     []byte
 	Response Response
+	// Notes are what the route said about the answer beyond its data (an
+	// MCP server's notes); the direct route has none.
+	Notes []contracts.SourceNote
 }
 
 // QueryRange posts req to /api/v5/query_range, retrying 429, 5xx and
