@@ -167,6 +167,11 @@ func (s *Server) routes() []routeEntry {
 		{http.MethodGet, "/api/v1/stats", false, s.serveStats},
 		{http.MethodGet, "/api/v1/explorer/views", false, serveViews},
 		{http.MethodGet, "/api/v1/channels", false, serveChannels},
+		{http.MethodGet, "/api/v1/channels/{id}", false, notFoundByID("channel")},
+		{http.MethodGet, "/api/v2/dashboards/{id}", false, notFoundByID("dashboard")},
+		{http.MethodGet, "/api/v1/explorer/views/{id}", false, notFoundByID("view")},
+		{http.MethodPost, "/api/v2/metrics/treemap", false, s.serveTreemap},
+		{http.MethodGet, "/api/v2/metrics/attributes", false, s.serveMetricAttributes},
 	}
 }
 

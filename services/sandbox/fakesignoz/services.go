@@ -74,6 +74,10 @@ func (s *Server) serveServices(w http.ResponseWriter, body []byte) int {
 	if err != nil {
 		return writeError(w, err)
 	}
+	// A window ending at the wall clock's now ("the last 6 hours", as the
+	// official MCP server asks by default) is measured from the replay
+	// clock, as query_range does; this legacy API has no warnings to say so.
+	start, end, _ = s.windowNs(start, end)
 	return writeJSON(w, http.StatusOK, services(s.store, start, end))
 }
 

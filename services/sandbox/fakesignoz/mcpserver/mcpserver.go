@@ -154,10 +154,31 @@ func (a args) str(k string) string {
 	return ""
 }
 
-type handler func(ctx context.Context, key string, a args) (string, error)
+// call is one tool call: its arguments, the SigNoz key and the SigNoz URL
+// it is for (X-SigNoz-URL, else Options.SigNozURL).
+type call struct {
+	args
+	key, signoz string
+}
+
+// handler answers a call with its result: a payload, or a payload and
+// notes (withNotes); an error is answered as the official server answers
+// it (an *upstreamError as SigNoz's refusal, others as VALIDATION_FAILED).
+type handler func(ctx context.Context, c call) (*mcp.CallToolResult, error)
+
+// text is a handler whose answer is one text block.
+func text(f func(ctx context.Context, c call) (string, error)) handler {
+	return func(ctx context.Context, c call) (*mcp.CallToolResult, error) {
+		t, err := f(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		return withNotes(t), nil
+	}
+}
 
 func toolError(msg string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+	return errorResult("VALIDATION_FAILED", msg, nil)
 }
 
 func (s *server) wrap(schema *jsonschema.Schema, h handler) mcp.ToolHandler {
@@ -177,28 +198,38 @@ func (s *server) wrap(schema *jsonschema.Schema, h handler) mcp.ToolHandler {
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return toolError("invalid arguments: " + err.Error()), nil
 		}
-		key := s.opts.APIKey
-		if key == "" && req.Extra != nil && req.Extra.Header != nil {
-			key = req.Extra.Header.Get("SIGNOZ-API-KEY")
-			if key == "" {
-				key, _ = strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
+		c := call{args: a, key: s.opts.APIKey, signoz: s.opts.SigNozURL}
+		if req.Extra != nil && req.Extra.Header != nil {
+			if c.key == "" {
+				c.key = req.Extra.Header.Get("SIGNOZ-API-KEY")
+				if c.key == "" {
+					c.key, _ = strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
+				}
+			}
+			// The official server's precedence: X-SigNoz-URL, then its own URL.
+			if u := req.Extra.Header.Get("X-SigNoz-URL"); u != "" {
+				c.signoz = strings.TrimRight(u, "/")
 			}
 		}
-		if key == "" {
-			return toolError("no SigNoz API key: set SIGNOZ_API_KEY or send the SIGNOZ-API-KEY header"), nil
+		if c.key == "" {
+			return errorResult("UNAUTHORIZED", "no SigNoz API key: set SIGNOZ_API_KEY or send the SIGNOZ-API-KEY header", nil), nil
 		}
-		text, err := h(ctx, key, a)
-		if err != nil {
+		res, err := h(ctx, c)
+		var up *upstreamError
+		switch {
+		case errors.As(err, &up):
+			return upstreamResult(up), nil
+		case err != nil:
 			return toolError(err.Error()), nil
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		return res, nil
 	}
 }
 
 // do calls SigNoz and returns the body of a 200; another status is an
 // error quoting it, as the official server reports them.
-func (s *server) do(ctx context.Context, key, method, path string, query url.Values, body any) (string, error) {
-	u := strings.TrimRight(s.opts.SigNozURL, "/") + path
+func (s *server) do(ctx context.Context, c call, method, path string, query url.Values, body any) (string, error) {
+	u := strings.TrimRight(c.signoz, "/") + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
@@ -214,7 +245,7 @@ func (s *server) do(ctx context.Context, key, method, path string, query url.Val
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("SIGNOZ-API-KEY", key)
+	req.Header.Set("SIGNOZ-API-KEY", c.key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.opts.HTTP.Do(req)
 	if err != nil {
@@ -226,7 +257,7 @@ func (s *server) do(ctx context.Context, key, method, path string, query url.Val
 		return "", fmt.Errorf("read SigNoz response: %v", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("unexpected status %d: %s", resp.StatusCode, b)
+		return "", &upstreamError{status: resp.StatusCode, body: b}
 	}
 	return string(b), nil
 }
@@ -303,57 +334,102 @@ func (s *server) handlers() map[string]handler {
 		return q
 	}
 	return map[string]handler{
-		"signoz_execute_builder_query": func(ctx context.Context, key string, a args) (string, error) {
-			q, ok := a["query"].(map[string]any)
-			if !ok {
-				return "", errors.New("query must be an object")
-			}
-			return s.do(ctx, key, http.MethodPost, "/api/v5/query_range", nil, q)
-		},
-		"signoz_get_field_keys": func(ctx context.Context, key string, a args) (string, error) {
-			return s.do(ctx, key, http.MethodGet, "/api/v1/fields/keys", fieldQuery(a, "signal", "searchText", "fieldContext", "fieldDataType", "metricName", "source"), nil)
-		},
-		"signoz_get_field_values": func(ctx context.Context, key string, a args) (string, error) {
-			return s.do(ctx, key, http.MethodGet, "/api/v1/fields/values", fieldQuery(a, "signal", "name", "searchText", "fieldContext", "metricName", "source"), nil)
-		},
-		"signoz_list_services": func(ctx context.Context, key string, a args) (string, error) {
-			start, end, err := s.window(a, "6h")
+		"signoz_execute_builder_query": s.builderQuery,
+		"signoz_get_field_keys": text(func(ctx context.Context, c call) (string, error) {
+			return s.do(ctx, c, http.MethodGet, "/api/v1/fields/keys", fieldQuery(c.args, "signal", "searchText", "fieldContext", "fieldDataType", "metricName", "source"), nil)
+		}),
+		"signoz_get_field_values": text(func(ctx context.Context, c call) (string, error) {
+			return s.do(ctx, c, http.MethodGet, "/api/v1/fields/values", fieldQuery(c.args, "signal", "name", "searchText", "fieldContext", "metricName", "source"), nil)
+		}),
+		"signoz_list_services": s.listServices,
+		"signoz_get_service_top_operations": text(func(ctx context.Context, c call) (string, error) {
+			start, end, err := s.window(c.args, "6h")
 			if err != nil {
 				return "", err
 			}
-			return s.do(ctx, key, http.MethodPost, "/api/v1/services", nil, map[string]string{
-				"start": strconv.FormatInt(start.UnixNano(), 10), "end": strconv.FormatInt(end.UnixNano(), 10)})
-		},
-		"signoz_get_service_top_operations": func(ctx context.Context, key string, a args) (string, error) {
-			start, end, err := s.window(a, "6h")
-			if err != nil {
-				return "", err
-			}
-			return s.do(ctx, key, http.MethodPost, "/api/v1/service/top_operations", nil, map[string]any{
+			body, err := s.do(ctx, c, http.MethodPost, "/api/v1/service/top_operations", nil, map[string]any{
 				"start": strconv.FormatInt(start.UnixNano(), 10), "end": strconv.FormatInt(end.UnixNano(), 10),
-				"service": a.str("service"), "tags": []any{}})
-		},
-		"signoz_list_alerts": func(ctx context.Context, key string, _ args) (string, error) {
-			return s.do(ctx, key, http.MethodGet, "/api/v1/alerts", nil, nil)
-		},
-		"signoz_get_alert": func(ctx context.Context, key string, a args) (string, error) {
-			id := a.str("id")
+				"service": c.str("service"), "tags": []any{}})
+			if strings.TrimSpace(body) == "null" {
+				body = "[]" // SigNoz's bare array, never null
+			}
+			return body, err
+		}),
+		"signoz_list_alerts": text(func(ctx context.Context, c call) (string, error) {
+			return s.do(ctx, c, http.MethodGet, "/api/v1/alerts", nil, nil)
+		}),
+		"signoz_get_alert": text(func(ctx context.Context, c call) (string, error) {
+			id := c.str("id")
 			if id == "" {
 				return "", errors.New("id is required")
 			}
-			return s.do(ctx, key, http.MethodGet, "/api/v2/rules/"+url.PathEscape(id), nil, nil)
-		},
-		"signoz_list_metrics": func(ctx context.Context, key string, a args) (string, error) {
-			start, end, err := s.window(a, "1h")
+			return s.do(ctx, c, http.MethodGet, "/api/v2/rules/"+url.PathEscape(id), nil, nil)
+		}),
+		"signoz_list_metrics": text(func(ctx context.Context, c call) (string, error) {
+			start, end, err := s.window(c.args, "1h")
 			if err != nil {
 				return "", err
 			}
-			q := fieldQuery(a, "searchText", "source", "limit")
+			q := fieldQuery(c.args, "searchText", "source", "limit")
 			q.Set("start", strconv.FormatInt(start.UnixMilli(), 10))
 			q.Set("end", strconv.FormatInt(end.UnixMilli(), 10))
-			return s.do(ctx, key, http.MethodGet, "/api/v2/metrics", q, nil)
-		},
+			return s.do(ctx, c, http.MethodGet, "/api/v2/metrics", q, nil)
+		}),
 	}
+}
+
+// builderQuery runs one query_range request as the official server does:
+// no default time range, its limit and order filled in where missing (and
+// a "[Decisions applied]" note saying so), SigNoz's body verbatim as the
+// payload, and SigNoz's non-fatal warnings as a note after it.
+func (s *server) builderQuery(ctx context.Context, c call) (*mcp.CallToolResult, error) {
+	q, ok := c.args["query"].(map[string]any)
+	if !ok {
+		return toolError(`Parameter validation failed: "query" must be a JSON object`), nil
+	}
+	if start, _ := q["start"].(float64); start == 0 {
+		return toolError("query validation error: missing start or end timestamp"), nil
+	}
+	if end, _ := q["end"].(float64); end == 0 {
+		return toolError("query validation error: missing start or end timestamp"), nil
+	}
+	decisions, err := applyBounds(q)
+	if err != nil {
+		return toolError("query validation error: " + err.Error()), nil
+	}
+	body, err := s.do(ctx, c, http.MethodPost, "/api/v5/query_range", nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return withNotes(body, decisions, warningsNote(body)), nil
+}
+
+// listServices is SigNoz's service list wrapped and paged as the official
+// server answers it, also as structuredContent.
+func (s *server) listServices(ctx context.Context, c call) (*mcp.CallToolResult, error) {
+	start, end, err := s.window(c.args, "6h")
+	if err != nil {
+		return nil, err
+	}
+	limit, offset := 50, 0
+	if n, err := strconv.Atoi(c.str("limit")); err == nil && n > 0 {
+		limit = min(n, 1000)
+	}
+	if n, err := strconv.Atoi(c.str("offset")); err == nil && n >= 0 {
+		offset = n
+	}
+	body, err := s.do(ctx, c, http.MethodPost, "/api/v1/services", nil, map[string]string{
+		"start": strconv.FormatInt(start.UnixNano(), 10), "end": strconv.FormatInt(end.UnixNano(), 10)})
+	if err != nil {
+		return nil, err
+	}
+	payload, structured, err := wrapServices(body, c.signoz, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	res := withNotes(payload)
+	res.StructuredContent = structured
+	return res, nil
 }
 
 // HTTPHandler serves srv over streamable HTTP (stateless sessions are not

@@ -24,8 +24,9 @@ type querier interface {
 }
 
 // evidence runs one tool call the way the executor does (validate, plan,
-// query, build) and returns its facts, compact text and raw hash.
-func evidence(t *testing.T, q querier, tool, args string, startsAt, now time.Time) (contracts.Facts, string, [32]byte) {
+// query, build) and returns its facts, compact text and raw hash; notes,
+// when not nil, receives the route's notes about each query's answer.
+func evidence(t *testing.T, q querier, tool, args string, startsAt, now time.Time, notes *[]contracts.SourceNote) (contracts.Facts, string, [32]byte) {
 	t.Helper()
 	lim := tools.DefaultLimits(config.DefaultExclude)
 	c, err := tools.Validate(tool, json.RawMessage(args), startsAt, now, lim)
@@ -36,6 +37,12 @@ func evidence(t *testing.T, q querier, tool, args string, startsAt, now time.Tim
 	for i, qq := range p.Queries {
 		res, err := q.QueryRange(context.Background(), qq.Request)
 		require.NoError(t, err, "query %s", qq.Name)
+		if notes != nil {
+			for _, n := range res.Notes {
+				n.Query = tool + "/" + qq.Name
+				*notes = append(*notes, n)
+			}
+		}
 		if i > 0 {
 			h.Write([]byte{'\n'})
 		}
@@ -88,9 +95,10 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 				calls = append(calls, [2]string{contracts.ToolGetTrace, fmt.Sprintf(`{"trace_id":%q}`, trace)})
 			}
 			sawOnset := false
+			var notes []contracts.SourceNote
 			for _, c := range calls {
-				wantFacts, wantCompact, wantHash := evidence(t, direct, c[0], c[1], startsAt, now)
-				gotFacts, gotCompact, gotHash := evidence(t, viaMCP, c[0], c[1], startsAt, now)
+				wantFacts, wantCompact, wantHash := evidence(t, direct, c[0], c[1], startsAt, now, nil)
+				gotFacts, gotCompact, gotHash := evidence(t, viaMCP, c[0], c[1], startsAt, now, &notes)
 				require.Equal(t, wantFacts, gotFacts, "%s facts", c[0])
 				require.Equal(t, wantCompact, gotCompact, "%s compact (error classes, rows)", c[0])
 				require.Equal(t, wantHash, gotHash, "%s raw hash", c[0])
@@ -99,6 +107,14 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 				}
 			}
 			require.True(t, sawOnset, "the overview found an onset to compare")
+			warned := false
+			for _, n := range notes {
+				// Every query states its limit and order: the server never
+				// has to decide either (issue 32).
+				require.NotEqual(t, contracts.NoteDecisionsApplied, n.Kind, "%s: %s", n.Query, n.Text)
+				warned = warned || n.Kind == contracts.NoteBackendWarnings
+			}
+			require.True(t, warned, "the server's warnings notes came after the payloads and were read")
 
 			// Field discovery: same evidence from /api/v1/fields/* and the MCP tools.
 			lim := tools.DefaultLimits(config.DefaultExclude)

@@ -100,7 +100,42 @@ func NewRequest(requestType string, startMs, endMs int64, queries ...BuilderQuer
 		Variables: map[string]any{},
 	}
 	for _, q := range queries {
-		r.CompositeQuery.Queries = append(r.CompositeQuery.Queries, QueryEnvelope{Type: "builder_query", Spec: q})
+		r.CompositeQuery.Queries = append(r.CompositeQuery.Queries, QueryEnvelope{Type: "builder_query", Spec: Bounded(requestType, q)})
 	}
 	return r
+}
+
+// DefaultLimit is the limit of a query that gives none: SigNoz's own and
+// the official MCP server's default.
+const DefaultLimit = 100
+
+// Bounded returns q with an explicit limit and order: a query that leaves
+// either out gets SigNoz's default (DefaultLimit; newest first for rows,
+// logs then by id; the first aggregation, descending, for groups). Every
+// request the sandbox sends states both, so that no MCP server in front of
+// SigNoz has to decide them (the official one fills them in and says so in
+// a note) and the direct and MCP routes ask for the same rows (issue 32).
+func Bounded(requestType string, q BuilderQuery) BuilderQuery {
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
+	}
+	if len(q.Order) > 0 {
+		return q
+	}
+	desc := func(keys ...string) []OrderBy {
+		var o []OrderBy
+		for _, k := range keys {
+			o = append(o, OrderBy{Key: OrderKey{Name: k}, Direction: "desc"})
+		}
+		return o
+	}
+	switch {
+	case requestType == RequestRaw && q.Signal == SignalLogs:
+		q.Order = desc("timestamp", "id")
+	case requestType == RequestRaw:
+		q.Order = desc("timestamp")
+	case len(q.Aggregations) > 0:
+		q.Order = desc(q.Aggregations[0].Expression)
+	}
+	return q
 }
