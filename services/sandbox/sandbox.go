@@ -40,7 +40,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	var fields fieldtool.Querier = direct
 	if cfg.Backend == config.BackendMCP {
 		mc, err := mcpbackend.New(mcpbackend.Config{
-			Command: cfg.MCPCommand, Args: cfg.MCPArgs, URL: cfg.MCPURL,
+			Command: cfg.MCPCommand, Args: cfg.MCPArgs, URL: cfg.MCPURL, Env: cfg.MCPEnv,
 			SigNozURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth, Timeout: cfg.Timeout,
 			HTTP: &http.Client{Transport: signoz.TracedTransport(nil)},
 		})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ type Config struct {
 	MCPCommand string
 	MCPArgs    []string
 	MCPURL     string
+	// MCPEnv names the variables of the sandbox's own environment a stdio
+	// server gets besides SIGNOZ_URL, SIGNOZ_API_KEY, PATH, HOME and TMPDIR.
+	MCPEnv []string
 }
 
 // String renders the configuration without the key.
@@ -81,6 +85,7 @@ const (
 	EnvMCPCommand = "AGENTK_SIGNOZ_MCP_COMMAND"
 	EnvMCPArgs    = "AGENTK_SIGNOZ_MCP_ARGS"
 	EnvMCPURL     = "AGENTK_SIGNOZ_MCP_URL"
+	EnvMCPEnv     = "AGENTK_SIGNOZ_MCP_ENV"
 	EnvMaxCalls   = "AGENTK_SANDBOX_MAX_CALLS"
 	EnvExclude    = "AGENTK_SANDBOX_EXCLUDE_SERVICES"
 )
@@ -93,8 +98,9 @@ var Spec = config.Spec{Component: "sandbox", Err: ErrInvalid, Vars: []config.Dec
 	{Name: EnvAuth, Kind: config.KindEnum, Default: AuthHeader, Allowed: []string{AuthHeader, AuthBearer}, Doc: "`header`: `SIGNOZ-API-KEY: <key>`; `bearer`: `Authorization: Bearer <key>`"},
 	{Name: EnvTimeout, Kind: config.KindDuration, Default: "30s", MaxDur: 5 * time.Minute, Doc: "per HTTP request; 429/5xx/transport errors are retried 3 times with backoff (500 ms doubling, `Retry-After` honoured, max 10 s)"},
 	{Name: EnvBackend, Kind: config.KindEnum, Default: BackendAPI, Allowed: []string{BackendAPI, BackendMCP}, Doc: "where telemetry comes from: `api`, SigNoz's v5 query API at `AGENTK_SIGNOZ_URL`; `mcp`, a SigNoz MCP server (docs/signoz.md)"},
-	{Name: EnvMCPCommand, DocDefault: "none", Doc: "`mcp` over stdio: the server's executable, started with only `SIGNOZ_URL`, `SIGNOZ_API_KEY`, `PATH`, `HOME`, `TMPDIR` in its environment"},
+	{Name: EnvMCPCommand, DocDefault: "none", Doc: "`mcp` over stdio: the server's executable, started with only `SIGNOZ_URL`, `SIGNOZ_API_KEY`, `PATH`, `HOME`, `TMPDIR` and the variables `AGENTK_SIGNOZ_MCP_ENV` names in its environment"},
 	{Name: EnvMCPArgs, DocDefault: "none", Doc: "its arguments: a JSON array of strings, or words separated by spaces"},
+	{Name: EnvMCPEnv, Kind: config.KindList, DocDefault: "none", Doc: "`mcp` over stdio: names of further variables of the sandbox's environment the server gets, comma-separated (e.g. `SIGNOZ_CUSTOM_HEADERS,HTTPS_PROXY,SSL_CERT_FILE`); nothing else of the environment is passed on, and `AGENTK_*`, `SIGNOZ_URL` and `SIGNOZ_API_KEY` cannot be named"},
 	{Name: EnvMCPURL, Kind: config.KindURL, DocDefault: "none", Doc: "`mcp` over streamable HTTP: the endpoint (e.g. `http://signoz-mcp:8000/mcp`); the key goes in each request's header (`AGENTK_SIGNOZ_AUTH`). Exactly one of `_COMMAND` and `_URL`"},
 	{Name: EnvMaxCalls, Kind: config.KindInt, Default: "30", Min: 1, Max: 1000, Doc: "tool calls per investigation (in memory: a restart resets it)"},
 	{Name: EnvExclude, Kind: config.KindList, Default: strings.Join(DefaultExclude, ","), Doc: "the pipeline's own `service.name`s, comma-separated; `-` for none"},
@@ -119,6 +125,7 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 		// variable cannot silently let the pipeline's own telemetry in.
 		MCPCommand: v.String(EnvMCPCommand),
 		MCPURL:     v.String(EnvMCPURL),
+		MCPEnv:     v.List(EnvMCPEnv),
 	}
 	if slices.Equal(c.Exclude, []string{"-"}) {
 		c.Exclude = nil
@@ -144,8 +151,8 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 func (c Config) checkBackend(v *config.Values) {
 	switch c.Backend {
 	case BackendAPI:
-		if c.MCPCommand != "" || c.MCPURL != "" || c.MCPArgs != nil {
-			v.Problem("%s/_ARGS/_URL are set but %s=%s; set %s=mcp to use them", EnvMCPCommand, EnvBackend, c.Backend, EnvBackend)
+		if c.MCPCommand != "" || c.MCPURL != "" || c.MCPArgs != nil || c.MCPEnv != nil {
+			v.Problem("%s/_ARGS/_URL/_ENV are set but %s=%s; set %s=mcp to use them", EnvMCPCommand, EnvBackend, c.Backend, EnvBackend)
 		}
 	case BackendMCP:
 		switch {
@@ -156,6 +163,14 @@ func (c Config) checkBackend(v *config.Values) {
 		}
 		if c.MCPArgs != nil && c.MCPCommand == "" {
 			v.Failf(EnvMCPArgs, "set without %s", EnvMCPCommand)
+		}
+		if c.MCPEnv != nil && c.MCPCommand == "" {
+			v.Failf(EnvMCPEnv, "set without %s: only a server the sandbox starts gets its environment", EnvMCPCommand)
+		}
+		for _, k := range c.MCPEnv {
+			if err := PassableEnv(k); err != nil {
+				v.Failf(EnvMCPEnv, "%v", err)
+			}
 		}
 	}
 }
@@ -173,3 +188,21 @@ func splitArgs(v string) ([]string, error) {
 	}
 	return strings.Fields(v), nil
 }
+
+// PassableEnv says whether the variable k may be passed to a stdio MCP
+// server (AGENTK_SIGNOZ_MCP_ENV): a variable name, not one the sandbox sets
+// itself (SIGNOZ_URL, SIGNOZ_API_KEY) and none of agentk's own, which hold
+// its keys and secrets.
+func PassableEnv(k string) error {
+	switch {
+	case !envName.MatchString(k):
+		return fmt.Errorf("%q is not a variable name", k)
+	case k == "SIGNOZ_URL" || k == "SIGNOZ_API_KEY":
+		return fmt.Errorf("%s is set by the sandbox itself", k)
+	case strings.HasPrefix(strings.ToUpper(k), "AGENTK_"):
+		return fmt.Errorf("%s is agentk's own: its variables are never passed to the MCP server", k)
+	}
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

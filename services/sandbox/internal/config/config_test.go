@@ -74,6 +74,15 @@ func TestFromEnv(t *testing.T) {
 		{name: "mcp bad url", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_URL": "h:8000"}, wantErr: []string{"AGENTK_SIGNOZ_MCP_URL"}},
 		{name: "mcp settings without the backend", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SIGNOZ_MCP_URL": "http://h/mcp"}, wantErr: []string{"AGENTK_SANDBOX_BACKEND=api"}},
 		{name: "unknown backend", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "grpc"}, wantErr: []string{"AGENTK_SANDBOX_BACKEND"}},
+		{name: "declared env for a stdio server", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_COMMAND": "srv",
+			"AGENTK_SIGNOZ_MCP_ENV": "SIGNOZ_CUSTOM_HEADERS, HTTPS_PROXY,SSL_CERT_FILE"},
+			check: func(t *testing.T, c Config) {
+				require.Equal(t, []string{"SIGNOZ_CUSTOM_HEADERS", "HTTPS_PROXY", "SSL_CERT_FILE"}, c.MCPEnv)
+			}},
+		{name: "env names refused", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_COMMAND": "srv",
+			"AGENTK_SIGNOZ_MCP_ENV": "AGENTK_SIGNOZ_API_KEY,SIGNOZ_API_KEY,A=B"}, wantErr: []string{"agentk's own", "set by the sandbox itself", "not a variable name"}},
+		{name: "env for an HTTP server", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_URL": "http://h/mcp",
+			"AGENTK_SIGNOZ_MCP_ENV": "HTTPS_PROXY"}, wantErr: []string{"AGENTK_SIGNOZ_MCP_ENV"}},
 		{name: "bad args", env: map[string]string{"AGENTK_SIGNOZ_API_KEY": "k", "AGENTK_SANDBOX_BACKEND": "mcp", "AGENTK_SIGNOZ_MCP_COMMAND": "x", "AGENTK_SIGNOZ_MCP_ARGS": "[1]"}, wantErr: []string{"AGENTK_SIGNOZ_MCP_ARGS"}},
 		{name: "missing file", env: map[string]string{"AGENTK_SIGNOZ_API_KEY_FILE": "/nope"}, wantErr: []string{"AGENTK_SIGNOZ_API_KEY_FILE"}},
 	}

@@ -119,8 +119,8 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	for _, k := range cfg.Env {
-		if !envName.MatchString(k) || reserved[k] {
-			return nil, fmt.Errorf("%w: %q cannot be passed to the MCP server (a variable name, not SIGNOZ_URL or SIGNOZ_API_KEY)", ErrConfig, k)
+		if !envName.MatchString(k) || reserved[k] || strings.HasPrefix(strings.ToUpper(k), "AGENTK_") {
+			return nil, fmt.Errorf("%w: %q cannot be passed to the MCP server (a variable name, not SIGNOZ_URL, SIGNOZ_API_KEY or agentk's own)", ErrConfig, k)
 		}
 	}
 	if cfg.Timeout <= 0 {
@@ -227,16 +227,22 @@ func (c *Client) transport() mcp.Transport {
 		return &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true}
 	}
 	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-	// Only what the server needs, and the variables the operator declared
-	// (Env): the key never reaches other variables, and the rest of the
-	// sandbox's environment never reaches the server.
-	cmd.Env = []string{"SIGNOZ_URL=" + c.cfg.SigNozURL, "SIGNOZ_API_KEY=" + c.cfg.APIKey}
-	for _, k := range append([]string{"PATH", "HOME", "TMPDIR"}, c.cfg.Env...) {
-		if v, ok := os.LookupEnv(k); ok {
-			cmd.Env = append(cmd.Env, k+"="+v)
+	cmd.Env = childEnv(c.cfg, os.LookupEnv)
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+}
+
+// childEnv is a subprocess server's whole environment: only what the server
+// needs, and the variables the operator declared (Config.Env), read through
+// lookup. The key never reaches other variables, and the rest of the
+// sandbox's environment never reaches the server.
+func childEnv(cfg Config, lookup func(string) (string, bool)) []string {
+	env := []string{"SIGNOZ_URL=" + cfg.SigNozURL, "SIGNOZ_API_KEY=" + cfg.APIKey}
+	for _, k := range append([]string{"PATH", "HOME", "TMPDIR"}, cfg.Env...) {
+		if v, ok := lookup(k); ok {
+			env = append(env, k+"="+v)
 		}
 	}
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	return env
 }
 
 // connected returns the session, connecting and reading the server's tool
