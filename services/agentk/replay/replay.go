@@ -8,6 +8,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,9 +58,13 @@ type Options struct {
 	// When nil the process's global providers are used as they are.
 	Telemetry map[string]string
 	// SandboxBackend is where the sandbox gets its telemetry: "" or "api",
-	// SigNoz's v5 API (the fake SigNoz); "mcp", a SigNoz MCP server (our
-	// fakesignoz/mcpserver, over streamable HTTP, in front of the same fake).
+	// SigNoz's v5 API (the fake SigNoz); "mcp", a SigNoz MCP server: MCP
+	// when set, else our fakesignoz/mcpserver, over streamable HTTP, in
+	// front of the same fake.
 	SandboxBackend string
+	// MCP is an MCP server of the operator's own (the official one, say)
+	// for the "mcp" backend instead of ours; zero means ours.
+	MCP MCPServer
 	// ReplayApproval, set for the replayer persona, replays the approval after
 	// the deployer acted on it (observer.replayApproval).
 	ReplayApproval bool
@@ -189,13 +194,65 @@ func signozEnv(inc *incident.Incident, dataDir string, env map[string]string) (f
 	return stopSig, nil
 }
 
+// MCPServer is an external SigNoz MCP server a replay's sandbox uses: a
+// command it starts over stdio (handed SIGNOZ_URL, the replay's fake SigNoz,
+// SIGNOZ_API_KEY, and the variables Env names), or a streamable HTTP
+// endpoint (sent the key and X-SigNoz-URL with each request). Exactly one of
+// Command and URL is set.
+type MCPServer struct {
+	Command string
+	Args    []string
+	URL     string
+	Env     []string
+}
+
+// IsZero reports whether no external server is set.
+func (m MCPServer) IsZero() bool {
+	return m.Command == "" && m.URL == "" && m.Args == nil && m.Env == nil
+}
+
+// setEnv sets the sandbox's variables for m (docs/configuration.md).
+func (m MCPServer) setEnv(env map[string]string) error {
+	switch {
+	case m.Command != "" && m.URL != "":
+		return fmt.Errorf("%w: an MCP command or an MCP URL, not both", ErrBackend)
+	case m.Command == "" && m.URL == "":
+		return fmt.Errorf("%w: MCP arguments or environment without an MCP command", ErrBackend)
+	case m.URL != "" && (m.Args != nil || m.Env != nil):
+		return fmt.Errorf("%w: MCP arguments and environment are for a command, not a URL", ErrBackend)
+	}
+	env["AGENTK_SANDBOX_BACKEND"] = "mcp"
+	if m.URL != "" {
+		env["AGENTK_SIGNOZ_MCP_URL"] = m.URL
+		return nil
+	}
+	env["AGENTK_SIGNOZ_MCP_COMMAND"] = m.Command
+	if m.Args != nil {
+		b, err := json.Marshal(m.Args)
+		if err != nil {
+			return err
+		}
+		env["AGENTK_SIGNOZ_MCP_ARGS"] = string(b)
+	}
+	if m.Env != nil {
+		env["AGENTK_SIGNOZ_MCP_ENV"] = strings.Join(m.Env, ",")
+	}
+	return nil
+}
+
 // sandboxEnv chooses the sandbox's backend: SigNoz's API, or an MCP server
-// in front of it.
+// in front of it (the operator's own, o.MCP, or ours).
 func sandboxEnv(inc *incident.Incident, o *Options, env map[string]string) (func(), error) {
 	switch o.SandboxBackend {
 	case "", "api":
+		if !o.MCP.IsZero() {
+			return nil, fmt.Errorf("%w: an MCP server is set but the sandbox backend is %q; want mcp", ErrBackend, o.SandboxBackend)
+		}
 		return func() {}, nil
 	case "mcp":
+		if !o.MCP.IsZero() {
+			return func() {}, o.MCP.setEnv(env)
+		}
 		// The MCP server holds no key: the sandbox sends its own with each call.
 		msrv, err := mcpserver.New(mcpserver.Options{SigNozURL: env["AGENTK_SIGNOZ_URL"], Now: service.Since(inc.Meta.Now)})
 		if err != nil {

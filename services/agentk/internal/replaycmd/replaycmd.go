@@ -33,6 +33,7 @@ func cmdReplay(ctx context.Context, c *command.Env, args []string) error {
 	inv := fs.String("investigator", "rules", "rules, or persona:<name> for a scripted model ("+strings.Join(scripted.Personas(), ", ")+")")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long")
+	mcpf := addMCPFlags(fs, c)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,7 +41,10 @@ func cmdReplay(ctx context.Context, c *command.Env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: want one incident folder", command.ErrUsage)
 	}
-	o := replay.Options{Investigator: *inv, Logger: c.Logger(*verbose), Timeout: *timeout, SandboxBackend: c.Getenv("AGENTK_SANDBOX_BACKEND")}
+	o := replay.Options{Investigator: *inv, Logger: c.Logger(*verbose), Timeout: *timeout}
+	if err := mcpf.options(&o); err != nil {
+		return err
+	}
 	if !*asJSON {
 		o.Progress = c.Stdout
 	}
@@ -77,7 +81,12 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
 	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS)")
 	only := fs.String("incidents", "", "comma-separated incident ids to replay (default: the whole corpus)")
+	mcpf := addMCPFlags(fs, c)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o := replay.Options{Logger: c.Logger(*verbose)}
+	if err := mcpf.options(&o); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -106,7 +115,7 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 	}
 	enc := json.NewEncoder(c.Stdout)
 	n, total := 0, len(corpus)*len(list)
-	outs := replay.Eval(ctx, corpus, list, replay.Options{Logger: c.Logger(*verbose), SandboxBackend: c.Getenv("AGENTK_SANDBOX_BACKEND")}, *workers, func(o replay.Outcome) {
+	outs := replay.Eval(ctx, corpus, list, o, *workers, func(o replay.Outcome) {
 		n++
 		if *asJSON {
 			_ = enc.Encode(o)

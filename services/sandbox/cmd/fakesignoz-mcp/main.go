@@ -6,7 +6,9 @@
 //	SIGNOZ_URL       the SigNoz API (required)
 //	SIGNOZ_API_KEY   the key; in http mode it may come from each request instead
 //	TRANSPORT_MODE   stdio (default) or http
-//	MCP_SERVER_PORT  http mode: the port on 127.0.0.1 (default 8000); path /mcp
+//	MCP_SERVER_HOST  http mode: the interface (default 127.0.0.1: unlike the
+//	                 official server, never every interface unless asked)
+//	MCP_SERVER_PORT  http mode: the port (default 8000); path /mcp
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,8 +51,21 @@ func run() error {
 			port = "8000"
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/mcp", mcpserver.HTTPHandler(srv))
-		hs := &http.Server{Addr: net.JoinHostPort("127.0.0.1", port), Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		var posts atomic.Int64
+		h := mcpserver.HTTPHandler(srv)
+		mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				posts.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		}))
+		// Said on exit, so that a test can tell the server was used.
+		defer func() { fmt.Fprintf(os.Stderr, "fakesignoz-mcp: served %d MCP requests\n", posts.Load()) }()
+		host := os.Getenv("MCP_SERVER_HOST")
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		hs := &http.Server{Addr: net.JoinHostPort(host, port), Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -49,7 +49,9 @@ var Served = []string{
 
 // Options configure the server.
 type Options struct {
-	// SigNozURL is the SigNoz API the tools call.
+	// SigNozURL is the SigNoz API the tools call; an X-SigNoz-URL header
+	// on an HTTP request overrides it, as on the official server. Empty:
+	// every HTTP request must send one.
 	SigNozURL string
 	// APIKey is the SigNoz key; empty means: take it from each request's headers.
 	APIKey string
@@ -87,9 +89,6 @@ type server struct {
 
 // New returns the MCP server.
 func New(opts Options) (*mcp.Server, error) {
-	if opts.SigNozURL == "" {
-		return nil, errors.New("mcpserver: SigNozURL is required")
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -210,6 +209,9 @@ func (s *server) wrap(schema *jsonschema.Schema, h handler) mcp.ToolHandler {
 			if u := req.Extra.Header.Get("X-SigNoz-URL"); u != "" {
 				c.signoz = strings.TrimRight(u, "/")
 			}
+		}
+		if c.signoz == "" {
+			return toolError("SigNoz instance URL is required: set SIGNOZ_URL or send the X-SigNoz-URL header"), nil
 		}
 		if c.key == "" {
 			return errorResult("UNAUTHORIZED", "no SigNoz API key: set SIGNOZ_API_KEY or send the SIGNOZ-API-KEY header", nil), nil
