@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/fieldtool"
+	"agentk/services/sandbox/internal/mcpbackend"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
 	"agentk/services/sandbox/links"
@@ -59,7 +61,9 @@ func evidence(t *testing.T, q querier, tool, args string, startsAt, now time.Tim
 // TestEvidenceFactsEqualTheDirectRoute: on corpus incidents, every tool's
 // evidence (onset, markers, counts, error classes in the compact text, and
 // the raw hash) is the same whether the sandbox asks SigNoz's v5 API or
-// the MCP server in front of it.
+// the MCP server in front of it: ours, and, when
+// AGENTK_TEST_OFFICIAL_MCP_COMMAND names a build of the official server
+// (which CI cannot build), that one over stdio too.
 func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 	t.Parallel()
 	for _, id := range []string{"bad-release-01", "db-pool-exhaustion-02-deploy-coincides", "retry-storm-01", "dependency-outage-04-marker-after-onset", "traffic-surge-01"} {
@@ -75,7 +79,13 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 			startsAt, now := alert.Alerts[0].StartsAt, inc.Meta.Now
 			sig := fakeSigNoz(t, inc)
 			direct := &signoz.Client{BaseURL: sig.URL, APIKey: key, HTTP: sig.Client()}
-			viaMCP := httpBackend(t, sig, nil)
+			routes := map[string]querier{"ours": httpBackend(t, sig, nil)}
+			if official := os.Getenv("AGENTK_TEST_OFFICIAL_MCP_COMMAND"); official != "" {
+				c, err := mcpbackend.New(mcpbackend.Config{Command: official, SigNozURL: sig.URL, APIKey: key, Timeout: 60 * time.Second})
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = c.Close() })
+				routes["official"] = c
+			}
 			trace := ""
 			for _, s := range inc.Spans {
 				if s.HasError && s.Service() == inc.Meta.Service {
@@ -98,10 +108,12 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 			var notes []contracts.SourceNote
 			for _, c := range calls {
 				wantFacts, wantCompact, wantHash := evidence(t, direct, c[0], c[1], startsAt, now, nil)
-				gotFacts, gotCompact, gotHash := evidence(t, viaMCP, c[0], c[1], startsAt, now, &notes)
-				require.Equal(t, wantFacts, gotFacts, "%s facts", c[0])
-				require.Equal(t, wantCompact, gotCompact, "%s compact (error classes, rows)", c[0])
-				require.Equal(t, wantHash, gotHash, "%s raw hash", c[0])
+				for name, viaMCP := range routes {
+					gotFacts, gotCompact, gotHash := evidence(t, viaMCP, c[0], c[1], startsAt, now, &notes)
+					require.Equal(t, wantFacts, gotFacts, "%s: %s facts", name, c[0])
+					require.Equal(t, wantCompact, gotCompact, "%s: %s compact (error classes, rows)", name, c[0])
+					require.Equal(t, wantHash, gotHash, "%s: %s raw hash", name, c[0])
+				}
 				if wantFacts.Onset != nil {
 					sawOnset = true
 				}
@@ -124,9 +136,11 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 			} {
 				want, err := fieldtool.Run(context.Background(), direct, fc, lim, compact.DefaultLimits)
 				require.NoError(t, err)
-				got, err := fieldtool.Run(context.Background(), viaMCP, fc, lim, compact.DefaultLimits)
-				require.NoError(t, err)
-				require.Equal(t, want, got, "list_fields %+v", fc)
+				for name, viaMCP := range routes {
+					got, err := fieldtool.Run(context.Background(), viaMCP.(fieldtool.Querier), fc, lim, compact.DefaultLimits)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "%s: list_fields %+v", name, fc)
+				}
 			}
 		})
 	}
