@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/incident"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/fieldtool"
@@ -86,24 +87,7 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 				t.Cleanup(func() { _ = c.Close() })
 				routes["official"] = c
 			}
-			trace := ""
-			for _, s := range inc.Spans {
-				if s.HasError && s.Service() == inc.Meta.Service {
-					trace = s.TraceID
-					break
-				}
-			}
-			svc := fmt.Sprintf(`{"service":%q}`, inc.Meta.Service)
-			calls := [][2]string{
-				{contracts.ToolServiceOverview, svc},
-				{contracts.ToolDeploymentMarkers, svc},
-				{contracts.ToolErrorTraces, svc},
-				{contracts.ToolErrorLogs, svc},
-				{contracts.ToolAggregateTraces, fmt.Sprintf(`{"service":%q,"aggregation":"p95","group_by":["name"]}`, inc.Meta.Service)},
-			}
-			if trace != "" {
-				calls = append(calls, [2]string{contracts.ToolGetTrace, fmt.Sprintf(`{"trace_id":%q}`, trace)})
-			}
+			calls := toolCalls(inc)
 			sawOnset := false
 			var notes []contracts.SourceNote
 			for _, c := range calls {
@@ -144,4 +128,28 @@ func TestEvidenceFactsEqualTheDirectRoute(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toolCalls are the calls compared on an incident: every evidence tool on
+// the alert's service (get_trace on its first failing trace).
+func toolCalls(inc *incident.Incident) [][2]string {
+	trace := ""
+	for _, s := range inc.Spans {
+		if s.HasError && s.Service() == inc.Meta.Service {
+			trace = s.TraceID
+			break
+		}
+	}
+	svc := fmt.Sprintf(`{"service":%q}`, inc.Meta.Service)
+	calls := [][2]string{
+		{contracts.ToolServiceOverview, svc},
+		{contracts.ToolDeploymentMarkers, svc},
+		{contracts.ToolErrorTraces, svc},
+		{contracts.ToolErrorLogs, svc},
+		{contracts.ToolAggregateTraces, fmt.Sprintf(`{"service":%q,"aggregation":"p95","group_by":["name"]}`, inc.Meta.Service)},
+	}
+	if trace != "" {
+		calls = append(calls, [2]string{contracts.ToolGetTrace, fmt.Sprintf(`{"trace_id":%q}`, trace)})
+	}
+	return calls
 }
