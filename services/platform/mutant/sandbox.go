@@ -9,6 +9,13 @@ const (
 	// first text block alone as the payload (the official server appends
 	// notes as further blocks); without it the blocks are joined.
 	SandboxMCPFirstBlock = "sandbox.mcp_first_block"
+	// SandboxMCPChildEnv is the stdio MCP server's environment cut down to
+	// what it needs and what the operator declared; without it the whole
+	// environment of the sandbox (its NATS credentials among it) is passed.
+	SandboxMCPChildEnv = "sandbox.mcp_child_env"
+	// SandboxExplicitBounds is every query's explicit limit and order
+	// (signoz.Bounded); without it an MCP server decides them.
+	SandboxExplicitBounds = "sandbox.explicit_bounds"
 	// SandboxFieldsExclude is field discovery's dropping of the pipeline's
 	// own service names from the values it lists.
 	SandboxFieldsExclude = "sandbox.fields_exclude"
@@ -29,6 +36,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestCallRefusesToolsOutsideTheAllowlist"},
 	{Name: SandboxMCPFirstBlock, Check: "the MCP backend decodes only the first text block of a tool result as SigNoz's answer",
 		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestCapturedResultsOfTheOfficialServer"},
+	{Name: SandboxMCPChildEnv, Check: "a stdio MCP server gets only SIGNOZ_URL, the key, PATH, HOME, TMPDIR and the declared variables",
+		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestChildGetsOnlyTheDeclaredEnvironment"},
+	{Name: SandboxExplicitBounds, Check: "every query the sandbox sends states its limit and order",
+		KilledBy: "test:services/sandbox:./internal/mcpbackend:TestEvidenceFactsEqualTheDirectRoute"},
 	{Name: SandboxFieldsExclude, Check: "field discovery never lists the pipeline's own service names",
 		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
 	{Name: SandboxPooledUnrefined, Check: "a pooled onset is not moved later by the refinement inside its bucket",

@@ -237,6 +237,9 @@ func (c *Client) transport() mcp.Transport {
 // sandbox's environment never reaches the server.
 func childEnv(cfg Config, lookup func(string) (string, bool)) []string {
 	env := []string{"SIGNOZ_URL=" + cfg.SigNozURL, "SIGNOZ_API_KEY=" + cfg.APIKey}
+	if mutant.Off(mutant.SandboxMCPChildEnv) {
+		return append(env, os.Environ()...)
+	}
 	for _, k := range append([]string{"PATH", "HOME", "TMPDIR"}, cfg.Env...) {
 		if v, ok := lookup(k); ok {
 			env = append(env, k+"="+v)
