@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // Kinds of deployment an Announcement reports (the marker's deployment.kind).
@@ -48,7 +49,7 @@ type Announcement struct {
 //   - anything else: a deploy, previous version = the ledger's last.
 func Announce(prev contracts.ReleaseLedgerV1, o Observation) Announcement {
 	rs := prev.Releases
-	if len(rs) > 0 && same(rs[len(rs)-1], o) {
+	if len(rs) > 0 && same(rs[len(rs)-1], o) && !mutant.Off(mutant.DeployerMarkerRestart) {
 		return Announcement{Reason: "same image as the release running before: a restart, not a deployment"}
 	}
 	if o.StartedAt.IsZero() {
