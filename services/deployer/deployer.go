@@ -35,6 +35,7 @@ import (
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/rollback"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -350,12 +351,15 @@ func dryRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rol
 	return nil
 }
 
-// exporter is OTLP/HTTP to the marker endpoint (config.Config.MarkerEndpoint)
-// when there is one, else one that drops spans: the providers are built
+// exporter is OTLP/HTTP (or gRPC, config.Config.MarkerGRPC) to the marker
+// endpoint (config.Config.MarkerEndpoint) when there is one, else one that drops spans: the providers are built
 // either way.
 func exporter(ctx context.Context, cfg config.Config) (sdktrace.SpanExporter, error) {
 	if cfg.MarkerEndpoint == "" {
 		return tracetest.NewNoopExporter(), nil
+	}
+	if cfg.MarkerGRPC {
+		return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(cfg.MarkerEndpoint))
 	}
 	return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(cfg.MarkerEndpoint, "/")+"/v1/traces"))
 }

@@ -28,6 +28,7 @@ const (
 	EnvIncidentDir    = "AGENTK_INCIDENT_DIR"
 	EnvDockerHost     = "DOCKER_HOST"
 	EnvOTLPEndpoint   = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	EnvOTLPProtocol   = "OTEL_EXPORTER_OTLP_PROTOCOL"
 	// EnvMarkerEndpoint is where the deployment markers go when it is not
 	// the platform's collector (MarkerEndpoint).
 	EnvMarkerEndpoint = "AGENTK_DEPLOYER_MARKER_ENDPOINT"
@@ -96,6 +97,9 @@ type Config struct {
 	// OTEL_EXPORTER_OTLP_ENDPOINT unless AGENTK_OTEL_DISABLED (or
 	// OTEL_SDK_DISABLED) is set; empty: no marker leaves the process.
 	MarkerEndpoint string
+	// MarkerGRPC is true when the markers go to OTEL_EXPORTER_OTLP_ENDPOINT
+	// and OTEL_EXPORTER_OTLP_PROTOCOL is grpc; else they go over OTLP/HTTP.
+	MarkerGRPC bool
 	// WatchMarkers is true when the ledger watcher announces every
 	// deployment it sees with a marker (needs a MarkerEndpoint).
 	WatchMarkers bool
@@ -140,7 +144,8 @@ var Spec = config.Spec{Component: "deployer", Err: ErrConfig, Vars: []config.Dec
 	{Name: EnvShadow, Kind: config.KindList, Doc: "`all` or a comma list of services: record what would run (outcome `shadow`), never act, even on a decision the gate did not mark shadow"},
 	{Name: EnvIncidentDir, Doc: "dry run only: a recorded incident folder, read and validated with `contracts/incident.Load`; seeds the ledger from `releases.yaml` and the cooldown from `incident.yaml` `prior_actions`; allowlist defaults to `sandbox_services`, else every service in releases.yaml"},
 	{Name: EnvDockerHost, DocDefault: "the default socket", Doc: "engine to talk to (API version negotiated)"},
-	{Name: EnvOTLPEndpoint, Doc: "OTLP/HTTP base URL for the `deployment.marker` spans (the watcher's and the rollbacks'), unless `AGENTK_DEPLOYER_MARKER_ENDPOINT` names another; ignored for them when `AGENTK_OTEL_DISABLED=1`; unset → nothing exported"},
+	{Name: EnvOTLPEndpoint, Doc: "OTLP base URL for the `deployment.marker` spans (the watcher's and the rollbacks'), unless `AGENTK_DEPLOYER_MARKER_ENDPOINT` names another; ignored for them when `AGENTK_OTEL_DISABLED=1`; unset → nothing exported"},
+	{Name: EnvOTLPProtocol, Kind: config.KindEnum, Default: "http/protobuf", Allowed: []string{"http/protobuf", "grpc"}, Doc: "how the markers go to `OTEL_EXPORTER_OTLP_ENDPOINT` (`AGENTK_DEPLOYER_MARKER_ENDPOINT` is always OTLP/HTTP)"},
 	{Name: EnvMarkerEndpoint, Kind: config.KindURL, DocDefault: "`OTEL_EXPORTER_OTLP_ENDPOINT` (none when `AGENTK_OTEL_DISABLED=1`)",
 		Doc: "OTLP/HTTP base URL (`/v1/traces` is appended) the deployer sends its `deployment.marker` spans to; set, it is used even with `AGENTK_OTEL_DISABLED=1` (the markers are the deployments' signal, not agentk's own telemetry: the live demo and the watcher's test point it at their own receiver)"},
 	{Name: EnvWatchMarkers, Kind: config.KindBool, Default: "true",
@@ -169,6 +174,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.MarkerEndpoint == "" && !telemetry.Disabled(getenv) {
 		c.MarkerEndpoint = v.String(EnvOTLPEndpoint)
+		c.MarkerGRPC = c.MarkerEndpoint != "" && v.String(EnvOTLPProtocol) == "grpc"
 	}
 	c.recovery(v)
 	c.runtime(v)

@@ -91,8 +91,11 @@ func TestMarkerEndpoint(t *testing.T) {
 		name  string
 		env   map[string]string
 		want  string
+		grpc  bool
 		watch bool
 	}{
+		{name: "the platform's collector over gRPC", env: map[string]string{config.EnvOTLPEndpoint: "http://collector:4317", config.EnvOTLPProtocol: "grpc"}, want: "http://collector:4317", grpc: true, watch: true},
+		{name: "the marker endpoint is OTLP/HTTP whatever the platform's protocol", env: map[string]string{config.EnvOTLPEndpoint: "http://collector:4317", config.EnvOTLPProtocol: "grpc", config.EnvMarkerEndpoint: own}, want: own, watch: true},
 		{name: "the platform's collector, watch markers on by default", env: map[string]string{config.EnvOTLPEndpoint: collector}, want: collector, watch: true},
 		{name: "no endpoint: no marker leaves the process", env: map[string]string{}, watch: true},
 		{name: "AGENTK_OTEL_DISABLED: not the platform's collector", env: map[string]string{config.EnvOTLPEndpoint: collector, "AGENTK_OTEL_DISABLED": "1"}, watch: true},
@@ -107,6 +110,7 @@ func TestMarkerEndpoint(t *testing.T) {
 			c, err := config.FromEnv(env(tc.env))
 			require.NoError(t, err)
 			require.Equal(t, tc.want, c.MarkerEndpoint)
+			require.Equal(t, tc.grpc, c.MarkerGRPC)
 			require.Equal(t, tc.watch, c.WatchMarkers)
 		})
 	}
