@@ -149,7 +149,7 @@ var Spec = config.Spec{Component: "deployer", Err: ErrConfig, Vars: []config.Dec
 	{Name: EnvMarkerEndpoint, Kind: config.KindURL, DocDefault: "`OTEL_EXPORTER_OTLP_ENDPOINT` (none when `AGENTK_OTEL_DISABLED=1`)",
 		Doc: "OTLP/HTTP base URL (`/v1/traces` is appended) the deployer sends its `deployment.marker` spans to; set, it is used even with `AGENTK_OTEL_DISABLED=1` (the markers are the deployments' signal, not agentk's own telemetry: the live demo and the watcher's test point it at their own receiver)"},
 	{Name: EnvWatchMarkers, Kind: config.KindBool, Default: "true",
-		Doc: "with a marker endpoint, the release-ledger watcher emits one `deployment.marker` each time a compose service starts on a new image (at Docker's start time; a restart on the same image emits none; docs/signoz.md §6); `false`: only the deployer's own rollbacks emit one"},
+		Doc: "with a marker endpoint, the release-ledger watcher emits one `deployment.marker` each time a compose service of `AGENTK_DEPLOYER_SERVICES` starts on a new image (at Docker's start time; a restart on the same image emits none; docs/signoz.md §6); `false`: only the deployer's own rollbacks emit one"},
 }}
 
 // FromEnv reads Config. Unset durations take defaults; every malformed or

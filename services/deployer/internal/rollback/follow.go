@@ -2,6 +2,7 @@ package rollback
 
 import (
 	"context"
+	"slices"
 
 	"agentk/services/deployer/internal/ledger"
 )
@@ -12,8 +13,9 @@ const ActorDeployer = "agentk-deployer"
 
 // Follow is what the ledger watcher calls for each container it sees
 // start: it folds o into the service's ledger (Observe) and, when this
-// call's write changed the ledger and ledger.Announce calls it a
-// deployment, announces it through Announcer at Docker's start time.
+// call's write changed the ledger, ledger.Announce calls it a deployment
+// and the service is in the deployer's allowlist, announces it through
+// Announcer at Docker's start time.
 //
 // The ledger in KV is the record of what was announced: a restart on the
 // same image, a second replica's watcher that lost the compare-and-set, or
@@ -31,8 +33,14 @@ func (d *Deployer) Follow(ctx context.Context, o ledger.Observation) (ledger.Ann
 		return ledger.Announcement{Reason: "the ledger already holds this release"}, nil
 	}
 	a := ledger.Announce(prev, o)
-	if a.Emit && d.Announcer == nil {
+	switch {
+	case a.Emit && d.Announcer == nil:
 		return ledger.Announcement{Reason: "watch markers are off"}, nil
+	case a.Emit && !slices.Contains(d.Rules.Allowlist, o.Service):
+		// The project may hold more than the services agentk answers for
+		// (agentk's own, in the compose stack): their compose names are
+		// not the service.name of their telemetry.
+		return ledger.Announcement{Reason: "not in the deployer's allowlist (AGENTK_DEPLOYER_SERVICES)"}, nil
 	}
 	if !a.Emit {
 		return a, nil

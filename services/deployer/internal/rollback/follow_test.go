@@ -68,6 +68,16 @@ func TestFollowAnnouncesEachStartOnANewImageOnce(t *testing.T) {
 	require.Equal(t, 3, count())
 	require.Equal(t, ledger.KindRollback, marks.marks[2].Kind)
 
+	// A compose service outside the allowlist (agentk's own, in the
+	// compose stack): its ledger follows, no marker.
+	other := obs("v2", "sha256:g2", "c7", true)
+	other.Service = "gate"
+	_, err = d.Follow(ctx, other)
+	require.NoError(t, err)
+	_, err = d.Follow(ctx, func() ledger.Observation { o := obs("v3", "sha256:g3", "c8", true); o.Service = "gate"; return o }())
+	require.NoError(t, err)
+	require.Equal(t, 3, count())
+
 	// Markers off: the ledger still follows, nothing is announced.
 	off := e.deployer()
 	a, err = off.Follow(ctx, obs("v3", "sha256:v3", "c6", true))
