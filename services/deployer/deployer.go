@@ -352,8 +352,8 @@ func dryRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rol
 }
 
 // exporter is OTLP/HTTP (or gRPC, config.Config.MarkerGRPC) to the marker
-// endpoint (config.Config.MarkerEndpoint) when there is one, else one that drops spans: the providers are built
-// either way.
+// endpoint (config.Config.MarkerEndpoint) when there is one, else one that
+// drops spans: the providers are built either way.
 func exporter(ctx context.Context, cfg config.Config) (sdktrace.SpanExporter, error) {
 	if cfg.MarkerEndpoint == "" {
 		return tracetest.NewNoopExporter(), nil

@@ -43,18 +43,15 @@ func (d *demo) servicesEnv(state string) map[string]string {
 		"AGENTK_DEPLOYER_STATE_DIR":        state,
 		"AGENTK_DEPLOYER_STABILISE":        d.o.Stabilise.String(),
 		"AGENTK_DEPLOYER_RECOVERY":         "sandbox",
-		// The deployer's markers go to the live store, as they would go to
-		// SigNoz's collector; AGENTK_OTEL_DISABLED keeps everything else of
-		// agentk's own telemetry in the process.
-		"AGENTK_DEPLOYER_MARKER_ENDPOINT": d.markerURL,
-		"AGENTK_INGEST_ADDR":              d.ingestAddr,
-		"AGENTK_INGEST_TOKEN":             d.ingestToken,
-		"PATH":                            os.Getenv("PATH"),
-		"HOME":                            os.Getenv("HOME"),
-		"DOCKER_HOST":                     os.Getenv("DOCKER_HOST"),
-		"DOCKER_CONFIG":                   os.Getenv("DOCKER_CONFIG"),
-		"DOCKER_CERT_PATH":                os.Getenv("DOCKER_CERT_PATH"),
-		"DOCKER_TLS_VERIFY":               os.Getenv("DOCKER_TLS_VERIFY"),
+		"AGENTK_DEPLOYER_MARKER_ENDPOINT":  d.markerURL, // its markers to the live store, as to SigNoz's collector
+		"AGENTK_INGEST_ADDR":               d.ingestAddr,
+		"AGENTK_INGEST_TOKEN":              d.ingestToken,
+		"PATH":                             os.Getenv("PATH"),
+		"HOME":                             os.Getenv("HOME"),
+		"DOCKER_HOST":                      os.Getenv("DOCKER_HOST"),
+		"DOCKER_CONFIG":                    os.Getenv("DOCKER_CONFIG"),
+		"DOCKER_CERT_PATH":                 os.Getenv("DOCKER_CERT_PATH"),
+		"DOCKER_TLS_VERIFY":                os.Getenv("DOCKER_TLS_VERIFY"),
 	}
 }
 

@@ -1,9 +1,8 @@
 package livedemo
 
 // telemetry.go: the live telemetry store (a local stand-in for SigNoz fed by
-// the demo target's real OTLP, and by the deployer's deployment markers), the
-// markers in it, and the
-// backfill that gives the onset detector a past.
+// the demo target's real OTLP and by the deployer's deployment markers), the
+// markers in it, and the backfill that gives the onset detector a past.
 
 import (
 	"context"
