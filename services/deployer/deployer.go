@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
@@ -28,11 +29,13 @@ import (
 	"agentk/services/deployer/internal/dryrun"
 	"agentk/services/deployer/internal/kvstore"
 	"agentk/services/deployer/internal/lease"
+	"agentk/services/deployer/internal/ledger"
 	"agentk/services/deployer/internal/marker"
 	"agentk/services/deployer/internal/natsport"
 	"agentk/services/deployer/internal/policy"
 	"agentk/services/deployer/internal/rollback"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -74,6 +77,17 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	defer func() { _ = exp.Shutdown(context.WithoutCancel(ctx)) }()
 	dep.Marker = marker.OTel{Exporter: exp, Logger: d.Logger}
+	if cfg.WatchMarkers && cfg.MarkerEndpoint != "" {
+		// Closed before the exporter is shut down (defers run last first):
+		// the markers queued at shutdown are sent.
+		a := marker.NewAsync(marker.OTel{Exporter: exp, Logger: d.Logger}, announceQueue, d.Logger)
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), announceDrain)
+			defer cancel()
+			_ = a.Close(cctx)
+		}()
+		dep.Announcer = a
+	}
 
 	watchErr := make(chan error, 1)
 	wire := dryRuntime
@@ -89,6 +103,13 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	return serve(ctx, l, func(ctx context.Context) error { return lead(ctx, cfg, d, dep) }, watchErr)
 }
+
+// The watcher's marker queue: how many markers may wait for a slow
+// collector, and how long a stopping deployer waits for them.
+const (
+	announceQueue = 256
+	announceDrain = 5 * time.Second
+)
 
 // newDeployer builds the use case on its KV buckets.
 func newDeployer(ctx context.Context, cfg config.Config, d service.Deps) (*rollback.Deployer, error) {
@@ -235,7 +256,7 @@ func liveRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *ro
 func followLedger(ctx context.Context, docker *dockerrt.Docker, dep *rollback.Deployer, log *slog.Logger, watchErr chan error, logArgs ...any) error {
 	synced := make(chan struct{})
 	go func() {
-		if err := docker.Watch(ctx, dep.Observe, func() { close(synced) }); err != nil {
+		if err := docker.Watch(ctx, follow(dep, log), func() { close(synced) }); err != nil {
 			watchErr <- err
 		}
 	}()
@@ -247,6 +268,24 @@ func followLedger(ctx context.Context, docker *dockerrt.Docker, dep *rollback.De
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// follow is the watcher's callback: dep.Follow, with what it decided logged
+// (an announced deployment at Info, a start it did not announce at Debug).
+func follow(dep *rollback.Deployer, log *slog.Logger) func(context.Context, ledger.Observation) error {
+	return func(ctx context.Context, o ledger.Observation) error {
+		a, err := dep.Follow(ctx, o)
+		if err != nil {
+			return err
+		}
+		args := []any{"compose_service", o.Service, "image", o.Image, "image_id", o.ImageID, "container", o.ContainerID, "started_at", o.StartedAt}
+		if a.Emit {
+			log.InfoContext(ctx, "deployment seen; marker queued", append(args, "kind", a.Kind, "version", a.Version, "previous_version", a.PreviousVersion)...)
+			return nil
+		}
+		log.DebugContext(ctx, "container start not announced", append(args, "reason", a.Reason)...)
+		return nil
 	}
 }
 
@@ -312,13 +351,17 @@ func dryRuntime(ctx context.Context, cfg config.Config, d service.Deps, dep *rol
 	return nil
 }
 
-// exporter is OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else one that
+// exporter is OTLP/HTTP (or gRPC, config.Config.MarkerGRPC) to the marker
+// endpoint (config.Config.MarkerEndpoint) when there is one, else one that
 // drops spans: the providers are built either way.
 func exporter(ctx context.Context, cfg config.Config) (sdktrace.SpanExporter, error) {
-	if cfg.OTLPEndpoint == "" {
+	if cfg.MarkerEndpoint == "" {
 		return tracetest.NewNoopExporter(), nil
 	}
-	return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(cfg.OTLPEndpoint, "/")+"/v1/traces"))
+	if cfg.MarkerGRPC {
+		return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(cfg.MarkerEndpoint))
+	}
+	return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(cfg.MarkerEndpoint, "/")+"/v1/traces"))
 }
 
 func hasKey(env []string, k string) bool {

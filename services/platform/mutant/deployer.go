@@ -1,5 +1,11 @@
 package mutant
 
+// DeployerMarkerRestart switches off the ledger watcher's rule that a start
+// on the image the ledger already ends with (a restart, a crash loop, the
+// ledger learning an image id) is not a deployment to announce. Declared
+// here rather than in mutant.go, beside its catalogue entry.
+const DeployerMarkerRestart = "deployer.marker_restart"
+
 // DeployerCatalogue lists the deployer's mutants and the named test that
 // goes red when each is on. Every killer was run with
 // `go test -tags agentk_mutants` and AGENTK_MUTANT=<name>: it passes in a
@@ -36,4 +42,8 @@ var DeployerCatalogue = []Mutant{
 	// is off.
 	{DeployerLeaseRenewal, "deployer: a replica whose lease renewal fails or is late stops consuming approvals before a standby may take the lease over",
 		"test:services/deployer:./internal/lease:^TestLeaderStopsWhenItsRenewalFails$"},
+	// Not a check of an approval: what keeps a crash-looping service from
+	// re-announcing its old version with a fresh marker at every start.
+	{DeployerMarkerRestart, "deployer: the ledger watcher announces no deployment for a start on the image the ledger already ends with (docker restart, a crash loop, a recreate on the same image)",
+		"test:services/deployer:./internal/ledger:^TestAnnounce$"},
 }

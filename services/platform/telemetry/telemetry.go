@@ -99,7 +99,7 @@ func setup(ctx context.Context, name, service string, roles []string, getenv fun
 		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrConfig, EnvResourceAttrs, err))
 	}
 	var ex export
-	if !isTrue(getenv(EnvDisabled)) && !isTrue(getenv(EnvSDKDisabled)) {
+	if !Disabled(getenv) {
 		ex, err = readExport(getenv)
 		errs = append(errs, err)
 	}
@@ -266,6 +266,12 @@ func (p *Providers) Shutdown(ctx context.Context) error {
 
 // Tracer returns a tracer of the installed provider.
 func Tracer(name string) trace.Tracer { return otel.Tracer(name) }
+
+// Disabled reports whether AGENTK_OTEL_DISABLED (or OTEL_SDK_DISABLED) asks
+// that nothing leave the process: tests always set it.
+func Disabled(getenv func(string) string) bool {
+	return isTrue(getenv(EnvDisabled)) || isTrue(getenv(EnvSDKDisabled))
+}
 
 func isTrue(s string) bool {
 	switch strings.ToLower(strings.TrimSpace(s)) {

@@ -6,6 +6,7 @@ package livedemo
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"agentk/cmd/agentk/internal/harness"
+	"agentk/contracts/incident"
 )
 
 // composeFile is the demo project: shop-api on the demo's own network,
@@ -67,8 +69,10 @@ func (d *demo) writeCompose(tag string) error {
 	return os.WriteFile(d.file, []byte(composeFile(tag, d.otlpURL, d.netName, d.hostPort)), 0o644)
 }
 
-// composeV1 brings the project up with v1 and waits for it to be healthy
-// and its deployment marker to arrive.
+// composeV1 brings the project up with v1, waits for it to be healthy and
+// checks, with one request, that its spans reach the live store. v1 gets no
+// deployment marker: the deployer, which writes them, starts after it and
+// announces no service it finds already running.
 func (d *demo) composeV1(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "agentk-demo-live-")
 	if err != nil {
@@ -92,13 +96,23 @@ func (d *demo) composeV1(ctx context.Context) error {
 		return err
 	}
 	d.p.step("compose project %s up with %s (file %s, published on 127.0.0.1:%d)", d.res.Project, d.v1.Tag, d.file, d.hostPort)
-	if err := waitFor(ctx, 60*time.Second, "v1 healthy and its deployment.marker in the live store", func() bool {
-		return runsHealthy(ctx, d.dc, d.res.Project, d.res.V1ID) && hasMarker(d.store, "v1")
+	if err := waitFor(ctx, 60*time.Second, "v1 healthy", func() bool { return runsHealthy(ctx, d.dc, d.res.Project, d.res.V1ID) }); err != nil {
+		return err
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/ask", d.hostPort)
+	c := &http.Client{Timeout: 2 * time.Second}
+	if err := waitFor(ctx, 30*time.Second, "a span of v1 in the live store", func() bool {
+		if req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil); err == nil {
+			if resp, err := c.Do(req); err == nil {
+				_ = resp.Body.Close()
+			}
+		}
+		return hasSpan(d.store)
 	}); err != nil {
 		_, n, refused := d.store.Stats()
 		return fmt.Errorf("%w (spans received %d, OTLP requests refused %d): is traffic from the compose network to its gateway blocked by a firewall?", err, n, refused)
 	}
-	d.p.step("v1 running and healthy; its deployment.marker span arrived over OTLP")
+	d.p.step("v1 running and healthy; its spans arrive over OTLP (it emits no deployment marker of its own, like a user's service)")
 	return nil
 }
 
@@ -122,12 +136,17 @@ func (d *demo) shipBadRelease(ctx context.Context) error {
 	if err := d.compose(ctx, "up", "-d"); err != nil {
 		return err
 	}
-	if err := waitFor(ctx, 60*time.Second, "v2 healthy, its marker in the live store and v2 in the ledger", func() bool {
+	if err := waitFor(ctx, 60*time.Second, "v2 healthy, v2 in the ledger and the deployer's marker of v2 in the live store", func() bool {
 		return runsHealthy(ctx, d.dc, d.res.Project, d.res.V2ID) && hasMarker(d.store, "v2") && d.ledgerLen(ctx) == 2
 	}); err != nil {
 		return err
 	}
 	d.marker = latestMarker(d.store, "v2")
-	d.p.step("v2 running; its deployment.marker at %s arrived; deployer's ledger: [v1 v2]", d.marker.Format("15:04:05.000"))
+	d.res.V2Markers = d.store.Spans(func(s incident.Span) bool { return isMarker(s, "v2") })
+	if cs, err := serviceContainers(ctx, d.dc, d.res.Project); err == nil && len(cs) == 1 {
+		d.res.V2Container = cs[0].ID
+	}
+	d.p.step("v2 running; deployer's ledger: [v1 v2]; the deployer's watcher saw the new image and sent its deployment.marker")
+	d.p.note("at %s, Docker's start time of the container (the demo target emits none: agentk writes the markers)", d.marker.Format("15:04:05.000"))
 	return nil
 }

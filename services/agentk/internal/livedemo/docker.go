@@ -43,6 +43,8 @@ type demo struct {
 	store           *livesignoz.Store
 	apiKey          string
 	sigURL, otlpURL string
+	// markerURL is the store's loopback OTLP receiver: the deployer's markers.
+	markerURL string
 
 	dir, file string
 	hostPort  int

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/contracts/incident"
 	"agentk/platform/wait"
 )
 
@@ -78,6 +79,11 @@ type Result struct {
 	LiveSpans        int
 	LoadSent, LoadOK int64
 	Stabilise        time.Duration
+	// V2Markers are the deployment.marker spans of v2 in the live store
+	// (the deployer's watcher sends one; the demo target none), and
+	// V2Container the container Docker started v2 in.
+	V2Markers   []incident.Span
+	V2Container string
 }
 
 // progress lines, stamped with the time since the start.

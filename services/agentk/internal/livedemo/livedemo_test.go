@@ -2,6 +2,7 @@ package livedemo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -63,6 +64,19 @@ func TestDemoLiveRollsBackOnDocker(t *testing.T) {
 	}
 	if res.LiveSpans == 0 || res.AlertBurnRate < liveBurnCritical {
 		t.Errorf("live spans %d, alert burn rate %.1f", res.LiveSpans, res.AlertBurnRate)
+	}
+	// v2's marker is the deployer's watcher's: one, for the container Docker
+	// started, of kind deploy from v1 (the demo target emits none).
+	if len(res.V2Markers) != 1 {
+		t.Fatalf("%d deployment markers of v2 in the live store, want the watcher's one: %+v", len(res.V2Markers), res.V2Markers)
+	}
+	attr := func(k string) string {
+		var v string
+		_ = json.Unmarshal(res.V2Markers[0].Attributes[k], &v)
+		return v
+	}
+	if attr("deployment.id") != res.V2Container || res.V2Container == "" || attr("deployment.kind") != "deploy" || attr("deployment.previous_version") != "v1" {
+		t.Errorf("v2's marker %+v, want the deployer's watcher's for container %s, kind deploy from v1", res.V2Markers[0].Attributes, res.V2Container)
 	}
 	for _, want := range []string{"LOCAL STAND-IN FOR SIGNOZ", "DEMO COMPUTES THE ALERT ITSELF", "AUTO-APPROVER", "DEMO SHORTCUT"} {
 		if !strings.Contains(out.String(), want) {

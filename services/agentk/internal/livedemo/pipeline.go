@@ -43,6 +43,7 @@ func (d *demo) servicesEnv(state string) map[string]string {
 		"AGENTK_DEPLOYER_STATE_DIR":        state,
 		"AGENTK_DEPLOYER_STABILISE":        d.o.Stabilise.String(),
 		"AGENTK_DEPLOYER_RECOVERY":         "sandbox",
+		"AGENTK_DEPLOYER_MARKER_ENDPOINT":  d.markerURL, // its markers to the live store, as to SigNoz's collector
 		"AGENTK_INGEST_ADDR":               d.ingestAddr,
 		"AGENTK_INGEST_TOKEN":              d.ingestToken,
 		"PATH":                             os.Getenv("PATH"),

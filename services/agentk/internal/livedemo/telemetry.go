@@ -1,8 +1,8 @@
 package livedemo
 
 // telemetry.go: the live telemetry store (a local stand-in for SigNoz fed by
-// the demo target's real OTLP), the deployment markers in it, and the
-// backfill that gives the onset detector a past.
+// the demo target's real OTLP and by the deployer's deployment markers), the
+// markers in it, and the backfill that gives the onset detector a past.
 
 import (
 	"context"
@@ -20,28 +20,44 @@ import (
 )
 
 // telemetryStore starts the live store: OTLP in on the network's gateway
-// (only from the project's subnet), SigNoz's query API out on loopback (for
-// the sandbox only).
+// (only from the project's subnet) for the containers, and on loopback for
+// the deployer in this process (its deployment markers); SigNoz's query API
+// out on loopback (for the sandbox only).
 func (d *demo) telemetryStore(context.Context) error {
 	d.apiKey = "live-" + harness.RandHex(12)
-	d.store = livesignoz.New(d.apiKey, d.subnet.Contains)
-	otlpL, err := net.Listen("tcp", net.JoinHostPort(d.gw.String(), "0"))
-	if err != nil {
+	// A connection from this host to the gateway address need not come
+	// from inside the subnet (its source is the host's choice): the
+	// deployer posts to the loopback listener instead.
+	d.store = livesignoz.New(d.apiKey, func(ip net.IP) bool { return d.subnet.Contains(ip) || ip.IsLoopback() })
+	var err error
+	if d.otlpURL, err = d.serveOTLP(d.gw.String()); err != nil {
 		return fmt.Errorf("demo --live: listen on the compose network's gateway %s: %w", d.gw, err)
 	}
-	otlpSrv := &http.Server{Handler: d.store.OTLP(), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = otlpSrv.Serve(otlpL) }()
-	d.cleanups = append(d.cleanups, func() { _ = otlpSrv.Close() })
+	if d.markerURL, err = d.serveOTLP("127.0.0.1"); err != nil {
+		return err
+	}
 	sigURL, stopSig, err := harness.Serve(d.store.Query())
 	if err != nil {
 		return err
 	}
 	d.sigURL = sigURL
 	d.cleanups = append(d.cleanups, stopSig)
-	d.otlpURL = "http://" + otlpL.Addr().String()
-	d.p.step("live telemetry store: a LOCAL STAND-IN FOR SIGNOZ, fed by the demo target's real OTLP")
-	d.p.note("OTLP/HTTP in at %s (the compose network's gateway; only %s may send), SigNoz's query API out at %s", d.otlpURL, d.subnet, sigURL)
+	d.p.step("live telemetry store: a LOCAL STAND-IN FOR SIGNOZ, fed by the demo target's real OTLP and the deployer's markers")
+	d.p.note("OTLP/HTTP in at %s (the compose network's gateway; only %s may send) and at %s (the deployer's markers), SigNoz's query API out at %s",
+		d.otlpURL, d.subnet, d.markerURL, sigURL)
 	return nil
+}
+
+// serveOTLP serves the store's OTLP receiver on host and returns its URL.
+func (d *demo) serveOTLP(host string) (string, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return "", err
+	}
+	srv := &http.Server{Handler: d.store.OTLP(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	d.cleanups = append(d.cleanups, func() { _ = srv.Close() })
+	return "http://" + l.Addr().String(), nil
 }
 
 // shortcuts are the demo's two shortcuts, said out loud: the live store has
@@ -68,6 +84,14 @@ func isMarker(s incident.Span, version string) bool {
 	var v string
 	_ = json.Unmarshal(s.Attributes["deployment.version"], &v)
 	return s.Name == "deployment.marker" && s.Service() == Service && v == version && s.Resource["agentk.demo.backfill"] == ""
+}
+
+// hasSpan reports whether any span of the demo target (not a marker, not
+// backfilled) arrived.
+func hasSpan(st *livesignoz.Store) bool {
+	return len(st.Spans(func(s incident.Span) bool {
+		return s.Service() == Service && s.Name != "deployment.marker" && s.Resource["agentk.demo.backfill"] == ""
+	})) > 0
 }
 
 func hasMarker(st *livesignoz.Store, version string) bool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agentk/platform/config"
+	"agentk/platform/telemetry"
 )
 
 // Environment variables.
@@ -27,6 +28,12 @@ const (
 	EnvIncidentDir    = "AGENTK_INCIDENT_DIR"
 	EnvDockerHost     = "DOCKER_HOST"
 	EnvOTLPEndpoint   = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	EnvOTLPProtocol   = "OTEL_EXPORTER_OTLP_PROTOCOL"
+	// EnvMarkerEndpoint is where the deployment markers go when it is not
+	// the platform's collector (MarkerEndpoint).
+	EnvMarkerEndpoint = "AGENTK_DEPLOYER_MARKER_ENDPOINT"
+	// EnvWatchMarkers switches off the ledger watcher's markers.
+	EnvWatchMarkers = "AGENTK_DEPLOYER_WATCH_MARKERS"
 	// EnvShadow is `all` or a comma list of services the deployer never
 	// acts on, only records (the gate reads the same variable).
 	EnvShadow = "AGENTK_SHADOW"
@@ -83,9 +90,19 @@ type Config struct {
 	// ProbeURL is the endpoint the probe fallback GETs (RecoveryProbe only).
 	ProbeURL string
 	// IncidentDir seeds a dry run's ledger and cooldown from a recorded incident.
-	IncidentDir  string
-	DockerHost   string
-	OTLPEndpoint string
+	IncidentDir string
+	DockerHost  string
+	// MarkerEndpoint is the OTLP/HTTP base URL the deployment.marker spans
+	// are exported to: AGENTK_DEPLOYER_MARKER_ENDPOINT when set, else
+	// OTEL_EXPORTER_OTLP_ENDPOINT unless AGENTK_OTEL_DISABLED (or
+	// OTEL_SDK_DISABLED) is set; empty: no marker leaves the process.
+	MarkerEndpoint string
+	// MarkerGRPC is true when the markers go to OTEL_EXPORTER_OTLP_ENDPOINT
+	// and OTEL_EXPORTER_OTLP_PROTOCOL is grpc; else they go over OTLP/HTTP.
+	MarkerGRPC bool
+	// WatchMarkers is true when the ledger watcher announces every
+	// deployment it sees with a marker (needs a MarkerEndpoint).
+	WatchMarkers bool
 	// ShadowAll and ShadowServices: shadow mode, whatever the decision says.
 	ShadowAll      bool
 	ShadowServices []string
@@ -127,7 +144,12 @@ var Spec = config.Spec{Component: "deployer", Err: ErrConfig, Vars: []config.Dec
 	{Name: EnvShadow, Kind: config.KindList, Doc: "`all` or a comma list of services: record what would run (outcome `shadow`), never act, even on a decision the gate did not mark shadow"},
 	{Name: EnvIncidentDir, Doc: "dry run only: a recorded incident folder, read and validated with `contracts/incident.Load`; seeds the ledger from `releases.yaml` and the cooldown from `incident.yaml` `prior_actions`; allowlist defaults to `sandbox_services`, else every service in releases.yaml"},
 	{Name: EnvDockerHost, DocDefault: "the default socket", Doc: "engine to talk to (API version negotiated)"},
-	{Name: EnvOTLPEndpoint, Doc: "OTLP/HTTP base URL for the marker spans; unset → providers built, nothing exported"},
+	{Name: EnvOTLPEndpoint, Doc: "OTLP base URL for the `deployment.marker` spans (the watcher's and the rollbacks'), unless `AGENTK_DEPLOYER_MARKER_ENDPOINT` names another; ignored for them when `AGENTK_OTEL_DISABLED=1`; unset → nothing exported"},
+	{Name: EnvOTLPProtocol, Kind: config.KindEnum, Default: "http/protobuf", Allowed: []string{"http/protobuf", "grpc"}, Doc: "how the markers go to `OTEL_EXPORTER_OTLP_ENDPOINT` (`AGENTK_DEPLOYER_MARKER_ENDPOINT` is always OTLP/HTTP)"},
+	{Name: EnvMarkerEndpoint, Kind: config.KindURL, DocDefault: "`OTEL_EXPORTER_OTLP_ENDPOINT` (none when `AGENTK_OTEL_DISABLED=1`)",
+		Doc: "OTLP/HTTP base URL (`/v1/traces` is appended) the deployer sends its `deployment.marker` spans to; set, it is used even with `AGENTK_OTEL_DISABLED=1` (the markers are the deployments' signal, not agentk's own telemetry: the live demo and the watcher's test point it at their own receiver)"},
+	{Name: EnvWatchMarkers, Kind: config.KindBool, Default: "true",
+		Doc: "with a marker endpoint, the release-ledger watcher emits one `deployment.marker` each time a compose service of `AGENTK_DEPLOYER_SERVICES` starts on a new image (at Docker's start time; a restart on the same image emits none; docs/signoz.md §6); `false`: only the deployer's own rollbacks emit one"},
 }}
 
 // FromEnv reads Config. Unset durations take defaults; every malformed or
@@ -147,7 +169,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		ProbeURL:       v.String(EnvProbeURL),
 		IncidentDir:    v.String(EnvIncidentDir),
 		DockerHost:     v.String(EnvDockerHost),
-		OTLPEndpoint:   v.String(EnvOTLPEndpoint),
+		MarkerEndpoint: v.String(EnvMarkerEndpoint),
+		WatchMarkers:   v.Bool(EnvWatchMarkers),
+	}
+	if c.MarkerEndpoint == "" && !telemetry.Disabled(getenv) {
+		c.MarkerEndpoint = v.String(EnvOTLPEndpoint)
+		c.MarkerGRPC = c.MarkerEndpoint != "" && v.String(EnvOTLPProtocol) == "grpc"
 	}
 	c.recovery(v)
 	c.runtime(v)

@@ -83,3 +83,39 @@ func TestLedgerFromDocker(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkerEndpoint(t *testing.T) {
+	t.Parallel()
+	const collector, own = "http://signoz-otel-collector:4318", "http://127.0.0.1:4318"
+	cases := []struct {
+		name  string
+		env   map[string]string
+		want  string
+		grpc  bool
+		watch bool
+	}{
+		{name: "the platform's collector over gRPC", env: map[string]string{config.EnvOTLPEndpoint: "http://collector:4317", config.EnvOTLPProtocol: "grpc"}, want: "http://collector:4317", grpc: true, watch: true},
+		{name: "the marker endpoint is OTLP/HTTP whatever the platform's protocol", env: map[string]string{config.EnvOTLPEndpoint: "http://collector:4317", config.EnvOTLPProtocol: "grpc", config.EnvMarkerEndpoint: own}, want: own, watch: true},
+		{name: "the platform's collector, watch markers on by default", env: map[string]string{config.EnvOTLPEndpoint: collector}, want: collector, watch: true},
+		{name: "no endpoint: no marker leaves the process", env: map[string]string{}, watch: true},
+		{name: "AGENTK_OTEL_DISABLED: not the platform's collector", env: map[string]string{config.EnvOTLPEndpoint: collector, "AGENTK_OTEL_DISABLED": "1"}, watch: true},
+		{name: "OTEL_SDK_DISABLED likewise", env: map[string]string{config.EnvOTLPEndpoint: collector, "OTEL_SDK_DISABLED": "true"}, watch: true},
+		{name: "an explicit marker endpoint wins, even when disabled", env: map[string]string{config.EnvOTLPEndpoint: collector, "AGENTK_OTEL_DISABLED": "1", config.EnvMarkerEndpoint: own}, want: own, watch: true},
+		{name: "watch markers switched off", env: map[string]string{config.EnvOTLPEndpoint: collector, config.EnvWatchMarkers: "false"}, want: collector},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.env[config.EnvServices] = "shop-api"
+			c, err := config.FromEnv(env(tc.env))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, c.MarkerEndpoint)
+			require.Equal(t, tc.grpc, c.MarkerGRPC)
+			require.Equal(t, tc.watch, c.WatchMarkers)
+		})
+	}
+	_, err := config.FromEnv(env(map[string]string{config.EnvServices: "shop-api", config.EnvMarkerEndpoint: "collector:4318", config.EnvWatchMarkers: "maybe"}))
+	require.ErrorIs(t, err, config.ErrConfig)
+	require.ErrorContains(t, err, config.EnvMarkerEndpoint)
+	require.ErrorContains(t, err, config.EnvWatchMarkers)
+}

@@ -168,9 +168,12 @@ func (c *Compose) pin(service, imageID string) error {
 
 // renderOverride writes the pins as a compose override. The version key
 // matches the main file's, which compose v1 requires of an extension file.
+// Each pinned service also gets the LabelPin label (the image id), so that
+// the ledger watcher knows a container of the deployer's own rollback.
 func renderOverride(version string, pins map[string]string) []byte {
 	type svc struct {
-		Image string `yaml:"image"`
+		Image  string            `yaml:"image"`
+		Labels map[string]string `yaml:"labels"`
 	}
 	doc := struct {
 		Version  string         `yaml:"version,omitempty"`
@@ -182,7 +185,7 @@ func renderOverride(version string, pins map[string]string) []byte {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		doc.Services[n] = svc{Image: pins[n]}
+		doc.Services[n] = svc{Image: pins[n], Labels: map[string]string{LabelPin: pins[n]}}
 	}
 	b, _ := yaml.Marshal(doc)
 	return append([]byte("# Written by the agentk deployer: services pinned to their rollback target. Do not edit.\n"), b...)

@@ -86,12 +86,16 @@ func TestPinWritesAnOverrideComposeAccepts(t *testing.T) {
 	require.NoError(t, err)
 	var doc struct {
 		Version  string
-		Services map[string]struct{ Image string }
+		Services map[string]struct {
+			Image  string
+			Labels map[string]string
+		}
 	}
 	require.NoError(t, yaml.Unmarshal(b, &doc))
 	require.Equal(t, "3.8", doc.Version, "the override matches the main file's version")
 	require.Equal(t, "sha256:0", doc.Services["shop-api"].Image)
 	require.Equal(t, "sha256:p", doc.Services["payments"].Image, "other pins are kept")
+	require.Equal(t, map[string]string{LabelPin: "sha256:0"}, doc.Services["shop-api"].Labels, "the container says the deployer pinned it")
 	require.Equal(t, []string{"docker-compose", "-p", "shop", "-f", file, "-f", c.OverridePath(), "up", "-d", "--force-recreate", "--no-deps", "shop-api"}, c.Command("shop-api"))
 }
 

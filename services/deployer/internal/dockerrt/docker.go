@@ -30,6 +30,11 @@ const (
 	LabelService = "com.docker.compose.service"
 	// LabelVersion is the OCI version label, read into the ledger when present.
 	LabelVersion = "org.opencontainers.image.version"
+	// LabelPin is the label the deployer's pin override gives a service it
+	// rolls back: the image id it pinned. A container whose pin names the
+	// image it runs was created by the deployer's own rollback, whose marker
+	// the rollback emits itself (ledger.Announce).
+	LabelPin = "io.agentk.deployer.pin"
 )
 
 // Errors of the Docker runtime, each wrapped with the failing command or image.
@@ -221,9 +226,11 @@ func (d *Docker) Observation(c container.InspectResponse) (ledger.Observation, b
 		return ledger.Observation{}, false
 	}
 	started, _ := time.Parse(time.RFC3339Nano, c.State.StartedAt)
+	pin := c.Config.Labels[LabelPin]
 	return ledger.Observation{
 		Project: d.project, Service: svc,
 		Image: c.Config.Image, ImageID: c.Image,
 		Version: c.Config.Labels[LabelVersion], StartedAt: started,
+		ContainerID: c.ID, Pinned: pin != "" && pin == c.Image,
 	}, true
 }

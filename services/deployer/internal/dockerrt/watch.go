@@ -60,6 +60,7 @@ func (d *Docker) Watch(ctx context.Context, observe func(context.Context, ledger
 				continue
 			}
 			if o, ok := d.Observation(in); ok {
+				o.FromEvent = true
 				if err := observe(ctx, o); err != nil {
 					d.log().Error("ledger update failed", "project", d.project, "compose_service", o.Service, "err", err)
 				}

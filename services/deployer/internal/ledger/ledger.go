@@ -18,8 +18,19 @@ type Observation struct {
 	// ImageID is the content-addressed id the container runs (sha256:…).
 	ImageID string
 	// Version is the image's version label when it has one.
-	Version   string
+	Version string
+	// StartedAt is Docker's start time of the container (State.StartedAt).
 	StartedAt time.Time
+	// ContainerID is the container's id: a restart keeps it, a recreate
+	// (compose up on a new image) makes a new one.
+	ContainerID string
+	// FromEvent is true for a container seen through Docker's start event,
+	// false for one found running by a listing (the deployer's start, a
+	// resubscription).
+	FromEvent bool
+	// Pinned is true when the deployer's own rollback created the container:
+	// its pin label names the image it runs (dockerrt.LabelPin).
+	Pinned bool
 }
 
 // Observe folds one observation into l and reports whether l changed.

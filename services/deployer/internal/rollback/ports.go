@@ -80,7 +80,15 @@ type Mark struct {
 	Image           string
 	ImageID         string
 	DeploymentID    string
-	At              time.Time
+	// Kind is the marker's deployment.kind: ledger.KindDeploy or
+	// ledger.KindRollback.
+	Kind string
+	// Actor, when set, is who deployed (deployment.actor): agentk-deployer
+	// for its own rollbacks; the watcher does not know who ran compose.
+	Actor string
+	// ContainerID, when set, is the container that started (container.id).
+	ContainerID string
+	At          time.Time
 }
 
 // Marker emits deployment markers (a deployment.marker span).

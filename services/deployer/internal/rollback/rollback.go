@@ -48,7 +48,11 @@ type Deployer struct {
 	Shadow   func(service string) bool
 	Runtime  Runtime
 	Recovery RecoveryChecker
-	Marker   Marker
+	// Marker emits the marker of each verified rollback.
+	Marker Marker
+	// Announcer, when set, emits the marker of each deployment the ledger
+	// watcher sees (Follow); nil: the watcher only keeps the ledger.
+	Announcer Marker
 	// Stabilise is how long to wait after a verified rollback before asking
 	// telemetry whether the service recovered.
 	Stabilise time.Duration
@@ -400,6 +404,7 @@ func (d *Deployer) settle(ctx context.Context, act contracts.ActionV1, plan poli
 			Project: plan.Project, Service: plan.Service,
 			Version: plan.To.Version, PreviousVersion: plan.From.Version,
 			Image: plan.To.Image, ImageID: ver.ImageID, DeploymentID: act.ActionID, At: verified,
+			Kind: ledger.KindRollback, Actor: ActorDeployer,
 		})
 	}
 	// The ledger is cut back to the target now, not when the Docker event

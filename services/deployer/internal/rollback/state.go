@@ -160,6 +160,14 @@ var ErrLedger = errors.New("rollback: ledger")
 // signed ledger in KV, with compare-and-set, retrying when another writer
 // got there first. A ledger that no longer verifies is never overwritten.
 func (d *Deployer) Observe(ctx context.Context, o ledger.Observation) error {
+	_, _, err := d.observe(ctx, o)
+	return err
+}
+
+// observe is Observe returning the ledger as it was before o and whether
+// this call's write changed it (false when the ledger already held o, or
+// another writer folded o in first).
+func (d *Deployer) observe(ctx context.Context, o ledger.Observation) (contracts.ReleaseLedgerV1, bool, error) {
 	for range 5 {
 		now := d.Now()
 		cur, rev, err := d.ledger(ctx, o.Service, now)
@@ -167,20 +175,20 @@ func (d *Deployer) Observe(ctx context.Context, o ledger.Observation) error {
 		case errors.Is(err, kvstore.ErrNotFound):
 			rev = 0
 		case err != nil:
-			return fmt.Errorf("%w: %s: %w", ErrLedger, o.Service, err)
+			return cur, false, fmt.Errorf("%w: %s: %w", ErrLedger, o.Service, err)
 		}
 		next, changed := ledger.Observe(cur, o, now)
 		if !changed {
-			return nil
+			return cur, false, nil
 		}
 		if err := d.PutLedger(ctx, next, rev); errors.Is(err, kvstore.ErrConflict) {
 			continue
 		} else if err != nil {
-			return err
+			return cur, false, err
 		}
-		return nil
+		return cur, true, nil
 	}
-	return fmt.Errorf("%w: %s: too many concurrent writers", ErrLedger, o.Service)
+	return contracts.ReleaseLedgerV1{}, false, fmt.Errorf("%w: %s: too many concurrent writers", ErrLedger, o.Service)
 }
 
 // PutLedger seals l and writes it at rev (0: create).

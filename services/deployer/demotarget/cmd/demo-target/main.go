@@ -5,8 +5,11 @@
 // deployment-class fault a rollback fixes. Runtime faults a rollback does not
 // fix are switched on with FAULTS (comma list) or POST /admin/faults.
 //
-// It emits a deployment.marker span when it starts serving, and a span per
-// request, exported over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+// It emits a span per request, exported over OTLP/HTTP only when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set. Like a user's service it emits no
+// deployment.marker of its own: the agentk deployer's ledger watcher
+// announces each start on a new image. EMIT_DEPLOYMENT_MARKER=1 makes it emit
+// one when it starts serving, to show how a service could do it itself.
 package main
 
 import (
@@ -63,7 +66,9 @@ func run(ctx context.Context, log *slog.Logger, port string) error {
 	srv := &http.Server{Addr: ":" + port, Handler: app.routes(), ReadHeaderTimeout: 5 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	app.marker(ctx, os.Getenv("PREVIOUS_VERSION"), os.Getenv("DEPLOYMENT_ID"))
+	if os.Getenv("EMIT_DEPLOYMENT_MARKER") == "1" {
+		app.marker(ctx, os.Getenv("PREVIOUS_VERSION"), os.Getenv("DEPLOYMENT_ID"))
+	}
 	log.Info("serving", "service", service, "version", version, "release_fault", releaseFault, "port", port)
 	go app.surge(ctx, "http://127.0.0.1:"+port+"/ask")
 	select {
