@@ -7,6 +7,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/mutant"
 )
 
 // Errors. Each refusal has its own sentinel; its text is the reason recorded
@@ -23,6 +24,9 @@ var (
 	ErrGateDenied      = errors.New("approval: the gate denied this decision; there is nothing to approve")
 	ErrExpired         = errors.New("approval: decision expired")
 	ErrDigestMismatch  = errors.New("approval: answer is for another version of the decision")
+	// ErrWrongMessage: a Slack click whose button names a decision that was
+	// not posted in the message clicked (a forged or copied button value).
+	ErrWrongMessage = errors.New("approval: the Slack message clicked is not this decision's message")
 	// ErrResolved: the incident's alert resolved and the approver did not
 	// answer from a view that showed the resolve.
 	ErrResolved = errors.New("approval: the alert has resolved since the decision; approve again from a view that shows it (the Slack message's \"Approve anyway (alert resolved)\" button, or the console incident page) to confirm")
@@ -67,6 +71,29 @@ type Request struct {
 	// human was shown when answering (the console renders it into the form);
 	// zero when the view showed the alert firing.
 	ResolvedSeen time.Time
+	// SlackChannel and SlackTS locate the Slack message a click was made on
+	// (set for the slack channel only): a click counts only for the decision
+	// that message was posted for (Record.SlackChannel, Record.SlackTS).
+	SlackChannel string
+	SlackTS      string
+}
+
+// checkMessage refuses a Slack click made on a message that was not posted
+// for rec: the button's value names the decision, the message says which
+// decision the human was shown, and the two must agree. A decision whose
+// message is not recorded yet takes no click: unknown fails closed.
+func checkMessage(rec Record, req Request) error {
+	if req.Channel != contracts.ChannelSlack || mutant.Off(mutant.BridgeSlackMessage) {
+		return nil
+	}
+	if rec.SlackTS == "" {
+		return fmt.Errorf("%w: %s has no recorded Slack message yet; try again in a moment", ErrWrongMessage, rec.DecisionID)
+	}
+	if req.SlackTS != rec.SlackTS || req.SlackChannel != rec.SlackChannel {
+		return fmt.Errorf("%w: click on message %s in %s, %s was posted as %s in %s",
+			ErrWrongMessage, req.SlackTS, req.SlackChannel, rec.DecisionID, rec.SlackTS, rec.SlackChannel)
+	}
+	return nil
 }
 
 // CheckResolved refuses an approval of an incident whose alert resolved at
@@ -101,6 +128,9 @@ func Check(rec Record, req Request, now time.Time) error {
 	}
 	if req.Approver == "" {
 		return fmt.Errorf("%w: %s", ErrUnknownApprover, req.Identity)
+	}
+	if err := checkMessage(rec, req); err != nil {
+		return err
 	}
 	if a := rec.Answer; a != nil {
 		if req.RequestID != "" && req.RequestID == a.RequestID {
