@@ -185,6 +185,7 @@ func TestComposeStack(t *testing.T) {
 	if decision["verdict"] == "allow" {
 		require.Contains(t, out, fmt.Sprint(decision["decision_id"]), "an allowed decision awaits an answer")
 	}
+	checkConfig(ctx, t, root, compose, append(opEnv, "AGENTK_CONSOLE_URL="+bridgeURL, "AGENTK_APPROVER_TOKEN="+consoleToken))
 
 	// 8. The incident as one trace, read back from the OTLP sink.
 	start = time.Now()
@@ -202,6 +203,26 @@ func TestComposeStack(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, left, "left behind after down")
 	t.Logf("down -v: %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// checkConfig is `agentk config` as docs/deploy.md tells an operator to run
+// it (issue 34 #2): on the host with the documented exports it checks what
+// the operator's commands need and passes (it used to call four healthy
+// services INVALID), and each service's own check, run where the service
+// runs (`docker-compose exec -T <svc> agentk config --service <svc>`), says ok.
+func checkConfig(ctx context.Context, t *testing.T, root string, compose func(context.Context, ...string) (string, error), opEnv []string) {
+	t.Helper()
+	out, err := run(ctx, root, opEnv, filepath.Join(root, "bin", "agentk"), "config")
+	require.NoError(t, err, out)
+	require.NotContains(t, out, "INVALID")
+	require.Regexp(t, `nats +ok: `, out)
+	require.Regexp(t, `bridge api +ok: `, out)
+	for _, svc := range agentkServices {
+		out, err := compose(ctx, "exec", "-T", svc, "/usr/local/bin/agentk", "config", "--service", svc)
+		require.NoError(t, err, "%s: %s", svc, out)
+		require.Regexp(t, `(?m)^  `+svc+` +ok$`, out, svc)
+		require.NotContains(t, out, "NOT READY", svc)
+	}
 }
 
 // checkIsolation asserts DESIGN.md's table on the running containers: the
