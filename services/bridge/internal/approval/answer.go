@@ -29,7 +29,7 @@ var (
 	ErrWrongMessage = errors.New("approval: the Slack message clicked is not this decision's message")
 	// ErrResolved: the incident's alert resolved and the approver did not
 	// answer from a view that showed the resolve.
-	ErrResolved = errors.New("approval: the alert has resolved since the decision; approve again from a view that shows it (the Slack message's \"Approve anyway (alert resolved)\" button, or the console incident page) to confirm")
+	ErrResolved = errors.New("approval: the alert has resolved since the decision")
 )
 
 // NewRecord builds the record for a gate-verified decision envelope. It
@@ -107,9 +107,23 @@ func CheckResolved(rec Record, req Request, resolvedAt time.Time) (time.Time, er
 	// The views show the resolve to the second (RFC 3339); a human who typed
 	// what they were shown has seen it.
 	if req.ResolvedSeen.Before(resolvedAt.Truncate(time.Second)) {
-		return time.Time{}, fmt.Errorf("%w: incident %s resolved at %s", ErrResolved, rec.Decision.IncidentID, resolvedAt.UTC().Format(time.RFC3339))
+		at := resolvedAt.UTC().Format(time.RFC3339)
+		return time.Time{}, fmt.Errorf("%w: incident %s resolved at %s; %s", ErrResolved, rec.Decision.IncidentID, at, confirmHint(req.Channel, rec.DecisionID, at))
 	}
 	return resolvedAt, nil
+}
+
+// confirmHint says how to approve again after the resolve, in the channel
+// the human answered from: each channel has its own way to show that the
+// human saw the resolve.
+func confirmHint(channel, decisionID, at string) string {
+	switch channel {
+	case contracts.ChannelCLI:
+		return "to approve anyway, run: agentk approve --confirm-resolved " + at + " " + decisionID
+	case contracts.ChannelSlack:
+		return "to approve anyway, click \"Approve anyway (alert resolved)\" on the rewritten message (or run agentk approve --confirm-resolved " + at + " " + decisionID + ")"
+	}
+	return "to approve anyway, approve again from the console's incident page, which shows the resolve (or run agentk approve --confirm-resolved " + at + " " + decisionID + ")"
 }
 
 // Check decides whether req may answer rec at now. It returns nil or the
