@@ -27,6 +27,10 @@ var (
 	// ErrWrongMessage: a Slack click whose button names a decision that was
 	// not posted in the message clicked (a forged or copied button value).
 	ErrWrongMessage = errors.New("approval: the Slack message clicked is not this decision's message")
+	// ErrMessagePending: a Slack click on a decision whose message's ts is
+	// not recorded yet (the click raced chat.postMessage's answer). The desk
+	// waits a moment for the record before it refuses with this.
+	ErrMessagePending = errors.New("approval: the decision's Slack message is not recorded yet; try again in a moment")
 	// ErrResolved: the incident's alert resolved and the approver did not
 	// answer from a view that showed the resolve.
 	ErrResolved = errors.New("approval: the alert has resolved since the decision")
@@ -87,7 +91,7 @@ func checkMessage(rec Record, req Request) error {
 		return nil
 	}
 	if rec.SlackTS == "" {
-		return fmt.Errorf("%w: %s has no recorded Slack message yet; try again in a moment", ErrWrongMessage, rec.DecisionID)
+		return fmt.Errorf("%w: %s", ErrMessagePending, rec.DecisionID)
 	}
 	if req.SlackTS != rec.SlackTS || req.SlackChannel != rec.SlackChannel {
 		return fmt.Errorf("%w: click on message %s in %s, %s was posted as %s in %s",

@@ -107,7 +107,7 @@ func TestCheck(t *testing.T) {
 		{name: "slack click on another message", rec: posted, req: slackOn("C1", "1700000000.000002"), now: now, want: approval.ErrWrongMessage},
 		{name: "slack click in another channel", rec: posted, req: slackOn("C2", "1700000000.000001"), now: now, want: approval.ErrWrongMessage},
 		{name: "slack click naming no message", rec: posted, req: slackOn("", ""), now: now, want: approval.ErrWrongMessage},
-		{name: "slack click before the message is recorded", rec: open, req: slackOn("C1", "1700000000.000001"), now: now, want: approval.ErrWrongMessage},
+		{name: "slack click before the message is recorded", rec: open, req: slackOn("C1", "1700000000.000001"), now: now, want: approval.ErrMessagePending},
 		{name: "web answer of a posted decision", rec: posted, now: now},
 		{name: "digest of another decision", rec: open, req: func(r approval.Request) approval.Request { r.Digest = "00"; return r }, now: now, want: approval.ErrDigestMismatch},
 	}

@@ -129,7 +129,7 @@ func refusalText(err error) string {
 	for _, known := range []error{
 		approval.ErrUnknownApprover, approval.ErrAlreadyAnswered, approval.ErrReplay,
 		approval.ErrGateDenied, approval.ErrExpired, approval.ErrDigestMismatch,
-		approval.ErrNotFound, approval.ErrBadAnswer, approval.ErrResolved, approval.ErrWrongMessage,
+		approval.ErrNotFound, approval.ErrBadAnswer, approval.ErrResolved, approval.ErrWrongMessage, approval.ErrMessagePending,
 	} {
 		if errors.Is(err, known) {
 			return err.Error()
