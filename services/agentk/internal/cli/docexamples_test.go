@@ -2,9 +2,13 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,12 +29,14 @@ var (
 	spaces        = regexp.MustCompile(`\s+`)
 )
 
-// docExample is one output example of a page.
+// docExample is one output example of a page; json is set for a ```json
+// block, which shows the object the command prints on its last line.
 type docExample struct {
 	page string
 	line int
 	args []string
 	want []string
+	json bool
 }
 
 // docExamples reads every output example of README.md and docs/*.md, and
@@ -48,10 +54,7 @@ func docExamples(t *testing.T) []docExample {
 		rel, _ := filepath.Rel(repoRoot, p)
 		lines := strings.Split(string(b), "\n")
 		for i := 0; i < len(lines); i++ {
-			if lines[i] != "```" {
-				if strings.HasPrefix(lines[i], "```") {
-					i = closing(lines, i)
-				}
+			if !strings.HasPrefix(lines[i], "```") {
 				continue
 			}
 			end := closing(lines, i)
@@ -59,7 +62,15 @@ func docExamples(t *testing.T) []docExample {
 			if i > 0 {
 				prev = strings.TrimSpace(lines[i-1])
 			}
-			switch m := outputMarker.FindStringSubmatch(prev); {
+			m := outputMarker.FindStringSubmatch(prev)
+			if lines[i] != "```" {
+				if m != nil {
+					out = append(out, docExample{page: rel, line: i + 1, args: strings.Fields(m[1]), want: lines[i+1 : end], json: lines[i] == "```json"})
+				}
+				i = end
+				continue
+			}
+			switch {
 			case m != nil:
 				out = append(out, docExample{page: rel, line: i + 1, args: strings.Fields(m[1]), want: lines[i+1 : end]})
 			case !diagramMarker.MatchString(prev):
@@ -146,10 +157,34 @@ func TestDocExamplesPrintWhatTheyShow(t *testing.T) {
 			}
 			c, out, errb := testCLI(nil)
 			require.Equal(t, 0, run(context.Background(), c, args), "%s\n%s", out, errb)
+			if ex.json {
+				require.Empty(t, differentFields(t, strings.Join(ex.want, "\n"), out.String()), "%s:%d shows fields `agentk %s` does not print so; it printed:\n%s",
+					ex.page, ex.line, strings.Join(ex.args, " "), out)
+				return
+			}
 			require.Empty(t, missingLines(ex.want, out.String()), "%s:%d shows lines `agentk %s` does not print; it printed:\n%s",
 				ex.page, ex.line, strings.Join(ex.args, " "), out)
 		})
 	}
+}
+
+// differentFields compares a shown JSON object with the one the output
+// prints on its last line: every field shown must be printed with the same
+// value (the output may print more).
+func differentFields(t *testing.T, shown, output string) []string {
+	t.Helper()
+	var want, got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(shown), &want), "the page's JSON")
+	lines := strings.Split(strings.TrimSpace(output), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got), "the command's last line")
+	var diff []string
+	for k, v := range want {
+		if !reflect.DeepEqual(v, got[k]) {
+			diff = append(diff, fmt.Sprintf("%s: shown %v, printed %v", k, v, got[k]))
+		}
+	}
+	sort.Strings(diff)
+	return diff
 }
 
 // TestMissingLines: the comparison the test above relies on.
