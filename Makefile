@@ -42,9 +42,14 @@ lint: vet
 	@failed=""; for d in $(MODULES); do (cd $$d && $(BIN)/tools/golangci-lint run ./...) || failed="$$failed $$d"; done; \
 	if [ -n "$$failed" ]; then echo "lint FAILED:$$failed"; exit 1; fi
 
-## demo: replay one deployment-class and one runtime incident on embedded defaults
+## demo: replay one deployment-class and one runtime incident on embedded defaults.
+## It says what it does before it compiles, and counts the packages while it does
+## (a cold build compiles every service: minutes on a busy 2-core machine).
 demo:
-	@cd services/agentk && $(GO) run . demo
+	@echo "make demo: building bin/agentk first (a fresh clone compiles every service and its dependencies; minutes on a cold build cache)"
+	@mkdir -p $(BIN)
+	@set -o pipefail; cd services/agentk && CGO_ENABLED=0 $(GO) build -v -o $(BIN)/agentk . 2>&1 | awk -f $(CURDIR)/scripts/build-progress.awk
+	@$(BIN)/agentk demo
 
 ## demo-live: the demo target on compose, a bad release, a real rollback (docs/demo-live.md; DEMO_FLAGS="--interactive --keep")
 demo-live:

@@ -20,11 +20,18 @@ const FreezeGlobal = "_global"
 // forgotten one would silently turn agentk off.
 const MaxFreeze = 30 * 24 * time.Hour
 
-// freezeScope matches a service name or FreezeGlobal; both are valid NATS KV keys.
-var freezeScope = regexp.MustCompile(`^(_global|[A-Za-z0-9][A-Za-z0-9._-]{0,252})$`)
+// serviceName matches a service name: a Docker Compose service name, ASCII
+// letters, digits, '.', '_' and '-', at most 253 bytes; it is a valid NATS KV
+// key as it is.
+var serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
+
+// ValidServiceName reports whether name can name a service: the ingester
+// refuses an alert whose service label is not one (a non-ASCII homoglyph of
+// "shop-api" never enters the pipeline), and freezes are scoped by it.
+func ValidServiceName(name string) bool { return serviceName.MatchString(name) }
 
 // ValidFreezeScope reports whether scope is FreezeGlobal or a service name.
-func ValidFreezeScope(scope string) bool { return freezeScope.MatchString(scope) }
+func ValidFreezeScope(scope string) bool { return scope == FreezeGlobal || ValidServiceName(scope) }
 
 // FreezeV1 is one change to a freeze: set (Active true) or lifted (Active
 // false, an unfreeze). The latest value of a scope's key is what holds; an

@@ -185,6 +185,7 @@ func TestComposeStack(t *testing.T) {
 	if decision["verdict"] == "allow" {
 		require.Contains(t, out, fmt.Sprint(decision["decision_id"]), "an allowed decision awaits an answer")
 	}
+	checkConfig(ctx, t, root, compose, append(opEnv, "AGENTK_CONSOLE_URL="+bridgeURL, "AGENTK_APPROVER_TOKEN="+consoleToken))
 
 	// 8. The incident as one trace, read back from the OTLP sink.
 	start = time.Now()
@@ -202,6 +203,51 @@ func TestComposeStack(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, left, "left behind after down")
 	t.Logf("down -v: %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// checkConfig is `agentk config` as docs/deploy.md tells an operator to run
+// it (issue 34 #2): on the host with the documented exports it checks what
+// the operator's commands need and passes (it used to call four healthy
+// services INVALID), and each service's own check, run where the service
+// runs (`docker-compose exec -T <svc> agentk config --service <svc>`), says ok.
+func checkConfig(ctx context.Context, t *testing.T, root string, compose func(context.Context, ...string) (string, error), opEnv []string) {
+	t.Helper()
+	// A healthy stack: Docker's healthcheck (each service's /readyz) says so.
+	poll(t, ctx, 3*time.Minute, "every agentk service healthy", func(ctx context.Context) (bool, error) {
+		out, err := compose(ctx, "ps")
+		if err != nil {
+			return false, err
+		}
+		for _, svc := range agentkServices {
+			if !healthy(out, svc) {
+				return false, fmt.Errorf("%s not healthy:\n%s", svc, out)
+			}
+		}
+		return true, nil
+	})
+	out, err := run(ctx, root, opEnv, filepath.Join(root, "bin", "agentk"), "config")
+	require.NoError(t, err, out)
+	require.NotContains(t, out, "INVALID")
+	require.Regexp(t, `nats +ok: `, out)
+	require.Regexp(t, `bridge api +ok: `, out)
+	for _, svc := range agentkServices {
+		out, err := compose(ctx, "exec", "-T", svc, "/usr/local/bin/agentk", "config", "--service", svc)
+		require.NoError(t, err, "%s: %s", svc, out)
+		require.Regexp(t, `(?m)^  `+svc+` +ok$`, out, svc)
+		require.NotContains(t, out, "NOT READY", svc)
+	}
+}
+
+// healthy reports whether `docker-compose ps` shows svc's container up and
+// healthy.
+func healthy(ps, svc string) bool {
+	for _, line := range strings.Split(ps, "\n") {
+		named := strings.Contains(line, "_"+svc+"_") || strings.Contains(line, "-"+svc+"-") // compose v1, v2
+		if named && strings.Contains(line, "(healthy)") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkIsolation asserts DESIGN.md's table on the running containers: the
@@ -283,7 +329,10 @@ func buildFakeSignoz(ctx context.Context, t *testing.T, root, tag string) {
 	_, err := run(ctx, filepath.Join(root, "e2e"), []string{"CGO_ENABLED=0", "GOOS=linux"},
 		"go", "build", "-trimpath", "-o", filepath.Join(rootfs, "fakesignoz"), "./compose/testdata/cmd/fakesignoz")
 	require.NoError(t, err)
-	_, err = run(ctx, "", nil, "cp", "-r", filepath.Join(root, incidentDir), filepath.Join(rootfs, "incident"))
+	// Under its own name: a folder whose name is not its incident.yaml id is
+	// refused (contracts/incident), and the fake SigNoz would exit.
+	require.NoError(t, os.MkdirAll(filepath.Join(rootfs, "incidents"), 0o755))
+	_, err = run(ctx, "", nil, "cp", "-r", filepath.Join(root, incidentDir), filepath.Join(rootfs, "incidents", filepath.Base(incidentDir)))
 	require.NoError(t, err)
 	dockerfile := "FROM scratch\nCOPY rootfs/ /\nUSER 65532:65532\nENTRYPOINT [\"/fakesignoz\"]\n"
 	require.NoError(t, os.WriteFile(filepath.Join(bctx, "Dockerfile"), []byte(dockerfile), 0o644))

@@ -253,8 +253,19 @@ func TestCheckSlack(t *testing.T) {
 		e := slackEnv(t, slack, token)
 		return func(k string) string { return e[k] }
 	}
-	require.NoError(t, bridge.CheckSlack(t.Context(), env(botToken)))
-	require.ErrorContains(t, bridge.CheckSlack(t.Context(), env("xoxb-revoked")), "invalid_auth")
+	configured, err := bridge.CheckSlack(t.Context(), env(botToken))
+	require.NoError(t, err)
+	require.True(t, configured)
+	configured, err = bridge.CheckSlack(t.Context(), env("xoxb-revoked"))
+	require.ErrorContains(t, err, "invalid_auth")
+	require.True(t, configured)
+	noSlack := slackEnv(t, slack, botToken)
+	delete(noSlack, "AGENTK_SLACK_BOT_TOKEN")
+	delete(noSlack, "AGENTK_SLACK_SIGNING_SECRET")
+	delete(noSlack, "AGENTK_APPROVERS")
+	configured, err = bridge.CheckSlack(t.Context(), func(k string) string { return noSlack[k] })
+	require.NoError(t, err)
+	require.False(t, configured, "no bot token: Slack is not configured, not ok")
 }
 
 // TestReadinessSaysSlackRefusesPosts: Slack takes the token but refuses the

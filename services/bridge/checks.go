@@ -8,15 +8,16 @@ import (
 )
 
 // CheckSlack asks Slack whether it accepts the configured bot token
-// (auth.test), for `agentk config` and readiness: nil when Slack is not
-// configured or accepts it, else Slack's answer (ErrSlack-wrapped).
-func CheckSlack(ctx context.Context, getenv func(string) string) error {
+// (auth.test), for `agentk config` and readiness. configured is false when
+// Slack is not configured (nothing asked); err is Slack's refusal
+// (ErrSlack-wrapped) or the bridge's configuration problem.
+func CheckSlack(ctx context.Context, getenv func(string) string) (configured bool, err error) {
 	cfg, err := config.FromEnv(getenv)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !cfg.SlackEnabled() {
-		return nil
+		return false, nil
 	}
-	return slackport.New(slackport.Options{APIURL: cfg.SlackAPIURL, BotToken: cfg.SlackBotToken, Channel: cfg.SlackChannel}).AuthTest(ctx)
+	return true, slackport.New(slackport.Options{APIURL: cfg.SlackAPIURL, BotToken: cfg.SlackBotToken, Channel: cfg.SlackChannel}).AuthTest(ctx)
 }

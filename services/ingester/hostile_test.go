@@ -49,6 +49,10 @@ func TestHostileWebhooksAreRefusedWholeAndNothingIsStored(t *testing.T) {
 		{name: "NUL", field: "alerts[0].labels.service.name", body: hostile(map[string]string{"service.name": "shop\x00api"}, now, nil)},
 		{name: "ESC", field: "alerts[0].labels.instance", body: hostile(map[string]string{"instance": "\x1b[31mred"}, now, nil)},
 		{name: "RLO", field: "alerts[0].labels.alertname", body: hostile(map[string]string{"alertname": "\u202eburn"}, now, nil)},
+		// Issue 34 #6: a Cyrillic о in shop-api, accepted before.
+		{name: "homoglyph service name", field: "alerts[0].labels.service.name", body: hostile(map[string]string{"service.name": "sh\u043ep-api"}, now, nil)},
+		// Issue 34 #3: Go's zero time is an RFC 3339 time, refused as out of range.
+		{name: "startsAt zero time", field: "alerts[0].startsAt", body: hostile(nil, "0001-01-01T00:00:00Z", nil)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -211,6 +212,31 @@ func checkSize(at string, a contracts.AlertV1) error {
 	}
 	if len(b) > MaxAlertBytes {
 		return fieldErr(at, "%d bytes once normalised, max %d", len(b), MaxAlertBytes)
+	}
+	return nil
+}
+
+// serviceLabels are the labels a service name is read from, in order.
+var serviceLabels = []string{"service.name", "service"}
+
+// checkService refuses a service label that cannot name a service
+// (contracts.ValidServiceName: a Compose service name, ASCII only). A name
+// like "shоp-api" with a Cyrillic о would read as shop-api in every table
+// and Slack message while it can never be acted on; it is refused here, and
+// the error shows it escaped. An alert with no service label is unscoped.
+func checkService(at string, labels map[string]string) error {
+	if mutant.Off(mutant.IngestServiceName) {
+		return nil
+	}
+	for _, k := range serviceLabels {
+		v := strings.TrimSpace(labels[k])
+		if v == "" {
+			continue
+		}
+		if !contracts.ValidServiceName(v) {
+			return fieldErr(at+".labels."+k, "%.80s is not a service name: ASCII letters, digits, '.', '_' and '-' only, starting with a letter or digit (a Docker Compose service name)", strconv.QuoteToASCII(v))
+		}
+		return nil
 	}
 	return nil
 }

@@ -207,6 +207,9 @@ func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.
 	if err := checkAlert(at, d.alert, d.labels, d.annotations); err != nil {
 		return contracts.AlertV1{}, err
 	}
+	if err := checkService(at, d.labels); err != nil {
+		return contracts.AlertV1{}, err
+	}
 	out := d.normalised(raw, receivedAt)
 	if err := d.setEndsAt(&out, at, receivedAt); err != nil {
 		return contracts.AlertV1{}, err
@@ -261,8 +264,13 @@ func decodeAlert(raw json.RawMessage, at string) (decoded, error) {
 		return decoded{}, fieldErr(at+".startsAt", "required")
 	}
 	d.startsAt, err = parseTime(*d.StartsAt)
-	if err != nil || d.startsAt.Equal(zeroTime) {
+	if err != nil {
 		return decoded{}, fieldErr(at+".startsAt", "not an RFC 3339 time")
+	}
+	if d.startsAt.Equal(zeroTime) {
+		// An RFC 3339 time, out of range: Go's zero time says "never", which
+		// is an end's value, not a start's.
+		return decoded{}, fieldErr(at+".startsAt", "%s is before 1970-01-01 (Go's zero time: the sender set no start)", d.startsAt.Format(time.RFC3339))
 	}
 	return d, nil
 }
@@ -271,7 +279,7 @@ func decodeAlert(raw json.RawMessage, at string) (decoded, error) {
 func (d decoded) normalised(raw json.RawMessage, receivedAt time.Time) contracts.AlertV1 {
 	out := contracts.AlertV1{
 		Status:      d.Status,
-		Service:     firstOf(d.labels, "service.name", "service"),
+		Service:     firstOf(d.labels, serviceLabels...),
 		AlertName:   d.labels["alertname"],
 		Severity:    d.labels["severity"],
 		StartsAt:    d.startsAt,

@@ -156,7 +156,7 @@ func TestParseRejectsNamingTheField(t *testing.T) {
 		{"labels a list", alert(`"status":"firing","labels":[],"startsAt":"2026-11-30T10:00:00Z"`), "alerts[1].labels", "JSON object"},
 		{"startsAt missing", alert(`"status":"firing","labels":{}`), "alerts[1].startsAt", "required"},
 		{"startsAt not a time", alert(`"status":"firing","labels":{},"startsAt":"10:00"`), "alerts[1].startsAt", "RFC 3339"},
-		{"startsAt zero", alert(`"status":"firing","labels":{},"startsAt":"0001-01-01T00:00:00Z"`), "alerts[1].startsAt", "RFC 3339"},
+		{"startsAt zero", alert(`"status":"firing","labels":{},"startsAt":"0001-01-01T00:00:00Z"`), "alerts[1].startsAt", "before 1970-01-01 (Go's zero time"},
 		{"startsAt a number", alert(`"status":"firing","labels":{},"startsAt":1796033220`), "alerts[1].startsAt", "JSON string"},
 		{"endsAt not a time", alert(`"status":"resolved","labels":{},"startsAt":"2026-11-30T10:00:00Z","endsAt":"soon"`), "alerts[1].endsAt", "RFC 3339"},
 		{"commonLabels a string", `{"commonLabels":"x","alerts":[{"status":"firing","labels":{},"startsAt":"2026-11-30T10:00:00Z"}]}`, "commonLabels", "JSON object"},

@@ -98,6 +98,40 @@ type Status struct {
 	Mode string `json:"mode,omitempty"`
 }
 
+// Reason says in words why s is not ready, every cause at once, in a fixed
+// order: each failing dependency with its error (sorted by name), a bus that
+// is not connected, a service that has not started (or stopped: its last
+// error). It is "" for a ready status. Operators read it in `agentk
+// incidents` and `agentk config`, so it names the real cause rather than
+// the restart count.
+func (s Status) Reason() string {
+	if s.Ready {
+		return ""
+	}
+	var parts []string
+	names := make([]string, 0, len(s.Failing))
+	for k := range s.Failing {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		parts = append(parts, k+": "+s.Failing[k])
+	}
+	if !s.Connected {
+		parts = append(parts, "not connected to NATS")
+	}
+	switch {
+	case !s.Started && s.LastError != "":
+		parts = append(parts, "stopped: "+s.LastError)
+	case !s.Started:
+		parts = append(parts, "not started yet")
+	}
+	if len(parts) == 0 {
+		return "not ready"
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Status returns the current readiness.
 func (c *Checker) Status() Status {
 	s := Status{Service: c.name, Started: c.ready.Load(), Connected: c.connected == nil || c.connected(), Restarts: c.restarts.Load()}

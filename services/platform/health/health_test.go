@@ -106,3 +106,30 @@ func TestModeIsShownAndLeavesReadiness(t *testing.T) {
 		})
 	}
 }
+
+// TestReasonNamesTheCause: a not-ready status says why, every cause at once,
+// in a fixed order; a ready one says nothing.
+func TestReasonNamesTheCause(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		s    health.Status
+		want string
+	}{
+		{name: "ready", s: health.Status{Ready: true, Started: true, Connected: true}, want: ""},
+		{name: "failing dependencies, sorted", s: health.Status{Started: true, Connected: true,
+			Failing: map[string]string{"slack": "invalid_auth", "signoz": "401 Unauthorized"}},
+			want: "signoz: 401 Unauthorized; slack: invalid_auth"},
+		{name: "bus down", s: health.Status{Started: true}, want: "not connected to NATS"},
+		{name: "starting", s: health.Status{Connected: true}, want: "not started yet"},
+		{name: "stopped", s: health.Status{Connected: true, Restarts: 2, LastError: "router stopped"}, want: "stopped: router stopped"},
+		{name: "everything", s: health.Status{Failing: map[string]string{"signoz": "down"}},
+			want: "signoz: down; not connected to NATS; not started yet"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, tc.s.Reason())
+		})
+	}
+}

@@ -33,6 +33,10 @@ func answer(verdict string) func(context.Context, *command.Env, []string) error 
 	}
 }
 
+// BridgeAccess is bridgeAccess, for `agentk config` to check what `approve`
+// and `deny` will use.
+func BridgeAccess(c *command.Env) (consoleURL, token string, err error) { return bridgeAccess(c) }
+
 // bridgeAccess is where the bridge's API is and the approver's token:
 // AGENTK_CONSOLE_URL (default http://$AGENTK_BRIDGE_ADDR) and
 // AGENTK_APPROVER_TOKEN (or _FILE).

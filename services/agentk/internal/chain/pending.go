@@ -21,6 +21,10 @@ type Decision struct {
 	Confidence     float64   `json:"confidence"`
 	DecidedAt      time.Time `json:"decided_at"`
 	ExpiresAt      time.Time `json:"expires_at"`
+	// AlertResolvedAt is when the incident's alert resolved (the ingester's
+	// record), zero while it fires: an approval must then re-confirm after
+	// it. Pending leaves it zero; `agentk decisions` fills it.
+	AlertResolvedAt time.Time `json:"alert_resolved_at,omitzero"`
 }
 
 // Pending is `agentk decisions`' core, a pure function of the keyring,

@@ -32,7 +32,7 @@ func TestConfigAndIncidentsSayWhichServiceStopped(t *testing.T) {
 
 	c, out, _ := commandtest.New(map[string]string{"AGENTK_HEALTH_ADDR": addr})
 	require.Equal(t, 1, operator.ReportServiceHealth(context.Background(), c, c.Stdout))
-	require.Contains(t, out.String(), "service gate is NOT READY (restarts 1; last error: gate: bus: router stopped")
+	require.Contains(t, out.String(), "service gate is NOT READY: stopped: gate: bus: router stopped: every handler stopped (restarts 1)")
 	require.NotContains(t, out.String(), "ingester")
 
 	c, out, errb := commandtest.New(map[string]string{"AGENTK_HEALTH_ADDR": addr})
@@ -49,4 +49,23 @@ func TestConfigAndIncidentsSayWhichServiceStopped(t *testing.T) {
 	buf.Reset()
 	require.Zero(t, operator.ReportServiceHealth(context.Background(), c, &buf), "no running agentk: nothing to say")
 	require.Empty(t, buf.String())
+}
+
+// TestIncidentsSayWhyAServiceIsNotReady (issue 34 #3): a sandbox whose SigNoz
+// refuses its key was listed as "NOT READY (restarts 0; last error: -)"; the
+// warning now carries the failing dependency's own error, as /readyz has it.
+func TestIncidentsSayWhyAServiceIsNotReady(t *testing.T) {
+	mux := health.NewMux()
+	sandbox := mux.Add(health.New("sandbox", nil))
+	sandbox.Ready()
+	sandbox.Dependency("signoz", errors.New("signoz does not answer with the sandbox's key: 401 Unauthorized"))
+	mux.Add(health.New("gate", nil)) // never started
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	c, out, _ := commandtest.New(map[string]string{"AGENTK_HEALTH_ADDR": strings.TrimPrefix(srv.URL, "http://")})
+	require.Equal(t, 2, operator.ReportServiceHealth(context.Background(), c, c.Stdout))
+	require.Contains(t, out.String(), "WARNING: service sandbox is NOT READY: signoz: signoz does not answer with the sandbox's key: 401 Unauthorized\n")
+	require.Contains(t, out.String(), "WARNING: service gate is NOT READY: not started yet\n")
+	require.NotContains(t, out.String(), "last error: -")
 }

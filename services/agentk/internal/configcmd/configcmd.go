@@ -52,8 +52,9 @@ func checkPlatform(getenv func(string) string) error {
 }
 
 func cmdConfig(ctx context.Context, c *command.Env, args []string) error {
-	fs := command.NewFlags(c, "config", "config [--service NAME]")
+	fs := command.NewFlags(c, "config", "config [--service NAME | --all]")
 	only := fs.String("service", "", "check only this service's configuration")
+	all := fs.Bool("all", false, "check every service against this environment even when AGENTK_NATS_URL says they run elsewhere")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,6 +64,12 @@ func cmdConfig(ctx context.Context, c *command.Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "\nNATS: %s; data dir %s; keys %s\n", orDefault(envdoc.Redact(config.EnvNATSURL, g.NATSURL), "embedded server"), g.DataDir, g.KeysDir)
+	if elsewhere(c, *only, *all) {
+		if bad := checkOperator(ctx, c); bad > 0 {
+			return fmt.Errorf("%d check(s) of the operator's commands failed", bad)
+		}
+		return nil
+	}
 	if bad := printChecks(c.Stdout, c.Getenv, *only); bad > 0 {
 		return fmt.Errorf("%d service(s) would refuse to start", bad)
 	}
@@ -192,11 +199,14 @@ func checkOutside(ctx context.Context, c *command.Env) error {
 	default:
 		fmt.Fprintf(c.Stdout, "  signoz        not reachable from here (warning): %v\n", err)
 	}
-	if err := bridge.CheckSlack(pctx, c.Getenv); err != nil {
+	switch configured, err := bridge.CheckSlack(pctx, c.Getenv); {
+	case err != nil:
 		fmt.Fprintf(c.Stdout, "  slack         FAILED: %v\n", err)
 		failed = append(failed, "Slack does not accept the bot token")
-	} else {
-		fmt.Fprintln(c.Stdout, "  slack         ok (or not configured)")
+	case configured:
+		fmt.Fprintln(c.Stdout, "  slack         ok: auth.test accepts the bot token")
+	default:
+		fmt.Fprintln(c.Stdout, "  slack         not configured (AGENTK_SLACK_BOT_TOKEN unset): answers come from the console and the CLI")
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%s", strings.Join(failed, "; "))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -240,4 +241,65 @@ func TestServiceREADMEsFollowTheTemplate(t *testing.T) {
 		require.NotNil(t, m, "services/%s/README.md's sections:\n%s", r.Role, headings.String())
 		require.Equal(t, r.Role, m[1], "services/%s/README.md's title names the service", r.Role)
 	}
+}
+
+// TestDocsNameOnlyDeclaredVariables (issue 34 #4): every AGENTK_ variable a
+// page of the docs, the README or a service's README names is one that a
+// declaration declares (or a test switch, or a stream name), so that a
+// renamed variable cannot live on in prose: docs/lifecycle.md said
+// AGENTK_INGEST_LEASE long after it became AGENTK_INGEST_INVESTIGATION_LEASE.
+// A name ending in _ or * is a prefix ("AGENTK_SLACK_*") and must start at
+// least one declared name.
+func TestDocsNameOnlyDeclaredVariables(t *testing.T) {
+	known := map[string]bool{}
+	for _, n := range KnownNames() {
+		known[n], known[n+"_FILE"] = true, true
+	}
+	for _, st := range topology.Streams {
+		known[st.Name] = true
+	}
+	known[topology.DLQStream] = true
+	// The compose file and the scripts read a few of their own (image tag,
+	// published ports, the keys' owner): named where they are read.
+	for _, f := range []string{"docker-compose.yml", "Makefile", "scripts/images.sh", "scripts/keys.sh"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, f))
+		require.NoError(t, err)
+		for _, n := range regexp.MustCompile(`AGENTK_[A-Z0-9_]+`).FindAllString(string(b), -1) {
+			known[n] = true
+		}
+	}
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	require.NoError(t, err)
+	more, err := filepath.Glob(filepath.Join(repoRoot, "services", "*", "README.md"))
+	require.NoError(t, err)
+	pages = append(append(pages, more...), filepath.Join(repoRoot, "README.md"))
+	name := regexp.MustCompile(`AGENTK_[A-Z0-9_]+\*?`)
+	var unknown []string
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(repoRoot, p)
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, n := range name.FindAllString(line, -1) {
+				if known[n] || testSwitch(n) || isPrefixOfKnown(strings.TrimSuffix(n, "*"), known) {
+					continue
+				}
+				unknown = append(unknown, rel+":"+strconv.Itoa(i+1)+": "+n)
+			}
+		}
+	}
+	require.Empty(t, unknown, "variables the docs name that nothing declares")
+}
+
+// isPrefixOfKnown reports whether p (ending in '_') starts a declared name.
+func isPrefixOfKnown(p string, known map[string]bool) bool {
+	if !strings.HasSuffix(p, "_") {
+		return false
+	}
+	for n := range known {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -90,3 +90,10 @@ func parseAndConnect(ctx context.Context, c *command.Env, fs *command.FlagSet, a
 	adm, _, done, err = operatorAdmin(ctx, c)
 	return adm, done, err
 }
+
+// Admin connects as the operator's commands do (see operatorAdmin), for
+// `agentk config` to check that they can. done closes the connection.
+func Admin(ctx context.Context, c *command.Env) (*bus.Conn, func(), error) {
+	adm, _, done, err := operatorAdmin(ctx, c)
+	return adm, done, err
+}

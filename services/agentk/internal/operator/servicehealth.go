@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"agentk/cmd/agentk/internal/command"
@@ -55,10 +56,22 @@ func ReportServiceHealth(ctx context.Context, c *command.Env, w io.Writer) int {
 		switch {
 		case !s.Ready:
 			down++
-			fmt.Fprintf(w, "WARNING: service %s is NOT READY (restarts %d; last error: %s)\n", s.Service, s.Restarts, printable(orDash(s.LastError), 300))
+			fmt.Fprintf(w, "WARNING: service %s is NOT READY: %s%s\n", s.Service, printable(s.Reason(), 300), restarts(s))
 		case s.Restarts > 0:
 			fmt.Fprintf(w, "note: service %s was restarted %d time(s); last error: %s\n", s.Service, s.Restarts, printable(s.LastError, 300))
 		}
 	}
 	return down
+}
+
+// restarts is the restart count and last error of a not-ready service, when
+// it was restarted and the reason does not say it already.
+func restarts(s health.Status) string {
+	switch {
+	case s.Restarts == 0:
+		return ""
+	case s.LastError == "" || strings.Contains(s.Reason(), s.LastError):
+		return fmt.Sprintf(" (restarts %d)", s.Restarts)
+	}
+	return fmt.Sprintf(" (restarts %d; last error: %s)", s.Restarts, printable(s.LastError, 300))
 }

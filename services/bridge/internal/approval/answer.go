@@ -7,6 +7,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/mutant"
 )
 
 // Errors. Each refusal has its own sentinel; its text is the reason recorded
@@ -23,9 +24,16 @@ var (
 	ErrGateDenied      = errors.New("approval: the gate denied this decision; there is nothing to approve")
 	ErrExpired         = errors.New("approval: decision expired")
 	ErrDigestMismatch  = errors.New("approval: answer is for another version of the decision")
+	// ErrWrongMessage: a Slack click whose button names a decision that was
+	// not posted in the message clicked (a forged or copied button value).
+	ErrWrongMessage = errors.New("approval: the Slack message clicked is not this decision's message")
+	// ErrMessagePending: a Slack click on a decision whose message's ts is
+	// not recorded yet (the click raced chat.postMessage's answer). The desk
+	// waits a moment for the record before it refuses with this.
+	ErrMessagePending = errors.New("approval: the decision's Slack message is not recorded yet; try again in a moment")
 	// ErrResolved: the incident's alert resolved and the approver did not
 	// answer from a view that showed the resolve.
-	ErrResolved = errors.New("approval: the alert has resolved since the decision; approve again from a view that shows it (the Slack message's \"Approve anyway (alert resolved)\" button, or the console incident page) to confirm")
+	ErrResolved = errors.New("approval: the alert has resolved since the decision")
 )
 
 // NewRecord builds the record for a gate-verified decision envelope. It
@@ -67,6 +75,29 @@ type Request struct {
 	// human was shown when answering (the console renders it into the form);
 	// zero when the view showed the alert firing.
 	ResolvedSeen time.Time
+	// SlackChannel and SlackTS locate the Slack message a click was made on
+	// (set for the slack channel only): a click counts only for the decision
+	// that message was posted for (Record.SlackChannel, Record.SlackTS).
+	SlackChannel string
+	SlackTS      string
+}
+
+// checkMessage refuses a Slack click made on a message that was not posted
+// for rec: the button's value names the decision, the message says which
+// decision the human was shown, and the two must agree. A decision whose
+// message is not recorded yet takes no click: unknown fails closed.
+func checkMessage(rec Record, req Request) error {
+	if req.Channel != contracts.ChannelSlack || mutant.Off(mutant.BridgeSlackMessage) {
+		return nil
+	}
+	if rec.SlackTS == "" {
+		return fmt.Errorf("%w: %s", ErrMessagePending, rec.DecisionID)
+	}
+	if req.SlackTS != rec.SlackTS || req.SlackChannel != rec.SlackChannel {
+		return fmt.Errorf("%w: click on message %s in %s, %s was posted as %s in %s",
+			ErrWrongMessage, req.SlackTS, req.SlackChannel, rec.DecisionID, rec.SlackTS, rec.SlackChannel)
+	}
+	return nil
 }
 
 // CheckResolved refuses an approval of an incident whose alert resolved at
@@ -80,9 +111,23 @@ func CheckResolved(rec Record, req Request, resolvedAt time.Time) (time.Time, er
 	// The views show the resolve to the second (RFC 3339); a human who typed
 	// what they were shown has seen it.
 	if req.ResolvedSeen.Before(resolvedAt.Truncate(time.Second)) {
-		return time.Time{}, fmt.Errorf("%w: incident %s resolved at %s", ErrResolved, rec.Decision.IncidentID, resolvedAt.UTC().Format(time.RFC3339))
+		at := resolvedAt.UTC().Format(time.RFC3339)
+		return time.Time{}, fmt.Errorf("%w: incident %s resolved at %s; %s", ErrResolved, rec.Decision.IncidentID, at, confirmHint(req.Channel, rec.DecisionID, at))
 	}
 	return resolvedAt, nil
+}
+
+// confirmHint says how to approve again after the resolve, in the channel
+// the human answered from: each channel has its own way to show that the
+// human saw the resolve.
+func confirmHint(channel, decisionID, at string) string {
+	switch channel {
+	case contracts.ChannelCLI:
+		return "to approve anyway, run: agentk approve --confirm-resolved " + at + " " + decisionID
+	case contracts.ChannelSlack:
+		return "to approve anyway, click \"Approve anyway (alert resolved)\" on the rewritten message (or run agentk approve --confirm-resolved " + at + " " + decisionID + ")"
+	}
+	return "to approve anyway, approve again from the console's incident page, which shows the resolve (or run agentk approve --confirm-resolved " + at + " " + decisionID + ")"
 }
 
 // Check decides whether req may answer rec at now. It returns nil or the
@@ -101,6 +146,9 @@ func Check(rec Record, req Request, now time.Time) error {
 	}
 	if req.Approver == "" {
 		return fmt.Errorf("%w: %s", ErrUnknownApprover, req.Identity)
+	}
+	if err := checkMessage(rec, req); err != nil {
+		return err
 	}
 	if a := rec.Answer; a != nil {
 		if req.RequestID != "" && req.RequestID == a.RequestID {

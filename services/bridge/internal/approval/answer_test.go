@@ -75,6 +75,14 @@ func TestCheck(t *testing.T) {
 	answered.Answer = &approval.Answer{Answer: "approve", Approver: "alice", Channel: "slack", RequestID: "req-1", AnsweredAt: now}
 	denied := record(t, testkit.Denied("d2", testkit.Epoch), 15*time.Minute)
 	ok := approval.Request{DecisionID: "d1", Answer: "approve", Approver: "alice", Channel: "web", Digest: open.Digest}
+	posted := open
+	posted.SlackChannel, posted.SlackTS = "C1", "1700000000.000001"
+	slackOn := func(ch, ts string) func(approval.Request) approval.Request {
+		return func(r approval.Request) approval.Request {
+			r.Channel, r.SlackChannel, r.SlackTS = "slack", ch, ts
+			return r
+		}
+	}
 
 	tests := []struct {
 		name string
@@ -95,6 +103,12 @@ func TestCheck(t *testing.T) {
 		{name: "deny of a gate denial", rec: denied, req: func(r approval.Request) approval.Request { r.Answer, r.Digest = "deny", ""; return r }, now: now, want: approval.ErrGateDenied},
 		{name: "at expiry", rec: open, now: open.ExpiresAt, want: approval.ErrExpired},
 		{name: "after expiry", rec: open, now: open.ExpiresAt.Add(time.Second), want: approval.ErrExpired},
+		{name: "slack click on the decision's message", rec: posted, req: slackOn("C1", "1700000000.000001"), now: now},
+		{name: "slack click on another message", rec: posted, req: slackOn("C1", "1700000000.000002"), now: now, want: approval.ErrWrongMessage},
+		{name: "slack click in another channel", rec: posted, req: slackOn("C2", "1700000000.000001"), now: now, want: approval.ErrWrongMessage},
+		{name: "slack click naming no message", rec: posted, req: slackOn("", ""), now: now, want: approval.ErrWrongMessage},
+		{name: "slack click before the message is recorded", rec: open, req: slackOn("C1", "1700000000.000001"), now: now, want: approval.ErrMessagePending},
+		{name: "web answer of a posted decision", rec: posted, now: now},
 		{name: "digest of another decision", rec: open, req: func(r approval.Request) approval.Request { r.Digest = "00"; return r }, now: now, want: approval.ErrDigestMismatch},
 	}
 	for _, tc := range tests {

@@ -297,6 +297,9 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 			return approval.Record{}, err
 		}
 		reason := approval.Check(rec, req, now)
+		if errors.Is(reason, approval.ErrMessagePending) && k.awaitMessage(ctx, req.DecisionID) {
+			continue // the ts is recorded now: check the click against it
+		}
 		var confirmed time.Time
 		if reason == nil {
 			resolved, err := k.ResolvedAt(ctx, rec.Decision.IncidentID)
@@ -338,6 +341,31 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 		return next, nil
 	}
 	return approval.Record{}, fmt.Errorf("%w: %s", ErrBusy, req.DecisionID)
+}
+
+// messageWait bounds how long a Slack click waits for its decision's
+// message ts to be recorded (post writes it right after chat.postMessage
+// answers); the interaction handler's budget bounds it too.
+const messageWait = 2 * time.Second
+
+// awaitMessage waits until the record of id holds its Slack message's ts,
+// ctx ends or messageWait passes, polling the store; it reports whether the
+// ts is there. A click that raced the post is then checked, not refused.
+func (k *Desk) awaitMessage(ctx context.Context, id string) bool {
+	ctx, cancel := context.WithTimeout(ctx, messageWait)
+	defer cancel()
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		if rec, _, err := k.d.Store.Get(ctx, id); err == nil && rec.SlackTS != "" {
+			return true
+		}
+	}
 }
 
 // publish sends the record's approval with MsgID approval.<decision id> (so

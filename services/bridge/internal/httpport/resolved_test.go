@@ -84,6 +84,8 @@ func TestCLIApprovalConfirmsTheResolve(t *testing.T) {
 	require.ErrorAs(t, err, &refused)
 	require.Equal(t, http.StatusConflict, refused.Status)
 	require.Contains(t, refused.Reason, resolved.UTC().Format(time.RFC3339), "the refusal shows when the alert resolved")
+	require.Contains(t, refused.Reason, "agentk approve --confirm-resolved "+resolved.UTC().Format(time.RFC3339)+" d1",
+		"the refusal names the command that confirms (issue 34 #3: it named Slack and the console)")
 
 	shown, err := time.Parse(time.RFC3339, resolved.UTC().Format(time.RFC3339))
 	require.NoError(t, err)

@@ -65,6 +65,7 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) {
 		DecisionID: click.DecisionID, Digest: click.Digest, Answer: click.Answer,
 		Approver: name, Identity: "slack:" + click.UserID, Channel: contracts.ChannelSlack,
 		RequestID: slackauth.RequestID(r.Header), ResolvedSeen: click.ResolvedSeen,
+		SlackChannel: click.ChannelID, SlackTS: click.MessageTS,
 	}
 	if s.replay.Seen(req.RequestID, now) {
 		s.o.Desk.Refuse(r.Context(), req, fmt.Errorf("%w: request %s seen before", approval.ErrReplay, req.RequestID))
@@ -128,7 +129,7 @@ func refusalText(err error) string {
 	for _, known := range []error{
 		approval.ErrUnknownApprover, approval.ErrAlreadyAnswered, approval.ErrReplay,
 		approval.ErrGateDenied, approval.ErrExpired, approval.ErrDigestMismatch,
-		approval.ErrNotFound, approval.ErrBadAnswer, approval.ErrResolved,
+		approval.ErrNotFound, approval.ErrBadAnswer, approval.ErrResolved, approval.ErrWrongMessage, approval.ErrMessagePending,
 	} {
 		if errors.Is(err, known) {
 			return err.Error()

@@ -223,14 +223,15 @@ func TestSlackRefusals(t *testing.T) {
 		{
 			name: "approval of a denied decision",
 			act: func(t *testing.T, r *rig, m fakeslack.Message) int {
-				r.receive(t, testkit.Denied("d-denied", r.clock.Now()))
+				m = r.receive(t, testkit.Denied("d-denied", r.clock.Now()))
 				rec := r.record(t, "d-denied")
 				// The denial has no buttons; forge a correctly signed click on one.
 				m.Blocks = json.RawMessage(`[{"type":"actions","block_id":"agentk_answer","elements":[{"type":"button","action_id":"agentk_approve","value":"d-denied|` + rec.Digest + `","text":{"type":"plain_text","text":"Approve"}}]}]`)
 				req, _ := r.click(t, m, "U0ALICE", fakeslack.Approve)
 				return r.send(t, req)
 			},
-			wantStatus: http.StatusOK, told: "the gate denied this decision",
+			// Told on the denial's own message, below.
+			wantStatus: http.StatusOK,
 		},
 		{
 			name: "approval after the alert resolved",
@@ -267,6 +268,7 @@ func TestSlackRefusals(t *testing.T) {
 			}
 			if tc.name == "approval of a denied decision" {
 				requireRefusal(t, r, "d-denied", "the gate denied this decision")
+				waitTold(t, r.slack, r.record(t, "d-denied").SlackTS, "the gate denied this decision")
 			}
 			if tc.told != "" {
 				told := waitTold(t, r.slack, m.TS, tc.told)
@@ -288,4 +290,35 @@ func TestSlackUsesServiceClock(t *testing.T) {
 	require.Equal(t, strconv.FormatInt(r.clock.Now().Unix(), 10), req.Header.Get("X-Slack-Request-Timestamp"))
 	require.Equal(t, http.StatusOK, r.send(t, req))
 	require.Len(t, r.pub.all(), 1)
+}
+
+// TestSlackClickCountsOnlyForItsMessage: two decisions are posted, A and B.
+// A correctly signed click on message A whose button carries B's value
+// (decision id and digest copied from message B) approves nothing: B keeps
+// no answer, no approval is published, message A is not rewritten as "approved
+// B", and the clicker is told why. A click on B's own message still works.
+func TestSlackClickCountsOnlyForItsMessage(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	a := r.receive(t, testkit.Decision("d-a", r.clock.Now()))
+	b := r.receive(t, testkit.Decision("d-b", r.clock.Now()))
+	forged := a
+	forged.Blocks = b.Blocks // message A's ts and channel, B's buttons
+	req, _ := r.click(t, forged, "U0ALICE", fakeslack.Approve)
+	require.Equal(t, http.StatusOK, r.send(t, req))
+
+	told := waitTold(t, r.slack, a.TS, "not this decision's message")
+	require.Equal(t, "ephemeral", told.ResponseType)
+	requireRefusal(t, r, "d-b", "not this decision's message")
+	require.Nil(t, r.record(t, "d-b").Answer, "B is not answered by a click on A")
+	require.Nil(t, r.record(t, "d-a").Answer)
+	require.Empty(t, r.pub.all(), "no approval published")
+	for _, resp := range r.slack.Responses() {
+		require.False(t, resp.ReplaceOriginal, "message A is not rewritten: %s", resp.Text)
+	}
+
+	req, _ = r.click(t, b, "U0ALICE", fakeslack.Approve)
+	require.Equal(t, http.StatusOK, r.send(t, req))
+	require.Len(t, r.pub.all(), 1, "a click on B's own message approves B")
+	require.NotNil(t, r.record(t, "d-b").Answer)
 }

@@ -3,7 +3,7 @@
 // end-to-end test: there is no real SigNoz there. Built by the test into a
 // FROM-scratch image; it is not shipped.
 //
-//	fakesignoz -addr :8080 -key-file /run/secrets/signoz_api_key /incident
+//	fakesignoz -addr :8080 -key-file /run/secrets/signoz_api_key /incidents/retry-storm-01
 package main
 
 import (

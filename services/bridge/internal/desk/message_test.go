@@ -1,0 +1,95 @@
+package desk_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"agentk/services/bridge/internal/approval"
+	"agentk/services/bridge/internal/desk"
+	"agentk/services/bridge/internal/store"
+	"agentk/services/bridge/internal/testkit"
+)
+
+// slowSlack holds chat.postMessage's answer until released, as a slow Slack
+// does while the message is already on screen.
+type slowSlack struct {
+	posted, release chan struct{}
+	n               atomic.Int64
+}
+
+func (s *slowSlack) Post(context.Context, approval.Record) (string, string, error) {
+	n := s.n.Add(1)
+	if n == 1 {
+		close(s.posted)
+		<-s.release
+	}
+	return "C1", fmt.Sprintf("1700000000.%06d", n), nil
+}
+func (s *slowSlack) Update(context.Context, approval.Record) error { return nil }
+func (s *slowSlack) PostOutcome(context.Context, approval.Record) (string, error) {
+	return "", nil
+}
+
+// watchedStore tells each Get on gets.
+type watchedStore struct {
+	store.Store
+	gets chan struct{}
+}
+
+func (w watchedStore) Get(ctx context.Context, id string) (approval.Record, uint64, error) {
+	select {
+	case w.gets <- struct{}{}:
+	default:
+	}
+	return w.Store.Get(ctx, id)
+}
+
+// TestAClickThatRacesThePostIsCheckedNotRefused: the click arrives while
+// chat.postMessage has not answered yet (the message is on screen, its ts
+// not recorded): the desk waits for the ts, then checks the click against
+// it and accepts it. A click on another message is still refused.
+func TestAClickThatRacesThePostIsCheckedNotRefused(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	k := testkit.NewKeys(t)
+	c := testkit.NewClock(testkit.Epoch)
+	slack := &slowSlack{posted: make(chan struct{}), release: make(chan struct{})}
+	st := watchedStore{Store: store.NewMemory(), gets: make(chan struct{})}
+	d := desk.New(desk.Deps{Store: st, Signer: k.Bridge, Keyring: k.Keyring, Publisher: &publisher{}, Notifier: slack,
+		Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
+	received := make(chan error, 1)
+	go func() { received <- d.Receive(ctx, testkit.Seal(t, k.Gate, testkit.Decision("d1", c.Now()), c.Now())) }()
+	<-slack.posted
+
+	answered := make(chan error, 1)
+	go func() {
+		_, err := d.Answer(ctx, approval.Request{DecisionID: "d1", Answer: "approve", Approver: "alice",
+			Channel: "slack", SlackChannel: "C1", SlackTS: "1700000000.000001"})
+		answered <- err
+	}()
+	for range 2 { // the answer's read, then its first poll: it is waiting
+		select {
+		case <-st.gets:
+		case <-ctx.Done():
+			t.Fatal("the answer never read the record")
+		}
+	}
+	close(slack.release)
+	require.NoError(t, <-received)
+	require.NoError(t, <-answered, "accepted once the ts is recorded")
+	rec, err := d.Get(ctx, "d1")
+	require.NoError(t, err)
+	require.NotNil(t, rec.Answer)
+
+	require.NoError(t, d.Receive(ctx, testkit.Seal(t, k.Gate, testkit.Decision("d2", c.Now()), c.Now())))
+	_, err = d.Answer(ctx, approval.Request{DecisionID: "d2", Answer: "approve", Approver: "alice",
+		Channel: "slack", SlackChannel: "C1", SlackTS: "1700000000.000001"})
+	require.ErrorIs(t, err, approval.ErrWrongMessage, "d1's message does not answer d2")
+}

@@ -1,0 +1,15 @@
+package mutant
+
+// The bridge's checks on a human's answer (issue 34).
+const (
+	// BridgeSlackMessage is the bridge's check that a Slack click counts
+	// only for the decision of the message it was made on.
+	BridgeSlackMessage = "bridge.slack_message"
+)
+
+// Bridge lists the mutants of the checks above and the test that kills
+// each (`go test -tags agentk_mutants` with AGENTK_MUTANT set goes red).
+var Bridge = []Mutant{
+	{Name: BridgeSlackMessage, Check: "a Slack click counts only for the decision of the message it was made on",
+		KilledBy: "test:services/bridge:./internal/httpport:^TestSlackClickCountsOnlyForItsMessage$"},
+}
