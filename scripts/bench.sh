@@ -4,6 +4,7 @@
 # benchstat-readable `go test -bench` output).
 #
 # Knobs: BENCH_COUNT (default 3: samples of the short benchmarks),
+# AGENTK_BENCH_REPLAY_INVESTIGATORS (the replay CPU figure's investigators),
 # AGENTK_BENCH_PERSONAS (investigators for the token figures; default every
 # scripted persona), AGENTK_BENCH_SCALEOUT (0: skip the scale-out storm, 1 vs 3
 # replicas; default 1), AGENTK_BENCH_STORM (its incidents, default 200),
@@ -61,6 +62,12 @@ bench pipeline-latency e2e -bench 'PipelineLatency' -benchtime 5x -count 1 ./ben
 if [ "${AGENTK_BENCH_SCALEOUT:-1}" = 1 ]; then
 	bench scale-out e2e -bench 'ScaleOut' -benchtime 1x -count 1 -timeout 30m ./bench
 fi
+
+# CPU per replay (issue 36): the corpus replayed as `agentk eval` does,
+# beside each replay on its own as before (its own fake SigNoz telemetry, its
+# NATS store on the disk's temporary folder). AGENTK_BENCH_REPLAY_INVESTIGATORS
+# (default rules,persona:oracle,persona:liar) sets the investigators.
+bench replay-cpu e2e -bench 'ReplayCPU' -benchtime 1x -count 1 -timeout 30m ./bench
 
 # Tokens do not depend on time: the replays' NATS stores go to memory when
 # /dev/shm is there, which makes the corpus pass several times shorter.

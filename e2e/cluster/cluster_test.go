@@ -27,6 +27,7 @@ import (
 	"agentk/e2e/corpusgen"
 	"agentk/e2e/freeport"
 	"agentk/platform/bus"
+	"agentk/platform/deadline"
 	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"
@@ -471,7 +472,10 @@ func (p *pipeline) caughtUp(ctx context.Context, t *testing.T) {
 
 func TestClusterLosesANodeMidIncident(t *testing.T) {
 	requireDocker(t)
-	bctx, bcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Building the image (a `go install` of nats-server on a fresh machine)
+	// takes what the machine takes: bounded by the test's own deadline, less
+	// the two faults' budgets and a minute, never by a fixed time.
+	bctx, bcancel := deadline.Context(context.Background(), t, 9*time.Minute)
 	defer bcancel()
 	image := fmt.Sprintf("agentk-cluster-test/nats:%d", time.Now().UnixNano())
 	natsImage(bctx, t, image)

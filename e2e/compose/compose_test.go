@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/platform/deadline"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,21 +37,23 @@ func TestComposeStack(t *testing.T) {
 	root := repoRoot(t)
 	// 1. The images, exactly as `make images` builds them. On a fresh
 	// machine this compiles Docker Compose from its module first (a few
-	// minutes alone, many more beside the rest of `make test` on 2 cores):
-	// that has its own budget, apart from the stack's 8 minutes.
-	bctx, bcancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	// minutes alone, many more beside the rest of `make test` on 2 cores).
+	// Builds take what the machine takes: they are bounded by the test's
+	// own deadline, less the stack's 8 minutes and one to clean up, and
+	// report every 30 s; the stack's 8 minutes start once they are done.
+	bctx, bcancel := deadline.Context(context.Background(), t, 9*time.Minute)
 	defer bcancel()
 	start := time.Now()
+	stop := deadline.Report(30*time.Second, func(spent time.Duration) { t.Logf("make images: still running after %s", spent) })
 	out, err := run(bctx, root, []string{"AGENTK_TAG=dev"}, "make", "-s", "images")
+	stop()
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
 	t.Logf("make images: %s\n%s", time.Since(start).Round(time.Second), lastLines(out, 6))
 
 	// 2. Keys, nats.conf, per-service keys and secrets, .env: in a temp dir.
 	tmp := t.TempDir()
 	state, envFile := filepath.Join(tmp, "state"), filepath.Join(tmp, "compose.env")
-	_, err = run(ctx, root, []string{"AGENTK_STATE=" + state, "AGENTK_ENV_FILE=" + envFile, "AGENTK_BIN=" + filepath.Join(root, "bin", "agentk")}, "bash", "scripts/keys.sh")
+	_, err = run(bctx, root, []string{"AGENTK_STATE=" + state, "AGENTK_ENV_FILE=" + envFile, "AGENTK_BIN=" + filepath.Join(root, "bin", "agentk")}, "bash", "scripts/keys.sh")
 	require.NoError(t, err)
 	signozKey := "e2e-" + randHex(t, 16)
 	require.NoError(t, os.WriteFile(filepath.Join(state, "secrets", "sandbox", "signoz_api_key"), []byte(signozKey), 0o600))
@@ -61,10 +65,12 @@ func TestComposeStack(t *testing.T) {
 	project := "agentke2e" + randHex(t, 4)
 	fakeImage := "agentk-e2e/fakesignoz:" + project
 	sinkImage := "agentk-e2e/otlpsink:" + project
-	buildFakeSignoz(ctx, t, root, fakeImage)
+	buildFakeSignoz(bctx, t, root, fakeImage)
 	start = time.Now()
-	buildOTLPSink(ctx, t, root, sinkImage)
+	buildOTLPSink(bctx, t, root, sinkImage)
 	t.Logf("OTLP sink image: %s", time.Since(start).Round(100*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
 
 	env := []string{
 		"COMPOSE_PROJECT_NAME=" + project,

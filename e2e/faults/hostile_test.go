@@ -165,13 +165,14 @@ func hostiles(service, from, to string) []hostile {
 func TestHostileMessagesAreRefused(t *testing.T) {
 	cli := dockertest.Require(t)
 	t.Parallel()
+	// The demo target, v1 then v2: the ledger has a rollback target, so
+	// only the checks stand between a message and a rollback. The images
+	// take what the machine takes (within the test's deadline); the test's
+	// own budget starts once they are there.
+	repo, _, _ := demotest.Images(t, "faults")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-
-	// The demo target, v1 then v2: the ledger has a rollback target, so
-	// only the checks stand between a message and a rollback.
 	stamp := time.Now().UnixNano()
-	repo, _, _ := demotest.Images(ctx, t, "faults")
 	w := newWorld(t)
 	project := fmt.Sprintf("agentkfaults%d", stamp)
 	stack := dockertest.NewCompose(ctx, t, []string{"docker-compose"}, project, w.dir,

@@ -33,11 +33,13 @@ import (
 func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	cli := dockertest.Require(t)
 	t.Parallel()
+	// The images take what the machine takes (within the test's deadline);
+	// the test's own budget starts once they are there.
+	repo, v1, v2 := demotest.Images(t, "operator")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
 	stamp := time.Now().UnixNano()
-	repo, v1, v2 := demotest.Images(ctx, t, "operator")
 
 	dir := t.TempDir()
 	project := fmt.Sprintf("agentkoperator%d", stamp)

@@ -35,8 +35,6 @@ require (
 )
 
 require (
-	agentk/services/reviewer v0.0.0
-	agentk/services/sandbox v0.0.0
 	github.com/ThreeDotsLabs/watermill v1.5.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -69,9 +67,3 @@ replace (
 	agentk/contracts => ../../contracts
 	agentk/platform => ../platform
 )
-
-replace agentk/services/reviewer => ../reviewer
-
-replace agentk/services/gate => ../gate
-
-replace agentk/services/sandbox => ../sandbox

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"html/template"
 
-	"agentk/services/reviewer/report"
+	"agentk/platform/report"
 
 	"github.com/nats-io/nats.go/jetstream"
 )

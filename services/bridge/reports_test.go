@@ -9,8 +9,8 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/fabric"
+	"agentk/platform/report"
 	"agentk/platform/topology"
-	"agentk/services/reviewer/report"
 
 	"github.com/stretchr/testify/require"
 )

@@ -1,7 +1,6 @@
 package deployer_test
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"strings"
@@ -28,10 +27,7 @@ import (
 func TestRunDryRunOnARealStack(t *testing.T) {
 	t.Parallel()
 	cli := dockertest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	st := newComposeStack(ctx, t, "dry", false)
+	st, ctx := newComposeStack(t, "dry", false, 5*time.Minute)
 	repo, v1, v2, project := st.Repo, st.V1, st.V2, st.Project
 	st.Up("v1")
 

@@ -66,10 +66,7 @@ type deployerProc struct {
 
 func crashMidAction(t *testing.T, point string) {
 	cli := dockertest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	st := newComposeStack(ctx, t, "crash-"+point, true)
+	st, ctx := newComposeStack(t, "crash-"+point, true, 5*time.Minute)
 	repo, v1, v2, project, file, dir := st.Repo, st.V1, st.V2, st.Project, st.File, st.Dir
 	st.Up("v1")
 

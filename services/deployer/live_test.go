@@ -1,7 +1,6 @@
 package deployer_test
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -27,10 +26,7 @@ import (
 func TestRunLiveRollbackOverTheFabric(t *testing.T) {
 	t.Parallel()
 	cli := dockertest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	st := newComposeStack(ctx, t, "run", true)
+	st, ctx := newComposeStack(t, "run", true, 5*time.Minute)
 	repo, v1, project, file, dir := st.Repo, st.V1, st.Project, st.File, st.Dir
 	st.Up("v1") // running before the deployer starts: found by the listing
 

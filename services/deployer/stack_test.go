@@ -34,13 +34,18 @@ type composeStack struct {
 	Port         int    // shop-api's loopback port, 0 when unpublished
 }
 
-// newComposeStack builds the images and writes the compose file; name ends
-// up in the repository and the project name. publish maps shop-api's port to
-// a free loopback port.
-func newComposeStack(ctx context.Context, t *testing.T, name string, publish bool) *composeStack {
+// newComposeStack builds the images (as long as the machine takes, within
+// the test's deadline: demotest.Images), then writes the compose file and
+// returns the stack with the context of the test's work on it, which ends
+// budget after the images were there (and when the test ends); name ends up
+// in the repository and the project name. publish maps shop-api's port to a
+// free loopback port.
+func newComposeStack(t *testing.T, name string, publish bool, budget time.Duration) (*composeStack, context.Context) {
 	t.Helper()
 	s := &composeStack{Dir: t.TempDir()}
-	s.Repo, s.V1, s.V2 = demotest.Images(ctx, t, name)
+	s.Repo, s.V1, s.V2 = demotest.Images(t, name)
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	t.Cleanup(cancel)
 	yaml := fmt.Sprintf("version: \"3.8\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", s.Repo)
 	if publish {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -53,7 +58,7 @@ func newComposeStack(ctx context.Context, t *testing.T, name string, publish boo
 	require.NoError(t, err)
 	project := fmt.Sprintf("agentk%s%d", strings.ReplaceAll(name, "-", ""), time.Now().UnixNano())
 	s.Compose = dockertest.NewCompose(ctx, t, bin, project, s.Dir, yaml)
-	return s
+	return s, ctx
 }
 
 // Up runs `compose up -d` with shop-api on tag.

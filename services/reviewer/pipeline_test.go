@@ -14,10 +14,10 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/report"
 	"agentk/platform/service"
 	"agentk/services/gate"
 	"agentk/services/reviewer"
-	"agentk/services/reviewer/report"
 )
 
 // TestReportToDecisionOverNATS runs the reviewer and the gate on an embedded

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"agentk/contracts/incident"
@@ -66,8 +67,11 @@ type Outcome struct {
 }
 
 // Eval replays every incident for each investigator, workers at a time (each
-// replay has its own embedded NATS server, so they do not share state), and
-// calls each as it finishes one, in order. The outcomes come back in the order
+// replay has its own embedded NATS server, so they do not share state; they
+// share each incident's indexed telemetry, o.Shared), and
+// calls each as it finishes one, in order. A replay's services and servers
+// are stopped in the background once its outcome is known; Eval returns
+// once they all are. The outcomes come back in the order
 // investigator by investigator, incident by incident.
 func Eval(ctx context.Context, incidents []*incident.Incident, investigators []string, o Options, workers int, each func(Outcome)) []Outcome {
 	type job struct {
@@ -84,6 +88,12 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 	if workers < 1 {
 		workers = 1
 	}
+	if o.Shared == nil {
+		o.Shared = &Shared{}
+	}
+	var teardowns sync.WaitGroup
+	defer teardowns.Wait()
+	o.teardowns = &teardowns
 	out := make([]Outcome, len(jobs))
 	done := make([]chan struct{}, len(jobs))
 	for i := range done {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -71,6 +72,13 @@ type Options struct {
 	// Env, when set, adds to or overrides the services' environment after the
 	// replay's own (AGENTK_SHADOW, a deployer runtime, …); an empty value unsets.
 	Env map[string]string
+	// Shared, when set, is what replays share (each incident's indexed
+	// telemetry); Eval sets one for its replays when it is nil.
+	Shared *Shared
+
+	// teardowns, set by Eval, has a replay stop what it started in the
+	// background once its outcome is known; Eval waits for them all.
+	teardowns *sync.WaitGroup
 }
 
 const (
@@ -107,16 +115,14 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks}}
 
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	var stops []func()
-	defer func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}()
+	// Everything the replay started is stopped, last first, once its
+	// outcome is known: here, or in the background when an eval asked
+	// (Options.teardowns).
+	stops := []func(){cancel}
+	defer func() { tearDown(stops, o.teardowns) }()
 	dataDir := o.DataDir
 	if dataDir == "" {
-		dataDir, err = os.MkdirTemp("", "agentk-replay-")
+		dataDir, err = scratchDir()
 		if err != nil {
 			return res, err
 		}
@@ -131,8 +137,8 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	}
 	env := map[string]string{"AGENTK_OTEL_DISABLED": "1"}
 	for _, step := range []func(*incident.Incident, *Options, map[string]string) (func(), error){
-		func(inc *incident.Incident, _ *Options, env map[string]string) (func(), error) {
-			return signozEnv(inc, dataDir, env)
+		func(inc *incident.Incident, o *Options, env map[string]string) (func(), error) {
+			return signozEnv(o.Shared.telemetry(inc), inc, dataDir, env)
 		},
 		sandboxEnv, investigatorEnv,
 	} {
@@ -148,13 +154,49 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	if err != nil {
 		return res, err
 	}
-	out, err := run(ctx, inc, o, log, dataDir, env, slack, front)
+	out, err := run(ctx, inc, o, log, dataDir, env, slack, front, &stops)
 	if err != nil {
 		return res, err
 	}
 	out.fill(&res)
 	res.DurationMs = time.Since(started).Milliseconds()
 	return res, nil
+}
+
+// ramDir is where a replay's scratch folder goes when the system has a
+// RAM-backed one: the embedded NATS server's file store (a folder and
+// metadata files per stream, bucket and consumer, created and removed with
+// every replay) cost a replay more system time on a disk than the whole
+// pipeline's work did. The store is the production one either way.
+var ramDir = "/dev/shm"
+
+// scratchDir makes a replay's temporary data folder: in ramDir when a
+// folder can be made there, else in the system's temporary folder.
+func scratchDir() (string, error) {
+	if dir, err := os.MkdirTemp(ramDir, "agentk-replay-"); err == nil {
+		return dir, nil
+	}
+	return os.MkdirTemp("", "agentk-replay-")
+}
+
+// tearDown runs stops, last first: at once, or in the background counted in
+// wg when wg is set (an eval's replays, whose outcome is known by then: the
+// NATS server's shutdown alone takes a quarter of a second, spent waiting).
+func tearDown(stops []func(), wg *sync.WaitGroup) {
+	all := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	if wg == nil {
+		all()
+		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		all()
+	}()
 }
 
 // withDefaults fills in the options' defaults and returns the logger.
@@ -172,14 +214,14 @@ func withDefaults(o Options) (Options, *slog.Logger) {
 	return o, log
 }
 
-// signozEnv starts the fake SigNoz serving the incident's telemetry and sets
+// signozEnv starts a fake SigNoz serving the incident's telemetry tel and sets
 // what docs/signoz.md tells an operator to set, nothing more: the link base
 // every service uses follows from AGENTK_SIGNOZ_URL.
-func signozEnv(inc *incident.Incident, dataDir string, env map[string]string) (func(), error) {
+func signozEnv(tel *fakesignoz.Telemetry, inc *incident.Incident, dataDir string, env map[string]string) (func(), error) {
 	apiKey := "replay-" + harness.RandHex(8)
 	// Relative ranges ("the last hour", as an MCP client asks) are measured
 	// from the replay clock, which starts at the incident's now.
-	sigURL, stopSig, err := harness.Serve(fakesignoz.New(inc, fakesignoz.Options{APIKey: apiKey, ReplayNow: service.Since(inc.Meta.Now)}))
+	sigURL, stopSig, err := harness.Serve(tel.Server(fakesignoz.Options{APIKey: apiKey, ReplayNow: service.Since(inc.Meta.Now)}))
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +406,7 @@ func frontEnv(inc *incident.Incident, o Options, slack *fakeslack.Server, env ma
 // run starts NATS, the observer and every service on env, posts the
 // incident's alert and follows the pipeline to the incident's end.
 func run(ctx context.Context, inc *incident.Incident, o Options, log *slog.Logger, dataDir string,
-	env map[string]string, slack *fakeslack.Server, fd frontDoor) (out *outcome, err error) {
+	env map[string]string, slack *fakeslack.Server, fd frontDoor, stops *[]func()) (out *outcome, err error) {
 	p := progress{w: o.Progress}
 	getenv := func(k string) string { return env[k] }
 	now := service.Since(inc.Meta.Now)
@@ -374,14 +416,14 @@ func run(ctx context.Context, inc *incident.Incident, o Options, log *slog.Logge
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = f.Close() }()
+	*stops = append(*stops, func() { _ = f.Close() })
 	p.step("embedded NATS up at %s; replay clock at %s", f.URL(), inc.Meta.Now.Format(time.RFC3339))
 
 	obs, err := newObserver(ctx, f, now)
 	if err != nil {
 		return nil, err
 	}
-	defer obs.close()
+	*stops = append(*stops, obs.close)
 
 	running, err := stack.Start(ctx, nil, func(ctx context.Context, role string) (service.Deps, error) {
 		return f.Deps(ctx, role, now, getenv)
@@ -389,11 +431,11 @@ func run(ctx context.Context, inc *incident.Incident, o Options, log *slog.Logge
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if serr := running.Stop(); serr != nil && err == nil {
+	*stops = append(*stops, func() {
+		if serr := running.Stop(); serr != nil {
 			log.Warn("services stopped with errors", "err", serr)
 		}
-	}()
+	})
 	p.step("7 services running, each with its own NATS credentials")
 
 	// The alert, exactly as SigNoz would post it.

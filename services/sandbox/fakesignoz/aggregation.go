@@ -167,16 +167,22 @@ func (a aggregation) compute(recs []*record, signal string, seconds float64) flo
 // its argument is present) and gathers the numbers or distinct values it
 // reads.
 func (a aggregation) collect(recs []*record, signal string) (n float64, vals []float64, unique map[string]bool) {
-	unique = map[string]bool{}
+	if a.fn == "countdistinct" {
+		unique = map[string]bool{}
+	}
+	var get func(*record) (any, bool)
+	if a.arg != nil {
+		get = getter(*a.arg, signal)
+	}
 	for _, r := range recs {
 		if a.cond != nil && !matches(a.cond, r, signal) {
 			continue
 		}
-		if a.arg == nil {
+		if get == nil {
 			n++
 			continue
 		}
-		v, ok := r.get(*a.arg, signal)
+		v, ok := get(r)
 		if !ok {
 			continue
 		}

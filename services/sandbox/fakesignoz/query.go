@@ -306,11 +306,15 @@ func groupRecords(q *builderQuery, recs []*record) []*group {
 	}
 	index := map[string]*group{}
 	var out []*group
+	gets := make([]func(*record) (any, bool), len(q.GroupBy))
+	for i, k := range q.GroupBy {
+		gets[i] = getter(k, q.Signal)
+	}
 	for _, r := range recs {
 		vals := make([]string, 0, len(q.GroupBy))
 		ok := true
-		for _, k := range q.GroupBy {
-			v, found := r.get(k, q.Signal)
+		for _, get := range gets {
+			v, found := get(r)
 			if !found {
 				ok = false
 				break
@@ -422,10 +426,16 @@ func runTimeSeries(q *builderQuery, recs []*record, startMs, endMs, stepSec uint
 	out := &timeSeriesData{QueryName: q.Name}
 	groups := topGroups(q, groupRecords(q, recs), float64(endMs-startMs)/1000)
 	w := seriesWindow{startMs: int64(startMs), endMs: int64(endMs), stepMs: int64(stepSec) * 1000, fillGaps: fillGaps}
+	// Each group's records are put in their steps once, for every
+	// aggregation (the sandbox's runtime query has 21 over the same spans).
+	steps := make([]groupSteps, len(groups))
+	for i, g := range groups {
+		steps[i] = w.steps(g)
+	}
 	for ai, a := range q.aggs {
 		bucket := &aggregationBucket{Index: ai, Alias: "__result_" + strconv.Itoa(ai)}
-		for _, g := range groups {
-			if series := w.series(q, a, g); len(series.Values) > 0 {
+		for gi, g := range groups {
+			if series := w.series(q, a, g, steps[gi]); len(series.Values) > 0 {
 				bucket.Series = append(bucket.Series, series)
 			}
 		}
@@ -470,8 +480,16 @@ func (w seriesWindow) partial(ts int64) bool {
 	return ts+w.stepMs > w.endMs && w.endMs%w.stepMs != 0
 }
 
-// series is aggregation a of group g, one point per step.
-func (w seriesWindow) series(q *builderQuery, a aggregation, g *group) *timeSeries {
+// groupSteps is one group's records by step: the steps' start times in
+// order, and each step's records.
+type groupSteps struct {
+	ts   []int64
+	recs [][]*record
+}
+
+// steps puts g's records in their steps; with fillGaps, every step of the
+// window is there, empty or not.
+func (w seriesWindow) steps(g *group) groupSteps {
 	byTS := map[int64][]*record{}
 	for _, r := range g.recs {
 		ts := r.ts.UnixMilli() / w.stepMs * w.stepMs
@@ -484,12 +502,22 @@ func (w seriesWindow) series(q *builderQuery, a aggregation, g *group) *timeSeri
 			}
 		}
 	}
+	out := groupSteps{ts: slices.Sorted(maps.Keys(byTS))}
+	out.recs = make([][]*record, len(out.ts))
+	for i, ts := range out.ts {
+		out.recs[i] = byTS[ts]
+	}
+	return out
+}
+
+// series is aggregation a of group g, one point per step of st.
+func (w seriesWindow) series(q *builderQuery, a aggregation, g *group, st groupSteps) *timeSeries {
 	series := &timeSeries{}
 	for i, k := range q.GroupBy {
 		series.Labels = append(series.Labels, &label{Key: fieldKey{Name: k.Name}, Value: g.values[i]})
 	}
-	for _, ts := range slices.Sorted(maps.Keys(byTS)) {
-		v := a.compute(byTS[ts], q.Signal, float64(w.stepMs/1000))
+	for i, ts := range st.ts {
+		v := a.compute(st.recs[i], q.Signal, float64(w.stepMs/1000))
 		if v != v && w.fillGaps {
 			v = 0
 		}

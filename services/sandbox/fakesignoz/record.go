@@ -355,6 +355,39 @@ func (r *record) get(k fieldKey, signal string) (any, bool) {
 	return v, ok
 }
 
+// getter resolves k for signal once and returns what record.get would
+// answer for k on any record: an aggregation or a group-by reads one key
+// from many records without looking the name up among the columns each time.
+func getter(k fieldKey, signal string) func(*record) (any, bool) {
+	name := k.Name
+	resource := func(r *record) (any, bool) {
+		v, ok := r.resource[name]
+		return v, ok
+	}
+	attr := func(r *record) (any, bool) {
+		v, ok := r.attrs[name]
+		return v, ok
+	}
+	switch k.FieldContext {
+	case "resource":
+		return resource
+	case "attribute":
+		return attr
+	}
+	if ref, ok := columnRef(name, signal); ok {
+		return func(r *record) (any, bool) { return r.resolve(ref) }
+	}
+	if k.FieldContext != "" {
+		return attr
+	}
+	return func(r *record) (any, bool) {
+		if v, ok := resource(r); ok {
+			return v, true
+		}
+		return attr(r)
+	}
+}
+
 func (r *record) resolve(ref fieldRef) (any, bool) {
 	switch {
 	case ref.col != "":

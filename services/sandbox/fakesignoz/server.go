@@ -59,24 +59,50 @@ type RecordedRequest struct {
 
 // Server is the fake SigNoz. It is an http.Handler and safe for concurrent use.
 type Server struct {
-	opts  Options
-	store *store
-	inc   *incident.Incident
+	opts    Options
+	store   *store
+	answers *answers // shared with every Server of the same Telemetry
+	inc     *incident.Incident
 
 	mu       sync.Mutex
 	requests []RecordedRequest
 }
 
 // New returns a fake SigNoz serving inc's telemetry. inc may be nil: the fake
-// then answers every query with no data.
+// then answers every query with no data. It flattens and indexes the
+// telemetry first; servers of one incident that run one after the other or
+// side by side share that work through NewTelemetry and Telemetry.Server.
 func New(inc *incident.Incident, opts Options) *Server {
+	return NewTelemetry(inc).Server(opts)
+}
+
+// Telemetry is an incident's telemetry flattened and indexed for queries,
+// and the query answers given so far (answers). It is read-only once built
+// but for those caches, which hold their own locks, so any number of
+// Servers, one after the other or at once, may serve it: an eval builds it
+// once per incident folder and shares it across its investigators and
+// replays.
+type Telemetry struct {
+	inc     *incident.Incident
+	store   *store
+	answers *answers
+}
+
+// NewTelemetry flattens and indexes inc's telemetry. inc may be nil: no data.
+func NewTelemetry(inc *incident.Incident) *Telemetry {
+	return &Telemetry{inc: inc, store: newStore(inc), answers: &answers{}}
+}
+
+// Server returns a fake SigNoz serving t, with its own key, clocks and
+// record of requests.
+func (t *Telemetry) Server(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Version == "" {
 		opts.Version = DefaultVersion
 	}
-	return &Server{opts: opts, store: newStore(inc), inc: inc}
+	return &Server{opts: opts, store: t.store, answers: t.answers, inc: t.inc}
 }
 
 // Requests returns a copy of every request received so far, oldest first.
@@ -240,13 +266,15 @@ func (s *Server) serveQueryRange(w http.ResponseWriter, body []byte) int {
 	}
 	var shifted string
 	req.Start, req.End, shifted = s.window(req.Start, req.End)
-	resp, err := execute(req, s.store)
-	if err != nil {
-		return writeError(w, err)
-	}
-	resp.addWarning(shifted)
-	resp.addWarning(s.store.emptyWindowHint(req.Start, req.End))
-	return writeSuccess(w, resp)
+	return s.answers.serve(w, body, req, func() (*queryRangeResponse, *apiError) {
+		resp, err := execute(req, s.store)
+		if err != nil {
+			return nil, err
+		}
+		resp.addWarning(shifted)
+		resp.addWarning(s.store.emptyWindowHint(req.Start, req.End))
+		return resp, nil
+	})
 }
 
 // versionResponse is SigNoz's GetVersionResponse, written without an envelope.

@@ -137,8 +137,27 @@ func table(bs map[string]*Bench) []Row {
 	rows = append(rows, pipelineRows(get, num)...)
 	rows = append(rows, scaleOutRow(get, num))
 	rows = append(rows, gateRow(get, num), compactionRow(get, num))
+	rows = append(rows, replayRow(get, num))
 	rows = append(rows, tokenRows(bs, get, num)...)
 	return append(rows, rollbackRows(get, num)...)
+}
+
+// replayRow is the CPU one replay of the corpus costs as an eval runs it,
+// beside each replay on its own as every replay ran before issue 36.
+func replayRow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	const fig = "Replay: CPU per incident (one replay of the corpus through all seven services, two at a time)"
+	e, ok1 := get("BenchmarkReplayCPU/eval", "cpu-ms/replay")
+	a, ok2 := get("BenchmarkReplayCPU/alone", "cpu-ms/replay")
+	if !ok1 || !ok2 {
+		return missing(fig, "BenchmarkReplayCPU did not run")
+	}
+	n, _ := get("BenchmarkReplayCPU/eval", "replays")
+	errs, _ := get("BenchmarkReplayCPU/eval", "errors")
+	aerrs, _ := get("BenchmarkReplayCPU/alone", "errors")
+	return Row{Figure: fig,
+		Measured: fmt.Sprintf("%s ms of CPU a replay as `agentk eval` runs them (telemetry indexed once per incident, answers kept, NATS store in /dev/shm), %s replays, %s errors", num(e), num(n), num(errs)),
+		Baseline: fmt.Sprintf("each replay alone, as before issue 36 (its own telemetry, its NATS store on disk): %s ms, %s errors", num(a), num(aerrs)),
+		Ratio:    e / a, RatioOf: "CPU a replay, eval ÷ alone"}
 }
 
 // num prints a measured value: integers whole, others with fewer decimals

@@ -13,6 +13,7 @@ import (
 
 	"agentk/cmd/agentk/livesignoz"
 	"agentk/platform/bus"
+	"agentk/platform/deadline"
 	"agentk/platform/fabric"
 	"agentk/services/bridge/fakeslack"
 	"agentk/services/deployer/demotarget"
@@ -86,7 +87,11 @@ func (d *demo) images(ctx context.Context) error {
 		id, err := imageID(ctx, d.dc, img.Tag)
 		if err != nil && d.o.Build {
 			d.p.step("building %s (demotarget.Build: a static binary FROM scratch, nothing pulled)", img.Tag)
+			stop := deadline.Report(30*time.Second, func(spent time.Duration) {
+				d.p.note("still building %s after %s", img.Tag, spent)
+			})
 			id, err = demotarget.Build(ctx, *img)
+			stop()
 		}
 		if err != nil {
 			return fmt.Errorf("demo --live: image %s: %w (run `make images`)", img.Tag, err)

@@ -54,7 +54,9 @@ type Options struct {
 	Rate int
 	// Warmup is how long v1 serves traffic before v2 is deployed (default 15 s).
 	Warmup time.Duration
-	// Timeout bounds the whole run (default 5 min).
+	// Timeout bounds the run once the images are there (default 5 min):
+	// building them (Build) takes what the machine takes, bounded by the
+	// caller's context alone.
 	Timeout time.Duration
 	// Interactive, when set, is asked instead of the auto-approver.
 	Interactive func(question string) bool
@@ -147,11 +149,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	d := &demo{o: withDefaults(o)}
 	d.p = &progress{w: d.o.Progress, start: time.Now()}
 	d.res.Stabilise = d.o.Stabilise
+	defer d.close()
+	// The images take what the machine takes to build: only ctx bounds
+	// them. The demo's own Timeout starts once they are there.
+	for _, step := range []func(context.Context) error{d.connectDocker, d.images} {
+		if err := step(ctx); err != nil {
+			return d.res, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, d.o.Timeout)
 	defer cancel()
-	defer d.close()
 	for _, step := range []func(context.Context) error{
-		d.connectDocker, d.images, d.network, d.telemetryStore, d.composeV1, d.pipeline,
+		d.network, d.telemetryStore, d.composeV1, d.pipeline,
 		d.shipBadRelease, d.shortcuts, d.fireAlert, d.follow, d.finish,
 	} {
 		if err := step(ctx); err != nil {

@@ -13,8 +13,8 @@ import (
 
 	"agentk/cmd/agentk/internal/command"
 	"agentk/platform/bus"
+	"agentk/platform/report"
 	"agentk/platform/topology"
-	"agentk/services/reviewer/report"
 
 	"github.com/nats-io/nats.go/jetstream"
 )

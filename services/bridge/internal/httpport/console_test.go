@@ -17,12 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
+	"agentk/platform/report"
 	"agentk/services/bridge/client"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/httpport"
 	"agentk/services/bridge/internal/testkit"
 	"agentk/services/bridge/internal/view"
-	"agentk/services/reviewer/report"
 )
 
 func TestAPIAnswer(t *testing.T) {

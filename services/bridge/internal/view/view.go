@@ -13,7 +13,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/human"
-	"agentk/services/sandbox/links"
+	"agentk/platform/links"
 )
 
 // Links are where a human can read more. Empty fields are left out.
@@ -108,7 +108,7 @@ func alertOf(d contracts.DecisionV1) *contracts.AlertV1 {
 
 // SigNoz returns the SigNoz deep links for a decision under the UI base URL
 // (links.DefaultBaseURL when empty), shaped as SigNoz's own frontend shapes
-// them (services/sandbox/links) on its real routes: the traces explorer on
+// them (platform/links) on its real routes: the traces explorer on
 // the service over the incident window, the marker's trace, the error logs
 // in the logs explorer, and the alert rule's overview.
 func SigNoz(base string, d contracts.DecisionV1) Links {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
-	"agentk/services/sandbox/links"
+	"agentk/platform/links"
 )
 
 // The durations themselves are platform/human's (TestDuration there).

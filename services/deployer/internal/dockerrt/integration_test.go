@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/deadline"
 	"agentk/platform/dockertest"
 	"agentk/services/deployer/demotarget"
 	"agentk/services/deployer/internal/dockerrt"
@@ -39,7 +40,9 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	images.repo = fmt.Sprintf("agentk-test-%d/shop-api", time.Now().UnixNano())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// The builds take what the machine takes, within the binary's own
+	// -test.timeout (its alarm starts with m.Run, after them): no fixed bet.
+	ctx, cancel := deadline.Context(context.Background(), deadline.FromFlags(), 0)
 	images.v1ID, images.err = demotarget.Build(ctx, demotarget.V1(images.repo))
 	if images.err == nil {
 		images.v2ID, images.err = demotarget.Build(ctx, demotarget.V2(images.repo))

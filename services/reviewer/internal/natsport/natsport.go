@@ -18,8 +18,8 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/evidence"
+	"agentk/platform/report"
 	"agentk/services/reviewer/internal/review"
-	"agentk/services/reviewer/report"
 )
 
 // Durable handler names.

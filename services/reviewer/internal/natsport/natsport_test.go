@@ -18,10 +18,10 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/report"
 	"agentk/platform/topology"
 	"agentk/services/reviewer/internal/natsport"
 	"agentk/services/reviewer/internal/review"
-	"agentk/services/reviewer/report"
 )
 
 var tNow = time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)

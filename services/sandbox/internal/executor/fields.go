@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/links"
 	"agentk/services/sandbox/internal/fieldtool"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
-	"agentk/services/sandbox/links"
 )
 
 // handleFields answers list_fields like any other tool: the caller and its

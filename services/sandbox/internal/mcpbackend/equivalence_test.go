@@ -11,13 +11,13 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/incident"
+	"agentk/platform/links"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/fieldtool"
 	"agentk/services/sandbox/internal/mcpbackend"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
-	"agentk/services/sandbox/links"
 
 	"github.com/stretchr/testify/require"
 )

@@ -14,12 +14,12 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/contracts/table"
+	"agentk/platform/links"
 	"agentk/services/sandbox/fakesignoz"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/signoz"
 	"agentk/services/sandbox/internal/tools"
-	"agentk/services/sandbox/links"
 
 	"github.com/stretchr/testify/require"
 )

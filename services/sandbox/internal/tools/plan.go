@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/links"
 	"agentk/services/sandbox/internal/signoz"
-	"agentk/services/sandbox/links"
 )
 
 // Query is one request the sandbox sends to SigNoz for a call.

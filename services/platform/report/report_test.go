@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
-	"agentk/services/reviewer/report"
+	"agentk/platform/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
