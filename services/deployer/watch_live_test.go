@@ -35,9 +35,7 @@ import (
 func TestWatcherMarksEachNewImageOnRealDocker(t *testing.T) {
 	t.Parallel()
 	cli := dockertest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	st := newComposeStack(ctx, t, "watch", true)
+	st, ctx := newComposeStack(t, "watch", true, 6*time.Minute)
 	st.Up("v1") // running before the deployer starts: first sight, no marker
 	rcv := testkit.StartOTLP(t)
 	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
