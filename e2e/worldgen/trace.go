@@ -546,6 +546,7 @@ func (e *emitter) deployMarkers() {
 		}
 		e.span(e.hex(32), e.hex(16), "", "deployment.marker", kind, d.At, dur, res, attrs)
 	}
+	e.falseMarkers()
 }
 
 // jsonNumber writes a build number as a JSON number when it is one.
