@@ -28,6 +28,9 @@ const (
 	ForgedMarker Variant = "forged-marker-of-running-version"
 )
 
+// ClientRetries: the client retries a failing dependency (World.ClientRetries).
+const ClientRetries Variant = "client-retries-a-failing-dependency"
+
 // falseVariants are the false-marker variants, drawn evenly.
 var falseVariants = []Variant{TestSuiteMarkers, CrashLoopMarkers, OtherEnvMarker, ForgedMarker}
 
@@ -58,6 +61,14 @@ func (w *World) drawFalseMarkers() {
 	}
 	v := pick(r, falseVariants)
 	w.add(v)
+	if w.Class == "dependency_outage" && r.Float64() < 0.7 {
+		// The client's long-standing retry policy: when the dependency
+		// fails, each request tries 2 to 5 times. The calls multiply as
+		// a retry storm's do, with no release behind them (the rules'
+		// retry_storm on a dependency outage that issue 31 saw roll back).
+		w.ClientRetries = 1 + r.IntN(4)
+		w.add(ClientRetries)
+	}
 	cur := w.NewVersion()
 	// No marker before the recording's first minute, none after now.
 	clamp := func(t time.Time) time.Time {

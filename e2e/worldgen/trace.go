@@ -120,6 +120,7 @@ var classOutcomes = map[string]func(e *emitter, o *outcome, q request){
 			o.fail, o.exc, o.status, o.msg = true, true, 502, e.excMsg
 			o.calleeFail, o.calleeMsg = true, e.excMsg
 			o.calleeCode = pick(e.r, []int{0, 503, 503, 500})
+			o.retries = e.w.ClientRetries
 		}
 	},
 	"resource_saturation": func(e *emitter, o *outcome, q request) {

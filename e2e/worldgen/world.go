@@ -102,6 +102,9 @@ type World struct {
 	// FalseMarkers are markers of the affected service that the release
 	// ledger contradicts (falsemarker.go); no release goes with them.
 	FalseMarkers []FalseMarker
+	// ClientRetries is how many more attempts the affected service makes
+	// when its dependency fails (0: none); drawn only with a false marker.
+	ClientRetries int
 
 	Expect incident.Expect
 }

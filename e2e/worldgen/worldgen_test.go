@@ -235,6 +235,11 @@ func TestFalseMarkers(t *testing.T) {
 			continue
 		}
 		v := w.Variants[len(w.Variants)-1]
+		if v == ClientRetries {
+			require.Equal(t, "dependency_outage", w.Class, w.ID)
+			require.Positive(t, w.ClientRetries, w.ID)
+			v = w.Variants[len(w.Variants)-2]
+		}
 		seen[v]++
 		require.Contains(t, falseVariants, v, w.ID)
 		require.False(t, deploymentClass(w.Class), w.ID)
