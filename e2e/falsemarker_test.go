@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts/incident"
@@ -134,4 +135,50 @@ func holdSafe(t *testing.T, corpus string, outs []replay.Outcome) {
 		require.Zero(t, r.Unsupported, "%s/%s: unsupported claims published", corpus, r.Investigator)
 		require.Zero(t, r.OutOfGateActions, "%s/%s: actions outside the gate", corpus, r.Investigator)
 	}
+}
+
+// markerVersion reads a marker's deployment.version, a JSON string or a
+// build number written as a JSON number.
+func markerVersion(s incident.Span) string {
+	raw := s.Attributes["deployment.version"]
+	if v, ok := incident.PlainString(raw); ok {
+		return v
+	}
+	return strings.TrimSpace(string(raw))
+}
+
+// TestAllowIncidentsMarkersAgreeWithLedger: in every corpus the pipeline is
+// scored on, an incident whose right answer is allow carries a marker of its
+// service's running version within the gate's default tolerance (5 min) of
+// the time releases.yaml says that version started: the generators and the
+// hand-written incidents write markers and deployed_at consistently, so the
+// ledger's corroboration (issue 31) leaves their scores alone.
+func TestAllowIncidentsMarkersAgreeWithLedger(t *testing.T) {
+	t.Parallel()
+	dirs := []string{corpus, handwritten, stranger, falseMarkers}
+	if !testing.Short() {
+		dirs = append(dirs, drawWorlds(t))
+	}
+	allows := 0
+	for _, c := range dirs {
+		for _, d := range incidentDirs(t, c) {
+			inc, err := incident.Load(d)
+			require.NoError(t, err)
+			if inc.Meta.Expect.Verdict != "allow" {
+				continue
+			}
+			allows++
+			rel := inc.Releases.Services[inc.Meta.Service]
+			require.NotEmpty(t, rel, d)
+			cur := rel[len(rel)-1]
+			agrees := false
+			for _, s := range inc.Spans {
+				if s.Name == "deployment.marker" && s.Service() == inc.Meta.Service && markerVersion(s) == cur.Version {
+					agrees = agrees || s.Timestamp.Sub(cur.DeployedAt).Abs() <= 5*time.Minute
+				}
+			}
+			require.True(t, agrees, "%s: no marker of %s %s within 5m of its deployed_at %s", d, inc.Meta.Service, cur.Version, cur.DeployedAt)
+		}
+	}
+	require.Positive(t, allows)
 }
