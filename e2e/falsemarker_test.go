@@ -96,9 +96,10 @@ func TestFalseMarkersWithEveryInvestigator(t *testing.T) {
 // markers') with one
 // marker of the service's running version 8 to 14 minutes before the alert,
 // the release ledger unchanged, is denied by the rules and every persona.
-// On main before the ledger's corroboration, the rules rolled back three
-// (retrieval-latency-01, -02 and -03 of e2e/incidents, diagnosed
-// prompt_regression).
+// On main before the ledger's corroboration (a18468e), the rules rolled back
+// four (retrieval-latency-01, -02 and -03 of e2e/incidents, diagnosed
+// prompt_regression; hw-forged-marker-payout-api, retry_storm), persona:liar
+// and persona:wrong one each (the last).
 func TestForgedMarkerCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays every investigator on the forged-marker corpus; skipped with -short")
