@@ -160,3 +160,15 @@ func (e *emitter) falseMarkers() {
 		e.span(hex(32), hex(16), "", "deployment.marker", kindInternal, m.At, 0, res, attrs)
 	}
 }
+
+// WithoutFalseMarkers is w as it was drawn before false markers existed:
+// no false marker, no client retries, neither variant. The false markers
+// draw from their own streams, so the world written is byte for byte the
+// one of before (the metamorphic test's subjects are those).
+func (w World) WithoutFalseMarkers() World {
+	w.FalseMarkers, w.ClientRetries = nil, 0
+	w.Variants = slices.DeleteFunc(slices.Clone(w.Variants), func(v Variant) bool {
+		return slices.Contains(falseVariants, v) || v == ClientRetries
+	})
+	return w
+}

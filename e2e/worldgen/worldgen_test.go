@@ -262,3 +262,38 @@ func TestFalseMarkers(t *testing.T) {
 	}
 	require.Len(t, seen, len(falseVariants), "every false-marker variant among the CI seed's worlds: %v", seen)
 }
+
+// TestWithoutFalseMarkers: a world stripped of its false marker is written
+// byte for byte as a world that never drew one would be (the false markers'
+// draws are their own), so tests that pick worlds by their variants see the
+// worlds they saw before false markers existed.
+func TestWithoutFalseMarkers(t *testing.T) {
+	t.Parallel()
+	var w World
+	for _, x := range Generate(18, 120) {
+		if x.ClientRetries > 0 {
+			w = x
+			break
+		}
+	}
+	require.NotEmpty(t, w.FalseMarkers)
+	plain := w.WithoutFalseMarkers()
+	require.Empty(t, plain.FalseMarkers)
+	require.Zero(t, plain.ClientRetries)
+	require.NotContains(t, plain.Variants, ClientRetries)
+	for _, v := range falseVariants {
+		require.NotContains(t, plain.Variants, v)
+	}
+	require.Equal(t, w.Expect, plain.Expect)
+	markers, resends := 0, 0
+	for _, sp := range Emit(plain).Spans {
+		if sp.Name == "deployment.marker" {
+			markers++
+		}
+		if _, ok := sp.Attributes["http.request.resend_count"]; ok {
+			resends++
+		}
+	}
+	require.Equal(t, len(plain.Deploys), markers, "no false marker")
+	require.Zero(t, resends, "no retry of the failing dependency")
+}
