@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,14 @@ func TestMarkerLedgerAgreement(t *testing.T) {
 		{"another environment's deploy of a newer version beside the real marker", func(in *policy.Input) {
 			markers(in, m("v2", tMarker), m("v3", tMarker.Add(2*time.Minute)))
 		}, true, `marker says "v3" started 2026-11-30T10:04:00Z; the ledger (Docker) runs "v2"`, "shop-api@v2@2026-11-30T10:02:00Z"},
+		{"a flood of forged markers: ten are named, the rest counted", func(in *policy.Input) {
+			var ms []contracts.DeploymentMarker
+			for i := range 25 {
+				ms = append(ms, m("v2", tOnset.Add(-time.Duration(25-i)*time.Minute)))
+			}
+			markers(in, ms...)
+			started(in, daysAgo)
+		}, false, "(and 24 more, in markers_contradicted)", ""},
 		{"the ledger's running release has no start time", func(in *policy.Input) {
 			started(in, time.Time{})
 		}, false, `no start time for the running release "v2"`, ""},
@@ -87,6 +96,7 @@ func TestMarkerLedgerAgreement(t *testing.T) {
 			tc.setup(&in)
 			d := policy.Evaluate(in)
 			c := deploymentCheck(t, d)
+			require.LessOrEqual(t, strings.Count(c.Inputs["markers_contradicted"], "marker says"), 10)
 			if !tc.allow {
 				require.Equal(t, contracts.VerdictDeny, d.Verdict, "%+v", c)
 				require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)

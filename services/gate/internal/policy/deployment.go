@@ -236,7 +236,11 @@ func corroborate(in Input, svc string, markers []*contracts.DeploymentMarker, on
 		}
 	}
 	if len(contradicted) > 0 {
-		inputs["markers_contradicted"] = strings.Join(contradicted, "; ")
+		named := contradicted[:min(len(contradicted), maxContradicted)]
+		inputs["markers_contradicted"] = strings.Join(named, "; ")
+		if n := len(contradicted) - len(named); n > 0 {
+			inputs["markers_contradicted"] += "; and " + strconv.Itoa(n) + " more"
+		}
 	}
 	if chosen == nil {
 		why := "no deployment.marker of " + svc + " before the onset agrees with the release ledger: " + contradicted[0]
@@ -247,6 +251,10 @@ func corroborate(in Input, svc string, markers []*contracts.DeploymentMarker, on
 	}
 	return chosen, ""
 }
+
+// maxContradicted bounds how many contradicted markers a decision names: a
+// flood of forged spans must not grow the signed decision without bound.
+const maxContradicted = 10
 
 // contradiction says how the ledger's running release cur contradicts the
 // marker m, or "" when it agrees.
