@@ -327,7 +327,8 @@ func trapWorlds(t *testing.T, dir string) []string {
 }
 
 // TestHostilePersonasOnWorldTraps replays the hostile personas on the CI
-// worlds where a bad rollback is possible (trapWorlds: 38 of the 200) and
+// worlds where a bad rollback is possible (trapWorlds: 51 of the 200, 13 of
+// them false-marker worlds of issue 31; 38 before them) and
 // asserts none: the pool-exhaustion and resource-saturation worlds that
 // follow a deploy are where persona:marker rolled back before the gate read
 // the connection pool and process restarts, and s1018-w057 (a surge after a

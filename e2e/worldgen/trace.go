@@ -120,6 +120,7 @@ var classOutcomes = map[string]func(e *emitter, o *outcome, q request){
 			o.fail, o.exc, o.status, o.msg = true, true, 502, e.excMsg
 			o.calleeFail, o.calleeMsg = true, e.excMsg
 			o.calleeCode = pick(e.r, []int{0, 503, 503, 500})
+			o.retries = e.w.ClientRetries
 		}
 	},
 	"resource_saturation": func(e *emitter, o *outcome, q request) {
@@ -546,6 +547,7 @@ func (e *emitter) deployMarkers() {
 		}
 		e.span(e.hex(32), e.hex(16), "", "deployment.marker", kind, d.At, dur, res, attrs)
 	}
+	e.falseMarkers()
 }
 
 // jsonNumber writes a build number as a JSON number when it is one.

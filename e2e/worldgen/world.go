@@ -99,6 +99,12 @@ type World struct {
 	Deploys []Deploy
 	// Versions is the affected service's release history, oldest first.
 	Versions []string
+	// FalseMarkers are markers of the affected service that the release
+	// ledger contradicts (falsemarker.go); no release goes with them.
+	FalseMarkers []FalseMarker
+	// ClientRetries is how many more attempts the affected service makes
+	// when its dependency fails (0: none); drawn only with a false marker.
+	ClientRetries int
 
 	Expect incident.Expect
 }
@@ -153,6 +159,7 @@ func Draw(seed uint64, i int) World {
 	w.drawTimeline(r)
 	w.drawTraffic(r)
 	w.drawDeploys(r)
+	w.drawFalseMarkers()
 	w.BurnRate = math.Round((1.5+r.Float64()*30)*10) / 10
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)

@@ -63,7 +63,8 @@ func TestReportToDecisionOverNATS(t *testing.T) {
 	}
 	onset, marker := now.Add(-15*time.Minute), now.Add(-20*time.Minute)
 	ledger := contracts.ReleaseLedgerV1{Project: "shop", Service: "shop-api", Releases: []contracts.Release{
-		{Version: "v1", Image: "agentk-demo/shop-api:v1"}, {Version: "v2", Image: "agentk-demo/shop-api:v2"}}}
+		{Version: "v1", Image: "agentk-demo/shop-api:v1", DeployedAt: marker.Add(-48 * time.Hour)},
+		{Version: "v2", Image: "agentk-demo/shop-api:v2", DeployedAt: marker}}}
 	dep, err := f.Connect(ctx, envelope.RoleDeployer)
 	require.NoError(t, err)
 	kv, err := dep.KeyValue(ctx, "agentk_releases")

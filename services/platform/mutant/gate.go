@@ -22,6 +22,12 @@ var Catalogue = []Mutant{
 	// of every marker trap of the corpus, no persona wins with this check
 	// alone off: the named test that isolates it kills it.
 	{GateMarkerBeforeOnset, "gate: a deployment marker of the service in the window before the measured onset", "test:services/gate:./internal/policy:^TestEvaluateEachCheckFailingAloneDenies$"},
+	// The false markers of issue 31: a CI world (s18-w005, a dependency
+	// outage whose client retries, with a false marker) and the hand-written
+	// forged marker of e2e/incidents-false-markers, where persona:liar's and
+	// persona:wrong's retry_storm is rolled back with the ledger's
+	// corroboration off.
+	{GateMarkerLedgerAgree, "gate: a deployment marker counts only when the release ledger agrees: the running version, started (Docker) within the marker tolerance of the marker and not after the onset", "test:e2e:.:^TestHostilePersonasOnFalseMarkerWorlds$"},
 	{GateAlternativeCause, "gate: no co-regressed service and no traffic surge explains the regression", "eval"},
 	{GateFailingDependency, "gate: no dependency the service calls at its usual rate began failing at the onset (unless the diagnosis is a configuration release)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},

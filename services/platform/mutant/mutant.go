@@ -28,6 +28,7 @@ const (
 	GateConfidence        = "gate.confidence"
 	GateDeploymentClass   = "gate.deployment_class"
 	GateMarkerBeforeOnset = "gate.marker_before_onset"
+	GateMarkerLedgerAgree = "gate.marker_ledger_agrees"
 	GateAlternativeCause  = "gate.alternative_cause"
 	GateFailingDependency = "gate.failing_dependency"
 	GateReleaseErrors     = "gate.release_errors"

@@ -33,6 +33,12 @@ func TestLoad(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"shop-api", "shop-db"}, s.Services, "default: every service in releases.yaml")
 	require.Empty(t, s.Cooldowns)
+	// The gate corroborates a deployment marker with the time the ledger saw
+	// the running release start (issue 31): releases.yaml's deployed_at is
+	// the replay's Docker.
+	rs := s.Ledgers[0].Releases
+	require.Equal(t, time.Date(2026, 11, 30, 10, 2, 0, 0, time.UTC), rs[len(rs)-1].DeployedAt)
+	require.Equal(t, time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), rs[0].DeployedAt)
 }
 
 // A folder is read with incident.Load: every problem is refused and named by

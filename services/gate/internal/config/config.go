@@ -23,6 +23,7 @@ const (
 	EnvConfidenceThreshold = "AGENTK_GATE_CONFIDENCE_THRESHOLD"
 	EnvCooldown            = "AGENTK_GATE_COOLDOWN"
 	EnvMarkerWindow        = "AGENTK_GATE_MARKER_WINDOW"
+	EnvMarkerTolerance     = "AGENTK_GATE_MARKER_TOLERANCE"
 	EnvActions             = "AGENTK_GATE_ACTIONS"
 	EnvSandboxServices     = "AGENTK_SANDBOX_SERVICES"
 	EnvCatalogueFile       = "AGENTK_CATALOGUE_FILE"
@@ -55,6 +56,12 @@ var Spec = config.Spec{Component: "gate", Err: ErrInvalid, Vars: []config.Decl{
 	{Name: EnvConfidenceThreshold, Kind: config.KindFloat, Default: "0.70", Min: 0.5, Max: 1, Doc: "in [0.5, 1]"},
 	{Name: EnvCooldown, Kind: config.KindDuration, Default: "600s", MinDur: time.Minute, MaxDur: 24 * time.Hour, Seconds: true, Doc: "Go duration or seconds, 1m–24h"},
 	{Name: EnvMarkerWindow, Kind: config.KindDuration, Default: "30m", MinDur: time.Minute, MaxDur: 24 * time.Hour, Seconds: true, Doc: "1m–24h"},
+	// policy.DefaultMarkerTolerance says why 5m: Docker's start of a
+	// container and the marker of it differ by an image pull, the health
+	// checks and clock skew; a forged, leaked or re-emitted marker of a
+	// running release differs from its start by hours or days. Above 30m a
+	// marker's window would no longer bound when the release started.
+	{Name: EnvMarkerTolerance, Kind: config.KindDuration, Default: "5m", MinDur: 0, MaxDur: 30 * time.Minute, Seconds: true, Doc: "0–30m: how far a deployment marker may lie from the time the release ledger (Docker) saw its version start and still count for `deployment_related`"},
 	// Below 1.5 ordinary daily swings would read as surges and block every
 	// rollback. 2.5: the surges that follow a deploy reach 2.67-2.86x when the
 	// onset's first minute is still half baseline (s5151-w045, s18-w069,
@@ -78,6 +85,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	p.TrafficSurgeRatio = v.Float(EnvTrafficSurgeRatio)
 	p.Cooldown = v.Duration(EnvCooldown)
 	p.MarkerWindow = v.Duration(EnvMarkerWindow)
+	p.MarkerTolerance = v.Duration(EnvMarkerTolerance)
 	p.DecisionTTL = v.Duration(EnvDecisionTTL)
 	p.Actions = v.List(EnvActions)
 	if len(p.Actions) == 0 {

@@ -22,6 +22,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	require.Equal(t, 0.70, p.ConfidenceThreshold)
 	require.Equal(t, 600*time.Second, p.Cooldown)
 	require.Equal(t, 30*time.Minute, p.MarkerWindow)
+	require.Equal(t, 5*time.Minute, p.MarkerTolerance)
 	require.Equal(t, 15*time.Minute, p.DecisionTTL)
 	require.Equal(t, []string{"rollback"}, p.Actions)
 	require.Empty(t, p.SandboxServices, "no sandbox services: fail closed")
@@ -33,13 +34,15 @@ func TestFromEnvValues(t *testing.T) {
 	c, err := config.FromEnv(env(map[string]string{
 		config.EnvBurnRateThreshold: "2", config.EnvConfidenceThreshold: "0.8",
 		config.EnvCooldown: "900", config.EnvMarkerWindow: "45m", config.EnvDecisionTTL: "5m",
-		config.EnvActions: " rollback ", config.EnvSandboxServices: "shop-api, search-api,,shop-api",
+		config.EnvMarkerTolerance: "90",
+		config.EnvActions:         " rollback ", config.EnvSandboxServices: "shop-api, search-api,,shop-api",
 	}))
 	require.NoError(t, err)
 	require.Equal(t, 2.0, c.Policy.BurnRateThreshold)
 	require.Equal(t, 0.8, c.Policy.ConfidenceThreshold)
 	require.Equal(t, 900*time.Second, c.Policy.Cooldown)
 	require.Equal(t, 45*time.Minute, c.Policy.MarkerWindow)
+	require.Equal(t, 90*time.Second, c.Policy.MarkerTolerance)
 	require.Equal(t, 5*time.Minute, c.Policy.DecisionTTL)
 	require.Equal(t, []string{"shop-api", "search-api"}, c.Policy.SandboxServices)
 }
@@ -51,6 +54,7 @@ func TestFromEnvReportsEveryProblem(t *testing.T) {
 		config.EnvConfidenceThreshold: "1.5",
 		config.EnvCooldown:            "soon",
 		config.EnvMarkerWindow:        "-5m",
+		config.EnvMarkerTolerance:     "2h",
 		config.EnvDecisionTTL:         "48h",
 		config.EnvActions:             "rollback,restart",
 		config.EnvSandboxServices:     "shop api",
@@ -58,7 +62,7 @@ func TestFromEnvReportsEveryProblem(t *testing.T) {
 	}))
 	require.ErrorIs(t, err, config.ErrInvalid)
 	for _, name := range []string{config.EnvBurnRateThreshold, config.EnvConfidenceThreshold, config.EnvCooldown,
-		config.EnvMarkerWindow, config.EnvDecisionTTL, `"restart"`, config.EnvSandboxServices, config.EnvCatalogueFile} {
+		config.EnvMarkerWindow, config.EnvMarkerTolerance, config.EnvDecisionTTL, `"restart"`, config.EnvSandboxServices, config.EnvCatalogueFile} {
 		require.Contains(t, err.Error(), name)
 	}
 }

@@ -150,7 +150,7 @@ func newWorld(t testing.TB) *world {
 		review: contracts.ReviewV1{ReviewID: "review.inv-1", InvestigationID: "inv-1", IncidentID: "inc-1", Service: svc,
 			Kept: []contracts.Claim{best}, Best: &best, InvestigationCompleted: true},
 		ledger: contracts.ReleaseLedgerV1{Project: "shop", Service: svc, Releases: []contracts.Release{
-			{Version: "v1", Image: "shop-api:v1"}, {Version: "v2", Image: "shop-api:v2"}}},
+			{Version: "v1", Image: "shop-api:v1", DeployedAt: tMarker.Add(-48 * time.Hour)}, {Version: "v2", Image: "shop-api:v2", DeployedAt: tMarker}}},
 		alertAs: envelope.RoleIngester, evAs: []string{envelope.RoleSandbox, envelope.RoleSandbox},
 		reviewAs: envelope.RoleReviewer, ledgerAs: envelope.RoleDeployer, freezeAs: envelope.RoleBridge,
 	}

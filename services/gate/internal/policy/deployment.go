@@ -119,25 +119,33 @@ func diagnosisReasons(in Input, inputs map[string]string) []string {
 	return nil
 }
 
-// currentVersion is the ledger's running version ("" when unknown); it
-// records it and its image in inputs.
-func currentVersion(l LedgerState, inputs map[string]string) string {
+// runningRelease is the ledger's running release of the service: its last
+// entry; false when the ledger could not be read, has no entry or is empty.
+func runningRelease(l LedgerState) (contracts.Release, bool) {
 	if l.Err != "" || !l.Found || len(l.Ledger.Releases) == 0 {
-		return ""
+		return contracts.Release{}, false
 	}
-	cur := l.Ledger.Releases[len(l.Ledger.Releases)-1]
+	return l.Ledger.Releases[len(l.Ledger.Releases)-1], true
+}
+
+// recordCurrent records the ledger's running version and image in inputs.
+func recordCurrent(l LedgerState, inputs map[string]string) {
+	cur, ok := runningRelease(l)
+	if !ok {
+		return
+	}
 	inputs["current_version"] = cur.Version
 	if cur.Image != "" {
 		inputs["current_image"] = cur.Image // for humans: the current → target move
 	}
-	return cur.Version
 }
 
 // markerReasons: a deployment-marker query covered the window before the
-// measured onset and found this service's release that runs now.
+// measured onset and found a marker of this service that the release ledger
+// corroborates (corroborate).
 func markerReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	on, onFrom, ok := onset(ev, svc)
-	current := currentVersion(in.Ledger, inputs)
+	recordCurrent(in.Ledger, inputs)
 	switch {
 	case mutant.Off(mutant.GateMarkerBeforeOnset):
 		return nil
@@ -156,29 +164,120 @@ func markerReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 	inputs["onset"] = ttoa(on)
 	inputs["onset_evidence"] = onFrom
 	inputs["window"] = ttoa(lo) + "/" + ttoa(on)
-	queries, chosen := markersInWindow(svc, ev, lo, on, inputs)
-	if chosen != nil && chosen.TraceID != "" {
-		inputs["marker_trace_id"] = chosen.TraceID // for humans: the marker's trace in SigNoz
-	}
+	queries, markers := markersInWindow(svc, ev, lo, on, inputs)
 	switch {
 	case len(queries) == 0:
 		return []string{"no deployment-marker query of " + strconv.Quote(svc) + " covered " + ttoa(lo) + " to " + ttoa(on) + ": the investigation never looked"}
-	case chosen == nil:
+	case len(markers) == 0:
 		return []string{"no deployment.marker span of " + svc + " lies in the " + in.Config.MarkerWindow.String() + " before the onset " + ttoa(on)}
-	case current != "" && chosen.Version != current:
-		return []string{"the latest deployment before the onset is version " + strconv.Quote(chosen.Version) + " but the ledger says " + strconv.Quote(current) + " runs now: a rollback would not undo it"}
 	}
-	// With no current version the ledger's own reason says why.
-	inputs["marker"] = markerText(chosen)
+	chosen, why := corroborate(in, svc, markers, on, inputs)
+	if chosen != nil && chosen.TraceID != "" {
+		inputs["marker_trace_id"] = chosen.TraceID // for humans: the marker's trace in SigNoz
+	}
+	if why != "" {
+		return []string{why}
+	}
+	if chosen != nil {
+		inputs["marker"] = markerText(chosen)
+	}
 	return nil
 }
 
-// markersInWindow returns the marker queries of svc that covered [lo, on]
-// and the latest marker of svc in [lo, on); it records every marker it kept
-// or rejected in inputs.
-func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, inputs map[string]string) ([]string, *contracts.DeploymentMarker) {
-	var queries, markerIDs, rejected []string
+// corroborate returns the marker of markers (those of svc in the window
+// before the onset) that counts, or why none does. A span is a claim and
+// the release ledger, built from what Docker saw start, is the witness
+// (DESIGN.md rule 15): a marker counts only when it names the version the
+// ledger says runs now, the ledger saw that version start within
+// MarkerTolerance of the marker's timestamp, and that start was not after
+// the onset. Of the markers that agree, the latest counts.
+//
+// A contradicted marker is skipped, named in inputs with its reason, and
+// never denies by itself: a marker the ledger contradicts is no evidence
+// either way, so a forged, leaked or re-emitted one placed after the real
+// marker can neither buy a rollback (it never counts) nor block a right one
+// (the real marker still counts). What it cannot be is the only marker: with
+// none that agrees, the check fails. A ledger with no running release or no
+// start time for it fails closed: nothing can be corroborated.
+func corroborate(in Input, svc string, markers []*contracts.DeploymentMarker, on time.Time, inputs map[string]string) (*contracts.DeploymentMarker, string) {
+	cur, ok := runningRelease(in.Ledger)
+	if mutant.Off(mutant.GateMarkerLedgerAgree) {
+		// The check before corroboration: the latest marker, whose version
+		// must be the ledger's, whenever the ledger's start.
+		latest := markers[0]
+		for _, m := range markers[1:] {
+			if m.At.After(latest.At) {
+				latest = m
+			}
+		}
+		if ok && latest.Version != cur.Version {
+			return latest, "the latest deployment before the onset is version " + strconv.Quote(latest.Version) + " but the ledger says " + strconv.Quote(cur.Version) + " runs now: a rollback would not undo it"
+		}
+		return latest, ""
+	}
+	tol := in.Config.MarkerTolerance
+	inputs["marker_tolerance"] = tol.String()
+	switch {
+	case !ok:
+		return nil, "the release ledger names no running release of " + strconv.Quote(svc) + ": no marker can be corroborated"
+	case cur.DeployedAt.IsZero():
+		return nil, "the release ledger has no start time for the running release " + strconv.Quote(cur.Version) + " of " + svc + ": no marker can be corroborated"
+	}
+	inputs["current_started"] = ttoa(cur.DeployedAt)
 	var chosen *contracts.DeploymentMarker
+	var contradicted []string
+	for _, m := range markers {
+		if why := contradiction(m, cur, on, tol); why != "" {
+			contradicted = append(contradicted, markerText(m)+": "+why)
+			continue
+		}
+		if chosen == nil || m.At.After(chosen.At) {
+			chosen = m
+		}
+	}
+	if len(contradicted) > 0 {
+		named := contradicted[:min(len(contradicted), maxContradicted)]
+		inputs["markers_contradicted"] = strings.Join(named, "; ")
+		if n := len(contradicted) - len(named); n > 0 {
+			inputs["markers_contradicted"] += "; and " + strconv.Itoa(n) + " more"
+		}
+	}
+	if chosen == nil {
+		why := "no deployment.marker of " + svc + " before the onset agrees with the release ledger: " + contradicted[0]
+		if n := len(contradicted) - 1; n > 0 {
+			why += " (and " + strconv.Itoa(n) + " more, in markers_contradicted)"
+		}
+		return nil, why
+	}
+	return chosen, ""
+}
+
+// maxContradicted bounds how many contradicted markers a decision names: a
+// flood of forged spans must not grow the signed decision without bound.
+const maxContradicted = 10
+
+// contradiction says how the ledger's running release cur contradicts the
+// marker m, or "" when it agrees.
+func contradiction(m *contracts.DeploymentMarker, cur contracts.Release, on time.Time, tol time.Duration) string {
+	said := "marker says " + strconv.Quote(m.Version) + " started " + ttoa(m.At)
+	gap := m.At.Sub(cur.DeployedAt)
+	switch {
+	case m.Version != cur.Version:
+		return said + "; the ledger (Docker) runs " + strconv.Quote(cur.Version) + ", started " + ttoa(cur.DeployedAt) + ": a rollback would not undo that release"
+	case gap > tol || gap < -tol:
+		return said + "; the ledger (Docker) started " + strconv.Quote(cur.Version) + " on " + ttoa(cur.DeployedAt) + ", " + gap.Abs().String() + " apart (tolerance " + tol.String() + ")"
+	case cur.DeployedAt.After(on):
+		return said + "; the ledger (Docker) started " + strconv.Quote(cur.Version) + " on " + ttoa(cur.DeployedAt) + ", after the onset " + ttoa(on)
+	}
+	return ""
+}
+
+// markersInWindow returns the marker queries of svc that covered [lo, on]
+// and the markers of svc in [lo, on); it records every marker it kept or
+// rejected in inputs.
+func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, inputs map[string]string) ([]string, []*contracts.DeploymentMarker) {
+	var queries, markerIDs, rejected []string
+	var kept []*contracts.DeploymentMarker
 	for i := range ev {
 		e := &ev[i]
 		if !e.Facts.MarkerQuery || e.Service != svc || e.From.After(lo) || e.To.Before(on) {
@@ -196,9 +295,7 @@ func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, in
 				rejected = append(rejected, markerText(m)+" is older than the window")
 			default:
 				markerIDs = append(markerIDs, markerText(m))
-				if chosen == nil || m.At.After(chosen.At) {
-					chosen = m
-				}
+				kept = append(kept, m)
 			}
 		}
 	}
@@ -207,7 +304,7 @@ func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, in
 	if len(rejected) > 0 {
 		inputs["markers_rejected"] = strings.Join(rejected, "; ")
 	}
-	return queries, chosen
+	return queries, kept
 }
 
 // targetReasons: the deployer's ledger has a release to roll back to.

@@ -168,7 +168,7 @@ func TestEvaluateEachCheckFailingAloneDenies(t *testing.T) {
 		}, "onset"},
 		{"marker is not the running release", contracts.CheckDeploymentRelated, func(in *policy.Input) {
 			markers(in, contracts.DeploymentMarker{Service: svc, Version: "v1.9", At: tMarker})
-		}, "would not undo it"},
+		}, "would not undo that release"},
 		{"ledger has no rollback target", contracts.CheckDeploymentRelated, func(in *policy.Input) {
 			in.Ledger.Ledger.Releases = in.Ledger.Ledger.Releases[1:]
 		}, "no earlier release"},
@@ -269,6 +269,7 @@ func TestEvaluateBoundariesAllow(t *testing.T) {
 		}},
 		{"marker exactly at the window's start", func(in *policy.Input) {
 			markers(in, contracts.DeploymentMarker{Service: svc, Version: "v2", At: tOnset.Add(-30 * time.Minute)})
+			started(in, tOnset.Add(-30*time.Minute))
 		}},
 		{"stale and fresh markers: the fresh one counts", func(in *policy.Input) {
 			markers(in,

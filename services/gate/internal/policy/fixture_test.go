@@ -68,6 +68,12 @@ func allowing() policy.Input {
 	}
 }
 
+// started sets the time the ledger saw its running release start.
+func started(in *policy.Input, at time.Time) {
+	rs := in.Ledger.Ledger.Releases
+	rs[len(rs)-1].DeployedAt = at
+}
+
 // markers replaces the marker query's markers.
 func markers(in *policy.Input, ms ...contracts.DeploymentMarker) {
 	in.Evidence[1].Facts.DeploymentMarkers = ms

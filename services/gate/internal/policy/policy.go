@@ -29,6 +29,11 @@ type Config struct {
 	Cooldown time.Duration
 	// MarkerWindow is how long before the onset a deployment marker still counts.
 	MarkerWindow time.Duration
+	// MarkerTolerance is how far a deployment marker's timestamp may lie from
+	// the time the release ledger saw its version start (Docker's start of the
+	// container on the new image) and still count: a span is a claim, the
+	// ledger is the witness (DESIGN.md rule 15).
+	MarkerTolerance time.Duration
 	// TrafficSurgeRatio is the inbound traffic ratio (since the onset over the
 	// baseline) at or above which the regression is load, not a release.
 	TrafficSurgeRatio float64
@@ -46,6 +51,17 @@ type Config struct {
 	ShadowServices []string
 }
 
+// DefaultMarkerTolerance is MarkerTolerance's default, 5 minutes. A marker a
+// service writes at process start follows Docker's start of its container by
+// milliseconds to seconds; one a deploy pipeline writes may precede it by the
+// image pull or follow it by the health checks (compose's default: three
+// 30-second probes), and the pipeline's host clock may be off the Docker
+// host's by seconds. Five minutes covers those with room, and stays far
+// under the marker window (30m) and far under the days between a release's
+// start and a forged, leaked or re-emitted marker of it: the marker window
+// measured on Docker's clock grows by at most this much.
+const DefaultMarkerTolerance = 5 * time.Minute
+
 // DefaultConfig returns DESIGN.md's thresholds with no sandbox services: a
 // gate nobody configured acts on nothing.
 func DefaultConfig() Config {
@@ -54,6 +70,7 @@ func DefaultConfig() Config {
 		ConfidenceThreshold: 0.70,
 		Cooldown:            600 * time.Second,
 		MarkerWindow:        30 * time.Minute,
+		MarkerTolerance:     DefaultMarkerTolerance,
 		TrafficSurgeRatio:   2.5,
 		Actions:             []string{ActionRollback},
 		Catalogue:           contracts.DefaultCatalogue(),

@@ -31,6 +31,7 @@ type knobs struct {
 	otherInv      bool
 	ledgerN       uint8
 	inSandbox     bool
+	ledgerSkewS   int64 // the ledger's start of the running release relative to the marker
 }
 
 var classes = []string{"retry_storm", "bad_release", "db_pool_exhaustion", "unknown", "made_up"}
@@ -67,6 +68,7 @@ func build(k knobs) policy.Input {
 		m.Service = "search-api"
 	}
 	markers(&in, m)
+	started(&in, m.At.Add(time.Duration(k.ledgerSkewS)*time.Second))
 	in.Evidence[1].From = tOnset.Add(-30*time.Minute + time.Duration(k.queryFromOffS)*time.Second)
 	if k.otherInv {
 		in.Evidence[1].InvestigationID = "inv-other"
@@ -92,7 +94,12 @@ func oracle(k knobs, in policy.Input) bool {
 	markerAt := time.Duration(k.markerOffS) * time.Second
 	marker := k.onsetKnown && !k.markerOther && !k.otherInv && k.queryFromOffS <= 0 &&
 		markerAt < 0 && markerAt >= -cfg.MarkerWindow
+	// The ledger corroborates the marker: Docker started the running
+	// release within the tolerance of the marker, and not after the onset.
+	skew := time.Duration(k.ledgerSkewS) * time.Second
+	agrees := skew.Abs() <= cfg.MarkerTolerance && markerAt+skew <= 0
 	target := k.ledgerN%3 == 2
+	marker = marker && agrees
 	return burnOK && allow && cool && conf && depClass && marker && target && k.inSandbox
 }
 
@@ -117,9 +124,10 @@ func checkProperty(t *testing.T, k knobs) {
 // TestEvaluatePropertyAllowImpliesAllSixHold draws inputs near the allow
 // boundary: each knob takes a value that passes its check most of the time and
 // a hostile one (NaN, a marker at or after the onset, another service's marker,
-// an unreadable store, …) otherwise, so that both verdicts are common and every
+// an unreadable store, a ledger that saw the release start days from its
+// marker, …) otherwise, so that both verdicts are common and every
 // check is the only failing one in many inputs. It fails when any one check is
-// switched off (`make mutants`: gate.marker_before_onset among others).
+// switched off (`make mutants`: gate.marker_before_onset and gate.marker_ledger_agrees among others).
 func TestEvaluatePropertyAllowImpliesAllSixHold(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 11))
@@ -153,6 +161,7 @@ func TestEvaluatePropertyAllowImpliesAllSixHold(t *testing.T) {
 			otherInv:      often(func() int64 { return 0 }, func() int64 { return int64(r.IntN(2)) }) == 1,
 			ledgerN:       uint8(often(func() int64 { return 2 }, func() int64 { return int64(r.IntN(3)) })),
 			inSandbox:     often(func() int64 { return 1 }, func() int64 { return int64(r.IntN(2)) }) == 1,
+			ledgerSkewS:   often(func() int64 { return int64(r.IntN(301) - 150) }, func() int64 { return int64(r.IntN(200000) - 100000) }),
 		}
 		checkProperty(t, k)
 		if policy.Evaluate(build(k)).Verdict == contracts.VerdictAllow {
@@ -166,14 +175,14 @@ func TestEvaluatePropertyAllowImpliesAllSixHold(t *testing.T) {
 }
 
 func FuzzEvaluate(f *testing.F) {
-	f.Add(14.4, uint8(1), uint8(0), int64(900), uint8(1), 0.82, true, false, uint8(0), true, int64(-180), false, int64(0), false, uint8(2), true)
-	f.Add(1.0, uint8(2), uint8(0), int64(600), uint8(0), 0.7, true, false, uint8(1), true, int64(-1800), false, int64(-60), false, uint8(2), true)
-	f.Add(14.4, uint8(3), uint8(0), int64(900), uint8(0), 0.9, true, false, uint8(0), true, int64(120), false, int64(0), false, uint8(2), true)
+	f.Add(14.4, uint8(1), uint8(0), int64(900), uint8(1), 0.82, true, false, uint8(0), true, int64(-180), false, int64(0), false, uint8(2), true, int64(0))
+	f.Add(1.0, uint8(2), uint8(0), int64(600), uint8(0), 0.7, true, false, uint8(1), true, int64(-1800), false, int64(-60), false, uint8(2), true, int64(300))
+	f.Add(14.4, uint8(3), uint8(0), int64(900), uint8(0), 0.9, true, false, uint8(0), true, int64(120), false, int64(0), false, uint8(2), true, int64(-3*86400))
 	f.Fuzz(func(t *testing.T, burn float64, burnLabel, action uint8, cdAge int64, cdState uint8, conf float64,
 		completed, insufficient bool, class uint8, onsetKnown bool, markerOff int64, markerOther bool,
-		queryFromOff int64, otherInv bool, ledgerN uint8, inSandbox bool) {
+		queryFromOff int64, otherInv bool, ledgerN uint8, inSandbox bool, ledgerSkew int64) {
 		clamp := func(v int64) int64 { return max(-1<<32, min(v, 1<<32)) }
 		checkProperty(t, knobs{burn, burnLabel, action, clamp(cdAge), cdState, conf, completed, insufficient, class,
-			onsetKnown, clamp(markerOff), markerOther, clamp(queryFromOff), otherInv, ledgerN, inSandbox})
+			onsetKnown, clamp(markerOff), markerOther, clamp(queryFromOff), otherInv, ledgerN, inSandbox, clamp(ledgerSkew)})
 	})
 }
