@@ -33,9 +33,12 @@ var (
 )
 
 // MissingDeliveries is the delivery of a message from which a reference
-// found missing fails closed; on an earlier delivery it is retried, because
-// a replica of a clustered bucket may answer a read before it has the
-// sandbox's write (direct gets are served by any replica).
+// found missing fails closed; on an earlier delivery it is retried. A
+// bucket opened through bus.Conn.KeyValue is read from its stream leader,
+// which has every write the sandbox was told is stored, so "missing" there
+// means never stored; the retry is for a reader of a bucket opened some
+// other way (a direct get, which any replica, one that is behind included,
+// answers).
 const MissingDeliveries = 3
 
 // Retry reports whether a message whose evidence failed to resolve with err

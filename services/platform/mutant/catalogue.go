@@ -4,10 +4,10 @@ import "slices"
 
 // All returns every mutant `make mutants` runs: the gate's and the reviewer's
 // (Catalogue), the deployer's, the door's (Hostile), the ingester's, the
-// sandbox's and the evidence references'. Each list lives in its own file,
+// sandbox's, the evidence references' and the bus's. Each list lives in its own file,
 // beside the constants it names.
 func All() []Mutant {
-	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Evidence)
+	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Evidence, Bus)
 }
 
 // Find returns the mutant named name.
