@@ -34,8 +34,8 @@ func freePort(t *testing.T) int {
 
 // startCluster runs a three-node JetStream cluster of embedded servers in
 // this process, on loopback, and returns a fabric on it whose streams and
-// buckets have three replicas.
-func startCluster(t *testing.T) *fabric.Fabric {
+// buckets have three replicas, and the servers by name.
+func startCluster(t *testing.T) (*fabric.Fabric, map[string]*natsembed.Server) {
 	t.Helper()
 	dir := t.TempDir()
 	ids, err := identity.Ensure(filepath.Join(dir, "keys"))
@@ -47,6 +47,7 @@ func startCluster(t *testing.T) *fabric.Fabric {
 		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", ports[i])
 	}
 	srvs := make([]*natsembed.Server, 3)
+	byName := map[string]*natsembed.Server{}
 	urls := make([]string, 3)
 	for i := range srvs {
 		srv, err := natsembed.Start(natsembed.Options{
@@ -56,6 +57,7 @@ func startCluster(t *testing.T) *fabric.Fabric {
 		require.NoError(t, err)
 		t.Cleanup(srv.Shutdown)
 		srvs[i], urls[i] = srv, srv.ClientURL()
+		byName[fmt.Sprintf("n%d", i)] = srv
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -73,7 +75,7 @@ func startCluster(t *testing.T) *fabric.Fabric {
 	f, err := fabric.Remote(ctx, strings.Join(urls, ","), filepath.Join(dir, "keys"), fabric.Options{Logger: testLogger(), Provision: bus.ProvisionConfig{Replicas: 3}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.Close() })
-	return f
+	return f, byName
 }
 
 // TestClusteredBucketIsReadThroughTheLeader holds issue 36's first cause: a
@@ -84,7 +86,7 @@ func startCluster(t *testing.T) *fabric.Fabric {
 // acknowledged) and no direct get is sent at all; values, missing and
 // deleted keys read as nats.go's Get reads them.
 func TestClusteredBucketIsReadThroughTheLeader(t *testing.T) {
-	f := startCluster(t)
+	f, srvs := startCluster(t)
 	adm := admin(t, f)
 	var direct atomic.Int64
 	sub, err := adm.NATS().Subscribe("$JS.API.DIRECT.GET.>", func(*nats.Msg) { direct.Add(1) })
@@ -126,4 +128,18 @@ func TestClusteredBucketIsReadThroughTheLeader(t *testing.T) {
 
 	require.NoError(t, adm.NATS().Flush())
 	require.Zero(t, direct.Load(), "direct gets sent: any replica, one that is behind included, may answer them")
+
+	// The leader is lost: the read waits for the two others to elect one
+	// rather than failing, as a publish does.
+	_, err = w.Create(ctx, "k2", []byte("v2"))
+	require.NoError(t, err)
+	st, err := adm.JetStream().Stream(ctx, "KV_"+topology.BucketEvidence)
+	require.NoError(t, err)
+	info, err := st.Info(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, info.Cluster)
+	srvs[info.Cluster.Leader].Shutdown()
+	e, err = r.Get(ctx, "k2")
+	require.NoError(t, err, "read across the election of a new leader")
+	require.Equal(t, []byte("v2"), e.Value())
 }

@@ -42,7 +42,7 @@ func (c *Conn) KeyValue(ctx context.Context, bucket string) (jetstream.KeyValue,
 		// One replica: a direct get is answered by the only copy there is.
 		return kv, nil
 	}
-	return &leaderKV{KeyValue: kv, nc: c.nc, bucket: bucket, timeout: attemptTimeout(c.cfg)}, nil
+	return &leaderKV{KeyValue: kv, nc: c.nc, bucket: bucket, cfg: c.cfg}, nil
 }
 
 const kvStreamPrefix = "KV_"
@@ -57,13 +57,14 @@ var validKey = regexp.MustCompile(`\A[-/_=\.a-zA-Z0-9]+\z`)
 // direct gets when it is current or 90% synchronised and does not
 // unsubscribe it when it lags). The leader applied every write it
 // acknowledged, so a key written before the read is found. While the stream
-// has no leader (an election after a node was lost) Get fails with a timeout
-// or no responders, which readers treat as transient, never as "missing".
+// has no leader (an election after a node was lost) a read is retried, as a
+// publish is, for up to PublishTimeout; then it fails with the timeout or no
+// responders, which readers treat as unreadable, never as "missing".
 type leaderKV struct {
 	jetstream.KeyValue
-	nc      *nats.Conn
-	bucket  string
-	timeout time.Duration
+	nc     *nats.Conn
+	bucket string
+	cfg    Config
 }
 
 // Get returns the latest value of key as the stream leader has it. It returns
@@ -77,11 +78,31 @@ func (kv *leaderKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntr
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, kv.timeout)
+		ctx, cancel = context.WithTimeout(ctx, kv.cfg.PublishTimeout)
 		defer cancel()
 	}
 	req, _ := json.Marshal(map[string]string{"last_by_subj": "$KV." + kv.bucket + "." + key}) //nolint:errchkjson // a map of strings
-	msg, err := kv.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+kvStreamPrefix+kv.bucket, req)
+	delay := backoff(100*time.Millisecond, 2*time.Second)
+	for attempt := 1; ; attempt++ {
+		e, err := kv.get(ctx, key, req)
+		if err == nil || !transient(err) || kv.nc.IsClosed() {
+			return e, err
+		}
+		t := time.NewTimer(delay(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, errors.Join(ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// get is one attempt of Get, bounded by attemptTimeout.
+func (kv *leaderKV) get(ctx context.Context, key string, req []byte) (jetstream.KeyValueEntry, error) {
+	actx, cancel := context.WithTimeout(ctx, attemptTimeout(kv.cfg))
+	defer cancel()
+	msg, err := kv.nc.RequestWithContext(actx, "$JS.API.STREAM.MSG.GET."+kvStreamPrefix+kv.bucket, req)
 	if err != nil {
 		return nil, fmt.Errorf("bus: kv %s get %s from the stream leader: %w", kv.bucket, key, err)
 	}
