@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -92,8 +93,22 @@ func (b *Bucket) Delete(ctx context.Context, key string, rev uint64) error {
 	return nil
 }
 
-// Keys lists the bucket's keys; an empty bucket is no error.
+// ListTimeout bounds Keys when its context has no deadline.
+const ListTimeout = 30 * time.Second
+
+// Keys lists the bucket's keys; an empty bucket is no error. nats.go lists
+// through an ordered consumer whose creation request waits as long as ctx
+// does: with no deadline, a request the cluster never answers (sent to a node
+// as it died, or while there is no meta leader) is waited for forever, and a
+// deployer reconciling at the start of its lease never consumed an approval
+// again (issue 36). So a context without a deadline gets ListTimeout, and a
+// listing cut short is an error, never a shorter list.
 func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ListTimeout)
+		defer cancel()
+	}
 	lister, err := b.kv.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("kvstore: keys %s: %w", b.kv.Bucket(), err)
@@ -101,6 +116,9 @@ func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
 	var keys []string
 	for k := range lister.Keys() {
 		keys = append(keys, k)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("kvstore: keys %s: listing not finished: %w", b.kv.Bucket(), err)
 	}
 	return keys, nil
 }
