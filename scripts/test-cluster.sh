@@ -7,4 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/e2e"
-AGENTK_RUN_CLUSTER=1 AGENTK_REQUIRE_DOCKER=1 go test -count=1 -timeout 10m -v ./cluster/ "$@"
+# The go test timeout must exceed the image build (2 min) and both faults'
+# budgets (4 min each): a timeout panic skips the tests' cleanups and would
+# leave the containers and the network behind for the next run.
+AGENTK_RUN_CLUSTER=1 AGENTK_REQUIRE_DOCKER=1 go test -count=1 -timeout 15m -v ./cluster/ "$@"

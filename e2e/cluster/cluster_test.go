@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"testing"
@@ -231,6 +232,24 @@ func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
 }
 
+// dumpGoroutines appends every goroutine's stack to AGENTK_CLUSTER_LOG: the
+// services run in this process, so a stalled one shows where it waits.
+func dumpGoroutines(t *testing.T) {
+	t.Helper()
+	path := os.Getenv("AGENTK_CLUSTER_LOG")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Logf("goroutine dump: %v", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "=== goroutines of %s when the incident did not finish\n", t.Name())
+	_ = pprof.Lookup("goroutine").WriteTo(f, 2)
+}
+
 func startPipeline(ctx context.Context, t *testing.T, c *cluster) *pipeline {
 	t.Helper()
 	p := &pipeline{inc: liveIncident(t)}
@@ -320,6 +339,7 @@ func (p *pipeline) follow(ctx context.Context, t *testing.T, trigger string, fau
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
+			dumpGoroutines(t)
 			t.Fatalf("incident did not finish; messages seen: %v", seen)
 		case err := <-clicked:
 			require.NoError(t, err)
@@ -334,7 +354,7 @@ func (p *pipeline) follow(ctx context.Context, t *testing.T, trigger string, fau
 				var d contracts.DecisionV1
 				_, err := p.fab.Keyring().Open(m.Data, m.Subject, time.Now(), &d)
 				require.NoError(t, err)
-				require.Equal(t, contracts.VerdictAllow, d.Verdict, "failed %v", d.FailedChecks)
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "failed %v: %s", d.FailedChecks, failedReasons(d))
 				if !asked {
 					asked = true
 					go func() { clicked <- p.approve(ctx, d.DecisionID) }()
@@ -348,6 +368,17 @@ func (p *pipeline) follow(ctx context.Context, t *testing.T, trigger string, fau
 	// The action was seen on the wire, which is not stored yet: during an
 	// election the publish is retried until a leader acknowledges it.
 	return p.stored(ctx, t, "AGENTK_DECISIONS"), p.stored(ctx, t, "AGENTK_ACTIONS")
+}
+
+// failedReasons says why each failed check of d failed, with its inputs.
+func failedReasons(d contracts.DecisionV1) string {
+	var out []string
+	for _, c := range d.Checks {
+		if !c.Passed {
+			out = append(out, fmt.Sprintf("%s: %s %v", c.Name, c.Reason, c.Inputs))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // stored waits until stream holds at least one message and returns how many.

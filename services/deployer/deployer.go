@@ -22,6 +22,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/bus"
 	"agentk/platform/service"
 	"agentk/platform/topology"
 	"agentk/services/deployer/internal/config"
@@ -208,7 +209,12 @@ func lead(ctx context.Context, cfg config.Config, d service.Deps, dep *rollback.
 	if err != nil {
 		return err
 	}
-	r.Handle(natsport.HandlerName, contracts.SubjectApproval, natsport.Handler{Deployer: dep, Logger: log}.Handle)
+	// An approval that cannot be settled yet (a store without a leader, the
+	// bus partitioned) is retried until it is: HandleMessage refuses it as
+	// expired once its decision or approval expired, and that refusal is the
+	// action the bridge shows in the thread. It is never dead-lettered after
+	// MaxDeliver, where no human would see it.
+	r.Handle(natsport.HandlerName, contracts.SubjectApproval, natsport.Handler{Deployer: dep, Logger: log}.Handle, bus.UntilAnswered())
 	errc, err := service.StartRouter(ctx, r)
 	if errc == nil {
 		return err

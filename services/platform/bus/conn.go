@@ -323,6 +323,11 @@ func attemptTimeout(cfg Config) time.Duration {
 	return max(cfg.PublishTimeout/4, 500*time.Millisecond)
 }
 
+// Transient reports whether err is what a JetStream leader election or a
+// reconnection looks like to a client (no responders, no answer, 503, a
+// reconnect), so an idempotent request may be sent again.
+func Transient(err error) bool { return transient(err) }
+
 // transient reports whether err is what a JetStream leader election or a
 // reconnection looks like to a client, so the request may be sent again.
 func transient(err error) bool {

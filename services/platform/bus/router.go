@@ -68,13 +68,26 @@ func (c *Conn) NewRouter(logger *slog.Logger) (*Router, error) {
 // HandleOption configures one handler of a Router.
 type HandleOption func(*handleOptions)
 
-type handleOptions struct{ concurrency int }
+type handleOptions struct {
+	concurrency int
+	untilDone   bool
+}
 
 // Concurrency lets up to n deliveries of the handler run at once in this
 // process (default 1: the next message is pulled once the last is acked).
 // Replicas of a service share the handler's durable consumer, so each holds
 // up to n of its messages; MaxAckPending bounds them all together.
 func Concurrency(n int) HandleOption { return func(o *handleOptions) { o.concurrency = n } }
+
+// UntilAnswered is for a handler that answers every message itself once
+// retrying can no longer help, as the deployer refuses an approval whose
+// decision expired: a transient failure is redelivered (nak delay doubling
+// up to MaxRedeliveryDelay) for as many deliveries as it takes, never
+// dead-lettered at MaxDeliver. An approval that cannot be acted on yet (no
+// quorum, a stalled consumer, a bucket without a leader) is then acted on
+// once the bus is back, or answered as expired; never dropped where no human
+// looks. Permanent and content errors are still dead-lettered at once.
+func UntilAnswered() HandleOption { return func(o *handleOptions) { o.untilDone = true } }
 
 // Handle registers h for subject under name. name is the durable consumer
 // name and must stay stable across releases: a new name starts a new consumer
@@ -103,7 +116,7 @@ func (r *Router) Handle(name, subject string, h HandlerFunc, opts ...HandleOptio
 	wh := r.wr.AddConsumerHandler(name, subject, sub, r.adapt(name, h))
 	wh.AddMiddleware(
 		correlation,
-		r.poison(name),
+		r.poison(name, o.untilDone),
 		middleware.Retry{
 			MaxRetries:          r.c.cfg.Retries,
 			InitialInterval:     r.c.cfg.RetryInterval,
@@ -230,9 +243,10 @@ func correlation(h message.HandlerFunc) message.HandlerFunc {
 }
 
 // poison dead-letters Permanent errors at once and transient ones on the
-// MaxDeliver-th delivery, then acks. If the dead-letter publish itself fails
+// MaxDeliver-th delivery (never, for a handler registered UntilAnswered),
+// then acks. If the dead-letter publish itself fails
 // the input is nacked, so nothing is dropped.
-func (r *Router) poison(name string) message.HandlerMiddleware {
+func (r *Router) poison(name string, untilAnswered bool) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(wm *message.Message) ([]*message.Message, error) {
 			out, err := h(wm)
@@ -246,7 +260,7 @@ func (r *Router) poison(name string) message.HandlerMiddleware {
 				reason = "permanent"
 			case IsContent(err):
 				reason = "content"
-			case d.count >= r.c.cfg.MaxDeliver:
+			case d.count >= r.c.cfg.MaxDeliver && !untilAnswered:
 				reason = "max_deliver"
 			default:
 				r.log.Warn("handler failed; redelivering", "handler", name, "subject", d.subject, "delivery", d.count, "err", err)

@@ -20,6 +20,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/bus"
 	"agentk/platform/mutant"
 )
 
@@ -33,9 +34,12 @@ var (
 )
 
 // MissingDeliveries is the delivery of a message from which a reference
-// found missing fails closed; on an earlier delivery it is retried, because
-// a replica of a clustered bucket may answer a read before it has the
-// sandbox's write (direct gets are served by any replica).
+// found missing fails closed; on an earlier delivery it is retried. A
+// bucket opened through bus.Conn.KeyValue is read from its stream leader,
+// which has every write the sandbox was told is stored, so "missing" there
+// means never stored; the retry is for a reader of a bucket opened some
+// other way (a direct get, which any replica, one that is behind included,
+// answers).
 const MissingDeliveries = 3
 
 // Retry reports whether a message whose evidence failed to resolve with err
@@ -58,14 +62,47 @@ type Putter interface {
 
 // Store writes env, the sealed envelope of evidence id, under its digest
 // and returns the reference to it. Storing the same envelope again is not
-// an error: the key is its content.
+// an error: the key is its content. A write that finds no stream leader (an
+// election after a node was lost or cut off) is retried, each attempt
+// bounded by storeAttempt, until ctx ends (storeTimeout when it has no
+// deadline), as the bus retries a publish: an attempt stored after all makes
+// the next one find the key, which is success. Without it a node lost
+// mid-investigation failed tool calls, and the incomplete investigation
+// could never approve a right rollback (issue 36).
 func Store(ctx context.Context, kv Putter, id string, env envelope.Envelope) (contracts.EvidenceRef, error) {
 	ref := contracts.RefTo(id, env)
-	if _, err := kv.Create(ctx, ref.Digest, env.Marshal()); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return ref, fmt.Errorf("%w: store %s: %w", ErrStore, id, err)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, storeTimeout)
+		defer cancel()
 	}
-	return ref, nil
+	data := env.Marshal()
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, storeAttempt)
+		_, err := kv.Create(actx, ref.Digest, data)
+		cancel()
+		if err == nil || errors.Is(err, jetstream.ErrKeyExists) {
+			return ref, nil
+		}
+		if !bus.Transient(err) {
+			return ref, fmt.Errorf("%w: store %s: %w", ErrStore, id, err)
+		}
+		t := time.NewTimer(min(time.Duration(attempt)*100*time.Millisecond, time.Second))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ref, fmt.Errorf("%w: store %s: %w", ErrStore, id, errors.Join(ctx.Err(), err))
+		case <-t.C:
+		}
+	}
 }
+
+// storeAttempt bounds one write of Store, storeTimeout all of them when the
+// caller's context has no deadline.
+const (
+	storeAttempt = 2500 * time.Millisecond
+	storeTimeout = 10 * time.Second
+)
 
 // maxCached bounds the envelopes a Resolver keeps; past it, the cache
 // starts again empty.

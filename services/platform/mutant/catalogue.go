@@ -4,10 +4,10 @@ import "slices"
 
 // All returns every mutant `make mutants` runs: the gate's and the reviewer's
 // (Catalogue), the deployer's, the door's (Hostile), the ingester's, the
-// sandbox's, the evidence references' and the bridge's. Each list lives in its own file,
-// beside the constants it names.
+// sandbox's, the evidence references', the bridge's and the bus's. Each list lives in its
+// own file, beside the constants it names.
 func All() []Mutant {
-	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Evidence, Bridge)
+	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Evidence, Bridge, Bus)
 }
 
 // Find returns the mutant named name.

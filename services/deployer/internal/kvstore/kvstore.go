@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -45,9 +46,18 @@ func Open(ctx context.Context, js jetstream.JetStream, name string) (*Bucket, er
 	return New(kv), nil
 }
 
+// OpTimeout bounds each Get, Put and Delete, whatever the caller's context:
+// nats.go bounds a request by the context's deadline when it has one (in a
+// test, the whole test's), so a request swallowed by a node as it died or
+// was cut off would wait that long; the caller sees a timeout instead, which
+// it treats as an unreachable store (retry), never as an answer.
+const OpTimeout = 10 * time.Second
+
 // Get returns the entry at key. It returns ErrNotFound when the key does not
 // exist or was deleted.
 func (b *Bucket) Get(ctx context.Context, key string) (Entry, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
 	e, err := b.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return Entry{}, fmt.Errorf("%w: %s/%s", ErrNotFound, b.kv.Bucket(), key)
@@ -61,6 +71,8 @@ func (b *Bucket) Get(ctx context.Context, key string) (Entry, error) {
 // Put writes value at key if the key is still at rev; rev 0 means the key
 // must not exist. It returns ErrConflict when someone else wrote first.
 func (b *Bucket) Put(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
 	var (
 		n   uint64
 		err error
@@ -82,6 +94,8 @@ func (b *Bucket) Put(ctx context.Context, key string, value []byte, rev uint64) 
 // Delete removes key if it is still at rev, so that a create finds it
 // absent. It returns ErrConflict when someone else wrote first.
 func (b *Bucket) Delete(ctx context.Context, key string, rev uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
 	err := b.kv.Delete(ctx, key, jetstream.LastRevision(rev))
 	if isWrongSequence(err) {
 		return fmt.Errorf("%w: %s/%s at revision %d", ErrConflict, b.kv.Bucket(), key, rev)
@@ -92,8 +106,19 @@ func (b *Bucket) Delete(ctx context.Context, key string, rev uint64) error {
 	return nil
 }
 
-// Keys lists the bucket's keys; an empty bucket is no error.
+// ListTimeout bounds Keys, whatever the caller's context.
+const ListTimeout = 30 * time.Second
+
+// Keys lists the bucket's keys; an empty bucket is no error. nats.go lists
+// through an ordered consumer whose creation request waits as long as ctx
+// does (for ever without a deadline): a request the cluster never answers
+// (sent to a node as it died, or while there is no meta leader) held a
+// deployer reconciling at the start of its lease, which never consumed an
+// approval again (issue 36). So a listing gets ListTimeout, and one cut
+// short is an error, never a shorter list.
 func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, ListTimeout)
+	defer cancel()
 	lister, err := b.kv.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("kvstore: keys %s: %w", b.kv.Bucket(), err)
@@ -101,6 +126,9 @@ func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
 	var keys []string
 	for k := range lister.Keys() {
 		keys = append(keys, k)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("kvstore: keys %s: listing not finished: %w", b.kv.Bucket(), err)
 	}
 	return keys, nil
 }

@@ -127,6 +127,12 @@ func (d *Deployer) HandleMessage(ctx context.Context, raw []byte, delivery int, 
 	}
 	if ref != nil {
 		// Refused on time alone: both signatures held, the ids are verified.
+		// A redelivered one was approved in time and retried while it
+		// could not be settled (the adapter never dead-letters it): say so
+		// in the outcome the human reads.
+		if delivery > 1 {
+			ref.Detail += fmt.Sprintf("; not acted on before it expired: delivery %d, retried while a store or the bus could not settle it", delivery)
+		}
 		return d.refuse(ids(u.Approval), ref, received, "")
 	}
 	a := v.Approval
