@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"agentk/platform/mutant"
 )
 
 // Minute is one minute of a service's traffic. Counts are of the spans SigNoz
@@ -87,6 +89,14 @@ type Onset struct {
 	// Signatures says, when SignatureOnset moved the onset later to where
 	// errors of new status signatures begin, from where and why.
 	Signatures string
+	// Operation names the operation whose own series placed the onset
+	// (operationDepartures), empty for the service aggregate's.
+	Operation string
+	// Quality is set when an attribute's shift placed the onset
+	// (earliestWithQuality), Signal then "mean" or "value_share".
+	Quality bool
+	// opFilter selects that operation's spans (refineQuery reads only them).
+	opFilter string
 }
 
 type bucket struct {
@@ -507,7 +517,12 @@ func (o *onsetSearch) place(i, first int, d departure) Onset {
 	// A regression that fills much of the data contaminates the baseline so
 	// that its start is found late: the best single split of the whole
 	// series before the alert says where it really began.
-	if s := splitPoint(active, o.alertAt, d.sig); s >= 0 && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
+	// The split is looked for only after the last departure that
+	// recovered: an earlier episode that began and ended before the
+	// candidate is no part of this one (two back-to-back episodes,
+	// TestBaselineHoldingAnEarlierEpisode).
+	lo := o.afterRecovered(i)
+	if s := splitPoint(active[lo:], o.alertAt, d.sig) + lo; s >= lo && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
 		early := baselineOf(o.backward(active[s].At), m)
 		if !early.enough(m) {
 			return o.short(early, fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
@@ -526,6 +541,20 @@ func (o *onsetSearch) place(i, first int, d departure) Onset {
 		Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d buckets of %d min (baseline %d min, %s sampled requests)",
 			d.sig, at.Format(time.RFC3339), d.n, o.w, base.minutes, fmtF(base.requests)),
 	}
+}
+
+// afterRecovered is the index right after the last minute before i that
+// belongs to a departure that recovered (0 when none does).
+func (o *onsetSearch) afterRecovered(i int) int {
+	if mutant.Off(mutant.SandboxEpisodeSplit) {
+		return 0
+	}
+	for j := i - 1; j >= 0; j-- {
+		if o.excluded[j] {
+			return j + 1
+		}
+	}
+	return 0
 }
 
 // splitPoint is the index of the minute that best splits the series before
