@@ -43,6 +43,10 @@ const (
 	// SandboxEpisodeSplit is the onset's looking for its whole-series split
 	// only after the last earlier departure that recovered.
 	SandboxEpisodeSplit = "sandbox.episode_split"
+	// SandboxOperationBucketTest is the binomial test of each bucket of an
+	// operation's series (Margins.BucketAlpha): one stray error in a thin
+	// series is no departure.
+	SandboxOperationBucketTest = "sandbox.operation_bucket_test"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -69,4 +73,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestQuietAttributesShiftNothing"},
 	{Name: SandboxEpisodeSplit, Check: "an earlier episode that began and ended before the onset stays out of it (two back-to-back episodes)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestBaselineHoldingAnEarlierEpisode"},
+	{Name: SandboxOperationBucketTest, Check: "one stray error a few minutes before a thin operation's real rise does not lead its onset",
+		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorBeforeTheRise"},
 }

@@ -140,6 +140,7 @@ type opDeparture struct {
 func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
 	var found []opDeparture
 	n := 0
+	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
 	for _, op := range sortedKeys(ops) {
 		on := FindOnset(ops[op], alertAt, m)
 		if on.Short {
@@ -238,6 +239,33 @@ func departureP(ms []Minute, on Onset, alertAt time.Time) (p, before, since floa
 	}
 	return riseP(e0, r0, e, r), before, since
 }
+
+// binomTail is P(X ≥ k) for X ~ Binomial(n, q).
+func binomTail(k, n int, q float64) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n, q <= 0:
+		return 0
+	case q >= 1:
+		return 1
+	}
+	lf := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	var sum float64
+	for i := k; i <= n; i++ {
+		t := math.Exp(lf(n) - lf(i) - lf(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
+		sum += t
+		if t < sum*1e-12 && float64(i) > float64(n)*q {
+			break
+		}
+	}
+	return math.Min(sum, 1)
+}
+
+// OperationBucketAlpha is the family-wise chance, over the operations, of
+// one bucket's errors being read as off by chance: each operation's buckets
+// are judged at OperationBucketAlpha / N (Margins.BucketAlpha).
+const OperationBucketAlpha = 0.01
 
 // riseP is the one-sided p-value that the proportion k/n is higher than
 // k0/n0 by chance: the binomial likelihood ratio statistic (2·ΔlogL,

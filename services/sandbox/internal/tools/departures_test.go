@@ -177,3 +177,39 @@ func TestThinOperationStrayErrorsDoNotLeadTheOnset(t *testing.T) {
 	require.False(t, deps[0].on.At.Before(rise.Add(-time.Minute)), "onset %s, the rise at %s (%s)", deps[0].on.At, rise, deps[0].on.Reason)
 	require.False(t, deps[0].on.At.After(rise), "onset %s", deps[0].on.At)
 }
+
+// A thin operation (3 sampled requests a minute, no error in two hours of
+// baseline) shows one stray error five minutes before its real rise (one
+// error a minute from then on). One error in a bucket of a dozen requests
+// is past the margins but not unlikely enough under the baseline (the
+// bucket's binomial test, Margins.BucketAlpha), so the onset is placed
+// after the stray error, by the rise (mutant
+// sandbox.operation_bucket_test).
+func TestThinOperationStrayErrorBeforeTheRise(t *testing.T) {
+	t.Parallel()
+	rise := synthEnd.Add(-12 * time.Minute)
+	var ms []Minute
+	for at := rise.Add(-120 * time.Minute); at.Before(synthEnd.Add(5 * time.Minute)); at = at.Add(time.Minute) {
+		m := Minute{At: at, Requests: 3, P95Ms: 25}
+		if !at.Before(rise) || at.Equal(rise.Add(-5*time.Minute)) {
+			m.Errors = 1
+		}
+		ms = append(ms, m)
+	}
+	ops := map[string][]Minute{"EmptyCart SERVER": ms}
+	for _, other := range []string{"GetCart SERVER", "AddItem SERVER"} {
+		var quiet []Minute
+		for _, x := range ms {
+			quiet = append(quiet, Minute{At: x.At, Requests: 9, P95Ms: 20})
+		}
+		ops[other] = quiet
+	}
+	deps := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+	require.Len(t, deps, 1)
+	// Placed inside the bucket before the rise at most (the overview's
+	// refinement moves it on from the operation's own spans), never at
+	// the stray error or before it.
+	stray := rise.Add(-5 * time.Minute)
+	require.True(t, deps[0].on.At.After(stray), "onset %s, the stray error at %s, the rise at %s (%s)", deps[0].on.At, stray, rise, deps[0].on.Reason)
+	require.False(t, deps[0].on.At.After(rise), "onset %s", deps[0].on.At)
+}

@@ -47,6 +47,13 @@ type Margins struct {
 	// Tolerance is how many buckets back on baseline a regression may show
 	// before it counts as over (sampled data is noisy).
 	Tolerance int
+	// BucketAlpha, when set, also asks of a bucket off in its error rate
+	// that its errors be that unlikely under the baseline's rate (at least
+	// half an error over the baseline's requests; binomial tail): in a thin
+	// series with no error in its baseline one stray error would otherwise
+	// fill a bucket past the margins. Operations' series set it
+	// (operationMargins); the service's own leaves it 0.
+	BucketAlpha float64
 }
 
 // DefaultMargins are stated in the README: error rate ≥ 2× baseline and +5
@@ -117,6 +124,7 @@ type baseline struct {
 	p95      float64 // NaN when unknown
 	errThr   float64
 	p95Thr   float64 // +Inf when unknown
+	alpha    float64 // Margins.BucketAlpha
 }
 
 // bucketWidth is the smallest width from 1, 2, 3, 5, 10, 15 minutes (up to
@@ -202,6 +210,7 @@ func baselineOf(bs []bucket, m Margins) baseline {
 		b.errRate = errs / req
 	}
 	b.errThr = math.Max(b.errRate*m.ErrorRateFactor, b.errRate+m.ErrorRateAbs)
+	b.alpha = m.BucketAlpha
 	var p []float64
 	for _, x := range kept {
 		if !math.IsNaN(x.p95) {
@@ -231,7 +240,7 @@ func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
 	if requests < minReq || requests <= 0 {
 		return ""
 	}
-	if errors/requests >= b.errThr {
+	if b.errorsOff(requests, errors) {
 		return "error_rate"
 	}
 	if !math.IsNaN(p95) && p95 >= b.p95Thr {
@@ -240,13 +249,26 @@ func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
 	return ""
 }
 
+// errorsOff reports whether errors in requests are off the baseline: at or
+// above the threshold and, with alpha set, unlikely under its rate.
+func (b baseline) errorsOff(requests, errors float64) bool {
+	if errors/requests < b.errThr {
+		return false
+	}
+	if b.alpha <= 0 || mutant.Off(mutant.SandboxOperationBucketTest) {
+		return true
+	}
+	p0 := math.Max(b.errRate, 0.5/math.Max(b.requests, 1))
+	return binomTail(int(math.Round(errors)), int(math.Round(requests)), math.Min(p0, 1)) <= b.alpha
+}
+
 func (b baseline) offAs(x bucket, m Margins, sig string) bool {
 	if x.requests < m.MinRequests || x.requests <= 0 {
 		return false
 	}
 	switch sig {
 	case "error_rate":
-		return x.errors/x.requests >= b.errThr
+		return b.errorsOff(x.requests, x.errors)
 	case "p95":
 		return !math.IsNaN(x.p95) && x.p95 >= b.p95Thr
 	}
