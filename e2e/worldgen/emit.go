@@ -92,11 +92,11 @@ type emitter struct {
 	retryAttr     string
 	retryAttempts bool
 	retryLog      int
-	excType    string
-	excMsg     string
-	runtimeVer string
-	hostName   string
-	baseErrP   float64
+	excType       string
+	excMsg        string
+	runtimeVer    string
+	hostName      string
+	baseErrP      float64
 }
 
 // Emit generates a world's telemetry; it is deterministic in the world.
@@ -192,14 +192,18 @@ func (e *emitter) drawShapes(rs *rand.Rand) {
 // retryLogStyles are the retry log lines of common clients, by retry
 // number and the dependency's host.
 var retryLogStyles = []func(n int, host string) string{
-	func(n int, _ string) string { return fmt.Sprintf("Retrying request to /chat/completions in 0.%d seconds", 4+n) },
+	func(n int, _ string) string {
+		return fmt.Sprintf("Retrying request to /chat/completions in 0.%d seconds", 4+n)
+	},
 	func(n int, host string) string {
 		return fmt.Sprintf("[DEBUG] POST https://%s/v1/complete: retrying in %ds (%d left)", host, n, 4-min(n, 4))
 	},
 	func(n int, _ string) string {
 		return fmt.Sprintf("Retry 'upstream' recorded a failed retry attempt. Number of retry attempts: '%d'", n)
 	},
-	func(n int, host string) string { return fmt.Sprintf("grpc-previous-rpc-attempts=%d calling %s", n, host) },
+	func(n int, host string) string {
+		return fmt.Sprintf("grpc-previous-rpc-attempts=%d calling %s", n, host)
+	},
 	func(n int, _ string) string { return fmt.Sprintf("attempt %d of 5 failed, will retry", n) },
 }
 
