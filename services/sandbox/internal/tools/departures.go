@@ -141,6 +141,9 @@ func operationDepartures(ops map[string][]Minute, filters map[string]string, ale
 	var found []opDeparture
 	n := 0
 	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
+	if mutant.Off(mutant.SandboxOperationBonferroni) {
+		m.BucketAlpha = OperationBucketAlpha
+	}
 	for _, op := range sortedKeys(ops) {
 		on := FindOnset(ops[op], alertAt, m)
 		if on.Short {
@@ -157,7 +160,7 @@ func operationDepartures(ops map[string][]Minute, filters map[string]string, ale
 	}
 	var out []opDeparture
 	for _, d := range found {
-		if d.p <= OperationAlpha/float64(max(n, 1)) || mutant.Off(mutant.SandboxOperationBonferroni) {
+		if significantAmong(d.p, n) {
 			d.on.Operation, d.on.opFilter = d.op, filters[d.op]
 			out = append(out, d)
 		}
@@ -238,6 +241,15 @@ func departureP(ms []Minute, on Onset, alertAt time.Time) (p, before, since floa
 		before = e0 / r0
 	}
 	return riseP(e0, r0, e, r), before, since
+}
+
+// significantAmong reports whether a departure's p-value is significant
+// among n operations looked at: p ≤ OperationAlpha / n (Bonferroni).
+func significantAmong(p float64, n int) bool {
+	if mutant.Off(mutant.SandboxOperationBonferroni) {
+		return p <= OperationAlpha
+	}
+	return p <= OperationAlpha/float64(max(n, 1))
 }
 
 // binomTail is P(X ≥ k) for X ~ Binomial(n, q).

@@ -124,6 +124,12 @@ func TestQuietOperationsPlaceNoOnset(t *testing.T) {
 		deps := operationDepartures(ops, nil, synthEnd, DefaultMargins)
 		require.Empty(t, deps, "seed %d: %v", seed, deps)
 	}
+	// The same departure (p ≈ 3.9e-5: 18 errors in 250 requests against
+	// 24 in 1,200) is significant alone and not among 40 operations.
+	p := riseP(24, 1200, 18, 250)
+	require.True(t, significantAmong(p, 1), "p %v", p)
+	require.False(t, significantAmong(p, 40), "p %v", p)
+	require.True(t, significantAmong(riseP(24, 1200, 30, 250), 40))
 }
 
 // A service onset unknown for a short baseline stays unknown, and a later
