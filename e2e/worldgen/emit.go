@@ -170,7 +170,13 @@ func (e *emitter) drawShapes(rs *rand.Rand) {
 	if w.Has(EarlierEpisode) {
 		gap := time.Duration(5+rs.IntN(25)) * time.Minute
 		length := time.Duration(8+rs.IntN(40)) * time.Minute
-		e.episodeTo = w.Onset.Add(-gap).Truncate(time.Minute)
+		// It ends before the release too: an episode under way across the
+		// marker leaves no sound onset after it (the gate must deny).
+		end := w.Onset
+		if d, ok := w.AffectedDeploy(); ok && d.At.Before(end) {
+			end = d.At
+		}
+		e.episodeTo = end.Add(-gap).Truncate(time.Minute)
 		e.episodeFrom = e.episodeTo.Add(-length)
 		if min := w.Start.Add(20 * time.Minute); e.episodeFrom.Before(min) {
 			e.episodeFrom = min

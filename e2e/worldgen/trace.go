@@ -428,8 +428,7 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 }
 
 // inSpanRetryCall is the call to the dependency of a client that retries
-// inside one span (InSpanRetries): one client span as long as every
-// attempt, its retries (or attempts) in the world's attribute, and one log
+// inside one span (InSpanRetries): one SDK span as long as every attempt, its retries (or attempts) in the world's attribute, and one log
 // line of the SDK per retry.
 func (e *emitter) inSpanRetryCall(trace, parent string, at time.Time, o outcome, v string) time.Duration {
 	w, r := e.w, e.r
@@ -458,10 +457,11 @@ func (e *emitter) inSpanRetryCall(trace, parent string, at time.Time, o outcome,
 	} else {
 		setStatusAttr(w.Semconv, attrs, status, o.fail)
 	}
-	s := e.span(trace, id, parent, name, kindClient, at, d, e.resource(topo.Affected, v, at), attrs)
-	if o.fail {
-		s.fail(orDefault(o.calleeMsg, "context deadline exceeded"))
-	}
+	// The SDK's own span around its attempts (INTERNAL, as the LLM SDK
+	// instrumentations write it); the request's failure is its server
+	// span's. A client span failing at its usual call rate would read as
+	// a dependency that failed, which a retried call cannot be told from.
+	e.span(trace, id, parent, name, kindInternal, at, d, e.resource(topo.Affected, v, at), attrs)
 	return d
 }
 
