@@ -47,6 +47,9 @@ const (
 	// operation's series (Margins.BucketAlpha): one stray error in a thin
 	// series is no departure.
 	SandboxOperationBucketTest = "sandbox.operation_bucket_test"
+	// SandboxRetryAttempts is the counting of a client span's retry
+	// attribute as attempts to its peer (the calls per peer).
+	SandboxRetryAttempts = "sandbox.retry_attempts"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -75,4 +78,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestBaselineHoldingAnEarlierEpisode"},
 	{Name: SandboxOperationBucketTest, Check: "one stray error a few minutes before a thin operation's real rise does not lead its onset",
 		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorBeforeTheRise"},
+	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
 }

@@ -335,7 +335,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
 	keys, retry := sampleKeys(resps[overviewQueries-1])
-	base := min(len(resps), overviewQueries+len(keys)+len(retry))
+	base := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
 	st, err := overviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
 	if err != nil {
 		return Output{}, err

@@ -87,7 +87,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.departures = operationDepartures(ops, filters, c.StartsAt, DefaultMargins)
 	st.onset = earliestOnset(st.onset, st.departures)
 	keys, retry := sampleKeys(resps[overviewQueries-1])
-	qual = qual[:min(len(qual), len(keys)+len(retry))]
+	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
 	if st.quality, err = qualityDepartures(keys, qual[:min(len(qual), len(keys))], c.StartsAt, DefaultMargins); err != nil {
 		return st, err
 	}
@@ -103,6 +103,11 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	peers, err := peerSeries(resps[11:peerEnd])
 	if err != nil {
+		return st, err
+	}
+	// A client that retries inside one span makes as many attempts as
+	// the span's retry count says: the calls to its peer are the attempts.
+	if err := addRetryAttempts(peers, qual[min(len(qual), len(keys)+len(retry)):]); err != nil {
 		return st, err
 	}
 	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
@@ -122,7 +127,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err != nil {
 		return st, err
 	}
-	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):], resps[overviewQueries-2], inbound, st.onset); err != nil {
+	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
 		return st, err
 	}
 	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
@@ -157,9 +162,9 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 		keys, retry := sampleKeys(resps[overviewQueries-1])
 		if len(resps) == overviewQueries && len(keys)+len(retry) > 0 {
 			svc, ow := serviceFilter(c.Service), OnsetWindow(c)
-			return append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), nil
+			return append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), nil
 		}
-		base := overviewQueries + len(keys) + len(retry)
+		base := overviewQueries + stageTwoCount(keys, retry)
 		st, err := overviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
 		if err != nil || st.onset.At == nil {
 			return nil, err

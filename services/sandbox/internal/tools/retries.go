@@ -73,6 +73,62 @@ func retryAttrQueries(svc string, ow Window, keys []string) []Query {
 	return qs
 }
 
+// retryPeerQueries are the follow-up stage's per-minute sums of each retry
+// attribute over the service's client spans, grouped by each of PeerKeys:
+// the attempts beyond the first that each peer received.
+func retryPeerQueries(svc string, ow Window, keys []string) []Query {
+	var qs []Query
+	for _, k := range keys {
+		for _, p := range PeerKeys {
+			qs = append(qs, Query{Name: "per_minute_retry_peer_" + k + "_" + p, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+				StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, clientSpans)}, Aggregations: []signoz.Aggregation{{Expression: "sum(" + k + ")"}},
+				GroupBy: []signoz.FieldKey{{Name: p, FieldContext: "attribute", FieldDataType: "string"}}, Limit: 50})})
+		}
+	}
+	return qs
+}
+
+// stageTwoCount is how many queries the follow-up stage sends for the
+// sample's quality keys and retry attributes.
+func stageTwoCount(keys []qualityKey, retry []string) int {
+	return len(keys) + len(retry) + len(retry)*len(PeerKeys)
+}
+
+// addRetryAttempts adds to each peer's calls per minute the retries its
+// client spans counted (resps: retryPeerQueries' answers, in order): a
+// retried call is as many calls as attempts, whether the client wrote one
+// span per attempt or one span with a retry count. A peer named under an
+// earlier key is counted once (peerSeries' rule).
+func addRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response) error {
+	if mutant.Off(mutant.SandboxRetryAttempts) {
+		return nil
+	}
+	seen := map[string]int{}
+	for i, r := range resps {
+		if r.Refused != "" {
+			continue
+		}
+		key := PeerKeys[i%len(PeerKeys)]
+		err := samples(r, labelOf(key), func(peer string, _ int, ts int64, v float64) {
+			if first, ok := seen[peer]; ok && first != i%len(PeerKeys) {
+				return
+			}
+			seen[peer] = i % len(PeerKeys)
+			ms := byPeer[peer]
+			for j := range ms {
+				if ms[j].At.UnixMilli() == ts {
+					ms[j].Requests += v
+					return
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // isRetryAttribute reports whether k names a count of retries or attempts.
 func isRetryAttribute(k string) bool {
 	return slices.Contains(RetryAttributes, k) || RetryAttributePattern.MatchString(k)

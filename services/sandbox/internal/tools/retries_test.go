@@ -24,6 +24,9 @@ type inSpanRetries struct {
 	logs     bool
 	// none: nothing is retried (the timeouts are all there is).
 	none bool
+	// client: the chat span is a client span to the provider's host, and
+	// it fails when its last attempt did (a third of the retried calls).
+	client bool
 }
 
 func (s inSpanRetries) incident(t *testing.T) (*incident.Incident, time.Time) {
@@ -51,10 +54,17 @@ func (s inSpanRetries) incident(t *testing.T) (*incident.Incident, time.Time) {
 			}
 			attrs[s.attr] = json.RawMessage(strconv.Itoa(n))
 		}
+		chatSpan := incident.Span{Timestamp: at, TraceID: trace, SpanID: chat, ParentSpanID: root, Name: "chat", Kind: 1, DurationNano: int64(d), Resource: res, Attributes: attrs}
+		if s.client {
+			chatSpan.Kind = 3
+			attrs["server.address"] = json.RawMessage(`"api.openai.com"`)
+			if retries > 0 && r.IntN(3) == 0 {
+				chatSpan.HasError, chatSpan.StatusCode, chatSpan.StatusMessage = true, 2, "Request timed out."
+			}
+		}
 		inc.Spans = append(inc.Spans,
 			incident.Span{Timestamp: at, TraceID: trace, SpanID: root, Name: "POST /ask", Kind: 2, DurationNano: int64(d + 10*time.Millisecond), Resource: res,
-				Attributes: map[string]json.RawMessage{"http.route": json.RawMessage(`"/ask"`)}},
-			incident.Span{Timestamp: at, TraceID: trace, SpanID: chat, ParentSpanID: root, Name: "chat", Kind: 1, DurationNano: int64(d), Resource: res, Attributes: attrs})
+				Attributes: map[string]json.RawMessage{"http.route": json.RawMessage(`"/ask"`)}}, chatSpan)
 		if s.logs {
 			for i := range retries {
 				inc.Logs = append(inc.Logs, incident.Log{Timestamp: at.Add(time.Duration(i+1) * 500 * time.Millisecond), SeverityText: "INFO", TraceID: trace, SpanID: chat, Resource: res,
@@ -99,4 +109,19 @@ func TestRetryRiseCountsEverySource(t *testing.T) {
 			require.Contains(t, out.Compact, "retries per inbound request since the onset")
 		})
 	}
+}
+
+// TestRetryCountIsAttemptsToThePeer: a client span to a peer that counts
+// its retries is as many calls as attempts, as spans per attempt would be:
+// the calls to the peer rise with the retries (facts.peak_call_ratio), and
+// a peer whose retried calls fail is no dependency failing at its usual
+// call rate (mutant sandbox.retry_attempts).
+func TestRetryCountIsAttemptsToThePeer(t *testing.T) {
+	t.Parallel()
+	out := apiOverview(t, inSpanRetries{attr: "http.request.resend_count", client: true}.incident)
+	f := out.Facts
+	require.NotNil(t, f.PeakCallRatio, out.Compact)
+	require.Equal(t, "api.openai.com", f.PeakCallPeer)
+	require.GreaterOrEqual(t, *f.PeakCallRatio, 2.0, out.Compact)
+	require.Empty(t, f.FailingDependencies, out.Compact)
 }
