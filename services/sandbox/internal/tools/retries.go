@@ -78,7 +78,7 @@ func retryAttrQueries(svc string, ow Window, keys []string) []Query {
 // the attempts beyond the first that each peer received.
 func retryPeerQueries(svc string, ow Window, keys []string) []Query {
 	var qs []Query
-	for _, k := range keys {
+	for _, k := range foldedRetryKeys(keys) {
 		for _, p := range PeerKeys {
 			qs = append(qs, Query{Name: "per_minute_retry_peer_" + k + "_" + p, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 				StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, clientSpans)}, Aggregations: []signoz.Aggregation{{Expression: "sum(" + k + ")"}},
@@ -91,7 +91,22 @@ func retryPeerQueries(svc string, ow Window, keys []string) []Query {
 // stageTwoCount is how many queries the follow-up stage sends for the
 // sample's quality keys and retry attributes.
 func stageTwoCount(keys []qualityKey, retry []string) int {
-	return len(keys) + len(retry) + len(retry)*len(PeerKeys)
+	return len(keys) + len(retry) + len(foldedRetryKeys(retry))*len(PeerKeys)
+}
+
+// foldedRetryKeys are the retry attributes that count a call's retries on
+// one span. RetryAttributes (http.request.resend_count,
+// rpc.grpc.previous_rpc_attempts) are, by their semantic conventions, the
+// ordinal of the attempt on a span of its own: the spans already count the
+// attempts, and adding their ordinals would count them twice.
+func foldedRetryKeys(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if !slices.Contains(RetryAttributes, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // addRetryAttempts adds to each peer's calls per minute the retries its

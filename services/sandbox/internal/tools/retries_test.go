@@ -118,7 +118,7 @@ func TestRetryRiseCountsEverySource(t *testing.T) {
 // call rate (mutant sandbox.retry_attempts).
 func TestRetryCountIsAttemptsToThePeer(t *testing.T) {
 	t.Parallel()
-	out := apiOverview(t, inSpanRetries{attr: "http.request.resend_count", client: true}.incident)
+	out := apiOverview(t, inSpanRetries{attr: "llm.retry_count", client: true}.incident)
 	f := out.Facts
 	require.NotNil(t, f.PeakCallRatio, out.Compact)
 	require.Equal(t, "api.openai.com", f.PeakCallPeer)
