@@ -142,6 +142,67 @@ type Facts struct {
 	// most since the onset over its baseline; nil when no such attribute was
 	// measured on both sides.
 	RuntimeSaturation *RuntimeLevel `json:"runtime_saturation,omitempty"`
+	// OnsetOperation names the operation ("name KIND", "route <r>", "rpc
+	// <m>") whose own departure placed Onset, when it is earlier than the
+	// service aggregate's (or that found none); empty otherwise.
+	OnsetOperation string `json:"onset_operation,omitempty"`
+	// Departures are the operations whose error rate or p95 left their own
+	// baseline, significant after correcting for the number of operations
+	// looked at, earliest first (at most five).
+	Departures []OperationDeparture `json:"departures,omitempty"`
+	// Retries is the retry source whose retries per inbound request rose
+	// most from the onset's baseline to the onset on: a span attribute that
+	// counts retries or attempts (http.request.resend_count, retry_count,
+	// …) or the retry log lines of common clients. The client spans per
+	// peer are PeakCallRatio. Nil when no source held the minimums.
+	Retries *RetryRise `json:"retries,omitempty"`
+	// QualityShifts are attributes of the service's own spans whose
+	// distribution shifted, significant over every series looked at and
+	// still under way at the alert (a numeric attribute's mean, or the share
+	// of one value of an enumerated one), earliest first, at most five.
+	QualityShifts []QualityShift `json:"quality_shifts,omitempty"`
+	// OnsetAttribute names the attribute whose shift placed Onset, when it
+	// is earlier than every error or latency departure (or none was
+	// found): such an onset may support only a prompt or configuration
+	// regression (see the gate).
+	OnsetAttribute string `json:"onset_attribute,omitempty"`
+}
+
+// QualityShift is one attribute's shift: its mean (Value empty) or the
+// share of spans carrying Value, before At and from At on, and the split's
+// statistic (2·ΔlogL, or Welch's t² for a mean).
+type QualityShift struct {
+	Attribute string    `json:"attribute"`
+	Value     string    `json:"value,omitempty"`
+	At        time.Time `json:"at"`
+	Before    float64   `json:"before"`
+	Since     float64   `json:"since"`
+	Statistic float64   `json:"statistic"`
+}
+
+// RetryRise is one retry source's retries per inbound request since the
+// onset and in its baseline, their ratio, and the retries counted since the
+// onset. Source is "attribute" (Key names it) or "logs".
+type RetryRise struct {
+	Source   string  `json:"source"`
+	Key      string  `json:"key"`
+	Since    float64 `json:"since"`
+	Baseline float64 `json:"baseline"`
+	Ratio    float64 `json:"ratio"`
+	Events   int64   `json:"events"`
+}
+
+// OperationDeparture is one operation's departure from its baseline: the
+// signal (error_rate or p95), where it began, the figure in the baseline and
+// from then to the alert, and the binomial tail probability of that under
+// the baseline (before the correction for the number of operations).
+type OperationDeparture struct {
+	Operation string    `json:"operation"`
+	Signal    string    `json:"signal"`
+	At        time.Time `json:"at"`
+	Before    float64   `json:"before"`
+	Since     float64   `json:"since"`
+	P         float64   `json:"p"`
 }
 
 // RuntimeLevel is one runtime attribute's level: the median of its

@@ -2,6 +2,7 @@ package metamorph
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +108,69 @@ func keys(m map[string]any) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// The transforms of issue 35 keep the format and their promise: the
+// failures of the affected service end up on one operation of three (its
+// errors unchanged), and a retried call becomes one client span counting
+// its retries (the failing traces and errors of the entry spans unchanged).
+func TestSignalTransforms(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"../incidents/retry-storm-01", "../incidents/bad-release-01"} {
+		orig, err := Read(dir)
+		require.NoError(t, err)
+		svc := orig.affected()
+		require.NotEmpty(t, svc)
+		errs := func(f *Folder) int {
+			return count(f.Spans, func(l Line) bool { return l.Service() == svc && l.failed() && (l.kind() == 2 || l.kind() == 5) })
+		}
+		one, err := OneOperation().Apply(orig)
+		require.NoError(t, err)
+		require.Equal(t, errs(orig), errs(one))
+		failingNames := map[string]bool{}
+		for _, l := range one.Spans {
+			if l.Service() == svc && l.failed() && l.kind() == 2 {
+				failingNames[l.str("name")] = true
+			}
+		}
+		require.Equal(t, 0, count(one.Spans, func(l Line) bool {
+			n := l.str("name")
+			return l.failed() && (strings.HasSuffix(n, "/preview") || strings.HasSuffix(n, "/export"))
+		}), "no renamed operation fails")
+		require.Positive(t, count(one.Spans, func(l Line) bool { return strings.HasSuffix(l.str("name"), "/preview") }))
+		writeAndLoad(t, one, "one-operation")
+	}
+	orig, err := Read("../incidents/retry-storm-01")
+	require.NoError(t, err)
+	svc := orig.affected()
+	moved, err := RetriesInAttribute().Apply(orig)
+	require.NoError(t, err)
+	client := func(f *Folder) int {
+		return count(f.Spans, func(l Line) bool { return l.Service() == svc && l.kind() == 3 })
+	}
+	require.Less(t, client(moved), client(orig))
+	require.Positive(t, count(moved.Spans, func(l Line) bool { n, ok := l.attrs()["retry_count"].(float64); return ok && n >= 1 }))
+	require.Zero(t, count(moved.Spans, func(l Line) bool {
+		_, ok := l.attrs()["http.request.resend_count"]
+		return ok && l.Service() == svc && l.kind() == 3 && l.attrs()["retry_count"] != nil
+	}))
+	writeAndLoad(t, moved, "retries-in-attribute")
+	// A recording without retries is refused.
+	_, err = RetriesInAttribute().Apply(mustRead(t, "../incidents/bad-release-01"))
+	require.ErrorIs(t, err, ErrTransform)
+}
+
+func mustRead(t *testing.T, dir string) *Folder {
+	t.Helper()
+	f, err := Read(dir)
+	require.NoError(t, err)
+	return f
+}
+
+func writeAndLoad(t *testing.T, f *Folder, name string) {
+	t.Helper()
+	dir, err := f.Write(t.TempDir(), "x-"+name)
+	require.NoError(t, err)
+	_, err = incident.Load(dir)
+	require.NoError(t, err)
 }

@@ -82,11 +82,21 @@ type emitter struct {
 	qualityNS  int
 	promptAttr bool
 	spikeAt    time.Time
-	excType    string
-	excMsg     string
-	runtimeVer string
-	hostName   string
-	baseErrP   float64
+	// episodeFrom, episodeTo: an earlier latency block (EarlierEpisode),
+	// episodeSlow its slowdown.
+	episodeFrom, episodeTo time.Time
+	episodeSlow            float64
+	// retryAttr names the attribute that counts the retries inside one span
+	// (InSpanRetries), retryAttempts whether it counts attempts, retryLog
+	// the SDK's retry log style.
+	retryAttr     string
+	retryAttempts bool
+	retryLog      int
+	excType       string
+	excMsg        string
+	runtimeVer    string
+	hostName      string
+	baseErrP      float64
 }
 
 // Emit generates a world's telemetry; it is deterministic in the world.
@@ -120,6 +130,11 @@ func (e *emitter) drawSeverity() {
 	for i := range e.broken {
 		e.broken[i] = i == 0 || r.Float64() < 0.5
 	}
+	if e.w.Has(OneEndpoint) {
+		for i := range e.broken {
+			e.broken[i] = i == 0
+		}
+	}
 }
 
 func (e *emitter) setup() {
@@ -141,11 +156,61 @@ func (e *emitter) setup() {
 			e.restartGap = time.Duration(60+r.IntN(90)) * time.Second
 		}
 	}
+	e.drawShapes(rand.New(rand.NewPCG(w.Seed^0x3535, uint64(w.Index)+3)))
 	// A short unrelated error spike early in the baseline: a robust onset
 	// must not move to it.
 	if base := w.Onset.Sub(w.Start); base > 45*time.Minute && r.Float64() < 0.3 {
 		e.spikeAt = w.Start.Add(time.Duration(r.Int64N(int64(base - 30*time.Minute)))).Truncate(time.Minute)
 	}
+}
+
+// drawShapes draws the shapes' parameters from their own stream.
+func (e *emitter) drawShapes(rs *rand.Rand) {
+	w := e.w
+	if w.Has(EarlierEpisode) {
+		gap := time.Duration(5+rs.IntN(25)) * time.Minute
+		length := time.Duration(8+rs.IntN(40)) * time.Minute
+		// It ends before the release too: an episode under way across the
+		// marker leaves no sound onset after it (the gate must deny).
+		end := w.Onset
+		if d, ok := w.AffectedDeploy(); ok && d.At.Before(end) {
+			end = d.At
+		}
+		e.episodeTo = end.Add(-gap).Truncate(time.Minute)
+		e.episodeFrom = e.episodeTo.Add(-length)
+		if min := w.Start.Add(20 * time.Minute); e.episodeFrom.Before(min) {
+			e.episodeFrom = min
+		}
+		e.episodeSlow = 2.5 + rs.Float64()*3
+	}
+	if w.Has(InSpanRetries) {
+		names := []struct {
+			name     string
+			attempts bool
+		}{{"http.request.resend_count", false}, {"retry_count", false}, {"llm.request.retries", false}, {"app.retry.attempt", true},
+			{"client.retries", false}, {"sdk.attempts", true}, {"num_retries", false}}
+		n := pick(rs, names)
+		e.retryAttr, e.retryAttempts = n.name, n.attempts
+		e.retryLog = rs.IntN(len(retryLogStyles))
+	}
+}
+
+// retryLogStyles are the retry log lines of common clients, by retry
+// number and the dependency's host.
+var retryLogStyles = []func(n int, host string) string{
+	func(n int, _ string) string {
+		return fmt.Sprintf("Retrying request to /chat/completions in 0.%d seconds", 4+n)
+	},
+	func(n int, host string) string {
+		return fmt.Sprintf("[DEBUG] POST https://%s/v1/complete: retrying in %ds (%d left)", host, n, 4-min(n, 4))
+	},
+	func(n int, _ string) string {
+		return fmt.Sprintf("Retry 'upstream' recorded a failed retry attempt. Number of retry attempts: '%d'", n)
+	},
+	func(n int, host string) string {
+		return fmt.Sprintf("grpc-previous-rpc-attempts=%d calling %s", n, host)
+	},
+	func(n int, _ string) string { return fmt.Sprintf("attempt %d of 5 failed, will retry", n) },
 }
 
 // active reports whether the regression is under way at t.

@@ -52,6 +52,9 @@ func (e *emitter) decide(t time.Time, ep int, v string) outcome {
 		o.fail, o.status, o.msg, o.exc = true, 500, e.genericError(), true
 		return o
 	}
+	if !e.episodeFrom.IsZero() && !t.Before(e.episodeFrom) && t.Before(e.episodeTo) {
+		o.slow = e.episodeSlow * (0.8 + r.Float64()*0.4)
+	}
 	if !e.active(t) {
 		return o
 	}
@@ -97,6 +100,9 @@ var classOutcomes = map[string]func(e *emitter, o *outcome, q request){
 			o.slow = 1.8 + r.Float64()
 			o.quality = r.Float64() < 0.4+e.failP*0.6
 			o.guardrail = o.quality && r.Float64() < 0.35
+			if e.w.Has(QualityOnly) {
+				o.slow, o.guardrail = 1, false
+			}
 		}
 	},
 	"retrieval_latency": func(e *emitter, o *outcome, q request) {
@@ -363,16 +369,21 @@ func (e *emitter) dbSpan(trace, parent string, at time.Time, o outcome, v string
 func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v string) time.Duration {
 	w, r := e.w, e.r
 	topo := w.Topo
+	if e.retryAttr != "" {
+		return e.inSpanRetryCall(trace, parent, at, o, v)
+	}
 	attempts := 1 + o.retries
 	var total time.Duration
 	for a := 0; a < attempts; a++ {
 		id := e.hex(16)
 		var d time.Duration
 		name, attrs := e.clientCall(o, a)
-		switch topo.Kind {
-		case CalleeLLM:
+		switch {
+		case topo.Kind == CalleeLLM && w.Has(QualityOnly):
+			d = e.lognormal(350)
+		case topo.Kind == CalleeLLM:
 			d = e.lognormal(350 * o.tokens)
-		case CalleeVector:
+		case topo.Kind == CalleeVector:
 			d = e.lognormal(40 * o.calleeSlow)
 		default:
 			d = e.lognormal(25 * o.calleeSlow)
@@ -415,6 +426,44 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 		total += d
 	}
 	return total
+}
+
+// inSpanRetryCall is the call to the dependency of a client that retries
+// inside one span (InSpanRetries): one SDK span as long as every attempt, its retries (or attempts) in the world's attribute, and one log
+// line of the SDK per retry.
+func (e *emitter) inSpanRetryCall(trace, parent string, at time.Time, o outcome, v string) time.Duration {
+	w, r := e.w, e.r
+	topo := w.Topo
+	id := e.hex(16)
+	name, attrs := e.clientCall(o, 0)
+	d := e.lognormal(25 * o.calleeSlow)
+	if topo.Kind == CalleeLLM {
+		d = e.lognormal(350)
+	}
+	for n := 1; n <= o.retries; n++ {
+		d += time.Duration((80 + r.Float64()*40) * float64(time.Millisecond))
+		e.log(at.Add(d), sevInfo, retryLogStyles[e.retryLog](n, topo.CalleeHost), trace, id, topo.Affected, v, nil)
+	}
+	count := o.retries
+	if e.retryAttempts {
+		count++
+	}
+	attrs[e.retryAttr] = count
+	status := 200
+	if o.fail {
+		status = 504
+	}
+	if topo.Kind == CalleeLLM {
+		e.genAIAttrs(attrs, o)
+	} else {
+		setStatusAttr(w.Semconv, attrs, status, o.fail)
+	}
+	// The SDK's own span around its attempts (INTERNAL, as the LLM SDK
+	// instrumentations write it); the request's failure is its server
+	// span's. A client span failing at its usual call rate would read as
+	// a dependency that failed, which a retried call cannot be told from.
+	e.span(trace, id, parent, name, kindInternal, at, d, e.resource(topo.Affected, v, at), attrs)
+	return d
 }
 
 func maxInt(a, b int) int {

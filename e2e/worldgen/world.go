@@ -51,6 +51,22 @@ const (
 	MarkerText         Variant = "marker-text-in-logs-and-attributes"
 	PromptInjection    Variant = "prompt-injection-in-logs"
 	SharedDependency   Variant = "neighbour-shares-the-dependency"
+
+	// Shapes of issue 35: where the regression shows. Each leaves the right
+	// answer alone; they are drawn from their own stream (drawShapes), so a
+	// world without one is written as before.
+	//
+	// QualityOnly: a prompt regression that shows only in the model call's
+	// attributes (tokens, finish reason, evaluation scores), HTTP 200 and
+	// the same latency throughout.
+	QualityOnly Variant = "quality-only"
+	// InSpanRetries: a retry storm whose client retries inside one span
+	// (a retry-count attribute, the SDK's retry log lines), no span per attempt.
+	InSpanRetries Variant = "retries-inside-one-span"
+	// OneEndpoint: a bad release that breaks one endpoint of several.
+	OneEndpoint Variant = "one-endpoint-broken"
+	// EarlierEpisode: a latency block that began and ended before the onset.
+	EarlierEpisode Variant = "earlier-episode-before-the-onset"
 )
 
 // Semconv is the OpenTelemetry semantic-convention generation a world's
@@ -161,6 +177,7 @@ func Draw(seed uint64, i int) World {
 	w.drawDeploys(r)
 	w.drawFalseMarkers()
 	w.BurnRate = math.Round((1.5+r.Float64()*30)*10) / 10
+	w.drawShapes(rand.New(rand.NewPCG(seed^0x35, uint64(i)+35)))
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w
@@ -232,6 +249,28 @@ func (w *World) drawVariants(r *rand.Rand) {
 	}
 	if r.Float64() < 0.25 {
 		w.add(PromptInjection)
+	}
+}
+
+// drawShapes draws the shapes of issue 35 from their own stream rs, so that
+// the draws of every other part of the world are as they were.
+func (w *World) drawShapes(rs *rand.Rand) {
+	switch u := rs.Float64(); w.Class {
+	case "prompt_regression":
+		if u < 0.5 {
+			w.add(QualityOnly)
+		}
+	case "retry_storm":
+		if u < 0.5 {
+			w.add(InSpanRetries)
+		}
+	case "bad_release":
+		if u < 0.4 && len(w.Topo.Endpoints) > 2 {
+			w.add(OneEndpoint)
+		}
+	}
+	if deploymentClass(w.Class) && w.Onset.Sub(w.Start) >= 70*time.Minute && rs.Float64() < 0.3 {
+		w.add(EarlierEpisode)
 	}
 }
 

@@ -36,6 +36,7 @@ const (
 	GateProcessRestart    = "gate.process_restart"
 	GateResourcePressure  = "gate.resource_pressure"
 	GateRuntimeSaturation = "gate.runtime_saturation"
+	GateQualityClasses    = "gate.quality_classes"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

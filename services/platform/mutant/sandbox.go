@@ -28,6 +28,39 @@ const (
 	// signature under way before a later deploy whose failures read as new
 	// is moved past).
 	SandboxSignatureRest = "sandbox.signature_rest"
+	// SandboxOperationOnset is the overview's taking the earliest significant
+	// departure of one operation (span name × kind, route, RPC method) as the
+	// onset where it is earlier than the service aggregate's (or the
+	// aggregate found none).
+	SandboxOperationOnset = "sandbox.operation_onset"
+	// SandboxOperationBonferroni is the correction of the operations'
+	// departures for the number of series looked at (binomial tail at most
+	// OperationAlpha / N).
+	SandboxOperationBonferroni = "sandbox.operation_bonferroni"
+	// SandboxRetryAttributes is the retry count's reading of span
+	// attributes that count retries or attempts (without it only log lines
+	// and client spans count).
+	SandboxRetryAttributes = "sandbox.retry_attributes"
+	// SandboxOperationSplit is the placing of an operation's onset at the
+	// best split of its series (without it, stray background errors of a
+	// thin series place it ahead of the real rise and of the release).
+	SandboxOperationSplit = "sandbox.operation_split"
+	// SandboxQualityOnset is the overview's taking an attribute's shift as
+	// the onset where it is earlier than every error or latency departure.
+	SandboxQualityOnset = "sandbox.quality_onset"
+	// SandboxQualityBonferroni is the correction of the attributes' shifts
+	// for the number of series looked at.
+	SandboxQualityBonferroni = "sandbox.quality_bonferroni"
+	// SandboxEpisodeSplit is the onset's looking for its whole-series split
+	// only after the last earlier departure that recovered.
+	SandboxEpisodeSplit = "sandbox.episode_split"
+	// SandboxOperationBucketTest is the binomial test of each bucket of an
+	// operation's series (Margins.BucketAlpha): one stray error in a thin
+	// series is no departure.
+	SandboxOperationBucketTest = "sandbox.operation_bucket_test"
+	// SandboxRetryAttempts is the counting of a client span's retry
+	// attribute as attempts to its peer (the calls per peer).
+	SandboxRetryAttempts = "sandbox.retry_attempts"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -46,4 +79,22 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestRefineLeavesPooledOnsets"},
 	{Name: SandboxSignatureRest, Check: "the signature-aware onset moves an onset later only past the known signatures' background",
 		KilledBy: "test:services/sandbox:./internal/tools:TestSignatureOnsetGuards"},
+	{Name: SandboxOperationOnset, Check: "a regression confined to one operation places the onset the service aggregate misses",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOneOperationOfThreeFailingPlacesTheOnset"},
+	{Name: SandboxOperationBonferroni, Check: "many quiet operation series place no chance onset (Bonferroni over the series)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQuietOperationsPlaceNoOnset"},
+	{Name: SandboxRetryAttributes, Check: "retries counted in a span attribute (no client span per attempt) show as a retry rise",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRetryRiseCountsEverySource"},
+	{Name: SandboxOperationSplit, Check: "stray background errors of a thin operation series do not place its onset ahead of the real rise",
+		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorsDoNotLeadTheOnset"},
+	{Name: SandboxQualityOnset, Check: "a regression that shows only in the attributes of the service's spans (HTTP 200 throughout) places the onset",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQualityShiftPlacesTheOnset"},
+	{Name: SandboxQualityBonferroni, Check: "attributes that only wander place no onset (Bonferroni over the series)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQuietAttributesShiftNothing"},
+	{Name: SandboxEpisodeSplit, Check: "an earlier episode that began and ended before the onset stays out of it (two back-to-back episodes)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestBaselineHoldingAnEarlierEpisode"},
+	{Name: SandboxOperationBucketTest, Check: "one stray error a few minutes before a thin operation's real rise does not lead its onset",
+		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorBeforeTheRise"},
+	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
 }

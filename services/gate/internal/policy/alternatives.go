@@ -161,27 +161,25 @@ const MinRetryCallRatio = 2.0
 var callVolumeClasses = []string{"retry_storm"}
 
 // callVolumeReasons: a retry-storm diagnosis holds only when the sandbox
-// measured the calls to some peer, per inbound request, at MinRetryCallRatio
-// or more of their baseline since the onset.
+// measured the retries per inbound request at MinRetryCallRatio or more of
+// their baseline since the onset, counted from any source: the calls to
+// some peer (client spans, one per attempt), or a span attribute that counts
+// retries or attempts, or the retry log lines of the service's clients
+// (contracts.RetryRise: a client that retries inside one span).
 func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(callVolumeClasses, in.Review.Best.Class) {
 		return nil
 	}
-	var peak, inbound *float64
-	var peer string
-	for _, e := range ev {
-		if e.Service != svc {
-			continue
-		}
-		if r := e.Facts.PeakCallRatio; r != nil && (peak == nil || *r > *peak) {
-			peak, peer = r, e.Facts.PeakCallPeer
-		}
-		if r := e.Facts.TrafficRatio; r != nil && (inbound == nil || *r > *inbound) {
-			inbound = r
+	peak, peer, inbound, retries := callFacts(svc, ev)
+	if retries != nil {
+		inputs["retry_source"] = retries.Source + " " + retries.Key
+		inputs["retry_ratio"] = ftoa(retries.Ratio)
+		if retries.Ratio >= MinRetryCallRatio {
+			return nil
 		}
 	}
 	if peak == nil {
-		return []string{"no evidence measured the calls of " + svc + " to its peers against their baseline: a retry storm cannot be told from a failure that leaves the calls as they were"}
+		return []string{"no evidence measured the calls of " + svc + " to its peers or its retries against their baseline: a retry storm cannot be told from a failure that leaves the calls as they were"}
 	}
 	inputs["peak_call_ratio"] = ftoa(*peak)
 	inputs["peak_call_peer"] = peer
@@ -192,9 +190,33 @@ func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs m
 		inputs["calls_per_request_ratio"] = strconv.FormatFloat(perRequest, 'f', 2, 64)
 	}
 	if perRequest < MinRetryCallRatio {
-		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(perRequest, 'f', 2, 64) + "x" + why + " (to " + peer + ") since the onset, under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
+		also := ""
+		if retries != nil {
+			also = "; retries per inbound request (" + retries.Source + " " + strconv.Quote(retries.Key) + ") rose " + ftoa(retries.Ratio) + "x"
+		}
+		return []string{"the calls of " + svc + " rose at most " + strconv.FormatFloat(perRequest, 'f', 2, 64) + "x" + why + " (to " + peer + ") since the onset" + also + ", under " + ftoa(MinRetryCallRatio) + "x: no retry storm multiplied them"}
 	}
 	return nil
+}
+
+// callFacts are the highest peak call ratio of svc's evidence and its peer,
+// the highest inbound traffic ratio and the highest retry rise.
+func callFacts(svc string, ev []contracts.EvidenceV1) (peak *float64, peer string, inbound *float64, retries *contracts.RetryRise) {
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		if r := e.Facts.PeakCallRatio; r != nil && (peak == nil || *r > *peak) {
+			peak, peer = r, e.Facts.PeakCallPeer
+		}
+		if r := e.Facts.TrafficRatio; r != nil && (inbound == nil || *r > *inbound) {
+			inbound = r
+		}
+		if r := e.Facts.Retries; r != nil && (retries == nil || r.Ratio > retries.Ratio) {
+			retries = r
+		}
+	}
+	return peak, peer, inbound, retries
 }
 
 // Pool-exhaustion thresholds: the service's own connection-pool spans (see

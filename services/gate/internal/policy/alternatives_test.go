@@ -141,21 +141,26 @@ func TestRetryStormNeedsMoreCalls(t *testing.T) {
 		ratio   *float64
 		inbound *float64
 		allow   bool
+		retries *contracts.RetryRise
 	}{
-		{"calls multiplied", "retry_storm", ptr(4.5), nil, true},
-		{"calls at twice their rate", "retry_storm", ptr(2.0), nil, true},
-		{"calls just under twice", "retry_storm", ptr(1.99), nil, false},
-		{"calls as usual", "retry_storm", ptr(1.0), nil, false},
-		{"not measured", "retry_storm", nil, nil, false},
-		{"a bad release needs no more calls", "bad_release", ptr(1.0), nil, true},
-		{"calls rose with a surge of requests: the same calls per request", "retry_storm", ptr(2.2), ptr(2.09), false},
-		{"calls multiplied per request while requests rose a little", "retry_storm", ptr(4.5), ptr(1.3), true},
-		{"requests fell: the calls are not divided up", "retry_storm", ptr(2.0), ptr(0.8), true},
+		{"calls multiplied", "retry_storm", ptr(4.5), nil, true, nil},
+		{"calls at twice their rate", "retry_storm", ptr(2.0), nil, true, nil},
+		{"calls just under twice", "retry_storm", ptr(1.99), nil, false, nil},
+		{"calls as usual", "retry_storm", ptr(1.0), nil, false, nil},
+		{"not measured", "retry_storm", nil, nil, false, nil},
+		{"a bad release needs no more calls", "bad_release", ptr(1.0), nil, true, nil},
+		{"calls rose with a surge of requests: the same calls per request", "retry_storm", ptr(2.2), ptr(2.09), false, nil},
+		{"calls multiplied per request while requests rose a little", "retry_storm", ptr(4.5), ptr(1.3), true, nil},
+		{"requests fell: the calls are not divided up", "retry_storm", ptr(2.0), ptr(0.8), true, nil},
+		// Retries inside one span: no client span per attempt, the calls as usual.
+		{"retries counted in a span attribute", "retry_storm", ptr(0.8), nil, true, &contracts.RetryRise{Source: "attribute", Key: "llm.retry_count", Since: 1.9, Baseline: 0.02, Ratio: 95, Events: 300}},
+		{"the SDK's retry log lines", "retry_storm", nil, nil, true, &contracts.RetryRise{Source: "logs", Key: "retry log lines", Since: 2, Baseline: 0.5, Ratio: 4, Events: 80}},
+		{"retries just under twice their baseline", "retry_storm", ptr(0.8), nil, false, &contracts.RetryRise{Source: "attribute", Key: "http.request.resend_count", Since: 0.199, Baseline: 0.1, Ratio: 1.99, Events: 40}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()
 			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
-			in.Evidence[0].Facts.PeakCallRatio, in.Evidence[0].Facts.TrafficRatio = tc.ratio, tc.inbound
+			in.Evidence[0].Facts.PeakCallRatio, in.Evidence[0].Facts.TrafficRatio, in.Evidence[0].Facts.Retries = tc.ratio, tc.inbound, tc.retries
 			d := policy.Evaluate(in)
 			if tc.allow {
 				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)

@@ -77,6 +77,17 @@ const (
 	// process.runtime.* and others) rose RuntimeRise times or more since
 	// the onset: the process is short of CPU or memory.
 	FeatRuntimeRise Feature = "a runtime attribute rose since the onset (process.cpu.utilization, jvm.memory.used, go.memory.used, container.cpu.usage, process.runtime.*)"
+	// FeatRetryRise: the overview's retry count (a span attribute counting
+	// retries or attempts, or the retry log lines of the service's clients)
+	// rose per inbound request since the onset (facts.retries).
+	FeatRetryRise Feature = "retries per inbound request rose since the onset (a retry-count attribute or retry log lines)"
+	// FeatAnswerShift: an attribute of the model call's answers shifted
+	// (gen_ai.* / llm.* token counts, finish reasons, prompt or template
+	// attributes) while the service answered (facts.quality_shifts).
+	FeatAnswerShift Feature = "the model call's answers shifted since the onset (gen_ai.usage.*, finish reason, prompt attributes)"
+	// FeatSettingShift: an attribute naming a setting, flag or variant
+	// shifted since the onset (facts.quality_shifts).
+	FeatSettingShift Feature = "a setting, flag or variant attribute of the service's spans shifted since the onset"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on

@@ -11,6 +11,7 @@ package rules
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -164,16 +165,16 @@ var Table = []Rule{
 	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatResend) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
-		}, []Signal{SigRetry}, true, []Feature{FeatResend}},
+			return o.Deploy && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
+		}, []Signal{SigRetry}, true, []Feature{FeatResend, FeatRetryRise}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
 	// or the prompt signal, after a deployment.
 	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and the model's answers changed: traces point at the prompt or the model call",
 		func(o Observations) bool {
 			r, _ := o.rate()
-			return o.Deploy && (o.has(SigPrompt) || o.feat(FeatModelSlow) && r < HighErrorRate)
-		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow}},
+			return o.Deploy && (o.has(SigPrompt) || (o.feat(FeatModelSlow) || o.feat(FeatAnswerShift)) && r < HighErrorRate)
+		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow, FeatAnswerShift}},
 	// config_regression reads FeatConfigChange (the marker says the release
 	// changed configuration), FeatNewHost (the new release calls a host
 	// never called before) or failing database calls (FeatDB: the database
@@ -181,8 +182,8 @@ var Table = []Rule{
 	// deployment.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.has(SigConfig))
-		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB}},
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.feat(FeatSettingShift) || o.has(SigConfig))
+		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift}},
 	// resource_saturation reads FeatRuntimeRise (a runtime attribute of
 	// the service's spans rose: CPU utilization, memory in use, GC time),
 	// FeatEvenSlow (every endpoint slower, no dependency span dominates)
@@ -292,7 +293,47 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	if ids := runtimeRise(evidence); len(ids) > 0 {
 		o.Features[FeatRuntimeRise] = ids
 	}
+	shiftFeatures(o.Features, evidence)
 	return o
+}
+
+// RetryRise is the rise of retries per inbound request (facts.retries) at
+// or above which FeatRetryRise holds: the gate's retry-storm threshold.
+const RetryRise = 2.0
+
+// answerAttr and settingAttr name the attributes of a model's answers and
+// of a setting, flag or variant.
+var (
+	answerAttr  = regexp.MustCompile(`(?i)(gen_ai|llm|prompt|token|completion|finish|model|answer|response)`)
+	settingAttr = regexp.MustCompile(`(?i)(config|setting|flag|feature|variant|experiment|option|mode)`)
+)
+
+// shiftFeatures sets FeatRetryRise, FeatAnswerShift and FeatSettingShift
+// from the overviews' retry and quality facts.
+func shiftFeatures(feats map[Feature][]string, evidence []loop.Evidence) {
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview {
+			continue
+		}
+		if r := e.Facts.Retries; r != nil && r.Ratio >= RetryRise {
+			feats[FeatRetryRise] = append(feats[FeatRetryRise], e.ID)
+		}
+		for _, q := range e.Facts.QualityShifts {
+			switch {
+			case answerAttr.MatchString(q.Attribute):
+				feats[FeatAnswerShift] = appendOnce(feats[FeatAnswerShift], e.ID)
+			case settingAttr.MatchString(q.Attribute):
+				feats[FeatSettingShift] = appendOnce(feats[FeatSettingShift], e.ID)
+			}
+		}
+	}
+}
+
+func appendOnce(ids []string, id string) []string {
+	if slices.Contains(ids, id) {
+		return ids
+	}
+	return append(ids, id)
 }
 
 // runtimeRise returns the ids of the overviews whose runtime_saturation

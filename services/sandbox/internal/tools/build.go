@@ -334,7 +334,9 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	}
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
-	st, err := overviewBase(c, resps[:overviewQueries])
+	keys, retry := sampleKeys(resps[overviewQueries-1])
+	base := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
+	st, err := overviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
 	if err != nil {
 		return Output{}, err
 	}
@@ -345,7 +347,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	} else {
 		// The follow-up stages: the onset's own spans, then the traces
 		// that tell propagation from a shared cause.
-		follow := resps[overviewQueries:]
+		follow := resps[base:]
 		if len(follow) > 0 {
 			rows, err := rawRows(follow, 0)
 			if err != nil {
@@ -359,13 +361,17 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
 		f.Release, f.FailingDependencies = st.release, st.failingDeps
-		f.PeakCallRatio, f.PeakCallPeer = st.peakCall, st.peakPeer
+		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
 	}
 	f.Onset = on.At
+	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, departureFacts(st.departures), qualityFacts(st.quality)
+	if on.Quality && len(st.quality) > 0 {
+		f.OnsetAttribute = st.quality[0].fact.Attribute
+	}
 	lines := overviewLines(f, on, propLine)
 	if st.runtimeRefused != "" {
 		lines = append(lines, "runtime attributes not measured: SigNoz refused the query ("+compact.Quote(st.runtimeRefused)+")")
@@ -460,6 +466,12 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 			on.BaselineFrom.Format(time.RFC3339), on.BaselineMinutes, fmtF(on.BaselineRequests), on.BucketMinutes, fmtF(on.BaselineErrorRate), fmtF(on.BaselineP95Ms)))
 	}
 	lines = append(lines, onsetLines(on)...)
+	if len(f.Departures) > 0 {
+		lines = append(lines, departuresLine(f.Departures))
+	}
+	if len(f.QualityShifts) > 0 {
+		lines = append(lines, qualityLine(f.QualityShifts))
+	}
 	if f.TrafficRatio != nil {
 		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
 	}
@@ -474,6 +486,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if f.PeakCallRatio != nil {
 		lines = append(lines, "calls to "+compact.Quote(f.PeakCallPeer)+" since the onset vs baseline: "+fmtF(*f.PeakCallRatio)+"x (the peer whose calls rose most)")
+	}
+	if r := f.Retries; r != nil {
+		lines = append(lines, retryLine(r))
 	}
 	if p := f.ConnectionPool; p != nil {
 		lines = append(lines, poolLine(p))
@@ -530,10 +545,15 @@ func onsetLines(on Onset) []string {
 	switch {
 	case on.At == nil:
 		return []string{"onset: none found (" + on.Reason + ")"}
+	case on.Quality:
+		lines = []string{fmt.Sprintf("onset: %s (%s of an attribute of the service's own spans, no error or latency departure earlier: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
 	case on.Pooled:
 		lines = []string{fmt.Sprintf("onset: %s (%s; pooled: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
 	default:
 		lines = []string{fmt.Sprintf("onset: %s (%s; thresholds error_rate >= %s or p95_ms >= %s for %d buckets)", on.At.Format(time.RFC3339), on.Signal, fmtF(on.ErrorThreshold), fmtF(on.P95ThresholdMs), DefaultMargins.Sustain)}
+	}
+	if on.Operation != "" {
+		lines = append(lines, "onset placed by one operation's own series, "+compact.Quote(on.Operation)+" (the service aggregate placed none earlier)")
 	}
 	if on.Signatures != "" {
 		lines = append(lines, "onset "+on.Signatures)

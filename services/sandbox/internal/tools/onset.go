@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"agentk/platform/mutant"
 )
 
 // Minute is one minute of a service's traffic. Counts are of the spans SigNoz
@@ -45,6 +47,13 @@ type Margins struct {
 	// Tolerance is how many buckets back on baseline a regression may show
 	// before it counts as over (sampled data is noisy).
 	Tolerance int
+	// BucketAlpha, when set, also asks of a bucket off in its error rate
+	// that its errors be that unlikely under the baseline's rate (at least
+	// half an error over the baseline's requests; binomial tail): in a thin
+	// series with no error in its baseline one stray error would otherwise
+	// fill a bucket past the margins. Operations' series set it
+	// (operationMargins); the service's own leaves it 0.
+	BucketAlpha float64
 }
 
 // DefaultMargins are stated in the README: error rate ≥ 2× baseline and +5
@@ -87,6 +96,14 @@ type Onset struct {
 	// Signatures says, when SignatureOnset moved the onset later to where
 	// errors of new status signatures begin, from where and why.
 	Signatures string
+	// Operation names the operation whose own series placed the onset
+	// (operationDepartures), empty for the service aggregate's.
+	Operation string
+	// Quality is set when an attribute's shift placed the onset
+	// (earliestWithQuality), Signal then "mean" or "value_share".
+	Quality bool
+	// opFilter selects that operation's spans (refineQuery reads only them).
+	opFilter string
 }
 
 type bucket struct {
@@ -107,6 +124,7 @@ type baseline struct {
 	p95      float64 // NaN when unknown
 	errThr   float64
 	p95Thr   float64 // +Inf when unknown
+	alpha    float64 // Margins.BucketAlpha
 }
 
 // bucketWidth is the smallest width from 1, 2, 3, 5, 10, 15 minutes (up to
@@ -192,6 +210,7 @@ func baselineOf(bs []bucket, m Margins) baseline {
 		b.errRate = errs / req
 	}
 	b.errThr = math.Max(b.errRate*m.ErrorRateFactor, b.errRate+m.ErrorRateAbs)
+	b.alpha = m.BucketAlpha
 	var p []float64
 	for _, x := range kept {
 		if !math.IsNaN(x.p95) {
@@ -221,7 +240,7 @@ func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
 	if requests < minReq || requests <= 0 {
 		return ""
 	}
-	if errors/requests >= b.errThr {
+	if b.errorsOff(requests, errors) {
 		return "error_rate"
 	}
 	if !math.IsNaN(p95) && p95 >= b.p95Thr {
@@ -230,13 +249,26 @@ func (b baseline) off(requests, errors, p95 float64, minReq float64) string {
 	return ""
 }
 
+// errorsOff reports whether errors in requests are off the baseline: at or
+// above the threshold and, with alpha set, unlikely under its rate.
+func (b baseline) errorsOff(requests, errors float64) bool {
+	if errors/requests < b.errThr {
+		return false
+	}
+	if b.alpha <= 0 || mutant.Off(mutant.SandboxOperationBucketTest) {
+		return true
+	}
+	p0 := math.Max(b.errRate, 0.5/math.Max(b.requests, 1))
+	return binomTail(int(math.Round(errors)), int(math.Round(requests)), math.Min(p0, 1)) <= b.alpha
+}
+
 func (b baseline) offAs(x bucket, m Margins, sig string) bool {
 	if x.requests < m.MinRequests || x.requests <= 0 {
 		return false
 	}
 	switch sig {
 	case "error_rate":
-		return x.errors/x.requests >= b.errThr
+		return b.errorsOff(x.requests, x.errors)
 	case "p95":
 		return !math.IsNaN(x.p95) && x.p95 >= b.p95Thr
 	}
@@ -507,7 +539,12 @@ func (o *onsetSearch) place(i, first int, d departure) Onset {
 	// A regression that fills much of the data contaminates the baseline so
 	// that its start is found late: the best single split of the whole
 	// series before the alert says where it really began.
-	if s := splitPoint(active, o.alertAt, d.sig); s >= 0 && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
+	// The split is looked for only after the last departure that
+	// recovered: an earlier episode that began and ended before the
+	// candidate is no part of this one (two back-to-back episodes,
+	// TestBaselineHoldingAnEarlierEpisode).
+	lo := o.afterRecovered(i)
+	if s := splitPoint(active[lo:], o.alertAt, d.sig) + lo; s >= lo && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
 		early := baselineOf(o.backward(active[s].At), m)
 		if !early.enough(m) {
 			return o.short(early, fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
@@ -526,6 +563,20 @@ func (o *onsetSearch) place(i, first int, d departure) Onset {
 		Reason: fmt.Sprintf("%s left its baseline at %s and stayed off for %d buckets of %d min (baseline %d min, %s sampled requests)",
 			d.sig, at.Format(time.RFC3339), d.n, o.w, base.minutes, fmtF(base.requests)),
 	}
+}
+
+// afterRecovered is the index right after the last minute before i that
+// belongs to a departure that recovered (0 when none does).
+func (o *onsetSearch) afterRecovered(i int) int {
+	if mutant.Off(mutant.SandboxEpisodeSplit) {
+		return 0
+	}
+	for j := i - 1; j >= 0; j-- {
+		if o.excluded[j] {
+			return j + 1
+		}
+	}
+	return 0
 }
 
 // splitPoint is the index of the minute that best splits the series before

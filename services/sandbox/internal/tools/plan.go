@@ -194,7 +194,8 @@ func AggregationExpr(agg string) string {
 // version and status message, the client spans and their errors by peer,
 // the pool spans (count and p95) and their errors, the entry spans by
 // version and process.pid, the logs that name a resource under pressure,
-// and the runtime attributes' per-minute means (RuntimeAttributes).
+// the runtime attributes' per-minute means (RuntimeAttributes) and the
+// operations' series (operationQueries).
 func releaseQueries(c Call, ow Window) []Query {
 	svc := serviceFilter(c.Service)
 	from, to := ow.From.UnixMilli(), ow.To.UnixMilli()
@@ -218,8 +219,9 @@ func releaseQueries(c Call, ow Window) []Query {
 			series(qPeerErrs+"_"+k, and(svc, clientSpans, "has_error = true"), one, byPeer, 50))
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
-	return append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
-		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow))
+	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
+		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow)),
+		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
 // PlanCall returns the queries answering c and its deep link under linkBase.

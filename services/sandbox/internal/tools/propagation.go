@@ -56,11 +56,19 @@ type overviewState struct {
 	// peakCall is the highest rise of the calls to one peer, peakPeer that peer.
 	peakCall *float64
 	peakPeer string
+	// retries is the retry source that rose most per inbound request.
+	retries *contracts.RetryRise
+	// departures are the operations that left their own baseline.
+	departures []opDeparture
+	// quality are the attributes of the service's spans that shifted.
+	quality []qualityDeparture
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
 }
 
-func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
+// overviewBase derives the state from the first stage's answers (resps) and
+// the quality stage's (qual, one per key of qualityKeys of the sample).
+func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) {
 	var st overviewState
 	var err error
 	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
@@ -71,6 +79,19 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 		return st, err
 	}
 	st.onset = SignatureOnset(FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
+	peerEnd := 11 + 2*len(PeerKeys)
+	ops, filters, err := operationSeries(resps[peerEnd+5 : peerEnd+5+2*len(operationKeys)])
+	if err != nil {
+		return st, err
+	}
+	st.departures = operationDepartures(ops, filters, c.StartsAt, DefaultMargins)
+	st.onset = earliestOnset(st.onset, st.departures)
+	keys, retry := sampleKeys(resps[overviewQueries-1])
+	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
+	if st.quality, err = qualityDepartures(keys, qual[:min(len(qual), len(keys))], c.StartsAt, DefaultMargins); err != nil {
+		return st, err
+	}
+	st.onset = earliestWithQuality(st.onset, st.quality)
 	if st.onset.At == nil {
 		return st, nil
 	}
@@ -80,9 +101,13 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
 		return st, err
 	}
-	peerEnd := 11 + 2*len(PeerKeys)
 	peers, err := peerSeries(resps[11:peerEnd])
 	if err != nil {
+		return st, err
+	}
+	// A client that retries inside one span makes as many attempts as
+	// the span's retry count says: the calls to its peer are the attempts.
+	if err := addRetryAttempts(peers, qual[min(len(qual), len(keys)+len(retry)):]); err != nil {
 		return st, err
 	}
 	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
@@ -96,6 +121,13 @@ func overviewBase(c Call, resps []signoz.Response) (overviewState, error) {
 	}
 	st.runtimeRefused = resps[peerEnd+4].Refused
 	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
+		return st, err
+	}
+	inbound, err := inboundMinutes(resps[6], resps[9], st.onset.BaselineFrom, *st.onset.At)
+	if err != nil {
+		return st, err
+	}
+	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
 		return st, err
 	}
 	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
@@ -125,13 +157,21 @@ var traceFields = []signoz.FieldKey{
 // the onset on; after those, every span of their traces.
 func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 	return func(resps []signoz.Response) ([]Query, error) {
-		st, err := overviewBase(c, resps[:overviewQueries])
+		// The quality stage first: the series of the attributes the
+		// sample shows (it places the onset, so it precedes the rest).
+		keys, retry := sampleKeys(resps[overviewQueries-1])
+		if len(resps) == overviewQueries && len(keys)+len(retry) > 0 {
+			svc, ow := serviceFilter(c.Service), OnsetWindow(c)
+			return append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), nil
+		}
+		base := overviewQueries + stageTwoCount(keys, retry)
+		st, err := overviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
 		if err != nil || st.onset.At == nil {
 			return nil, err
 		}
 		from, to := st.onset.At.UnixMilli(), c.Incident.To.UnixMilli()
 		switch len(resps) {
-		case overviewQueries:
+		case base:
 			// The onset's own spans first (RefineOnset), then the failing
 			// spans of each examined service.
 			qs := []Query{refineQuery(c, st.onset)}
@@ -140,11 +180,11 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			return qs, nil
-		case overviewQueries + 1 + len(st.examined):
+		case base + 1 + len(st.examined):
 			if len(st.examined) == 0 {
 				return nil, nil
 			}
-			ids, err := failingTraces(c, lim, st, resps[overviewQueries+1:])
+			ids, err := failingTraces(c, lim, st, resps[base+1:])
 			if err != nil {
 				return nil, err
 			}

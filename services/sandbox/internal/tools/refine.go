@@ -28,12 +28,13 @@ const (
 var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number")}
 
 // refineQuery asks for the affected service's spans from the onset over the
-// departure's first Sustain buckets (those FindOnset saw off), oldest first.
+// departure's first Sustain buckets (those FindOnset saw off), oldest first;
+// for an operation's onset, that operation's spans only.
 func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
 	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
 	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker)}, Limit: RefineSpans, SelectFields: refineFields,
+		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.opFilter)}, Limit: RefineSpans, SelectFields: refineFields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
 
 }

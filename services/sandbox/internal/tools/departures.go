@@ -1,0 +1,355 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/platform/mutant"
+	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// Departures per operation: a regression confined to one operation of
+// several (a config release breaking one RPC, one route) is diluted in the
+// service's aggregate series and may never leave its margins. Each
+// operation's own series (span name × kind, http.route, rpc.method) is
+// judged by FindOnset with the service's margins, and a departure counts
+// only when it is significant after a Bonferroni correction for the number
+// of series looked at: its binomial tail probability is at most
+// OperationAlpha / N. The onset is the earliest of the service's own and
+// every significant operation's (DESIGN rule 16: a signal may move the
+// onset earlier, never later).
+const (
+	// OperationAlpha is the family-wise chance of an onset from noise over
+	// every operation series of one overview.
+	OperationAlpha = 0.001
+	// MaxOperationSeries bounds the series of each grouping read.
+	MaxOperationSeries = 50
+)
+
+// Operation keys: span name and kind, the HTTP route and the RPC method.
+var operationKeys = [][]string{{"name", "kind_string"}, {"http.route"}, {"rpc.method"}}
+
+// operationQueries are the per-minute series of the service's operations:
+// count and p95, and errors, for each grouping of operationKeys.
+func operationQueries(svc string, from, to int64) []Query {
+	two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
+	one := []signoz.Aggregation{{Expression: "count()"}}
+	var qs []Query
+	for _, keys := range operationKeys {
+		var by []signoz.FieldKey
+		for _, k := range keys {
+			if k == "name" || k == "kind_string" {
+				by = append(by, span(k, "string"))
+			} else {
+				by = append(by, signoz.FieldKey{Name: k, FieldContext: "attribute", FieldDataType: "string"})
+			}
+		}
+		name := "per_minute_op_" + strings.Join(keys, "_")
+		series := func(n, f string, aggs []signoz.Aggregation) Query {
+			return Query{Name: n, Optional: len(keys) == 1, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+				Filter: signoz.Filter{Expression: f}, Aggregations: aggs, GroupBy: by, Limit: MaxOperationSeries})}
+		}
+		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
+	}
+	return qs
+}
+
+// labelJoin names a series by the values of every key, joined by " ".
+func labelJoin(keys ...string) labelFunc {
+	return func(s signoz.Series) string {
+		var parts []string
+		for _, k := range keys {
+			v := labelOf(k)(s)
+			if v == "" {
+				return ""
+			}
+			parts = append(parts, v)
+		}
+		return strings.Join(parts, " ")
+	}
+}
+
+// operationSeries reads the per-minute series of every operation, named
+// "name KIND", "route <r>" or "rpc <m>", and the filter that selects each
+// one's spans. A grouping SigNoz refused (an attribute it never saw) has no
+// series.
+func operationSeries(resps []signoz.Response) (map[string][]Minute, map[string]string, error) {
+	out, filters := map[string][]Minute{}, map[string]string{}
+	for i, keys := range operationKeys {
+		if resps[2*i].Refused != "" || resps[2*i+1].Refused != "" {
+			continue
+		}
+		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelJoin(keys...))
+		if err != nil {
+			return nil, nil, err
+		}
+		prefix := map[string]string{"http.route": "route ", "rpc.method": "rpc "}[keys[0]]
+		for op, ms := range by {
+			slices.SortFunc(ms, func(x, y Minute) int { return x.At.Compare(y.At) })
+			out[prefix+op] = ms
+		}
+		if err := operationFilters(resps[2*i], keys, prefix, filters); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, filters, nil
+}
+
+// operationFilters records, for each series of resp, the filter selecting
+// its spans: every group-by key equal to the series' value.
+func operationFilters(resp signoz.Response, keys []string, prefix string, filters map[string]string) error {
+	res, err := resp.TimeSeries()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	for _, r := range res {
+		for _, b := range r.Aggregations {
+			for _, s := range b.Series {
+				g := labelJoin(keys...)(s)
+				if g == "" {
+					continue
+				}
+				var conds []string
+				for _, k := range keys {
+					conds = append(conds, k+" = "+Quote(labelOf(k)(s)))
+				}
+				filters[prefix+g] = and(conds...)
+			}
+		}
+	}
+	return nil
+}
+
+// opDeparture is one operation's significant departure.
+type opDeparture struct {
+	op string
+	on Onset
+	p  float64
+	// before and since are the signal's figures in the baseline and from the onset on.
+	before, since float64
+}
+
+// operationDepartures returns every operation whose series departs from its
+// baseline, under way by the alert, significant at OperationAlpha / N for N
+// the operations with enough baseline to be judged; earliest first.
+func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
+	var found []opDeparture
+	n := 0
+	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
+	if mutant.Off(mutant.SandboxOperationBonferroni) {
+		m.BucketAlpha = OperationBucketAlpha
+	}
+	for _, op := range sortedKeys(ops) {
+		on := FindOnset(ops[op], alertAt, m)
+		if on.Short {
+			continue
+		}
+		n++
+		if on.At == nil || on.At.After(alertAt) {
+			continue
+		}
+		on = splitPlaced(ops[op], on, alertAt)
+		d := opDeparture{op: op, on: on}
+		d.p, d.before, d.since = departureP(ops[op], on, alertAt)
+		found = append(found, d)
+	}
+	var out []opDeparture
+	for _, d := range found {
+		if significantAmong(d.p, n) {
+			d.on.Operation, d.on.opFilter = d.op, filters[d.op]
+			out = append(out, d)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y opDeparture) int { return x.on.At.Compare(*y.on.At) })
+	return out
+}
+
+// splitPlaced moves an operation's onset to the best split of its series
+// before the alert (splitPoint: the binomial likelihood ratio of errors, or
+// the CUSUM of signs of the p95), right after the last minute before it,
+// where that split is later than the onset: in a thin series (a few sampled
+// requests a minute, no error in the baseline) one stray error per bucket
+// holds the margins for three buckets ahead of the real rise, and the
+// significance test over the whole run would not tell. The split never moves
+// the service's onset later: earliestOnset takes an operation's onset only
+// where it is earlier than the aggregate's.
+func splitPlaced(ms []Minute, on Onset, alertAt time.Time) Onset {
+	var active []Minute
+	for _, x := range ms {
+		if x.Requests > 0 {
+			active = append(active, x)
+		}
+	}
+	s := splitPoint(active, alertAt, on.Signal)
+	if s <= 0 || !active[s].At.After(*on.At) || active[s].At.After(alertAt) || mutant.Off(mutant.SandboxOperationSplit) {
+		return on
+	}
+	at := active[s-1].At.Add(time.Minute).UTC()
+	if !at.After(*on.At) {
+		return on
+	}
+	on.Reason += fmt.Sprintf("; placed at the best split of the operation's series, %s", at.Format(time.RFC3339))
+	on.At = &at
+	return on
+}
+
+// departureP is the p-value of what the series shows from the onset to the
+// alert against its baseline, by the likelihood-ratio test of two binomial
+// proportions (both estimated, so a short baseline that happened to be
+// clean is no certainty): for an error departure, errors in sampled
+// requests; for a latency departure, minutes with p95 at or above the
+// threshold. With the figures before and since (error rates, or median p95).
+func departureP(ms []Minute, on Onset, alertAt time.Time) (p, before, since float64) {
+	var base, run []Minute
+	for _, x := range ms {
+		switch {
+		case x.Requests <= 0:
+		case x.At.Before(on.BaselineFrom):
+		case x.At.Before(*on.At):
+			base = append(base, x)
+		case !x.At.After(alertAt):
+			run = append(run, x)
+		}
+	}
+	if on.Signal == "p95" {
+		above := func(xs []Minute) (k, n float64) {
+			for _, x := range xs {
+				if !math.IsNaN(x.P95Ms) {
+					n++
+					if x.P95Ms >= on.P95ThresholdMs {
+						k++
+					}
+				}
+			}
+			return k, n
+		}
+		k0, n0 := above(base)
+		k, n := above(run)
+		return riseP(k0, n0, k, n), medianP95(base), medianP95(run)
+	}
+	r0, e0 := sums(base)
+	r, e := sums(run)
+	if r > 0 {
+		since = e / r
+	}
+	if r0 > 0 {
+		before = e0 / r0
+	}
+	return riseP(e0, r0, e, r), before, since
+}
+
+// significantAmong reports whether a departure's p-value is significant
+// among n operations looked at: p ≤ OperationAlpha / n (Bonferroni).
+func significantAmong(p float64, n int) bool {
+	if mutant.Off(mutant.SandboxOperationBonferroni) {
+		return p <= OperationAlpha
+	}
+	return p <= OperationAlpha/float64(max(n, 1))
+}
+
+// binomTail is P(X ≥ k) for X ~ Binomial(n, q).
+func binomTail(k, n int, q float64) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n, q <= 0:
+		return 0
+	case q >= 1:
+		return 1
+	}
+	lf := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	var sum float64
+	for i := k; i <= n; i++ {
+		t := math.Exp(lf(n) - lf(i) - lf(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
+		sum += t
+		if t < sum*1e-12 && float64(i) > float64(n)*q {
+			break
+		}
+	}
+	return math.Min(sum, 1)
+}
+
+// OperationBucketAlpha is the family-wise chance, over the operations, of
+// one bucket's errors being read as off by chance: each operation's buckets
+// are judged at OperationBucketAlpha / N (Margins.BucketAlpha).
+const OperationBucketAlpha = 0.01
+
+// riseP is the one-sided p-value that the proportion k/n is higher than
+// k0/n0 by chance: the binomial likelihood ratio statistic (2·ΔlogL,
+// chi-square with one degree of freedom), 1 when it is not higher.
+func riseP(k0, n0, k, n float64) float64 {
+	if n0 <= 0 || n <= 0 || k/n <= k0/n0 {
+		return 1
+	}
+	ll := func(e, n float64) float64 {
+		if n == 0 || e == 0 || e == n {
+			return 0
+		}
+		p := e / n
+		return e*math.Log(p) + (n-e)*math.Log(1-p)
+	}
+	lr := 2 * (ll(k0, n0) + ll(k, n) - ll(k0+k, n0+n))
+	if lr <= 0 {
+		return 1
+	}
+	return math.Erfc(math.Sqrt(lr/2)) / 2
+}
+
+func medianP95(xs []Minute) float64 {
+	var p []float64
+	for _, x := range xs {
+		if !math.IsNaN(x.P95Ms) {
+			p = append(p, x.P95Ms)
+		}
+	}
+	if len(p) == 0 {
+		return 0
+	}
+	return median(p)
+}
+
+// earliestOnset is the service's onset, or the earliest significant
+// operation departure where that is earlier. A service onset that is
+// unknown for a baseline too short stays unknown: an operation's later
+// departure does not replace a regression already under way.
+func earliestOnset(svc Onset, deps []opDeparture) Onset {
+	// Only an operation's error departure places the onset: a thin
+	// operation's p95 wanders past its margins on a few slow spans (no
+	// per-bucket test holds it yet), and placed a world's onset before its
+	// release (s18-w020); its p95 departures stay facts.
+	i := slices.IndexFunc(deps, func(d opDeparture) bool { return d.on.Signal == "error_rate" })
+	if svc.Short || i < 0 || mutant.Off(mutant.SandboxOperationOnset) {
+		return svc
+	}
+	first := deps[i].on
+	if svc.At == nil || first.At.Before(*svc.At) {
+		first.Reason = fmt.Sprintf("operation %s: %s (service aggregate: %s)", first.Operation, first.Reason, svc.Reason)
+		return first
+	}
+	return svc
+}
+
+// departureFacts are the facts of the significant departures.
+func departureFacts(deps []opDeparture) []contracts.OperationDeparture {
+	var out []contracts.OperationDeparture
+	for _, d := range deps[:min(len(deps), 5)] {
+		out = append(out, contracts.OperationDeparture{Operation: d.op, Signal: d.on.Signal, At: *d.on.At,
+			Before: round(d.before), Since: round(d.since), P: d.p})
+	}
+	return out
+}
+
+// departuresLine says which operations left their own baseline, for the
+// model and the human.
+func departuresLine(deps []contracts.OperationDeparture) string {
+	var parts []string
+	for _, d := range deps {
+		parts = append(parts, fmt.Sprintf("%s %s %s -> %s from %s", compact.Quote(d.Operation), d.Signal, fmtF(d.Before), fmtF(d.Since), d.At.Format(time.RFC3339)))
+	}
+	return "operations off their own baseline (significant over every operation looked at): " + strings.Join(parts, "; ")
+}
