@@ -40,6 +40,15 @@ var knownGaps = map[string]string{
 	// until the alert's own minute, so the rules' before/after split at the
 	// onset sees no even growth and reads unknown (deny, the right verdict).
 	"stranger/rules/diagnoses": "st-even-slowdown-catalog-read: the p95 rise (50 → 95 ms) stays under the onset's 50 ms absolute margin until the alert",
+	// Issue 35's shapes joined the CI worlds (worldgen drawShapes) before the
+	// evidence layer reads all of them: three missed rollbacks (deny, the safe
+	// failure; never a bad rollback), measured on the merged main of session 8:
+	// s18-w076 and s18-w100, retry storms counted inside one span whose
+	// client spans fail at their usual call rate, read as a failed dependency;
+	// s1018-w038, a quality-only prompt regression with under 5 minutes of
+	// data after the change, where the quiet-series test cannot yet tell a
+	// shift from chance.
+	"worlds/persona:oracle/verdicts": "s18-w076, s18-w100 (in-span retry storms read as a failing dependency), s1018-w038 (quality-only, under 5 min after the change): issue 35 open",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the
@@ -184,8 +193,8 @@ func holdTheLine(t *testing.T, corpus string, outs []replay.Outcome) {
 	t.Helper()
 	s := replay.Score(outs)
 	for _, o := range outs {
-		if o.Error != "" || o.BadRollback() {
-			t.Logf("%s %s %s: verdict %s diagnosis %s error %q", corpus, o.Investigator, o.Incident, o.Verdict, o.Diagnosis, o.Error)
+		if o.Error != "" || o.BadRollback() || (o.Verdict == "deny" && o.Expect.Verdict == "allow") {
+			t.Logf("%s %s %s: verdict %s (expected %s) diagnosis %s failed %v error %q", corpus, o.Investigator, o.Incident, o.Verdict, o.Expect.Verdict, o.Diagnosis, o.FailedChecks, o.Error)
 		}
 	}
 	known := map[string]int{}
