@@ -82,6 +82,25 @@ func (p *pipeline) setNow(at time.Time) {
 // the services' clock is the wall clock (as the Docker engine's is).
 func liveIncident(t *testing.T, id string) *incident.Incident {
 	t.Helper()
+	return liveIncidentAt(t, id, time.Now().UTC().Truncate(time.Second))
+}
+
+// liveIncidentDeployedAt is liveIncident with its timeline placed so that
+// the affected service's last release (its deployment.marker) starts at
+// deployAt: for a test whose release ledger is Docker's, where the gate
+// counts the marker only when Docker started that release within the
+// marker tolerance of it (DESIGN.md rule 15).
+func liveIncidentDeployedAt(t *testing.T, id string, deployAt time.Time) *incident.Incident {
+	t.Helper()
+	probe := liveIncident(t, id)
+	rels := probe.Releases.Services[probe.Meta.Service]
+	require.NotEmpty(t, rels, "%s: no release of %s", id, probe.Meta.Service)
+	lead := probe.Meta.Now.Sub(rels[len(rels)-1].DeployedAt)
+	return liveIncidentAt(t, id, deployAt.Add(lead).UTC().Truncate(time.Second))
+}
+
+func liveIncidentAt(t *testing.T, id string, now time.Time) *incident.Incident {
+	t.Helper()
 	var sc corpusgen.Scenario
 	for _, s := range corpusgen.Scenarios() {
 		if s.ID == id {
@@ -90,7 +109,7 @@ func liveIncident(t *testing.T, id string) *incident.Incident {
 	}
 	require.NotEmpty(t, sc.ID, "%s is no longer in the corpus", id)
 	sc.ID = "live-" + id
-	sc.Now = time.Now().UTC().Truncate(time.Second)
+	sc.Now = now
 	dir := t.TempDir()
 	require.NoError(t, corpusgen.Write(dir, []corpusgen.Scenario{sc}))
 	inc, err := incident.Load(filepath.Join(dir, sc.ID))

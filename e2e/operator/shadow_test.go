@@ -51,7 +51,10 @@ func TestShadowIncidentLeavesDockerUnchanged(t *testing.T) {
 	stack.Up("SHOP_API_TAG=v1")
 
 	state := filepath.Join(dir, "deployer-state")
-	p := newPipeline(ctx, t, liveIncident(t, "bad-release-01"), map[string]string{
+	// Docker starts v2 a few seconds from now (once the deployer has listed
+	// v1): the incident's v2 marker is placed there, as a service's own
+	// marker (or the deployer watcher's) would be.
+	p := newPipeline(ctx, t, liveIncidentDeployedAt(t, "bad-release-01", time.Now().Add(10*time.Second)), map[string]string{
 		"AGENTK_SHADOW":             svc,
 		"AGENTK_DEPLOYER_RUNTIME":   "docker",
 		"AGENTK_INCIDENT_DIR":       "", // the ledger comes from Docker
