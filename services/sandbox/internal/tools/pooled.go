@@ -78,6 +78,7 @@ func (o *onsetSearch) stillOff(after []Minute, base baseline) bool {
 	return r1 > 0 && r2 > 0 && e1/r1 >= floor && e2/r2 >= floor
 }
 
+// sums is the requests and the errors of ms (facts.Sums).
 func sums(ms []Minute) (req, errs float64) { return facts.Sums(factMinutes(ms)) }
 
 // bestErrorSplit is the split of ms with the largest binomial
