@@ -11,14 +11,14 @@ import (
 	"agentk/contracts"
 )
 
-// marshalAlert is json.Marshal(a), byte for byte, written without
-// reflection: a new incident's alert is encoded once, for its record and its
-// publication, and encoding/json's reflection was a tenth of the
-// ingester's CPU an alert (issue 36). TestMarshalAlertIsJSONMarshal and
+// MarshalAlert is json.Marshal(a), byte for byte, written without
+// reflection: an alert is encoded once, for its record and its publication
+// (and by the Publisher when the index did not), and encoding/json's
+// reflection was a tenth of the ingester's CPU an alert (issue 36). TestMarshalAlertIsJSONMarshal and
 // FuzzMarshalAlert hold it to json.Marshal's bytes, and
 // TestMarshalAlertKnowsEveryField fails when AlertV1 gains a field it does
 // not write.
-func marshalAlert(a contracts.AlertV1) ([]byte, error) {
+func MarshalAlert(a contracts.AlertV1) ([]byte, error) {
 	if math.IsNaN(a.BurnRate) || math.IsInf(a.BurnRate, 0) {
 		return json.Marshal(a) // json.Marshal's error
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// requireMarshalled checks marshalAlert(a) against json.Marshal(a): the
+// requireMarshalled checks MarshalAlert(a) against json.Marshal(a): the
 // same bytes, or an error where json.Marshal has one.
 func requireMarshalled(t *testing.T, a contracts.AlertV1) {
 	t.Helper()
 	want, wantErr := json.Marshal(a)
-	got, err := marshalAlert(a)
+	got, err := MarshalAlert(a)
 	if wantErr != nil {
 		require.Error(t, err)
 		return
@@ -26,9 +26,9 @@ func requireMarshalled(t *testing.T, a contracts.AlertV1) {
 	require.Equal(t, string(want), string(got))
 }
 
-// TestMarshalAlertKnowsEveryField: marshalAlert writes AlertV1's fields
+// TestMarshalAlertKnowsEveryField: MarshalAlert writes AlertV1's fields
 // by hand; a field added to the contract (or a tag changed) fails here
-// until marshalAlert writes it too.
+// until MarshalAlert writes it too.
 func TestMarshalAlertKnowsEveryField(t *testing.T) {
 	t.Parallel()
 	tags := func(v any) []string {
@@ -51,7 +51,7 @@ func TestMarshalAlertKnowsEveryField(t *testing.T) {
 		"RelatedLogs string related_logs,omitempty"}, tags(contracts.AlertLinks{}))
 }
 
-// TestMarshalAlertIsJSONMarshal: marshalAlert's bytes are json.Marshal's,
+// TestMarshalAlertIsJSONMarshal: MarshalAlert's bytes are json.Marshal's,
 // escapes, empty and omitted fields, numbers, times and raw JSON included.
 func TestMarshalAlertIsJSONMarshal(t *testing.T) {
 	t.Parallel()
@@ -89,7 +89,7 @@ func TestMarshalAlertIsJSONMarshal(t *testing.T) {
 	}
 }
 
-// FuzzMarshalAlert: on any strings, number and raw bytes, marshalAlert is
+// FuzzMarshalAlert: on any strings, number and raw bytes, MarshalAlert is
 // json.Marshal.
 func FuzzMarshalAlert(f *testing.F) {
 	f.Add("shop-api", "burn <&>", "k", "v\u2028\xff", 3.5, int64(1796033220), []byte(`{"a": [1, "<x>"]}`))

@@ -131,7 +131,7 @@ func (x *Index) reopenKey(ctx context.Context, key, id string) (createErr, getEr
 
 // prepare encodes a, and seals it when the publisher can seal ahead (Preparer).
 func (x *Index) prepare(a contracts.AlertV1) (Alert, error) {
-	b, err := marshalAlert(a)
+	b, err := MarshalAlert(a)
 	if err != nil {
 		return Alert{}, err
 	}
