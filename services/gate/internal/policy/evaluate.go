@@ -22,6 +22,9 @@ func Evaluate(in Input) contracts.DecisionV1 {
 		svc, incident = in.Alert.Service, in.Alert.IncidentID
 	}
 	evidence := belonging(in.Evidence, in.Review.InvestigationID)
+	// A claim about another service (the origin of the failures) never
+	// lends this one its confidence or diagnosis.
+	in.Review = bestAbout(in.Review, svc)
 
 	checks := []contracts.CheckResult{
 		checkSLOBreach(in),
