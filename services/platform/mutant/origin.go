@@ -6,3 +6,7 @@ package mutant
 // begin in it. Switched off, a callee that merely deployed near the onset
 // while most failures begin elsewhere would be offered a rollback.
 const GateOriginShare = "gate.origin_share"
+
+// DeployerOriginAlert is the deployer's refusal of a derived decision whose
+// signed alert does not name the alerted service its origin states (issue 33).
+const DeployerOriginAlert = "deployer.origin_alert"
