@@ -56,11 +56,17 @@ type Expectation struct {
 	Culprit *incident.Culprit `json:"culprit,omitempty"`
 }
 
-// BadRollback reports an allow where deny was right: it must never happen.
-func (r Result) BadRollback() bool { return r.Verdict == "allow" && r.Expect.Verdict == "deny" }
+// BadRollback reports an allow where deny was right, about the alerted
+// service or about the culprit (CulpritBadRollback): it must never happen.
+func (r Result) BadRollback() bool {
+	return r.Verdict == "allow" && r.Expect.Verdict == "deny" || r.CulpritBadRollback()
+}
 
-// MissedRollback reports a deny where allow was right: the safe failure.
-func (r Result) MissedRollback() bool { return r.Verdict == "deny" && r.Expect.Verdict == "allow" }
+// MissedRollback reports a deny where allow was right, about the alerted
+// service or about the culprit (CulpritMissed): the safe failure.
+func (r Result) MissedRollback() bool {
+	return r.Verdict == "deny" && r.Expect.Verdict == "allow" || r.CulpritMissed()
+}
 
 // DiagnosisCorrect reports whether the diagnosis is the incident's root cause.
 func (r Result) DiagnosisCorrect() bool { return r.Diagnosis == r.Expect.RootCause }
