@@ -203,7 +203,7 @@ func derivedDecision(alerted contracts.DecisionV1) contracts.DecisionV1 {
 	d.Origin = &contracts.DecisionOrigin{
 		AlertedService: "shop-api", AlertedDecisionID: "dec-01", Signal: "errors",
 		Share: 0.71, Failures: 142, Total: 200,
-		Reason: "shop-api burns its budget; 71% of its new failures begin in payment, released 2.2.0 5m0s before",
+		Reason: "shop-api burns its budget; 71% of its new failures begin in payment, released 2.2.0 5m0s before; roll payment back to 2.1.9?",
 	}
 	return d
 }
