@@ -10,3 +10,13 @@ const GateOriginShare = "gate.origin_share"
 // DeployerOriginAlert is the deployer's refusal of a derived decision whose
 // signed alert does not name the alerted service its origin states (issue 33).
 const DeployerOriginAlert = "deployer.origin_alert"
+
+// GateClaimService is the gate's rule that a claim about another service
+// (Claim.Service: the origin of the failures) never lends the alerted
+// service's decision its confidence or diagnosis.
+const GateClaimService = "gate.claim_service"
+
+// GateOriginAlertedAllowed is the gate's rule that a derived decision is
+// denied when the alerted service's own decision allowed: its own release
+// then explains the regression, and one alert buys one rollback.
+const GateOriginAlertedAllowed = "gate.origin_alerted_allowed"

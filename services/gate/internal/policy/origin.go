@@ -133,7 +133,7 @@ func EvaluateOrigin(in Input, alerted contracts.DecisionV1) (contracts.DecisionV
 
 	share, slo := checkOriginSLO(in, o, svc)
 	dep := checkDeploymentRelated(oin, s, ev)
-	if alerted.Verdict == contracts.VerdictAllow {
+	if alerted.Verdict == contracts.VerdictAllow && !mutant.Off(mutant.GateOriginAlertedAllowed) {
 		fail(&dep, "the decision about "+svc+" itself allowed its rollback: its own release explains the regression, and "+s+"'s failures may be its effect")
 	}
 	checks := []contracts.CheckResult{
