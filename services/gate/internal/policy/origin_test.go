@@ -187,6 +187,7 @@ func TestOriginEachCheckFailingAloneDenies(t *testing.T) {
 			ds := policy.Decide(in)
 			require.Len(t, ds, 2)
 			require.Equal(t, contracts.VerdictDeny, ds[0].Verdict)
+			require.Equal(t, policy.Evaluate(in), ds[0], "the derived decision never changes the alerted one")
 			d := ds[1]
 			require.Equal(t, contracts.VerdictDeny, d.Verdict)
 			require.Equal(t, []string{tc.check}, d.FailedChecks, "%+v", d.Checks)
