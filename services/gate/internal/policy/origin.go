@@ -21,6 +21,10 @@ const (
 	SignalLatency = "latency"
 )
 
+// OriginOnsetSuffix marks, in a derived decision's inputs (onset_evidence),
+// the onset of the origin that the alerted service's evidence measured.
+const OriginOnsetSuffix = "#origin"
+
 // OriginState is what the adapter read for the service where the alerted
 // service's failures begin: that service's own action ledger, release
 // ledger and freezes. Service names the service it was read for; state read
@@ -45,7 +49,7 @@ func OriginOf(in Input) (contracts.FailureOrigin, string, bool) {
 	var from string
 	for _, e := range belonging(in.Evidence, in.Review.InvestigationID) {
 		o := e.Facts.Origin
-		if e.Service != svc || o == nil || o.Service == "" || o.Service == svc {
+		if e.Service != svc || o == nil || o.Service == "" || o.Service == svc || !serviceName(o.Service) {
 			continue
 		}
 		if from == "" || shareKey(*o) > shareKey(best) ||
@@ -54,6 +58,23 @@ func OriginOf(in Input) (contracts.FailureOrigin, string, bool) {
 		}
 	}
 	return best, from, from != ""
+}
+
+// serviceName reports whether s can name a service in a decision id, a KV
+// key and a message id: span data names the origin, and a name that could
+// not be any of those (a newline, a space, 300 bytes) gets no decision.
+func serviceName(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func shareKey(o contracts.FailureOrigin) float64 {
@@ -126,8 +147,9 @@ func EvaluateOrigin(in Input, alerted contracts.DecisionV1) (contracts.DecisionV
 	ev := belonging(in.Evidence, in.Review.InvestigationID)
 	if o.Onset != nil && !o.Onset.IsZero() {
 		// The origin's own onset, as the alerted service's evidence measured
-		// it; onset() takes the earliest of it and S's own evidence.
-		ev = append(ev, contracts.EvidenceV1{ID: from, InvestigationID: in.Review.InvestigationID, Service: s,
+		// it; onset() takes the earliest of it and S's own evidence. Its own
+		// id ("<evidence>#origin"): it carries no other fact of that evidence.
+		ev = append(ev, contracts.EvidenceV1{ID: from + OriginOnsetSuffix, InvestigationID: in.Review.InvestigationID, Service: s,
 			Facts: contracts.Facts{Onset: o.Onset}})
 	}
 

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,7 @@ func TestOriginDerivedDecisionAllowsTheOrigin(t *testing.T) {
 	dep := check(derived, contracts.CheckDeploymentRelated)
 	require.Equal(t, "payment@2.2.0@2026-11-30T10:00:00Z", dep.Inputs["marker"])
 	require.Equal(t, "2026-11-30T10:05:00Z", dep.Inputs["onset"])
+	require.Equal(t, "ev-overview#origin", dep.Inputs["onset_evidence"])
 }
 
 // TestOriginShareBelowThresholdDeniesBoth is the trap of mutant
@@ -210,6 +212,16 @@ func TestOriginWithoutAClaimAboutItDenies(t *testing.T) {
 	require.Empty(t, d.Diagnosis)
 }
 
+// The alerted service's onset placed by an attribute shift says nothing of
+// the origin's: a bad release of payment is not held to the quality classes.
+func TestOriginOnsetCarriesNoOtherFactOfTheAlertedEvidence(t *testing.T) {
+	t.Parallel()
+	in := originating()
+	in.Evidence[0].Facts.OnsetAttribute = "gen_ai.usage.output_tokens"
+	d := policy.Decide(in)[1]
+	require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.FailedChecks)
+}
+
 // State the adapter read for another service than the evidence names is no
 // state of the origin: cooldown, the ledger and the freeze all fail closed.
 func TestOriginStateOfAnotherServiceFailsClosed(t *testing.T) {
@@ -270,6 +282,9 @@ func TestOriginOnlyWhenAnotherServiceIsNamed(t *testing.T) {
 		{"no origin fact", func(in *policy.Input) { in.Evidence[0].Facts.Origin = nil }},
 		{"origin is the alerted service", func(in *policy.Input) { in.Evidence[0].Facts.Origin.Service = svc }},
 		{"origin names no service", func(in *policy.Input) { in.Evidence[0].Facts.Origin.Service = "" }},
+		{"origin named with a newline", func(in *policy.Input) { in.Evidence[0].Facts.Origin.Service = "payment\r\nNats-Msg-Id: x" }},
+		{"origin named with a space", func(in *policy.Input) { in.Evidence[0].Facts.Origin.Service = "pay ment" }},
+		{"origin named at length", func(in *policy.Input) { in.Evidence[0].Facts.Origin.Service = strings.Repeat("p", 300) }},
 		{"origin fact of another investigation", func(in *policy.Input) { in.Evidence[0].InvestigationID = "inv-other" }},
 		{"origin fact on the origin's own evidence", func(in *policy.Input) {
 			in.Evidence[3].Facts.Origin, in.Evidence[0].Facts.Origin = in.Evidence[0].Facts.Origin, nil
