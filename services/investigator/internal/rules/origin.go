@@ -60,7 +60,7 @@ func OriginClaim(service string, evidence []loop.Evidence) (c contracts.Claim, o
 		return c, false
 	}
 	return contracts.Claim{Class: "bad_release", Service: s, Confidence: OriginConfidence,
-		Statement: "the failures of " + service + " begin in its callee " + s + ", and a deployment of " + s + " precedes " + s + "'s own onset: a release of " + s + " broke it",
+		Statement:   "the failures of " + service + " begin in its callee " + s + ", and a deployment of " + s + " precedes " + s + "'s own onset: a release of " + s + " broke it",
 		EvidenceIDs: compactIDs(append(ids, alertedID))}, true
 }
 
