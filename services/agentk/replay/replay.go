@@ -335,7 +335,7 @@ func investigatorEnv(inc *incident.Incident, o *Options, env map[string]string) 
 		// Only these personas are told the truth (flaky and the replayer
 		// answer like the oracle, wrong avoids it); nothing in the
 		// pipeline is.
-		opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
+		opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause), scripted.WithCulprit(expectCulprit(inc)))
 	}
 	o.ReplayApproval = name == scripted.Replayer
 	modelURL, stopModel, err := harness.Serve(scripted.New(name, opts...))
