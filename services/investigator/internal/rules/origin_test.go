@@ -65,3 +65,26 @@ func TestOriginClaimNamesTheCallee(t *testing.T) {
 		})
 	}
 }
+
+// TestAbandonedCallsAreTheServicesOwnFailures: failing client spans to a
+// callee the overview found downstream (Facts.Downstream: the release
+// abandons its calls to it) are the service's own failures, not a failing
+// dependency; the same rows without that fact read as a failing dependency.
+func TestAbandonedCallsAreTheServicesOwnFailures(t *testing.T) {
+	t.Parallel()
+	onset := looptest.Base.Add(-15 * time.Minute)
+	overview := func(downstream ...string) loop.Evidence {
+		return ev("ov", contracts.ToolServiceOverview, contracts.Facts{ErrorRate: f64(0.3), P95Ms: f64(200), Onset: &onset, Downstream: downstream}, "")
+	}
+	marker := ev("mk", contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: "shop-api", Version: "2.14.0", At: onset.Add(-4 * time.Minute)}}}, "")
+	rows := []string{
+		`{"service":"shop-api","trace_id":"t1","span_id":"c1","parent_span_id":"s1","kind":"Client","error":true,"peer.service":"fraud-score","status_message":"context canceled"}`,
+		`{"service":"shop-api","trace_id":"t1","span_id":"s1","kind":"Server","error":true,"http.status_code":500,"status_message":"x"}`,
+		`{"service":"shop-api","trace_id":"t2","span_id":"c2","parent_span_id":"s2","kind":"Client","error":true,"peer.service":"fraud-score","status_message":"context canceled"}`,
+		`{"service":"shop-api","trace_id":"t2","span_id":"s2","kind":"Server","error":true,"http.status_code":500,"status_message":"x"}`,
+	}
+	runFeatureCases(t, []featureCase{
+		{"calls to a downstream callee the release abandons", []loop.Evidence{overview("fraud-score"), marker, errorTraces(rows...)}, "bad_release", ""},
+		{"the same calls, no downstream fact: a failing dependency", []loop.Evidence{overview(), marker, errorTraces(rows...)}, "dependency_outage", rules.FeatPeer},
+	}, "")
+}

@@ -365,7 +365,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 		shared, propagated, seen := j.shared, j.propagated, j.seen
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.downstream, fu.origin
-		f.Release, f.FailingDependencies = st.release, st.failingDeps
+		f.Release, f.FailingDependencies = st.release, withoutDownstream(st.failingDeps, j.downstream)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		if len(propagated) > 0 {

@@ -9,21 +9,27 @@ import (
 )
 
 // Downstream effects (issue 35 item 5, the mirror of propagation): a callee
-// whose errors or latency changed because the affected service calls it
-// differently since its onset (fewer calls, calls it abandons, calls from its
-// own failing spans) regressed with it by construction and is no shared
-// cause. Only a callee that regressed on calls the affected service did not
-// change points elsewhere; and a callee where the affected service's failures
-// begin is the origin (origin.go), never an effect.
+// whose errors changed because the affected service calls it differently
+// since its onset regressed with it by construction and is no shared cause.
+// Only a callee that regressed on calls the affected service did not change
+// points elsewhere; and a callee where the affected service's failures begin
+// is the origin (origin.go), never an effect. The change read today is the
+// abandoned call (a release that gives up on its calls, whose callee then
+// fails with the cancellation); see isDownstream for what is not read yet.
 
 // isDownstream reports whether a co-regressed callee, judged by judgeOne,
 // regressed only as the affected service's effect: most of its failing
 // traces fail beneath the affected service's calls, in most of them the
-// affected service's failure does not begin in the callee (else the callee
-// is a cause: origin.go), and the affected service either calls it less
-// (its request rate since its onset at most FewerCallsRatio of its baseline)
-// or calls it, in most of those traces, from spans whose failure begins
-// elsewhere (it abandons the calls, or fails around them).
+// affected service abandoned the call (abandoned: it gave up sooner than the
+// callee usually answers, and the callee failed after it was gone), and in
+// fewer than half the callee failed on a call that was not abandoned (a
+// cause, whatever the caller did around it).
+//
+// A callee the affected service calls less (or calls with other requests)
+// since the onset is not judged an effect here: its failures beneath calls
+// that were not abandoned count as a cause, so it stays co-regressed (fail
+// closed). Telling those from a shared cause needs the callee's failures per
+// minute against its baseline, not yet measured.
 func isDownstream(p propagation) bool {
 	share := func(n int) bool { return float64(n) >= PropagationShare*float64(p.traces) }
 	if p.traces == 0 || !share(p.under) {
@@ -32,60 +38,63 @@ func isDownstream(p propagation) bool {
 	if mutant.Off(mutant.SandboxDownstreamEffect) {
 		return true
 	}
-	fewer := p.loadKnown && p.load <= FewerCallsRatio
-	return !share(p.cause) && (fewer || share(p.effect))
+	return !share(p.cause) && share(p.effect)
 }
 
-// effectOf reports whether trace holds a failing span of svc beneath a
-// failing span of caller whose own failure does not begin in svc (effect:
-// the caller failed on its own and took svc's span down with it, by
-// abandoning the call or failing around it), and whether it holds one where
-// the caller's failure does begin in svc (cause).
-func effectOf(trace map[string]traceSpan, svc, caller string) (effect, cause bool) {
-	t := &spanTree{spans: trace, kids: map[string][]string{}}
-	for id, s := range trace {
-		t.kids[s.parent] = append(t.kids[s.parent], id)
-	}
-	for p := range t.kids {
-		slices.Sort(t.kids[p])
-	}
+// effectOf reports whether trace holds a failing span of svc beneath a call
+// of caller that caller abandoned (effect), and whether it holds one beneath
+// a call of caller that was not abandoned (cause: svc failed on it).
+func effectOf(trace map[string]traceSpan, svc, caller string, baseP95 map[string]float64) (effect, cause bool) {
+	t := &spanTree{spans: trace, baseP95: baseP95}
 	for _, s := range trace {
 		if s.service != svc || !s.failing {
 			continue
 		}
-		a, ok := nearestOf(trace, s, caller)
-		if !ok || !a.failing {
+		a, c, ok := nearestOf(trace, s, caller)
+		if !ok {
 			continue
 		}
-		var ends []traceSpan
-		if a.err {
-			ends = t.errorBeginnings(a, 0)
-		} else {
-			ends = []traceSpan{t.latencyBeginning(a)}
-		}
-		if slices.ContainsFunc(ends, func(e traceSpan) bool { return e.service == svc }) {
-			cause = true
-		} else {
+		if a.failing && c.err && t.abandoned(a, c) {
 			effect = true
+		} else {
+			cause = true
 		}
 	}
 	return effect, cause
 }
 
-// nearestOf is s's nearest ancestor span of service svc.
-func nearestOf(trace map[string]traceSpan, s traceSpan, svc string) (traceSpan, bool) {
+// withoutDownstream drops from the failing dependencies the peers named as a
+// downstream callee: their client spans fail because the service abandons or
+// changes its calls to them, not under its ordinary use of them. A peer named
+// otherwise (a host name) stays.
+func withoutDownstream(deps, downstream []string) []string {
+	if mutant.Off(mutant.SandboxDownstreamEffect) {
+		return deps
+	}
+	var out []string
+	for _, d := range deps {
+		if !slices.Contains(downstream, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// nearestOf is s's nearest ancestor span of service svc, and that
+// ancestor's child on the way down to s.
+func nearestOf(trace map[string]traceSpan, s traceSpan, svc string) (ancestor, child traceSpan, ok bool) {
 	cur := s
 	for hop := 0; hop < 64 && cur.parent != ""; hop++ {
-		p, ok := trace[cur.parent]
-		if !ok {
+		p, found := trace[cur.parent]
+		if !found {
 			break
 		}
 		if p.service == svc {
-			return p, true
+			return p, cur, true
 		}
 		cur = p
 	}
-	return traceSpan{}, false
+	return traceSpan{}, traceSpan{}, false
 }
 
 // downstreamLine says which callees regressed only as svc's effect.
@@ -93,11 +102,7 @@ func downstreamLine(svc string, downstream []string, seen map[string]propagation
 	var parts []string
 	for _, d := range downstream {
 		p := seen[d]
-		if p.loadKnown && p.load <= FewerCallsRatio {
-			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces beneath %s's calls, which fell to %sx)", d, p.under, p.traces, svc, fmtF(p.load)))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail beneath %s's own failing spans)", d, p.effect, p.traces, svc))
-		}
+		parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail on calls %s abandoned)", d, p.effect, p.traces, svc))
 	}
-	return "callees that regressed only as an effect of " + svc + " (it calls them differently since the onset; downstream, not a shared cause): " + strings.Join(parts, ", ")
+	return "callees that regressed only as an effect of " + svc + " (it abandons its calls to them since the onset; downstream, not a shared cause): " + strings.Join(parts, ", ")
 }

@@ -39,10 +39,6 @@ const (
 	// LatencyChildShare is the least part of a slow span's duration one
 	// child must take for the slowness to be followed down into it.
 	LatencyChildShare = 0.5
-	// FewerCallsRatio is the callee's request rate since its onset over its
-	// baseline at or below which the alerted service calls it less: a callee
-	// that regressed then is an effect (Facts.Downstream).
-	FewerCallsRatio = 0.8
 )
 
 // originFields are the span columns the origin reads of every span of the
@@ -128,15 +124,41 @@ func originTracesQuery(c Call, lim Limits, on Onset, ids []string) Query {
 		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: OriginSpans, Order: desc("timestamp"), SelectFields: originFields})}
 }
 
-// spanTree is one trace's spans by id and the children of each.
+// spanTree is one trace's spans by id and the children of each, and each
+// service's baseline p95 (ms) where its own onset measured one.
 type spanTree struct {
-	spans map[string]traceSpan
-	kids  map[string][]string
+	spans   map[string]traceSpan
+	kids    map[string][]string
+	baseP95 map[string]float64
+}
+
+// baselineP95 is each service's baseline p95 from its own onset.
+func baselineP95(onsets map[string]Onset) map[string]float64 {
+	out := map[string]float64{}
+	for svc, o := range onsets {
+		if o.BaselineP95Ms > 0 {
+			out[svc] = o.BaselineP95Ms
+		}
+	}
+	return out
+}
+
+// abandoned reports whether parent gave up on its failing child c: c failed
+// with an error and ended after parent did, and parent waited less than c's
+// service usually takes (its baseline p95). A parent that waited longer
+// timed out on a slow child: the failure begins in the child. Without a
+// baseline, never.
+func (t *spanTree) abandoned(parent, c traceSpan) bool {
+	if !c.err || parent.dur <= 0 || !c.start.Add(c.dur).After(parent.start.Add(parent.dur).Add(time.Millisecond)) {
+		return false
+	}
+	p95, ok := t.baseP95[c.service]
+	return ok && float64(parent.dur)/1e6 < p95
 }
 
 // treesOf indexes rows by trace. failing marks a span of the alerted
 // service's failing set by an error; the latency path reads durations.
-func treesOf(rows []signoz.RawRow) map[string]*spanTree {
+func treesOf(rows []signoz.RawRow, baseP95 map[string]float64) map[string]*spanTree {
 	out := map[string]*spanTree{}
 	for _, r := range rows {
 		d := r.Data
@@ -156,7 +178,7 @@ func treesOf(rows []signoz.RawRow) map[string]*spanTree {
 		}
 		t := out[tid]
 		if t == nil {
-			t = &spanTree{spans: map[string]traceSpan{}, kids: map[string][]string{}}
+			t = &spanTree{spans: map[string]traceSpan{}, kids: map[string][]string{}, baseP95: baseP95}
 			out[tid] = t
 		}
 		if _, dup := t.spans[sid]; dup {
@@ -175,13 +197,13 @@ func treesOf(rows []signoz.RawRow) map[string]*spanTree {
 
 // errorBeginnings are the spans where s's error begins: following its failing
 // children down, the deepest ones none of whose own children fail; s itself
-// when no child fails. A failing child that ended after s did was abandoned by
-// it (a timeout, a cancelled call): s's failure does not begin there.
+// when no child fails. A failing child s abandoned (abandoned: a cancelled
+// call) is not where s's failure begins.
 func (t *spanTree) errorBeginnings(s traceSpan, depth int) []traceSpan {
 	var out []traceSpan
 	for _, k := range t.kids[s.id] {
 		c := t.spans[k]
-		if !c.err || depth >= 64 || (s.dur > 0 && c.start.Add(c.dur).After(s.start.Add(s.dur).Add(time.Millisecond))) {
+		if !c.err || depth >= 64 || t.abandoned(s, c) {
 			continue
 		}
 		out = append(out, t.errorBeginnings(c, depth+1)...)
@@ -440,6 +462,6 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		return out, err
 	}
 	out.origin, out.counts = judgeOrigin(originInput{service: c.Service, signal: originSignal(st.onset), thrMs: st.onset.P95ThresholdMs,
-		since: since, baseline: before, trees: treesOf(rows), onset: *st.onset.At, onsets: st.alt.onsets, share: originShare(lim)})
+		since: since, baseline: before, trees: treesOf(rows, baselineP95(st.alt.onsets)), onset: *st.onset.At, onsets: st.alt.onsets, share: originShare(lim)})
 	return out, nil
 }

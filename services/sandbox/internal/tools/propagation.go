@@ -270,11 +270,10 @@ type traceSpan struct {
 type propagation struct {
 	beneath, under, traces int
 	load                   float64
-	// effect counts the traces where svc fails beneath a failing span of the
-	// affected service whose failure does not begin in svc, cause those where
-	// it does (downstream.go); loadKnown says load was measured.
+	// effect counts the traces where svc fails on a call of the affected
+	// service that it abandoned, cause those where svc fails on a call that
+	// was not abandoned (downstream.go).
 	effect, cause int
-	loadKnown     bool
 }
 
 // judged is judgePropagation's split of the co-regressed services.
@@ -361,6 +360,7 @@ func spansByTrace(c Call, st overviewState, rows []signoz.RawRow) map[string]map
 // the affected service's calls.
 func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map[string]map[string]traceSpan) propagation {
 	var p propagation
+	base := baselineP95(st.alt.onsets)
 	for _, tid := range traces {
 		p.traces++
 		if beneath(byTrace[tid], c.Service, svc) {
@@ -369,7 +369,7 @@ func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map
 		if beneath(byTrace[tid], svc, c.Service) {
 			p.under++
 		}
-		effect, cause := effectOf(byTrace[tid], svc, c.Service)
+		effect, cause := effectOf(byTrace[tid], svc, c.Service, base)
 		if effect {
 			p.effect++
 		}
@@ -378,7 +378,7 @@ func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map
 		}
 	}
 	if l := st.alt.load[svc]; l != nil {
-		p.load, p.loadKnown = *l, true
+		p.load = *l
 	}
 	return p
 }
