@@ -198,11 +198,7 @@ func parseMetaDoc(b []byte, folder string, catalogue []contracts.FailureClass, p
 		d.fail("expect.failed_checks", []any{"expect", "failed_checks"}, "must be empty when verdict is allow")
 	}
 	if c := r.Expect.Culprit; c != nil {
-		d.required(c.Service, "expect.culprit.service", "expect", "culprit", "service")
-		if d.required(c.Verdict, "expect.culprit.verdict", "expect", "culprit", "verdict") && !slices.Contains(verdicts, c.Verdict) {
-			d.fail("expect.culprit.verdict", []any{"expect", "culprit", "verdict"}, "%q is not allow or deny", c.Verdict)
-		}
-		m.Expect.Culprit = &Culprit{Service: c.Service, Verdict: c.Verdict}
+		m.Expect.Culprit = parseCulprit(d, c.Service, c.Verdict)
 	}
 	for i, s := range r.SandboxServices {
 		d.required(s, fmt.Sprintf("sandbox_services[%d]", i), "sandbox_services", i)
@@ -217,6 +213,16 @@ func parseMetaDoc(b []byte, folder string, catalogue []contracts.FailureClass, p
 		m.PriorActions = append(m.PriorActions, PriorAction{Service: a.Service, At: at})
 	}
 	return m, d, len(ps.list) == before
+}
+
+// parseCulprit validates expect.culprit's own fields: a service (checked
+// against releases.yaml by checkCulpritService) and a verdict.
+func parseCulprit(d *yamlDoc, service, verdict string) *Culprit {
+	d.required(service, "expect.culprit.service", "expect", "culprit", "service")
+	if d.required(verdict, "expect.culprit.verdict", "expect", "culprit", "verdict") && !slices.Contains(verdicts, verdict) {
+		d.fail("expect.culprit.verdict", []any{"expect", "culprit", "verdict"}, "%q is not allow or deny", verdict)
+	}
+	return &Culprit{Service: service, Verdict: verdict}
 }
 
 // checkCulpritService checks that expect.culprit names a service of

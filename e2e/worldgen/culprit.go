@@ -393,9 +393,6 @@ func (e *chainEmitter) serve(d int, trace, parent string, at time.Time, ep int, 
 	} else {
 		own = e.lognormal(e.base[d-1])
 	}
-	if f.slowDepth == d {
-		own = time.Duration(float64(own) * c.Slow * (0.8 + r.Float64()*0.4))
-	}
 	cursor := at.Add(time.Duration(1+r.IntN(2)) * time.Millisecond)
 	var children time.Duration
 	failed, msg := false, ""
@@ -446,6 +443,11 @@ func (e *chainEmitter) serve(d int, trace, parent string, at time.Time, ep int, 
 		}
 	}
 	dur := own + children
+	if f.slowDepth == d {
+		// The slow child's whole span grows by the slowdown: its own work
+		// (a query, an index scan) dominates the caller's latency.
+		dur = time.Duration(float64(dur) * c.Slow * (0.8 + r.Float64()*0.4))
+	}
 	name, attrs := e.hopServe(d, ep, failed)
 	s := e.span(trace, id, parent, name, kindServer, at, dur, e.resource(svc, v, at), attrs)
 	if failed {
