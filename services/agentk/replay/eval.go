@@ -74,7 +74,8 @@ type Outcome struct {
 // known. When Eval made o.Shared itself (it was nil), an incident's
 // telemetry is let go once its last replay finished, so that an eval holds
 // the telemetry of about workers incidents at once rather than of the whole
-// corpus; a Shared of the caller's keeps all of it. A replay's services and
+// corpus; a Shared of the caller's keeps all of it. Eval itself keeps no
+// reference to an incident past its last replay. A replay's services and
 // servers are stopped in the background once its outcome is known; Eval
 // returns once they all are. The outcomes come back in the order
 // investigator by investigator, incident by incident (Score's and the
@@ -122,9 +123,16 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 					oc.Error = err.Error()
 				}
 				out[j.i] = oc
+				// Nothing of the eval's holds the incident past its
+				// last replay: a caller that keeps no reference to it
+				// (agentk eval) lets it go too.
+				jobs[r].inc = nil
 				mu.Lock()
 				left[j.inc]--
 				last := left[j.inc] == 0
+				if last {
+					delete(left, j.inc)
+				}
 				mu.Unlock()
 				if last {
 					o.Shared.done(j.inc)
@@ -143,15 +151,16 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 			}
 		}
 	}()
-	for r, j := range jobs {
+	for r := range jobs {
 		select {
 		case <-done[r]:
 		case <-ctx.Done():
 			return knownOutcomes(out, known)
 		}
-		known[j.i] = true
+		i := jobs[r].i
+		known[i] = true
 		if each != nil {
-			each(out[j.i])
+			each(out[i])
 		}
 	}
 	return out
