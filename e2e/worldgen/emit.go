@@ -106,6 +106,9 @@ type emitter struct {
 
 // Emit generates a world's telemetry; it is deterministic in the world.
 func Emit(w World) Telemetry {
+	if w.Chain != nil {
+		return emitChain(w)
+	}
 	e := newEmitter(w)
 	e.setup()
 	e.run()

@@ -129,6 +129,10 @@ type World struct {
 	ClientRetries int
 
 	Expect incident.Expect
+
+	// Chain is set on a culprit world (DrawCulprit): the services the
+	// alerted one calls and where its failures begin.
+	Chain *Chain
 }
 
 // Has reports whether the world carries variant v.

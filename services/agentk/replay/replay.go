@@ -112,7 +112,7 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	started := time.Now()
 	o, log := withDefaults(o)
 	res = Result{Incident: inc.Meta.ID, Investigator: o.Investigator, FailedChecks: []string{},
-		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks}}
+		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks, inc.Meta.Expect.Culprit}}
 
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	// Everything the replay started is stopped, last first, once its
