@@ -18,12 +18,6 @@ const (
 	// another service than the report's (Claim.Service) that cites no
 	// evidence about that service.
 	ReviewerClaimService = "reviewer.claim_service"
-	// ReviewerBestOwnService is the reviewer's choosing the best claim only
-	// among the claims about the report's own service: without it a
-	// deployment-class claim about the origin becomes the best claim, and a
-	// gate reading it as the alerted service's rolls back a service whose
-	// release broke nothing.
-	ReviewerBestOwnService = "reviewer.best_own_service"
 )
 
 // Origin lists those mutants and the test that kills each.
@@ -34,6 +28,4 @@ var Origin = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestDownstreamEffectsAreNotASharedCause"},
 	{Name: ReviewerClaimService, Check: "a claim about another service than the report's (Claim.Service) is kept only when it cites evidence about that service",
 		KilledBy: "test:services/reviewer:./internal/review:TestClaimAboutAnotherServiceCitesItsEvidence"},
-	{Name: ReviewerBestOwnService, Check: "the review's best claim is a claim about the report's own service, never one about another service (Claim.Service)",
-		KilledBy: "test:services/reviewer:./internal/review:TestBestClaimIsAboutTheReportsService"},
 }

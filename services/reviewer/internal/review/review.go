@@ -103,12 +103,6 @@ func Review(in Input) contracts.ReviewV1 {
 		out.Kept = append(out.Kept, c)
 	}
 	for i := range out.Kept {
-		// Best is the best diagnosis of the report's service: a claim about
-		// another service (the origin, Claim.Service) is kept for the reader
-		// that decides about that service, never read as this one's.
-		if c := out.Kept[i]; c.Service != "" && c.Service != r.Service && !mutant.Off(mutant.ReviewerBestOwnService) {
-			continue
-		}
 		if out.Best == nil || out.Kept[i].Confidence > out.Best.Confidence {
 			best := out.Kept[i]
 			out.Best = &best

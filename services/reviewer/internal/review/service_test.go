@@ -48,36 +48,3 @@ func TestClaimAboutAnotherServiceCitesItsEvidence(t *testing.T) {
 	}
 }
 
-// TestBestClaimIsAboutTheReportsService: a kept claim about another service
-// (the origin) stays in Kept but is never the review's best claim, whatever
-// its confidence: the gate reads the best claim as the report's service's.
-func TestBestClaimIsAboutTheReportsService(t *testing.T) {
-	t.Parallel()
-	ledger := ev("ev-ledger")
-	ledger.Value.Service, ledger.Value.Link = "ledger", "http://localhost:8080/services/ledger"
-	origin := contracts.Claim{ID: "c1", Class: "bad_release", Statement: "a release of the callee broke it", Confidence: 0.9, EvidenceIDs: []string{"ev-ledger"}, Service: "ledger"}
-	own := contracts.Claim{ID: "c2", Class: "dependency_outage", Statement: "a callee fails", Confidence: 0.5, EvidenceIDs: []string{"ev-1"}}
-	tests := []struct {
-		name   string
-		claims []contracts.Claim
-		best   string // "" for none
-	}{
-		{"the origin's claim and the service's own", []contracts.Claim{origin, own}, "c2"},
-		{"only the origin's claim", []contracts.Claim{origin}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			in := input(tt.claims...)
-			in.Evidence = append(in.Evidence, ledger)
-			r := review.Review(in)
-			require.Len(t, r.Kept, len(tt.claims))
-			if tt.best == "" {
-				require.Nil(t, r.Best)
-				return
-			}
-			require.NotNil(t, r.Best)
-			require.Equal(t, tt.best, r.Best.ID)
-		})
-	}
-}
