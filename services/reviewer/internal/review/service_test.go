@@ -47,4 +47,3 @@ func TestClaimAboutAnotherServiceCitesItsEvidence(t *testing.T) {
 		})
 	}
 }
-
