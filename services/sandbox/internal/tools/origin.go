@@ -427,6 +427,19 @@ func originLine(svc string, o *contracts.FailureOrigin, all []originCount) strin
 	return "failures of " + svc + "'s failing traces since the onset begin in: " + strings.Join(parts, ", ") + " (no callee is the origin)"
 }
 
+// withOrigin adds the origin to the co-regressed services when it is not
+// among them (its own onset lies more than CoRegressionWindow before this
+// service's): whatever else holds, rolling back the alerted service does not
+// fix failures that begin in another service.
+func withOrigin(coRegressed []string, o *contracts.FailureOrigin) []string {
+	if o == nil || slices.Contains(coRegressed, o.Service) {
+		return coRegressed
+	}
+	out := append(slices.Clone(coRegressed), o.Service)
+	slices.Sort(out)
+	return out
+}
+
 // followUps is what the overview's later stages answered, after the refine
 // query: the answers judgePropagation reads, and where the failures begin.
 type followUps struct {

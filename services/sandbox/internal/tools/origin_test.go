@@ -128,6 +128,7 @@ func TestOriginNeedsMostFailuresToBeginThere(t *testing.T) {
 			require.NotNil(t, o.Onset)
 			require.False(t, o.Onset.After(out.Facts.Onset.Add(2*time.Minute)), "the origin's onset %s follows api's %s", o.Onset, out.Facts.Onset)
 			require.Contains(t, out.Compact, "failures begin in "+tt.origin)
+			require.Contains(t, out.Facts.CoRegressed, tt.origin, "rolling back api does not fix failures that begin in %s", tt.origin)
 		})
 	}
 }
@@ -163,4 +164,16 @@ func TestDownstreamEffectsAreNotASharedCause(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestARetryStormsCalleeIsNoOrigin: a callee that fails under the load of
+// the alerted service's own retries holds the failing spans where api's
+// failures begin, but api's release broke it: it is propagation, not the
+// origin, and api's failures stay api's.
+func TestARetryStormsCalleeIsNoOrigin(t *testing.T) {
+	t.Parallel()
+	out := apiOverview(t, topology{apiFails: true, retries: true}.incident)
+	require.Contains(t, out.Facts.Propagated, "db-proxy", out.Compact)
+	require.Nil(t, out.Facts.Origin, out.Compact)
+	require.NotContains(t, out.Facts.CoRegressed, "db-proxy")
 }
