@@ -91,8 +91,8 @@ type Result struct {
 	Action          contracts.ActionV1
 	// Actions are every action the deployer published in the run, by
 	// decision id.
-	Actions    map[string]contracts.ActionV1
-	FinalImage string // the released service's container image id, from the Docker API, at the end
+	Actions          map[string]contracts.ActionV1
+	FinalImage       string // the released service's container image id, from the Docker API, at the end
 	FinalVersion     string
 	AlertAt          time.Time
 	DecisionAt       time.Time
