@@ -134,7 +134,11 @@ func (d *demo) composeV1(ctx context.Context) error {
 	if err := d.compose(ctx, "up", "-d"); err != nil {
 		return err
 	}
-	d.p.step("compose project %s up with %s (file %s, published on 127.0.0.1:%d)", d.res.Project, d.v1.Tag, d.file, d.hostPort)
+	tags := d.v1.Tag
+	if d.o.TwoServices {
+		tags = d.caller.Tag + " and " + d.v1.Tag
+	}
+	d.p.step("compose project %s up with %s (file %s, published on 127.0.0.1:%d)", d.res.Project, tags, d.file, d.hostPort)
 	if err := waitFor(ctx, 60*time.Second, "v1 healthy", func() bool {
 		return runsHealthy(ctx, d.dc, d.res.Project, d.res.Released, d.res.V1ID) &&
 			(!d.o.TwoServices || runsHealthy(ctx, d.dc, d.res.Project, Service, d.res.CallerV1ID))
