@@ -3,6 +3,7 @@ package replaycmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,6 +50,9 @@ func cmdDemo(ctx context.Context, c *command.Env, args []string) error {
 	two := fs.Bool("two-services", false, "with --live: shop-api calls payment; payment's release breaks shop-api's SLO and payment is rolled back (issue 33)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *two && !*live {
+		return errors.New("--two-services is a scenario of the live demo: run demo --live --two-services")
 	}
 	if *live {
 		in := bufio.NewReader(c.Stdin)
