@@ -35,7 +35,10 @@ type demo struct {
 
 	dc         *client.Client
 	composeBin []string
-	v1, v2     demotarget.Image
+	// v1, v2 are the released service's releases; caller is shop-api's
+	// one release with TwoServices.
+	v1, v2 demotarget.Image
+	caller demotarget.Image
 
 	netName string
 	gw      net.IP
@@ -80,29 +83,59 @@ func (d *demo) connectDocker(ctx context.Context) error {
 	return err
 }
 
-// images finds (or builds) the two releases.
+// images finds (or builds) the two releases of the released service, and
+// with TwoServices shop-api's v1 (the caller, never released here).
 func (d *demo) images(ctx context.Context) error {
-	d.v1, d.v2 = demotarget.V1(d.o.Repo), demotarget.V2(d.o.Repo)
-	for _, img := range []*demotarget.Image{&d.v1, &d.v2} {
-		id, err := imageID(ctx, d.dc, img.Tag)
-		if err != nil && d.o.Build {
-			d.p.step("building %s (demotarget.Build: a static binary FROM scratch, nothing pulled)", img.Tag)
-			stop := deadline.Report(30*time.Second, func(spent time.Duration) {
-				d.p.note("still building %s after %s", img.Tag, spent)
-			})
-			id, err = demotarget.Build(ctx, *img)
-			stop()
+	if !d.o.TwoServices {
+		d.v1, d.v2 = demotarget.V1(d.o.Repo), demotarget.V2(d.o.Repo)
+		if err := d.image(ctx, d.v1, &d.res.V1ID); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("demo --live: image %s: %w (run `make images`)", img.Tag, err)
+		if err := d.image(ctx, d.v2, &d.res.V2ID); err != nil {
+			return err
 		}
-		if img.Version == "v1" {
-			d.res.V1ID = id
-		} else {
-			d.res.V2ID = id
+		d.p.step("images: %s = %s, %s = %s (v2 is the bad release: every second /ask fails)", d.v1.Tag, ShortID(d.res.V1ID), d.v2.Tag, ShortID(d.res.V2ID))
+		return nil
+	}
+	// The same binary plays both roles: the image title label (as build.sh
+	// sets it) keeps shop-api's image id apart from payment's.
+	titled := func(img demotarget.Image, repo string) demotarget.Image {
+		img.Labels = map[string]string{imageTitleLabel: repo}
+		return img
+	}
+	d.caller = titled(demotarget.V1(d.o.Repo), d.o.Repo)
+	d.v1, d.v2 = titled(demotarget.V1(d.o.CalleeRepo), d.o.CalleeRepo), titled(demotarget.V2(d.o.CalleeRepo), d.o.CalleeRepo)
+	for _, b := range []struct {
+		img demotarget.Image
+		id  *string
+	}{{d.caller, &d.res.CallerV1ID}, {d.v1, &d.res.V1ID}, {d.v2, &d.res.V2ID}} {
+		if err := d.image(ctx, b.img, b.id); err != nil {
+			return err
 		}
 	}
-	d.p.step("images: %s = %s, %s = %s (v2 is the bad release: every second /ask fails)", d.v1.Tag, ShortID(d.res.V1ID), d.v2.Tag, ShortID(d.res.V2ID))
+	if d.res.CallerV1ID == d.res.V1ID {
+		return fmt.Errorf("demo --live: %s and %s have the same image id %s: rebuild them with distinct %s labels (make images)", d.caller.Tag, d.v1.Tag, ShortID(d.res.V1ID), imageTitleLabel)
+	}
+	d.p.step("images: %s = %s (the caller); %s = %s, %s = %s (v2 is payment's bad release: every second POST /charge fails)",
+		d.caller.Tag, ShortID(d.res.CallerV1ID), d.v1.Tag, ShortID(d.res.V1ID), d.v2.Tag, ShortID(d.res.V2ID))
+	return nil
+}
+
+// image finds img's id, or builds it (Build) when it is missing.
+func (d *demo) image(ctx context.Context, img demotarget.Image, id *string) error {
+	got, err := imageID(ctx, d.dc, img.Tag)
+	if err != nil && d.o.Build {
+		d.p.step("building %s (demotarget.Build: a static binary FROM scratch, nothing pulled)", img.Tag)
+		stop := deadline.Report(30*time.Second, func(spent time.Duration) {
+			d.p.note("still building %s after %s", img.Tag, spent)
+		})
+		got, err = demotarget.Build(ctx, img)
+		stop()
+	}
+	if err != nil {
+		return fmt.Errorf("demo --live: image %s: %w (run `make images`)", img.Tag, err)
+	}
+	*id = got
 	return nil
 }
 
@@ -157,15 +190,15 @@ func imageID(ctx context.Context, dc *client.Client, ref string) (string, error)
 	return in.ID, nil
 }
 
-func serviceContainers(ctx context.Context, dc *client.Client, project string) ([]container.Summary, error) {
+func serviceContainers(ctx context.Context, dc *client.Client, project, service string) ([]container.Summary, error) {
 	return dc.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
 		filters.Arg("label", "com.docker.compose.project="+project),
-		filters.Arg("label", "com.docker.compose.service="+Service))})
+		filters.Arg("label", "com.docker.compose.service="+service))})
 }
 
 // runsImage reports whether every running container of the service runs image id.
-func runsImage(ctx context.Context, dc *client.Client, project, id string) bool {
-	cs, err := serviceContainers(ctx, dc, project)
+func runsImage(ctx context.Context, dc *client.Client, project, service, id string) bool {
+	cs, err := serviceContainers(ctx, dc, project, service)
 	if err != nil || len(cs) == 0 {
 		return false
 	}
@@ -177,8 +210,8 @@ func runsImage(ctx context.Context, dc *client.Client, project, id string) bool 
 	return true
 }
 
-func runsHealthy(ctx context.Context, dc *client.Client, project, id string) bool {
-	cs, err := serviceContainers(ctx, dc, project)
+func runsHealthy(ctx context.Context, dc *client.Client, project, service, id string) bool {
+	cs, err := serviceContainers(ctx, dc, project, service)
 	if err != nil || len(cs) != 1 || cs[0].ImageID != id {
 		return false
 	}
@@ -186,16 +219,25 @@ func runsHealthy(ctx context.Context, dc *client.Client, project, id string) boo
 	return err == nil && in.State != nil && in.State.Running && (in.State.Health == nil || in.State.Health.Status == "healthy")
 }
 
+// oneContainer is the service's one running container, from the Docker API.
+func oneContainer(ctx context.Context, dc *client.Client, project, service string) (Container, error) {
+	cs, err := serviceContainers(ctx, dc, project, service)
+	if err != nil {
+		return Container{}, err
+	}
+	if len(cs) != 1 {
+		return Container{}, fmt.Errorf("demo --live: %d running containers of %s", len(cs), service)
+	}
+	return Container{ID: cs[0].ID, ImageID: cs[0].ImageID}, nil
+}
+
 // serviceImage is the service's one container's image id and version label, from the Docker API.
-func serviceImage(ctx context.Context, dc *client.Client, project string) (id, version string, err error) {
-	cs, err := serviceContainers(ctx, dc, project)
+func serviceImage(ctx context.Context, dc *client.Client, project, service string) (id, version string, err error) {
+	c, err := oneContainer(ctx, dc, project, service)
 	if err != nil {
 		return "", "", err
 	}
-	if len(cs) != 1 {
-		return "", "", fmt.Errorf("demo --live: %d running containers of %s", len(cs), Service)
-	}
-	in, err := dc.ContainerInspect(ctx, cs[0].ID)
+	in, err := dc.ContainerInspect(ctx, c.ID)
 	if err != nil {
 		return "", "", err
 	}

@@ -40,7 +40,7 @@ func (d *demo) follow(ctx context.Context) error {
 		case at := <-f.v1Seen:
 			d.res.ContainerOnV1At = at
 			f.v1Seen = nil
-			d.p.step("Docker API: %s's container now runs v1's image %s; the deployer waits its %s stabilisation window", Service, ShortID(d.res.V1ID), d.o.Stabilise)
+			d.p.step("Docker API: %s's container now runs v1's image %s; the deployer waits its %s stabilisation window", d.res.Released, ShortID(d.res.V1ID), d.o.Stabilise)
 			d.p.note("(DEMO: shortened from the 1 m default), then asks the sandbox for service_overview over the live store")
 		case m := <-d.msgs:
 			if err := f.on(ctx, m); err != nil {
@@ -90,6 +90,7 @@ func (f *follower) on(ctx context.Context, m *nats.Msg) error {
 		if err := openAs(kr, m, f.now, &a); err != nil {
 			return err
 		}
+		f.res.Actions[a.DecisionID] = a
 		if f.decision != nil && a.DecisionID == f.decision.DecisionID {
 			f.res.Action, f.res.ActionAt = a, time.Now()
 		}
@@ -97,23 +98,45 @@ func (f *follower) on(ctx context.Context, m *nats.Msg) error {
 	return nil
 }
 
-// onDecision prints the gate's first decision; an allow is answered by the
-// approver while the engine is watched, as an operator would, for the
-// container on v1.
+// onDecision prints the gate's decision to act on; an allow is answered by
+// the approver while the engine is watched, as an operator would, for the
+// container on v1. With TwoServices the gate's decision about the alerted
+// shop-api comes first and must deny (shop-api released nothing); the one
+// acted on is the derived decision about payment.
 func (f *follower) onDecision(ctx context.Context, d contracts.DecisionV1) error {
 	if f.decision != nil {
 		return nil
 	}
 	p := f.p
+	if f.o.TwoServices && d.Origin == nil {
+		if d.Service != Service || f.res.AlertedDecision.DecisionID != "" {
+			return nil
+		}
+		f.res.AlertedDecision = d
+		p.step("gate, on the alerted %s: %s (decision %s)", d.Service, strings.ToUpper(d.Verdict), d.DecisionID)
+		printChecks(p, d)
+		if d.Verdict == contracts.VerdictAllow {
+			return fmt.Errorf("demo --live: the gate allowed %s's own rollback; %s released nothing, so it should have denied it", Service, Service)
+		}
+		p.note("%s released nothing: its own rollback is denied; the gate now asks the same checks of the service where its failures begin", Service)
+		return nil
+	}
+	if f.o.TwoServices && (d.Service != Origin || d.Origin.AlertedService != Service) {
+		return fmt.Errorf("demo --live: the gate's derived decision %s is about %s (alerted %s), want %s (alerted %s)", d.DecisionID, d.Service, d.Origin.AlertedService, Origin, Service)
+	}
 	f.decision, f.res.Decision, f.res.DecisionAt = &d, d, time.Now()
-	p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
-	for _, c := range d.Checks {
-		p.note("%s %-18s %s", harness.Mark(c.Passed), c.Name, clip(c.Reason, 100))
+	if d.Origin != nil {
+		p.step("gate, DERIVED decision about %s (the origin: %.0f%% of %s's failures begin in it): %s (decision %s)",
+			d.Service, 100*d.Origin.Share, d.Origin.AlertedService, strings.ToUpper(d.Verdict), d.DecisionID)
+		p.note("%s", clip(d.Origin.Reason, 160))
+	} else {
+		p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
 	}
+	printChecks(p, d)
 	if d.Verdict != contracts.VerdictAllow {
-		return fmt.Errorf("demo --live: the gate denied the rollback (%s): %s", strings.Join(d.FailedChecks, ", "), d.NextStep)
+		return fmt.Errorf("demo --live: the gate denied the rollback of %s (%s): %s", d.Service, strings.Join(d.FailedChecks, ", "), d.NextStep)
 	}
-	clicked, seen, v1, project := make(chan error, 1), make(chan time.Time, 1), f.res.V1ID, f.res.Project
+	clicked, seen, v1, project, rel := make(chan error, 1), make(chan time.Time, 1), f.res.V1ID, f.res.Project, f.res.Released
 	f.clickErr, f.v1Seen = clicked, seen
 	approver := harness.Approver{Slack: f.slack, URL: "http://" + f.bridgeAddr + "/slack/interactions", Secret: f.secret,
 		ApproverID: liveApproverID, Now: f.now, Ask: f.o.Interactive, Clicks: func(human bool, action string) {
@@ -125,11 +148,17 @@ func (f *follower) onDecision(ctx context.Context, d contracts.DecisionV1) error
 		}}
 	go func() { clicked <- approver.Answer(ctx, d) }()
 	go func() {
-		if waitFor(ctx, 3*time.Minute, "", func() bool { return runsImage(ctx, f.dc, project, v1) }) == nil {
+		if waitFor(ctx, 3*time.Minute, "", func() bool { return runsImage(ctx, f.dc, project, rel, v1) }) == nil {
 			seen <- time.Now()
 		}
 	}()
 	return nil
+}
+
+func printChecks(p *progress, d contracts.DecisionV1) {
+	for _, c := range d.Checks {
+		p.note("%s %-18s %s", harness.Mark(c.Passed), c.Name, clip(c.Reason, 100))
+	}
 }
 
 func (f *follower) onApproval(kr *envelope.Keyring, m *nats.Msg) error {

@@ -25,9 +25,14 @@ import (
 )
 
 const (
-	// Service is the demo target's compose service.
-	Service          = "shop-api"
+	// Service is the demo target's compose service: the alerted one.
+	Service = "shop-api"
+	// Origin is the two-service scenario's callee (TwoServices): the
+	// service that releases, where shop-api's failures begin.
+	Origin           = "payment"
 	defaultRepo      = "agentk-demo/shop-api"
+	defaultCallee    = "agentk-demo/payment"
+	imageTitleLabel  = "org.opencontainers.image.title"
 	liveApproverID   = "ULIVEDEMOAPPROVER"
 	liveApproverName = "auto-approver"
 	liveBotToken     = "xoxb-live-demo-not-a-real-token"
@@ -44,6 +49,13 @@ const (
 type Options struct {
 	// Repo is the demo target's image repository (default agentk-demo/shop-api).
 	Repo string
+	// TwoServices is the second act (issue 33, DESIGN.md rule 17): shop-api
+	// calls payment; payment is released v1 → v2, shop-api's SLO burns and
+	// is alerted, the gate denies shop-api's rollback and allows the derived
+	// decision about payment, and the deployer rolls payment back.
+	TwoServices bool
+	// CalleeRepo is payment's image repository (default agentk-demo/payment).
+	CalleeRepo string
 	// Build builds Repo:v1 and :v2 when they are missing (make images builds them).
 	Build bool
 	// Keep leaves the compose project (and its network) running at the end.
@@ -66,11 +78,21 @@ type Options struct {
 
 // Result is what the live demo measured.
 type Result struct {
-	Project          string
-	V1ID, V2ID       string
-	Decision         contracts.DecisionV1
-	Action           contracts.ActionV1
-	FinalImage       string // the service's container image id, from the Docker API, at the end
+	Project string
+	// Released is the service shipped v1 → v2 and rolled back: Service, or
+	// Origin with TwoServices. V1ID and V2ID are its images.
+	Released   string
+	V1ID, V2ID string
+	// Decision is the decision acted on: with TwoServices the gate's
+	// derived decision about Origin; AlertedDecision is then the gate's
+	// decision about the alerted Service (a denial).
+	Decision        contracts.DecisionV1
+	AlertedDecision contracts.DecisionV1
+	Action          contracts.ActionV1
+	// Actions are every action the deployer published in the run, by
+	// decision id.
+	Actions          map[string]contracts.ActionV1
+	FinalImage       string // the released service's container image id, from the Docker API, at the end
 	FinalVersion     string
 	AlertAt          time.Time
 	DecisionAt       time.Time
@@ -86,7 +108,14 @@ type Result struct {
 	// V2Container the container Docker started v2 in.
 	V2Markers   []incident.Span
 	V2Container string
+	// Caller is shop-api's container with TwoServices, before the alert and
+	// at the end (from the Docker API): it must be untouched.
+	CallerBefore, CallerAfter Container
+	CallerV1ID                string
 }
+
+// Container is one container as the Docker API reports it.
+type Container struct{ ID, ImageID string }
 
 // progress lines, stamped with the time since the start.
 type progress struct {
@@ -126,6 +155,9 @@ func withDefaults(o Options) Options {
 	if o.Repo == "" {
 		o.Repo = defaultRepo
 	}
+	if o.CalleeRepo == "" {
+		o.CalleeRepo = defaultCallee
+	}
 	if o.Stabilise == 0 {
 		o.Stabilise = 10 * time.Second
 	}
@@ -149,6 +181,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	d := &demo{o: withDefaults(o)}
 	d.p = &progress{w: d.o.Progress, start: time.Now()}
 	d.res.Stabilise = d.o.Stabilise
+	d.res.Released = Service
+	if d.o.TwoServices {
+		d.res.Released = Origin
+	}
+	d.res.Actions = map[string]contracts.ActionV1{}
 	defer d.close()
 	// The images take what the machine takes to build: only ctx bounds
 	// them. The demo's own Timeout starts once they are there.
@@ -197,11 +234,23 @@ func (d *demo) finish(ctx context.Context) error {
 	}
 	p.step("recovery (service_overview through the sandbox, over the live store, after %s): recovered=%s%s", d.o.Stabilise, rec, orEmpty(a.Reason, "; "))
 	var err error
-	res.FinalImage, res.FinalVersion, err = serviceImage(ctx, d.dc, res.Project)
+	res.FinalImage, res.FinalVersion, err = serviceImage(ctx, d.dc, res.Project, res.Released)
 	if err != nil {
 		return err
 	}
-	p.step("Docker API: %s runs image %s (version label %s) — v1's image id: %v", Service, ShortID(res.FinalImage), res.FinalVersion, res.FinalImage == res.V1ID)
+	p.step("Docker API: %s runs image %s (version label %s) — v1's image id: %v", res.Released, ShortID(res.FinalImage), res.FinalVersion, res.FinalImage == res.V1ID)
+	if d.o.TwoServices {
+		if res.CallerAfter, err = oneContainer(ctx, d.dc, res.Project, Service); err != nil {
+			return err
+		}
+		p.step("Docker API: %s untouched — container %s on image %s, before the alert %s on %s", Service,
+			shortContainer(res.CallerAfter.ID), ShortID(res.CallerAfter.ImageID), shortContainer(res.CallerBefore.ID), ShortID(res.CallerBefore.ImageID))
+		if a, ok := res.Actions[res.AlertedDecision.DecisionID]; ok {
+			p.note("the deployer acted on %s's own decision: %s", Service, a.Outcome)
+		} else {
+			p.note("the deployer published no action on %s's own decision (denied by the gate)", Service)
+		}
+	}
 	_, res.LiveSpans, _ = d.store.Stats()
 	res.LiveSpans -= res.BackfilledSpans
 	res.LoadSent, res.LoadOK = d.load.sent.Load(), d.load.ok.Load()
@@ -213,6 +262,8 @@ func (d *demo) finish(ctx context.Context) error {
 	}
 	return nil
 }
+
+func shortContainer(id string) string { return clip(id, 13) }
 
 func orEmpty(s, prefix string) string {
 	if s == "" {

@@ -22,6 +22,10 @@ import (
 
 // servicesEnv is the services' configuration for the run.
 func (d *demo) servicesEnv(state string) map[string]string {
+	scope := Service
+	if d.o.TwoServices {
+		scope = Service + "," + Origin
+	}
 	return map[string]string{
 		"AGENTK_OTEL_DISABLED":             "1",
 		"AGENTK_SIGNOZ_URL":                d.sigURL,
@@ -35,8 +39,8 @@ func (d *demo) servicesEnv(state string) map[string]string {
 		"AGENTK_SLACK_CHANNEL":             "#agentk-demo-live",
 		"AGENTK_SLACK_RESPONSE_URL_PREFIX": d.slack.ResponseURLPrefix(),
 		"AGENTK_APPROVERS":                 "slack:" + liveApproverID + "=" + liveApproverName,
-		"AGENTK_SANDBOX_SERVICES":          Service,
-		"AGENTK_DEPLOYER_SERVICES":         Service,
+		"AGENTK_SANDBOX_SERVICES":          scope,
+		"AGENTK_DEPLOYER_SERVICES":         scope,
 		"AGENTK_DEPLOYER_RUNTIME":          "docker",
 		"AGENTK_COMPOSE_PROJECT":           d.res.Project,
 		"AGENTK_COMPOSE_FILE":              d.file,
@@ -90,8 +94,14 @@ func (d *demo) pipeline(ctx context.Context) error {
 		}
 	})
 	d.p.step("7 services running on an embedded NATS (rules investigator, deployer runtime docker, recovery check through the sandbox)")
-	if err := waitFor(ctx, 30*time.Second, "v1 in the deployer's ledger", func() bool { return d.ledgerLen(ctx) == 1 }); err != nil {
+	if err := waitFor(ctx, 30*time.Second, "v1 in the deployer's ledger", func() bool {
+		return d.ledgerLen(ctx, Service) == 1 && (!d.o.TwoServices || d.ledgerLen(ctx, Origin) == 1)
+	}); err != nil {
 		return err
+	}
+	if d.o.TwoServices {
+		d.p.step("deployer's release ledgers (built from the Docker API): %s [v1], %s [v1]", Service, Origin)
+		return nil
 	}
 	d.p.step("deployer's release ledger (built from the Docker API): [v1]")
 	return nil
@@ -122,13 +132,13 @@ func (d *demo) startFabric(ctx context.Context) error {
 }
 
 // ledgerLen is the number of releases in the deployer's signed ledger of
-// the service: 0 when there is none or it does not verify.
-func (d *demo) ledgerLen(ctx context.Context) int {
+// service: 0 when there is none or it does not verify.
+func (d *demo) ledgerLen(ctx context.Context, service string) int {
 	kv, err := d.admin.KeyValue(ctx, topology.BucketReleases)
 	if err != nil {
 		return 0
 	}
-	e, err := kv.Get(ctx, Service)
+	e, err := kv.Get(ctx, service)
 	if err != nil {
 		return 0
 	}

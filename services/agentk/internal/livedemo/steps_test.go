@@ -76,8 +76,9 @@ func TestMarkers(t *testing.T) {
 		{"v4", false, time.Time{}},
 	}
 	for _, tc := range cases {
-		require.Equal(t, tc.has, hasMarker(st, tc.version), tc.version)
-		require.Equal(t, tc.latest, latestMarker(st, tc.version), tc.version)
+		require.Equal(t, tc.has, hasMarker(st, Service, tc.version), tc.version)
+		require.Equal(t, tc.latest, latestMarker(st, Service, tc.version), tc.version)
+		require.False(t, hasMarker(st, Origin, tc.version), "a marker of %s is not one of %s", Service, Origin)
 	}
 }
 

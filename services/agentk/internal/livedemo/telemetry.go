@@ -80,27 +80,29 @@ func (d *demo) shortcuts(ctx context.Context) error {
 	return nil
 }
 
-func isMarker(s incident.Span, version string) bool {
+// isMarker reports whether s is a deployment marker of version of service
+// (not a backfilled copy).
+func isMarker(s incident.Span, service, version string) bool {
 	var v string
 	_ = json.Unmarshal(s.Attributes["deployment.version"], &v)
-	return s.Name == "deployment.marker" && s.Service() == Service && v == version && s.Resource["agentk.demo.backfill"] == ""
+	return s.Name == "deployment.marker" && s.Service() == service && v == version && s.Resource["agentk.demo.backfill"] == ""
 }
 
-// hasSpan reports whether any span of the demo target (not a marker, not
+// hasSpan reports whether any span of service (not a marker, not
 // backfilled) arrived.
-func hasSpan(st *livesignoz.Store) bool {
+func hasSpan(st *livesignoz.Store, service string) bool {
 	return len(st.Spans(func(s incident.Span) bool {
-		return s.Service() == Service && s.Name != "deployment.marker" && s.Resource["agentk.demo.backfill"] == ""
+		return s.Service() == service && s.Name != "deployment.marker" && s.Resource["agentk.demo.backfill"] == ""
 	})) > 0
 }
 
-func hasMarker(st *livesignoz.Store, version string) bool {
-	return len(st.Spans(func(s incident.Span) bool { return isMarker(s, version) })) > 0
+func hasMarker(st *livesignoz.Store, service, version string) bool {
+	return len(st.Spans(func(s incident.Span) bool { return isMarker(s, service, version) })) > 0
 }
 
-func latestMarker(st *livesignoz.Store, version string) time.Time {
+func latestMarker(st *livesignoz.Store, service, version string) time.Time {
 	var at time.Time
-	for _, s := range st.Spans(func(s incident.Span) bool { return isMarker(s, version) }) {
+	for _, s := range st.Spans(func(s incident.Span) bool { return isMarker(s, service, version) }) {
 		if s.Timestamp.After(at) {
 			at = s.Timestamp
 		}
@@ -108,12 +110,12 @@ func latestMarker(st *livesignoz.Store, version string) time.Time {
 	return at
 }
 
-// backfill lays copies of the real spans received in [from, to) (markers
-// excepted) back over [now−2h05m, now−55m], tile after tile, with new ids
+// backfill lays copies of the real spans of the demo's services (Service,
+// and Origin when it runs) received in [from, to) (markers excepted) back over [now−2h05m, now−55m], tile after tile, with new ids
 // and the resource attribute agentk.demo.backfill=true. It returns how many.
 func backfill(st *livesignoz.Store, from, to, now time.Time) int {
 	seed := st.Spans(func(s incident.Span) bool {
-		return s.Service() == Service && s.Name != "deployment.marker" && !s.Timestamp.Before(from) && s.Timestamp.Before(to)
+		return (s.Service() == Service || s.Service() == Origin) && s.Name != "deployment.marker" && !s.Timestamp.Before(from) && s.Timestamp.Before(to)
 	})
 	w := to.Sub(from)
 	if len(seed) == 0 || w < time.Second {
