@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"log/slog"
+	"net/url"
 
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/signoz"
@@ -16,7 +17,8 @@ type RuleReader interface {
 	Rule(ctx context.Context, id string) (signoz.RuleResult, error)
 }
 
-// readRule reads the rule the alert names (its ruleId label) and runs the
+// readRule reads the rule the alert names (its ruleId label, else the
+// ruleId of its generatorURL) and runs the
 // rule's own queries (tools.RuleQueries) over the onset window, for a
 // service_overview to judge as one more signal. It never fails the call: a
 // rule that cannot be read or run is a RuleRead saying why in plain words,
@@ -25,6 +27,9 @@ type RuleReader interface {
 // the overview's own) and the notes about them.
 func (e *Executor) readRule(ctx context.Context, c tools.Call, alert contracts.AlertV1, log *slog.Logger) (*tools.RuleRead, [][]byte, []contracts.SourceNote) {
 	id := alert.Labels["ruleId"]
+	if id == "" {
+		id = ruleIDOf(alert.Links.Generator)
+	}
 	if id == "" {
 		return &tools.RuleRead{Unread: tools.RuleUnread("", nil)}, nil, nil
 	}
@@ -55,4 +60,14 @@ func (e *Executor) readRule(ctx context.Context, c tools.Call, alert contracts.A
 		notes = append(notes, sourceNotes(queries[i], r)...)
 	}
 	return rr, bodies, notes
+}
+
+// ruleIDOf is the ruleId query parameter of SigNoz's generatorURL
+// (…/alerts/edit?ruleId=24), "" when there is none.
+func ruleIDOf(generator string) string {
+	u, err := url.Parse(generator)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("ruleId")
 }
