@@ -425,5 +425,8 @@ func RuleUnread(ruleID string, err error) string {
 	if errors.As(err, &api) && api.HTTPStatus == 404 {
 		return fmt.Sprintf("SigNoz has no rule %s (HTTP 404)", ruleID)
 	}
-	return fmt.Sprintf("rule %s could not be read: %s", ruleID, strings.TrimPrefix(err.Error(), "tools: alert rule not usable: "))
+	if errors.Is(err, ErrRule) {
+		return fmt.Sprintf("rule %s was read but is not run: %s", ruleID, strings.TrimPrefix(err.Error(), ErrRule.Error()+": "))
+	}
+	return fmt.Sprintf("rule %s could not be read: %s", ruleID, err)
 }

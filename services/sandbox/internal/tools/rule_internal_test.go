@@ -150,3 +150,25 @@ func TestParseRule(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleUnreadSaysWhy: each reason a rule is not used reads as plain words.
+func TestRuleUnreadSaysWhy(t *testing.T) {
+	t.Parallel()
+	_, parseErr := ParseRule(ruleJSON(qAll, `,"op":"below"`))
+	tests := []struct {
+		name, id string
+		err      error
+		want     string
+	}{
+		{"no rule id", "", nil, "the alert names no rule (no ruleId label)"},
+		{"404", "24", &signoz.APIError{HTTPStatus: 404, Message: "rule with id 24 not found"}, "SigNoz has no rule 24 (HTTP 404)"},
+		{"not run", "24", parseErr, "rule 24 was read but is not run: the rule fires when its value is below its target; only a rise is measured"},
+		{"unavailable", "24", signoz.ErrUnavailable, "rule 24 could not be read: signoz: unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, RuleUnread(tt.id, tt.err))
+		})
+	}
+}
