@@ -66,6 +66,10 @@ const (
 	// rule's later onset replaces an earlier one, and a marker between the
 	// two reads as a cause).
 	SandboxRuleEarliest = "sandbox.rule_earliest"
+	// SandboxRuleOnset is the overview's taking the alert rule's own onset
+	// where it is earlier than the other signals' (without it, the rule's
+	// series never moves the onset).
+	SandboxRuleOnset = "sandbox.rule_onset"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -103,5 +107,7 @@ var Sandbox = []Mutant{
 	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
 	{Name: SandboxRuleEarliest, Check: "the alert rule's own series may move the onset earlier, never later (a stale marker between the two onsets stays before the onset)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater"},
+	{Name: SandboxRuleOnset, Check: "the alert rule's own series places the onset where it departs before every other signal (or they found none)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater"},
 }

@@ -358,7 +358,7 @@ func ruleMinutes(r Rule, resps []signoz.Response, svc []Minute) ([]Minute, error
 // against them), and it is not refined inside its bucket (Signal "rule":
 // the service's spans do not show the rule's condition).
 func earliestWithRule(on Onset, ro ruleOnset) Onset {
-	if !ro.ok || ro.on.At == nil || on.Short || ro.on.At.After(ro.alertAt) {
+	if !ro.ok || ro.on.At == nil || on.Short || ro.on.At.After(ro.alertAt) || mutant.Off(mutant.SandboxRuleOnset) {
 		return on
 	}
 	if on.At != nil && !ro.on.At.Before(*on.At) && !mutant.Off(mutant.SandboxRuleEarliest) {
