@@ -115,6 +115,7 @@ func TestAlertRuleSignalOnHandwrittenIncidents(t *testing.T) {
 		{id: "rule-search-p99-stale-flag-kb", markerBeforeOnset: false, ruleFirst: true},
 		{id: "rule-error-logs-release-ledger", markerBeforeOnset: true, ruleFirst: true},
 		{id: "rule-refusals-count-prompt-answer-bot", markerBeforeOnset: true},
+		{id: "rule-p95-lags-errors-stale-release-pay", markerBeforeOnset: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
