@@ -20,9 +20,9 @@ type Incident struct {
 	// RuleJSON is rule.json byte for byte (nil when the folder has none):
 	// the alert's rule as SigNoz's GET /api/v2/rules/{id} returns it.
 	RuleJSON []byte
-	Spans     []Span
-	Logs      []Log
-	Releases  Releases
+	Spans    []Span
+	Logs     []Log
+	Releases Releases
 }
 
 // Meta is incident.yaml.

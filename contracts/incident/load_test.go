@@ -249,9 +249,13 @@ func TestLoadRule(t *testing.T) {
 		want   []string
 	}{
 		{name: "rule.json is optional", break_: func(t *testing.T, d string) { require.NoError(t, os.Remove(filepath.Join(d, incident.FileRule))) }},
-		{name: "not json", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"status": "success",`, `"status": success,`) },
+		{name: "not json", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"status": "success",`, `"status": success,`)
+		},
 			want: []string{"rule.json:2: not a JSON object"}},
-		{name: "not the success envelope", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"status": "success"`, `"status": "error"`) },
+		{name: "not the success envelope", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"status": "success"`, `"status": "error"`)
+		},
 			want: []string{`rule.json: field "status": required: "success"`}},
 		{name: "another rule than the alert's", break_: func(t *testing.T, d string) {
 			edit(t, d, incident.FileRule, `"id": "019368f2`, `"id": "99`)
@@ -260,14 +264,20 @@ func TestLoadRule(t *testing.T) {
 			want: []string{`rule.json: field "data.alert": required: the rule's name`}},
 		{name: "no compositeQuery", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"compositeQuery"`, `"compositeQueryX"`) },
 			want: []string{`rule.json: field "data.condition.compositeQuery": required`}},
-		{name: "query of an unknown type", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"type": "builder_formula"`, `"type": "magic"`) },
+		{name: "query of an unknown type", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"type": "builder_formula"`, `"type": "magic"`)
+		},
 			want: []string{`rule.json: field "data.condition.compositeQuery.queries[2].type": required: one of`}},
 		{name: "builder query without a signal", break_: func(t *testing.T, d string) {
 			edit(t, d, incident.FileRule, `"name": "B", "signal": "traces"`, `"name": "B", "signal": "spans"`)
 		}, want: []string{`rule.json: field "data.condition.compositeQuery.queries[1].spec.signal": required: one of`}},
-		{name: "formula without an expression", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"expression": "A / B * 100"`, `"expression": ""`) },
+		{name: "formula without an expression", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"expression": "A / B * 100"`, `"expression": ""`)
+		},
 			want: []string{`rule.json: field "data.condition.compositeQuery.queries[2].spec.expression": required`}},
-		{name: "field of the wrong type", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"alert": "shop-api error rate"`, `"alert": 7`) },
+		{name: "field of the wrong type", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"alert": "shop-api error rate"`, `"alert": 7`)
+		},
 			want: []string{`rule.json:5: field "data.alert": not string`}},
 	}
 	for _, tt := range tests {

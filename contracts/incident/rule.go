@@ -29,17 +29,20 @@ type rawRule struct {
 		Alert     *string `json:"alert"`
 		Condition *struct {
 			CompositeQuery *struct {
-				Queries []struct {
-					Type *string `json:"type"`
-					Spec *struct {
-						Name       *string `json:"name"`
-						Signal     *string `json:"signal"`
-						Expression *string `json:"expression"`
-					} `json:"spec"`
-				} `json:"queries"`
+				Queries []rawRuleQuery `json:"queries"`
 			} `json:"compositeQuery"`
 		} `json:"condition"`
 	} `json:"data"`
+}
+
+// rawRuleQuery is one query envelope of a rule's compositeQuery.
+type rawRuleQuery struct {
+	Type *string `json:"type"`
+	Spec *struct {
+		Name       *string `json:"name"`
+		Signal     *string `json:"signal"`
+		Expression *string `json:"expression"`
+	} `json:"spec"`
 }
 
 // checkRule checks that rule.json is SigNoz's answer to GET /api/v2/rules/{id}
@@ -92,26 +95,38 @@ func checkRule(b []byte, ruleIDs []string, ps *problems) string {
 		return id
 	}
 	for i, q := range d.Condition.CompositeQuery.Queries {
-		f := fmt.Sprintf("data.condition.compositeQuery.queries[%d]", i)
-		if q.Type == nil || !slices.Contains(ruleQueryTypes, *q.Type) {
-			fail(f+".type", "required: one of %q", ruleQueryTypes)
-			continue
-		}
-		if q.Spec == nil {
-			fail(f+".spec", "required: the query's spec")
-			continue
-		}
-		if (*q.Type == "builder_query" || *q.Type == "builder_formula") && (q.Spec.Name == nil || *q.Spec.Name == "") {
+		checkRuleQuery(q, fmt.Sprintf("data.condition.compositeQuery.queries[%d]", i), fail)
+	}
+	return id
+}
+
+// checkRuleQuery checks one query envelope of the rule, at field f.
+func checkRuleQuery(q rawRuleQuery, f string, fail func(field, format string, args ...any)) {
+	if q.Type == nil || !slices.Contains(ruleQueryTypes, *q.Type) {
+		fail(f+".type", "required: one of %q", ruleQueryTypes)
+		return
+	}
+	if q.Spec == nil {
+		fail(f+".spec", "required: the query's spec")
+		return
+	}
+	named := q.Spec.Name != nil && *q.Spec.Name != ""
+	switch *q.Type {
+	case "builder_query":
+		if !named {
 			fail(f+".spec.name", "required: the query's name (A, B, F1, …)")
 		}
-		if *q.Type == "builder_query" && (q.Spec.Signal == nil || !slices.Contains(ruleSignals, *q.Spec.Signal)) {
+		if q.Spec.Signal == nil || !slices.Contains(ruleSignals, *q.Spec.Signal) {
 			fail(f+".spec.signal", "required: one of %q", ruleSignals)
 		}
-		if *q.Type == "builder_formula" && (q.Spec.Expression == nil || *q.Spec.Expression == "") {
+	case "builder_formula":
+		if !named {
+			fail(f+".spec.name", "required: the query's name (A, B, F1, …)")
+		}
+		if q.Spec.Expression == nil || *q.Spec.Expression == "" {
 			fail(f+".spec.expression", "required: the formula (e.g. A / B)")
 		}
 	}
-	return id
 }
 
 // alertRuleIDs are the ruleId labels of alert.json's alerts, or nil when it

@@ -128,9 +128,8 @@ func ParseRule(body []byte) (Rule, error) {
 	}
 	d := b.Data
 	r := Rule{ID: d.ID, Name: d.Alert}
-	cq := d.Condition.CompositeQuery
-	if cq.QueryType != "" && cq.QueryType != "builder" {
-		return r, fmt.Errorf("%w: the rule's query is %s, not a builder query", ErrRule, cq.QueryType)
+	if qt := d.Condition.CompositeQuery.QueryType; qt != "" && qt != "builder" {
+		return r, fmt.Errorf("%w: the rule's query is %s, not a builder query", ErrRule, qt)
 	}
 	op := d.Condition.Op
 	if op == "" && d.Condition.Thresholds != nil && len(d.Condition.Thresholds.Spec) > 0 {
@@ -139,65 +138,83 @@ func ParseRule(body []byte) (Rule, error) {
 	if !slices.Contains(rising, op) {
 		return r, fmt.Errorf("%w: the rule fires when its value is %s its target; only a rise is measured", ErrRule, op)
 	}
-	builders := map[string]ruleQuery{}
-	var formulas []string
-	var first string
-	formulaOf := map[string]string{}
-	for _, q := range cq.Queries {
-		switch q.Type {
-		case "builder_query":
-			var aggs []string
-			for _, a := range q.Spec.Aggregations {
-				aggs = append(aggs, strings.TrimSpace(a.Expression))
-			}
-			f := ""
-			if q.Spec.Filter != nil {
-				f = strings.TrimSpace(q.Spec.Filter.Expression)
-			}
-			agg := ""
-			if len(aggs) == 1 {
-				agg = aggs[0]
-			}
-			builders[q.Spec.Name] = ruleQuery{name: q.Spec.Name, signal: q.Spec.Signal, filter: f, agg: agg}
-			if first == "" && !q.Spec.Disabled {
-				first = q.Spec.Name
-			}
-		case "builder_formula":
-			formulas = append(formulas, q.Spec.Name)
-			formulaOf[q.Spec.Name] = q.Spec.Expression
-		}
-	}
+	qs := collectRuleQueries(b)
 	sel := d.Condition.SelectedQueryName
-	if sel == "" && len(formulas) > 0 {
-		sel = formulas[len(formulas)-1]
+	if sel == "" && len(qs.formulas) > 0 {
+		sel = qs.formulas[len(qs.formulas)-1]
 	}
 	if sel == "" {
-		sel = first
+		sel = qs.first
 	}
 	if sel == "" {
 		return r, fmt.Errorf("%w: the rule has no builder query", ErrRule)
 	}
-	if expr, ok := formulaOf[sel]; ok {
-		m := ratioExpr.FindStringSubmatch(strings.ReplaceAll(expr, " ", ""))
-		if m == nil {
-			return r, fmt.Errorf("%w: the rule's formula %s = %q is not a ratio of two counts", ErrRule, sel, expr)
-		}
-		num, okN := builders[m[1]]
-		den, okD := builders[m[2]]
-		if !okN || !okD || num.agg != "count()" || den.agg != "count()" {
-			return r, fmt.Errorf("%w: the rule's formula %s = %q does not divide two count() queries", ErrRule, sel, expr)
-		}
-		if err := readable(num); err != nil {
-			return r, err
-		}
-		if err := readable(den); err != nil {
-			return r, err
-		}
-		r.kind, r.num, r.den = ruleRatio, num, den
-		r.Expr = fmt.Sprintf("%s = %s (%s: count() where %s; %s: count() where %s)", sel, expr, num.name, orAll(num.filter), den.name, orAll(den.filter))
-		return r, nil
+	if expr, ok := qs.formulaOf[sel]; ok {
+		return ratioRule(r, qs, sel, expr)
 	}
-	q, ok := builders[sel]
+	return singleRule(r, qs, sel)
+}
+
+// ruleQueries are a rule's builder queries by name, its formulas in order
+// with their expressions, and its first enabled builder query.
+type ruleQueries struct {
+	builders  map[string]ruleQuery
+	formulas  []string
+	formulaOf map[string]string
+	first     string
+}
+
+func collectRuleQueries(b ruleBody) ruleQueries {
+	qs := ruleQueries{builders: map[string]ruleQuery{}, formulaOf: map[string]string{}}
+	for _, q := range b.Data.Condition.CompositeQuery.Queries {
+		switch q.Type {
+		case "builder_query":
+			f, agg := "", ""
+			if q.Spec.Filter != nil {
+				f = strings.TrimSpace(q.Spec.Filter.Expression)
+			}
+			if len(q.Spec.Aggregations) == 1 {
+				agg = strings.TrimSpace(q.Spec.Aggregations[0].Expression)
+			}
+			qs.builders[q.Spec.Name] = ruleQuery{name: q.Spec.Name, signal: q.Spec.Signal, filter: f, agg: agg}
+			if qs.first == "" && !q.Spec.Disabled {
+				qs.first = q.Spec.Name
+			}
+		case "builder_formula":
+			qs.formulas = append(qs.formulas, q.Spec.Name)
+			qs.formulaOf[q.Spec.Name] = q.Spec.Expression
+		}
+	}
+	return qs
+}
+
+// ratioRule is a rule whose selected formula sel = expr divides two
+// count() queries.
+func ratioRule(r Rule, qs ruleQueries, sel, expr string) (Rule, error) {
+	m := ratioExpr.FindStringSubmatch(strings.ReplaceAll(expr, " ", ""))
+	if m == nil {
+		return r, fmt.Errorf("%w: the rule's formula %s = %q is not a ratio of two counts", ErrRule, sel, expr)
+	}
+	num, okN := qs.builders[m[1]]
+	den, okD := qs.builders[m[2]]
+	if !okN || !okD || num.agg != "count()" || den.agg != "count()" {
+		return r, fmt.Errorf("%w: the rule's formula %s = %q does not divide two count() queries", ErrRule, sel, expr)
+	}
+	if err := readable(num); err != nil {
+		return r, err
+	}
+	if err := readable(den); err != nil {
+		return r, err
+	}
+	r.kind, r.num, r.den = ruleRatio, num, den
+	r.Expr = fmt.Sprintf("%s = %s (%s: count() where %s; %s: count() where %s)", sel, expr, num.name, orAll(num.filter), den.name, orAll(den.filter))
+	return r, nil
+}
+
+// singleRule is a rule whose selected query sel is one builder query: a
+// count or a duration aggregation.
+func singleRule(r Rule, qs ruleQueries, sel string) (Rule, error) {
+	q, ok := qs.builders[sel]
 	if !ok {
 		return r, fmt.Errorf("%w: the rule's selected query %q is neither a builder query nor a formula", ErrRule, sel)
 	}
