@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -335,37 +336,50 @@ func ruleMinutes(r Rule, resps []signoz.Response, svc []Minute) ([]Minute, error
 		}
 		return by["all"], nil
 	case ruleCount:
-		t := minuteTable{}
+		t := minutesAt{}
 		for _, x := range svc {
-			t.get("all", x.At.UnixMilli()).Requests = x.Requests
+			t.at(x.At.UnixMilli()).Requests = x.Requests
 		}
 		err := samples(resps[0], all, func(_ string, agg int, ts int64, v float64) {
 			if agg == 0 {
-				t.get("all", ts).Errors += v
+				t.at(ts).Errors += v
 			}
 		})
-		var out []Minute
-		for _, x := range t["all"] {
-			out = append(out, *x)
-		}
-		return out, err
+		return t.list(), err
 	case ruleLatency:
-		t := minuteTable{}
+		t := minutesAt{}
 		err := samples(resps[0], all, func(_ string, agg int, ts int64, v float64) {
 			switch agg {
 			case 0:
-				t.get("all", ts).Requests += v
+				t.at(ts).Requests += v
 			case 1:
-				t.get("all", ts).P95Ms = v / 1e6
+				t.at(ts).P95Ms = v / 1e6
 			}
 		})
-		var out []Minute
-		for _, x := range t["all"] {
-			out = append(out, *x)
-		}
-		return out, err
+		return t.list(), err
 	}
 	return nil, fmt.Errorf("%w: rule of no known kind", ErrRule)
+}
+
+// minutesAt collects one series' minutes by Unix millisecond.
+type minutesAt map[int64]*Minute
+
+func (t minutesAt) at(ts int64) *Minute {
+	if x, ok := t[ts]; ok {
+		return x
+	}
+	x := &Minute{At: time.UnixMilli(ts).UTC(), P95Ms: math.NaN()}
+	t[ts] = x
+	return x
+}
+
+func (t minutesAt) list() []Minute {
+	out := make([]Minute, 0, len(t))
+	for _, x := range t {
+		out = append(out, *x)
+	}
+	slices.SortFunc(out, func(a, b Minute) int { return a.At.Compare(b.At) })
+	return out
 }
 
 // earliestWithRule is on, or the rule's onset where that is earlier (or on
