@@ -96,7 +96,7 @@ func TestOverviewReadsTheAlertRule(t *testing.T) {
 		require.Equal(t, tt.placed, ev.Facts.AlertRule.PlacedOnset, "%s: %s", tt.name, ev.Compact)
 		if tt.placed {
 			require.Equal(t, time.Date(2026, 10, 21, 6, 41, 0, 0, time.UTC), *ev.Facts.Onset, tt.name)
-			require.Contains(t, ev.Facts.OnsetRule, `rule "ledger-writer error logs": A = count() where service.name = 'ledger-writer' AND severity_text = 'ERROR'`)
+			require.Contains(t, ev.Facts.OnsetRule, `rule "ledger-writer error logs": A = count() where "service.name = 'ledger-writer' AND severity_text = 'ERROR'"`)
 			continue
 		}
 		require.Empty(t, ev.Facts.OnsetRule, tt.name)

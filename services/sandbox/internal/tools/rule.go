@@ -243,11 +243,14 @@ func readable(q ruleQuery) error {
 	return nil
 }
 
+// orAll is the rule's filter as the compact text shows it: quoted like
+// every string the sandbox did not write (a rule's filter may hold any
+// value), or "(no filter)".
 func orAll(filter string) string {
 	if filter == "" {
 		return "(no filter)"
 	}
-	return filter
+	return compact.Quote(filter)
 }
 
 // RuleQueries are the rule's own builder queries as per-minute series over

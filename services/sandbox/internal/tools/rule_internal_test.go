@@ -105,10 +105,10 @@ func TestParseRule(t *testing.T) {
 		wantRuns int
 	}{
 		{name: "error ratio in percent", body: ruleJSON(qErrors+","+qAll+`,{"type":"builder_formula","spec":{"name":"F1","expression":"A / B * 100"}}`, `,"op":"above","target":5,"selectedQueryName":"F1"`),
-			kind: ruleRatio, expr: "F1 = A / B * 100 (A: count() where service.name = 'checkout' AND has_error = true; B: count() where service.name = 'checkout')", wantRuns: 2},
+			kind: ruleRatio, expr: `F1 = A / B * 100 (A: count() where "service.name = 'checkout' AND has_error = true"; B: count() where "service.name = 'checkout'")`, wantRuns: 2},
 		{name: "ratio formula by default", body: ruleJSON(qErrors+","+qAll+`,{"type":"builder_formula","spec":{"name":"F1","expression":"(A/B)*100"}}`, ``), kind: ruleRatio, wantRuns: 2},
 		{name: "count of a quality value", body: ruleJSON(`{"type":"builder_query","spec":{"name":"A","signal":"traces","filter":{"expression":"llm.answer.verdict = 'refused'"},"aggregations":[{"expression":"count()"}]}}`, `,"op":"above","target":20`),
-			kind: ruleCount, expr: "A = count() where llm.answer.verdict = 'refused'", wantRuns: 1},
+			kind: ruleCount, expr: `A = count() where "llm.answer.verdict = 'refused'"`, wantRuns: 1},
 		{name: "p99 latency, threshold op", body: ruleJSON(`{"type":"builder_query","spec":{"name":"A","signal":"traces","filter":{"expression":"name = 'POST /pay'"},"aggregations":[{"expression":"p99(duration_nano)"}]}}`, `,"thresholds":{"kind":"basic","spec":[{"name":"critical","target":800,"matchType":"at_least_once","op":"above"}]}`),
 			kind: ruleLatency, wantRuns: 1},
 		{name: "error logs", body: ruleJSON(`{"type":"builder_query","spec":{"name":"A","signal":"logs","filter":{"expression":"severity_text = 'ERROR'"},"aggregations":[{"expression":"count()"}]}}`, ``), kind: ruleCount, wantRuns: 1},
