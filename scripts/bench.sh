@@ -45,7 +45,8 @@ bench() {
 
 bench gate services/gate -bench 'Evaluate|SealDecision' -count "$COUNT" ./internal/policy
 bench ingest services/ingester -bench 'Ingest' -benchtime 2000x -count "$COUNT" .
-# The floor under the ingest figures: a new incident's writes alone, an HTTP exchange alone.
+# The floor under the ingest figures: a new incident's writes alone, an HTTP exchange alone;
+# BenchmarkFloorRatio, the ingester against them interleaved in one run (issue 36's targets).
 bench ingest-floor services/ingester -bench 'Floor' -benchtime 2000x -count "$COUNT" .
 bench storm services/ingester -bench 'Storm' -benchtime 1x -count "$COUNT" .
 bench compaction services/sandbox -bench 'CompactionCorpus' -benchtime 1x -count 1 ./internal/tools
