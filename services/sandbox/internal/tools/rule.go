@@ -235,12 +235,48 @@ func singleRule(r Rule, qs ruleQueries, sel string) (Rule, error) {
 	return r, nil
 }
 
-// readable checks that the overview can run q: traces or logs.
+// readable checks that the overview can run q: traces or logs, with a
+// filter whose parentheses balance outside quoted strings, so that the
+// service scope ANDed to it (RuleQueries) holds for the whole of it.
 func readable(q ruleQuery) error {
 	if q.signal != signoz.SignalTraces && q.signal != signoz.SignalLogs {
 		return fmt.Errorf("%w: the rule's query %s reads %q; the sandbox reads traces and logs", ErrRule, q.name, q.signal)
 	}
+	if !balanced(q.filter) {
+		return fmt.Errorf("%w: the rule's query %s has a filter whose parentheses or quotes do not balance", ErrRule, q.name)
+	}
 	return nil
+}
+
+// balanced reports whether the parentheses of a filter expression balance
+// outside its quoted strings ('…' or "…", backslash escapes) and every
+// quote is closed.
+func balanced(expr string) bool {
+	depth := 0
+	var quote rune
+	escaped := false
+	for _, c := range expr {
+		switch {
+		case escaped:
+			escaped = false
+		case quote != 0 && c == '\\':
+			escaped = true
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0 && quote == 0
 }
 
 // orAll is the rule's filter as the compact text shows it: quoted like

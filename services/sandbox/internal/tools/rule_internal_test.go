@@ -119,6 +119,10 @@ func TestParseRule(t *testing.T) {
 		{name: "formula that is no ratio", body: ruleJSON(qErrors+","+qAll+`,{"type":"builder_formula","spec":{"name":"F1","expression":"A - B"}}`, ``), wantErr: `the rule's formula F1 = "A - B" is not a ratio of two counts`},
 		{name: "ratio of a latency", body: ruleJSON(qErrors+`,{"type":"builder_query","spec":{"name":"B","signal":"traces","aggregations":[{"expression":"p95(duration_nano)"}]}},{"type":"builder_formula","spec":{"name":"F1","expression":"A / B"}}`, ``), wantErr: "does not divide two count() queries"},
 		{name: "an aggregation it cannot map", body: ruleJSON(`{"type":"builder_query","spec":{"name":"A","signal":"traces","aggregations":[{"expression":"avg(llm.score)"}]}}`, ``), wantErr: `aggregates "avg(llm.score)"`},
+		{name: "a filter that would escape the service scope", body: ruleJSON(`{"type":"builder_query","spec":{"name":"A","signal":"traces","filter":{"expression":"has_error = true) OR (service.name = 'agentk-gate'"},"aggregations":[{"expression":"count()"}]}}`, ``),
+			wantErr: "parentheses or quotes do not balance"},
+		{name: "parentheses inside quotes are values", body: ruleJSON(`{"type":"builder_query","spec":{"name":"A","signal":"logs","filter":{"expression":"(body CONTAINS 'timeout (2s)') AND severity_text = 'ERROR'"},"aggregations":[{"expression":"count()"}]}}`, ``),
+			kind: ruleCount, wantRuns: 1},
 		{name: "an error envelope", body: []byte(`{"status":"error","error":{"code":"not_found","message":"rule not found"}}`), wantErr: "SigNoz's answer is not a rule"},
 		{name: "not json", body: []byte(`<html>`), wantErr: "SigNoz's answer is not a rule"},
 	}
