@@ -138,9 +138,27 @@ func table(bs map[string]*Bench) []Row {
 	rows = append(rows, pipelineRows(get, num)...)
 	rows = append(rows, scaleOutRow(get, num))
 	rows = append(rows, gateRow(get, num), compactionRow(get, num))
-	rows = append(rows, replayRow(get, num))
+	rows = append(rows, evalCPURow(get, num), replayRow(get, num))
 	rows = append(rows, tokenRows(bs, get, num)...)
 	return append(rows, rollbackRows(get, num)...)
+}
+
+// evalCPURow is issue 36's figure: a whole `agentk eval` process's CPU per
+// replay, this tree's beside the commit before issue 36's work.
+func evalCPURow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	const fig = "Replay: CPU per incident (a whole `agentk eval --json` process over the corpus, corpus loading included, two replays at a time)"
+	h, ok1 := get("BenchmarkEvalCPU", "head-cpu-ms/replay")
+	bs, ok2 := get("BenchmarkEvalCPU", "base-cpu-ms/replay")
+	if !ok1 || !ok2 {
+		return missing(fig, "BenchmarkEvalCPU did not run (make bench builds both binaries)")
+	}
+	n, _ := get("BenchmarkEvalCPU", "head-replays")
+	he, _ := get("BenchmarkEvalCPU", "head-errors")
+	be, _ := get("BenchmarkEvalCPU", "base-errors")
+	return Row{Figure: fig,
+		Measured: fmt.Sprintf("this tree's agentk: %s ms of CPU a replay, %s replays, %s errors", num(h), num(n), num(he)),
+		Baseline: fmt.Sprintf("issue 36's \"today\", agentk at a18468e (AGENTK_BENCH_EVAL_BASE_REV) on the same corpus: %s ms, %s errors", num(bs), num(be)),
+		Ratio:    h / bs, RatioOf: "CPU a replay, this tree ÷ before issue 36 (target ≤ 0.333)"}
 }
 
 // replayRow is the CPU one replay of the corpus costs as an eval runs it,

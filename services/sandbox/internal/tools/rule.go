@@ -468,6 +468,16 @@ func ruleFacts(ro ruleOnset, on Onset) *contracts.AlertRuleSignal {
 	return f
 }
 
+// ruleLines sets the rule's facts on f (facts.onset_rule, facts.alert_rule)
+// and returns the line that says what the rule's series showed, if any.
+func ruleLines(f *contracts.Facts, c Call, svc []Minute, on Onset) []string {
+	f.OnsetRule, f.AlertRule = on.Rule, ruleFacts(ruleOnsetOf(c, svc), on)
+	if l := ruleLine(f.AlertRule); l != "" {
+		return []string{l}
+	}
+	return nil
+}
+
 // ruleLine says what the rule's own series showed.
 func ruleLine(f *contracts.AlertRuleSignal) string {
 	switch {
