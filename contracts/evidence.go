@@ -166,6 +166,15 @@ type Facts struct {
 	// found): such an onset may support only a prompt or configuration
 	// regression (see the gate).
 	OnsetAttribute string `json:"onset_attribute,omitempty"`
+	// OnsetRule says, when the alert's own rule placed Onset (its series
+	// left its baseline earlier than every other signal), which rule and
+	// what it measures: "rule <name>: <query> = <expression> …"; empty
+	// otherwise.
+	OnsetRule string `json:"onset_rule,omitempty"`
+	// AlertRule is what the alert's own rule (its ruleId label, read from
+	// SigNoz's GET /api/v2/rules/{id}) showed when run over the onset's
+	// history; nil when no reading was attempted.
+	AlertRule *AlertRuleSignal `json:"alert_rule,omitempty"`
 	// Origin names the service where the alerted service's new failures (or new
 	// latency) begin, when it is another service (a callee, one or more hops
 	// down); nil when they begin in the alerted service itself or were not measured.
@@ -175,6 +184,23 @@ type Facts struct {
 	// (fewer calls, aborted calls, calls from its own failing spans). The
 	// mirror of Propagated; they are no shared cause and are not in CoRegressed.
 	Downstream []string `json:"downstream,omitempty"`
+}
+
+// AlertRuleSignal is the alert rule's own series: where it left its
+// baseline, or why it was not used (Unread, plain words: the alert names no
+// rule, SigNoz has none by that id, or its query is not one the sandbox
+// measures). Its onset may move the service's onset earlier, never later.
+type AlertRuleSignal struct {
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Signal is "rule <name>: <what it measures>".
+	Signal string `json:"signal,omitempty"`
+	// Onset is where the rule's series left its baseline (FindOnset), nil
+	// when it did not or was not measured.
+	Onset *time.Time `json:"onset,omitempty"`
+	// PlacedOnset is set when Onset is the service's onset.
+	PlacedOnset bool   `json:"placed_onset,omitempty"`
+	Unread      string `json:"unread,omitempty"`
 }
 
 // FailureOrigin is where the alerted service's new failures begin when that

@@ -109,3 +109,26 @@ func FuzzPlainString(f *testing.F) {
 		require.Equal(t, want, got)
 	})
 }
+
+// FuzzRuleJSON: checkRule never panics, every problem names rule.json, and
+// a rule it accepts has an id among the alert's ruleIds.
+func FuzzRuleJSON(f *testing.F) {
+	b, err := os.ReadFile("testdata/retry-storm-01/" + FileRule)
+	require.NoError(f, err)
+	f.Add(b)
+	f.Add([]byte(`{"status":"success","data":{"id":"r","alert":"a","condition":{"compositeQuery":{"queries":[{"type":"builder_query","spec":null}]}}}}`))
+	f.Add([]byte(`{"status":"success","data":{"id":7}}`))
+	f.Add([]byte(`[]`))
+	ids := []string{"019368f2-8c1a-7b4e-9d3f-2a6b1c0e5f11"}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps := &problems{}
+		id := checkRule(b, ids, ps)
+		for _, p := range ps.list {
+			require.Equal(t, FileRule, p.File)
+			require.NotEmpty(t, p.Msg)
+		}
+		if len(ps.list) == 0 {
+			require.Contains(t, ids, id)
+		}
+	})
+}

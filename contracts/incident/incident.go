@@ -1,6 +1,6 @@
 // Package incident reads recorded incidents in the on-disk format of
 // INCIDENT-FORMAT.md: a folder with incident.yaml, alert.json, spans.jsonl,
-// optional logs.jsonl and releases.yaml. The format is a contract: folders
+// optional logs.jsonl, releases.yaml and an optional rule.json. The format is a contract: folders
 // written by others must load unchanged, and a folder that breaks it is refused
 // with an error naming the file, line and field.
 package incident
@@ -17,9 +17,12 @@ type Incident struct {
 	Meta Meta
 	// AlertJSON is alert.json byte for byte: the webhook body as SigNoz posted it.
 	AlertJSON []byte
-	Spans     []Span
-	Logs      []Log
-	Releases  Releases
+	// RuleJSON is rule.json byte for byte (nil when the folder has none):
+	// the alert's rule as SigNoz's GET /api/v2/rules/{id} returns it.
+	RuleJSON []byte
+	Spans    []Span
+	Logs     []Log
+	Releases Releases
 }
 
 // Meta is incident.yaml.

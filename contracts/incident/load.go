@@ -82,6 +82,14 @@ func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Inci
 		checkAlert(b, ps)
 		inc.AlertJSON = b
 	}
+	if b := read(FileRule, false); b != nil {
+		var ids []string
+		if inc.AlertJSON != nil {
+			ids = alertRuleIDs(inc.AlertJSON)
+		}
+		checkRule(b, ids, ps)
+		inc.RuleJSON = b
+	}
 	if telemetry {
 		if b := read(FileSpans, true); b != nil {
 			inc.Spans = parseRows(b, FileSpans, ps, parseSpanLine)

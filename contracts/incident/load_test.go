@@ -247,6 +247,72 @@ func TestLoadCorpus(t *testing.T) {
 	require.ErrorIs(t, err, incident.ErrInvalid)
 }
 
+// TestLoadRule: rule.json is optional, kept byte for byte, and refused with
+// the file and field named when it is not SigNoz's rule body for the
+// alert's own ruleId.
+func TestLoadRule(t *testing.T) {
+	t.Parallel()
+	inc, err := incident.Load(valid)
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(valid, incident.FileRule))
+	require.NoError(t, err)
+	require.Equal(t, raw, inc.RuleJSON, "rule.json is kept byte for byte")
+
+	tests := []struct {
+		name   string
+		break_ func(t *testing.T, dir string)
+		want   []string
+	}{
+		{name: "rule.json is optional", break_: func(t *testing.T, d string) { require.NoError(t, os.Remove(filepath.Join(d, incident.FileRule))) }},
+		{name: "not json", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"status": "success",`, `"status": success,`)
+		},
+			want: []string{"rule.json:2: not a JSON object"}},
+		{name: "not the success envelope", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"status": "success"`, `"status": "error"`)
+		},
+			want: []string{`rule.json: field "status": required: "success"`}},
+		{name: "another rule than the alert's", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"id": "019368f2`, `"id": "99`)
+		}, want: []string{`rule.json: field "data.id": "99-8c1a-7b4e-9d3f-2a6b1c0e5f11" is not the ruleId label of any alert in alert.json`}},
+		{name: "no name", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"alert": "shop-api error rate",`, "") },
+			want: []string{`rule.json: field "data.alert": required: the rule's name`}},
+		{name: "no compositeQuery", break_: func(t *testing.T, d string) { edit(t, d, incident.FileRule, `"compositeQuery"`, `"compositeQueryX"`) },
+			want: []string{`rule.json: field "data.condition.compositeQuery": required`}},
+		{name: "query of an unknown type", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"type": "builder_formula"`, `"type": "magic"`)
+		},
+			want: []string{`rule.json: field "data.condition.compositeQuery.queries[2].type": required: one of`}},
+		{name: "builder query without a signal", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"name": "B", "signal": "traces"`, `"name": "B", "signal": "spans"`)
+		}, want: []string{`rule.json: field "data.condition.compositeQuery.queries[1].spec.signal": required: one of`}},
+		{name: "formula without an expression", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"expression": "A / B * 100"`, `"expression": ""`)
+		},
+			want: []string{`rule.json: field "data.condition.compositeQuery.queries[2].spec.expression": required`}},
+		{name: "field of the wrong type", break_: func(t *testing.T, d string) {
+			edit(t, d, incident.FileRule, `"alert": "shop-api error rate"`, `"alert": 7`)
+		},
+			want: []string{`rule.json:5: field "data.alert": not string`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyValid(t, "retry-storm-01")
+			tt.break_(t, dir)
+			_, err := incident.Load(dir)
+			if len(tt.want) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, incident.ErrInvalid)
+			for _, w := range tt.want {
+				require.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
 // TestLoadCulprit: expect.culprit is read into Expect.Culprit; without it
 // Culprit stays nil (the incident is about the alerted service alone).
 func TestLoadCulprit(t *testing.T) {

@@ -29,6 +29,7 @@ func TestWorldsLoadAndKeepTheirPromises(t *testing.T) {
 		require.NoError(t, err, w.ID)
 		require.Equal(t, w.Expect, inc.Meta.Expect, w.ID)
 		require.Equal(t, w.Topo.Affected, inc.Meta.Service)
+		require.Equal(t, RuleMetric(w) != "", inc.RuleJSON != nil, "%s: rule.json where a rule was drawn (its id is the alert's ruleId: the loader checks)", w.ID)
 		classes[w.Class] = true
 		verdicts[w.Expect.Verdict]++
 		require.GreaterOrEqual(t, w.Onset.Sub(w.Start), 15*time.Minute, w.ID)
@@ -65,7 +66,11 @@ func TestDeterministic(t *testing.T) {
 	require.NoError(t, Write(a, ws))
 	require.NoError(t, Write(b, Generate(3, 6)))
 	for _, w := range ws {
-		for _, f := range []string{"incident.yaml", "alert.json", "spans.jsonl", "logs.jsonl", "releases.yaml"} {
+		files := []string{"incident.yaml", "alert.json", "spans.jsonl", "logs.jsonl", "releases.yaml"}
+		if RuleMetric(w) != "" {
+			files = append(files, "rule.json")
+		}
+		for _, f := range files {
 			x, err := os.ReadFile(filepath.Join(a, w.ID, f))
 			require.NoError(t, err)
 			y, err := os.ReadFile(filepath.Join(b, w.ID, f))
@@ -296,4 +301,24 @@ func TestWithoutFalseMarkers(t *testing.T) {
 	}
 	require.Equal(t, len(plain.Deploys), markers, "no false marker")
 	require.Zero(t, resends, "no retry of the failing dependency")
+}
+
+// TestRulesAreDrawnWide: about RuleShare of worlds carry the alert's rule,
+// and every metric is drawn (an error ratio, a latency, a quality count,
+// error logs, and rules the sandbox cannot run), whatever the class.
+func TestRulesAreDrawnWide(t *testing.T) {
+	t.Parallel()
+	ws := Generate(11, 200)
+	metrics := map[string]int{}
+	with := 0
+	for _, w := range ws {
+		if m := RuleMetric(w); m != "" {
+			metrics[m]++
+			with++
+		}
+	}
+	require.InDelta(t, RuleShare, float64(with)/float64(len(ws)), 0.1)
+	for _, m := range []string{RuleErrorRatio, RuleLatency, RuleQuality, RuleErrorLogs, RuleUnreadable} {
+		require.Positive(t, metrics[m], m)
+	}
 }

@@ -98,10 +98,14 @@ func WriteOne(dir string, w World) error {
 	}
 	tel := Emit(w)
 	w = settle(w, tel)
+	alert, ruleID, alertname := alertJSON(w)
 	files := map[string][]byte{
 		"incident.yaml": incidentYAML(w),
-		"alert.json":    alertJSON(w),
+		"alert.json":    alert,
 		"releases.yaml": releasesYAML(w),
+	}
+	if rule, _ := ruleOf(w, ruleID, alertname); rule != nil {
+		files["rule.json"] = rule
 	}
 	var err error
 	if files["spans.jsonl"], err = jsonl(tel.Spans); err != nil {
@@ -250,8 +254,9 @@ func releasesYAML(w World) []byte {
 }
 
 // alertJSON is the Alertmanager-format webhook body SigNoz posts, with the
-// burn rate written as the world's variant says.
-func alertJSON(w World) []byte {
+// burn rate written as the world's variant says, and the alert's ruleId
+// and name (its rule's, ruleOf).
+func alertJSON(w World) ([]byte, string, string) {
 	r := rand.New(rand.NewPCG(w.Seed, uint64(w.Index)+1234))
 	alertname := pick(r, []string{"HighErrorRate", "SLOBurn", "LatencyP99High", w.Topo.Affected + "-error-budget"})
 	svcKey := pick(r, []string{"service.name", "service", "service.name"})
@@ -278,6 +283,11 @@ func alertJSON(w World) []byte {
 		where[key] = br
 	}
 	ruleID := fmt.Sprintf("%d", 1000+r.IntN(9000))
+	if hasRule(w) {
+		// SigNoz labels every alert with its rule's id; the worlds drawn
+		// before rule.json existed keep their alert.json as it was.
+		labels["ruleId"] = ruleID
+	}
 	fp := fmt.Sprintf("%016x", r.Uint64())
 	alert := map[string]any{
 		"status": "firing", "labels": labels, "annotations": ann,
@@ -291,5 +301,5 @@ func alertJSON(w World) []byte {
 		"groupKey": fmt.Sprintf("{}:{alertname=%q}", alertname), "truncatedAlerts": 0,
 	}
 	b, _ := json.MarshalIndent(body, "", "  ")
-	return append(b, '\n')
+	return append(b, '\n'), ruleID, alertname
 }

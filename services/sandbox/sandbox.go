@@ -38,6 +38,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}}
 	var query executor.Querier = direct
 	var fields fieldtool.Querier = direct
+	var rules executor.RuleReader = direct
 	if cfg.Backend == config.BackendMCP {
 		mc, err := mcpbackend.New(mcpbackend.Config{
 			Command: cfg.MCPCommand, Args: cfg.MCPArgs, URL: cfg.MCPURL, Env: cfg.MCPEnv,
@@ -48,7 +49,7 @@ func Run(ctx context.Context, d service.Deps) error {
 			return fmt.Errorf("%w: %w", ErrStart, err)
 		}
 		defer func() { _ = mc.Close() }()
-		query, fields = mc, mc
+		query, fields, rules = mc, mc, mc
 	}
 	store, err := d.Bus.KeyValue(ctx, topology.BucketEvidence)
 	if err != nil {
@@ -63,6 +64,7 @@ func Run(ctx context.Context, d service.Deps) error {
 		LinkBase: cfg.LinkBaseURL,
 		MaxCalls: cfg.MaxCalls,
 		Fields:   fields,
+		Rules:    rules,
 	}
 	stop, err := natsport.Serve(ctx, d.Bus, ex)
 	if err != nil {

@@ -61,6 +61,15 @@ const (
 	// SandboxRetryAttempts is the counting of a client span's retry
 	// attribute as attempts to its peer (the calls per peer).
 	SandboxRetryAttempts = "sandbox.retry_attempts"
+	// SandboxRuleEarliest is the overview's taking the alert rule's onset
+	// only where it is earlier than the other signals' (without it, the
+	// rule's later onset replaces an earlier one, and a marker between the
+	// two reads as a cause).
+	SandboxRuleEarliest = "sandbox.rule_earliest"
+	// SandboxRuleOnset is the overview's taking the alert rule's own onset
+	// where it is earlier than the other signals' (without it, the rule's
+	// series never moves the onset).
+	SandboxRuleOnset = "sandbox.rule_onset"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -97,4 +106,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorBeforeTheRise"},
 	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
+	{Name: SandboxRuleEarliest, Check: "the alert rule's own series may move the onset earlier, never later (a stale marker between the two onsets stays after the onset)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater|TestAlertRuleSignalOnHandwrittenIncidents"},
+	{Name: SandboxRuleOnset, Check: "the alert rule's own series places the onset where it departs before every other signal (or they found none)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater"},
 }

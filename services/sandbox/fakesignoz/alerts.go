@@ -21,7 +21,8 @@ import (
 // the webhook shows: firing at startsAt, and inactive again at endsAt for a
 // resolved alert. What alert.json does not carry (the rule's query, its
 // evaluation window) is left out rather than guessed: the rule's
-// compositeQuery has no queries.
+// compositeQuery has no queries. An incident's optional rule.json (SigNoz's
+// own answer for its rule) is served as it is for that rule's id instead.
 
 type webhookBody struct {
 	Receiver string         `json:"receiver"`
@@ -178,6 +179,9 @@ func (s *Server) findRule(id string) *rule {
 }
 
 func (s *Server) serveRule(w http.ResponseWriter, c call) int {
+	if b, ok := s.recordedRule(c.params["id"]); ok {
+		return writeRaw(w, b)
+	}
 	r := s.findRule(c.params["id"])
 	if r == nil {
 		return writeError(w, notFound("rule with id %s not found", c.params["id"]))
@@ -309,4 +313,31 @@ func timelineOf(r *rule) []ruleStateHistory {
 		}
 	}
 	return items
+}
+
+// recordedRule is the incident's rule.json, SigNoz's own answer to
+// GET /api/v2/rules/{id}, when its data.id is id: it is served byte for
+// byte, with the rule's queries, in place of the rule derived from the
+// webhook.
+func (s *Server) recordedRule(id string) ([]byte, bool) {
+	if s.inc == nil || len(s.inc.RuleJSON) == 0 {
+		return nil, false
+	}
+	var r struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(s.inc.RuleJSON, &r) != nil || r.Data.ID != id {
+		return nil, false
+	}
+	return s.inc.RuleJSON, true
+}
+
+// writeRaw writes a recorded success body as it is.
+func writeRaw(w http.ResponseWriter, body []byte) int {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return http.StatusOK
 }

@@ -57,6 +57,9 @@ type Executor struct {
 	MaxCalls int
 	// Fields answers list_fields (field discovery); nil refuses it.
 	Fields fieldtool.Querier
+	// Rules reads the alert's own rule for service_overview (its onset is
+	// one more signal); nil reads none.
+	Rules RuleReader
 	// MaxParallel bounds the queries of one stage that run at once
 	// (DefaultParallel when zero).
 	MaxParallel int
@@ -123,8 +126,14 @@ func (e *Executor) handle(ctx context.Context, env envelope.Envelope, parseErr e
 func (e *Executor) answer(ctx context.Context, a admission, now time.Time, log *slog.Logger) (Reply, error) {
 	c, call := a.tool, a.call
 	reply := contracts.ToolReplyV1{CallID: call.CallID}
+	var ruleBodies [][]byte
+	var ruleNotes []contracts.SourceNote
+	if c.Tool == contracts.ToolServiceOverview && e.Rules != nil {
+		c.Rule, ruleBodies, ruleNotes = e.readRule(ctx, c, a.alert, log)
+	}
 	plan := tools.PlanCall(c, e.LinkBase, e.Limits)
-	resps, digest, notes, fail := e.runPlan(ctx, plan, log)
+	resps, digest, notes, fail := e.runPlan(ctx, plan, ruleBodies, log)
+	notes = append(notes, ruleNotes...)
 	if fail != nil {
 		reply.Error, reply.Retryable = fail.text, fail.retryable
 		return e.seal(reply, now)
@@ -173,9 +182,10 @@ type failure struct {
 }
 
 // runPlan runs a plan's stages in turn and returns every response in plan
-// order with the SHA-256 of their bodies (newline-separated, in that order),
-// and the notes the evidence must carry about them (sourceNotes).
-func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, log *slog.Logger) ([]signoz.Response, string, []contracts.SourceNote, *failure) {
+// order with the SHA-256 of their bodies (newline-separated, in that order,
+// then extra's: the alert rule's and its series'), and the notes the
+// evidence must carry about them (sourceNotes).
+func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, extra [][]byte, log *slog.Logger) ([]signoz.Response, string, []contracts.SourceNote, *failure) {
 	hash := sha256.New()
 	var resps []signoz.Response
 	var notes []contracts.SourceNote
@@ -201,6 +211,10 @@ func (e *Executor) runPlan(ctx context.Context, plan tools.Plan, log *slog.Logge
 				return nil, "", nil, &failure{text: err.Error()}
 			}
 		}
+	}
+	for _, b := range extra {
+		hash.Write([]byte{'\n'})
+		hash.Write(b)
 	}
 	return resps, hex.EncodeToString(hash.Sum(nil)), notes, nil
 }

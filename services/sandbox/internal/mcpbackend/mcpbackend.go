@@ -44,10 +44,12 @@ const (
 	ToolFieldKeys = "signoz_get_field_keys"
 	// ToolFieldValues lists the values of one key.
 	ToolFieldValues = "signoz_get_field_values"
+	// ToolGetAlert reads one alert rule's definition (GET /api/v2/rules/{id}).
+	ToolGetAlert = "signoz_get_alert"
 )
 
 // Allowlist is every tool the sandbox may call: read-only ones only.
-var Allowlist = []string{ToolQuery, ToolFieldKeys, ToolFieldValues}
+var Allowlist = []string{ToolQuery, ToolFieldKeys, ToolFieldValues, ToolGetAlert}
 
 // Errors of the backend.
 var (
@@ -480,4 +482,14 @@ func (c *Client) fields(ctx context.Context, tool string, args map[string]any) (
 		return signoz.FieldsResult{}, err
 	}
 	return signoz.FieldsResult{Body: reply.Payload, Fields: f}, nil
+}
+
+// Rule reads the alert rule id through signoz_get_alert: SigNoz's body of
+// GET /api/v2/rules/{id} as the result's first text block.
+func (c *Client) Rule(ctx context.Context, id string) (signoz.RuleResult, error) {
+	reply, err := c.Call(ctx, ToolGetAlert, map[string]any{"id": id, "searchContext": searchContext})
+	if err != nil {
+		return signoz.RuleResult{}, err
+	}
+	return signoz.RuleResult{Body: reply.Payload}, nil
 }

@@ -390,7 +390,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if on.Quality && len(st.quality) > 0 {
 		f.OnsetAttribute = st.quality[0].fact.Attribute
 	}
-	lines := overviewLines(f, on, propLine)
+	lines := append(overviewLines(f, on, propLine), ruleLines(&f, c, st.minutes, on)...)
 	if st.runtimeRefused != "" {
 		lines = append(lines, "runtime attributes not measured: SigNoz refused the query ("+compact.Quote(st.runtimeRefused)+")")
 	}
@@ -563,6 +563,8 @@ func onsetLines(on Onset) []string {
 	switch {
 	case on.At == nil:
 		return []string{"onset: none found (" + on.Reason + ")"}
+	case on.Rule != "":
+		lines = []string{fmt.Sprintf("onset: %s (the alert's own rule: %s)", on.At.Format(time.RFC3339), on.Reason)}
 	case on.Quality:
 		lines = []string{fmt.Sprintf("onset: %s (%s of an attribute of the service's own spans, no error or latency departure earlier: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
 	case on.Pooled:

@@ -83,6 +83,10 @@ type Call struct {
 	Limit int
 	// Filter is the canonical form of Args.Filter (aggregate_traces).
 	Filter []Condition
+	// Rule is the alert's own rule and its series, read by the adapter
+	// before a service_overview is planned (RuleQueries); nil when no
+	// reading was attempted.
+	Rule *RuleRead
 }
 
 var serviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)

@@ -102,6 +102,9 @@ type Onset struct {
 	// Quality is set when an attribute's shift placed the onset
 	// (earliestWithQuality), Signal then "mean" or "value_share".
 	Quality bool
+	// Rule names the alert's own rule and what it measures when its series
+	// placed the onset (earliestWithRule), Signal then "rule".
+	Rule string
 	// opFilter selects that operation's spans (refineQuery reads only them).
 	opFilter string
 }

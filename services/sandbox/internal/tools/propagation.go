@@ -92,6 +92,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset = earliestWithQuality(st.onset, st.quality)
+	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
 	if st.onset.At == nil {
 		return st, nil
 	}
