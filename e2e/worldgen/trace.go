@@ -369,7 +369,7 @@ func (e *emitter) dbSpan(trace, parent string, at time.Time, o outcome, v string
 // (several when it retries) and, for an instrumented dependency, the
 // dependency's own server spans beneath them.
 func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v string) time.Duration {
-	w, r := e.w, e.r
+	w := e.w
 	topo := w.Topo
 	if e.retryAttr != "" {
 		return e.inSpanRetryCall(trace, parent, at, o, v)
@@ -378,36 +378,8 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 	var total time.Duration
 	for a := 0; a < attempts; a++ {
 		id := e.hex(16)
-		var d time.Duration
 		name, attrs := e.clientCall(o, a)
-		switch {
-		case topo.Kind == CalleeLLM && w.Has(QualityOnly):
-			d = e.lognormal(350)
-		case topo.Kind == CalleeLLM:
-			d = e.lognormal(350 * o.tokens)
-		case topo.Kind == CalleeVector:
-			d = e.lognormal(40 * o.calleeSlow)
-		default:
-			d = e.lognormal(25 * o.calleeSlow)
-		}
-		status := 200
-		failed := false
-		switch {
-		case o.abort:
-			// The release gives up on the call; nothing answered it.
-			d = time.Duration(float64(e.abortAfter) * (0.8 + r.Float64()*0.4))
-			failed, status = true, 0
-		case o.retries > 0:
-			// Each attempt hits the new, shorter timeout.
-			d = time.Duration((80 + r.Float64()*40) * float64(time.Millisecond))
-			failed, status = a < attempts-1 || o.fail, 504
-			attrs["http.request.resend_count"] = a
-		case o.calleeFail:
-			failed, status = true, o.calleeCode
-			if o.calleeCode == 0 {
-				d = time.Duration(1+r.IntN(4)) * time.Millisecond
-			}
-		}
+		d, status, failed := e.attemptOutcome(o, a, attempts, e.calleeLatency(o), attrs)
 		if topo.Kind == CalleeLLM {
 			e.genAIAttrs(attrs, o)
 		} else if status != 0 {
@@ -420,28 +392,78 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 			s.fail(orDefault(o.calleeMsg, "context deadline exceeded"))
 		}
 		if topo.Instrumented() && !(o.calleeFail && o.calleeCode == 0) {
-			inner := time.Duration(float64(d) * 0.85)
-			if o.retries > 0 {
-				// The dependency keeps working long after the caller gave up.
-				inner = e.lognormal(25 * o.calleeSlow)
-			}
-			serverStatus := maxInt(status, 200)
-			if o.abort {
-				// Abandoned, it runs on and fails when it notices.
-				inner, serverStatus = d+time.Duration(float64(e.outlive)*(0.5+r.Float64())), 499
-			}
-			ss := e.span(trace, e.hex(16), id, "POST /internal/"+strings.SplitN(topo.Callee, "-", 2)[0], kindServer, at.Add(total+time.Millisecond), inner,
-				e.resource(topo.Callee, "r"+fmt.Sprint(40+w.Index%9), at), httpServerAttrs(w.Semconv, "POST", "/internal/"+strings.SplitN(topo.Callee, "-", 2)[0], serverStatus, 8080))
-			switch {
-			case o.abort:
-				ss.fail("context canceled")
-			case o.calleeFail && w.Class != "retry_storm":
-				ss.fail(o.calleeMsg)
-			}
+			e.calleeServerSpan(trace, id, at.Add(total+time.Millisecond), at, d, status, o)
 		}
 		total += d
 	}
 	return total
+}
+
+// calleeLatency draws how long one client call to the dependency takes
+// when nothing goes wrong with the call itself.
+func (e *emitter) calleeLatency(o outcome) time.Duration {
+	switch {
+	case e.w.Topo.Kind == CalleeLLM && e.w.Has(QualityOnly):
+		return e.lognormal(350)
+	case e.w.Topo.Kind == CalleeLLM:
+		return e.lognormal(350 * o.tokens)
+	case e.w.Topo.Kind == CalleeVector:
+		return e.lognormal(40 * o.calleeSlow)
+	default:
+		return e.lognormal(25 * o.calleeSlow)
+	}
+}
+
+// attemptOutcome decides how attempt a of attempts ends: its duration
+// (d unless the outcome overrides it), HTTP status (0 when nothing
+// answered) and whether it failed. It records the resend count in attrs.
+func (e *emitter) attemptOutcome(o outcome, a, attempts int, d time.Duration, attrs map[string]any) (time.Duration, int, bool) {
+	r := e.r
+	status := 200
+	failed := false
+	switch {
+	case o.abort:
+		// The release gives up on the call; nothing answered it.
+		d = time.Duration(float64(e.abortAfter) * (0.8 + r.Float64()*0.4))
+		failed, status = true, 0
+	case o.retries > 0:
+		// Each attempt hits the new, shorter timeout.
+		d = time.Duration((80 + r.Float64()*40) * float64(time.Millisecond))
+		failed, status = a < attempts-1 || o.fail, 504
+		attrs["http.request.resend_count"] = a
+	case o.calleeFail:
+		failed, status = true, o.calleeCode
+		if o.calleeCode == 0 {
+			d = time.Duration(1+r.IntN(4)) * time.Millisecond
+		}
+	}
+	return d, status, failed
+}
+
+// calleeServerSpan writes the instrumented dependency's server span under
+// client span id, starting at start, for a client call of duration d that
+// ended with status; at is the incident time used for the resource.
+func (e *emitter) calleeServerSpan(trace, id string, start, at time.Time, d time.Duration, status int, o outcome) {
+	w, r := e.w, e.r
+	topo := w.Topo
+	inner := time.Duration(float64(d) * 0.85)
+	if o.retries > 0 {
+		// The dependency keeps working long after the caller gave up.
+		inner = e.lognormal(25 * o.calleeSlow)
+	}
+	serverStatus := maxInt(status, 200)
+	if o.abort {
+		// Abandoned, it runs on and fails when it notices.
+		inner, serverStatus = d+time.Duration(float64(e.outlive)*(0.5+r.Float64())), 499
+	}
+	ss := e.span(trace, e.hex(16), id, "POST /internal/"+strings.SplitN(topo.Callee, "-", 2)[0], kindServer, start, inner,
+		e.resource(topo.Callee, "r"+fmt.Sprint(40+w.Index%9), at), httpServerAttrs(w.Semconv, "POST", "/internal/"+strings.SplitN(topo.Callee, "-", 2)[0], serverStatus, 8080))
+	switch {
+	case o.abort:
+		ss.fail("context canceled")
+	case o.calleeFail && w.Class != "retry_storm":
+		ss.fail(o.calleeMsg)
+	}
 }
 
 // inSpanRetryCall is the call to the dependency of a client that retries

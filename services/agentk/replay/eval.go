@@ -87,19 +87,7 @@ type Outcome struct {
 // investigator by investigator, incident by incident (Score's and the
 // scoreboard's), only those known when ctx ended if it did.
 func Eval(ctx context.Context, incidents []*incident.Incident, investigators []string, o Options, workers int, each func(Outcome)) []Outcome {
-	type job struct {
-		i   int // in the outcomes' order, investigator by investigator
-		inv string
-		inc *incident.Incident
-	}
-	var jobs []job // in the replays' order, incident by incident
-	left := map[*incident.Incident]int{}
-	for n, inc := range incidents {
-		for k, inv := range investigators {
-			jobs = append(jobs, job{k*len(incidents) + n, inv, inc})
-			left[inc]++
-		}
-	}
+	jobs, left := evalJobs(incidents, investigators)
 	if workers < 1 {
 		workers = 1
 	}
@@ -109,43 +97,14 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 	var teardowns sync.WaitGroup
 	defer teardowns.Wait()
 	o.teardowns = &teardowns
-	out := make([]Outcome, len(jobs))
+	s := &evalState{jobs: jobs, left: left, out: make([]Outcome, len(jobs)), done: make([]chan struct{}, len(jobs))}
 	known := make([]bool, len(jobs))
-	done := make([]chan struct{}, len(jobs))
-	for i := range done {
-		done[i] = make(chan struct{})
+	for i := range s.done {
+		s.done[i] = make(chan struct{})
 	}
-	var mu sync.Mutex
 	queue := make(chan int)
 	for w := 0; w < workers; w++ {
-		go func() {
-			for r := range queue {
-				j := jobs[r]
-				ro := o
-				ro.Investigator = j.inv
-				res, err := RunIncident(ctx, j.inc, ro)
-				oc := Outcome{Result: res}
-				if err != nil {
-					oc.Error = err.Error()
-				}
-				out[j.i] = oc
-				// Nothing of the eval's holds the incident past its
-				// last replay: a caller that keeps no reference to it
-				// (agentk eval) lets it go too.
-				jobs[r].inc = nil
-				mu.Lock()
-				left[j.inc]--
-				last := left[j.inc] == 0
-				if last {
-					delete(left, j.inc)
-				}
-				mu.Unlock()
-				if last {
-					o.Shared.done(j.inc)
-				}
-				close(done[r])
-			}
-		}()
+		go s.work(ctx, o, queue)
 	}
 	go func() {
 		defer close(queue)
@@ -159,17 +118,80 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 	}()
 	for r := range jobs {
 		select {
-		case <-done[r]:
+		case <-s.done[r]:
 		case <-ctx.Done():
-			return knownOutcomes(out, known)
+			return knownOutcomes(s.out, known)
 		}
 		i := jobs[r].i
 		known[i] = true
 		if each != nil {
-			each(out[i])
+			each(s.out[i])
 		}
 	}
-	return out
+	return s.out
+}
+
+// evalJob is one replay of an Eval: an incident with one investigator.
+type evalJob struct {
+	i   int // in the outcomes' order, investigator by investigator
+	inv string
+	inc *incident.Incident
+}
+
+// evalJobs lists an Eval's replays in the replays' order, incident by
+// incident, and counts how many replays each incident has.
+func evalJobs(incidents []*incident.Incident, investigators []string) ([]evalJob, map[*incident.Incident]int) {
+	var jobs []evalJob // in the replays' order, incident by incident
+	left := map[*incident.Incident]int{}
+	for n, inc := range incidents {
+		for k, inv := range investigators {
+			jobs = append(jobs, evalJob{k*len(incidents) + n, inv, inc})
+			left[inc]++
+		}
+	}
+	return jobs, left
+}
+
+// evalState is what an Eval's workers share: the replays, their outcomes
+// (by outcome index), a channel per replay closed when its outcome is
+// known, and, under mu, how many replays each incident has left.
+type evalState struct {
+	jobs []evalJob
+	out  []Outcome
+	done []chan struct{}
+	mu   sync.Mutex
+	left map[*incident.Incident]int
+}
+
+// work runs the replays whose indexes come on queue until it closes,
+// letting an incident's telemetry go after its last replay.
+func (s *evalState) work(ctx context.Context, o Options, queue <-chan int) {
+	for r := range queue {
+		j := s.jobs[r]
+		ro := o
+		ro.Investigator = j.inv
+		res, err := RunIncident(ctx, j.inc, ro)
+		oc := Outcome{Result: res}
+		if err != nil {
+			oc.Error = err.Error()
+		}
+		s.out[j.i] = oc
+		// Nothing of the eval's holds the incident past its
+		// last replay: a caller that keeps no reference to it
+		// (agentk eval) lets it go too.
+		s.jobs[r].inc = nil
+		s.mu.Lock()
+		s.left[j.inc]--
+		last := s.left[j.inc] == 0
+		if last {
+			delete(s.left, j.inc)
+		}
+		s.mu.Unlock()
+		if last {
+			o.Shared.done(j.inc)
+		}
+		close(s.done[r])
+	}
 }
 
 // knownOutcomes are the outcomes marked known, in their order.

@@ -82,27 +82,42 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 	if m.Subject == contracts.SubjectEvidence {
 		return "", o.takeEvidence(m, out)
 	}
-	var dst any
-	switch m.Subject {
-	case contracts.SubjectAlert:
-		dst = new(contracts.AlertV1)
-	case contracts.SubjectReport:
-		dst = new(contracts.ReportV1)
-	case contracts.SubjectReview:
-		dst = new(contracts.ReviewV1)
-	case contracts.SubjectDecision:
-		dst = new(contracts.DecisionV1)
-	case contracts.SubjectApproval:
-		dst = new(contracts.ApprovalV1)
-	case contracts.SubjectAction:
-		dst = new(contracts.ActionV1)
-	default:
+	dst := observedMessage(m.Subject)
+	if dst == nil {
 		return "", nil
 	}
 	if _, err := o.kr.Open(m.Data, m.Subject, o.now(), dst); err != nil {
 		return "", fmt.Errorf("replay: observed %s failed verification: %w", m.Subject, err)
 	}
-	switch v := dst.(type) {
+	out.record(dst, m.Data)
+	return m.Subject, nil
+}
+
+// observedMessage returns a new message of the contract published on
+// subject, or nil for subjects the observer does not track.
+func observedMessage(subject string) any {
+	switch subject {
+	case contracts.SubjectAlert:
+		return new(contracts.AlertV1)
+	case contracts.SubjectReport:
+		return new(contracts.ReportV1)
+	case contracts.SubjectReview:
+		return new(contracts.ReviewV1)
+	case contracts.SubjectDecision:
+		return new(contracts.DecisionV1)
+	case contracts.SubjectApproval:
+		return new(contracts.ApprovalV1)
+	case contracts.SubjectAction:
+		return new(contracts.ActionV1)
+	default:
+		return nil
+	}
+}
+
+// record keeps one verified message in the outcome; data is its signed
+// envelope as observed, kept for the first approval.
+func (out *outcome) record(msg any, data []byte) {
+	switch v := msg.(type) {
 	case *contracts.AlertV1:
 		if out.alert == nil {
 			out.alert = v
@@ -112,20 +127,11 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 	case *contracts.ReviewV1:
 		out.review = v
 	case *contracts.DecisionV1:
-		out.decisions[v.DecisionID] = *v
-		out.last = v
-		switch {
-		case v.Origin != nil:
-			if out.derived == nil {
-				out.derived = v
-			}
-		case out.decision == nil:
-			out.decision = v
-		}
+		out.recordDecision(v)
 	case *contracts.ApprovalV1:
 		if out.approval == nil {
 			out.approval = v
-			out.approvalRaw = append([]byte(nil), m.Data...)
+			out.approvalRaw = append([]byte(nil), data...)
 		}
 	case *contracts.ActionV1:
 		out.actions = append(out.actions, *v)
@@ -133,7 +139,21 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 			out.action = v
 		}
 	}
-	return m.Subject, nil
+}
+
+// recordDecision keeps every decision by id and the last one, and the
+// first decision on the incident and the first derived one apart.
+func (out *outcome) recordDecision(v *contracts.DecisionV1) {
+	out.decisions[v.DecisionID] = *v
+	out.last = v
+	switch {
+	case v.Origin != nil:
+		if out.derived == nil {
+			out.derived = v
+		}
+	case out.decision == nil:
+		out.decision = v
+	}
 }
 
 // follow waits for the incident to reach its end: a denial, or an approval

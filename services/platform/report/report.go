@@ -220,20 +220,8 @@ func humanMs(ms int64) string { return human.Duration(time.Duration(ms) * time.M
 
 func status(s Sources) (Status, string) {
 	if a := s.Action; a != nil {
-		switch a.Outcome {
-		case contracts.OutcomeRolledBack:
-			switch {
-			case a.Recovered == nil:
-				return StatusRecoveryUnconfirmed, "Rolled back, recovery not yet verified"
-			case *a.Recovered:
-				return StatusRecovered, "Rolled back and recovered"
-			default:
-				return StatusNotRecovered, "Rolled back, NOT recovered: a human must act"
-			}
-		case contracts.OutcomeDryRun:
-			return StatusDryRun, "Dry run: the rollback was approved but nothing was changed"
-		case contracts.OutcomeFailed, contracts.OutcomeRefused:
-			return StatusFailed, "Rollback " + a.Outcome + ": a human must act"
+		if st, line, ok := actionStatus(*a); ok {
+			return st, line
 		}
 	}
 	if p := s.Approval; p != nil && p.Answer == contracts.AnswerDeny {
@@ -247,16 +235,7 @@ func status(s Sources) (Status, string) {
 		return StatusAwaitingApproval, "Needs a human: the alert is on " + d.Origin.AlertedService + ", the gate allows a rollback of " + d.Service + " (" + d.Origin.Reason + "), approve or deny it"
 	}
 	if d := s.Decision; d != nil {
-		if d.Verdict == contracts.VerdictAllow {
-			if s.Approval != nil {
-				return StatusAwaitingApproval, "Rollback approved by " + s.Approval.Approver + ", waiting for the deployer"
-			}
-			return StatusAwaitingApproval, "Needs a human: the gate allows a rollback, approve or deny it"
-		}
-		if why := infrastructure(s.Report); why != "" {
-			return StatusActionDenied, "Action denied by the gate: " + joinComma(d.FailedChecks) + ". " + why
-		}
-		return StatusActionDenied, "Action denied by the gate: " + joinComma(d.FailedChecks)
+		return decisionStatus(s, *d)
 	}
 	if v := s.Review; v != nil && v.InsufficientEvidence {
 		if why := infrastructure(s.Report); why != "" {
@@ -268,6 +247,42 @@ func status(s Sources) (Status, string) {
 		return StatusNeedsHuman, "Needs a human: waiting for the gate"
 	}
 	return StatusInvestigating, "Investigating"
+}
+
+// actionStatus is the status an action's outcome settles; ok is false for
+// outcomes that settle none.
+func actionStatus(a contracts.ActionV1) (st Status, line string, ok bool) {
+	switch a.Outcome {
+	case contracts.OutcomeRolledBack:
+		switch {
+		case a.Recovered == nil:
+			return StatusRecoveryUnconfirmed, "Rolled back, recovery not yet verified", true
+		case *a.Recovered:
+			return StatusRecovered, "Rolled back and recovered", true
+		default:
+			return StatusNotRecovered, "Rolled back, NOT recovered: a human must act", true
+		}
+	case contracts.OutcomeDryRun:
+		return StatusDryRun, "Dry run: the rollback was approved but nothing was changed", true
+	case contracts.OutcomeFailed, contracts.OutcomeRefused:
+		return StatusFailed, "Rollback " + a.Outcome + ": a human must act", true
+	}
+	return "", "", false
+}
+
+// decisionStatus is the status the gate's decision d on the alerted
+// service settles, when no action or denial came after it.
+func decisionStatus(s Sources, d contracts.DecisionV1) (Status, string) {
+	if d.Verdict == contracts.VerdictAllow {
+		if s.Approval != nil {
+			return StatusAwaitingApproval, "Rollback approved by " + s.Approval.Approver + ", waiting for the deployer"
+		}
+		return StatusAwaitingApproval, "Needs a human: the gate allows a rollback, approve or deny it"
+	}
+	if why := infrastructure(s.Report); why != "" {
+		return StatusActionDenied, "Action denied by the gate: " + joinComma(d.FailedChecks) + ". " + why
+	}
+	return StatusActionDenied, "Action denied by the gate: " + joinComma(d.FailedChecks)
 }
 
 func joinComma(s []string) string {

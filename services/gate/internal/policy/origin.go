@@ -134,24 +134,8 @@ func EvaluateOrigin(in Input, alerted contracts.DecisionV1) (contracts.DecisionV
 		return contracts.DecisionV1{}, false
 	}
 	s, svc := o.Service, alertedService(in)
-	oin := in
-	oin.Review = reviewAbout(in.Review, s)
-	oin.Cooldown, oin.Ledger, oin.Freezes = in.Origin.Cooldown, in.Origin.Ledger, in.Origin.Freezes
-	if in.Origin.Service != s {
-		// State read for another service (or not at all) says nothing of S.
-		why := "the adapter read no state for " + strconv.Quote(s)
-		oin.Cooldown = CooldownState{Err: why}
-		oin.Ledger = LedgerState{Err: why}
-		oin.Freezes = FreezeState{Err: why}
-	}
-	ev := belonging(in.Evidence, in.Review.InvestigationID)
-	if o.Onset != nil && !o.Onset.IsZero() {
-		// The origin's own onset, as the alerted service's evidence measured
-		// it; onset() takes the earliest of it and S's own evidence. Its own
-		// id ("<evidence>#origin"): it carries no other fact of that evidence.
-		ev = append(ev, contracts.EvidenceV1{ID: from + OriginOnsetSuffix, InvestigationID: in.Review.InvestigationID, Service: s,
-			Facts: contracts.Facts{Onset: o.Onset}})
-	}
+	oin := originInput(in, s)
+	ev := originEvidence(in, o, from)
 
 	share, slo := checkOriginSLO(in, o, svc)
 	dep := checkDeploymentRelated(oin, s, ev)
@@ -209,6 +193,37 @@ func EvaluateOrigin(in Input, alerted contracts.DecisionV1) (contracts.DecisionV
 		Reason: originReason(svc, s, o.Signal, share, dep.Inputs, d.Verdict, target, hasTarget),
 	}
 	return d, true
+}
+
+// originInput is the gate's input as it applies to the origin service s:
+// the review about s, and the state the adapter read for s.
+func originInput(in Input, s string) Input {
+	oin := in
+	oin.Review = reviewAbout(in.Review, s)
+	oin.Cooldown, oin.Ledger, oin.Freezes = in.Origin.Cooldown, in.Origin.Ledger, in.Origin.Freezes
+	if in.Origin.Service != s {
+		// State read for another service (or not at all) says nothing of S.
+		why := "the adapter read no state for " + strconv.Quote(s)
+		oin.Cooldown = CooldownState{Err: why}
+		oin.Ledger = LedgerState{Err: why}
+		oin.Freezes = FreezeState{Err: why}
+	}
+	return oin
+}
+
+// originEvidence is the investigation's evidence, plus the origin's onset
+// as evidence about the origin service when the origin (named by the
+// evidence from) carries one.
+func originEvidence(in Input, o contracts.FailureOrigin, from string) []contracts.EvidenceV1 {
+	ev := belonging(in.Evidence, in.Review.InvestigationID)
+	if o.Onset != nil && !o.Onset.IsZero() {
+		// The origin's own onset, as the alerted service's evidence measured
+		// it; onset() takes the earliest of it and S's own evidence. Its own
+		// id ("<evidence>#origin"): it carries no other fact of that evidence.
+		ev = append(ev, contracts.EvidenceV1{ID: from + OriginOnsetSuffix, InvestigationID: in.Review.InvestigationID, Service: o.Service,
+			Facts: contracts.Facts{Onset: o.Onset}})
+	}
+	return ev
 }
 
 // reviewAbout narrows a review to the claims about service s: the kept and

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"time"
 
 	"agentk/contracts"
 	"agentk/services/investigator/internal/loop"
@@ -19,19 +20,39 @@ const OriginConfidence = 0.75
 // marker query, and the alerted overview that names it. ok is false when no
 // other service is the origin or no release of it precedes its onset.
 func OriginClaim(service string, evidence []loop.Evidence) (c contracts.Claim, ok bool) {
-	var origin *contracts.FailureOrigin
-	var alertedID string
-	for _, e := range evidence {
-		if e.Tool == contracts.ToolServiceOverview && (e.Service == service || e.Service == "") && e.Facts.Origin != nil && e.Facts.Origin.Service != service {
-			origin, alertedID = e.Facts.Origin, e.ID
-			break
-		}
-	}
+	origin, alertedID := alertedOrigin(service, evidence)
 	if origin == nil {
 		return c, false
 	}
 	s := origin.Service
-	onset := origin.Onset
+	onset, ids := originOnset(s, origin.Onset, evidence)
+	if onset == nil {
+		return c, false
+	}
+	markerIDs, deploy := originDeploys(s, *onset, evidence)
+	if !deploy {
+		return c, false
+	}
+	ids = append(ids, markerIDs...)
+	return contracts.Claim{Class: "bad_release", Service: s, Confidence: OriginConfidence,
+		Statement:   "the failures of " + service + " begin in its callee " + s + ", and a deployment of " + s + " precedes " + s + "'s own onset: a release of " + s + " broke it",
+		EvidenceIDs: compactIDs(append(ids, alertedID))}, true
+}
+
+// alertedOrigin returns the failure origin that service's first overview
+// naming another service gives, and that overview's id; nil if none does.
+func alertedOrigin(service string, evidence []loop.Evidence) (*contracts.FailureOrigin, string) {
+	for _, e := range evidence {
+		if e.Tool == contracts.ToolServiceOverview && (e.Service == service || e.Service == "") && e.Facts.Origin != nil && e.Facts.Origin.Service != service {
+			return e.Facts.Origin, e.ID
+		}
+	}
+	return nil, ""
+}
+
+// originOnset returns the origin service s's onset (its own overviews' last,
+// else the origin's, onset) and the ids of s's own overviews.
+func originOnset(s string, onset *time.Time, evidence []loop.Evidence) (*time.Time, []string) {
 	var ids []string
 	for _, e := range evidence {
 		if e.Tool == contracts.ToolServiceOverview && e.Service == s {
@@ -41,10 +62,12 @@ func OriginClaim(service string, evidence []loop.Evidence) (c contracts.Claim, o
 			}
 		}
 	}
-	if onset == nil {
-		return c, false
-	}
-	deploy := false
+	return onset, ids
+}
+
+// originDeploys returns the ids of s's own marker queries that show a
+// deployment of s within MarkerWindow before onset; deploy is true if any does.
+func originDeploys(s string, onset time.Time, evidence []loop.Evidence) (ids []string, deploy bool) {
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolDeploymentMarkers || e.Service != s || !e.Facts.MarkerQuery {
 			continue
@@ -56,12 +79,7 @@ func OriginClaim(service string, evidence []loop.Evidence) (c contracts.Claim, o
 			ids = append(ids, e.ID)
 		}
 	}
-	if !deploy {
-		return c, false
-	}
-	return contracts.Claim{Class: "bad_release", Service: s, Confidence: OriginConfidence,
-		Statement:   "the failures of " + service + " begin in its callee " + s + ", and a deployment of " + s + " precedes " + s + "'s own onset: a release of " + s + " broke it",
-		EvidenceIDs: compactIDs(append(ids, alertedID))}, true
+	return ids, deploy
 }
 
 // WithOrigin puts the origin's claim (OriginClaim), when there is one,

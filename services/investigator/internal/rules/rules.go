@@ -245,20 +245,10 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			if e.Service != "" && e.Service != service {
 				continue // the origin's own overview (origin.go)
 			}
-			o.OverviewIDs = append(o.OverviewIDs, e.ID)
-			if f.ErrorRate != nil {
-				o.ErrorRate, o.HaveRate = *f.ErrorRate, true
-			}
-			if f.P95Ms != nil {
-				o.P95Ms, o.HaveP95 = *f.P95Ms, true
-			}
 			if f.Onset != nil {
 				onset = f.Onset
-				o.SinceOnsetRate, o.HaveSinceOnsetRate = sinceOnsetRate(e.Compact, *f.Onset)
 			}
-			if f.TrafficRatio != nil {
-				o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
-			}
+			o.observeOverview(e)
 		case contracts.ToolDeploymentMarkers:
 			if e.Service != "" && e.Service != service {
 				continue // the origin's own markers (origin.go)
@@ -269,28 +259,11 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 			markers = append(markers, f.DeploymentMarkers...)
 		default:
-			// In the one-object-per-line form, as the patterns were chosen on.
-			text := strings.ToLower(table.Legacy(e.Compact))
-			for sig, pats := range Patterns {
-				if slices.ContainsFunc(pats, func(p string) bool { return strings.Contains(text, p) }) {
-					o.Signals[sig] = append(o.Signals[sig], e.ID)
-				}
-			}
-		}
-	}
-	var latest *contracts.DeploymentMarker
-	if onset != nil {
-		for i, m := range markers {
-			if m.Service == service && m.At.Before(onset.Add(OnsetBucket)) && onset.Sub(m.At) <= MarkerWindow {
-				o.Deploy = true
-				if latest == nil || m.At.After(latest.At) {
-					latest = &markers[i]
-				}
-			}
+			o.observeSignals(e)
 		}
 	}
 	newVersion := ""
-	if latest != nil {
+	if latest := o.latestDeploy(service, onset, markers); latest != nil {
 		newVersion = latest.Version
 	}
 	f := readFailures(service, evidence)
@@ -301,6 +274,56 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	}
 	shiftFeatures(o.Features, evidence)
 	return o
+}
+
+// observeOverview records the rates, latency and traffic of one overview of
+// the service.
+func (o *Observations) observeOverview(e loop.Evidence) {
+	f := e.Facts
+	o.OverviewIDs = append(o.OverviewIDs, e.ID)
+	if f.ErrorRate != nil {
+		o.ErrorRate, o.HaveRate = *f.ErrorRate, true
+	}
+	if f.P95Ms != nil {
+		o.P95Ms, o.HaveP95 = *f.P95Ms, true
+	}
+	if f.Onset != nil {
+		o.SinceOnsetRate, o.HaveSinceOnsetRate = sinceOnsetRate(e.Compact, *f.Onset)
+	}
+	if f.TrafficRatio != nil {
+		o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
+	}
+}
+
+// observeSignals records which signals' patterns one piece of evidence's
+// text contains.
+func (o *Observations) observeSignals(e loop.Evidence) {
+	// In the one-object-per-line form, as the patterns were chosen on.
+	text := strings.ToLower(table.Legacy(e.Compact))
+	for sig, pats := range Patterns {
+		if slices.ContainsFunc(pats, func(p string) bool { return strings.Contains(text, p) }) {
+			o.Signals[sig] = append(o.Signals[sig], e.ID)
+		}
+	}
+}
+
+// latestDeploy sets Deploy when a marker shows a deployment of service
+// within MarkerWindow before onset, and returns the latest such marker (nil
+// if none, or if onset is nil).
+func (o *Observations) latestDeploy(service string, onset *time.Time, markers []contracts.DeploymentMarker) *contracts.DeploymentMarker {
+	if onset == nil {
+		return nil
+	}
+	var latest *contracts.DeploymentMarker
+	for i, m := range markers {
+		if m.Service == service && m.At.Before(onset.Add(OnsetBucket)) && onset.Sub(m.At) <= MarkerWindow {
+			o.Deploy = true
+			if latest == nil || m.At.After(latest.At) {
+				latest = &markers[i]
+			}
+		}
+	}
+	return latest
 }
 
 // RetryRise is the rise of retries per inbound request (facts.retries) at

@@ -131,28 +131,13 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumber
 	}
 	var cited []string
 	for _, id := range c.EvidenceIDs {
-		e, ok := byID[id]
-		switch {
-		case !ok:
-			reasons = append(reasons, fmt.Sprintf("cites evidence %q that the report does not carry", id))
-			continue
-		case e.Value == nil:
-			reasons = append(reasons, fmt.Sprintf("evidence %q is not the sandbox's record: %s", id, e.Err))
-			continue
+		reason, ok := checkCitation(id, in, byID)
+		if reason != "" {
+			reasons = append(reasons, reason)
 		}
-		v := e.Value
-		switch {
-		case v.InvestigationID != in.Report.InvestigationID:
-			reasons = append(reasons, fmt.Sprintf("evidence %q was recorded for investigation %q, not %q", id, v.InvestigationID, in.Report.InvestigationID))
-			continue
-		case !sha256Hex.MatchString(v.RawSHA256):
-			reasons = append(reasons, fmt.Sprintf("evidence %q has no sha256 of the raw response", id))
-			continue
+		if ok {
+			cited = append(cited, id)
 		}
-		if _, err := MatchRoute(in.Config.BaseURL, v.Link); err != nil {
-			reasons = append(reasons, fmt.Sprintf("evidence %q link: %v", id, err))
-		}
-		cited = append(cited, id)
 	}
 	// A claim about another service than the report's (the origin of the
 	// failures, DESIGN rule 17) stands only on evidence about that service.
@@ -163,7 +148,38 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumber
 	if mutant.Off(mutant.ReviewerNumbers) {
 		return reasons
 	}
-	quantities := Quantities(c.Statement)
+	return append(reasons, unsupportedNumbers(c.Statement, cited, in, evidenceNumbers)...)
+}
+
+// checkCitation checks one evidence id a claim cites: ok is true when the
+// evidence is the sandbox's record for this investigation, which the claim
+// may then stand on; reason, if not "", says what is wrong with it.
+func checkCitation(id string, in Input, byID map[string]Evidence) (reason string, ok bool) {
+	e, ok := byID[id]
+	switch {
+	case !ok:
+		return fmt.Sprintf("cites evidence %q that the report does not carry", id), false
+	case e.Value == nil:
+		return fmt.Sprintf("evidence %q is not the sandbox's record: %s", id, e.Err), false
+	}
+	v := e.Value
+	switch {
+	case v.InvestigationID != in.Report.InvestigationID:
+		return fmt.Sprintf("evidence %q was recorded for investigation %q, not %q", id, v.InvestigationID, in.Report.InvestigationID), false
+	case !sha256Hex.MatchString(v.RawSHA256):
+		return fmt.Sprintf("evidence %q has no sha256 of the raw response", id), false
+	}
+	if _, err := MatchRoute(in.Config.BaseURL, v.Link); err != nil {
+		return fmt.Sprintf("evidence %q link: %v", id, err), true
+	}
+	return "", true
+}
+
+// unsupportedNumbers names each number in statement that none of the cited
+// evidence's numbers supports within the configured tolerance.
+func unsupportedNumbers(statement string, cited []string, in Input, evidenceNumbers func(id string) []Number) []string {
+	var reasons []string
+	quantities := Quantities(statement)
 	var numbers []Number
 	if len(quantities) > 0 {
 		for _, id := range cited {

@@ -328,14 +328,32 @@ type originInput struct {
 // and returns the origin, when a callee is (nil otherwise), and the counts
 // of every service, most failures first.
 func judgeOrigin(in originInput) (*contracts.FailureOrigin, []originCount) {
-	counts := map[string]*originCount{}
+	counts, total, before := countBeginnings(in)
+	var all []originCount
+	for svc, oc := range counts {
+		oc.sinceTotal, oc.before = total, before
+		if o, ok := in.onsets[svc]; ok && svc != in.service {
+			oc.onset = o.At
+		}
+		all = append(all, *oc)
+	}
+	slices.SortFunc(all, func(a, b originCount) int {
+		return cmp.Or(cmp.Compare(b.since, a.since), cmp.Compare(a.service, b.service))
+	})
+	return pickOrigin(in, all, total), all
+}
+
+// countBeginnings counts, per service, the failing traces since the onset
+// and in the baseline whose failures begin there; total and before are the
+// failing traces in each.
+func countBeginnings(in originInput) (counts map[string]*originCount, total, before int64) {
+	counts = map[string]*originCount{}
 	get := func(svc string) *originCount {
 		if counts[svc] == nil {
 			counts[svc] = &originCount{service: svc, ops: map[string]int64{}}
 		}
 		return counts[svc]
 	}
-	var total, before int64
 	for _, id := range in.since {
 		t := in.trees[id]
 		if t == nil {
@@ -366,17 +384,13 @@ func judgeOrigin(in originInput) (*contracts.FailureOrigin, []originCount) {
 			}
 		}
 	}
-	var all []originCount
-	for svc, oc := range counts {
-		oc.sinceTotal, oc.before = total, before
-		if o, ok := in.onsets[svc]; ok && svc != in.service {
-			oc.onset = o.At
-		}
-		all = append(all, *oc)
-	}
-	slices.SortFunc(all, func(a, b originCount) int {
-		return cmp.Or(cmp.Compare(b.since, a.since), cmp.Compare(a.service, b.service))
-	})
+	return counts, total, before
+}
+
+// pickOrigin returns the origin among the counts all (most failures first)
+// of total failing traces: the callee where most failures begin, if enough
+// do and it left its baseline no later than the alerted service; else nil.
+func pickOrigin(in originInput, all []originCount, total int64) *contracts.FailureOrigin {
 	for _, oc := range all {
 		if oc.service == in.service || oc.since == 0 {
 			continue
@@ -391,9 +405,9 @@ func judgeOrigin(in originInput) (*contracts.FailureOrigin, []originCount) {
 			break
 		}
 		return &contracts.FailureOrigin{Service: oc.service, Operation: topOp(oc.ops), Signal: in.signal, Share: round(share),
-			Failures: oc.since, Total: total, Baseline: oc.baseline, Onset: oc.onset, Path: oc.path}, all
+			Failures: oc.since, Total: total, Baseline: oc.baseline, Onset: oc.onset, Path: oc.path}
 	}
-	return nil, all
+	return nil
 }
 
 // topOp is the operation most failures begin in (by name on a tie).
