@@ -61,6 +61,10 @@ const (
 	// SandboxRetryAttempts is the counting of a client span's retry
 	// attribute as attempts to its peer (the calls per peer).
 	SandboxRetryAttempts = "sandbox.retry_attempts"
+	// SandboxOperationVersionBound is the bound of an operation's onset
+	// moved to where its new errors' versions first served: the earliest
+	// such version, and no error of a new pair before it.
+	SandboxOperationVersionBound = "sandbox.operation_version_bound"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -97,4 +101,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorBeforeTheRise"},
 	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
+	{Name: SandboxOperationVersionBound, Check: "an operation's onset moves later only to where the earliest version among its new errors first served, never past an error of a new signature",
+		KilledBy: "test:services/sandbox:./internal/tools:TestVersionPlacedGuards"},
 }

@@ -56,7 +56,7 @@ func operationQueries(svc string, from, to int64) []Query {
 		}
 		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
 	}
-	return qs
+	return append(qs, opVersionQueries(svc, from, to)...)
 }
 
 // labelJoin names a series by the values of every key, joined by " ".
@@ -138,6 +138,13 @@ type opDeparture struct {
 // baseline, under way by the alert, significant at OperationAlpha / N for N
 // the operations with enough baseline to be judged; earliest first.
 func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
+	return operationDeparturesBy(ops, filters, nil, alertAt, m)
+}
+
+// operationDeparturesBy is operationDepartures with the versions' answers:
+// an operation's error onset moves to where its new errors could begin
+// (VersionPlaced) before its significance is judged.
+func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *opVersions, alertAt time.Time, m Margins) []opDeparture {
 	var found []opDeparture
 	n := 0
 	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
@@ -154,6 +161,7 @@ func operationDepartures(ops map[string][]Minute, filters map[string]string, ale
 			continue
 		}
 		on = splitPlaced(ops[op], on, alertAt)
+		on = VersionPlaced(op, ops[op], on, vs, alertAt, m)
 		d := opDeparture{op: op, on: on}
 		d.p, d.before, d.since = departureP(ops[op], on, alertAt)
 		found = append(found, d)
