@@ -65,6 +65,10 @@ const (
 	// moved to where its new errors' versions first served: the earliest
 	// such version, and no error of a new pair before it.
 	SandboxOperationVersionBound = "sandbox.operation_version_bound"
+	// SandboxSignatureRestOnset is the signature-aware onset's check that
+	// the rest of the series (known signatures, the p95) departs no
+	// earlier than the new signatures.
+	SandboxSignatureRestOnset = "sandbox.signature_rest_onset"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -103,4 +107,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
 	{Name: SandboxOperationVersionBound, Check: "an operation's onset moves later only to where the earliest version among its new errors first served, never past an error of a new signature",
 		KilledBy: "test:services/sandbox:./internal/tools:TestVersionPlacedGuards"},
+	{Name: SandboxSignatureRestOnset, Check: "the signature-aware onset does not move past a latency or known-signature departure under way before the new signatures",
+		KilledBy: "test:services/sandbox:./internal/tools:TestSignatureOnsetGuards"},
 }

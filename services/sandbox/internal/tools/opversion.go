@@ -118,8 +118,8 @@ func splitLabel(g string) [3]string {
 //   - from t on, PooledMinErrors errors or more are of status signatures the
 //     service never showed before on (SignatureOnset's condition);
 //   - the rest of op's errors (every signature seen before on), judged by
-//     FindOnset with the same margins, show no departure, on a baseline long
-//     enough to say so, and between on and t are no more than their rate
+//     FindOnset with the same margins, show no departure before t, on a
+//     baseline long enough to say so (restDepartsBefore), and between on and t are no more than their rate
 //     before on gives (backgroundBetween).
 //
 // Between on and t, then, op showed only its background, and every error
@@ -186,7 +186,7 @@ func VersionPlaced(op string, ms []Minute, on Onset, vs *opVersions, alertAt tim
 	if novel < PooledMinErrors {
 		return on
 	}
-	if r := FindOnset(split.rest, alertAt, m); r.At != nil || r.Short {
+	if restDepartsBefore(split.rest, moved, alertAt, m) {
 		return on
 	}
 	if k, lambda := backgroundBetween(split.rest, *on.At, moved); k-1 > lambda {
