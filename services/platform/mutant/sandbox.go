@@ -69,6 +69,11 @@ const (
 	// the rest of the series (known signatures, the p95) departs no
 	// earlier than the new signatures.
 	SandboxSignatureRestOnset = "sandbox.signature_rest_onset"
+	// SandboxQualityFirstSeen is the check that only a value no span
+	// before the split carried has its share's rise placed at the first
+	// minute a span carried it (a value seen before may have begun to rise
+	// in a minute with no span).
+	SandboxQualityFirstSeen = "sandbox.quality_first_seen"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -109,4 +114,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestVersionPlacedGuards"},
 	{Name: SandboxSignatureRestOnset, Check: "the signature-aware onset does not move past a latency or known-signature departure under way before the new signatures",
 		KilledBy: "test:services/sandbox:./internal/tools:TestSignatureOnsetGuards"},
+	{Name: SandboxQualityFirstSeen, Check: "only a value never carried before has its share's rise placed at the first minute a span carried it",
+		KilledBy: "test:services/sandbox:./internal/tools:TestValueShiftNeverSeenStartsWhereFirstSeen"},
 }
