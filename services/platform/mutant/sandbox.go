@@ -74,6 +74,9 @@ const (
 	// minute a span carried it (a value seen before may have begun to rise
 	// in a minute with no span).
 	SandboxQualityFirstSeen = "sandbox.quality_first_seen"
+	// SandboxQualityShortTail is the exact small-sample test of a quality
+	// shift with fewer than QualityMinMinutes minutes after it.
+	SandboxQualityShortTail = "sandbox.quality_short_tail"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -116,4 +119,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestSignatureOnsetGuards"},
 	{Name: SandboxQualityFirstSeen, Check: "only a value never carried before has its share's rise placed at the first minute a span carried it",
 		KilledBy: "test:services/sandbox:./internal/tools:TestValueShiftNeverSeenStartsWhereFirstSeen"},
+	{Name: SandboxQualityShortTail, Check: "a quality shift with only a few minutes after it counts only by an exact small-sample test (quiet series with short tails shift nothing)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQuietShortTailsShiftNothing"},
 }

@@ -284,11 +284,14 @@ func sortMinutes(ms []Minute) []Minute {
 // the split (still under way).
 func valueShift(key, value string, ms []Minute, alertAt time.Time, thr float64, m Margins) *qualityDeparture {
 	s, lr := bestErrorSplit(ms, alertAt)
-	if s < QualityMinMinutes || lr < thr || len(ms)-s < QualityMinMinutes {
+	if s < QualityMinMinutes || lr < thr {
 		return nil
 	}
 	r0, e0 := sums(ms[:s])
 	r1, e1 := sums(ms[s:])
+	if len(ms)-s < QualityMinMinutes && !shortTailShare(len(ms)-s, r0, e0, r1, e1, thr) {
+		return nil
+	}
 	before, after := e0/r0, e1/r1
 	if after < QualityMinShare || after < 2*before || e1 < PooledMinErrors {
 		return nil
@@ -345,8 +348,10 @@ func numericShift(key string, ms []Minute, alertAt time.Time, thr float64, m Mar
 			best, at = t2, s
 		}
 	}
-	if at < 0 || best < thr {
-		return nil
+	if at < 0 || best < thr || !exactHolds(pts[:at], pts[at:], thr) {
+		if at, best = shortTailNumeric(pts, alertAt, thr); at < 0 {
+			return nil
+		}
 	}
 	m0, m1 := meanOf(pts[:at]), meanOf(pts[at:])
 	if math.Abs(m1-m0) < QualityMinShift*math.Max(math.Abs(m0), 1e-9) {
