@@ -77,6 +77,10 @@ const (
 	// SandboxQualityShortTail is the exact small-sample test of a quality
 	// shift with fewer than QualityMinMinutes minutes after it.
 	SandboxQualityShortTail = "sandbox.quality_short_tail"
+	// SandboxOperationWideLevel is the per-bucket test and the
+	// significance test (each at half the level) of an operation's second
+	// look over wider buckets.
+	SandboxOperationWideLevel = "sandbox.operation_wide_level"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -121,4 +125,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestValueShiftNeverSeenStartsWhereFirstSeen"},
 	{Name: SandboxQualityShortTail, Check: "a quality shift with only a few minutes after it counts only by an exact small-sample test (quiet series with short tails shift nothing)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestQuietShortTailsShiftNothing"},
+	{Name: SandboxOperationWideLevel, Check: "an operation's second look over wider buckets holds the per-bucket and the significance tests at half their levels (quiet operations place no onset over both looks)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQuietOperationsPlaceNoOnset"},
 }

@@ -132,6 +132,44 @@ type opDeparture struct {
 	p  float64
 	// before and since are the signal's figures in the baseline and from the onset on.
 	before, since float64
+	// look is 2 when the wide look found it (judged at half the level).
+	look int
+}
+
+// OperationWideRequests is the sampled traffic a bucket holds in an
+// operation's second look. With a background error rate of a few percent,
+// a bucket of about 10 sampled requests cannot pass the per-bucket
+// binomial test (Margins.BucketAlpha) however high the rise: at 6%
+// background, 5 errors in 17 requests has a tail of 0.002, and three such
+// buckets in a row must each pass. A config release failing 30% of one
+// endpoint at 1-in-32 sampling (3 or 4 sampled requests a minute) then read
+// "no sustained departure" though it failed every minute. An operation with
+// no onset at the default margins is looked at once more over buckets of
+// about OperationWideRequests sampled requests (up to 15 minutes), each test
+// at half its level (the per-bucket one and the departure's significance):
+// over both looks the family-wise chance of an onset from noise is at most
+// 1.5 × OperationAlpha.
+const OperationWideRequests = 30
+
+// lookFactor is what a look's p-value is multiplied by: 2 for the second.
+func lookFactor(look int) float64 {
+	if look > 1 && mutant.Off(mutant.SandboxOperationWideLevel) {
+		// The mutant: the second look judged by the margins alone (no
+		// per-bucket test either, wideMargins).
+		return 0
+	}
+	return float64(max(1, look))
+}
+
+// wideMargins are m for the second look: wider buckets, half the
+// per-bucket level.
+func wideMargins(m Margins) Margins {
+	m.BucketRequests = OperationWideRequests
+	m.BucketAlpha /= 2
+	if mutant.Off(mutant.SandboxOperationWideLevel) {
+		m.BucketAlpha = 0
+	}
+	return m
 }
 
 // operationDepartures returns every operation whose series departs from its
@@ -151,24 +189,33 @@ func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, v
 	if mutant.Off(mutant.SandboxOperationBonferroni) {
 		m.BucketAlpha = OperationBucketAlpha
 	}
+	wide := wideMargins(m)
 	for _, op := range sortedKeys(ops) {
 		on := FindOnset(ops[op], alertAt, m)
 		if on.Short {
 			continue
 		}
 		n++
+		look := 1
+		if on.At == nil {
+			// A second look over wider buckets (wideMargins), judged at
+			// half the levels.
+			if on, look = FindOnset(ops[op], alertAt, wide), 2; on.Short {
+				continue
+			}
+		}
 		if on.At == nil || on.At.After(alertAt) {
 			continue
 		}
 		on = splitPlaced(ops[op], on, alertAt)
 		on = VersionPlaced(op, ops[op], on, vs, alertAt, m)
-		d := opDeparture{op: op, on: on}
+		d := opDeparture{op: op, on: on, look: look}
 		d.p, d.before, d.since = departureP(ops[op], on, alertAt)
 		found = append(found, d)
 	}
 	var out []opDeparture
 	for _, d := range found {
-		if significantAmong(d.p, n) {
+		if significantAmong(d.p*lookFactor(d.look), n) {
 			d.on.Operation, d.on.opFilter = d.op, filters[d.op]
 			out = append(out, d)
 		}
