@@ -64,7 +64,44 @@ type DecisionV1 struct {
 	// The deployer checks its signature and that it names this incident and
 	// service, then carries it into its recovery query: the sandbox derives
 	// the query window from it, never from the deployer's word.
-	Alert     json.RawMessage `json:"alert,omitempty"`
+	Alert json.RawMessage `json:"alert,omitempty"`
+	// Origin is set on a derived decision only: one about the service where
+	// the alerted service's new failures begin (a callee with its own
+	// release, DESIGN.md rule 17), not about the alerted service. Service is
+	// then the origin; Alert still carries the alerted service's alert, and
+	// Origin.AlertedService must name the service that alert names.
+	Origin    *DecisionOrigin `json:"origin,omitempty"`
 	DecidedAt time.Time       `json:"decided_at"`
 	ExpiresAt time.Time       `json:"expires_at"`
+}
+
+// DecisionOrigin says why a derived decision acts on a service that is not
+// the alerted one: the alert fired on AlertedService, and Share of its new
+// failures since the onset begin in the decision's service. One alert yields
+// at most one decision per service: the alerted service's (AlertedDecisionID)
+// and at most one derived decision, each with its own id and each spent once.
+type DecisionOrigin struct {
+	// AlertedService is the service the signed alert names.
+	AlertedService string `json:"alerted_service"`
+	// AlertedDecisionID is the id of the gate's decision about the alerted
+	// service for the same review.
+	AlertedDecisionID string `json:"alerted_decision_id"`
+	// Signal is what the failures are: "errors" or "latency".
+	Signal string `json:"signal"`
+	// Share is the fraction (0..1) of the alerted service's new failures
+	// whose failing spans begin in the decision's service.
+	Share float64 `json:"share"`
+	// Failures and Total are the counts Share was computed from.
+	Failures int64 `json:"failures"`
+	Total    int64 `json:"total"`
+	// Reason says it in words for the human, e.g. "checkout burns its
+	// budget; 71% of its new failures begin in payment".
+	Reason string `json:"reason"`
+}
+
+// DerivedDecisionID is the id of the derived decision about service for the
+// gate's decision alertedID: unique per (alert, service), so the deployer
+// spends each once (agentk_spent is keyed by decision id).
+func DerivedDecisionID(alertedID, service string) string {
+	return alertedID + ".origin." + service
 }

@@ -166,6 +166,31 @@ type Facts struct {
 	// found): such an onset may support only a prompt or configuration
 	// regression (see the gate).
 	OnsetAttribute string `json:"onset_attribute,omitempty"`
+	// Origin names the service where the alerted service's new failures (or new
+	// latency) begin, when it is another service (a callee, one or more hops
+	// down); nil when they begin in the alerted service itself or were not measured.
+	Origin *FailureOrigin `json:"origin,omitempty"`
+	// Downstream lists callees of this service that regressed since its onset
+	// only as an effect of it: the service calls them differently since then
+	// (fewer calls, aborted calls, calls from its own failing spans). The
+	// mirror of Propagated; they are no shared cause and are not in CoRegressed.
+	Downstream []string `json:"downstream,omitempty"`
+}
+
+// FailureOrigin is where the alerted service's new failures begin when that
+// is a callee: in the alerted service's failing traces since its onset, the
+// deepest failing span whose own children do not fail (or that has none),
+// grouped by service and operation and counted against the baseline.
+type FailureOrigin struct {
+	Service   string     `json:"service"`             // the callee where the failing spans begin
+	Operation string     `json:"operation,omitempty"` // its operation ("name KIND", "rpc <m>", "route <r>")
+	Signal    string     `json:"signal"`              // "errors" or "latency"
+	Share     float64    `json:"share"`               // 0..1: of the alerted service's new failures since its onset, the share that begins there
+	Failures  int64      `json:"failures"`            // alerted failing traces since the onset that begin there
+	Total     int64      `json:"total"`               // alerted failing traces since the onset
+	Baseline  int64      `json:"baseline"`            // such traces in the baseline (before the onset)
+	Onset     *time.Time `json:"onset,omitempty"`     // the origin's own onset (its own first sustained departure)
+	Path      []string   `json:"path,omitempty"`      // services from the alerted one down to the origin
 }
 
 // QualityShift is one attribute's shift: its mean (Value empty) or the

@@ -172,5 +172,38 @@ func examples() map[string]any {
 			By: "alice", Channel: contracts.ChannelCLI, At: goldenNow, ExpiresAt: goldenNow.Add(48 * time.Hour),
 		},
 		contracts.SubjectEnvelope: json.RawMessage(alertEnv),
+		// A derived decision (DESIGN.md rule 17): the alert fired on
+		// shop-api, the release that broke it is payment's.
+		GoldenDerivedDecision: derivedDecision(decision),
 	}
+}
+
+// GoldenDerivedDecision names the golden of a derived decision: the
+// decision subject's schema, a second example.
+const GoldenDerivedDecision = contracts.SubjectDecision + ".derived"
+
+// derivedDecision is the golden derived decision that goes with the
+// alerted service's decision alerted.
+func derivedDecision(alerted contracts.DecisionV1) contracts.DecisionV1 {
+	d := alerted
+	d.DecisionID = contracts.DerivedDecisionID("dec-01", "payment")
+	d.Service = "payment"
+	d.Diagnosis = "bad_release"
+	d.Confidence = 0.8
+	d.RollbackTarget = "agentk-demo/payment:2.1.9"
+	d.CurrentImage = "agentk-demo/payment:2.2.0"
+	d.Checks = []contracts.CheckResult{
+		{Name: contracts.CheckSLOBreach, Passed: true, Reason: "burn rate 14.4 ≥ 1 on shop-api; 71% ≥ 50% of its new failures begin in payment", Inputs: map[string]string{"burn_rate": "14.4", "origin_share": "0.71"}},
+		{Name: contracts.CheckAllowlist, Passed: true, Reason: "action rollback is allowlisted"},
+		{Name: contracts.CheckCooldown, Passed: true, Reason: "no action on payment in the last 10m0s"},
+		{Name: contracts.CheckConfidence, Passed: true, Reason: "best reviewed claim about payment claim-3 has confidence 0.8 ≥ 0.7"},
+		{Name: contracts.CheckDeploymentRelated, Passed: true, Reason: "deployment-class diagnosis, a marker of payment before its onset and a rollback target"},
+		{Name: contracts.CheckSandboxScope, Passed: true, Reason: "service payment is a sandbox service"},
+	}
+	d.Origin = &contracts.DecisionOrigin{
+		AlertedService: "shop-api", AlertedDecisionID: "dec-01", Signal: "errors",
+		Share: 0.71, Failures: 142, Total: 200,
+		Reason: "shop-api burns its budget; 71% of its new failures begin in payment, released 2.2.0 5m0s before; roll payment back to 2.1.9?",
+	}
+	return d
 }

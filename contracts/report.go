@@ -13,6 +13,9 @@ type Claim struct {
 	Statement   string   `json:"statement"`
 	Confidence  float64  `json:"confidence"`
 	EvidenceIDs []string `json:"evidence_ids"`
+	// Service is the service whose failure the claim diagnoses, when it is not
+	// the report's (alerted) service: the origin of the failures. Empty means the report's service.
+	Service string `json:"service,omitempty"`
 }
 
 // Words an investigator puts in IncompleteReason when its tool calls failed

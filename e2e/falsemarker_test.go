@@ -37,7 +37,7 @@ func falseMarkerWorlds(t *testing.T, dir string) []string {
 	t.Helper()
 	var dirs []string
 	for _, b := range worldgen.CI {
-		for _, w := range worldgen.Generate(b.Seed, b.N) {
+		for _, w := range b.Worlds() {
 			if len(w.FalseMarkers) == 0 {
 				continue
 			}

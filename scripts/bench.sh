@@ -45,7 +45,8 @@ bench() {
 
 bench gate services/gate -bench 'Evaluate|SealDecision' -count "$COUNT" ./internal/policy
 bench ingest services/ingester -bench 'Ingest' -benchtime 2000x -count "$COUNT" .
-# The floor under the ingest figures: a new incident's writes alone, an HTTP exchange alone.
+# The floor under the ingest figures: a new incident's writes alone, an HTTP exchange alone;
+# BenchmarkFloorRatio, the ingester against them interleaved in one run (issue 36's targets).
 bench ingest-floor services/ingester -bench 'Floor' -benchtime 2000x -count "$COUNT" .
 bench storm services/ingester -bench 'Storm' -benchtime 1x -count "$COUNT" .
 bench compaction services/sandbox -bench 'CompactionCorpus' -benchtime 1x -count 1 ./internal/tools
@@ -68,6 +69,25 @@ fi
 # NATS store on the disk's temporary folder). AGENTK_BENCH_REPLAY_INVESTIGATORS
 # (default rules,persona:oracle,persona:liar) sets the investigators.
 bench replay-cpu e2e -bench 'ReplayCPU' -benchtime 1x -count 1 -timeout 30m ./bench
+
+# Issue 36's figure: a whole `agentk eval` process's CPU per replay (corpus
+# loading included), this tree's agentk beside the agentk of
+# AGENTK_BENCH_EVAL_BASE_REV (default a18468e, the commit before issue 36's
+# work: the issue's "today"), both built here, run in turn on the same corpus
+# and investigators. A tree without that commit (a shallow clone) skips it.
+EVALBIN=$(mktemp -d "${TMPDIR:-/tmp}/agentk-bench-eval.XXXXXX")
+trap 'rm -f "$RAW"; rm -rf "$EVALBIN"' EXIT
+base_rev=${AGENTK_BENCH_EVAL_BASE_REV:-a18468e}
+mkdir -p "$EVALBIN/base-src"
+if (cd "$ROOT/services/agentk" && $GO build -o "$EVALBIN/head" .) &&
+	git -C "$ROOT" archive "$base_rev" | tar -x -C "$EVALBIN/base-src" &&
+	(cd "$EVALBIN/base-src/services/agentk" && $GO build -o "$EVALBIN/base" .); then
+	AGENTK_BENCH_EVAL_HEAD=$EVALBIN/head AGENTK_BENCH_EVAL_BASE=$EVALBIN/base \
+		bench eval-cpu e2e -bench 'EvalCPU' -benchtime 1x -count 1 -timeout 30m ./bench
+else
+	echo "== eval-cpu: could not build agentk here and at $base_rev; skipped" >&2
+	failed+=("eval-cpu (build)")
+fi
 
 # Tokens do not depend on time: the replays' NATS stores go to memory when
 # /dev/shm is there, which makes the corpus pass several times shorter.

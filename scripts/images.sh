@@ -7,7 +7,8 @@
 #   agentk/agentk:$TAG      the combined agentk binary (`agentk <service>`)
 #   agentk/deployer:$TAG    the same plus Docker Compose v2, for the deployer
 #   agentk/nats:$TAG        nats-server from its Go module
-#   agentk-demo/shop-api:v1 and :v2, the demo target (its own build.sh)
+#   agentk-demo/shop-api:v1 and :v2, the demo target (its own build.sh),
+#   and agentk-demo/payment:v1 and :v2, the two-service target's callee
 #
 # Variables: AGENTK_TAG (dev), NATS_SERVER_VERSION, COMPOSE_VERSION,
 # AGENTK_IMAGES (space-separated subset of: agentk deployer nats demo).
@@ -147,4 +148,4 @@ fi
 
 echo "images: done in $((SECONDS - start)) s"
 docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' |
-	grep -E "^(agentk/(agentk|deployer|nats):$TAG|agentk-demo/shop-api:v[12])	" | sort
+	grep -E "^(agentk/(agentk|deployer|nats):$TAG|agentk-demo/(shop-api|payment):v[12])	" | sort

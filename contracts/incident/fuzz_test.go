@@ -55,6 +55,8 @@ func FuzzIncidentYAML(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte("id: [\nexpect: {verdict: 1}\n"))
 	f.Add([]byte("prior_actions:\n  - at: x\n"))
+	f.Add([]byte("expect:\n  culprit: {service: payment, verdict: maybe}\n"))
+	f.Add([]byte("expect:\n  culprit: payment\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ps := &problems{}
 		m, ok := parseMeta(b, "retry-storm-01", contracts.DefaultCatalogue(), ps)
@@ -63,6 +65,10 @@ func FuzzIncidentYAML(f *testing.F) {
 			require.Equal(t, "retry-storm-01", m.ID)
 			require.Contains(t, verdicts, m.Expect.Verdict)
 			require.False(t, m.Now.IsZero())
+			if c := m.Expect.Culprit; c != nil {
+				require.NotEmpty(t, c.Service)
+				require.Contains(t, verdicts, c.Verdict)
+			}
 		}
 		for _, p := range ps.list {
 			require.Equal(t, FileIncident, p.File)

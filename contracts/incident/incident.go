@@ -39,6 +39,17 @@ type Expect struct {
 	RootCause    string   `yaml:"root_cause" json:"root_cause"`
 	Verdict      string   `yaml:"verdict" json:"verdict"`
 	FailedChecks []string `yaml:"failed_checks,omitempty" json:"failed_checks,omitempty"`
+	// Culprit is set when the release that caused the incident may be another
+	// service's than the alerted one (DESIGN.md rule 17): what a correct
+	// pipeline decides about rolling that service back.
+	Culprit *Culprit `yaml:"culprit,omitempty" json:"culprit,omitempty"`
+}
+
+// Culprit is expect.culprit: a service of releases.yaml and the verdict a
+// correct gate gives a rollback of it (allow or deny).
+type Culprit struct {
+	Service string `yaml:"service" json:"service"`
+	Verdict string `yaml:"verdict" json:"verdict"`
 }
 
 // PriorAction is an entry of the action ledger when the replay starts.

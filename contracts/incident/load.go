@@ -71,9 +71,11 @@ func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Inci
 		}
 		return nil
 	}
+	var metaDoc *yamlDoc
 	if b := read(FileIncident, true); b != nil {
-		if m, ok := parseMeta(b, filepath.Base(filepath.Clean(dir)), catalogue, ps); ok {
-			inc.Meta = m
+		m, d, ok := parseMetaDoc(b, filepath.Base(filepath.Clean(dir)), catalogue, ps)
+		if ok {
+			inc.Meta, metaDoc = m, d
 		}
 	}
 	if b := read(FileAlert, true); b != nil {
@@ -91,6 +93,9 @@ func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Inci
 	if b := read(FileReleases, true); b != nil {
 		if r, ok := parseReleases(b, ps); ok {
 			inc.Releases = r
+			if metaDoc != nil {
+				checkCulpritService(metaDoc, inc.Meta.Expect.Culprit, r)
+			}
 		}
 	}
 	if len(ps.list) > 0 {
@@ -139,6 +144,10 @@ type rawMeta struct {
 		RootCause    string   `yaml:"root_cause"`
 		Verdict      string   `yaml:"verdict"`
 		FailedChecks []string `yaml:"failed_checks"`
+		Culprit      *struct {
+			Service string `yaml:"service"`
+			Verdict string `yaml:"verdict"`
+		} `yaml:"culprit"`
 	} `yaml:"expect"`
 	Tags            []string `yaml:"tags"`
 	SandboxServices []string `yaml:"sandbox_services"`
@@ -151,10 +160,17 @@ type rawMeta struct {
 // parseMeta decodes and validates incident.yaml; folder is the folder name
 // the id must equal.
 func parseMeta(b []byte, folder string, catalogue []contracts.FailureClass, ps *problems) (Meta, bool) {
+	m, _, ok := parseMetaDoc(b, folder, catalogue, ps)
+	return m, ok
+}
+
+// parseMetaDoc is parseMeta that also returns the parsed document, for the
+// checks that need releases.yaml too (checkCulpritService).
+func parseMetaDoc(b []byte, folder string, catalogue []contracts.FailureClass, ps *problems) (Meta, *yamlDoc, bool) {
 	var r rawMeta
 	d, ok := decodeYAML(FileIncident, b, &r, ps)
 	if !ok {
-		return Meta{}, false
+		return Meta{}, nil, false
 	}
 	before := len(ps.list)
 	m := Meta{ID: r.ID, Title: r.Title, Service: r.Service, Tags: r.Tags, SandboxServices: r.SandboxServices}
@@ -181,6 +197,9 @@ func parseMeta(b []byte, folder string, catalogue []contracts.FailureClass, ps *
 	if r.Expect.Verdict == contracts.VerdictAllow && len(r.Expect.FailedChecks) > 0 {
 		d.fail("expect.failed_checks", []any{"expect", "failed_checks"}, "must be empty when verdict is allow")
 	}
+	if c := r.Expect.Culprit; c != nil {
+		m.Expect.Culprit = parseCulprit(d, c.Service, c.Verdict)
+	}
 	for i, s := range r.SandboxServices {
 		d.required(s, fmt.Sprintf("sandbox_services[%d]", i), "sandbox_services", i)
 	}
@@ -193,7 +212,29 @@ func parseMeta(b []byte, folder string, catalogue []contracts.FailureClass, ps *
 		}
 		m.PriorActions = append(m.PriorActions, PriorAction{Service: a.Service, At: at})
 	}
-	return m, len(ps.list) == before
+	return m, d, len(ps.list) == before
+}
+
+// parseCulprit validates expect.culprit's own fields: a service (checked
+// against releases.yaml by checkCulpritService) and a verdict.
+func parseCulprit(d *yamlDoc, service, verdict string) *Culprit {
+	d.required(service, "expect.culprit.service", "expect", "culprit", "service")
+	if d.required(verdict, "expect.culprit.verdict", "expect", "culprit", "verdict") && !slices.Contains(verdicts, verdict) {
+		d.fail("expect.culprit.verdict", []any{"expect", "culprit", "verdict"}, "%q is not allow or deny", verdict)
+	}
+	return &Culprit{Service: service, Verdict: verdict}
+}
+
+// checkCulpritService checks that expect.culprit names a service of
+// releases.yaml: a culprit is a service whose release can be rolled back.
+func checkCulpritService(d *yamlDoc, c *Culprit, r Releases) {
+	if c == nil || c.Service == "" {
+		return
+	}
+	if _, ok := r.Services[c.Service]; !ok {
+		d.fail("expect.culprit.service", []any{"expect", "culprit", "service"},
+			"%q is not a service of %s (%s)", c.Service, FileReleases, strings.Join(r.ServiceNames(), ", "))
+	}
 }
 
 type rawReleases struct {

@@ -127,6 +127,21 @@ func TestLoadRefusesBrokenFolders(t *testing.T) {
 		{name: "failed check that is no check", break_: func(t *testing.T, d string) {
 			edit(t, d, "incident.yaml", "verdict: allow\n  failed_checks: []", "verdict: deny\n  failed_checks:\n    - cooldown\n    - vibes")
 		}, want: []string{`incident.yaml:10: field "expect.failed_checks[1]": "vibes" is not a gate check`}},
+		{name: "culprit of releases.yaml", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "  failed_checks: []\n", "  failed_checks: []\n  culprit:\n    service: payments\n    verdict: allow\n")
+		}},
+		{name: "culprit outside releases.yaml", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "  failed_checks: []\n", "  failed_checks: []\n  culprit:\n    service: ledger\n    verdict: allow\n")
+		}, want: []string{`incident.yaml:10: field "expect.culprit.service": "ledger" is not a service of releases.yaml (payments, shop-api)`}},
+		{name: "culprit without service", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "  failed_checks: []\n", "  failed_checks: []\n  culprit:\n    verdict: deny\n")
+		}, want: []string{`incident.yaml:10: field "expect.culprit.service": required`}},
+		{name: "culprit verdict not allow or deny", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "  failed_checks: []\n", "  failed_checks: []\n  culprit:\n    service: payments\n    verdict: blame\n")
+		}, want: []string{`incident.yaml:11: field "expect.culprit.verdict": "blame" is not allow or deny`}},
+		{name: "culprit not a mapping", break_: func(t *testing.T, d string) {
+			edit(t, d, "incident.yaml", "  failed_checks: []\n", "  failed_checks: []\n  culprit: payments\n")
+		}, want: []string{"incident.yaml:", "not valid YAML"}},
 		{name: "now not RFC 3339", break_: func(t *testing.T, d string) {
 			edit(t, d, "incident.yaml", "now: 2026-11-30T10:20:00Z", "now: 30/11/2026 10:20")
 		},
@@ -230,4 +245,19 @@ func TestLoadCorpus(t *testing.T) {
 
 	_, err = incident.LoadCorpus(t.TempDir())
 	require.ErrorIs(t, err, incident.ErrInvalid)
+}
+
+// TestLoadCulprit: expect.culprit is read into Expect.Culprit; without it
+// Culprit stays nil (the incident is about the alerted service alone).
+func TestLoadCulprit(t *testing.T) {
+	t.Parallel()
+	inc, err := incident.Load(valid)
+	require.NoError(t, err)
+	require.Nil(t, inc.Meta.Expect.Culprit)
+
+	dir := copyValid(t, "retry-storm-01")
+	edit(t, dir, "incident.yaml", "  failed_checks: []\n", "  failed_checks: []\n  culprit: {service: payments, verdict: deny}\n")
+	inc, err = incident.Load(dir)
+	require.NoError(t, err)
+	require.Equal(t, &incident.Culprit{Service: "payments", Verdict: "deny"}, inc.Meta.Expect.Culprit)
 }

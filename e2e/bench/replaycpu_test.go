@@ -26,8 +26,10 @@ func replayCPUInvestigators() []string {
 // the corpus costs, two at a time as `agentk eval` runs them:
 //
 //   - eval: replay.Eval, as `make eval` replays (issue 36): each incident's
-//     telemetry indexed once and its query answers kept, the NATS store in
-//     /dev/shm, each replay's servers stopped in the background;
+//     telemetry indexed once and its query answers kept, incident by
+//     incident and let go after its last replay, the NATS store in
+//     /dev/shm, each replay's servers stopped in the background, the
+//     collector at replay.EvalGCPercent;
 //   - alone: each replay on its own, as every replay ran before issue 36:
 //     its own fake SigNoz telemetry, its NATS store on the disk's temporary
 //     folder, its servers stopped before the next starts.
@@ -43,6 +45,7 @@ func BenchmarkReplayCPU(b *testing.B) {
 	invs := replayCPUInvestigators()
 	o := replay.Options{Timeout: 120 * time.Second}
 	b.Run("eval", func(b *testing.B) {
+		defer replay.TuneGC()()
 		for range b.N {
 			cpu := processCPU(b)
 			outs := replay.Eval(context.Background(), incs, invs, o, 2, nil)

@@ -92,15 +92,23 @@ type emitter struct {
 	retryAttr     string
 	retryAttempts bool
 	retryLog      int
-	excType       string
-	excMsg        string
-	runtimeVer    string
-	hostName      string
-	baseErrP      float64
+	// abortP is the share of a release's failing requests to the dependency
+	// that give up on the call after abortAfter; the dependency's span then
+	// runs outlive longer and fails (DownstreamCallee).
+	abortP              float64
+	abortAfter, outlive time.Duration
+	excType             string
+	excMsg              string
+	runtimeVer          string
+	hostName            string
+	baseErrP            float64
 }
 
 // Emit generates a world's telemetry; it is deterministic in the world.
 func Emit(w World) Telemetry {
+	if w.Chain != nil {
+		return emitChain(w)
+	}
 	e := newEmitter(w)
 	e.setup()
 	e.run()
@@ -182,6 +190,12 @@ func (e *emitter) drawShapes(rs *rand.Rand) {
 			e.episodeFrom = min
 		}
 		e.episodeSlow = 2.5 + rs.Float64()*3
+	}
+	if w.Has(DownstreamCallee) {
+		e.abortP = 0.4 + rs.Float64()*0.6
+		// It gives up before the dependency usually answers (~25 ms).
+		e.abortAfter = time.Duration(logUniform(rs, 1, 12) * float64(time.Millisecond))
+		e.outlive = time.Duration(logUniform(rs, 20, 400) * float64(time.Millisecond))
 	}
 	if w.Has(InSpanRetries) {
 		names := []struct {

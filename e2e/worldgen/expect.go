@@ -42,6 +42,15 @@ func expect(w World) incident.Expect {
 		e.Verdict = contracts.VerdictDeny
 		e.FailedChecks = failed
 	}
+	if w.Has(CulpritCallee) {
+		// The callee released before the onset and its failures are the
+		// affected service's (DESIGN.md rule 17): its rollback is right
+		// when its own checks pass; the burn rate is the alert's.
+		e.Culprit = &incident.Culprit{Service: w.Topo.Callee, Verdict: contracts.VerdictAllow}
+		if !w.burnReadable() {
+			e.Culprit.Verdict = contracts.VerdictDeny
+		}
+	}
 	return e
 }
 

@@ -38,6 +38,7 @@ type outcome struct {
 	tokens     float64
 	quality    bool // the answer failed its quality evaluation
 	guardrail  bool
+	abort      bool // the request gives up on its call to the dependency
 }
 
 // decide draws how a request at t to endpoint ep on version v goes.
@@ -79,6 +80,7 @@ var classOutcomes = map[string]func(e *emitter, o *outcome, q request){
 	"bad_release": func(e *emitter, o *outcome, q request) {
 		if q.newVersion && e.broken[q.ep] && e.r.Float64() < e.failP {
 			o.fail, o.status, o.msg, o.exc, o.slow = true, 500, e.excMsg, true, 0.4+e.r.Float64()*0.6
+			o.abort = e.abortP > 0 && q.uses && e.r.Float64() < e.abortP
 		}
 	},
 	"config_regression": (*emitter).configOutcome,
@@ -391,6 +393,10 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 		status := 200
 		failed := false
 		switch {
+		case o.abort:
+			// The release gives up on the call; nothing answered it.
+			d = time.Duration(float64(e.abortAfter) * (0.8 + r.Float64()*0.4))
+			failed, status = true, 0
 		case o.retries > 0:
 			// Each attempt hits the new, shorter timeout.
 			d = time.Duration((80 + r.Float64()*40) * float64(time.Millisecond))
@@ -408,7 +414,9 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 			setStatusAttr(w.Semconv, attrs, status, failed)
 		}
 		s := e.span(trace, id, parent, name, kindClient, at.Add(total), d, e.resource(topo.Affected, v, at), attrs)
-		if failed {
+		if failed && o.abort {
+			s.fail("context canceled")
+		} else if failed {
 			s.fail(orDefault(o.calleeMsg, "context deadline exceeded"))
 		}
 		if topo.Instrumented() && !(o.calleeFail && o.calleeCode == 0) {
@@ -417,9 +425,17 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 				// The dependency keeps working long after the caller gave up.
 				inner = e.lognormal(25 * o.calleeSlow)
 			}
+			serverStatus := maxInt(status, 200)
+			if o.abort {
+				// Abandoned, it runs on and fails when it notices.
+				inner, serverStatus = d+time.Duration(float64(e.outlive)*(0.5+r.Float64())), 499
+			}
 			ss := e.span(trace, e.hex(16), id, "POST /internal/"+strings.SplitN(topo.Callee, "-", 2)[0], kindServer, at.Add(total+time.Millisecond), inner,
-				e.resource(topo.Callee, "r"+fmt.Sprint(40+w.Index%9), at), httpServerAttrs(w.Semconv, "POST", "/internal/"+strings.SplitN(topo.Callee, "-", 2)[0], maxInt(status, 200), 8080))
-			if o.calleeFail && w.Class != "retry_storm" {
+				e.resource(topo.Callee, "r"+fmt.Sprint(40+w.Index%9), at), httpServerAttrs(w.Semconv, "POST", "/internal/"+strings.SplitN(topo.Callee, "-", 2)[0], serverStatus, 8080))
+			switch {
+			case o.abort:
+				ss.fail("context canceled")
+			case o.calleeFail && w.Class != "retry_storm":
 				ss.fail(o.calleeMsg)
 			}
 		}

@@ -67,6 +67,12 @@ const (
 	OneEndpoint Variant = "one-endpoint-broken"
 	// EarlierEpisode: a latency block that began and ended before the onset.
 	EarlierEpisode Variant = "earlier-episode-before-the-onset"
+	// DownstreamCallee: a bad release that gives up on its calls to the
+	// instrumented dependency in its failing requests; the dependency's
+	// abandoned server spans fail when they end (issue 35 item 5). The
+	// dependency regresses as the release's effect, no shared cause: the
+	// right answer stays the release's.
+	DownstreamCallee Variant = "callee-downstream-of-the-release"
 )
 
 // Semconv is the OpenTelemetry semantic-convention generation a world's
@@ -123,6 +129,10 @@ type World struct {
 	ClientRetries int
 
 	Expect incident.Expect
+
+	// Chain is set on a culprit world (DrawCulprit): the services the
+	// alerted one calls and where its failures begin.
+	Chain *Chain
 }
 
 // Has reports whether the world carries variant v.
@@ -265,8 +275,11 @@ func (w *World) drawShapes(rs *rand.Rand) {
 			w.add(InSpanRetries)
 		}
 	case "bad_release":
-		if u < 0.4 && len(w.Topo.Endpoints) > 2 {
+		switch {
+		case u < 0.4 && len(w.Topo.Endpoints) > 2:
 			w.add(OneEndpoint)
+		case u >= 0.55 && w.Topo.Instrumented():
+			w.add(DownstreamCallee)
 		}
 	}
 	if deploymentClass(w.Class) && w.Onset.Sub(w.Start) >= 70*time.Minute && rs.Float64() < 0.3 {

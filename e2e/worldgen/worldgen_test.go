@@ -165,7 +165,7 @@ func TestCICorpus(t *testing.T) {
 	classes := map[string]int{}
 	allow := 0
 	for _, b := range CI {
-		for _, w := range Generate(b.Seed, b.N) {
+		for _, w := range b.Worlds() {
 			require.False(t, ids[w.ID], "duplicate id %s", w.ID)
 			ids[w.ID] = true
 			classes[w.Class]++

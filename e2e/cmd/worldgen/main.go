@@ -4,8 +4,9 @@
 // for an out-of-sample measurement. CI draws its corpus (worldgen.CI) into a
 // temporary folder; it is never committed.
 //
-//	go run ./cmd/worldgen -out ../build/worlds              # the CI corpus: 200 worlds
+//	go run ./cmd/worldgen -out ../build/worlds              # the CI corpus: 206 worlds (6 culprit worlds)
 //	go run ./cmd/worldgen -out ../build/fresh -draw 2718:30 # 30 worlds from a seed nobody tuned on
+//	go run ./cmd/worldgen -out ../build/culprit -draw 4040:12:culprit # 12 culprit worlds (issue 33)
 package main
 
 import (
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	out := flag.String("out", "", "folder to write the incidents into (required)")
-	draw := flag.String("draw", "", "comma-separated seed:count batches (default: the CI corpus)")
+	draw := flag.String("draw", "", "comma-separated seed:count batches, seed:count:culprit for culprit worlds (default: the CI corpus)")
 	flag.Parse()
 	batches, err := parse(*draw)
 	if *out == "" || err != nil {
@@ -48,12 +49,13 @@ func parse(s string) ([]worldgen.Batch, error) {
 	var out []worldgen.Batch
 	for _, part := range strings.Split(s, ",") {
 		seed, n, ok := strings.Cut(part, ":")
+		n, kind, _ := strings.Cut(n, ":")
 		sv, err1 := strconv.ParseUint(seed, 10, 64)
 		nv, err2 := strconv.Atoi(n)
-		if !ok || err1 != nil || err2 != nil || nv < 1 {
-			return nil, fmt.Errorf("-draw: %q is not seed:count", part)
+		if !ok || err1 != nil || err2 != nil || nv < 1 || (kind != "" && kind != "culprit") {
+			return nil, fmt.Errorf("-draw: %q is not seed:count or seed:count:culprit", part)
 		}
-		out = append(out, worldgen.Batch{Seed: sv, N: nv})
+		out = append(out, worldgen.Batch{Seed: sv, N: nv, Culprit: kind == "culprit"})
 	}
 	return out, nil
 }

@@ -60,6 +60,11 @@ type outcome struct {
 	report   *contracts.ReportV1
 	review   *contracts.ReviewV1
 	decision *contracts.DecisionV1
+	// derived is the gate's derived decision about the service where the
+	// alerted service's failures begin (issue 33), when it made one; last is
+	// the decision the latest message brought.
+	derived  *contracts.DecisionV1
+	last     *contracts.DecisionV1
 	approval *contracts.ApprovalV1
 	// approvalRaw is the first approval message as the bridge published it.
 	approvalRaw []byte
@@ -108,7 +113,13 @@ func (o *observer) take(m *nats.Msg, out *outcome) (string, error) {
 		out.review = v
 	case *contracts.DecisionV1:
 		out.decisions[v.DecisionID] = *v
-		if out.decision == nil {
+		out.last = v
+		switch {
+		case v.Origin != nil:
+			if out.derived == nil {
+				out.derived = v
+			}
+		case out.decision == nil:
 			out.decision = v
 		}
 	case *contracts.ApprovalV1:
@@ -146,6 +157,9 @@ func (o *observer) follow(ctx context.Context, inc *incident.Incident, slack *fa
 		case <-f.replayed:
 			p.step("no further answer from the deployer to the replayed approvals")
 			return out, nil
+		case <-f.derivedWait:
+			p.step("no decision about the service where the failures begin followed the denial")
+			return out, nil
 		case err := <-f.clickErr:
 			if err != nil {
 				return out, fmt.Errorf("replay: %w", err)
@@ -175,6 +189,9 @@ type follower struct {
 	// After the replayer's approvals, the deployer answers each; the replay
 	// waits for those answers, or replayWait after the last, whichever is first.
 	replayed <-chan time.Time
+	// derivedWait fires when a derived decision the review's evidence
+	// announced did not follow the denial of the alerted service.
+	derivedWait <-chan time.Time
 }
 
 // on prints what a message of subj brought and acts on it; it reports whether
@@ -212,11 +229,17 @@ func printReview(p progress, r *contracts.ReviewV1) {
 	}
 }
 
-// onDecision prints the gate's decision; a denial ends the incident, an
-// allow is answered (once) by the approver.
+// onDecision prints the gate's decision; an allow is answered (once) by the
+// approver. The gate ends the incident when every decision it will make is
+// in and none allowed: the alerted service's, and the derived one about the
+// service where its failures begin when the evidence names one (issue 33).
 func (f *follower) onDecision(ctx context.Context) bool {
-	d, p := f.out.decision, f.p
-	p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
+	d, p := f.out.last, f.p
+	if o := d.Origin; o != nil {
+		p.step("gate: %s on %s, derived from the alert on %s (decision %s): %s", strings.ToUpper(d.Verdict), d.Service, o.AlertedService, d.DecisionID, o.Reason)
+	} else {
+		p.step("gate: %s (decision %s)", strings.ToUpper(d.Verdict), d.DecisionID)
+	}
 	for _, c := range d.Checks {
 		p.step("  %s %-18s %s", harness.Mark(c.Passed), c.Name, clip(c.Reason, 100))
 	}
@@ -224,12 +247,56 @@ func (f *follower) onDecision(ctx context.Context) bool {
 		if d.NextStep != "" {
 			p.step("next step for the on-call human: %s", d.NextStep)
 		}
-		return true
+		return f.decided()
 	}
 	if !f.clicked {
 		f.clicked = true
 		f.clickErr = make(chan error, 1)
 		go func(d contracts.DecisionV1) { f.clickErr <- f.approver.Answer(ctx, d) }(*d)
+	}
+	return false
+}
+
+// decided reports whether the incident ended at the gate: nothing allowed
+// was answered, the alerted service's decision is in and so is the derived
+// one when the review's evidence names a failure origin. While one is
+// awaited it arms derivedWait, so a gate that made none cannot hang the replay.
+func (f *follower) decided() bool {
+	out := f.out
+	switch {
+	case f.clicked, out.decision == nil:
+		return false
+	case out.derived == nil && expectsDerived(out):
+		if f.derivedWait == nil {
+			f.derivedWait = time.After(replayWait)
+		}
+		return false
+	}
+	return true
+}
+
+// expectsDerived reports whether the review's evidence, as observed, names
+// another service where the alerted service's failures begin: the gate then
+// publishes a derived decision after the alerted one.
+func expectsDerived(out *outcome) bool {
+	if out.review == nil || out.decision == nil {
+		return false
+	}
+	svc := out.decision.Service
+	seen := func(ev contracts.EvidenceV1) bool {
+		o := ev.Facts.Origin
+		return ev.InvestigationID == out.review.InvestigationID && ev.Service == svc && o != nil && o.Service != "" && o.Service != svc
+	}
+	for _, ref := range out.review.EvidenceRefs {
+		if ev, ok := out.evidence[ref.Digest]; ok && seen(ev) {
+			return true
+		}
+	}
+	for _, raw := range out.review.Evidence {
+		var ev contracts.EvidenceV1
+		if e, err := envelope.Parse(raw); err == nil && json.Unmarshal(e.Payload, &ev) == nil && seen(ev) {
+			return true
+		}
 	}
 	return false
 }
@@ -355,11 +422,16 @@ func (out *outcome) fill(r *Result) {
 	if a := out.approval; a != nil {
 		r.Approver = a.Approver
 	}
+	if d := out.derived; d != nil {
+		r.Culprit = &Culprit{Service: d.Service, Verdict: d.Verdict, FailedChecks: d.FailedChecks}
+	}
 	if a := out.action; a != nil {
 		r.Action = a.Outcome
 		r.ActionReason = a.Reason
 		r.Command = a.Command
-		if a.ToImage != "" {
+		// The rollback target is the alerted decision's; an action on the
+		// derived decision moved another service.
+		if a.ToImage != "" && (out.decision == nil || a.DecisionID == out.decision.DecisionID) {
 			r.RollbackTarget = a.ToImage
 		}
 	}

@@ -112,7 +112,7 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	started := time.Now()
 	o, log := withDefaults(o)
 	res = Result{Incident: inc.Meta.ID, Investigator: o.Investigator, FailedChecks: []string{},
-		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks}}
+		Expect: Expectation{inc.Meta.Expect.RootCause, inc.Meta.Expect.Verdict, inc.Meta.Expect.FailedChecks, inc.Meta.Expect.Culprit}}
 
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	// Everything the replay started is stopped, last first, once its
@@ -335,7 +335,7 @@ func investigatorEnv(inc *incident.Incident, o *Options, env map[string]string) 
 		// Only these personas are told the truth (flaky and the replayer
 		// answer like the oracle, wrong avoids it); nothing in the
 		// pipeline is.
-		opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause))
+		opts = append(opts, scripted.WithTruth(inc.Meta.Expect.RootCause), scripted.WithCulprit(expectCulprit(inc)))
 	}
 	o.ReplayApproval = name == scripted.Replayer
 	modelURL, stopModel, err := harness.Serve(scripted.New(name, opts...))

@@ -1,5 +1,7 @@
 package replay
 
+import "agentk/contracts/incident"
+
 // Result is what `agentk replay --json` prints on its last line. The first
 // fields are the contract of INCIDENT-FORMAT.md ("What a replay prints"): names
 // and meanings never change; new fields are only ever added.
@@ -31,6 +33,18 @@ type Result struct {
 	Command       []string `json:"command,omitempty"`
 	IncidentID    string   `json:"incident_id,omitempty"`
 	DecisionID    string   `json:"decision_id,omitempty"`
+	// Culprit is the pipeline's decision about another service than the
+	// alerted one, when it made one (INCIDENT-FORMAT.md, DESIGN.md rule 17):
+	// the service whose release caused the incident, as the gate derived it.
+	Culprit *Culprit `json:"culprit,omitempty"`
+}
+
+// Culprit is the decision about rolling back the culprit service: the gate's
+// verdict and, with deny, the checks that failed.
+type Culprit struct {
+	Service      string   `json:"service"`
+	Verdict      string   `json:"verdict"`
+	FailedChecks []string `json:"failed_checks,omitempty"`
 }
 
 // Expectation is the incident's right answer, copied for scoring scripts.
@@ -38,13 +52,21 @@ type Expectation struct {
 	RootCause    string   `json:"root_cause"`
 	Verdict      string   `json:"verdict"`
 	FailedChecks []string `json:"failed_checks,omitempty"`
+	// Culprit is expect.culprit, when the incident has one.
+	Culprit *incident.Culprit `json:"culprit,omitempty"`
 }
 
-// BadRollback reports an allow where deny was right: it must never happen.
-func (r Result) BadRollback() bool { return r.Verdict == "allow" && r.Expect.Verdict == "deny" }
+// BadRollback reports an allow where deny was right, about the alerted
+// service or about the culprit (CulpritBadRollback): it must never happen.
+func (r Result) BadRollback() bool {
+	return r.Verdict == "allow" && r.Expect.Verdict == "deny" || r.CulpritBadRollback()
+}
 
-// MissedRollback reports a deny where allow was right: the safe failure.
-func (r Result) MissedRollback() bool { return r.Verdict == "deny" && r.Expect.Verdict == "allow" }
+// MissedRollback reports a deny where allow was right, about the alerted
+// service or about the culprit (CulpritMissed): the safe failure.
+func (r Result) MissedRollback() bool {
+	return r.Verdict == "deny" && r.Expect.Verdict == "allow" || r.CulpritMissed()
+}
 
 // DiagnosisCorrect reports whether the diagnosis is the incident's root cause.
 func (r Result) DiagnosisCorrect() bool { return r.Diagnosis == r.Expect.RootCause }

@@ -18,6 +18,9 @@ import (
 type Shared struct {
 	mu  sync.Mutex
 	tel map[*incident.Incident]*sharedTelemetry
+	// release, set by Eval on the Shared it makes, lets an incident's
+	// telemetry go once the eval's last replay of it finished (done).
+	release bool
 }
 
 type sharedTelemetry struct {
@@ -43,4 +46,16 @@ func (s *Shared) telemetry(inc *incident.Incident) *fakesignoz.Telemetry {
 	s.mu.Unlock()
 	e.once.Do(func() { e.t = fakesignoz.NewTelemetry(inc) })
 	return e.t
+}
+
+// done is told by Eval that the last of its replays of inc finished: the
+// telemetry is let go when s releases (Eval's own), kept otherwise. A later
+// replay of inc would build it again.
+func (s *Shared) done(inc *incident.Incident) {
+	if s == nil || !s.release {
+		return
+	}
+	s.mu.Lock()
+	delete(s.tel, inc)
+	s.mu.Unlock()
 }

@@ -3,6 +3,7 @@ package webhook
 import (
 	"math"
 	"reflect"
+	"sync"
 	"time"
 )
 
@@ -71,16 +72,35 @@ func structBound(v reflect.Value) int {
 		return 40
 	}
 	n := 2
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		b := jsonBound(v.Field(i))
+	for _, f := range fieldsOf(v.Type()) {
+		b := jsonBound(v.Field(f.index))
 		if b >= unbounded {
 			return unbounded
 		}
-		n += len(f.Name) + len(f.Tag.Get("json")) + 4 + b
+		n += f.name + b
 	}
 	return n
+}
+
+// boundField is an exported field of a struct type: its index, and the
+// bound of its name's encoding (the Go name and the tag, quotes, colon and
+// comma).
+type boundField struct{ index, name int }
+
+// fields caches fieldsOf by struct type: reading a tag parses it.
+var fields sync.Map // reflect.Type → []boundField
+
+// fieldsOf lists t's exported fields.
+func fieldsOf(t reflect.Type) []boundField {
+	if fs, ok := fields.Load(t); ok {
+		return fs.([]boundField)
+	}
+	var fs []boundField
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() {
+			fs = append(fs, boundField{index: i, name: len(f.Name) + len(f.Tag.Get("json")) + 4})
+		}
+	}
+	fields.Store(t, fs)
+	return fs
 }

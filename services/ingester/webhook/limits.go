@@ -109,7 +109,9 @@ func keyField(prefix, k string) string {
 }
 
 // checkMap bounds a label (labels true) or annotation map, in key order so
-// the error names the same field every time.
+// the error names the same field every time: a map that passes is checked
+// in one pass with no field named, and only one that does not is checked
+// again in key order, naming the first offending field.
 func checkMap(prefix string, m map[string]string, labels bool) error {
 	maxN, what := MaxAnnotations, "annotations"
 	if labels {
@@ -117,6 +119,16 @@ func checkMap(prefix string, m map[string]string, labels bool) error {
 	}
 	if len(m) > maxN {
 		return fieldErr(prefix, "%d %s, max %d", len(m), what, maxN)
+	}
+	ok := true
+	for k, v := range m { // the usual map passes, with no field named
+		if k == "" || checkText("", k, MaxKeyBytes, false) != nil || checkText("", v, entryMax(k, labels), !labels) != nil {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return nil
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -134,18 +146,22 @@ func checkMap(prefix string, m map[string]string, labels bool) error {
 			}
 			return err
 		}
-		max := MaxAnnotationBytes
-		switch {
-		case labels && identityLabels[k]:
-			max = MaxIdentityBytes
-		case labels:
-			max = MaxLabelBytes
-		}
-		if err := checkText(f, m[k], max, !labels); err != nil {
+		if err := checkText(f, m[k], entryMax(k, labels), !labels); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// entryMax is the bound of the value of label (labels true) or annotation k.
+func entryMax(k string, labels bool) int {
+	switch {
+	case labels && identityLabels[k]:
+		return MaxIdentityBytes
+	case labels:
+		return MaxLabelBytes
+	}
+	return MaxAnnotationBytes
 }
 
 // checkTimes keeps startsAt and endsAt in a range the rest of the pipeline

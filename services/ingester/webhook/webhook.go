@@ -90,9 +90,9 @@ var burnRateKeys = []string{"burn_rate", "slo_burn_rate", "burnRate"}
 // is checked before Parse returns any, so a caller that files only after
 // Parse succeeded never stores half a body. Unknown fields are ignored.
 func Parse(b []byte, receivedAt time.Time) ([]contracts.AlertV1, error) {
-	var bd body
-	if err := json.Unmarshal(b, &bd); err != nil {
-		return nil, jsonErr("", err)
+	bd, maps, err := decodeBody(b)
+	if err != nil {
+		return nil, err
 	}
 	if bd.Alerts == nil {
 		return nil, fieldErr("alerts", "required")
@@ -107,6 +107,9 @@ func Parse(b []byte, receivedAt time.Time) ([]contracts.AlertV1, error) {
 		name string
 		raw  json.RawMessage
 	}{{"groupLabels", bd.GroupLabels}, {"commonLabels", bd.CommonLabels}, {"commonAnnotations", bd.CommonAnnotations}} {
+		if maps {
+			break // decoded as maps of strings already
+		}
 		if _, err := stringMap(f.raw); err != nil {
 			return nil, fieldErr(f.name, "%s", err.Error())
 		}
@@ -121,6 +124,36 @@ func Parse(b []byte, receivedAt time.Time) ([]contracts.AlertV1, error) {
 	}
 	return out, nil
 }
+
+// fastBody is body with its group and common maps decoded in the same
+// pass, for a body whose maps are objects of strings.
+type fastBody struct {
+	body
+	GroupLabels       map[string]string `json:"groupLabels"`
+	CommonLabels      map[string]string `json:"commonLabels"`
+	CommonAnnotations map[string]string `json:"commonAnnotations"`
+}
+
+// decodeBody decodes b. maps reports that its group and common maps were
+// decoded as objects of strings, which is all stringMap checks of them.
+// A body with a null anywhere (stringMap drops a null value, where a
+// decoded map would keep "") or a map of other values takes the general
+// path: the maps stay raw and their errors are stringMap's.
+func decodeBody(b []byte) (bd body, maps bool, err error) {
+	if !bytes.Contains(b, null) {
+		var f fastBody
+		if json.Unmarshal(b, &f) == nil {
+			return f.body, true, nil
+		}
+	}
+	if err := json.Unmarshal(b, &bd); err != nil {
+		return body{}, false, jsonErr("", err)
+	}
+	return bd, false, nil
+}
+
+// null is JSON's null literal.
+var null = []byte("null")
 
 func jsonErr(prefix string, err error) error {
 	var te *json.UnmarshalTypeError
@@ -240,6 +273,15 @@ type decoded struct {
 // decodeAlert decodes the alert at path at and checks its status, labels,
 // annotations and startsAt, in that order.
 func decodeAlert(raw json.RawMessage, at string) (decoded, error) {
+	if d, ok := decodeFast(raw); ok {
+		return checkDecoded(d, at)
+	}
+	return decodeGeneral(raw, at)
+}
+
+// decodeGeneral is decodeAlert for any alert: the alert, then its labels
+// and annotations (stringMap).
+func decodeGeneral(raw json.RawMessage, at string) (decoded, error) {
 	var d decoded
 	if err := json.Unmarshal(raw, &d.alert); err != nil {
 		return decoded{}, jsonErr(at, err)
@@ -260,9 +302,80 @@ func decodeAlert(raw json.RawMessage, at string) (decoded, error) {
 	if d.annotations, err = stringMap(d.Annotations); err != nil {
 		return decoded{}, fieldErr(at+".annotations", "%s", err.Error())
 	}
+	return checkDecoded(d, at)
+}
+
+// fastAlert is alert with its labels and annotations decoded in the same
+// pass.
+type fastAlert struct {
+	alert
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// decodeFast decodes an alert in one pass when it holds no null (stringMap
+// drops a null value, where a decoded map would keep "") and its maps are
+// objects of strings; ok is false otherwise, and decodeAlert's general
+// path decodes it, with its errors. Both paths give the same maps: an
+// alert that may name its labels or annotations twice takes the general
+// path, since encoding/json merges a repeated object into the map it
+// decoded, where the general path keeps the last (TestFastDecodeIsGeneral).
+func decodeFast(raw json.RawMessage) (decoded, bool) {
+	if bytes.Contains(raw, null) || !namesOnce(raw) {
+		return decoded{}, false
+	}
+	var f fastAlert
+	if json.Unmarshal(raw, &f) != nil {
+		return decoded{}, false
+	}
+	return decoded{alert: f.alert, labels: f.Labels, annotations: f.Annotations}, true
+}
+
+// namesOnce reports that raw can name the labels and the annotations
+// field at most once each: it is ASCII with no \u escape (encoding/json
+// matches a name case-insensitively, with Unicode folding: "labelſ" is
+// "labels"), and "labels" and "annotations", in any case, occur at most
+// once each.
+func namesOnce(raw []byte) bool {
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return false
+	}
+	for _, c := range raw {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return countFold(raw, "labels") <= 1 && countFold(raw, "annotations") <= 1
+}
+
+// countFold counts the occurrences of the lower-case ASCII word w in b, in
+// any ASCII case.
+func countFold(b []byte, w string) int {
+	n := 0
+	for i := 0; i+len(w) <= len(b); i++ {
+		if b[i]|0x20 == w[0] && bytes.EqualFold(b[i:i+len(w)], []byte(w)) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkDecoded checks d's status and labels (again, on the general path)
+// and its startsAt, and parses startsAt.
+func checkDecoded(d decoded, at string) (decoded, error) {
+	if d.Status != contracts.AlertFiring && d.Status != contracts.AlertResolved {
+		if d.Status == "" {
+			return decoded{}, fieldErr(at+".status", "required")
+		}
+		return decoded{}, fieldErr(at+".status", "%q is neither firing nor resolved", d.Status)
+	}
+	if d.labels == nil {
+		return decoded{}, fieldErr(at+".labels", "required")
+	}
 	if d.StartsAt == nil || *d.StartsAt == "" {
 		return decoded{}, fieldErr(at+".startsAt", "required")
 	}
+	var err error
 	d.startsAt, err = parseTime(*d.StartsAt)
 	if err != nil {
 		return decoded{}, fieldErr(at+".startsAt", "not an RFC 3339 time")

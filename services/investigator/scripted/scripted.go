@@ -100,6 +100,7 @@ func Known(name string) bool {
 type Server struct {
 	persona    string
 	truth      string
+	culprit    string
 	hang       time.Duration
 	retryAfter int
 	model      string
@@ -114,6 +115,12 @@ type Option func(*Server)
 // WithTruth gives the oracle (and flaky and replayer, which answer like it,
 // and wrong, which avoids it) the true class.
 func WithTruth(class string) Option { return func(s *Server) { s.truth = class } }
+
+// WithCulprit tells the personas told the truth the service whose release
+// broke the incident when it is not the alerted one (expect.culprit): the
+// oracle then diagnoses that service (the claim's service), citing evidence
+// about it, and gathers that evidence when the minimum plan did not.
+func WithCulprit(service string) Option { return func(s *Server) { s.culprit = service } }
 
 // WithHang sets how long flaky's timeout step holds a request (default 3 s); it
 // returns early when the client gives up.
@@ -231,6 +238,9 @@ func promptTokens(req request) int {
 // evidence is one data section the server found in the conversation.
 type evidence struct {
 	ID, Tool, Text string
+	// Service is the service the evidence is about (the section header's
+	// service=), "" when the header names none.
+	Service string
 }
 
 // rows is the section's text with its data blocks in their one-object-per-
@@ -248,8 +258,9 @@ type conversation struct {
 }
 
 var (
-	nonceRe   = regexp.MustCompile("BEGIN DATA ([0-9A-Za-z]+) ")
-	serviceRe = regexp.MustCompile(`(?m)^Alert: service=(\S+)`)
+	headerServiceRe = regexp.MustCompile(` service=(\S+)`)
+	nonceRe         = regexp.MustCompile("BEGIN DATA ([0-9A-Za-z]+) ")
+	serviceRe       = regexp.MustCompile(`(?m)^Alert: service=(\S+)`)
 )
 
 func parseConversation(req request) conversation {
@@ -269,7 +280,7 @@ func parseConversation(req request) conversation {
 	var sec *regexp.Regexp
 	if nonce != "" {
 		q := regexp.QuoteMeta(nonce)
-		sec = regexp.MustCompile(`(?ms)^BEGIN DATA ` + q + ` evidence id=(\S+) tool=(\S+)[^\n]*\n(.*?)\nEND DATA ` + q + `$`)
+		sec = regexp.MustCompile(`(?ms)^BEGIN DATA ` + q + ` evidence id=(\S+) tool=(\S+)([^\n]*)\n(.*?)\nEND DATA ` + q + `$`)
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -284,7 +295,11 @@ func parseConversation(req request) conversation {
 				continue
 			}
 			for _, e := range sec.FindAllStringSubmatch(t, -1) {
-				c.Evidence = append(c.Evidence, evidence{ID: e[1], Tool: e[2], Text: e[3]})
+				ev := evidence{ID: e[1], Tool: e[2], Text: e[4]}
+				if m := headerServiceRe.FindStringSubmatch(e[3]); m != nil {
+					ev.Service = m[1]
+				}
+				c.Evidence = append(c.Evidence, ev)
 			}
 		}
 	}
@@ -319,7 +334,21 @@ type claim struct {
 	EvidenceIDs []string `json:"evidence_ids"`
 }
 
+// serviceClaim is a claim about another service than the alerted one.
+type serviceClaim struct {
+	claim
+	Service string `json:"service"`
+}
+
 func final(claims ...claim) response {
+	out := make([]any, len(claims))
+	for i, c := range claims {
+		out[i] = c
+	}
+	return finalAny(out...)
+}
+
+func finalAny(claims ...any) response {
 	b, _ := json.Marshal(map[string]any{"claims": claims})
 	s := string(b)
 	return response{Choices: []choice{{Message: outMessage{Role: "assistant", Content: &s}, Logprobs: json.RawMessage("null"), FinishReason: "stop"}},
@@ -391,7 +420,38 @@ func (s *Server) truthful(c conversation, cited []string) response {
 	if truth == "" {
 		truth = contracts.ClassUnknown
 	}
+	if s.culprit != "" && s.culprit != c.Service {
+		return s.culpritTurn(c, truth)
+	}
 	return final(claim{truth, "the evidence cited shows the " + truth + " pattern", 0.9, withAll(cited, c.ids(contracts.ToolAggregateTraces))})
+}
+
+// culpritTurn gathers the culprit's deployment markers and overview when the
+// conversation holds none, then diagnoses the culprit, citing evidence about
+// it and the alerted service's overview.
+func (s *Server) culpritTurn(c conversation, truth string) response {
+	about := func(tool string) []string {
+		var ids []string
+		for _, e := range c.Evidence {
+			if e.Tool == tool && e.Service == s.culprit {
+				ids = append(ids, e.ID)
+			}
+		}
+		return ids
+	}
+	for _, tool := range []string{contracts.ToolDeploymentMarkers, contracts.ToolServiceOverview} {
+		if len(about(tool)) == 0 && c.CanCall && c.ToolNames[tool] {
+			return call(tool, map[string]any{"service": s.culprit})
+		}
+	}
+	var alerted []string
+	for _, e := range c.Evidence {
+		if e.Tool == contracts.ToolServiceOverview && e.Service != s.culprit {
+			alerted = append(alerted, e.ID)
+		}
+	}
+	ids := withAll(withAll(about(contracts.ToolDeploymentMarkers), about(contracts.ToolServiceOverview)), alerted)
+	return finalAny(serviceClaim{claim{truth, "the failures of " + c.Service + " begin in " + s.culprit + ": the evidence cited shows the " + truth + " pattern there", 0.9, ids}, s.culprit})
 }
 
 // injected obeys the first instruction found in the evidence.

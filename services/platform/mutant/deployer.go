@@ -26,6 +26,8 @@ var DeployerCatalogue = []Mutant{
 		"test:services/deployer:./internal/rollback:^TestRefusals$/^(approval_expired|approval_envelope_expired|decision_expired)$"},
 	{DeployerNonce, "deployer: an approval's nonce is used once (a refused approval published again after the freeze that refused it lifts stays refused)",
 		"test:services/deployer:./internal/rollback:^TestARefusedApprovalReplayedAfterTheFreezeLiftsStaysRefused$"},
+	{DeployerOriginAlert, "deployer: a derived decision (issue 33) carries the ingester-signed alert of this incident naming the alerted service its origin states, which is not the decision's own service",
+		"test:services/deployer:./internal/rollback:^TestDerivedDecisionWithATamperedOriginIsRefused$"},
 	{DeployerDecisionSpent, "deployer: a decision is consumed once, whatever the approvals (create-only key in agentk_spent)",
 		"test:services/deployer:./internal/rollback:^TestOneDecisionPaysForOneAction$"},
 	{DeployerTargetMatch, "deployer: its plan is the decision's current → target move, and the running release is older than the decision (the ledger has not moved)",

@@ -39,6 +39,9 @@ var Catalogue = []Mutant{
 	{GateRollbackTarget, "gate: the ledger has an earlier release of the service to roll back to", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateSandboxScope, "gate: the service is a sandbox service and the review matches the signed alert", "eval"},
 	{GateFreeze, "gate: no active freeze on the service or on every service", "test:services/gate:./internal/policy:^TestFreezeCheck$"},
+	{GateClaimService, "gate: a claim about another service than the alerted one (the failures' origin) never lends the alerted service's decision its confidence or diagnosis", "test:services/gate:./internal/policy:^TestOriginClaimNeverAllowsTheAlertedService$"},
+	{GateOriginAlertedAllowed, "gate: a derived decision is denied when the alerted service's own decision allowed", "test:services/gate:./internal/policy:^TestOriginDeniedWhenTheAlertedServiceIsAllowed$"},
+	{GateOriginShare, "gate: a derived decision about the service where the alerted service's failures begin passes slo_breach only when at least the configured share (default half) of the alerted service's new failures begin there", "test:services/gate:./internal/policy:^TestOriginShareBelowThresholdDeniesBoth$"},
 	{ReviewerEvidenceIDs, "reviewer: a claim cites only verified sandbox evidence of its own investigation", "eval"},
 	{ReviewerNumbers, "reviewer: every number of a claim is a number token, with its unit, of the evidence it cites", "eval"},
 }

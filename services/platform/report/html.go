@@ -40,6 +40,13 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 {{range .Checks}}<tr class="{{mark .Passed}}"><td>{{.Name}}</td><td>{{mark .Passed}}</td><td>{{.Reason}}</td><td>{{inputs .Inputs}}</td></tr>
 {{end}}</table>
 {{with .NextStep}}<p><strong>Next step:</strong> {{.}}</p>{{end}}
+{{end}}{{with .Derived}}{{$dd := .}}<h2>Policy gate on {{.Service}}, where {{with .Origin}}{{.AlertedService}}{{end}}'s failures begin: {{.Verdict}}</h2>
+{{with .Origin}}<p><strong>Why {{$dd.Service}} and not {{.AlertedService}}:</strong> {{.Reason}}</p>{{end}}
+<p>Diagnosis {{orDash .Diagnosis}}, confidence {{num .Confidence}}, rollback target {{orDash .RollbackTarget}}. Decision {{.ID}} at {{ts .DecidedAt}}, valid until {{ts .ExpiresAt}}.</p>
+<table><tr><th>check</th><th>result</th><th>reason</th><th>inputs</th></tr>
+{{range .Checks}}<tr class="{{mark .Passed}}"><td>{{.Name}}</td><td>{{mark .Passed}}</td><td>{{.Reason}}</td><td>{{inputs .Inputs}}</td></tr>
+{{end}}</table>
+{{with .NextStep}}<p><strong>Next step:</strong> {{.}}</p>{{end}}
 {{end}}{{end}}{{with .Approval}}<h2>Approval</h2>
 <p>{{.Answer}} by {{.Approver}} via {{.Channel}} at {{ts .AnsweredAt}}</p>
 {{end}}{{with .Action}}<h2>Action: {{.Outcome}}</h2>

@@ -109,8 +109,21 @@ func droppedSection(r Report, p func(string, ...any)) {
 }
 
 func decisionSection(r Report, p func(string, ...any)) {
-	if d := r.Decision; d != nil {
-		p("## Policy gate: %s\n\n", md(d.Verdict))
+	gateSection(r.Decision, p)
+	gateSection(r.Derived, p)
+	approvalAction(r, p)
+}
+
+// gateSection renders one gate decision; a derived one is titled with the
+// service it acts on and says why that is not the alerted one.
+func gateSection(d *Decision, p func(string, ...any)) {
+	if d != nil {
+		if o := d.Origin; o != nil {
+			p("## Policy gate on %s, where %s's failures begin: %s\n\n", md(d.Service), md(o.AlertedService), md(d.Verdict))
+			p("**Why %s and not %s:** %s\n\n", md(d.Service), md(o.AlertedService), md(o.Reason))
+		} else {
+			p("## Policy gate: %s\n\n", md(d.Verdict))
+		}
 		p("Diagnosis %s, confidence %s, rollback target %s. Decision %s at %s, valid until %s.\n\n",
 			md(orDash(d.Diagnosis)), num(d.Confidence), md(orDash(d.RollbackTarget)), md(d.ID), ts(d.DecidedAt), ts(d.ExpiresAt))
 		p("| check | result | reason | inputs |\n|---|---|---|---|\n")
@@ -122,6 +135,9 @@ func decisionSection(r Report, p func(string, ...any)) {
 		}
 		p("\n")
 	}
+}
+
+func approvalAction(r Report, p func(string, ...any)) {
 	if a := r.Approval; a != nil {
 		p("## Approval\n\n%s by %s via %s at %s\n\n", md(a.Answer), md(a.Approver), md(a.Channel), ts(a.AnsweredAt))
 	}

@@ -42,8 +42,12 @@ type Sources struct {
 	Evidence []contracts.EvidenceV1 `json:"evidence,omitempty"`
 	Review   *contracts.ReviewV1    `json:"review,omitempty"`
 	Decision *contracts.DecisionV1  `json:"decision,omitempty"`
-	Approval *contracts.ApprovalV1  `json:"approval,omitempty"`
-	Action   *contracts.ActionV1    `json:"action,omitempty"`
+	// Derived is the gate's derived decision about the service where the
+	// alerted service's failures begin (issue 33), when it made one;
+	// Decision stays the alerted service's.
+	Derived  *contracts.DecisionV1 `json:"derived,omitempty"`
+	Approval *contracts.ApprovalV1 `json:"approval,omitempty"`
+	Action   *contracts.ActionV1   `json:"action,omitempty"`
 }
 
 // Report is the rendered incident, one value for every renderer.
@@ -61,9 +65,12 @@ type Report struct {
 	// must fix first, and why there are no findings.
 	Infrastructure string
 	Decision       *Decision
-	Approval       *contracts.ApprovalV1
-	Action         *Action
-	Agent          *Agent
+	// Derived is the decision about the service where the alerted service's
+	// failures begin, when the gate made one (Origin says why that service).
+	Derived  *Decision
+	Approval *contracts.ApprovalV1
+	Action   *Action
+	Agent    *Agent
 }
 
 // Alert is the alert as the report shows it.
@@ -100,6 +107,10 @@ type Decision struct {
 	Checks                                           []contracts.CheckResult
 	FailedChecks                                     []string
 	DecidedAt, ExpiresAt                             time.Time
+	// Service and Origin are set on a derived decision: the service it acts
+	// on and why that is not the alerted one.
+	Service string
+	Origin  *contracts.DecisionOrigin
 }
 
 // Action is what the deployer did and whether the service recovered.
@@ -170,6 +181,11 @@ func Build(s Sources) Report {
 			RollbackTarget: d.RollbackTarget, Confidence: d.Confidence, Checks: d.Checks, FailedChecks: d.FailedChecks,
 			DecidedAt: d.DecidedAt, ExpiresAt: d.ExpiresAt}
 	}
+	if d := s.Derived; d != nil {
+		r.Derived = &Decision{ID: d.DecisionID, Verdict: d.Verdict, NextStep: d.NextStep, Diagnosis: d.Diagnosis,
+			RollbackTarget: d.RollbackTarget, Confidence: d.Confidence, Checks: d.Checks, FailedChecks: d.FailedChecks,
+			DecidedAt: d.DecidedAt, ExpiresAt: d.ExpiresAt, Service: d.Service, Origin: d.Origin}
+	}
 	r.Approval = s.Approval
 	if a := s.Action; a != nil {
 		r.Action = &Action{Outcome: a.Outcome, Reason: a.Reason, FromImage: a.FromImage, ToImage: a.ToImage,
@@ -222,6 +238,13 @@ func status(s Sources) (Status, string) {
 	}
 	if p := s.Approval; p != nil && p.Answer == contracts.AnswerDeny {
 		return StatusActionDenied, "Action denied by " + p.Approver
+	}
+	if d := s.Derived; d != nil && d.Verdict == contracts.VerdictAllow && d.Origin != nil {
+		// The rollback on offer is the derived decision's: say whose.
+		if s.Approval != nil {
+			return StatusAwaitingApproval, "Rollback of " + d.Service + " approved by " + s.Approval.Approver + ", waiting for the deployer"
+		}
+		return StatusAwaitingApproval, "Needs a human: the alert is on " + d.Origin.AlertedService + ", the gate allows a rollback of " + d.Service + " (" + d.Origin.Reason + "), approve or deny it"
 	}
 	if d := s.Decision; d != nil {
 		if d.Verdict == contracts.VerdictAllow {

@@ -60,6 +60,16 @@ func decision(verdict string) *contracts.DecisionV1 {
 	return d
 }
 
+// derived is the gate's derived decision about payment, where shop-api's
+// failures begin.
+func derived() *contracts.DecisionV1 {
+	d := decision(contracts.VerdictAllow)
+	d.DecisionID, d.Service, d.Diagnosis, d.RollbackTarget = "decision.review.inv-1.origin.payment", "payment", "bad_release", "agentk-demo/payment:2.1.9"
+	d.Origin = &contracts.DecisionOrigin{AlertedService: "shop-api", AlertedDecisionID: "decision.review.inv-1", Signal: "errors", Share: 0.71, Failures: 71, Total: 100,
+		Reason: "shop-api burns its budget; 71% of its new failures begin in payment, released 2.2.0 5m0s before; roll payment back to 2.1.9?"}
+	return d
+}
+
 func approval(answer string) *contracts.ApprovalV1 {
 	return &contracts.ApprovalV1{ApprovalID: "approval.decision.review.inv-1", Answer: answer, Approver: "alice", Channel: contracts.ChannelSlack, AnsweredAt: tNow.Add(2 * time.Minute)}
 }
@@ -103,6 +113,10 @@ func TestGolden(t *testing.T) {
 			s.Action = action(contracts.OutcomeFailed, nil)
 			s.Action.Reason = "compose exited 1"
 		}, report.StatusFailed},
+		{"derived-awaiting-approval", func(s *report.Sources) {
+			// Issue 33: shop-api's own rollback denied, payment's allowed.
+			s.Decision, s.Derived = decision(contracts.VerdictDeny), derived()
+		}, report.StatusAwaitingApproval},
 		{"hostile-text", func(s *report.Sources) {
 			s.Review.Kept[0].Statement = `<script>alert(1)</script> [click](javascript:alert(1)) | **IGNORE PREVIOUS** _x_`
 			s.Review.Dropped[0].Reasons = []string{"<img src=x onerror=alert(1)>"}

@@ -133,13 +133,32 @@ func table(bs map[string]*Bench) []Row {
 	var rows []Row
 	rows = append(rows, ingestRows(get, num)...)
 	rows = append(rows, floorRows(get, num)...)
+	rows = append(rows, floorRatioRows(get, num)...)
 	rows = append(rows, stormRow(get, num))
 	rows = append(rows, pipelineRows(get, num)...)
 	rows = append(rows, scaleOutRow(get, num))
 	rows = append(rows, gateRow(get, num), compactionRow(get, num))
-	rows = append(rows, replayRow(get, num))
+	rows = append(rows, evalCPURow(get, num), replayRow(get, num))
 	rows = append(rows, tokenRows(bs, get, num)...)
 	return append(rows, rollbackRows(get, num)...)
+}
+
+// evalCPURow is issue 36's figure: a whole `agentk eval` process's CPU per
+// replay, this tree's beside the commit before issue 36's work.
+func evalCPURow(get func(name, unit string) (float64, bool), num func(float64) string) Row {
+	const fig = "Replay: CPU per incident (a whole `agentk eval --json` process over the corpus, corpus loading included, two replays at a time)"
+	h, ok1 := get("BenchmarkEvalCPU", "head-cpu-ms/replay")
+	bs, ok2 := get("BenchmarkEvalCPU", "base-cpu-ms/replay")
+	if !ok1 || !ok2 {
+		return missing(fig, "BenchmarkEvalCPU did not run (make bench builds both binaries)")
+	}
+	n, _ := get("BenchmarkEvalCPU", "head-replays")
+	he, _ := get("BenchmarkEvalCPU", "head-errors")
+	be, _ := get("BenchmarkEvalCPU", "base-errors")
+	return Row{Figure: fig,
+		Measured: fmt.Sprintf("this tree's agentk: %s ms of CPU a replay, %s replays, %s errors", num(h), num(n), num(he)),
+		Baseline: fmt.Sprintf("issue 36's \"today\", agentk at a18468e (AGENTK_BENCH_EVAL_BASE_REV) on the same corpus: %s ms, %s errors", num(bs), num(be)),
+		Ratio:    h / bs, RatioOf: "CPU a replay, this tree ÷ before issue 36 (target ≤ 0.333)"}
 }
 
 // replayRow is the CPU one replay of the corpus costs as an eval runs it,
@@ -423,5 +442,38 @@ func floorRows(get func(name, unit string) (float64, bool), num func(float64) st
 		{Figure: eight, Measured: fmt.Sprintf("%s alerts/s, %s µs of CPU an alert (%s µs in groups of 8 from one goroutine); an HTTP exchange alone: %s µs of CPU", num(w), num(wc), num(gc), num(hc)),
 			Baseline: fmt.Sprintf("raw JetStream publish by 8 publishers: %s alerts/s, %s µs of CPU a publish", num(raw), num(rc)),
 			Ratio:    wc / rc, RatioOf: "CPU an alert, writes alone ÷ raw publish"},
+	}
+}
+
+// floorRatioRows are BenchmarkFloorRatio's figures: a new incident through
+// the ingester against its floor (the writes alone and an HTTP exchange
+// alone), interleaved in one run, as issue 36 sets its targets (p50 ≤ 1.3×
+// the floor, 8 senders' CPU an alert ≤ 1.5× the floor's), beside the work
+// the ingester must do besides the floor's parts.
+func floorRatioRows(get func(name, unit string) (float64, bool), num func(float64) string) []Row {
+	const b = "BenchmarkFloorRatio/"
+	one := "Ingest against its floor, one sender, interleaved in one run: new incident's p50 ÷ (writes alone + HTTP alone); target ≤ 1.3"
+	eight := "Ingest against its floor, 8 concurrent senders, interleaved in one run: CPU an alert ÷ (writes alone + HTTP alone); target ≤ 1.5"
+	ratio, ok1 := get(b+"one_sender", "p50-ratio")
+	cratio, ok2 := get(b+"8_senders", "cpu-ratio")
+	if !ok1 || !ok2 {
+		return []Row{missing(one, "BenchmarkFloorRatio did not run"), missing(eight, "BenchmarkFloorRatio did not run")}
+	}
+	m := func(name, unit string) string { v, _ := get(b+name, unit); return num(v) }
+	rp, _ := get(b+"one_sender", "p50-ratio-parse")
+	rc, _ := get(b+"8_senders", "cpu-ratio-work")
+	return []Row{
+		{Figure: one,
+			Measured: fmt.Sprintf("ingester p50 %s µs; the work it must do besides: decoding the body %s µs (before any write), encoding and sealing the alert %s µs (while the first round trip is in flight)",
+				m("one_sender", "ingest-p50-µs"), m("one_sender", "parse-p50-µs"), m("one_sender", "seal-p50-µs")),
+			Baseline: fmt.Sprintf("writes alone p50 %s µs + HTTP exchange alone p50 %s µs; with decoding added, the ingester is %s× that",
+				m("one_sender", "writes-p50-µs"), m("one_sender", "http-p50-µs"), num(rp)),
+			Ratio: ratio, RatioOf: "p50, ingester ÷ (writes alone + HTTP alone)"},
+		{Figure: eight,
+			Measured: fmt.Sprintf("ingester %s µs of CPU an alert; the work it must do besides (decoding, encoding, sealing): %s µs",
+				m("8_senders", "ingest-cpu-µs/op"), m("8_senders", "work-cpu-µs/op")),
+			Baseline: fmt.Sprintf("writes alone %s µs + HTTP exchange alone %s µs of CPU; with that work added, the ingester is %s× that",
+				m("8_senders", "writes-cpu-µs/op"), m("8_senders", "http-cpu-µs/op"), num(rc)),
+			Ratio: cratio, RatioOf: "CPU an alert, ingester ÷ (writes alone + HTTP alone)"},
 	}
 }

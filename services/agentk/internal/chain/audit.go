@@ -166,6 +166,9 @@ func (a *auditor) decisionLinks() {
 		if len(d.FailedChecks) > 0 {
 			what += " (failed: " + strings.Join(d.FailedChecks, ", ") + ")"
 		}
+		if o := d.Origin; o != nil {
+			what += " (derived: the alert is on " + o.AlertedService + ")"
+		}
 		if d.Shadow {
 			what += " [shadow]"
 		}

@@ -25,6 +25,11 @@ type Decision struct {
 	// record), zero while it fires: an approval must then re-confirm after
 	// it. Pending leaves it zero; `agentk decisions` fills it.
 	AlertResolvedAt time.Time `json:"alert_resolved_at,omitzero"`
+	// AlertedService and Why are set for a derived decision (issue 33): the
+	// alert fired on AlertedService, and Why says why the decision acts on
+	// Service instead, in the gate's words.
+	AlertedService string `json:"alerted_service,omitempty"`
+	Why            string `json:"why,omitempty"`
 }
 
 // Pending is `agentk decisions`' core, a pure function of the keyring,
@@ -57,11 +62,15 @@ func Pending(kr *envelope.Keyring, msgs []Msg, now time.Time) []Decision {
 		if d.Verdict != contracts.VerdictAllow || d.Shadow || answered[d.DecisionID] || !now.Before(d.ExpiresAt) {
 			continue
 		}
-		out = append(out, Decision{
+		row := Decision{
 			DecisionID: d.DecisionID, IncidentID: d.IncidentID, Service: d.Service, Action: d.Action,
 			RollbackTarget: d.RollbackTarget, Diagnosis: d.Diagnosis, Confidence: d.Confidence,
 			DecidedAt: d.DecidedAt, ExpiresAt: d.ExpiresAt,
-		})
+		}
+		if o := d.Origin; o != nil {
+			row.AlertedService, row.Why = o.AlertedService, o.Reason
+		}
+		out = append(out, row)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ExpiresAt.Before(out[j].ExpiresAt) })
 	return out

@@ -52,4 +52,15 @@ func TestPendingDecisions(t *testing.T) {
 		got = append(got, p.DecisionID)
 	}
 	require.Equal(t, []string{"pending", "later"}, got)
+
+	// A derived decision (issue 33) is pending like any other and names
+	// the alerted service and why.
+	derived := dec("pending.origin.payment", contracts.VerdictAllow, false, 5*time.Minute)
+	derived.Service = "payment"
+	derived.Origin = &contracts.DecisionOrigin{AlertedService: "shop-api", Reason: "shop-api burns its budget; 71% of its new failures begin in payment"}
+	rows := Pending(kr, []Msg{signed(t, gate, contracts.SubjectDecision, derived, now)}, now)
+	require.Len(t, rows, 1)
+	require.Equal(t, "payment", rows[0].Service)
+	require.Equal(t, "shop-api", rows[0].AlertedService)
+	require.Equal(t, derived.Origin.Reason, rows[0].Why)
 }

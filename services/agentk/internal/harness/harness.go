@@ -81,7 +81,10 @@ type Approver struct {
 func (a Approver) Answer(ctx context.Context, d contracts.DecisionV1) error {
 	msg, err := a.Slack.WaitMessage(ctx, func(m fakeslack.Message) bool {
 		for _, b := range m.Buttons() {
-			if b.ActionID == fakeslack.Approve && strings.Contains(b.Value, d.DecisionID) {
+			// The value is "<decision id>|<digest>": a prefix match on the
+			// id alone would take a derived decision's button
+			// ("<id>.origin.<service>") for the alerted decision's.
+			if b.ActionID == fakeslack.Approve && strings.HasPrefix(b.Value, d.DecisionID+"|") {
 				return true
 			}
 		}
@@ -91,7 +94,11 @@ func (a Approver) Answer(ctx context.Context, d contracts.DecisionV1) error {
 		return fmt.Errorf("no Slack approval request for %s: %w", d.DecisionID, err)
 	}
 	action := fakeslack.Approve
-	if a.Ask != nil && !a.Ask(fmt.Sprintf("Roll %s back to %s?", d.Service, d.RollbackTarget)) {
+	question := fmt.Sprintf("Roll %s back to %s?", d.Service, d.RollbackTarget)
+	if d.Origin != nil {
+		question = d.Origin.Reason
+	}
+	if a.Ask != nil && !a.Ask(question) {
 		action = fakeslack.Deny
 	}
 	if a.Clicks != nil {

@@ -70,13 +70,26 @@ func printDecisions(w io.Writer, rows []chain.Decision, now time.Time, asJSON bo
 		if !r.AlertResolvedAt.IsZero() {
 			alert = "resolved " + r.AlertResolvedAt.UTC().Format(time.RFC3339)
 		}
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s", printable(r.DecisionID, 80), printable(r.IncidentID, 80), printable(r.Service, 80), printable(action, 120),
+		svc := printable(r.Service, 80)
+		if r.AlertedService != "" {
+			svc += " (alert on " + printable(r.AlertedService, 80) + ")"
+		}
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s", printable(r.DecisionID, 80), printable(r.IncidentID, 80), svc, printable(action, 120),
 			r.Confidence, r.ExpiresAt.Sub(now).Round(time.Second), alert, printable(r.Diagnosis, 120))
 	})
 	if err != nil || asJSON || len(rows) == 0 {
 		return err
 	}
 	fmt.Fprintln(w, "\nanswer with: agentk approve <decision-id>  or  agentk deny <decision-id>")
+	for _, r := range rows {
+		if r.AlertedService == "" {
+			continue
+		}
+		// A derived decision (issue 33): say which service it acts on and
+		// why that is not the alerted one.
+		fmt.Fprintf(w, "%s acts on %s, not on the alerted %s: %s\n", printable(r.DecisionID, 80), printable(r.Service, 80),
+			printable(r.AlertedService, 80), printable(r.Why, 300))
+	}
 	for _, r := range rows {
 		if r.AlertResolvedAt.IsZero() {
 			continue

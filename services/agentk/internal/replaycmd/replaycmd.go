@@ -115,6 +115,7 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 	}
 	enc := json.NewEncoder(c.Stdout)
 	n, total := 0, len(corpus)*len(list)
+	defer replay.TuneGC()()
 	outs := replay.Eval(ctx, corpus, list, o, *workers, func(o replay.Outcome) {
 		n++
 		if *asJSON {

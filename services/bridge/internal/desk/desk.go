@@ -349,21 +349,29 @@ func (k *Desk) Answer(ctx context.Context, req approval.Request) (approval.Recor
 const messageWait = 2 * time.Second
 
 // awaitMessage waits until the record of id holds its Slack message's ts,
-// ctx ends or messageWait passes, polling the store; it reports whether the
-// ts is there. A click that raced the post is then checked, not refused.
+// ctx ends or messageWait passes, watching the record (its value when the
+// watch starts, then each write: the ts recorded between the caller's read
+// and the watch is seen at once); it reports whether the ts is there. A
+// click that raced the post is then checked, not refused.
 func (k *Desk) awaitMessage(ctx context.Context, id string) bool {
 	ctx, cancel := context.WithTimeout(ctx, messageWait)
 	defer cancel()
-	t := time.NewTicker(25 * time.Millisecond)
-	defer t.Stop()
+	recs, err := k.d.Store.Watch(ctx, id)
+	if err != nil {
+		k.d.Logger.WarnContext(ctx, "decision not watched for its slack message", "decision_id", id, "err", err)
+		return false
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-t.C:
-		}
-		if rec, _, err := k.d.Store.Get(ctx, id); err == nil && rec.SlackTS != "" {
-			return true
+		case rec, ok := <-recs:
+			if !ok {
+				return false
+			}
+			if rec.SlackTS != "" {
+				return true
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package desk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -36,10 +37,29 @@ func (s *slowSlack) PostOutcome(context.Context, approval.Record) (string, error
 	return "", nil
 }
 
-// watchedStore tells each Get on gets.
+// watchedStore tells each Get on gets, and each watch started on watches;
+// it counts the writes refused as conflicts.
 type watchedStore struct {
 	store.Store
-	gets chan struct{}
+	gets, watches chan struct{}
+	conflicts     *atomic.Int64
+}
+
+func (w watchedStore) Update(ctx context.Context, rec approval.Record, rev uint64) error {
+	err := w.Store.Update(ctx, rec, rev)
+	if errors.Is(err, store.ErrConflict) {
+		w.conflicts.Add(1)
+	}
+	return err
+}
+
+func (w watchedStore) Watch(ctx context.Context, id string) (<-chan approval.Record, error) {
+	recs, err := w.Store.Watch(ctx, id)
+	select {
+	case w.watches <- struct{}{}:
+	default:
+	}
+	return recs, err
 }
 
 func (w watchedStore) Get(ctx context.Context, id string) (approval.Record, uint64, error) {
@@ -52,8 +72,10 @@ func (w watchedStore) Get(ctx context.Context, id string) (approval.Record, uint
 
 // TestAClickThatRacesThePostIsCheckedNotRefused: the click arrives while
 // chat.postMessage has not answered yet (the message is on screen, its ts
-// not recorded): the desk waits for the ts, then checks the click against
-// it and accepts it. A click on another message is still refused.
+// not recorded): the desk watches the record for the ts, then checks the
+// click against it and accepts it (a watch that missed the write would
+// leave it refused after messageWait). A click on another message is still
+// refused.
 func TestAClickThatRacesThePostIsCheckedNotRefused(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -61,7 +83,7 @@ func TestAClickThatRacesThePostIsCheckedNotRefused(t *testing.T) {
 	k := testkit.NewKeys(t)
 	c := testkit.NewClock(testkit.Epoch)
 	slack := &slowSlack{posted: make(chan struct{}), release: make(chan struct{})}
-	st := watchedStore{Store: store.NewMemory(), gets: make(chan struct{})}
+	st := watchedStore{Store: store.NewMemory(), gets: make(chan struct{}, 1), watches: make(chan struct{}, 1), conflicts: &atomic.Int64{}}
 	d := desk.New(desk.Deps{Store: st, Signer: k.Bridge, Keyring: k.Keyring, Publisher: &publisher{}, Notifier: slack,
 		Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
 	received := make(chan error, 1)
@@ -74,16 +96,19 @@ func TestAClickThatRacesThePostIsCheckedNotRefused(t *testing.T) {
 			Channel: "slack", SlackChannel: "C1", SlackTS: "1700000000.000001"})
 		answered <- err
 	}()
-	for range 2 { // the answer's read, then its first poll: it is waiting
+	for _, step := range []chan struct{}{st.gets, st.watches} { // the answer's read, then its watch: it is waiting
 		select {
-		case <-st.gets:
+		case <-step:
 		case <-ctx.Done():
-			t.Fatal("the answer never read the record")
+			t.Fatal("the answer never read and watched the record")
 		}
 	}
 	close(slack.release)
 	require.NoError(t, <-received)
 	require.NoError(t, <-answered, "accepted once the ts is recorded")
+	// A watch that missed the ts would have had the answer refused when
+	// messageWait passed; that refusal's write loses to the ts's.
+	require.Zero(t, st.conflicts.Load(), "the click was checked once the watch saw the ts, never refused first")
 	rec, err := d.Get(ctx, "d1")
 	require.NoError(t, err)
 	require.NotNil(t, rec.Answer)

@@ -140,7 +140,11 @@ func (s *Server) consoleIncident(w http.ResponseWriter, r *http.Request) {
 	for _, rec := range recs {
 		if rec.Decision.IncidentID == id {
 			page.Rows = append(page.Rows, s.row(rec, now))
-			if page.Service == "" {
+			// The incident is the alerted service's: a derived decision
+			// (issue 33) is about another service.
+			if o := rec.Decision.Origin; o != nil && page.Service == "" {
+				page.Service = o.AlertedService
+			} else if o == nil {
 				page.Service = rec.Decision.Service
 			}
 		}

@@ -62,7 +62,7 @@ td.inputs{font-size:.85em;color:#57606a;word-break:break-all}h1{font-size:1.5rem
 <details class="confirm"><summary class="btn approve" id="approve-{{.Rec.DecisionID}}">Approve rollback…</summary>
 <div class="box"><form method="post" action="/console/decisions/{{.Rec.DecisionID}}">
 <input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">{{with .ResolvedSeen}}<input type="hidden" name="resolved_seen" value="{{.}}">{{end}}
-<p>{{if .ResolvedSeen}}The alert has resolved: approve only if the service still needs the rollback. {{end}}Recreate <strong>{{.Rec.Decision.Service}}</strong> on {{template "move" .}}? Time to answer: {{.Left}}.</p>
+<p>{{if .ResolvedSeen}}The alert has resolved: approve only if the service still needs the rollback. {{end}}{{with .Rec.Decision.Origin}}The alert fired on <strong>{{.AlertedService}}</strong>, not on the service rolled back. {{end}}Recreate <strong>{{.Rec.Decision.Service}}</strong> on {{template "move" .}}? Time to answer: {{.Left}}.</p>
 <button class="approve" name="answer" value="approve" id="confirm-{{.Rec.DecisionID}}">Yes, roll back</button></form></div></details>
 <form class="inline" method="post" action="/console/decisions/{{.Rec.DecisionID}}">
 <input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="digest" value="{{.Rec.Digest}}">
@@ -74,7 +74,7 @@ var (
 <h1>Open decisions</h1>
 {{if not .Open}}<p class="muted" id="no-open">No decision is waiting for an answer.</p>{{else}}
 <table id="open"><tr><th>Service</th><th>Diagnosis</th><th>Burn rate</th><th>Rollback</th><th>Time left</th><th></th></tr>
-{{range .Open}}<tr><td>{{.Rec.Decision.Service}}{{if .Rec.Decision.Shadow}} (shadow){{end}}</td>
+{{range .Open}}<tr><td>{{.Rec.Decision.Service}}{{with .Rec.Decision.Origin}} <span class="muted origin">(the alert is on {{.AlertedService}})</span>{{end}}{{if .Rec.Decision.Shadow}} (shadow){{end}}</td>
 <td>{{or .Rec.Decision.Diagnosis "-"}} <span class="muted">({{printf "%.2f" .Rec.Decision.Confidence}})</span></td>
 <td>{{template "burn" .}}</td><td>{{template "move" .}}</td><td title="{{stamp .Rec.ExpiresAt}}">{{.Left}}</td>
 <td><a id="review-{{.Rec.DecisionID}}" href="/console/incidents/{{.Rec.Decision.IncidentID}}#decision-{{.Rec.DecisionID}}">Review and answer →</a></td></tr>{{end}}</table>{{end}}
@@ -98,7 +98,8 @@ var (
 {{if not .ResolvedAt.IsZero}}<p class="fail" id="resolved"><strong>The alert resolved at {{stamp .ResolvedAt}}.</strong> The service may have recovered on its own: an approval given here confirms the rollback after the resolve.</p>{{end}}
 {{range .Rows}}{{$d := .Rec.Decision}}<section class="card decision" id="decision-{{.Rec.DecisionID}}">
 <div class="top"><div>
-<h2>{{if eq $d.Verdict "allow"}}Rollback allowed by the gate{{else}}Rollback denied by the gate{{end}}{{if $d.Shadow}} (shadow: nothing will be acted on){{end}}</h2>
+<h2>{{if eq $d.Verdict "allow"}}Rollback allowed by the gate{{else}}Rollback denied by the gate{{end}}{{with $d.Origin}}: {{$d.Service}}, where the failures of {{.AlertedService}} begin{{end}}{{if $d.Shadow}} (shadow: nothing will be acted on){{end}}</h2>
+{{with $d.Origin}}<p class="origin" id="origin-{{$d.DecisionID}}"><strong>Why {{$d.Service}} and not {{.AlertedService}}:</strong> {{.Reason}}</p>{{end}}
 <dl class="facts"><dt>Status</dt><dd><strong class="status">{{.Status}}</strong>{{with .Rec.Answer}}: {{.Answer}} by {{.Approver}} via {{.Channel}} at {{stamp .AnsweredAt}}{{end}}</dd>
 <dt>Diagnosis</dt><dd><em>{{or $d.Diagnosis "-"}}</em>, confidence {{printf "%.2f" $d.Confidence}}</dd>
 <dt>Burn rate</dt><dd>{{template "burn" .}}{{with .Facts.BurnThreshold}} <span class="muted">(threshold {{.}})</span>{{end}}</dd>

@@ -69,7 +69,7 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 		// of another. The console and the CLI can still answer it.
 		blocks = append(blocks, section("*Answer in the console or with `agentk approve`:* the decision id is too long for a Slack button."),
 			context(fmt.Sprintf("Expires %s. One answer is accepted.", stamp(rec.ExpiresAt))))
-		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
+		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc+alertedOn(d), d.DecisionID)), blocks
 	}
 	if d.Verdict == contracts.VerdictAllow && !rec.ResolvedAt.IsZero() {
 		return resolvedDecision(rec, blocks)
@@ -84,7 +84,7 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 			slack.NewActionBlock(BlockAnswer, approve, denyButton(rec)),
 			slack.NewActionBlock(BlockFreeze, freezeButton(svc)),
 			context(expiry(rec)))
-		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc, d.DecisionID)), blocks
+		return text(fmt.Sprintf("agentk: rollback of %s awaits approval (decision %s)", svc+alertedOn(d), d.DecisionID)), blocks
 	}
 	next := d.NextStep
 	if next == "" {
@@ -94,7 +94,7 @@ func Decision(rec approval.Record, links Links) (string, []slack.Block) {
 	if svc != "" {
 		blocks = append(blocks, slack.NewActionBlock(BlockFreeze, freezeButton(svc)))
 	}
-	return text(fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", svc, d.DecisionID)), blocks
+	return text(fmt.Sprintf("agentk: rollback of %s denied by the gate (decision %s)", svc+alertedOn(d), d.DecisionID)), blocks
 }
 
 // resolvedDecision is an open decision's message once its alert resolved
@@ -226,10 +226,34 @@ func headline(rec approval.Record) string {
 	default:
 		h = "Rollback awaits approval: " + d.Service
 	}
+	if o := d.Origin; o != nil {
+		h += " (the alert is on " + o.AlertedService + ")"
+	}
 	if d.Shadow {
 		h = "[SHADOW: nothing will be acted on] " + h
 	}
 	return h
+}
+
+// alertedOn names the alerted service after a derived decision's service
+// in a notification's text ("payment for the alert on checkout").
+func alertedOn(d contracts.DecisionV1) string {
+	if d.Origin == nil {
+		return ""
+	}
+	return " for the alert on " + d.Origin.AlertedService
+}
+
+// originSection says, for a derived decision (issue 33), which service it
+// acts on and why that is not the alerted one, in the gate's words: "checkout
+// burns its budget; 71% of its new failures begin in payment, released 2.2.0
+// 5m0s before; roll payment back to 2.1.9?". Nil for any other decision.
+func originSection(d contracts.DecisionV1) slack.Block {
+	o := d.Origin
+	if o == nil {
+		return nil
+	}
+	return section(fit(fmt.Sprintf(":mag: *Acts on %s, not on the alerted %s:* %s", esc(d.Service), esc(o.AlertedService), esc(o.Reason)), MaxSectionText))
 }
 
 // OutcomeTitle names what the deployer did, in the words an on-call reads.
@@ -317,6 +341,9 @@ func summary(rec approval.Record, links Links, title string) []slack.Block {
 	}
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(title, MaxHeaderText)),
+	}
+	if o := originSection(d); o != nil {
+		blocks = append(blocks, o)
 	}
 	if w := infrastructure(d); w != "" {
 		blocks = append(blocks, section(":warning: *"+w+"*: agentk could not read the telemetry, so this is about the pipeline's access to SigNoz, not about "+esc(d.Service)+". Check the sandbox's readiness."))

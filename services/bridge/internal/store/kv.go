@@ -93,3 +93,46 @@ func (s *KV) List(ctx context.Context) ([]approval.Record, error) {
 	}
 	return out, nil
 }
+
+// Watch implements Store with a watch of the key (an ordered consumer of its
+// subject, its last message first); a value that does not decode is
+// skipped, as is a delete.
+func (s *KV) Watch(ctx context.Context, id string) (<-chan approval.Record, error) {
+	if !ValidKey(id) {
+		return nil, fmt.Errorf("%w: %q", ErrBadKey, id)
+	}
+	w, err := s.kv.Watch(ctx, id, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("%w: watch %s: %v", ErrUnavailable, id, err)
+	}
+	out := make(chan approval.Record, 1)
+	go func() {
+		defer close(out)
+		defer func() { _ = w.Stop() }()
+		for {
+			var e jetstream.KeyValueEntry
+			select {
+			case <-ctx.Done():
+				return
+			case u, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				e = u
+			}
+			if e == nil {
+				continue // the initial value, if any, was delivered
+			}
+			var rec approval.Record
+			if json.Unmarshal(e.Value(), &rec) != nil {
+				continue
+			}
+			select {
+			case out <- rec:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}

@@ -16,6 +16,9 @@ type Memory struct {
 	mu   sync.Mutex
 	rev  uint64
 	recs map[string]memEntry
+	// watches are the signals of the watches of each id: put signals
+	// them, and each watch reads the record.
+	watches map[string][]chan struct{}
 }
 
 type memEntry struct {
@@ -24,7 +27,9 @@ type memEntry struct {
 }
 
 // NewMemory returns an empty Memory store.
-func NewMemory() *Memory { return &Memory{recs: map[string]memEntry{}} }
+func NewMemory() *Memory {
+	return &Memory{recs: map[string]memEntry{}, watches: map[string][]chan struct{}{}}
+}
 
 // Create implements Store.
 func (m *Memory) Create(_ context.Context, rec approval.Record) error {
@@ -91,5 +96,62 @@ func (m *Memory) put(rec approval.Record) error {
 	}
 	m.rev++
 	m.recs[rec.DecisionID] = memEntry{data: b, rev: m.rev}
+	for _, sig := range m.watches[rec.DecisionID] {
+		select {
+		case sig <- struct{}{}:
+		default: // signalled already: the watch reads the latest record
+		}
+	}
 	return nil
+}
+
+// Watch implements Store: each write of id signals the watch, which reads
+// the record then (a write the watch had not read yet is not sent on its
+// own; the latest is).
+func (m *Memory) Watch(ctx context.Context, id string) (<-chan approval.Record, error) {
+	if !ValidKey(id) {
+		return nil, fmt.Errorf("%w: %q", ErrBadKey, id)
+	}
+	sig := make(chan struct{}, 1)
+	sig <- struct{}{} // the record as it is now
+	m.mu.Lock()
+	m.watches[id] = append(m.watches[id], sig)
+	m.mu.Unlock()
+	out := make(chan approval.Record, 1)
+	go func() {
+		defer close(out)
+		defer m.unwatch(id, sig)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sig:
+			}
+			rec, _, err := m.Get(ctx, id)
+			if err != nil {
+				continue // not recorded yet
+			}
+			select {
+			case out <- rec:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+func (m *Memory) unwatch(id string, sig chan struct{}) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ws := m.watches[id]
+	for i, w := range ws {
+		if w == sig {
+			m.watches[id] = append(ws[:i:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(m.watches[id]) == 0 {
+		delete(m.watches, id)
+	}
 }

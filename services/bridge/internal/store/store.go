@@ -37,6 +37,10 @@ type Store interface {
 	Update(ctx context.Context, rec approval.Record, rev uint64) error
 	// List returns every record. ErrUnavailable.
 	List(ctx context.Context) ([]approval.Record, error)
+	// Watch returns a channel that gets the record of id as it is when the
+	// watch starts (if there is one), then each time it is written, until
+	// ctx ends; then the channel closes. ErrBadKey or ErrUnavailable.
+	Watch(ctx context.Context, id string) (<-chan approval.Record, error)
 }
 
 var keyRE = regexp.MustCompile(`^[-_=A-Za-z0-9][-_=.A-Za-z0-9]{0,254}$`)

@@ -51,6 +51,17 @@ func Open(ctx context.Context, js jetstream.JetStream, name string) (*Bucket, er
 // test, the whole test's), so a request swallowed by a node as it died or
 // was cut off would wait that long; the caller sees a timeout instead, which
 // it treats as an unreachable store (retry), never as an answer.
+//
+// It is not platform/bus's bound on a clustered read (leaderKV: each attempt
+// max(PublishTimeout/4, 500 ms), retried within the caller's deadline, or
+// PublishTimeout without one), and cannot become it without changing
+// behaviour: that bound covers only Get, and only on a bucket of more than
+// one replica (bus.KeyValue returns nats.go's own bucket otherwise), and it
+// retries inside the call, where this one caps the whole operation, writes
+// included, and leaves the retry to the caller (a write must not be sent
+// again blindly: a compare-and-set that was applied would come back as a
+// conflict). Moving this cap into platform/bus would bound every service's
+// KV writes, not the deployer's alone (issue 36).
 const OpTimeout = 10 * time.Second
 
 // Get returns the entry at key. It returns ErrNotFound when the key does not

@@ -54,6 +54,10 @@ const (
 	ReasonAlertResolved = "alert_resolved"
 	// ReasonIncidentUnread: the incident record could not be read or decoded.
 	ReasonIncidentUnread = "incident_unreadable"
+	// ReasonOriginMismatch: a derived decision (about the service where the
+	// alerted service's failures begin) carries no verified alert of the
+	// alerted service it names, for its incident.
+	ReasonOriginMismatch = "origin_mismatch"
 )
 
 // ErrRefused is wrapped by every Refusal used as an error.
@@ -219,7 +223,10 @@ type Input struct {
 	Spent SpentState
 	// Incident is the ingester's record of the incident as read.
 	Incident IncidentState
-	Now      time.Time
+	// Derived is the check of a derived decision's alert (RecoveryAlert);
+	// unused for a decision about the alerted service.
+	Derived DerivedState
+	Now     time.Time
 }
 
 // SpentState is the agentk_spent entry of a decision as read.
@@ -324,6 +331,9 @@ func decision(in Input) *Refusal {
 	}
 	if d.Action != "rollback" {
 		return refuse(ReasonActionNotAllowed, "action %q", d.Action)
+	}
+	if r := derived(in); r != nil && !mutant.Off(mutant.DeployerOriginAlert) {
+		return r
 	}
 	if !slices.Contains(in.Rules.Allowlist, d.Service) && !mutant.Off(mutant.DeployerAllowlist) {
 		return refuse(ReasonNotAllowlisted, "service %q not in deployer allowlist %v", d.Service, in.Rules.Allowlist)

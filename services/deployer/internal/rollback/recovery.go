@@ -26,6 +26,9 @@ type RecoveryQuery struct {
 type recoveryAlert struct {
 	raw     json.RawMessage
 	problem string
+	// service is the service whose SLO recovery is checked on: the
+	// alerted one (policy.RecoveryService).
+	service string
 }
 
 // alertOf verifies the alert a decision carries. A problem never stops the
@@ -33,7 +36,7 @@ type recoveryAlert struct {
 func (d *Deployer) alertOf(dec contracts.DecisionV1, now time.Time) recoveryAlert {
 	raw, err := policy.RecoveryAlert(d.Keyring, dec, now)
 	if err != nil {
-		return recoveryAlert{problem: err.Error()}
+		return recoveryAlert{problem: err.Error(), service: policy.RecoveryService(dec)}
 	}
-	return recoveryAlert{raw: raw}
+	return recoveryAlert{raw: raw, service: policy.RecoveryService(dec)}
 }

@@ -259,6 +259,10 @@ func (d *Deployer) gather(ctx context.Context, t turn) (policy.Input, uint64, er
 	in.Freezes = d.readFreezes(ctx, dec.Service, t.received)
 	in.Spent = d.readSpent(ctx, dec.DecisionID)
 	in.Incident = d.readIncident(ctx, dec.IncidentID)
+	if dec.Origin != nil {
+		_, err := policy.RecoveryAlert(d.Keyring, dec, t.received)
+		in.Derived = policy.DerivedState{Checked: true, Err: err}
+	}
 	for _, err := range []error{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err, in.Spent.Err, in.Incident.Err} {
 		if err != nil && unreachable(err) {
 			return in, 0, fmt.Errorf("%w: state store: %w", ErrTransient, err)
@@ -418,7 +422,13 @@ func (d *Deployer) settle(ctx context.Context, act contracts.ActionV1, plan poli
 	ledgerErr := d.Observe(ctx, ledger.Observation{Project: plan.Project, Service: plan.Service, Image: plan.To.Image, ImageID: ver.ImageID, Version: plan.To.Version, StartedAt: verified})
 
 	act.Outcome = contracts.OutcomeRolledBack
-	act.Recovered, act.Reason = d.recovered(ctx, RecoveryQuery{ActionID: act.ActionID, IncidentID: act.IncidentID, Service: plan.Service,
+	// Recovery is the alerted service's SLO: for a derived decision, not
+	// the service rolled back (issue 33).
+	checked := plan.Service
+	if alert.service != "" {
+		checked = alert.service
+	}
+	act.Recovered, act.Reason = d.recovered(ctx, RecoveryQuery{ActionID: act.ActionID, IncidentID: act.IncidentID, Service: checked,
 		Alert: alert.raw, AlertProblem: alert.problem, Since: verified})
 	if ledgerErr != nil {
 		act.Reason += "; release ledger NOT updated, the watcher will retry: " + ledgerErr.Error()

@@ -29,6 +29,9 @@ const (
 	EnvCatalogueFile       = "AGENTK_CATALOGUE_FILE"
 	EnvDecisionTTL         = "AGENTK_GATE_DECISION_TTL"
 	EnvTrafficSurgeRatio   = "AGENTK_GATE_TRAFFIC_SURGE_RATIO"
+	// EnvOriginShare is the share of the alerted service's new failures that
+	// must begin in another service for a derived decision about it to pass.
+	EnvOriginShare = "AGENTK_GATE_ORIGIN_SHARE"
 	// EnvShadow is `all` or a comma list of services whose decisions are
 	// shadow decisions (the deployer reads the same variable).
 	EnvShadow = "AGENTK_SHADOW"
@@ -67,6 +70,9 @@ var Spec = config.Spec{Component: "gate", Err: ErrInvalid, Vars: []config.Decl{
 	// onset's first minute is still half baseline (s5151-w045, s18-w069,
 	// s18-w009), the right rollbacks of every corpus stay at or under 1.82x.
 	{Name: EnvTrafficSurgeRatio, Kind: config.KindFloat, Default: "2.5", Min: 1.5, Max: 100, Doc: "1.5–100: inbound traffic since the onset over its baseline at or above which `deployment_related` fails (load, not a release)"},
+	// Below half, the service where the failures begin would not be where
+	// most of them begin (issue 33): another service holds at least as many.
+	{Name: EnvOriginShare, Kind: config.KindFloat, Default: "0.5", Min: 0.5, Max: 1, Doc: "in [0.5, 1]: the share of the alerted service's new failures that must begin in another service for a derived decision to roll that service back"},
 	{Name: EnvActions, Kind: config.KindList, Default: policy.ActionRollback, Doc: "comma list; only `rollback` is accepted"},
 	{Name: EnvSandboxServices, Kind: config.KindList, DocDefault: "empty", Doc: "comma list; empty = act on nothing (fail closed)"},
 	{Name: EnvCatalogueFile, DocDefault: "built-in", Doc: "YAML list of `{name, description, deployment_class}` (or under `classes:`)"},
@@ -83,6 +89,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	p.BurnRateThreshold = v.Float(EnvBurnRateThreshold)
 	p.ConfidenceThreshold = v.Float(EnvConfidenceThreshold)
 	p.TrafficSurgeRatio = v.Float(EnvTrafficSurgeRatio)
+	p.OriginShareThreshold = v.Float(EnvOriginShare)
 	p.Cooldown = v.Duration(EnvCooldown)
 	p.MarkerWindow = v.Duration(EnvMarkerWindow)
 	p.MarkerTolerance = v.Duration(EnvMarkerTolerance)

@@ -129,3 +129,17 @@ func TestFromEnvShadow(t *testing.T) {
 		})
 	}
 }
+
+func TestFromEnvOriginShare(t *testing.T) {
+	t.Parallel()
+	c, err := config.FromEnv(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, 0.5, c.Policy.OriginShareThreshold)
+	c, err = config.FromEnv(env(map[string]string{config.EnvOriginShare: "0.8"}))
+	require.NoError(t, err)
+	require.Equal(t, 0.8, c.Policy.OriginShareThreshold)
+	for _, bad := range []string{"0.3", "1.2", "NaN", "most"} {
+		_, err := config.FromEnv(env(map[string]string{config.EnvOriginShare: bad}))
+		require.ErrorContains(t, err, config.EnvOriginShare, bad)
+	}
+}

@@ -1,7 +1,7 @@
 // Package natsport is the gate's adapter to the bus: it verifies the review
 // and every envelope inside it, reads the cooldown and the release ledger
-// from KV, stamps the clock once, calls policy.Evaluate, and returns the
-// signed decision for the router to publish.
+// from KV, stamps the clock once, calls policy.Decide, and returns the
+// signed decisions for the router to publish.
 package natsport
 
 import (
@@ -72,20 +72,30 @@ func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) 
 		h.Telemetry.rejected(ctx)
 		return nil, bus.Permanent(err)
 	}
-	d := policy.Evaluate(in)
-	if in.Alert != nil {
-		// Passed through unchanged, only once verified: the deployer's
-		// recovery query needs the ingester's own envelope for its window.
-		d.Alert = in.Review.Alert
+	// The alerted service's decision, then at most one derived decision
+	// about the service where its failures begin (issue 33): each signed,
+	// each with its own id, so each is spent once.
+	var out []bus.Out
+	for _, d := range policy.Decide(in) {
+		if in.Alert != nil {
+			// Passed through unchanged, only once verified: the deployer's
+			// recovery query needs the ingester's own envelope for its window.
+			d.Alert = in.Review.Alert
+		}
+		h.Telemetry.observe(ctx, in, d)
+		env, err := h.Signer.SealJSON(contracts.SubjectDecision, d, now, h.Config.DecisionTTL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrSeal, d.DecisionID, err)
+		}
+		attrs := []any{"decision_id", d.DecisionID, "incident_id", d.IncidentID, "incident_service", d.Service,
+			"verdict", d.Verdict, "failed_checks", d.FailedChecks}
+		if d.Origin != nil {
+			attrs = append(attrs, "alerted_service", d.Origin.AlertedService, "origin_share", d.Origin.Share)
+		}
+		h.Logger.InfoContext(ctx, "decision", attrs...)
+		out = append(out, bus.Out{Envelope: env, MsgID: d.DecisionID})
 	}
-	h.Telemetry.observe(ctx, in, d)
-	env, err := h.Signer.SealJSON(contracts.SubjectDecision, d, now, h.Config.DecisionTTL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrSeal, d.DecisionID, err)
-	}
-	h.Logger.InfoContext(ctx, "decision", "decision_id", d.DecisionID, "incident_id", d.IncidentID, "incident_service", d.Service,
-		"verdict", d.Verdict, "failed_checks", d.FailedChecks)
-	return []bus.Out{{Envelope: env, MsgID: d.DecisionID}}, nil
+	return out, nil
 }
 
 // Input verifies a review message and everything it carries, reads KV, and
@@ -131,7 +141,32 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 		in.Ledger.Err = err.Error()
 	}
 	in.Freezes = h.readFreezes(ctx, svc, now)
+	if o, _, ok := policy.OriginOf(in); ok {
+		in.Origin = h.readOrigin(ctx, o.Service, now)
+	}
 	return in, nil
+}
+
+// readOrigin reads the state of s, the service where the alerted service's
+// failures begin: its action ledger, release ledger and freezes, each
+// verified like the alerted service's; every problem fails the derived
+// decision's checks closed.
+func (h *Handler) readOrigin(ctx context.Context, s string, now time.Time) policy.OriginState {
+	st := policy.OriginState{Service: s}
+	var cd contracts.CooldownV1
+	found, err := h.read(ctx, h.Cooldowns, s, contracts.SubjectCooldown, now, &cd)
+	st.Cooldown = policy.CooldownState{Found: found, Last: cd}
+	if err != nil {
+		st.Cooldown.Err = err.Error()
+	}
+	var l contracts.ReleaseLedgerV1
+	found, err = h.read(ctx, h.Releases, s, contracts.SubjectLedger, now, &l)
+	st.Ledger = policy.LedgerState{Found: found, Ledger: l}
+	if err != nil {
+		st.Ledger.Err = err.Error()
+	}
+	st.Freezes = h.readFreezes(ctx, s, now)
+	return st
 }
 
 // errEvidenceRetry marks a review whose evidence should be read again on a

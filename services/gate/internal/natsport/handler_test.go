@@ -130,6 +130,10 @@ type world struct {
 	noResolver bool
 	// delivery is the review's delivery count (1 when zero).
 	delivery int
+	// others are the deployer-signed ledgers of other services, and extra
+	// sandbox services beside svc (a derived decision's origin).
+	others  []contracts.ReleaseLedgerV1
+	sandbox []string
 }
 
 var peakCalls = 1.0
@@ -191,11 +195,15 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 		frz.vals[w.freeze.Scope] = w.k.seal(t, w.freezeAs, contracts.SubjectFreeze, w.freeze, at)
 	}
 	cfg := policy.DefaultConfig()
-	cfg.SandboxServices = []string{svc}
+	cfg.SandboxServices = append([]string{svc}, w.sandbox...)
+	ledgers := map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}
+	for _, l := range w.others {
+		ledgers[l.Service] = w.k.seal(t, envelope.RoleDeployer, contracts.SubjectLedger, l, at)
+	}
 	h := &natsport.Handler{
 		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
 		Cooldowns: cool, Freezes: frz, Evidence: evs,
-		Releases: kv{vals: map[string][]byte{svc: w.k.seal(t, w.ledgerAs, contracts.SubjectLedger, w.ledger, at)}, asked: &w.asked},
+		Releases: kv{vals: ledgers, asked: &w.asked},
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
 	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: max(w.delivery, 1)})

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // Evaluate runs the six checks of DESIGN.md and the freeze check on in and returns the decision:
@@ -22,6 +23,11 @@ func Evaluate(in Input) contracts.DecisionV1 {
 		svc, incident = in.Alert.Service, in.Alert.IncidentID
 	}
 	evidence := belonging(in.Evidence, in.Review.InvestigationID)
+	// A claim about another service (the origin of the failures) never
+	// lends this one its confidence or diagnosis.
+	if !mutant.Off(mutant.GateClaimService) {
+		in.Review = bestAbout(in.Review, svc)
+	}
 
 	checks := []contracts.CheckResult{
 		checkSLOBreach(in),

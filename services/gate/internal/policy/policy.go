@@ -45,6 +45,10 @@ type Config struct {
 	Catalogue []contracts.FailureClass
 	// DecisionTTL is how long a decision stays valid for an approval.
 	DecisionTTL time.Duration
+	// OriginShareThreshold is the share (0..1] of the alerted service's new
+	// failures that must begin in another service for a derived decision
+	// about that service to pass slo_breach (EvaluateOrigin).
+	OriginShareThreshold float64
 	// ShadowAll and ShadowServices put decisions in shadow mode (every
 	// service, or these): the pipeline runs and signs, the deployer never acts.
 	ShadowAll      bool
@@ -75,6 +79,8 @@ func DefaultConfig() Config {
 		Actions:             []string{ActionRollback},
 		Catalogue:           contracts.DefaultCatalogue(),
 		DecisionTTL:         15 * time.Minute,
+		// OriginShareThreshold: see DefaultOriginShare.
+		OriginShareThreshold: DefaultOriginShare,
 	}
 }
 
@@ -122,7 +128,10 @@ type Input struct {
 	Ledger           LedgerState
 	// Freezes are the freezes read for the service and globally.
 	Freezes FreezeState
-	Config  Config
+	// Origin is the state read for the service where the alerted service's
+	// failures begin (OriginOf); zero when the evidence names none.
+	Origin OriginState
+	Config Config
 }
 
 // DecisionID is the decision's id for a review: deterministic, so a

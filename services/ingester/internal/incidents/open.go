@@ -71,6 +71,13 @@ func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (r
 	key := webhook.RuleKey(a.Service, a.RuleID)
 	wopen := x.kv.CreateNewAsync(ctx, key, []byte(a.IncidentID))
 	pa, encErr := x.prepare(a)
+	queued := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StateQueued, OpenedAt: now, Alert: a}
+	// The record as it is written when admitted, the usual case, is
+	// encoded while the first round trip is in flight too.
+	var released []byte
+	if encErr == nil {
+		released, encErr = encode(queued.Release(now), pa.JSON)
+	}
 	_, createErr := wopen()
 	// A key that never had a value means that no incident of the rule was
 	// ever opened, so that a's id has no record: records are written only
@@ -94,11 +101,11 @@ func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (r
 	if err != nil {
 		return Result{}, false, false, err
 	}
-	rec := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StateQueued, OpenedAt: now, Alert: a}
+	rec, b := queued, []byte(nil)
 	if admitted {
-		rec = rec.Release(now)
+		rec, b = queued.Release(now), released
 	}
-	res, done, err = x.write(ctx, rec, pa, encErr)
+	res, done, err = x.write(ctx, rec, b, pa, encErr)
 	if done {
 		x.remember(key, a.IncidentID)
 	}
@@ -124,7 +131,7 @@ func (x *Index) reopenKey(ctx context.Context, key, id string) (createErr, getEr
 
 // prepare encodes a, and seals it when the publisher can seal ahead (Preparer).
 func (x *Index) prepare(a contracts.AlertV1) (Alert, error) {
-	b, err := json.Marshal(a)
+	b, err := MarshalAlert(a)
 	if err != nil {
 		return Alert{}, err
 	}
@@ -136,11 +143,14 @@ func (x *Index) prepare(a contracts.AlertV1) (Alert, error) {
 }
 
 // write is open's second round trip; pa is rec's alert as prepare made it,
-// or encErr.
-func (x *Index) write(ctx context.Context, rec Record, pa Alert, encErr error) (Result, bool, error) {
+// or encErr; b is rec encoded, or nil: write encodes it.
+func (x *Index) write(ctx context.Context, rec Record, b []byte, pa Alert, encErr error) (Result, bool, error) {
 	a := rec.Alert
 	admitted := rec.State == StateInvestigating
-	b, err := encode(rec, pa.JSON)
+	var err error
+	if b == nil && encErr == nil {
+		b, err = encode(rec, pa.JSON)
+	}
 	if err = errors.Join(encErr, err); err != nil {
 		x.settle(a.IncidentID, false)
 		return Result{}, false, storeErr("encode record", err)
@@ -178,14 +188,30 @@ func (x *Index) write(ctx context.Context, rec Record, pa Alert, encErr error) (
 	}
 }
 
-// encode is rec encoded around alert, its alert's JSON encoding, so that a
-// new incident's alert is encoded once for its record and its publication.
-// The bytes are json.Marshal(rec)'s: the outer Alert field hides Record's.
+// encode is rec encoded around alert, its alert's JSON encoding (as
+// json.Marshal makes it), so that a new incident's alert is encoded once for
+// its record and its publication. The bytes are json.Marshal(rec)'s: the
+// record's other fields are encoded without its alert (the outer Alert
+// field hides Record's and is omitted), and the alert's bytes are appended
+// as they are, where its field comes, last but for alert_resolved; a
+// json.RawMessage would have been scanned and compacted again.
 func encode(rec Record, alert []byte) ([]byte, error) {
-	return json.Marshal(struct {
+	if rec.AlertResolved { // alert_resolved comes after the alert
+		return json.Marshal(rec)
+	}
+	head, err := json.Marshal(struct {
 		Record
-		Alert json.RawMessage `json:"alert"`
-	}{rec, alert})
+		Alert *struct{} `json:"alert,omitempty"`
+	}{Record: rec})
+	if err != nil {
+		return nil, err
+	}
+	// head is {…} with incident_id at least: the alert follows a comma.
+	out := make([]byte, 0, len(head)+len(`,"alert":`)+len(alert)+1)
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, `,"alert":`...)
+	out = append(out, alert...)
+	return append(out, '}'), nil
 }
 
 // refuse sets rec aside as refused for the bus's reason err (ErrRefused),

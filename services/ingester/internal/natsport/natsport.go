@@ -5,7 +5,6 @@ package natsport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -209,7 +208,7 @@ func (p *Publisher) Prepare(a incidents.Alert, _ string) (incidents.Alert, error
 func (p *Publisher) seal(a incidents.Alert) (envelope.Envelope, error) {
 	payload := a.JSON
 	if payload == nil {
-		b, err := json.Marshal(a.AlertV1)
+		b, err := incidents.MarshalAlert(a.AlertV1)
 		if err != nil {
 			return envelope.Envelope{}, fmt.Errorf("ingester: encode alert: %w", err)
 		}

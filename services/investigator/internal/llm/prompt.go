@@ -31,6 +31,8 @@ func systemPrompt(catalogue []contracts.FailureClass, nonce string) string {
 	b.WriteString("- Rows inside `<<<DATA rows=N` ... `DATA>>>` are JSON: one object per row, or a table: `same:` holds values every row shares, `starts:` what every value of a column starts with (the cell holds the rest), `values:` long strings a column repeats, `cols` names the columns of each row array; in a row, null means the row has no such field, \"\" the same value as the row above, and \"#n\" entry n of that column's values.\n")
 	b.WriteString("- Every piece of evidence has an id. Cite only ids that appear in a data section header. Use figures only as they appear in the evidence.\n")
 	b.WriteString("- A deployment is a deployment marker in deployment_markers evidence, nothing else. A deployment can only explain a regression that began after it.\n")
+	// DESIGN rule 17: the alerted service is not always the one that changed.
+	b.WriteString("- If the alerted service's overview has facts.origin, another service S where its failures begin: check S's deployment_markers and service_overview; if a deployment of S precedes S's onset, claim it with \"service\":S, citing evidence about S. facts.downstream services are effects, not a shared cause.\n")
 	b.WriteString("- Call tools to gather more evidence while you need it; when you are confident or told to answer, answer.\n")
 	b.WriteString("- Your final answer is one JSON object and nothing else, matching this JSON Schema:\n")
 	b.WriteString(parse.Schema)
@@ -51,7 +53,7 @@ func renderEvidence(b *strings.Builder, e loop.Evidence, nonce string, maxChars 
 	}
 	// The SigNoz link is for humans (the reviewer checks it); it is long and
 	// tells the model nothing, so it stays out of the prompt.
-	fmt.Fprintf(b, "BEGIN DATA %s evidence id=%s tool=%s\n", nonce, oneLine(e.ID), oneLine(e.Tool))
+	fmt.Fprintf(b, "BEGIN DATA %s evidence id=%s tool=%s service=%s\n", nonce, oneLine(e.ID), oneLine(e.Tool), oneLine(e.Service))
 	fmt.Fprintf(b, "facts: %s\n", scrub(string(fb), nonce))
 	text := scrub(e.Compact, nonce)
 	if len(text) > maxChars {

@@ -128,22 +128,50 @@ func (r *run) investigate(ctx, ictx context.Context) ([]contracts.Claim, string,
 
 // minimumPlan runs the minimum evidence plan, one call an iteration; a
 // failed call is recorded for the model, not fatal.
+//
+// When the alerted service's overview names another service as the origin of
+// its failures, the deployment-marker iteration also queries the origin's
+// markers and overview (plan.OriginSteps), inside the minimum iterations.
 func (r *run) minimumPlan(ctx, ictx context.Context) (string, error) {
+	origin := ""
 	for _, step := range plan.Steps(r.in.Alert.Service) {
 		if reason, err := r.stop(ctx, ictx); reason != "" || err != nil {
 			return reason, err
 		}
 		r.report.Iterations++
-		res, err := r.call(ctx, ictx, ToolRequest{Tool: step.Tool, Arguments: step.Arguments}, true)
-		if err != nil {
-			return ReasonWallTime, r.fatal(ctx, ictx, err)
+		steps := []plan.Step{step}
+		if step.Tool == contracts.ToolDeploymentMarkers && origin != "" {
+			steps = append(steps, plan.OriginSteps(origin)...)
 		}
-		if res.Error != "" {
-			r.planOK = false
-			r.state.PlanErrors = append(r.state.PlanErrors, res)
+		for _, s := range steps {
+			res, err := r.call(ctx, ictx, ToolRequest{Tool: s.Tool, Arguments: s.Arguments}, true)
+			if err != nil {
+				return ReasonWallTime, r.fatal(ctx, ictx, err)
+			}
+			if res.Error != "" {
+				r.planOK = false
+				r.state.PlanErrors = append(r.state.PlanErrors, res)
+			}
+			if s.Tool == contracts.ToolServiceOverview && origin == "" && res.EvidenceID != "" {
+				origin = r.originOf(res.EvidenceID)
+			}
 		}
 	}
 	return "", nil
+}
+
+// originOf is the service the overview evidence id names as the origin of
+// the alerted service's failures, "" when none or the alerted one.
+func (r *run) originOf(id string) string {
+	for _, e := range r.state.Evidence {
+		if e.ID != id || e.Facts.Origin == nil || e.Service != r.in.Alert.Service {
+			continue
+		}
+		if o := e.Facts.Origin.Service; o != r.in.Alert.Service {
+			return o
+		}
+	}
+	return ""
 }
 
 // ask runs one model iteration and accounts for its tokens; a reason or an

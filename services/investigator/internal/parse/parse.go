@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	"agentk/contracts"
 )
@@ -18,6 +19,8 @@ const (
 	MaxClaims         = 5
 	MaxStatementChars = 1000
 	MaxEvidenceIDs    = 20
+	// MaxServiceChars bounds a claim's service name.
+	MaxServiceChars = 253
 	// UnparseableConfidence is the confidence of the unknown claim that stands in
 	// for output that could not be read.
 	UnparseableConfidence = 0.1
@@ -34,6 +37,9 @@ type AnswerClaim struct {
 	Statement   string   `json:"statement"`
 	Confidence  float64  `json:"confidence"`
 	EvidenceIDs []string `json:"evidence_ids"`
+	// Service names the service the claim diagnoses when it is not the
+	// alerted one: the origin of its failures (DESIGN rule 17).
+	Service string `json:"service,omitempty"`
 }
 
 // Result is what Claims found.
@@ -82,6 +88,7 @@ func Claims(out string, catalogue []contracts.FailureClass) Result {
 			Statement:   strings.TrimSpace(c.Statement),
 			Confidence:  c.Confidence,
 			EvidenceIDs: dedupe(c.EvidenceIDs),
+			Service:     strings.TrimSpace(c.Service),
 		})
 	}
 	if len(res.Claims) == 0 {
@@ -105,6 +112,8 @@ func invalid(c AnswerClaim, known map[string]bool) string {
 		return "no evidence ids"
 	case len(c.EvidenceIDs) > MaxEvidenceIDs:
 		return fmt.Sprintf("more than %d evidence ids", MaxEvidenceIDs)
+	case len(c.Service) > MaxServiceChars || strings.ContainsFunc(strings.TrimSpace(c.Service), unicode.IsSpace):
+		return fmt.Sprintf("service %q is not a service name", c.Service)
 	}
 	for _, id := range c.EvidenceIDs {
 		if strings.TrimSpace(id) == "" {
@@ -155,4 +164,4 @@ func dedupe(ids []string) []string {
 }
 
 // Schema is the JSON Schema of Answer, shown to the model in the system prompt.
-const Schema = `{"type":"object","additionalProperties":false,"required":["claims"],"properties":{"claims":{"type":"array","minItems":1,"maxItems":5,"items":{"type":"object","additionalProperties":false,"required":["class","statement","confidence","evidence_ids"],"properties":{"class":{"type":"string"},"statement":{"type":"string","maxLength":1000},"confidence":{"type":"number","minimum":0,"maximum":1},"evidence_ids":{"type":"array","minItems":1,"items":{"type":"string"}}}}}}}`
+const Schema = `{"type":"object","additionalProperties":false,"required":["claims"],"properties":{"claims":{"type":"array","minItems":1,"maxItems":5,"items":{"type":"object","additionalProperties":false,"required":["class","statement","confidence","evidence_ids"],"properties":{"class":{"type":"string"},"statement":{"type":"string","maxLength":1000},"confidence":{"type":"number","minimum":0,"maximum":1},"evidence_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"service":{"type":"string","maxLength":253}}}}}}`

@@ -80,3 +80,22 @@ func Steps(service string) []Step {
 	}
 	return out
 }
+
+// OriginSteps are the calls the minimum plan adds when the alerted service's
+// overview names another service as the origin of its failures
+// (Facts.Origin, DESIGN rule 17): the origin's deployment markers and its own
+// overview. The loop runs them in the deployment-marker iteration, so that
+// the origin's marker query, like the alerted service's, falls inside the
+// minimum iterations (DESIGN rule 2) and the gate can corroborate a
+// deployment-class claim about the origin.
+func OriginSteps(origin string) []Step {
+	var out []Step
+	for _, tool := range []string{contracts.ToolDeploymentMarkers, contracts.ToolServiceOverview} {
+		b, err := json.Marshal(contracts.ToolArgs{Service: origin})
+		if err != nil { // cannot happen: a plain string
+			panic(err)
+		}
+		out = append(out, Step{Tool: tool, Arguments: b})
+	}
+	return out
+}

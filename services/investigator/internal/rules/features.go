@@ -184,6 +184,32 @@ func originWithin(row map[string]any, byID map[string]map[string]any) origin {
 	return originOf(row)
 }
 
+// downstreamOf is the callees the service's overview found downstream
+// (Facts.Downstream): the service abandons its calls to them.
+func downstreamOf(service string, evidence []loop.Evidence) []string {
+	var out []string
+	for _, e := range evidence {
+		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) {
+			out = append(out, e.Facts.Downstream...)
+		}
+	}
+	return out
+}
+
+// abandonedCall reports whether the failing client call row sits in (or is)
+// calls a downstream callee: the service gave up on it, so the failure is
+// its own, not the peer's.
+func abandonedCall(row map[string]any, byID map[string]map[string]any, downstream []string) bool {
+	seen := 0
+	for up := row; up != nil && seen < 16; seen++ {
+		if str(up, "kind") == "Client" {
+			return slices.Contains(downstream, str(up, "peer.service", "server.address", "net.peer.name"))
+		}
+		up = byID[str(up, "trace_id")+"/"+str(up, "parent_span_id")]
+	}
+	return false
+}
+
 // failures is what the service's failing spans in error_traces and
 // get_trace say.
 type failures struct {
@@ -199,6 +225,7 @@ type failures struct {
 
 func readFailures(service string, evidence []loop.Evidence) failures {
 	f := failures{origins: map[origin]int{}, hosts: map[string]bool{}}
+	downstream := downstreamOf(service, evidence)
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolErrorTraces && e.Tool != contracts.ToolGetTrace {
 			continue
@@ -223,7 +250,11 @@ func readFailures(service string, evidence []loop.Evidence) failures {
 	}
 	for _, row := range f.rows {
 		if id := str(row, "span_id"); id == "" || !parents[str(row, "trace_id")+"/"+id] {
-			f.origins[originWithin(row, byID)]++
+			o := originWithin(row, byID)
+			if o == originPeer && abandonedCall(row, byID, downstream) {
+				o = originOwn
+			}
+			f.origins[o]++
 		}
 		if str(row, "kind") == "Client" {
 			host := str(row, "server.address", "net.peer.name", "peer.service")

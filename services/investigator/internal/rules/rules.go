@@ -242,6 +242,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 		f := e.Facts
 		switch e.Tool {
 		case contracts.ToolServiceOverview:
+			if e.Service != "" && e.Service != service {
+				continue // the origin's own overview (origin.go)
+			}
 			o.OverviewIDs = append(o.OverviewIDs, e.ID)
 			if f.ErrorRate != nil {
 				o.ErrorRate, o.HaveRate = *f.ErrorRate, true
@@ -257,6 +260,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 				o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
 			}
 		case contracts.ToolDeploymentMarkers:
+			if e.Service != "" && e.Service != service {
+				continue // the origin's own markers (origin.go)
+			}
 			if f.MarkerQuery {
 				o.MarkerQueried = true
 				o.MarkerIDs = append(o.MarkerIDs, e.ID)
@@ -417,5 +423,5 @@ func (Investigator) Next(_ context.Context, s loop.State) (loop.Answer, error) {
 			return loop.Answer{Calls: calls, Model: Name}, nil
 		}
 	}
-	return loop.Answer{Claims: Diagnose(Observe(s.Alert.Service, s.Evidence)), Model: Name}, nil
+	return loop.Answer{Claims: WithOrigin(s.Alert.Service, s.Evidence, Diagnose(Observe(s.Alert.Service, s.Evidence))), Model: Name}, nil
 }

@@ -170,6 +170,11 @@ func (h *Handler) HandleDecision(ctx context.Context, m bus.Message) ([]bus.Out,
 	if err := h.openAt(m, contracts.SubjectDecision, &d); err != nil {
 		return nil, bus.Permanent(fmt.Errorf("%w: decision: %w", ErrRejected, err))
 	}
+	if d.Origin != nil {
+		// A derived decision (issue 33) is about another service than the
+		// alerted one: it sits beside the alerted decision, never over it.
+		return nil, h.upsert(ctx, d.IncidentID, func(s *report.Sources) { s.Derived = &d })
+	}
 	return nil, h.upsert(ctx, d.IncidentID, func(s *report.Sources) { s.Decision = &d })
 }
 

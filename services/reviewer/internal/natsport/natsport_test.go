@@ -180,6 +180,19 @@ func TestHandleReport(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, report.StatusAwaitingApproval, st.report(t, "inc-1").Status)
 
+	// A derived decision (issue 33) about another service sits beside the
+	// alerted service's decision, never over it.
+	derived := contracts.DecisionV1{DecisionID: "decision.review.inv-1.origin.payment", IncidentID: "inc-1", Service: "payment", Verdict: contracts.VerdictDeny,
+		Origin: &contracts.DecisionOrigin{AlertedService: "shop-api", Reason: "shop-api burns its budget; 30% of its new failures begin in payment"}}
+	derEnv, err := k.signers[envelope.RoleGate].SealJSON(contracts.SubjectDecision, derived, tNow.Add(-time.Hour), 15*time.Minute)
+	require.NoError(t, err)
+	_, err = h.HandleDecision(context.Background(), bus.Message{Data: derEnv.Marshal()})
+	require.NoError(t, err)
+	withDerived := st.report(t, "inc-1")
+	require.Equal(t, "decision.review.inv-1", withDerived.Decision.ID)
+	require.Equal(t, "decision.review.inv-1.origin.payment", withDerived.Derived.ID)
+	require.Equal(t, report.StatusAwaitingApproval, withDerived.Status)
+
 	_, err = h.HandleApproval(context.Background(), bus.Message{Data: k.seal(t, envelope.RoleBridge, contracts.SubjectApproval,
 		contracts.ApprovalV1{IncidentID: "inc-1", Answer: contracts.AnswerApprove, Approver: "alice"}, time.Minute)})
 	require.NoError(t, err)

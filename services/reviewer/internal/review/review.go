@@ -154,6 +154,12 @@ func check(c contracts.Claim, in Input, byID map[string]Evidence, evidenceNumber
 		}
 		cited = append(cited, id)
 	}
+	// A claim about another service than the report's (the origin of the
+	// failures, DESIGN rule 17) stands only on evidence about that service.
+	if c.Service != "" && c.Service != in.Report.Service && !mutant.Off(mutant.ReviewerClaimService) &&
+		!slices.ContainsFunc(cited, func(id string) bool { return byID[id].Value.Service == c.Service }) {
+		reasons = append(reasons, fmt.Sprintf("the claim diagnoses service %q but cites no evidence about it", c.Service))
+	}
 	if mutant.Off(mutant.ReviewerNumbers) {
 		return reasons
 	}

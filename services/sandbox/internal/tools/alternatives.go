@@ -23,6 +23,9 @@ type alternativeFacts struct {
 	// load is each co-regressed service's request rate from its onset on
 	// over its baseline's (nil when unknown).
 	load map[string]*float64
+	// onsets are every other service's own onsets, however far from this
+	// one's: the origin of the failures (origin.go) must have one.
+	onsets map[string]Onset
 }
 
 // alternatives derives the facts that point away from a release: how much
@@ -41,12 +44,13 @@ func alternatives(roots, versions, others, othersErr signoz.Response, alertAt ti
 	if err != nil {
 		return out, err
 	}
-	out.thresholds, out.load = map[string]float64{}, map[string]*float64{}
+	out.thresholds, out.load, out.onsets = map[string]float64{}, map[string]*float64{}, map[string]Onset{}
 	for svc, ms := range bySvc {
 		o := FindOnset(ms, alertAt, DefaultMargins)
 		if o.At == nil {
 			continue
 		}
+		out.onsets[svc] = o
 		if d := o.At.Sub(onset); d >= -CoRegressionWindow && d <= CoRegressionWindow {
 			out.coRegressed = append(out.coRegressed, svc)
 			out.thresholds[svc] = o.P95ThresholdMs

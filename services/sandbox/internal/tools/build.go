@@ -355,16 +355,34 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			}
 			on, follow = RefineOnset(on, onsetMarks(on, rows)), follow[1:]
 		}
-		shared, propagated, seen, err := judgePropagation(c, lim, st, follow)
+		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {
 			return Output{}, err
 		}
-		f.TrafficRatio, f.CoRegressed, f.Propagated = st.alt.trafficRatio, shared, propagated
-		f.Release, f.FailingDependencies = st.release, st.failingDeps
+		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin)
+		if err != nil {
+			return Output{}, err
+		}
+		shared, propagated, seen := j.shared, j.propagated, j.seen
+		// A callee that failed under the load of this service's own calls
+		// (propagated: a retry storm) is where the failing spans begin but
+		// not what broke: it is no origin.
+		if fu.origin != nil && slices.Contains(propagated, fu.origin.Service) {
+			fu.origin = nil
+		}
+		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.downstream, fu.origin
+		f.Release, f.FailingDependencies = st.release, withoutDownstream(st.failingDeps, j.downstream)
+		f.CoRegressed = withOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
+		}
+		if len(j.downstream) > 0 {
+			propLine = strings.TrimPrefix(propLine+"\n", "\n") + downstreamLine(c.Service, j.downstream, seen)
+		}
+		if l := originLine(c.Service, fu.origin, fu.counts); l != "" {
+			propLine = strings.TrimPrefix(propLine+"\n", "\n") + l
 		}
 	}
 	f.Onset = on.At

@@ -42,11 +42,15 @@ type Limits struct {
 	DefaultRows int
 	// Exclude are the pipeline's own services.
 	Exclude []string
+	// OriginShare is the least share of the alerted service's failing
+	// traces that must begin in one callee for it to be Facts.Origin
+	// (DefaultOriginShare when 0).
+	OriginShare float64
 }
 
 // DefaultLimits are the limits of the brief: 6 h, 50 rows.
 func DefaultLimits(exclude []string) Limits {
-	return Limits{MaxWindow: 6 * time.Hour, MaxRows: 50, DefaultRows: 20, Exclude: exclude}
+	return Limits{MaxWindow: 6 * time.Hour, MaxRows: 50, DefaultRows: 20, Exclude: exclude, OriginShare: DefaultOriginShare}
 }
 
 // Window is a closed time range.

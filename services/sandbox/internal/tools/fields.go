@@ -2,10 +2,10 @@ package tools
 
 import (
 	"encoding/json"
-	"math"
 	"strconv"
 	"time"
 
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -90,11 +90,7 @@ func rowTime(r signoz.RawRow) time.Time {
 // ms converts nanoseconds to milliseconds, rounded to 3 significant decimals.
 func ms(nanos float64) float64 { return round(nanos / 1e6) }
 
-func round(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return f
-	}
-	return math.Round(f*1000) / 1000
-}
+// round rounds to 3 decimals (facts.Round).
+func round(f float64) float64 { return facts.Round(f) }
 
 func num(v any) (float64, bool) { return signoz.ToFloat(v) }

@@ -184,36 +184,59 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 				qs = append(qs, Query{Name: "failing_" + svc, Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
-			return qs, nil
-		case base + 1 + len(st.examined):
-			if len(st.examined) == 0 {
-				return nil, nil
-			}
-			ids, err := failingTraces(c, lim, st, resps[base+1:])
+			// Then the alerted service's own failing spans, since the onset
+			// and in the baseline: where its failures begin (origin.go).
+			return append(qs, originQueries(c, st.onset)...), nil
+		case base + 1 + len(st.examined) + 2:
+			var qs []Query
+			q, err := propagationTracesQuery(c, lim, st, resps[base+1:base+1+len(st.examined)])
 			if err != nil {
 				return nil, err
 			}
-			var all []string
-			for _, svc := range st.examined {
-				for _, id := range ids[svc] {
-					if !slices.Contains(all, id) {
-						all = append(all, id)
-					}
-				}
+			if q != nil {
+				qs = append(qs, *q)
 			}
-			if len(all) == 0 {
-				return nil, nil
+			since, before, err := originIDSets(c, resps[base+1+len(st.examined):])
+			if err != nil {
+				return nil, err
 			}
-			var q []string
-			for _, id := range all {
-				q = append(q, Quote(id))
+			if ids := append(slices.Clone(since), before...); len(ids) > 0 {
+				qs = append(qs, originTracesQuery(c, lim, st.onset, ids))
 			}
-			f := and("trace_id IN ("+strings.Join(q, ", ")+")", excludeFilter(lim.Exclude))
-			return []Query{{Name: "failing_traces", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.Add(-5*time.Minute).UnixMilli(), to,
-				signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: PropagationSpans, Order: desc("timestamp"), SelectFields: traceFields})}}, nil
+			return qs, nil
 		}
 		return nil, nil
 	}
+}
+
+// propagationTracesQuery reads every span of the examined services' failing
+// traces (resps: their failing spans); nil when there are none.
+func propagationTracesQuery(c Call, lim Limits, st overviewState, resps []signoz.Response) (*Query, error) {
+	if len(st.examined) == 0 {
+		return nil, nil
+	}
+	ids, err := failingTraces(c, lim, st, resps)
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, svc := range st.examined {
+		for _, id := range ids[svc] {
+			if !slices.Contains(all, id) {
+				all = append(all, id)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	var q []string
+	for _, id := range all {
+		q = append(q, Quote(id))
+	}
+	f := and("trace_id IN ("+strings.Join(q, ", ")+")", excludeFilter(lim.Exclude))
+	return &Query{Name: "failing_traces", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.Add(-5*time.Minute).UnixMilli(), c.Incident.To.UnixMilli(),
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: PropagationSpans, Order: desc("timestamp"), SelectFields: traceFields})}, nil
 }
 
 // failingTraces reads the trace ids of each examined service's failing spans.
@@ -238,6 +261,12 @@ func failingTraces(c Call, lim Limits, st overviewState, resps []signoz.Response
 type traceSpan struct {
 	id, parent, service string
 	failing             bool
+	// op ("name KIND"), err (the span's own error), start and dur are read
+	// where the query selected them (origin.go).
+	op    string
+	err   bool
+	start time.Time
+	dur   time.Duration
 }
 
 // propagation is, per examined service, how many of its failing traces hold
@@ -246,40 +275,56 @@ type traceSpan struct {
 type propagation struct {
 	beneath, under, traces int
 	load                   float64
+	// effect counts the traces where svc fails on a call of the affected
+	// service that it abandoned, cause those where svc fails on a call that
+	// was not abandoned (downstream.go).
+	effect, cause int
+}
+
+// judged is judgePropagation's split of the co-regressed services.
+type judged struct {
+	shared, propagated, downstream []string
+	seen                           map[string]propagation
 }
 
 // judgePropagation splits the co-regressed services into those whose
-// regression came through their calls into svc (propagated) and the rest.
-func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response) (shared, propagated []string, seen map[string]propagation, err error) {
-	seen = map[string]propagation{}
+// regression came through their calls into svc (propagated), the callees
+// that regressed only as its effect (downstream; never origin, the callee
+// where svc's failures begin) and the rest.
+func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin) (judged, error) {
+	out := judged{seen: map[string]propagation{}}
 	if len(follow) < len(st.examined)+1 {
-		return st.alt.coRegressed, nil, seen, nil
+		out.shared = st.alt.coRegressed
+		return out, nil
 	}
 	ids, err := failingTraces(c, lim, st, follow[:len(st.examined)])
 	if err != nil {
-		return nil, nil, nil, err
+		return out, err
 	}
 	rows, err := rawRows(follow, len(st.examined))
 	if err != nil {
-		return nil, nil, nil, err
+		return out, err
 	}
 	byTrace := spansByTrace(c, st, rows)
 	for _, svc := range st.alt.coRegressed {
 		if !slices.Contains(st.examined, svc) {
-			shared = append(shared, svc)
+			out.shared = append(out.shared, svc)
 			continue
 		}
 		p := judgeOne(c, st, svc, ids[svc], byTrace)
-		seen[svc] = p
+		out.seen[svc] = p
 		caller := float64(p.beneath) >= PropagationShare*float64(p.traces)
 		loaded := float64(p.under) >= PropagationShare*float64(p.traces) && p.load >= LoadRatio
-		if p.traces > 0 && (caller || loaded) {
-			propagated = append(propagated, svc)
-		} else {
-			shared = append(shared, svc)
+		switch {
+		case p.traces > 0 && (caller || loaded):
+			out.propagated = append(out.propagated, svc)
+		case (origin == nil || origin.Service != svc) && isDownstream(p):
+			out.downstream = append(out.downstream, svc)
+		default:
+			out.shared = append(out.shared, svc)
 		}
 	}
-	return shared, propagated, seen, nil
+	return out, nil
 }
 
 // spansByTrace indexes the fetched spans by trace and span id, each marked
@@ -292,9 +337,12 @@ func spansByTrace(c Call, st overviewState, rows []signoz.RawRow) map[string]map
 		if tid == "" || sid == "" {
 			continue
 		}
-		s := traceSpan{id: sid, parent: attrString(d, "parent_span_id"), service: resourceValue(d, "service.name")}
+		s := traceSpan{id: sid, parent: attrString(d, "parent_span_id"), service: resourceValue(d, "service.name"), start: rowTime(r)}
 		if v, ok := attrValue(d, "has_error").(bool); ok && v {
-			s.failing = true
+			s.failing, s.err = true, true
+		}
+		if v, ok := num(attrValue(d, "duration_nano")); ok {
+			s.dur = time.Duration(v)
 		}
 		// Each span is judged against its own service's threshold.
 		thr := st.onset.P95ThresholdMs
@@ -317,6 +365,7 @@ func spansByTrace(c Call, st overviewState, rows []signoz.RawRow) map[string]map
 // the affected service's calls.
 func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map[string]map[string]traceSpan) propagation {
 	var p propagation
+	base := baselineP95(st.alt.onsets)
 	for _, tid := range traces {
 		p.traces++
 		if beneath(byTrace[tid], c.Service, svc) {
@@ -324,6 +373,13 @@ func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map
 		}
 		if beneath(byTrace[tid], svc, c.Service) {
 			p.under++
+		}
+		effect, cause := effectOf(byTrace[tid], svc, c.Service, base)
+		if effect {
+			p.effect++
+		}
+		if cause {
+			p.cause++
 		}
 	}
 	if l := st.alt.load[svc]; l != nil {

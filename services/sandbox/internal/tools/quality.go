@@ -95,9 +95,9 @@ type keySeen struct {
 	values  map[string]bool
 }
 
-// sampleKeys reads the attributes of the span sample: those followed as
+// sampleKeysOf reads the attributes of the span sample: those followed as
 // quality, and those counting retries.
-func sampleKeys(resp signoz.Response) ([]qualityKey, []string) {
+func sampleKeysOf(resp signoz.Response) ([]qualityKey, []string) {
 	by := sampleAttributes(resp)
 	var num, enum []qualityKey
 	var retry []string

@@ -2,14 +2,12 @@ package tools
 
 import (
 	"fmt"
-	"math"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -27,185 +25,57 @@ const (
 // points the same peer.service at another host changed the dependency.
 var PeerKeys = []string{"server.address", "net.peer.name"}
 
-// noMessage is the signature of an error span without a status message.
-const noMessage = "(no status message)"
+// Signature folds a span status message into the failure it names
+// (facts.Signature).
+func Signature(msg string) string { return facts.Signature(msg) }
 
-var (
-	hexRun   = regexp.MustCompile(`0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]{8,}\b`)
-	digitRun = regexp.MustCompile(`[0-9]+`)
-)
-
-// Signature folds a span status message into the failure it names: hex ids
-// and digit runs become '#', space is trimmed, and it is cut to 120 bytes, so
-// "timeout after 3012 ms (req 9f2c…)" and "timeout after 2998 ms (req 1a7e…)"
-// are one failure.
-func Signature(msg string) string {
-	s := strings.TrimSpace(msg)
-	if s == "" {
-		return noMessage
-	}
-	s = hexRun.ReplaceAllString(s, "#")
-	s = digitRun.ReplaceAllString(s, "#")
-	if len(s) > 120 {
-		s = s[:120]
-	}
-	return s
-}
-
-// versionCounts reads entry spans per minute by service.version.
+// versionCounts reads entry spans per minute by service.version
+// (facts.VersionCounts).
 func versionCounts(resp signoz.Response) (map[string]map[int64]float64, error) {
-	out := map[string]map[int64]float64{}
-	err := samples(resp, labelOf("service.version"), func(v string, agg int, ts int64, n float64) {
-		if agg != 0 {
-			return
-		}
-		if out[v] == nil {
-			out[v] = map[int64]float64{}
-		}
-		out[v][ts] += n
-	})
-	return out, err
+	c, err := facts.VersionCounts(resp)
+	return c, badResponse(err)
 }
 
-// versionErrors is one minute's error spans of one version and signature.
+// versionErrors is one minute's error spans of one version and signature
+// (facts.VersionErrors).
 type versionErrors struct {
 	version, signature string
 	ts                 int64
 	n                  float64
 }
 
+// errorsBySignature reads the error spans per minute by version and
+// signature (facts.ErrorsBySignature).
 func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
-	var out []versionErrors
-	label := func(s signoz.Series) string {
-		v := labelOf("service.version")(s)
-		if v == "" {
-			return ""
-		}
-		return v + "\x00" + labelOf("status_message")(s)
+	rows, err := facts.ErrorsBySignature(resp)
+	if err != nil {
+		return nil, badResponse(err)
 	}
-	err := samples(resp, label, func(g string, agg int, ts int64, n float64) {
-		if agg == 0 {
-			v, msg, _ := strings.Cut(g, "\x00")
-			out = append(out, versionErrors{version: v, signature: Signature(msg), ts: ts, n: n})
-		}
-	})
-	return out, err
+	out := make([]versionErrors, len(rows))
+	for i, e := range rows {
+		out[i] = versionErrors{version: e.Version, signature: e.Signature, ts: e.TS, n: e.N}
+	}
+	return out, nil
+}
+
+// factErrors converts versionErrors back to facts'.
+func factErrors(rows []versionErrors) []facts.VersionErrors {
+	out := make([]facts.VersionErrors, len(rows))
+	for i, e := range rows {
+		out[i] = facts.VersionErrors{Version: e.version, Signature: e.signature, TS: e.ts, N: e.n}
+	}
+	return out
 }
 
 // RunningShare is the least share of the entry spans since the onset a
-// version must serve to be the running release.
-const RunningShare = 0.2
+// version must serve to be the running release (facts.RunningShare).
+const RunningShare = facts.RunningShare
 
-// running is the running release: of the versions that served at least
-// RunningShare of the entry spans from the onset on, the one that first
-// served latest (a canary or a rolling deploy serves beside the version it
-// replaces, often less than it: st-canary-nil-map-cart-svc's 50% canary lost
-// to its predecessor by a few requests when the version with most entry
-// spans was taken); and the first minute it served.
-func running(counts map[string]map[int64]float64, onset int64) (string, int64, bool) {
-	total := 0.0
-	since := map[string]float64{}
-	firsts := map[string]int64{}
-	for _, v := range sortedKeys(counts) {
-		first := int64(math.MaxInt64)
-		for ts, c := range counts[v] {
-			if ts >= onset {
-				since[v] += c
-			}
-			if c > 0 && ts < first {
-				first = ts
-			}
-		}
-		total += since[v]
-		firsts[v] = first
-	}
-	best := ""
-	for _, v := range sortedKeys(counts) {
-		switch n := since[v]; {
-		case n <= 0 || n < RunningShare*total:
-		case best == "", firsts[v] > firsts[best], firsts[v] == firsts[best] && n > since[best]:
-			best = v
-		}
-	}
-	if best == "" {
-		return "", 0, false
-	}
-	return best, firsts[best], true
-}
-
-// releaseErrors measures contracts.ReleaseErrors from the entry spans by
-// version and the error spans by version and status message; nil when no
-// entry span has a service.version since the onset.
+// releaseErrors measures contracts.ReleaseErrors (facts.ReleaseErrors); nil
+// when no entry span has a service.version since the onset.
 func releaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.ReleaseErrors, error) {
-	counts, err := versionCounts(versions)
-	if err != nil {
-		return nil, err
-	}
-	errRows, err := errorsBySignature(errs)
-	if err != nil {
-		return nil, err
-	}
-	on := onset.UnixMilli()
-	v, first, ok := running(counts, on)
-	if !ok {
-		return nil, nil
-	}
-	r := &contracts.ReleaseErrors{Version: v, FirstSeen: time.UnixMilli(first).UTC()}
-	history := map[int64]bool{}
-	for _, byTs := range counts {
-		for ts, c := range byTs {
-			if ts < first && c > 0 {
-				history[ts] = true
-			}
-		}
-	}
-	r.HistoryMinutes = len(history)
-	for ver, byTs := range counts {
-		for ts, c := range byTs {
-			switch {
-			case ts < on:
-			case ver == v:
-				r.Requests += int64(math.Round(c))
-			default:
-				r.OtherRequests += int64(math.Round(c))
-			}
-		}
-	}
-	tallyReleaseErrors(r, errRows, first, on)
-	return r, nil
-}
-
-// tallyReleaseErrors counts the errors before the release, and the running
-// version's since the onset by signature; the most frequent signature the
-// history never showed is the release's new failure.
-func tallyReleaseErrors(r *contracts.ReleaseErrors, rows []versionErrors, first, on int64) {
-	seen := map[string]bool{}
-	for _, e := range rows {
-		if e.ts < first {
-			seen[e.signature] = true
-			r.HistoryErrors += int64(math.Round(e.n))
-		}
-	}
-	fresh := map[string]float64{}
-	other := map[string]float64{}
-	for _, e := range rows {
-		switch {
-		case e.ts < on:
-		case e.version == r.Version:
-			r.Errors += int64(math.Round(e.n))
-			if !seen[e.signature] {
-				fresh[e.signature] += e.n
-			}
-		default:
-			other[e.signature] += e.n
-		}
-	}
-	for _, sig := range sortedKeys(fresh) {
-		if n := int64(math.Round(fresh[sig])); n > r.NewErrors {
-			r.NewSignature, r.NewErrors = sig, n
-		}
-	}
-	r.OtherNewErrors = int64(math.Round(other[r.NewSignature]))
+	r, err := facts.ReleaseErrors(versions, errs, onset)
+	return r, badResponse(err)
 }
 
 // failingDependencies lists the peers of the service's client spans that

@@ -5,10 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"agentk/contracts/incident"
-	"agentk/services/sandbox/internal/tools"
 
 	"github.com/stretchr/testify/require"
 )
@@ -120,34 +118,4 @@ func TestReleaseComparison(t *testing.T) {
 			require.Contains(t, out.Compact, `errors by service.version: "v2" first served at`)
 		})
 	}
-}
-
-func TestSignature(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{"", "(no status message)"},
-		{"  timeout after 3012 ms  ", "timeout after # ms"},
-		{"request 9f2c4e1a7b3d failed", "request # failed"},
-		{"nil pointer at 0x4a3f2c", "nil pointer at #"},
-		{"connection reset by peer", "connection reset by peer"},
-		{"dial tcp 10.0.3.7:5432: connect: connection refused", "dial tcp #.#.#.#:#: connect: connection refused"},
-	} {
-		require.Equal(t, tc.want, tools.Signature(tc.in), tc.in)
-	}
-}
-
-// FuzzSignature: a status message is outside input; its signature never
-// grows past 120 bytes, and folding it again changes nothing.
-func FuzzSignature(f *testing.F) {
-	for _, s := range []string{"", "timeout after 3012 ms", "0xdeadbeef", "panic: index 7 out of range", "ü 12 ab34cd56ef"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, msg string) {
-		s := tools.Signature(msg)
-		require.LessOrEqual(t, len(s), 120)
-		require.NotEmpty(t, s)
-		if utf8.ValidString(s) {
-			require.Equal(t, s, tools.Signature(s))
-		}
-	})
 }

@@ -146,7 +146,7 @@ func addRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response) error
 
 // isRetryAttribute reports whether k names a count of retries or attempts.
 func isRetryAttribute(k string) bool {
-	return slices.Contains(RetryAttributes, k) || RetryAttributePattern.MatchString(k)
+	return slices.Contains(RetryAttributes, k) || matchesRetryPattern(k)
 }
 
 // retryRise reads the retry series (attrs: one per key, in retryAttrQueries

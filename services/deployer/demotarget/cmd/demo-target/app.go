@@ -58,6 +58,11 @@ type app struct {
 	tracer                         trace.Tracer
 	log                            *slog.Logger
 
+	// callee is where /ask charges first (CALLEE_URL); nil: /ask calls nothing.
+	callee *callee
+	// charges counts /charge calls: a bad release fails every second one.
+	charges atomic.Uint64
+
 	mu      sync.RWMutex
 	faults  faultSet
 	asks    atomic.Uint64
@@ -77,6 +82,7 @@ func (a *app) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"service": a.service, "version": a.version, "release_fault": a.releaseFault})
 	})
 	mux.HandleFunc("/ask", a.ask)
+	mux.HandleFunc("POST /charge", a.chargeHandler)
 	mux.HandleFunc("GET /admin/faults", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, a.active())
 	})
@@ -132,6 +138,11 @@ func (a *app) ask(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *app) answer(ctx context.Context, n uint64) (int, map[string]string) {
+	if a.callee != nil {
+		if ok, why := a.charge(ctx); !ok {
+			return http.StatusBadGateway, map[string]string{"error": why}
+		}
+	}
 	if a.releaseFault == "bad_release" && n%2 == 0 {
 		_, s := a.tracer.Start(ctx, "render.answer")
 		s.SetStatus(codes.Error, "nil template: release "+a.version)

@@ -10,6 +10,10 @@
 // deployment.marker of its own: the agentk deployer's ledger watcher
 // announces each start on a new image. EMIT_DEPLOYMENT_MARKER=1 makes it emit
 // one when it starts serving, to show how a service could do it itself.
+//
+// Two services (callee.go): every instance serves POST /charge, which a
+// bad_release build fails half of the time (agentk-demo/payment:v2); with
+// CALLEE_URL set, /ask charges there first and answers 502 when it fails.
 package main
 
 import (
@@ -63,6 +67,9 @@ func run(ctx context.Context, log *slog.Logger, port string) error {
 		return err
 	}
 	app := newApp(service, version, releaseFault, faults, tp.Tracer("demo-target"), log)
+	if app.callee, err = newCallee(os.Getenv("CALLEE_URL"), os.Getenv("CALLEE_NAME")); err != nil {
+		return err
+	}
 	srv := &http.Server{Addr: ":" + port, Handler: app.routes(), ReadHeaderTimeout: 5 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()

@@ -1,0 +1,31 @@
+package mutant
+
+// The sandbox's reading of where the alerted service's failures begin
+// (Facts.Origin) and of the callees that regressed only as its effect
+// (Facts.Downstream), and the reviewer's check of a claim about the origin
+// (Claim.Service).
+const (
+	// SandboxOriginShare is the origin's least share of the alerted
+	// service's failing traces (Limits.OriginShare): without it a callee
+	// where a few failures begin is named the origin.
+	SandboxOriginShare = "sandbox.origin_share"
+	// SandboxDownstreamEffect is the test that a callee regressed only as an
+	// effect (the alerted service calls it less, or from spans that fail on
+	// their own): without it every callee that regressed beneath the alerted
+	// service's calls leaves CoRegressed, a callee failing on its own among them.
+	SandboxDownstreamEffect = "sandbox.downstream_effect"
+	// ReviewerClaimService is the reviewer's dropping of a claim about
+	// another service than the report's (Claim.Service) that cites no
+	// evidence about that service.
+	ReviewerClaimService = "reviewer.claim_service"
+)
+
+// Origin lists those mutants and the test that kills each.
+var Origin = []Mutant{
+	{Name: SandboxOriginShare, Check: "a callee is the origin only when at least Limits.OriginShare of the alerted service's failing traces begin there",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOriginNeedsMostFailuresToBeginThere"},
+	{Name: SandboxDownstreamEffect, Check: "a callee leaves CoRegressed for Downstream only when the alerted service calls it less or from spans that fail on their own",
+		KilledBy: "test:services/sandbox:./internal/tools:TestDownstreamEffectsAreNotASharedCause"},
+	{Name: ReviewerClaimService, Check: "a claim about another service than the report's (Claim.Service) is kept only when it cites evidence about that service",
+		KilledBy: "test:services/reviewer:./internal/review:TestClaimAboutAnotherServiceCitesItsEvidence"},
+}

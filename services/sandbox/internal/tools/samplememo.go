@@ -1,0 +1,73 @@
+package tools
+
+import (
+	"encoding/json"
+	"sync"
+
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// sampleMemoSize bounds the span samples whose keys are kept: one
+// service_overview asks sampleKeys of its sample once per stage and again
+// when it builds (a replay's CPU profile: the sample decoded and read three
+// to five times a call, 16% of an eval's CPU), and a sandbox runs a few
+// calls at once.
+const sampleMemoSize = 8
+
+// sampleMemo keeps sampleKeys' answers by the identity of the response's
+// results: the same decoded bytes (pointer and length of each result). An
+// entry holds those bytes, so while it is kept no other response can sit
+// at the same address; a response's results are never written to once
+// decoded. Safe for concurrent use.
+var sampleMemo struct {
+	mu      sync.Mutex
+	entries []sampleMemoEntry // oldest first
+}
+
+type sampleMemoEntry struct {
+	typ, refused string
+	results      []json.RawMessage
+	keys         []qualityKey
+	retry        []string
+}
+
+// sameResults reports whether a and b are the same results: the same
+// slices of the same bytes, not merely equal ones.
+func sameResults(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) || len(a[i]) > 0 && &a[i][0] != &b[i][0] {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleKeys reads the attributes of the span sample: those followed as
+// quality, and those counting retries (sampleKeysOf, kept by sampleMemo).
+// Callers must not modify the slices returned.
+func sampleKeys(resp signoz.Response) ([]qualityKey, []string) {
+	rs := resp.Data.Results
+	if len(rs) == 0 || len(rs[0]) == 0 {
+		return sampleKeysOf(resp)
+	}
+	sampleMemo.mu.Lock()
+	for _, e := range sampleMemo.entries {
+		if e.typ == resp.Type && e.refused == resp.Refused && sameResults(e.results, rs) {
+			sampleMemo.mu.Unlock()
+			return e.keys, e.retry
+		}
+	}
+	sampleMemo.mu.Unlock()
+	keys, retry := sampleKeysOf(resp)
+	sampleMemo.mu.Lock()
+	defer sampleMemo.mu.Unlock()
+	if len(sampleMemo.entries) >= sampleMemoSize {
+		sampleMemo.entries = append(sampleMemo.entries[:0], sampleMemo.entries[1:]...)
+	}
+	sampleMemo.entries = append(sampleMemo.entries, sampleMemoEntry{typ: resp.Type, refused: resp.Refused,
+		results: rs, keys: keys, retry: retry})
+	return keys, retry
+}
