@@ -53,8 +53,10 @@ var CulpritCorpus = []Batch{{Seed: 3333, N: 24, Culprit: true}}
 // oracle misses were looked at while the pooled onset was written (branch
 // h18thin). 4711 and 2468 were scored out of sample there and not looked at.
 // 5150 and 6502 were scored out of sample on branch h18onset3, then their
-// oracle misses were looked at (s5150-w048, s6502-w010).
-var TunedSeeds = []uint64{18, 1018, 31337, 9001, 7, 77, 4242, 5151, 8080, 2727, 9393, 5150, 6502}
+// oracle misses were looked at (s5150-w048, s6502-w010). 6174 was scored
+// out of sample on branch h35onset, before and after its changes; its one
+// bad rollback (persona:marker on s6174-w037, on main as well) was read.
+var TunedSeeds = []uint64{18, 1018, 31337, 9001, 7, 77, 4242, 5151, 8080, 2727, 9393, 5150, 6502, 6174}
 
 // WriteCorpus writes every batch's worlds as incident folders under dir and
 // the corpus's provenance (corpus.yaml: whether the rules were tuned on its

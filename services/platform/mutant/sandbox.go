@@ -70,6 +70,26 @@ const (
 	// where it is earlier than the other signals' (without it, the rule's
 	// series never moves the onset).
 	SandboxRuleOnset = "sandbox.rule_onset"
+	// SandboxOperationVersionBound is the bound of an operation's onset
+	// moved to where its new errors' versions first served: the earliest
+	// such version, and no error of a new pair before it.
+	SandboxOperationVersionBound = "sandbox.operation_version_bound"
+	// SandboxSignatureRestOnset is the signature-aware onset's check that
+	// the rest of the series (known signatures, the p95) departs no
+	// earlier than the new signatures.
+	SandboxSignatureRestOnset = "sandbox.signature_rest_onset"
+	// SandboxQualityFirstSeen is the check that only a value no span
+	// before the split carried has its share's rise placed at the first
+	// minute a span carried it (a value seen before may have begun to rise
+	// in a minute with no span).
+	SandboxQualityFirstSeen = "sandbox.quality_first_seen"
+	// SandboxQualityShortTail is the exact small-sample test of a quality
+	// shift with fewer than QualityMinMinutes minutes after it.
+	SandboxQualityShortTail = "sandbox.quality_short_tail"
+	// SandboxOperationWideLevel is the per-bucket test and the
+	// significance test (each at half the level) of an operation's second
+	// look over wider buckets.
+	SandboxOperationWideLevel = "sandbox.operation_wide_level"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -110,4 +130,14 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater|TestAlertRuleSignalOnHandwrittenIncidents"},
 	{Name: SandboxRuleOnset, Check: "the alert rule's own series places the onset where it departs before every other signal (or they found none)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater"},
+	{Name: SandboxOperationVersionBound, Check: "an operation's onset moves later only to where the earliest version among its new errors first served, never past an error of a new signature",
+		KilledBy: "test:services/sandbox:./internal/tools:TestVersionPlacedGuards"},
+	{Name: SandboxSignatureRestOnset, Check: "the signature-aware onset does not move past a latency or known-signature departure under way before the new signatures",
+		KilledBy: "test:services/sandbox:./internal/tools:TestSignatureOnsetGuards"},
+	{Name: SandboxQualityFirstSeen, Check: "only a value never carried before has its share's rise placed at the first minute a span carried it",
+		KilledBy: "test:services/sandbox:./internal/tools:TestValueShiftNeverSeenStartsWhereFirstSeen"},
+	{Name: SandboxQualityShortTail, Check: "a quality shift with only a few minutes after it counts only by an exact small-sample test (quiet series with short tails shift nothing)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQuietShortTailsShiftNothing"},
+	{Name: SandboxOperationWideLevel, Check: "an operation's second look over wider buckets holds the per-bucket and the significance tests at half their levels (quiet operations place no onset over both looks)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQuietOperationsPlaceNoOnset"},
 }

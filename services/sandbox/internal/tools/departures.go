@@ -56,7 +56,7 @@ func operationQueries(svc string, from, to int64) []Query {
 		}
 		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
 	}
-	return qs
+	return append(qs, opVersionQueries(svc, from, to)...)
 }
 
 // labelJoin names a series by the values of every key, joined by " ".
@@ -132,35 +132,90 @@ type opDeparture struct {
 	p  float64
 	// before and since are the signal's figures in the baseline and from the onset on.
 	before, since float64
+	// look is 2 when the wide look found it (judged at half the level).
+	look int
+}
+
+// OperationWideRequests is the sampled traffic a bucket holds in an
+// operation's second look. With a background error rate of a few percent,
+// a bucket of about 10 sampled requests cannot pass the per-bucket
+// binomial test (Margins.BucketAlpha) however high the rise: at 6%
+// background, 5 errors in 17 requests has a tail of 0.002, and three such
+// buckets in a row must each pass. A config release failing 30% of one
+// endpoint at 1-in-32 sampling (3 or 4 sampled requests a minute) then read
+// "no sustained departure" though it failed every minute. An operation with
+// no onset at the default margins is looked at once more over buckets of
+// about OperationWideRequests sampled requests (up to 15 minutes), each test
+// at half its level (the per-bucket one and the departure's significance):
+// over both looks the family-wise chance of an onset from noise is at most
+// 1.5 × OperationAlpha.
+const OperationWideRequests = 30
+
+// lookFactor is what a look's p-value is multiplied by: 2 for the second.
+func lookFactor(look int) float64 {
+	if look > 1 && mutant.Off(mutant.SandboxOperationWideLevel) {
+		// The mutant: the second look judged by the margins alone (no
+		// per-bucket test either, wideMargins).
+		return 0
+	}
+	return float64(max(1, look))
+}
+
+// wideMargins are m for the second look: wider buckets, half the
+// per-bucket level.
+func wideMargins(m Margins) Margins {
+	m.BucketRequests = OperationWideRequests
+	m.BucketAlpha /= 2
+	if mutant.Off(mutant.SandboxOperationWideLevel) {
+		m.BucketAlpha = 0
+	}
+	return m
 }
 
 // operationDepartures returns every operation whose series departs from its
 // baseline, under way by the alert, significant at OperationAlpha / N for N
 // the operations with enough baseline to be judged; earliest first.
 func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
+	return operationDeparturesBy(ops, filters, nil, alertAt, m)
+}
+
+// operationDeparturesBy is operationDepartures with the versions' answers:
+// an operation's error onset moves to where its new errors could begin
+// (VersionPlaced) before its significance is judged.
+func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *opVersions, alertAt time.Time, m Margins) []opDeparture {
 	var found []opDeparture
 	n := 0
 	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
 	if mutant.Off(mutant.SandboxOperationBonferroni) {
 		m.BucketAlpha = OperationBucketAlpha
 	}
+	wide := wideMargins(m)
 	for _, op := range sortedKeys(ops) {
 		on := FindOnset(ops[op], alertAt, m)
 		if on.Short {
 			continue
 		}
 		n++
+		look := 1
+		if on.At == nil {
+			// A second look over wider buckets (wideMargins), judged at
+			// half the levels.
+			if on, look = FindOnset(ops[op], alertAt, wide), 2; on.Short {
+				continue
+			}
+		}
 		if on.At == nil || on.At.After(alertAt) {
 			continue
 		}
 		on = splitPlaced(ops[op], on, alertAt)
-		d := opDeparture{op: op, on: on}
+		on = VersionPlaced(op, ops[op], on, vs, alertAt, m)
+		d := opDeparture{op: op, on: on, look: look}
 		d.p, d.before, d.since = departureP(ops[op], on, alertAt)
 		found = append(found, d)
 	}
 	var out []opDeparture
 	for _, d := range found {
-		if significantAmong(d.p, n) {
+		if significantAmong(d.p*lookFactor(d.look), n) {
 			d.on.Operation, d.on.opFilter = d.op, filters[d.op]
 			out = append(out, d)
 		}

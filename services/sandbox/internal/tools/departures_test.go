@@ -219,3 +219,36 @@ func TestThinOperationStrayErrorBeforeTheRise(t *testing.T) {
 	require.True(t, deps[0].on.At.After(stray), "onset %s, the stray error at %s, the rise at %s (%s)", deps[0].on.At, stray, rise, deps[0].on.Reason)
 	require.False(t, deps[0].on.At.After(rise), "onset %s", deps[0].on.At)
 }
+
+// TestSparseEndpointFailingEveryMinute is issue 35's held-out twin: a
+// config release fails 30% of the least called endpoint of three (3.5
+// sampled requests a minute at 1-in-32 sampling, 6% background errors, 3 h
+// of history) from 25 minutes before the alert. Three buckets of about 10
+// sampled requests cannot each pass the per-bucket binomial test at 6%
+// background, so the default margins read "no sustained departure" in some
+// draws; the second look over wider buckets places it, never more than one
+// wide bucket early.
+func TestSparseEndpointFailingEveryMinute(t *testing.T) {
+	t.Parallel()
+	failAt := synthEnd.Add(-25 * time.Minute)
+	plainMissed := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3535))
+		ops := map[string][]Minute{
+			"GET /cart SERVER":    opSynth{perMinute: 15, errRate: 0.01, p95: 80}.minutes(r),
+			"GET /product SERVER": opSynth{perMinute: 20, errRate: 0.01, p95: 60}.minutes(r),
+			"POST /coupon SERVER": opSynth{perMinute: 3.5, errRate: 0.06, p95: 90, failAt: failAt, failRate: 0.3}.minutes(r),
+		}
+		m := DefaultMargins
+		m.BucketAlpha = OperationBucketAlpha / 3
+		if FindOnset(ops["POST /coupon SERVER"], synthEnd, m).At == nil {
+			plainMissed++
+		}
+		deps := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+		require.Len(t, deps, 1, "seed %d", seed)
+		require.Equal(t, "POST /coupon SERVER", deps[0].op)
+		require.False(t, deps[0].on.At.Before(failAt.Add(-15*time.Minute)), "seed %d: onset %s", seed, deps[0].on.At)
+		require.False(t, deps[0].on.At.After(failAt.Add(10*time.Minute)), "seed %d: onset %s", seed, deps[0].on.At)
+	}
+	require.GreaterOrEqual(t, plainMissed, 3, "the default margins must miss some draws")
+}

@@ -107,6 +107,9 @@ type Onset struct {
 	Rule string
 	// opFilter selects that operation's spans (refineQuery reads only them).
 	opFilter string
+	// qualityKey and qualityValue are, for a value_share onset, the
+	// attribute and the value whose share rose (onsetMarks reads them).
+	qualityKey, qualityValue string
 }
 
 type bucket struct {

@@ -80,11 +80,16 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.onset = SignatureOnset(FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
-	ops, filters, err := operationSeries(resps[peerEnd+5 : peerEnd+5+2*len(operationKeys)])
+	opEnd := peerEnd + 5 + 2*len(operationKeys)
+	ops, filters, err := operationSeries(resps[peerEnd+5 : opEnd])
 	if err != nil {
 		return st, err
 	}
-	st.departures = operationDepartures(ops, filters, c.StartsAt, DefaultMargins)
+	vs, err := readOpVersions(resps[opEnd], resps[opEnd+1])
+	if err != nil {
+		return st, err
+	}
+	st.departures = operationDeparturesBy(ops, filters, vs, c.StartsAt, DefaultMargins)
 	st.onset = earliestOnset(st.onset, st.departures)
 	keys, retry := sampleKeys(resps[overviewQueries-1])
 	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]

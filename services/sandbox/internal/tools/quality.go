@@ -284,11 +284,14 @@ func sortMinutes(ms []Minute) []Minute {
 // the split (still under way).
 func valueShift(key, value string, ms []Minute, alertAt time.Time, thr float64, m Margins) *qualityDeparture {
 	s, lr := bestErrorSplit(ms, alertAt)
-	if s < QualityMinMinutes || lr < thr || len(ms)-s < QualityMinMinutes {
+	if s < QualityMinMinutes || lr < thr {
 		return nil
 	}
 	r0, e0 := sums(ms[:s])
 	r1, e1 := sums(ms[s:])
+	if len(ms)-s < QualityMinMinutes && !shortTailShare(len(ms)-s, r0, e0, r1, e1, thr) {
+		return nil
+	}
 	before, after := e0/r0, e1/r1
 	if after < QualityMinShare || after < 2*before || e1 < PooledMinErrors {
 		return nil
@@ -299,11 +302,33 @@ func valueShift(key, value string, ms []Minute, alertAt time.Time, thr float64, 
 	if ra == 0 || rb == 0 || ea/ra < QualityMinShare || eb/rb < QualityMinShare {
 		return nil
 	}
-	at := ms[s-1].At.Add(time.Minute).UTC()
+	at := valueShiftAt(ms, s, e0)
+	on := qualityOnset(ms[:s], at, "value_share", fmt.Sprintf("the share of %s = %s rose from %s to %s at %s (2·ΔlogL %s)", key, compact.Quote(value), fmtF(round(before)), fmtF(round(after)), at.Format(time.RFC3339), fmtF(round(lr))), m)
+	on.qualityKey, on.qualityValue = key, value
 	return &qualityDeparture{
 		fact: contracts.QualityShift{Attribute: key, Value: value, At: at, Before: round(before), Since: round(after), Statistic: round(lr)},
-		on:   qualityOnset(ms[:s], at, "value_share", fmt.Sprintf("the share of %s = %s rose from %s to %s at %s (2·ΔlogL %s)", key, compact.Quote(value), fmtF(round(before)), fmtF(round(after)), at.Format(time.RFC3339), fmtF(round(lr))), m),
+		on:   on,
 	}
+}
+
+// valueShiftAt is where a value's share began to rise at the split s of ms:
+// right after the last minute before it (the rise may have begun in a
+// minute with no span at all), or, for a value no span before the split
+// carried (e0 is 0), the first minute a span carried it: a value never
+// seen cannot have risen before it was first seen (a new prompt template
+// first sampled a minute after a minute with no span, s1018-w038). The
+// refinement inside that minute reads the spans' values (onsetMarks).
+func valueShiftAt(ms []Minute, s int, e0 float64) time.Time {
+	at := ms[s-1].At.Add(time.Minute).UTC()
+	if e0 > 0 && !mutant.Off(mutant.SandboxQualityFirstSeen) {
+		return at
+	}
+	for _, x := range ms[s:] {
+		if x.Errors > 0 {
+			return maxTime(at, x.At).UTC()
+		}
+	}
+	return at
 }
 
 // numericShift is the best split of an attribute's per-minute means into
@@ -323,8 +348,10 @@ func numericShift(key string, ms []Minute, alertAt time.Time, thr float64, m Mar
 			best, at = t2, s
 		}
 	}
-	if at < 0 || best < thr {
-		return nil
+	if at < 0 || best < thr || !exactHolds(pts[:at], pts[at:], thr) {
+		if at, best = shortTailNumeric(pts, alertAt, thr); at < 0 {
+			return nil
+		}
 	}
 	m0, m1 := meanOf(pts[:at]), meanOf(pts[at:])
 	if math.Abs(m1-m0) < QualityMinShift*math.Max(math.Abs(m0), 1e-9) {

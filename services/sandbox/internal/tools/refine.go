@@ -33,8 +33,12 @@ var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_erro
 func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
 	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
+	fields := refineFields
+	if on.Signal == "value_share" && on.qualityKey != "" {
+		fields = append(slices.Clone(refineFields), tag(on.qualityKey, "string"))
+	}
 	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.opFilter)}, Limit: RefineSpans, SelectFields: refineFields,
+		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.opFilter)}, Limit: RefineSpans, SelectFields: fields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
 
 }
@@ -62,6 +66,13 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 		case "p95":
 			v, ok := num(attrValue(r.Data, "duration_nano"))
 			off = ok && on.P95ThresholdMs > 0 && v/1e6 >= on.P95ThresholdMs
+		case "value_share":
+			// A span carries the value whose share rose; a span without
+			// the attribute says nothing either way.
+			if attrValue(r.Data, on.qualityKey) == nil {
+				continue
+			}
+			off = on.qualityKey != "" && attrString(r.Data, on.qualityKey) == on.qualityValue
 		}
 		out = append(out, spanMark{at: at, off: off})
 	}

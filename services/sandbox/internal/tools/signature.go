@@ -30,7 +30,10 @@ import (
 //     signature);
 //   - the rest of the series (the errors of every signature seen before on,
 //     in any version, and the p95), judged by FindOnset with the same
-//     margins, has no onset and a baseline long enough to say so;
+//     margins, has a baseline long enough to say so and no onset before the
+//     new pairs' (restDepartsBefore: a retry storm's latency that follows
+//     its new errors is part of the same regression, not one under way
+//     before it);
 //   - the rest's errors between the two onsets, less the first (the one
 //     on was placed at), are no more than the rest's rate before on gives
 //     for the requests there (backgroundBetween): the known pairs stayed
@@ -56,7 +59,7 @@ func SignatureOnset(on Onset, minutes []Minute, errs []versionErrors, alertAt ti
 	if novel < PooledMinErrors {
 		return on
 	}
-	if r := FindOnset(split.rest, alertAt, m); r.At != nil || r.Short {
+	if restDepartsBefore(split.rest, *q.At, alertAt, m) {
 		return on
 	}
 	k, lambda := backgroundBetween(split.rest, *on.At, *q.At)
@@ -151,4 +154,19 @@ func backgroundBetween(rest []Minute, from, to time.Time) (k, lambda float64) {
 		return k, 0
 	}
 	return k, n * math.Max(baseErr, 0.5) / baseReq
+}
+
+// restDepartsBefore reports whether the rest of a series departs from its
+// baseline before t, or its baseline is too short to say: FindOnset's onset
+// of rest, when it has one, is before t. A departure of the rest from t on
+// (the regression's own latency) does not keep an earlier onset.
+func restDepartsBefore(rest []Minute, t, alertAt time.Time, m Margins) bool {
+	r := FindOnset(rest, alertAt, m)
+	if r.Short {
+		return true
+	}
+	if mutant.Off(mutant.SandboxSignatureRestOnset) {
+		return false
+	}
+	return r.At != nil && r.At.Before(t)
 }

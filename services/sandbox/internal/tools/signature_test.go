@@ -195,3 +195,26 @@ func TestSignatureOnsetKnownOldSignatureRegressions(t *testing.T) {
 	}
 	t.Logf("moved past the old signature's start in %d of 300 draws", moved)
 }
+
+// TestSignatureOnsetPassesABackgroundErrorBeforeARetryStorm is s77's shape
+// with the p95 tripled from 5 minutes before the alert, a minute after the
+// new signature begins (a retry storm's failures, then its latency: CI
+// worlds s18-w100 and s18-w076): the latency is the regression's own,
+// after the new signature's onset, and the onset moves past the
+// background error as it does without it. Red while any departure of the
+// rest kept the earlier onset.
+func TestSignatureOnsetPassesABackgroundErrorBeforeARetryStorm(t *testing.T) {
+	deploy := synthEnd.Add(-7 * time.Minute)
+	w := s77
+	w.slowFrom = 5 * time.Minute
+	after := 0
+	for seed := range uint64(20) {
+		ms, errs := w.draw(seed)
+		got := SignatureOnset(FindOnset(ms, synthEnd, DefaultMargins), ms, errs, synthEnd, DefaultMargins)
+		require.NotNil(t, got.At, "seed %d", seed)
+		if !got.At.Before(deploy) {
+			after++
+		}
+	}
+	require.GreaterOrEqual(t, after, 18)
+}

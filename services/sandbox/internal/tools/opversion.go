@@ -1,0 +1,199 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"agentk/platform/mutant"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// An operation's onset is placed from its own series, and a thin operation
+// (a span a minute or less) is judged over wide buckets: its onset may be a
+// whole bucket before its first error (FindOnset errs early), and its
+// refinement cannot move it later where the operation had no span at all in
+// between. A deploy inside that gap then looks as if it came after the
+// regression it caused (corner s1818-c04: the operation's last good span at
+// 23:09:47, its first failure at 23:13:37, the marker at 23:11:32, the new
+// version's first span at 23:12). The versions tell what the margins cannot:
+// an error of a version cannot happen before that version served its first
+// span, so where every error of the departure is of a pair of version and
+// status signature the service never showed before the onset, the onset
+// moves to the first minute the earliest of those versions served, and no
+// later (VersionPlaced).
+
+// opVersionQueries are the per-minute spans of each span name and kind by
+// service.version (every span: the first minute a version served), and their
+// errors by service.version and status message. Optional: without them no
+// operation's onset moves.
+func opVersionQueries(svc string, from, to int64) []Query {
+	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
+	by := []signoz.FieldKey{span("name", "string"), span("kind_string", "string"), version}
+	q := func(name, filter string, by []signoz.FieldKey) Query {
+		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+			Filter: signoz.Filter{Expression: filter}, Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})}
+	}
+	return []Query{
+		q("per_minute_op_versions", and(svc, notMarker), by),
+		q("per_minute_op_version_errors", and(svc, notMarker, "has_error = true"), append(by, signoz.FieldKey{Name: "status_message", FieldContext: "span", FieldDataType: "string"})),
+	}
+}
+
+// opVersions is what opVersionQueries' answers say: the first minute each
+// version served a span (unix ms), and the errors of each operation ("name
+// KIND", as operationSeries names it) by version and signature.
+type opVersions struct {
+	firstServed map[string]int64
+	errs        map[string][]versionErrors
+}
+
+// readOpVersions reads opVersionQueries' answers; nil when SigNoz refused
+// either (then no onset moves).
+func readOpVersions(all, errs signoz.Response) (*opVersions, error) {
+	if all.Refused != "" || errs.Refused != "" {
+		return nil, nil
+	}
+	v := &opVersions{firstServed: map[string]int64{}, errs: map[string][]versionErrors{}}
+	label := func(s signoz.Series) string {
+		op, ver := labelJoin("name", "kind_string")(s), labelOf("service.version")(s)
+		if op == "" || ver == "" {
+			return ""
+		}
+		return op + "\x00" + ver + "\x00" + labelOf("status_message")(s)
+	}
+	err := samples(all, label, func(g string, agg int, ts int64, n float64) {
+		if agg != 0 || n <= 0 {
+			return
+		}
+		ver := splitLabel(g)[1]
+		if first, ok := v.firstServed[ver]; !ok || ts < first {
+			v.firstServed[ver] = ts
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = samples(errs, label, func(g string, agg int, ts int64, n float64) {
+		if agg != 0 || n <= 0 {
+			return
+		}
+		p := splitLabel(g)
+		v.errs[p[0]] = append(v.errs[p[0]], versionErrors{version: p[1], signature: Signature(p[2]), ts: ts, n: n})
+	})
+	return v, err
+}
+
+func splitLabel(g string) [3]string {
+	var out [3]string
+	for i := range out {
+		j := 0
+		for j < len(g) && g[j] != 0 {
+			j++
+		}
+		out[i] = g[:j]
+		if j < len(g) {
+			g = g[j+1:]
+		} else {
+			g = ""
+		}
+	}
+	return out
+}
+
+// VersionPlaced returns on, or on moved later to the first minute the
+// earliest version among the departure's new errors served. ms is operation
+// op's series; vs the versions' answers. It moves on only when all of these
+// hold, and otherwise returns on as it is:
+//
+//   - on is an error-rate onset of an operation vs has the errors of;
+//   - the errors of op from on to the alert of pairs of version and status
+//     signature that no error span of the service (any operation) showed
+//     before on (fresh pairs) are of versions whose first span is known;
+//     the onset moves to the first minute the earliest of them served, t,
+//     and t is after on;
+//   - no error of a fresh pair is counted before t (an error of a new
+//     signature on the old version, or on a version that served before the
+//     marker, keeps the onset where it began);
+//   - from t on, PooledMinErrors errors or more are of status signatures the
+//     service never showed before on (SignatureOnset's condition);
+//   - the rest of op's errors (every signature seen before on), judged by
+//     FindOnset with the same margins, show no departure before t, on a
+//     baseline long enough to say so (restDepartsBefore), and between on and t are no more than their rate
+//     before on gives (backgroundBetween).
+//
+// Between on and t, then, op showed only its background, and every error
+// since is of a version that had not served before t: nothing in the data
+// says the regression began before t. A signal may move an onset later only
+// this far (DESIGN rule 16).
+func VersionPlaced(op string, ms []Minute, on Onset, vs *opVersions, alertAt time.Time, m Margins) Onset {
+	if on.At == nil || on.Signal != "error_rate" || vs == nil || vs.errs[op] == nil {
+		return on
+	}
+	at := on.At.UnixMilli()
+	// Pairs seen before on anywhere in the service, then op's own errors.
+	var errs []versionErrors
+	for _, es := range vs.errs {
+		for _, e := range es {
+			if e.ts < at {
+				errs = append(errs, e)
+			}
+		}
+	}
+	for _, e := range vs.errs[op] {
+		if e.ts >= at {
+			errs = append(errs, e)
+		}
+	}
+	split := splitSignatures(ms, errs, *on.At)
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if e.ts < at {
+			seen[e.version+"\x00"+e.signature] = true
+		}
+	}
+	t, most, mostN := int64(math.MaxInt64), int64(0), 0.0
+	byVersion := map[string]float64{}
+	for _, e := range vs.errs[op] {
+		if e.ts < at || e.ts > alertAt.UnixMilli() || seen[e.version+"\x00"+e.signature] {
+			continue
+		}
+		first, ok := vs.firstServed[e.version]
+		if !ok {
+			return on
+		}
+		t = min(t, first)
+		if byVersion[e.version] += e.n; byVersion[e.version] > mostN {
+			most, mostN = first, byVersion[e.version]
+		}
+	}
+	if mutant.Off(mutant.SandboxOperationVersionBound) {
+		// The mutant: the version with most new errors, earlier ones ignored.
+		t = most
+	}
+	if t == math.MaxInt64 || t <= at {
+		return on
+	}
+	moved := time.UnixMilli(t).UTC()
+	if !mutant.Off(mutant.SandboxOperationVersionBound) {
+		for _, x := range split.fresh {
+			if x.Errors > 0 && !x.At.Before(*on.At) && x.At.Before(moved) {
+				return on
+			}
+		}
+	}
+	novel, sigs := split.novelSince(moved)
+	if novel < PooledMinErrors {
+		return on
+	}
+	if restDepartsBefore(split.rest, moved, alertAt, m) {
+		return on
+	}
+	if k, lambda := backgroundBetween(split.rest, *on.At, moved); k-1 > lambda {
+		return on
+	}
+	on.Signatures = fmt.Sprintf("moved from %s: %s errors of %d status signatures the history never showed since, every new error of a version first served at %s or later; the operation's errors of known signatures show no departure",
+		on.At.Format(time.RFC3339), fmtF(novel), sigs, moved.Format(time.RFC3339))
+	on.At = &moved
+	return on
+}
