@@ -112,6 +112,14 @@ type Facts struct {
 	// their baseline at the onset: a dependency that failed under the
 	// service's ordinary use of it, which a rollback does not fix.
 	FailingDependencies []string `json:"failing_dependencies,omitempty"`
+	// SlowDependencies lists the peers of the service's client spans that
+	// the service already called before the onset, that it calls since at its
+	// usual rate (at most DependencyCallRatio of its baseline) and whose
+	// client spans' p95 left its baseline at the onset by enough to explain
+	// most of the entry spans' added p95: a dependency that slowed under the
+	// service's ordinary use of it, which a rollback does not fix. The
+	// evidence text gives each one's p95 before and since the onset.
+	SlowDependencies []string `json:"slow_dependencies,omitempty"`
 	// PeakCallRatio is the highest call rate of the service to one peer of its
 	// client spans (server.address or net.peer.name) since the onset, over
 	// that peer's rate in the onset's baseline, and PeakCallPeer that peer;

@@ -371,7 +371,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			fu.origin = nil
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.downstream, fu.origin
-		f.Release, f.FailingDependencies = st.release, withoutDownstream(st.failingDeps, j.downstream)
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutDownstream(st.failingDeps, j.downstream), slowPeers(st.slowDeps, j.downstream)
 		f.CoRegressed = withOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
@@ -381,8 +381,8 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if len(j.downstream) > 0 {
 			propLine = strings.TrimPrefix(propLine+"\n", "\n") + downstreamLine(c.Service, j.downstream, seen)
 		}
-		if l := originLine(c.Service, fu.origin, fu.counts); l != "" {
-			propLine = strings.TrimPrefix(propLine+"\n", "\n") + l
+		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies)} {
+			propLine = joinLine(propLine, l)
 		}
 	}
 	f.Onset = on.At

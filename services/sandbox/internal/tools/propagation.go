@@ -43,6 +43,8 @@ type overviewState struct {
 	release *contracts.ReleaseErrors
 	// failingDeps are the peers failing at their usual call rate.
 	failingDeps []string
+	// slowDeps are the peers slower at their usual call rate.
+	slowDeps []slowDependency
 	// pool is what the service's connection-pool spans showed.
 	pool *contracts.PoolWaits
 	// restarts are the running version's processes replaced since the onset.
@@ -136,7 +138,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
 		return st, err
 	}
-	st.failingDeps = failingDependencies(peers, c.StartsAt, st.onset)
+	st.failingDeps, st.slowDeps = failingDependencies(peers, c.StartsAt, st.onset), slowDependencies(peers, st.minutes, c.StartsAt, st.onset)
 	st.peakCall, st.peakPeer = peakCalls(peers, st.onset)
 	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
 	return st, nil
