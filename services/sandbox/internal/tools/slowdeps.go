@@ -27,13 +27,18 @@ type slowDependency struct {
 // multiplies the calls), whose client spans' series left its baseline after
 // the service's baseline began and at most CoRegressionWindow after its onset
 // (FindOnset on the peer's own series: a slow dependency may slow the
-// service's requests before their errors place its onset) with a p95 at least DefaultMargins' departure from its baseline,
-// and whose added p95 is at least SlowDependencyShare of the added p95 of
-// the service's entry spans (entry): a dependency that slowed under the
-// service's ordinary use of it. A release that slows the service's own code
-// leaves its client spans as fast as they were.
+// service's requests before their errors place its onset), whose median p95
+// per minute since the onset is DefaultMargins' departure from its baseline's,
+// and whose added p95 is at least SlowDependencyShare of the added p95 of the
+// service's entry spans (entry), itself at least DefaultMargins.P95AbsMs: a
+// dependency that slowed under the service's ordinary use of it. A release
+// that slows the service's own code leaves its client spans as fast as they
+// were.
 func slowDependencies(byPeer map[string][]Minute, entry []Minute, alertAt time.Time, on Onset) []slowDependency {
 	added := medianP95(between(entry, *on.At, time.Time{})) - medianP95(between(entry, on.BaselineFrom, *on.At))
+	if added < DefaultMargins.P95AbsMs {
+		return nil
+	}
 	var out []slowDependency
 	for _, peer := range sortedKeys(byPeer) {
 		if d, ok := slowPeer(byPeer[peer], alertAt, on, added); ok {

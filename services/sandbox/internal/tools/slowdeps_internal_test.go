@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// slowSeries is 40 minutes of baseline from t0 and 20 since t0+40m: calls
+// per minute and p95 before and since; a peer that slowed starts its slow
+// p95 at slowFrom minutes (40 unless set).
+type slowSeries struct {
+	calls, callsSince   float64
+	p95, p95Since       float64
+	slowFrom, firstCall int
+}
+
+func (s slowSeries) minutes(t0 time.Time) []Minute {
+	from := s.slowFrom
+	if from == 0 {
+		from = 40
+	}
+	var ms []Minute
+	for i := 0; i < 60; i++ {
+		m := Minute{At: t0.Add(time.Duration(i) * time.Minute), Requests: s.calls, P95Ms: s.p95 + float64(i%3)}
+		if i >= 40 {
+			m.Requests = s.callsSince
+		}
+		if i >= from {
+			m.P95Ms = s.p95Since + float64(i%3)
+		}
+		if i < s.firstCall {
+			m.Requests, m.P95Ms = 0, math.NaN()
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// slowDependencies names a peer only when it was called before the onset,
+// is called since at its usual rate, slowed at (or before) the onset and
+// explains most of the entry spans' added p95. A release that slows the
+// service's own code, a retry storm that multiplies the calls and a peer
+// that slows later or by little are not named.
+func TestSlowDependencies(t *testing.T) {
+	t0 := time.Date(2026, 11, 10, 18, 0, 0, 0, time.UTC)
+	at := t0.Add(40 * time.Minute)
+	on := Onset{At: &at, Signal: "error_rate", BaselineFrom: t0}
+	entry := slowSeries{calls: 20, callsSince: 20, p95: 100, p95Since: 850}
+	for _, tc := range []struct {
+		name  string
+		entry slowSeries
+		peer  slowSeries
+		want  []slowDependency
+	}{
+		{"vector index slowed at its usual rate (s6174-w037)", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821},
+			[]slowDependency{{peer: "vector-index", beforeMs: 67, nowMs: 822}}},
+		{"slowed six minutes before the errors placed the onset", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821, slowFrom: 34},
+			[]slowDependency{{peer: "vector-index", beforeMs: 67, nowMs: 822}}},
+		{"the release slowed the service's own code", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 66}, nil},
+		{"retry storm: calls tripled and slower", entry, slowSeries{calls: 20, callsSince: 60, p95: 66, p95Since: 821}, nil},
+		{"slower by under half the added latency", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 300}, nil},
+		{"slowed ten minutes after the onset", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821, slowFrom: 50}, nil},
+		{"never called before the onset", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821, firstCall: 40}, nil},
+		{"the entry spans did not slow", slowSeries{calls: 20, callsSince: 20, p95: 100, p95Since: 100}, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			peers := map[string][]Minute{"vector-index": tc.peer.minutes(t0)}
+			got := slowDependencies(peers, tc.entry.minutes(t0), t0.Add(50*time.Minute), on)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
