@@ -55,7 +55,8 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // [onset−window, onset), the latest of which is the release running now; the
 // sandbox's facts show no other explanation (other services regressing at the
 // same time, a surge of inbound traffic, a dependency failing at its usual
-// call rate or slowing by most of the added latency at it, its own connection pool failing or waiting, a process of the
+// call rate or slowing by most of the added latency at it (unless
+// the diagnosis is a prompt or configuration release), its own connection pool failing or waiting, a process of the
 // running version restarting, its own logs naming memory, heap, GC or CPU
 // pressure since the onset, a runtime attribute of its spans rising since
 // the onset, or — for a bad release — errors that are not new with the running
@@ -78,7 +79,7 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if dep := failingDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateFailingDependency) {
 		reasons = append(reasons, dep...)
 	}
-	if slow := slowDependencies(svc, ev, inputs); !mutant.Off(mutant.GateSlowDependency) {
+	if slow := slowDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateSlowDependency) {
 		reasons = append(reasons, slow...)
 	}
 	if pool := poolExhaustion(svc, ev, inputs); !mutant.Off(mutant.GatePoolExhaustion) {

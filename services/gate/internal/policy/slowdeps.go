@@ -1,23 +1,29 @@
 package policy
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	"agentk/contracts"
 )
 
+// slowDependencyCauses are the deployment classes that a dependency slowing
+// at its usual call rate does not contradict: a release of prompts or of
+// configuration changes what the service asks the dependency (longer
+// answers from a model, more neighbours from an index) without changing how
+// often it asks (hw-prompt-verbose-faq-bot: a verbose prompt doubles the
+// model calls' latency). A bad release's own code and a retry storm's
+// multiplied calls do not slow the calls they leave as they were.
+var slowDependencyCauses = []string{"prompt_regression", "config_regression"}
+
 // slowDependencies returns a reason when the sandbox found a dependency of
 // svc that slowed at the onset at its usual call rate, by enough to explain
-// most of svc's added latency (contracts.Facts.SlowDependencies); it records
-// the peers in inputs. Unlike a failing dependency it denies every
-// deployment class: the calls' own latency rose while their volume did not,
-// which no release of svc changes short of changing what it asks the
-// dependency (a human judges that), and a model that blames a deploy minutes
-// before is the trap (world s6174-w037, persona:marker). A release that
-// slows svc's own code leaves its client spans as fast as they were; a retry
-// storm multiplies the calls and is no slow dependency.
-func slowDependencies(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+// most of svc's added latency (contracts.Facts.SlowDependencies), and the
+// diagnosis is not one such a slowing fits; it records the peers in inputs.
+// A model that blames a deploy minutes before is the trap (world
+// s6174-w037, persona:marker's bad_release).
+func slowDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	seen := map[string]bool{}
 	var peers []string
 	for _, e := range ev {
@@ -36,6 +42,9 @@ func slowDependencies(svc string, ev []contracts.EvidenceV1, inputs map[string]s
 	}
 	sort.Strings(peers)
 	inputs["slow_dependencies"] = strings.Join(peers, ",")
+	if in.Review.Best != nil && slices.Contains(slowDependencyCauses, in.Review.Best.Class) {
+		return nil
+	}
 	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " slowed at the onset at their usual rate, by most of " + svc +
 		"'s added latency: a slow dependency, not a release of " + svc + ", explains the regression"}
 }
