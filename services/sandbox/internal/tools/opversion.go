@@ -130,57 +130,15 @@ func VersionPlaced(op string, ms []Minute, on Onset, vs *opVersions, alertAt tim
 	if on.At == nil || on.Signal != "error_rate" || vs == nil || vs.errs[op] == nil {
 		return on
 	}
-	at := on.At.UnixMilli()
-	// Pairs seen before on anywhere in the service, then op's own errors.
-	var errs []versionErrors
-	for _, es := range vs.errs {
-		for _, e := range es {
-			if e.ts < at {
-				errs = append(errs, e)
-			}
-		}
-	}
-	for _, e := range vs.errs[op] {
-		if e.ts >= at {
-			errs = append(errs, e)
-		}
-	}
+	errs, seen := versionErrorsAround(op, vs, on.At.UnixMilli())
 	split := splitSignatures(ms, errs, *on.At)
-	seen := map[string]bool{}
-	for _, e := range errs {
-		if e.ts < at {
-			seen[e.version+"\x00"+e.signature] = true
-		}
-	}
-	t, most, mostN := int64(math.MaxInt64), int64(0), 0.0
-	byVersion := map[string]float64{}
-	for _, e := range vs.errs[op] {
-		if e.ts < at || e.ts > alertAt.UnixMilli() || seen[e.version+"\x00"+e.signature] {
-			continue
-		}
-		first, ok := vs.firstServed[e.version]
-		if !ok {
-			return on
-		}
-		t = min(t, first)
-		if byVersion[e.version] += e.n; byVersion[e.version] > mostN {
-			most, mostN = first, byVersion[e.version]
-		}
-	}
-	if mutant.Off(mutant.SandboxOperationVersionBound) {
-		// The mutant: the version with most new errors, earlier ones ignored.
-		t = most
-	}
-	if t == math.MaxInt64 || t <= at {
+	t, ok := firstNewVersionServed(op, vs, seen, on.At.UnixMilli(), alertAt)
+	if !ok {
 		return on
 	}
 	moved := time.UnixMilli(t).UTC()
-	if !mutant.Off(mutant.SandboxOperationVersionBound) {
-		for _, x := range split.fresh {
-			if x.Errors > 0 && !x.At.Before(*on.At) && x.At.Before(moved) {
-				return on
-			}
-		}
+	if !mutant.Off(mutant.SandboxOperationVersionBound) && freshErrorBefore(split.fresh, *on.At, moved) {
+		return on
 	}
 	novel, sigs := split.novelSince(moved)
 	if novel < PooledMinErrors {
@@ -196,4 +154,67 @@ func VersionPlaced(op string, ms []Minute, on Onset, vs *opVersions, alertAt tim
 		on.At.Format(time.RFC3339), fmtF(novel), sigs, moved.Format(time.RFC3339))
 	on.At = &moved
 	return on
+}
+
+// versionErrorsAround returns the (version, signature) errors seen before
+// at anywhere in the service, then op's own errors from at on, and the
+// pairs seen before at.
+func versionErrorsAround(op string, vs *opVersions, at int64) ([]versionErrors, map[string]bool) {
+	var errs []versionErrors
+	for _, es := range vs.errs {
+		for _, e := range es {
+			if e.ts < at {
+				errs = append(errs, e)
+			}
+		}
+	}
+	for _, e := range vs.errs[op] {
+		if e.ts >= at {
+			errs = append(errs, e)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if e.ts < at {
+			seen[e.version+"\x00"+e.signature] = true
+		}
+	}
+	return errs, seen
+}
+
+// firstNewVersionServed is when the earliest version among op's errors of
+// a new pair (from at to the alert) first served; false when there is none,
+// a version's first minute is unknown, or it is not after at.
+func firstNewVersionServed(op string, vs *opVersions, seen map[string]bool, at int64, alertAt time.Time) (int64, bool) {
+	t, most, mostN := int64(math.MaxInt64), int64(0), 0.0
+	byVersion := map[string]float64{}
+	for _, e := range vs.errs[op] {
+		if e.ts < at || e.ts > alertAt.UnixMilli() || seen[e.version+"\x00"+e.signature] {
+			continue
+		}
+		first, ok := vs.firstServed[e.version]
+		if !ok {
+			return 0, false
+		}
+		t = min(t, first)
+		if byVersion[e.version] += e.n; byVersion[e.version] > mostN {
+			most, mostN = first, byVersion[e.version]
+		}
+	}
+	if mutant.Off(mutant.SandboxOperationVersionBound) {
+		// The mutant: the version with most new errors, earlier ones ignored.
+		t = most
+	}
+	return t, t != math.MaxInt64 && t > at
+}
+
+// freshErrorBefore reports an error of a new pair from onset until moved:
+// the onset may not move past it.
+func freshErrorBefore(fresh []Minute, onset, moved time.Time) bool {
+	for _, x := range fresh {
+		if x.Errors > 0 && !x.At.Before(onset) && x.At.Before(moved) {
+			return true
+		}
+	}
+	return false
 }
