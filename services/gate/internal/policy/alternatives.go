@@ -60,23 +60,10 @@ var dependencyCauses = []string{"config_regression"}
 // of svc failing at its usual call rate since the onset and the diagnosis
 // is not one such a failure fits; it records the peers in inputs.
 func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
-	seen := map[string]bool{}
-	var peers []string
-	for _, e := range ev {
-		if e.Service != svc {
-			continue
-		}
-		for _, p := range e.Facts.FailingDependencies {
-			if !seen[p] {
-				seen[p] = true
-				peers = append(peers, p)
-			}
-		}
-	}
+	peers := dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })
 	if len(peers) == 0 {
 		return nil
 	}
-	sort.Strings(peers)
 	inputs["failing_dependencies"] = strings.Join(peers, ",")
 	if in.Review.Best != nil && slices.Contains(dependencyCauses, in.Review.Best.Class) {
 		return nil
@@ -381,4 +368,24 @@ func runtimeSaturation(svc string, ev []contracts.EvidenceV1, inputs map[string]
 	}
 	return []string{svc + "'s runtime attribute " + l.Attribute + " rose to " + ftoa(l.Since) + " since the onset from " + ftoa(l.Baseline) +
 		" in its baseline (median per minute, " + strconv.FormatFloat(l.Rise(), 'f', 2, 64) + "x): a process short of memory or CPU, which a rollback does not surely fix"}
+}
+
+// dependencyPeers returns the peers that pick names in svc's own evidence,
+// each once, sorted.
+func dependencyPeers(svc string, ev []contracts.EvidenceV1, pick func(contracts.Facts) []string) []string {
+	seen := map[string]bool{}
+	var peers []string
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		for _, p := range pick(e.Facts) {
+			if !seen[p] {
+				seen[p] = true
+				peers = append(peers, p)
+			}
+		}
+	}
+	sort.Strings(peers)
+	return peers
 }

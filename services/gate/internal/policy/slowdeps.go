@@ -2,7 +2,6 @@ package policy
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"agentk/contracts"
@@ -24,23 +23,10 @@ var slowDependencyCauses = []string{"prompt_regression", "config_regression"}
 // A model that blames a deploy minutes before is the trap (world
 // s6174-w037, persona:marker's bad_release).
 func slowDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
-	seen := map[string]bool{}
-	var peers []string
-	for _, e := range ev {
-		if e.Service != svc {
-			continue
-		}
-		for _, p := range e.Facts.SlowDependencies {
-			if !seen[p] {
-				seen[p] = true
-				peers = append(peers, p)
-			}
-		}
-	}
+	peers := dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.SlowDependencies })
 	if len(peers) == 0 {
 		return nil
 	}
-	sort.Strings(peers)
 	inputs["slow_dependencies"] = strings.Join(peers, ",")
 	if in.Review.Best != nil && slices.Contains(slowDependencyCauses, in.Review.Best.Class) {
 		return nil
