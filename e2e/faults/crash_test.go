@@ -42,6 +42,24 @@ func (w *world) follow(ctx context.Context, trigger string, onTrigger func()) st
 	triggered := trigger == ""
 	approved := make(chan error, 1)
 	asked := false
+	// decided approves an allowed decision once and reports whether the
+	// incident ended there (a denial).
+	decided := func(d contracts.DecisionV1) bool {
+		if d.Verdict != contracts.VerdictAllow {
+			return true
+		}
+		if !asked {
+			asked = true
+			go func() { approved <- w.approveInSlack(ctx, d.DecisionID) }()
+		}
+		return false
+	}
+	// The core subscription misses what crosses the bus while the test's own
+	// connection reconnects after a NATS restart (the services may reconnect
+	// first, and approve and act in that gap); the streams keep it, so the
+	// stored messages are read too, once a second.
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
 	seen := map[string]int{}
 	for done := false; !done; {
 		select {
@@ -49,6 +67,13 @@ func (w *world) follow(ctx context.Context, trigger string, onTrigger func()) st
 			t.Fatalf("incident did not finish: messages seen %v", seen)
 		case err := <-approved:
 			require.NoError(t, err, "approval in Slack")
+		case <-poll.C:
+			if s, err := w.readStored(ctx); err == nil && triggered {
+				for _, d := range s.decisions {
+					done = decided(d) || done
+				}
+				done = done || len(s.actions) > 0
+			}
 		case m := <-msgs:
 			seen[m.Subject]++
 			if !triggered && m.Subject == trigger {
@@ -60,14 +85,7 @@ func (w *world) follow(ctx context.Context, trigger string, onTrigger func()) st
 				var d contracts.DecisionV1
 				_, err := w.kr.Open(m.Data, m.Subject, time.Now(), &d)
 				require.NoError(t, err)
-				if d.Verdict != contracts.VerdictAllow {
-					done = true
-					break
-				}
-				if !asked {
-					asked = true
-					go func() { approved <- w.approveInSlack(ctx, d.DecisionID) }()
-				}
+				done = decided(d)
 			case contracts.SubjectAction:
 				done = true
 			}

@@ -386,37 +386,67 @@ func (s stored) decisionIDs() []string {
 // read reads every stored message of the pipeline's durable subjects,
 // verifying each producer's signature.
 func (w *world) read(ctx context.Context) stored {
-	t := w.t
-	t.Helper()
+	s, err := w.readStored(ctx)
+	require.NoError(w.t, err)
+	return s
+}
+
+// readStored is read returning its first error: follow calls it while the
+// NATS server may be restarting.
+func (w *world) readStored(ctx context.Context) (stored, error) {
 	var s stored
 	js := w.admin.JetStream()
-	each := func(subject string, decode func([]byte) error) {
+	each := func(subject string, decode func([]byte) error) error {
 		name, ok := topology.StreamFor(subject)
-		require.True(t, ok)
+		if !ok {
+			return fmt.Errorf("no stream holds %s", subject)
+		}
 		st, err := js.Stream(ctx, name)
-		require.NoError(t, err)
+		if err != nil {
+			return err
+		}
 		info, err := st.Info(ctx)
-		require.NoError(t, err)
+		if err != nil {
+			return err
+		}
 		for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 			m, err := st.GetMsg(ctx, seq)
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
 				continue
 			}
-			require.NoError(t, err)
+			if err != nil {
+				return err
+			}
 			if m.Subject != subject {
 				continue
 			}
 			env, err := envelope.Parse(m.Data)
-			require.NoError(t, err)
-			require.NoError(t, w.kr.VerifyProduced(env, subject, time.Now()), "stored %s #%d", subject, seq)
-			require.NoError(t, decode(env.Payload))
+			if err != nil {
+				return err
+			}
+			if err := w.kr.VerifyProduced(env, subject, time.Now()); err != nil {
+				return fmt.Errorf("stored %s #%d: %w", subject, seq, err)
+			}
+			if err := decode(env.Payload); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range []struct {
+		subject string
+		decode  func([]byte) error
+	}{
+		{contracts.SubjectAlert, func(b []byte) error { return appendJSON(b, &s.alerts) }},
+		{contracts.SubjectDecision, func(b []byte) error { return appendJSON(b, &s.decisions) }},
+		{contracts.SubjectApproval, func(b []byte) error { return appendJSON(b, &s.approvals) }},
+		{contracts.SubjectAction, func(b []byte) error { return appendJSON(b, &s.actions) }},
+	} {
+		if err := each(r.subject, r.decode); err != nil {
+			return stored{}, err
 		}
 	}
-	each(contracts.SubjectAlert, func(b []byte) error { return appendJSON(b, &s.alerts) })
-	each(contracts.SubjectDecision, func(b []byte) error { return appendJSON(b, &s.decisions) })
-	each(contracts.SubjectApproval, func(b []byte) error { return appendJSON(b, &s.approvals) })
-	each(contracts.SubjectAction, func(b []byte) error { return appendJSON(b, &s.actions) })
-	return s
+	return s, nil
 }
 
 func appendJSON[T any](b []byte, dst *[]T) error {
