@@ -90,6 +90,16 @@ var burnRateKeys = []string{"burn_rate", "slo_burn_rate", "burnRate"}
 // is checked before Parse returns any, so a caller that files only after
 // Parse succeeded never stores half a body. Unknown fields are ignored.
 func Parse(b []byte, receivedAt time.Time) ([]contracts.AlertV1, error) {
+	return parse(b, receivedAt, true)
+}
+
+// parse is Parse, with the hand decoder (hand) or encoding/json alone.
+func parse(b []byte, receivedAt time.Time, hand bool) ([]contracts.AlertV1, error) {
+	if hand {
+		if alerts, ok := decodeHand(b); ok {
+			return parseHand(alerts, receivedAt.UTC())
+		}
+	}
 	bd, maps, err := decodeBody(b)
 	if err != nil {
 		return nil, err
@@ -232,11 +242,45 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// parseHand is Parse for a body the hand decoder read: the same checks,
+// in the same order, as the alerts encoding/json decodes.
+func parseHand(alerts []handAlert, receivedAt time.Time) ([]contracts.AlertV1, error) {
+	if alerts == nil {
+		return nil, fieldErr("alerts", "required")
+	}
+	if len(alerts) == 0 {
+		return nil, fieldErr("alerts", "at least one alert is required")
+	}
+	if len(alerts) > MaxAlerts {
+		return nil, fieldErr("alerts", "%d alerts, at most %d", len(alerts), MaxAlerts)
+	}
+	out := make([]contracts.AlertV1, 0, len(alerts))
+	for i, h := range alerts {
+		at := "alerts[" + strconv.Itoa(i) + "]"
+		d, err := checkDecoded(decoded{alert: h.alert, labels: h.labels, annotations: h.annotations}, at)
+		if err != nil {
+			return nil, err
+		}
+		a, err := finish(d, h.raw, at, receivedAt)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 func normalise(raw json.RawMessage, at string, receivedAt time.Time) (contracts.AlertV1, error) {
 	d, err := decodeAlert(raw, at)
 	if err != nil {
 		return contracts.AlertV1{}, err
 	}
+	return finish(d, raw, at, receivedAt)
+}
+
+// finish checks the decoded alert d at path at (raw its bytes) and
+// normalises it.
+func finish(d decoded, raw []byte, at string, receivedAt time.Time) (contracts.AlertV1, error) {
 	if err := checkAlert(at, d.alert, d.labels, d.annotations); err != nil {
 		return contracts.AlertV1{}, err
 	}
