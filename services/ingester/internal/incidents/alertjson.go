@@ -89,14 +89,48 @@ func MarshalAlert(a contracts.AlertV1) ([]byte, error) {
 		return json.Marshal(a)
 	}
 	if len(a.Raw) > 0 {
-		raw, err := json.Marshal(a.Raw) // compacted and HTML-escaped, as json.Marshal(a) does
-		if err != nil {
+		b = append(b, `,"raw":`...)
+		if b, err = appendRaw(b, a.Raw); err != nil {
 			return json.Marshal(a) // json.Marshal's error
 		}
-		b = append(b, `,"raw":`...)
-		b = append(b, raw...)
 	}
 	return append(b, '}'), nil
+}
+
+// appendRaw appends raw compacted and HTML-escaped, as json.Marshal(a)
+// encodes a json.RawMessage: raw itself when it is valid JSON that its
+// compaction leaves as it is (a body as senders encode it), without
+// encoding/json's copies of it.
+func appendRaw(b, raw []byte) ([]byte, error) {
+	if json.Valid(raw) && compact(raw) {
+		return append(b, raw...), nil
+	}
+	enc, err := json.Marshal(json.RawMessage(raw))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
+}
+
+// compact reports that json.Marshal's compaction of the valid JSON raw
+// leaves it as it is: no whitespace outside its strings, and in them no
+// HTML character it escapes (<, >, &) and no U+2028 or U+2029 (whose
+// first byte is 0xe2).
+func compact(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case in && c == '\\':
+			i++ // the escaped byte, ASCII: an escape's rest is too
+		case c == '"':
+			in = !in
+		case c == '<' || c == '>' || c == '&' || c == 0xe2:
+			return false
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // appendTime is time.Time's MarshalJSON.

@@ -81,6 +81,10 @@ func TestMarshalAlertIsJSONMarshal(t *testing.T) {
 		{"a year past 9999 is json.Marshal's error", contracts.AlertV1{StartsAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
 		{"an end past 9999", contracts.AlertV1{EndsAt: func() *time.Time { e := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC); return &e }()}},
 		{"raw that is not JSON", contracts.AlertV1{Raw: json.RawMessage("{nope")}},
+		{"raw compact, spaces and escapes in its strings", contracts.AlertV1{Raw: json.RawMessage(`{"a":"x y \" z \\","b":[1,{"c":"\u00e9 é"}],"d":null}`)}},
+		{"raw compact but for a space after an escaped backslash", contracts.AlertV1{Raw: json.RawMessage(`{"a":"\\", "b":1}`)}},
+		{"raw with U+2028 in a string", contracts.AlertV1{Raw: json.RawMessage("{\"a\":\"\u2028\"}")}},
+		{"raw with an HTML character in a string", contracts.AlertV1{Raw: json.RawMessage(`{"a":"&"}`)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -94,6 +98,7 @@ func TestMarshalAlertIsJSONMarshal(t *testing.T) {
 func FuzzMarshalAlert(f *testing.F) {
 	f.Add("shop-api", "burn <&>", "k", "v\u2028\xff", 3.5, int64(1796033220), []byte(`{"a": [1, "<x>"]}`))
 	f.Add("", "", "", "", 0.0, int64(0), []byte(nil))
+	f.Add("a", "b", "c", "d", 1.0, int64(1), []byte(`{"a":"x \\\" y","b":[1,2.5e3,true,null]}`))
 	f.Fuzz(func(t *testing.T, svc, name, k, v string, burn float64, unix int64, raw []byte) {
 		at := time.Unix(unix, unix%1000000007).UTC()
 		a := contracts.AlertV1{IncidentID: "inc-" + svc, Status: name, Service: svc, RuleID: k, AlertName: name, Severity: v,
@@ -105,4 +110,16 @@ func FuzzMarshalAlert(f *testing.F) {
 		}
 		requireMarshalled(t, a)
 	})
+}
+
+// TestCompactRawIsAppendedAsItIs: a raw alert as senders encode it (no
+// whitespace between tokens) is appended without encoding/json, and one
+// with whitespace between tokens or a character json.Marshal escapes is
+// not (TestMarshalAlertIsJSONMarshal holds the bytes to json.Marshal's).
+func TestCompactRawIsAppendedAsItIs(t *testing.T) {
+	t.Parallel()
+	require.True(t, compact([]byte(`{"labels":{"alertname":"High error rate","d":"a \"b\" \\"},"v":[1,null]}`)))
+	for _, raw := range []string{`{"a": 1}`, "{\"a\":1}\n", `{"a":"\\" }`, `{"a":"<"}`, "{\"a\":\"\u2029\"}"} {
+		require.False(t, compact([]byte(raw)), raw)
+	}
 }
