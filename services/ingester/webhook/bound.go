@@ -42,6 +42,9 @@ func jsonBound(v reflect.Value) int {
 		}
 		return jsonBound(v.Elem())
 	case reflect.Map:
+		if m, ok := v.Interface().(map[string]string); ok {
+			return stringMapBound(m)
+		}
 		n := 2
 		for it := v.MapRange(); it.Next(); {
 			n += jsonBound(it.Key()) + jsonBound(it.Value()) + 2
@@ -60,6 +63,16 @@ func jsonBound(v reflect.Value) int {
 		return structBound(v)
 	}
 	return unbounded
+}
+
+// stringMapBound is jsonBound of a map of strings, without reflect's copy
+// of each key and value.
+func stringMapBound(m map[string]string) int {
+	n := 2
+	for k, v := range m {
+		n += 6*len(k) + 2 + 6*len(v) + 2 + 2
+	}
+	return n
 }
 
 // structBound is jsonBound of a struct: each exported field's name (its tag

@@ -17,7 +17,10 @@ import (
 // number where an int is wanted that is not a plain integer) and on
 // anything encoding/json refuses, it declines, and Parse decodes the body
 // with encoding/json as before, with its errors. FuzzHandDecode holds it
-// to encoding/json.
+// to encoding/json. The strings it reads without an escape are substrings
+// of one copy of the body, not a copy each: the alerts Parse returns keep
+// that copy alive, and nothing the ingester holds after a request does
+// (it keeps ids it derives, not labels).
 
 // handAlert is one alert of a body as decodeHand read it, with its raw
 // bytes (encoding/json's json.RawMessage of the element).
@@ -42,13 +45,18 @@ const maxHandDepth = 64
 type reader struct {
 	b []byte
 	i int
+	// s is b as a string: a string value with no escape is a substring
+	// of it, not a copy of its own.
+	s string
+	// key is where the name of the member members reads starts in b.
+	key int
 }
 
 // decodeHand decodes body b: its alerts (nil when the body has no
 // "alerts"), with their maps; the group and common maps are checked to be
 // objects of strings and dropped. ok is false when it declines.
 func decodeHand(b []byte) (alerts []handAlert, ok bool) {
-	r := reader{b: b}
+	r := reader{b: b, s: string(b)}
 	var seen uint32
 	ok = r.members(func(k []byte, plain bool) bool {
 		f := fieldIndex(k, plain, bodyFields)
@@ -184,7 +192,7 @@ func (r *reader) members(member func(k []byte, plain bool) bool) bool {
 	}
 	for {
 		r.ws()
-		k, esc, ascii, ok := r.rawString()
+		k, start, esc, ascii, ok := r.rawString()
 		if !ok {
 			return false
 		}
@@ -193,6 +201,7 @@ func (r *reader) members(member func(k []byte, plain bool) bool) bool {
 			return false
 		}
 		r.ws()
+		r.key = start
 		if !member(k, !esc && ascii) {
 			return false
 		}
@@ -208,8 +217,11 @@ func (r *reader) members(member func(k []byte, plain bool) bool) bool {
 
 // stringObject reads an object of strings into m (m nil: checks it only).
 func (r *reader) stringObject(m map[string]string) bool {
-	return r.members(func(k []byte, plain bool) bool {
-		key, ok := decodeString(k, plain)
+	return r.members(func(k []byte, _ bool) bool {
+		key, ok := r.s[r.key:r.key+len(k)], true
+		if bytes.IndexByte(k, '\\') >= 0 {
+			key, ok = decodeString(k, false)
+		}
 		if !ok {
 			return false
 		}
@@ -223,9 +235,12 @@ func (r *reader) stringObject(m map[string]string) bool {
 
 // string reads a string value.
 func (r *reader) string() (string, bool) {
-	raw, esc, ascii, ok := r.rawString()
-	if !ok {
+	raw, start, esc, ascii, ok := r.rawString()
+	switch {
+	case !ok:
 		return "", false
+	case !esc:
+		return r.s[start : start+len(raw)], true // checked UTF-8 by rawString
 	}
 	return decodeString(raw, !esc && ascii)
 }
@@ -239,35 +254,36 @@ func (r *reader) stringPtr() (*string, bool) {
 	return &s, true
 }
 
-// rawString reads a string, returning its bytes between the quotes: esc
+// rawString reads a string, returning its bytes between the quotes and
+// where they start in r.b: esc
 // when it holds an escape, ascii when every byte is. Its escapes are
 // checked; a control character or invalid UTF-8 declines.
-func (r *reader) rawString() (raw []byte, esc, ascii, ok bool) {
+func (r *reader) rawString() (raw []byte, start int, esc, ascii, ok bool) {
 	if !r.byte('"') {
-		return nil, false, false, false
+		return nil, 0, false, false, false
 	}
-	start := r.i
+	start = r.i
 	ascii = true
 	for i := start; i < len(r.b); i++ {
 		switch c := r.b[i]; {
 		case c == '"':
 			r.i = i + 1
 			raw = r.b[start:i]
-			return raw, esc, ascii, ascii || utf8.Valid(raw)
+			return raw, start, esc, ascii, ascii || utf8.Valid(raw)
 		case c == '\\':
 			n := escapeLen(r.b[i+1:])
 			if n == 0 {
-				return nil, false, false, false
+				return nil, 0, false, false, false
 			}
 			esc = true
 			i += n
 		case c < 0x20:
-			return nil, false, false, false
+			return nil, 0, false, false, false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
 	}
-	return nil, false, false, false
+	return nil, 0, false, false, false
 }
 
 // escapeLen is the length of the escape whose backslash precedes b, less
@@ -357,7 +373,7 @@ func (r *reader) skip(depth int) bool {
 	}
 	switch c := r.b[r.i]; {
 	case c == '"':
-		_, _, _, ok := r.rawString()
+		_, _, _, _, ok := r.rawString()
 		return ok
 	case c == '{':
 		return r.members(func([]byte, bool) bool { return r.skip(depth + 1) })
