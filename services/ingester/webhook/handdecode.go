@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"agentk/platform/mutant"
 )
 
 // The hand decoder reads a webhook body in one pass, without reflection,
@@ -167,6 +169,9 @@ func fieldIndex(k []byte, plain bool, names []string) int {
 		if string(k) == n {
 			return i
 		}
+	}
+	if mutant.Off(mutant.IngestHandDecodeFold) {
+		return unknownField
 	}
 	if !plain {
 		return foldedField

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,3 +124,35 @@ func FuzzHandDecode(f *testing.F) {
 
 // handReceived is the receive time of the bodies the hand decoder is tried on.
 var handReceived = time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+
+// BenchmarkParse: Parse of SigNoz's threshold alert with the hand decoder
+// and with encoding/json alone, CPU time and allocations an alert.
+//
+//	go test -run '^$' -bench Parse -benchmem ./services/ingester/webhook
+func BenchmarkParse(b *testing.B) {
+	body, err := os.ReadFile(filepath.Join("testdata", "signoz-threshold.json"))
+	require.NoError(b, err)
+	for _, tc := range []struct {
+		name string
+		hand bool
+	}{{"encoding_json", false}, {"hand", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				if _, err := parse(body, handReceived, tc.hand); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N)/1e3, "cpu-µs/op")
+		})
+	}
+}
+
+// cpuTime is the process's CPU time (user and system): under a load that
+// makes wall-clock times meaningless, it is what a benchmark can compare.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -9,6 +9,11 @@ const (
 	// IngestServiceName is the ingester's refusal of a service label that
 	// is not a service name (non-ASCII, a homoglyph of another service).
 	IngestServiceName = "ingester.service_name"
+	// IngestHandDecodeFold is the hand decoder's refusal of a member name
+	// encoding/json would match to a field although it is not spelt as one
+	// ("Labels", "label\u017f"): read as an unknown member, a second labels
+	// map would be dropped where encoding/json decodes it.
+	IngestHandDecodeFold = "ingester.hand_decode_fold"
 )
 
 // Ingester lists the mutants of the checks above and the test that kills
@@ -18,4 +23,6 @@ var Ingester = []Mutant{
 		KilledBy: "test:services/ingester:./internal/incidents:^TestAReFireNeverRepublishesTheResolvedEpisode$"},
 	{Name: IngestServiceName, Check: "the ingester refuses a service label that is not a service name (non-ASCII, a homoglyph of another service)",
 		KilledBy: "test:services/ingester:./webhook:^TestParseRefusesWhatCannotNameAService$"},
+	{Name: IngestHandDecodeFold, Check: "the ingester's hand decoder leaves a body to encoding/json when a member name is another spelling of a field's (case, escape, Unicode folding)",
+		KilledBy: "test:services/ingester:./webhook:^TestHandDecodeIsEncodingJSON$"},
 }
