@@ -156,3 +156,21 @@ func cpuTime(b *testing.B) time.Duration {
 	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestHandDecodeOnTheCorpus: every recorded alert of the incident corpus
+// (e2e/incidents, written for other tests) parses the same with the hand
+// decoder as with encoding/json alone, and the hand decoder reads each
+// one itself.
+func TestHandDecodeOnTheCorpus(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "..", "e2e", "incidents", "*", "alert.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		requireSameParse(t, b)
+		_, ok := decodeHand(b)
+		require.True(t, ok, "%s is left to encoding/json", p)
+	}
+}
