@@ -245,5 +245,5 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		resp.Alerts = append(resp.Alerts, Filed{IncidentID: res.IncidentID, Outcome: string(res.Outcome), Service: a.Service})
 	}
-	writeJSON(w, http.StatusOK, resp)
+	writeResponse(w, resp)
 }
