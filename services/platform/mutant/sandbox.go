@@ -121,7 +121,7 @@ var Sandbox = []Mutant{
 	{Name: SandboxQualityBonferroni, Check: "attributes that only wander place no onset (Bonferroni over the series)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestQuietAttributesShiftNothing"},
 	{Name: SandboxEpisodeSplit, Check: "an earlier episode that began and ended before the onset stays out of it (two back-to-back episodes)",
-		KilledBy: "test:services/sandbox:./internal/tools:TestBaselineHoldingAnEarlierEpisode"},
+		KilledBy: "test:services/sandbox:./internal/facts:TestBaselineHoldingAnEarlierEpisode"},
 	{Name: SandboxOperationBucketTest, Check: "one stray error a few minutes before a thin operation's real rise does not lead its onset",
 		KilledBy: "test:services/sandbox:./internal/tools:TestThinOperationStrayErrorBeforeTheRise"},
 	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",

@@ -10,6 +10,7 @@ import (
 	"agentk/contracts"
 	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -216,7 +217,7 @@ func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, v
 	var out []opDeparture
 	for _, d := range found {
 		if significantAmong(d.p*lookFactor(d.look), n) {
-			d.on.Operation, d.on.opFilter = d.op, filters[d.op]
+			d.on.Operation, d.on.OpFilter = d.op, filters[d.op]
 			out = append(out, d)
 		}
 	}
@@ -240,7 +241,7 @@ func splitPlaced(ms []Minute, on Onset, alertAt time.Time) Onset {
 			active = append(active, x)
 		}
 	}
-	s := splitPoint(active, alertAt, on.Signal)
+	s := facts.SplitPoint(active, alertAt, on.Signal)
 	if s <= 0 || !active[s].At.After(*on.At) || active[s].At.After(alertAt) || mutant.Off(mutant.SandboxOperationSplit) {
 		return on
 	}
@@ -307,28 +308,6 @@ func significantAmong(p float64, n int) bool {
 	return p <= OperationAlpha/float64(max(n, 1))
 }
 
-// binomTail is P(X ≥ k) for X ~ Binomial(n, q).
-func binomTail(k, n int, q float64) float64 {
-	switch {
-	case k <= 0:
-		return 1
-	case k > n, q <= 0:
-		return 0
-	case q >= 1:
-		return 1
-	}
-	lf := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-	var sum float64
-	for i := k; i <= n; i++ {
-		t := math.Exp(lf(n) - lf(i) - lf(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
-		sum += t
-		if t < sum*1e-12 && float64(i) > float64(n)*q {
-			break
-		}
-	}
-	return math.Min(sum, 1)
-}
-
 // OperationBucketAlpha is the family-wise chance, over the operations, of
 // one bucket's errors being read as off by chance: each operation's buckets
 // are judged at OperationBucketAlpha / N (Margins.BucketAlpha).
@@ -365,7 +344,7 @@ func medianP95(xs []Minute) float64 {
 	if len(p) == 0 {
 		return 0
 	}
-	return median(p)
+	return facts.Median(p)
 }
 
 // earliestOnset is the service's onset, or the earliest significant

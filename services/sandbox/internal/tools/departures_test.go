@@ -101,7 +101,7 @@ func TestOneOperationOfThreeFailingPlacesTheOnset(t *testing.T) {
 		// The aggregate missed it: the endpoint's own series placed it.
 		missed++
 		require.Equal(t, "POST /coupon SERVER", on.Operation, "seed %d", seed)
-		require.Equal(t, "name = 'POST /coupon'", on.opFilter)
+		require.Equal(t, "name = 'POST /coupon'", on.OpFilter)
 		require.False(t, on.At.After(failAt.Add(5*time.Minute)), "seed %d: onset %s", seed, on.At)
 		require.False(t, on.At.Before(failAt.Add(-15*time.Minute)), "seed %d: onset %s (%s)", seed, on.At, on.Reason)
 	}

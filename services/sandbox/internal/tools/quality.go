@@ -304,7 +304,7 @@ func valueShift(key, value string, ms []Minute, alertAt time.Time, thr float64, 
 	}
 	at := valueShiftAt(ms, s, e0)
 	on := qualityOnset(ms[:s], at, "value_share", fmt.Sprintf("the share of %s = %s rose from %s to %s at %s (2·ΔlogL %s)", key, compact.Quote(value), fmtF(round(before)), fmtF(round(after)), at.Format(time.RFC3339), fmtF(round(lr))), m)
-	on.qualityKey, on.qualityValue = key, value
+	on.QualityKey, on.QualityValue = key, value
 	return &qualityDeparture{
 		fact: contracts.QualityShift{Attribute: key, Value: value, At: at, Before: round(before), Since: round(after), Statistic: round(lr)},
 		on:   on,

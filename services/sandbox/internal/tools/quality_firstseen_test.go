@@ -67,7 +67,7 @@ func TestValueShiftNeverSeenStartsWhereFirstSeen(t *testing.T) {
 // attribute saying nothing; the refinement never moves it earlier.
 func TestRefineReadsTheShiftedValue(t *testing.T) {
 	at := synthEnd.Add(-20 * time.Minute)
-	on := Onset{At: &at, Signal: "value_share", qualityKey: "app.prompt.template", qualityValue: "answer-3252", BucketMinutes: 1}
+	on := Onset{At: &at, Signal: "value_share", QualityKey: "app.prompt.template", QualityValue: "answer-3252", BucketMinutes: 1}
 	row := func(after time.Duration, value string) signoz.RawRow {
 		d := map[string]any{"timestamp": at.Add(after).Format(time.RFC3339Nano)}
 		if value != "" {
