@@ -3,6 +3,7 @@ package tools
 import (
 	"time"
 
+	"agentk/contracts"
 	"agentk/services/sandbox/internal/facts"
 )
 
@@ -38,3 +39,38 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// MaxOperationSeries bounds the series of each grouping of the operations'
+// queries (facts.MaxOperationSeries).
+const MaxOperationSeries = facts.MaxOperationSeries
+
+// opDeparture is one operation's significant departure (facts.OpDeparture).
+type opDeparture = facts.OpDeparture
+
+// operationDepartures are the operations' significant departures
+// (facts.OperationDepartures).
+func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
+	return facts.OperationDepartures(ops, filters, alertAt, m)
+}
+
+// operationDeparturesBy is operationDepartures with the versions' answers:
+// VersionPlaced may move an operation's error onset later.
+func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *opVersions, alertAt time.Time, m Margins) []opDeparture {
+	place := func(op string, ms []Minute, on Onset, alertAt time.Time, m Margins) Onset {
+		return VersionPlaced(op, ms, on, vs, alertAt, m)
+	}
+	return facts.OperationDeparturesBy(ops, filters, place, alertAt, m)
+}
+
+// earliestOnset is the service's onset or an earlier operation's
+// (facts.EarliestOnset).
+func earliestOnset(svc Onset, deps []opDeparture) Onset { return facts.EarliestOnset(svc, deps) }
+
+// departureFacts are the facts of the significant departures
+// (facts.DepartureFacts).
+func departureFacts(deps []opDeparture) []contracts.OperationDeparture {
+	return facts.DepartureFacts(deps)
+}
+
+// medianP95 is the median p95 of the minutes that have one (facts.MedianP95).
+func medianP95(xs []Minute) float64 { return facts.MedianP95(xs) }

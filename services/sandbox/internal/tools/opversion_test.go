@@ -56,11 +56,11 @@ func TestVersionPlacedMovesPastAGapToTheNewVersion(t *testing.T) {
 	ops, vs, release := versionWorld{gap: 4 * time.Minute}.draw()
 	plain := operationDepartures(ops, nil, synthEnd, DefaultMargins)
 	require.Len(t, plain, 1)
-	require.True(t, plain[0].on.At.Before(release), "without the versions the onset lies in the gap, before the release: %v", plain[0].on.At)
+	require.True(t, plain[0].Onset().At.Before(release), "without the versions the onset lies in the gap, before the release: %v", plain[0].Onset().At)
 	deps := operationDeparturesBy(ops, nil, vs, synthEnd, DefaultMargins)
 	require.Len(t, deps, 1)
-	require.Equal(t, release, *deps[0].on.At, deps[0].on.Signatures)
-	require.NotEmpty(t, deps[0].on.Signatures)
+	require.Equal(t, release, *deps[0].Onset().At, deps[0].Onset().Signatures)
+	require.NotEmpty(t, deps[0].Onset().Signatures)
 }
 
 // TestVersionPlacedGuards: the onset stays where the operation's own series
@@ -87,9 +87,9 @@ func TestVersionPlacedGuards(t *testing.T) {
 			require.Len(t, plain, 1)
 			deps := operationDeparturesBy(ops, nil, vs, synthEnd, DefaultMargins)
 			require.Len(t, deps, 1)
-			require.Equal(t, plain[0].on.At, deps[0].on.At, deps[0].on.Signatures)
-			require.True(t, deps[0].on.At.Before(release), "onset %v", deps[0].on.At)
-			require.Empty(t, deps[0].on.Signatures)
+			require.Equal(t, plain[0].Onset().At, deps[0].Onset().At, deps[0].Onset().Signatures)
+			require.True(t, deps[0].Onset().At.Before(release), "onset %v", deps[0].Onset().At)
+			require.Empty(t, deps[0].Onset().Signatures)
 		})
 	}
 }

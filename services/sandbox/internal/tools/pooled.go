@@ -21,10 +21,10 @@ const (
 )
 
 // sums is the requests and the errors of ms (facts.Sums).
-func sums(ms []Minute) (req, errs float64) { return facts.Sums(factMinutes(ms)) }
+func sums(ms []Minute) (req, errs float64) { return facts.Sums(ms) }
 
 // bestErrorSplit is the split of ms with the largest binomial
 // likelihood-ratio statistic, and that statistic (facts.BestErrorSplit).
 func bestErrorSplit(ms []Minute, alertAt time.Time) (int, float64) {
-	return facts.BestErrorSplit(factMinutes(ms), alertAt)
+	return facts.BestErrorSplit(ms, alertAt)
 }

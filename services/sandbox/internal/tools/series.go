@@ -9,7 +9,7 @@ import (
 )
 
 // The series readers live in package facts; these wrappers keep tools' own
-// names and its Minute type until the files that call them move there too.
+// names for them.
 
 // A labelFunc names the group a series belongs to ("" drops the series).
 type labelFunc = facts.LabelFunc
@@ -27,14 +27,7 @@ func samples(resp signoz.Response, label labelFunc, add func(group string, agg i
 // count series into each group's minutes (unsorted; facts.PerMinuteGrouped).
 func perMinuteGrouped(all, errs signoz.Response, label labelFunc) (map[string][]Minute, error) {
 	by, err := facts.PerMinuteGrouped(all, errs, label)
-	if err != nil {
-		return nil, badResponse(err)
-	}
-	out := make(map[string][]Minute, len(by))
-	for g, ms := range by {
-		out[g] = toolMinutes(ms)
-	}
-	return out, nil
+	return by, badResponse(err)
 }
 
 // perMinuteBy splits grouped series by their service.name label.
@@ -51,20 +44,6 @@ func badResponse(err error) error {
 	return fmt.Errorf("%w: %w", ErrBadResponse, err)
 }
 
-// factMinutes and toolMinutes convert between tools' Minute and facts'
-// (the same fields).
-func factMinutes(ms []Minute) []facts.Minute {
-	out := make([]facts.Minute, len(ms))
-	for i, m := range ms {
-		out[i] = facts.Minute(m)
-	}
-	return out
-}
-
-func toolMinutes(ms []facts.Minute) []Minute {
-	out := make([]Minute, len(ms))
-	for i, m := range ms {
-		out[i] = Minute(m)
-	}
-	return out
-}
+// labelJoin names a series by the values of every key, joined by " "
+// (facts.LabelJoin).
+func labelJoin(keys ...string) labelFunc { return facts.LabelJoin(keys...) }
