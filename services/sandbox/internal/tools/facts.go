@@ -5,6 +5,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/signoz"
 )
 
 // The facts moved to package facts; these aliases keep the names tools' own
@@ -74,3 +75,27 @@ func departureFacts(deps []opDeparture) []contracts.OperationDeparture {
 
 // medianP95 is the median p95 of the minutes that have one (facts.MedianP95).
 func medianP95(xs []Minute) float64 { return facts.MedianP95(xs) }
+
+// qualityDeparture is one attribute's significant shift
+// (facts.QualityDeparture).
+type qualityDeparture = facts.QualityDeparture
+
+// qualityDepartures judges each key's series, resps in qualityQueries
+// order (facts.QualityDepartures).
+func qualityDepartures(keys []qualityKey, resps []signoz.Response, alertAt time.Time, m Margins) ([]qualityDeparture, error) {
+	fk := make([]facts.QualityKey, len(keys))
+	for i, k := range keys {
+		fk[i] = facts.QualityKey{Name: k.name, Numeric: k.numeric}
+	}
+	deps, err := facts.QualityDepartures(fk, resps, alertAt, m)
+	return deps, badResponse(err)
+}
+
+// earliestWithQuality is on or an earlier quality shift's onset
+// (facts.EarliestWithQuality).
+func earliestWithQuality(on Onset, deps []qualityDeparture) Onset {
+	return facts.EarliestWithQuality(on, deps)
+}
+
+// qualityFacts are the facts of the shifts (facts.QualityFacts).
+func qualityFacts(deps []qualityDeparture) []contracts.QualityShift { return facts.QualityFacts(deps) }
