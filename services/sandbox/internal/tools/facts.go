@@ -99,3 +99,16 @@ func earliestWithQuality(on Onset, deps []qualityDeparture) Onset {
 
 // qualityFacts are the facts of the shifts (facts.QualityFacts).
 func qualityFacts(deps []qualityDeparture) []contracts.QualityShift { return facts.QualityFacts(deps) }
+
+// addRetryAttempts adds to each peer's calls the retries its client spans
+// counted, resps by PeerKeys (facts.AddRetryAttempts).
+func addRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response) error {
+	return badResponse(facts.AddRetryAttempts(byPeer, resps, PeerKeys))
+}
+
+// retryRise is the source whose retries per inbound request rose most
+// since the onset (facts.RetryRise).
+func retryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roots []Minute, on Onset) (*contracts.RetryRise, error) {
+	r, err := facts.RetryRise(keys, attrs, logs, roots, on)
+	return r, badResponse(err)
+}
