@@ -79,7 +79,7 @@ func readOpVersions(all, errs signoz.Response) (*opVersions, error) {
 			return
 		}
 		p := splitLabel(g)
-		v.errs[p[0]] = append(v.errs[p[0]], versionErrors{version: p[1], signature: Signature(p[2]), ts: ts, n: n})
+		v.errs[p[0]] = append(v.errs[p[0]], versionErrors{Version: p[1], Signature: Signature(p[2]), TS: ts, N: n})
 	})
 	return v, err
 }
@@ -163,20 +163,20 @@ func versionErrorsAround(op string, vs *opVersions, at int64) ([]versionErrors, 
 	var errs []versionErrors
 	for _, es := range vs.errs {
 		for _, e := range es {
-			if e.ts < at {
+			if e.TS < at {
 				errs = append(errs, e)
 			}
 		}
 	}
 	for _, e := range vs.errs[op] {
-		if e.ts >= at {
+		if e.TS >= at {
 			errs = append(errs, e)
 		}
 	}
 	seen := map[string]bool{}
 	for _, e := range errs {
-		if e.ts < at {
-			seen[e.version+"\x00"+e.signature] = true
+		if e.TS < at {
+			seen[e.Version+"\x00"+e.Signature] = true
 		}
 	}
 	return errs, seen
@@ -189,16 +189,16 @@ func firstNewVersionServed(op string, vs *opVersions, seen map[string]bool, at i
 	t, most, mostN := int64(math.MaxInt64), int64(0), 0.0
 	byVersion := map[string]float64{}
 	for _, e := range vs.errs[op] {
-		if e.ts < at || e.ts > alertAt.UnixMilli() || seen[e.version+"\x00"+e.signature] {
+		if e.TS < at || e.TS > alertAt.UnixMilli() || seen[e.Version+"\x00"+e.Signature] {
 			continue
 		}
-		first, ok := vs.firstServed[e.version]
+		first, ok := vs.firstServed[e.Version]
 		if !ok {
 			return 0, false
 		}
 		t = min(t, first)
-		if byVersion[e.version] += e.n; byVersion[e.version] > mostN {
-			most, mostN = first, byVersion[e.version]
+		if byVersion[e.Version] += e.N; byVersion[e.Version] > mostN {
+			most, mostN = first, byVersion[e.Version]
 		}
 	}
 	if mutant.Off(mutant.SandboxOperationVersionBound) {

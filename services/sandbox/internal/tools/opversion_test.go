@@ -27,7 +27,7 @@ func (w versionWorld) draw() (map[string][]Minute, *opVersions, time.Time) {
 	vs := &opVersions{firstServed: map[string]int64{"v1": synthEnd.Add(-5 * time.Hour).UnixMilli(), "v2": release.Add(-w.v2FirstSeen).UnixMilli()},
 		errs: map[string][]versionErrors{}}
 	if w.knownElsewhere != "" {
-		vs.errs["GET /api/quote Server"] = []versionErrors{{version: "v1", signature: Signature(w.knownElsewhere), ts: release.Add(-2 * time.Hour).UnixMilli(), n: 1}}
+		vs.errs["GET /api/quote Server"] = []versionErrors{{Version: "v1", Signature: Signature(w.knownElsewhere), TS: release.Add(-2 * time.Hour).UnixMilli(), N: 1}}
 	}
 	for t := synthEnd.Add(-3 * time.Hour); t.Before(synthEnd.Add(2 * time.Minute)); t = t.Add(time.Minute) {
 		switch {
@@ -35,13 +35,13 @@ func (w versionWorld) draw() (map[string][]Minute, *opVersions, time.Time) {
 			ms = append(ms, Minute{At: t, Requests: 1, P95Ms: 20})
 		case t.After(release):
 			ms = append(ms, Minute{At: t, Requests: 1, Errors: 1, P95Ms: 20})
-			vs.errs[versionOp] = append(vs.errs[versionOp], versionErrors{version: "v2", signature: Signature(`FATAL: password authentication failed for user "accounts_app"`), ts: t.UnixMilli(), n: 1})
+			vs.errs[versionOp] = append(vs.errs[versionOp], versionErrors{Version: "v2", Signature: Signature(`FATAL: password authentication failed for user "accounts_app"`), TS: t.UnixMilli(), N: 1})
 		}
 	}
 	for d, sig := range w.oldErrors {
 		at := release.Add(-d)
 		ms = append(ms, Minute{At: at, Requests: 1, Errors: 1, P95Ms: 20})
-		vs.errs[versionOp] = append(vs.errs[versionOp], versionErrors{version: "v1", signature: Signature(sig), ts: at.UnixMilli(), n: 1})
+		vs.errs[versionOp] = append(vs.errs[versionOp], versionErrors{Version: "v1", Signature: Signature(sig), TS: at.UnixMilli(), N: 1})
 	}
 	return map[string][]Minute{versionOp: ms}, vs, release
 }

@@ -92,21 +92,21 @@ type signatureSplit struct {
 func splitSignatures(minutes []Minute, errs []versionErrors, at time.Time) signatureSplit {
 	pairs, sigs := map[string]bool{}, map[string]bool{}
 	for _, e := range errs {
-		if time.UnixMilli(e.ts).Before(at) && e.n > 0 {
-			pairs[e.version+"\x00"+e.signature] = true
-			sigs[e.signature] = true
+		if time.UnixMilli(e.TS).Before(at) && e.N > 0 {
+			pairs[e.Version+"\x00"+e.Signature] = true
+			sigs[e.Signature] = true
 		}
 	}
 	s := signatureSplit{novel: map[int64]float64{}, novelSigs: map[int64][]string{}}
 	fresh := map[int64]float64{}
 	for _, e := range errs {
-		if e.n <= 0 || pairs[e.version+"\x00"+e.signature] {
+		if e.N <= 0 || pairs[e.Version+"\x00"+e.Signature] {
 			continue
 		}
-		fresh[e.ts] += e.n
-		if !sigs[e.signature] {
-			s.novel[e.ts] += e.n
-			s.novelSigs[e.ts] = append(s.novelSigs[e.ts], e.signature)
+		fresh[e.TS] += e.N
+		if !sigs[e.Signature] {
+			s.novel[e.TS] += e.N
+			s.novelSigs[e.TS] = append(s.novelSigs[e.TS], e.Signature)
 		}
 	}
 	for _, x := range minutes {
