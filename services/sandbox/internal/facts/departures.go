@@ -39,9 +39,6 @@ type OpDeparture struct {
 	look int
 }
 
-// Onset is the operation's own onset.
-func (d OpDeparture) Onset() Onset { return d.on }
-
 // OperationWideRequests is the sampled traffic a bucket holds in an
 // operation's second look. With a background error rate of a few percent,
 // a bucket of about 10 sampled requests cannot pass the per-bucket
@@ -78,10 +75,6 @@ func wideMargins(m Margins) Margins {
 	return m
 }
 
-// A Placer may move an operation's onset later to where its series and
-// the versions' answers show it could begin (tools' VersionPlaced).
-type Placer func(op string, ms []Minute, on Onset, alertAt time.Time, m Margins) Onset
-
 // OperationDepartures returns every operation whose series departs from its
 // baseline, under way by the alert, significant at OperationAlpha / N for N
 // the operations with enough baseline to be judged; earliest first.
@@ -91,8 +84,8 @@ func OperationDepartures(ops map[string][]Minute, filters map[string]string, ale
 
 // OperationDeparturesBy is OperationDepartures with the versions' answers:
 // an operation's error onset moves to where its new errors could begin
-// (place: tools' VersionPlaced) before its significance is judged.
-func OperationDeparturesBy(ops map[string][]Minute, filters map[string]string, place Placer, alertAt time.Time, m Margins) []OpDeparture {
+// (VersionPlaced) before its significance is judged.
+func OperationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *OpVersions, alertAt time.Time, m Margins) []OpDeparture {
 	var found []OpDeparture
 	n := 0
 	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
@@ -118,9 +111,7 @@ func OperationDeparturesBy(ops map[string][]Minute, filters map[string]string, p
 			continue
 		}
 		on = splitPlaced(ops[op], on, alertAt)
-		if place != nil {
-			on = place(op, ops[op], on, alertAt, m)
-		}
+		on = VersionPlaced(op, ops[op], on, vs, alertAt, m)
 		d := OpDeparture{op: op, on: on, look: look}
 		d.p, d.before, d.since = departureP(ops[op], on, alertAt)
 		found = append(found, d)

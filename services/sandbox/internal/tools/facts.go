@@ -54,13 +54,25 @@ func operationDepartures(ops map[string][]Minute, filters map[string]string, ale
 	return facts.OperationDepartures(ops, filters, alertAt, m)
 }
 
-// operationDeparturesBy is operationDepartures with the versions' answers:
-// VersionPlaced may move an operation's error onset later.
+// operationDeparturesBy is operationDepartures with the versions' answers
+// (facts.OperationDeparturesBy).
 func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *opVersions, alertAt time.Time, m Margins) []opDeparture {
-	place := func(op string, ms []Minute, on Onset, alertAt time.Time, m Margins) Onset {
-		return VersionPlaced(op, ms, on, vs, alertAt, m)
-	}
-	return facts.OperationDeparturesBy(ops, filters, place, alertAt, m)
+	return facts.OperationDeparturesBy(ops, filters, vs, alertAt, m)
+}
+
+// opVersions is what the versions' answers say (facts.OpVersions).
+type opVersions = facts.OpVersions
+
+// readOpVersions reads opVersionQueries' answers (facts.ReadOpVersions).
+func readOpVersions(all, errs signoz.Response) (*opVersions, error) {
+	v, err := facts.ReadOpVersions(all, errs)
+	return v, badResponse(err)
+}
+
+// SignatureOnset is on, or later where errors of new status signatures
+// begin (facts.SignatureOnset).
+func SignatureOnset(on Onset, minutes []Minute, errs []versionErrors, alertAt time.Time, m Margins) Onset {
+	return facts.SignatureOnset(on, minutes, errs, alertAt, m)
 }
 
 // earliestOnset is the service's onset or an earlier operation's

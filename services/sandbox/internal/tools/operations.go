@@ -102,3 +102,20 @@ func departuresLine(deps []contracts.OperationDeparture) string {
 	}
 	return "operations off their own baseline (significant over every operation looked at): " + strings.Join(parts, "; ")
 }
+
+// opVersionQueries are the per-minute spans of each span name and kind by
+// service.version (every span: the first minute a version served), and their
+// errors by service.version and status message. Optional: without them no
+// operation's onset moves.
+func opVersionQueries(svc string, from, to int64) []Query {
+	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
+	by := []signoz.FieldKey{span("name", "string"), span("kind_string", "string"), version}
+	q := func(name, filter string, by []signoz.FieldKey) Query {
+		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+			Filter: signoz.Filter{Expression: filter}, Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})}
+	}
+	return []Query{
+		q("per_minute_op_versions", and(svc, notMarker), by),
+		q("per_minute_op_version_errors", and(svc, notMarker, "has_error = true"), append(by, signoz.FieldKey{Name: "status_message", FieldContext: "span", FieldDataType: "string"})),
+	}
+}

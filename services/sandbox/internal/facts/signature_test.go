@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math/rand/v2"
@@ -21,12 +21,12 @@ type sigWorld struct {
 	slowFrom                  time.Duration
 }
 
-func (w sigWorld) draw(seed uint64) ([]Minute, []versionErrors) {
+func (w sigWorld) draw(seed uint64) ([]Minute, []VersionErrors) {
 	r := rand.New(rand.NewPCG(seed, seed^0x51c))
 	start := synthEnd.Add(-time.Duration(w.length) * time.Minute)
 	since := func(t time.Time, d time.Duration) bool { return d > 0 && !t.Before(synthEnd.Add(-d)) }
 	var ms []Minute
-	var errs []versionErrors
+	var errs []VersionErrors
 	for t := start; t.Before(synthEnd); t = t.Add(time.Minute) {
 		n := poisson(r, w.perMinute)
 		forced := w.bgAt > 0 && t.Equal(synthEnd.Add(-w.bgAt))
@@ -63,10 +63,10 @@ func (w sigWorld) draw(seed uint64) ([]Minute, []versionErrors) {
 		}
 		ms = append(ms, Minute{At: t, Requests: float64(n), Errors: old + fresh, P95Ms: p95})
 		if old > 0 {
-			errs = append(errs, versionErrors{Version: version, Signature: "internal error", TS: t.UnixMilli(), N: old})
+			errs = append(errs, VersionErrors{Version: version, Signature: "internal error", TS: t.UnixMilli(), N: old})
 		}
 		if fresh > 0 {
-			errs = append(errs, versionErrors{Version: version, Signature: Signature("unsupported operand type(s) for +: 'NoneType' and 'int'"), TS: t.UnixMilli(), N: fresh})
+			errs = append(errs, VersionErrors{Version: version, Signature: Signature("unsupported operand type(s) for +: 'NoneType' and 'int'"), TS: t.UnixMilli(), N: fresh})
 		}
 	}
 	return ms, errs

@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ import (
 // only past at most the background the baseline predicts. minutes is the
 // service's series (every error span); errs are its entry spans' errors by
 // version and signature, a subset of them in the same minutes.
-func SignatureOnset(on Onset, minutes []Minute, errs []versionErrors, alertAt time.Time, m Margins) Onset {
+func SignatureOnset(on Onset, minutes []Minute, errs []VersionErrors, alertAt time.Time, m Margins) Onset {
 	if on.At == nil || on.Signal != "error_rate" {
 		return on
 	}
@@ -89,7 +89,7 @@ type signatureSplit struct {
 	novelSigs map[int64][]string
 }
 
-func splitSignatures(minutes []Minute, errs []versionErrors, at time.Time) signatureSplit {
+func splitSignatures(minutes []Minute, errs []VersionErrors, at time.Time) signatureSplit {
 	pairs, sigs := map[string]bool{}, map[string]bool{}
 	for _, e := range errs {
 		if time.UnixMilli(e.TS).Before(at) && e.N > 0 {
