@@ -8,6 +8,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -104,7 +105,7 @@ func sampleAttributes(resp signoz.Response) map[string]*keySeen {
 	}
 	for _, r := range res {
 		for _, row := range r.Rows {
-			for _, m := range attrMaps {
+			for _, m := range facts.AttrMaps {
 				mm, _ := row.Data[m].(map[string]any)
 				for k, v := range mm {
 					if v == nil || (ignoredQuality(k) && !isRetryAttribute(k)) {

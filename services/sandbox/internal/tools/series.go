@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
@@ -47,3 +48,25 @@ func badResponse(err error) error {
 // labelJoin names a series by the values of every key, joined by " "
 // (facts.LabelJoin).
 func labelJoin(keys ...string) labelFunc { return facts.LabelJoin(keys...) }
+
+// The readers of raw rows live in package facts (facts/fields.go).
+
+// resourceValue reads a resource attribute (facts.ResourceValue).
+func resourceValue(d map[string]any, key string) string { return facts.ResourceValue(d, key) }
+
+// attrValue reads a span or log column or attribute (facts.AttrValue).
+func attrValue(d map[string]any, key string) any { return facts.AttrValue(d, key) }
+
+// attrString is attrValue as a string (facts.AttrString).
+func attrString(d map[string]any, key string) string { return facts.AttrString(d, key) }
+
+// rowTime is the row's timestamp (facts.RowTime).
+func rowTime(r signoz.RawRow) time.Time { return facts.RowTime(r) }
+
+// ms converts nanoseconds to milliseconds, rounded to 3 significant decimals.
+func ms(nanos float64) float64 { return round(nanos / 1e6) }
+
+// round rounds to 3 decimals (facts.Round).
+func round(f float64) float64 { return facts.Round(f) }
+
+func num(v any) (float64, bool) { return signoz.ToFloat(v) }
