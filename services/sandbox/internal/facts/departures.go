@@ -39,6 +39,12 @@ type OpDeparture struct {
 	look int
 }
 
+// Op names the operation ("name KIND", "route <r>" or "rpc <m>").
+func (d OpDeparture) Op() string { return d.op }
+
+// Onset is the operation's own onset.
+func (d OpDeparture) Onset() Onset { return d.on }
+
 // OperationWideRequests is the sampled traffic a bucket holds in an
 // operation's second look. With a background error rate of a few percent,
 // a bucket of about 10 sampled requests cannot pass the per-bucket

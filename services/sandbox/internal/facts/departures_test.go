@@ -252,3 +252,12 @@ func TestSparseEndpointFailingEveryMinute(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, plainMissed, 3, "the default margins must miss some draws")
 }
+
+// TestOpDepartureAccessors: tools reads a departure's operation and onset
+// through Op and Onset.
+func TestOpDepartureAccessors(t *testing.T) {
+	at := synthEnd
+	d := OpDeparture{op: "POST /pay SERVER", on: Onset{At: &at, Signal: "error_rate"}}
+	require.Equal(t, "POST /pay SERVER", d.Op())
+	require.Equal(t, &at, d.Onset().At)
+}
