@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // Round rounds to 3 decimals; NaN and infinities are left as they are.
@@ -13,6 +14,16 @@ func Round(f float64) float64 {
 	}
 	return math.Round(f*1000) / 1000
 }
+
+// round is Round by the name the files that moved from tools call it.
+func round(f float64) float64 { return Round(f) }
+
+// Format is f rounded to 3 decimals in its shortest form, as the facts'
+// reasons and tools' text print numbers.
+func Format(f float64) string { return strconv.FormatFloat(Round(f), 'f', -1, 64) }
+
+// fmtF is Format by the name the files that moved from tools call it.
+func fmtF(f float64) string { return Format(f) }
 
 // Median is the median of v (NaN for none); v is not reordered.
 func Median(v []float64) float64 {
@@ -31,4 +42,26 @@ func Median(v []float64) float64 {
 // sortedKeys is m's keys in order, so that ties break the same way on every run.
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// BinomTail is P(X ≥ k) for X ~ Binomial(n, q).
+func BinomTail(k, n int, q float64) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n, q <= 0:
+		return 0
+	case q >= 1:
+		return 1
+	}
+	lf := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	var sum float64
+	for i := k; i <= n; i++ {
+		t := math.Exp(lf(n) - lf(i) - lf(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
+		sum += t
+		if t < sum*1e-12 && float64(i) > float64(n)*q {
+			break
+		}
+	}
+	return math.Min(sum, 1)
 }

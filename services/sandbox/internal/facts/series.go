@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"agentk/services/sandbox/internal/signoz"
@@ -140,4 +141,19 @@ func PerMinute(all, errs signoz.Response) ([]Minute, error) {
 	out := by["all"]
 	slices.SortFunc(out, func(x, y Minute) int { return x.At.Compare(y.At) })
 	return out, nil
+}
+
+// LabelJoin names a series by the values of every key, joined by " ".
+func LabelJoin(keys ...string) LabelFunc {
+	return func(s signoz.Series) string {
+		var parts []string
+		for _, k := range keys {
+			v := LabelOf(k)(s)
+			if v == "" {
+				return ""
+			}
+			parts = append(parts, v)
+		}
+		return strings.Join(parts, " ")
+	}
 }

@@ -388,7 +388,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	f.Onset = on.At
 	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, departureFacts(st.departures), qualityFacts(st.quality)
 	if on.Quality && len(st.quality) > 0 {
-		f.OnsetAttribute = st.quality[0].fact.Attribute
+		f.OnsetAttribute = st.quality[0].Fact().Attribute
 	}
 	lines := append(overviewLines(f, on, propLine), ruleLines(&f, c, st.minutes, on)...)
 	if st.runtimeRefused != "" {

@@ -28,7 +28,7 @@ func poolFilter(svcFilter string) string {
 // spans' per-minute series and the entry spans' errors by version; nil when
 // the service wrote no pool span in the window.
 func poolWaits(all, failing signoz.Response, entryErrs []versionErrors, on Onset) (*contracts.PoolWaits, error) {
-	p, err := facts.PoolWaits(all, failing, factErrors(entryErrs), *on.At, on.BaselineFrom)
+	p, err := facts.PoolWaits(all, failing, entryErrs, *on.At, on.BaselineFrom)
 	return p, badResponse(err)
 }
 

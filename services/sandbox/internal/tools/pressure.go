@@ -30,7 +30,7 @@ func pressureQuery(svc string, ow Window) Query {
 // resourcePressure splits the pressure logs' per-minute counts at the onset
 // (facts.ResourcePressure); minutes are the service's own.
 func resourcePressure(resp signoz.Response, on Onset, minutes []Minute) (*contracts.ResourcePressure, error) {
-	p, err := facts.ResourcePressure(resp, *on.At, on.BaselineFrom, factMinutes(minutes))
+	p, err := facts.ResourcePressure(resp, *on.At, on.BaselineFrom, minutes)
 	return p, badResponse(err)
 }
 

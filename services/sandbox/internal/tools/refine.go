@@ -34,11 +34,11 @@ func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
 	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
 	fields := refineFields
-	if on.Signal == "value_share" && on.qualityKey != "" {
-		fields = append(slices.Clone(refineFields), tag(on.qualityKey, "string"))
+	if on.Signal == "value_share" && on.QualityKey != "" {
+		fields = append(slices.Clone(refineFields), tag(on.QualityKey, "string"))
 	}
 	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.opFilter)}, Limit: RefineSpans, SelectFields: fields,
+		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.OpFilter)}, Limit: RefineSpans, SelectFields: fields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
 
 }
@@ -69,10 +69,10 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 		case "value_share":
 			// A span carries the value whose share rose; a span without
 			// the attribute says nothing either way.
-			if attrValue(r.Data, on.qualityKey) == nil {
+			if attrValue(r.Data, on.QualityKey) == nil {
 				continue
 			}
-			off = on.qualityKey != "" && attrString(r.Data, on.qualityKey) == on.qualityValue
+			off = on.QualityKey != "" && attrString(r.Data, on.QualityKey) == on.QualityValue
 		}
 		out = append(out, spanMark{at: at, off: off})
 	}

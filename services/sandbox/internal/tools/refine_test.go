@@ -114,3 +114,44 @@ func TestOnsetMarks(t *testing.T) {
 	slow := onsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
 	require.Equal(t, []spanMark{{at.Add(time.Second), false}, {at.Add(2 * time.Second), false}, {at.Add(3 * time.Second), true}}, slow)
 }
+
+// TestRefineLeavesPooledOnsets: the refinement reads the spans of the first
+// buckets after an onset; a pooled onset placed before a margins' departure
+// (traffic-surge-01: errors rising at 10:08, p95 at 10:10) was moved by them
+// to 10:10:49, past the departure's own onset (10:10:00). A pooled onset is
+// not refined.
+func TestRefineLeavesPooledOnsets(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 10, 8, 0, 0, time.UTC)
+	var marks []spanMark
+	for s := range 180 {
+		marks = append(marks, spanMark{at: at.Add(time.Duration(s) * time.Second), off: s >= 170 && s%2 == 0})
+	}
+	on := Onset{At: &at, Signal: "error_rate", ErrorThreshold: 0.05, Pooled: true}
+	require.Equal(t, at, *RefineOnset(on, marks).At)
+	on.Pooled = false
+	require.True(t, RefineOnset(on, marks).At.After(at.Add(2*time.Minute)), "the same spans move an onset of the margins")
+}
+
+// TestRefineReadsTheShiftedValue: a value_share onset is refined from the
+// spans' values (the first span carrying the new value), spans without the
+// attribute saying nothing; the refinement never moves it earlier.
+func TestRefineReadsTheShiftedValue(t *testing.T) {
+	at := synthEnd.Add(-20 * time.Minute)
+	on := Onset{At: &at, Signal: "value_share", QualityKey: "app.prompt.template", QualityValue: "answer-3252", BucketMinutes: 1}
+	row := func(after time.Duration, value string) signoz.RawRow {
+		d := map[string]any{"timestamp": at.Add(after).Format(time.RFC3339Nano)}
+		if value != "" {
+			d["attributes_string"] = map[string]any{"app.prompt.template": value}
+		}
+		return signoz.RawRow{Data: d}
+	}
+	rows := []signoz.RawRow{row(2*time.Second, ""), row(10*time.Second, "answer-3252"), row(20*time.Second, "answer-3252"), row(30*time.Second, "answer-3252")}
+	marks := onsetMarks(on, rows)
+	require.Len(t, marks, 3, "the span without the attribute says nothing")
+	require.True(t, marks[0].off)
+	got := RefineOnset(on, marks)
+	require.True(t, got.At.After(at), "refined %v", got.At)
+	require.False(t, got.At.After(at.Add(10*time.Second)))
+	require.Equal(t, refineQuery(Call{Service: "answer-engine"}, on).Request.CompositeQuery.Queries[0].Spec.SelectFields[len(refineFields)].Name, "app.prompt.template")
+}

@@ -38,33 +38,13 @@ func versionCounts(resp signoz.Response) (map[string]map[int64]float64, error) {
 
 // versionErrors is one minute's error spans of one version and signature
 // (facts.VersionErrors).
-type versionErrors struct {
-	version, signature string
-	ts                 int64
-	n                  float64
-}
+type versionErrors = facts.VersionErrors
 
 // errorsBySignature reads the error spans per minute by version and
 // signature (facts.ErrorsBySignature).
 func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
 	rows, err := facts.ErrorsBySignature(resp)
-	if err != nil {
-		return nil, badResponse(err)
-	}
-	out := make([]versionErrors, len(rows))
-	for i, e := range rows {
-		out[i] = versionErrors{version: e.Version, signature: e.Signature, ts: e.TS, n: e.N}
-	}
-	return out, nil
-}
-
-// factErrors converts versionErrors back to facts'.
-func factErrors(rows []versionErrors) []facts.VersionErrors {
-	out := make([]facts.VersionErrors, len(rows))
-	for i, e := range rows {
-		out[i] = facts.VersionErrors{Version: e.version, Signature: e.signature, TS: e.ts, N: e.n}
-	}
-	return out
+	return rows, badResponse(err)
 }
 
 // RunningShare is the least share of the entry spans since the onset a

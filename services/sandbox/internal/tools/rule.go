@@ -440,7 +440,7 @@ func earliestWithRule(on Onset, ro ruleOnset) Onset {
 	}
 	at := *ro.on.At
 	out.At, out.Signal, out.Rule = &at, "rule", ro.signal
-	out.Pooled, out.Quality, out.Operation, out.opFilter, out.Refined, out.Signatures = false, false, "", "", "", ""
+	out.Pooled, out.Quality, out.Operation, out.OpFilter, out.Refined, out.Signatures = false, false, "", "", "", ""
 	was := "the other signals found none"
 	if on.At != nil {
 		was = "the other signals' onset " + on.At.Format(time.RFC3339)

@@ -3,13 +3,14 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
 // The series readers live in package facts; these wrappers keep tools' own
-// names and its Minute type until the files that call them move there too.
+// names for them.
 
 // A labelFunc names the group a series belongs to ("" drops the series).
 type labelFunc = facts.LabelFunc
@@ -27,14 +28,7 @@ func samples(resp signoz.Response, label labelFunc, add func(group string, agg i
 // count series into each group's minutes (unsorted; facts.PerMinuteGrouped).
 func perMinuteGrouped(all, errs signoz.Response, label labelFunc) (map[string][]Minute, error) {
 	by, err := facts.PerMinuteGrouped(all, errs, label)
-	if err != nil {
-		return nil, badResponse(err)
-	}
-	out := make(map[string][]Minute, len(by))
-	for g, ms := range by {
-		out[g] = toolMinutes(ms)
-	}
-	return out, nil
+	return by, badResponse(err)
 }
 
 // perMinuteBy splits grouped series by their service.name label.
@@ -51,20 +45,28 @@ func badResponse(err error) error {
 	return fmt.Errorf("%w: %w", ErrBadResponse, err)
 }
 
-// factMinutes and toolMinutes convert between tools' Minute and facts'
-// (the same fields).
-func factMinutes(ms []Minute) []facts.Minute {
-	out := make([]facts.Minute, len(ms))
-	for i, m := range ms {
-		out[i] = facts.Minute(m)
-	}
-	return out
-}
+// labelJoin names a series by the values of every key, joined by " "
+// (facts.LabelJoin).
+func labelJoin(keys ...string) labelFunc { return facts.LabelJoin(keys...) }
 
-func toolMinutes(ms []facts.Minute) []Minute {
-	out := make([]Minute, len(ms))
-	for i, m := range ms {
-		out[i] = Minute(m)
-	}
-	return out
-}
+// The readers of raw rows live in package facts (facts/fields.go).
+
+// resourceValue reads a resource attribute (facts.ResourceValue).
+func resourceValue(d map[string]any, key string) string { return facts.ResourceValue(d, key) }
+
+// attrValue reads a span or log column or attribute (facts.AttrValue).
+func attrValue(d map[string]any, key string) any { return facts.AttrValue(d, key) }
+
+// attrString is attrValue as a string (facts.AttrString).
+func attrString(d map[string]any, key string) string { return facts.AttrString(d, key) }
+
+// rowTime is the row's timestamp (facts.RowTime).
+func rowTime(r signoz.RawRow) time.Time { return facts.RowTime(r) }
+
+// ms converts nanoseconds to milliseconds, rounded to 3 significant decimals.
+func ms(nanos float64) float64 { return round(nanos / 1e6) }
+
+// round rounds to 3 decimals (facts.Round).
+func round(f float64) float64 { return facts.Round(f) }
+
+func num(v any) (float64, bool) { return signoz.ToFloat(v) }

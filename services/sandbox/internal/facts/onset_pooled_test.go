@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math/rand/v2"
@@ -157,24 +157,6 @@ func TestPooledOnsetBeforeTheAlert(t *testing.T) {
 	require.NotNil(t, o.At, o.Reason)
 	require.True(t, o.Pooled, o.Reason)
 	require.Equal(t, time.Date(2026, 10, 18, 20, 51, 0, 0, time.UTC), *o.At, o.Reason)
-}
-
-// TestRefineLeavesPooledOnsets: the refinement reads the spans of the first
-// buckets after an onset; a pooled onset placed before a margins' departure
-// (traffic-surge-01: errors rising at 10:08, p95 at 10:10) was moved by them
-// to 10:10:49, past the departure's own onset (10:10:00). A pooled onset is
-// not refined.
-func TestRefineLeavesPooledOnsets(t *testing.T) {
-	t.Parallel()
-	at := time.Date(2026, 11, 29, 10, 8, 0, 0, time.UTC)
-	var marks []spanMark
-	for s := range 180 {
-		marks = append(marks, spanMark{at: at.Add(time.Duration(s) * time.Second), off: s >= 170 && s%2 == 0})
-	}
-	on := Onset{At: &at, Signal: "error_rate", ErrorThreshold: 0.05, Pooled: true}
-	require.Equal(t, at, *RefineOnset(on, marks).At)
-	on.Pooled = false
-	require.True(t, RefineOnset(on, marks).At.After(at.Add(2*time.Minute)), "the same spans move an onset of the margins")
 }
 
 // TestPooledOnsetLeavesADepartureUnderWay: a departure of the margins under

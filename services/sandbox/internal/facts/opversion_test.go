@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"testing"
@@ -21,13 +21,13 @@ type versionWorld struct {
 
 const versionOp = "SELECT accounts.orders Client"
 
-func (w versionWorld) draw() (map[string][]Minute, *opVersions, time.Time) {
+func (w versionWorld) draw() (map[string][]Minute, *OpVersions, time.Time) {
 	release := synthEnd.Add(-10 * time.Minute)
 	var ms []Minute
-	vs := &opVersions{firstServed: map[string]int64{"v1": synthEnd.Add(-5 * time.Hour).UnixMilli(), "v2": release.Add(-w.v2FirstSeen).UnixMilli()},
-		errs: map[string][]versionErrors{}}
+	vs := &OpVersions{firstServed: map[string]int64{"v1": synthEnd.Add(-5 * time.Hour).UnixMilli(), "v2": release.Add(-w.v2FirstSeen).UnixMilli()},
+		errs: map[string][]VersionErrors{}}
 	if w.knownElsewhere != "" {
-		vs.errs["GET /api/quote Server"] = []versionErrors{{version: "v1", signature: Signature(w.knownElsewhere), ts: release.Add(-2 * time.Hour).UnixMilli(), n: 1}}
+		vs.errs["GET /api/quote Server"] = []VersionErrors{{Version: "v1", Signature: Signature(w.knownElsewhere), TS: release.Add(-2 * time.Hour).UnixMilli(), N: 1}}
 	}
 	for t := synthEnd.Add(-3 * time.Hour); t.Before(synthEnd.Add(2 * time.Minute)); t = t.Add(time.Minute) {
 		switch {
@@ -35,13 +35,13 @@ func (w versionWorld) draw() (map[string][]Minute, *opVersions, time.Time) {
 			ms = append(ms, Minute{At: t, Requests: 1, P95Ms: 20})
 		case t.After(release):
 			ms = append(ms, Minute{At: t, Requests: 1, Errors: 1, P95Ms: 20})
-			vs.errs[versionOp] = append(vs.errs[versionOp], versionErrors{version: "v2", signature: Signature(`FATAL: password authentication failed for user "accounts_app"`), ts: t.UnixMilli(), n: 1})
+			vs.errs[versionOp] = append(vs.errs[versionOp], VersionErrors{Version: "v2", Signature: Signature(`FATAL: password authentication failed for user "accounts_app"`), TS: t.UnixMilli(), N: 1})
 		}
 	}
 	for d, sig := range w.oldErrors {
 		at := release.Add(-d)
 		ms = append(ms, Minute{At: at, Requests: 1, Errors: 1, P95Ms: 20})
-		vs.errs[versionOp] = append(vs.errs[versionOp], versionErrors{version: "v1", signature: Signature(sig), ts: at.UnixMilli(), n: 1})
+		vs.errs[versionOp] = append(vs.errs[versionOp], VersionErrors{Version: "v1", Signature: Signature(sig), TS: at.UnixMilli(), N: 1})
 	}
 	return map[string][]Minute{versionOp: ms}, vs, release
 }
@@ -54,10 +54,10 @@ func (w versionWorld) draw() (map[string][]Minute, *opVersions, time.Time) {
 // a version that first served at the release, so the onset moves there.
 func TestVersionPlacedMovesPastAGapToTheNewVersion(t *testing.T) {
 	ops, vs, release := versionWorld{gap: 4 * time.Minute}.draw()
-	plain := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+	plain := OperationDepartures(ops, nil, synthEnd, DefaultMargins)
 	require.Len(t, plain, 1)
 	require.True(t, plain[0].on.At.Before(release), "without the versions the onset lies in the gap, before the release: %v", plain[0].on.At)
-	deps := operationDeparturesBy(ops, nil, vs, synthEnd, DefaultMargins)
+	deps := OperationDeparturesBy(ops, nil, vs, synthEnd, DefaultMargins)
 	require.Len(t, deps, 1)
 	require.Equal(t, release, *deps[0].on.At, deps[0].on.Signatures)
 	require.NotEmpty(t, deps[0].on.Signatures)
@@ -83,9 +83,9 @@ func TestVersionPlacedGuards(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ops, vs, release := c.w.draw()
-			plain := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+			plain := OperationDepartures(ops, nil, synthEnd, DefaultMargins)
 			require.Len(t, plain, 1)
-			deps := operationDeparturesBy(ops, nil, vs, synthEnd, DefaultMargins)
+			deps := OperationDeparturesBy(ops, nil, vs, synthEnd, DefaultMargins)
 			require.Len(t, deps, 1)
 			require.Equal(t, plain[0].on.At, deps[0].on.At, deps[0].on.Signatures)
 			require.True(t, deps[0].on.At.Before(release), "onset %v", deps[0].on.At)

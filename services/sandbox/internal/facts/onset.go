@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"fmt"
@@ -8,17 +8,6 @@ import (
 
 	"agentk/platform/mutant"
 )
-
-// Minute is one minute of a service's traffic. Counts are of the spans SigNoz
-// stored, so with trace sampling they are sampled requests: only rates and
-// ratios of them mean anything.
-type Minute struct {
-	At       time.Time
-	Requests float64
-	Errors   float64
-	// P95Ms is NaN when the minute had no spans.
-	P95Ms float64
-}
 
 // Margins say how far the series must leave its baseline, and for how long, to
 // count as the onset, and how much baseline that takes.
@@ -105,11 +94,11 @@ type Onset struct {
 	// Rule names the alert's own rule and what it measures when its series
 	// placed the onset (earliestWithRule), Signal then "rule".
 	Rule string
-	// opFilter selects that operation's spans (refineQuery reads only them).
-	opFilter string
-	// qualityKey and qualityValue are, for a value_share onset, the
+	// OpFilter selects that operation's spans (refineQuery reads only them).
+	OpFilter string
+	// QualityKey and QualityValue are, for a value_share onset, the
 	// attribute and the value whose share rose (onsetMarks reads them).
-	qualityKey, qualityValue string
+	QualityKey, QualityValue string
 }
 
 type bucket struct {
@@ -147,7 +136,7 @@ func bucketWidth(active []Minute, m Margins) int {
 	for _, r := range reqs {
 		total += r
 	}
-	perMinute := math.Min(median(reqs), total/span)
+	perMinute := math.Min(Median(reqs), total/span)
 	w := 1
 	for _, c := range []int{1, 2, 3, 5, 10, 15} {
 		if c > m.MaxBucketMinutes {
@@ -173,7 +162,7 @@ func finish(bs []bucket) {
 		}
 		bs[i].p95 = math.NaN()
 		if len(p) > 0 {
-			bs[i].p95 = median(p)
+			bs[i].p95 = Median(p)
 		}
 	}
 }
@@ -224,12 +213,12 @@ func baselineOf(bs []bucket, m Margins) baseline {
 		}
 	}
 	if len(p) > 0 {
-		b.p95 = median(p)
+		b.p95 = Median(p)
 		var dev []float64
 		for _, v := range p {
 			dev = append(dev, math.Abs(v-b.p95))
 		}
-		b.p95Thr = math.Max(math.Max(b.p95*m.P95Factor, b.p95+m.P95AbsMs), b.p95+3*1.4826*median(dev))
+		b.p95Thr = math.Max(math.Max(b.p95*m.P95Factor, b.p95+m.P95AbsMs), b.p95+3*1.4826*Median(dev))
 	}
 	return b
 }
@@ -265,7 +254,7 @@ func (b baseline) errorsOff(requests, errors float64) bool {
 		return true
 	}
 	p0 := math.Max(b.errRate, 0.5/math.Max(b.requests, 1))
-	return binomTail(int(math.Round(errors)), int(math.Round(requests)), math.Min(p0, 1)) <= b.alpha
+	return BinomTail(int(math.Round(errors)), int(math.Round(requests)), math.Min(p0, 1)) <= b.alpha
 }
 
 func (b baseline) offAs(x bucket, m Margins, sig string) bool {
@@ -550,7 +539,7 @@ func (o *onsetSearch) place(i, first int, d departure) Onset {
 	// candidate is no part of this one (two back-to-back episodes,
 	// TestBaselineHoldingAnEarlierEpisode).
 	lo := o.afterRecovered(i)
-	if s := splitPoint(active[lo:], o.alertAt, d.sig) + lo; s >= lo && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
+	if s := SplitPoint(active[lo:], o.alertAt, d.sig) + lo; s >= lo && s < i && active[s].At.Before(at) && offAfter(active[s:i], o.alertAt, baselineOf(o.backward(active[s].At), m), m, d.sig) {
 		early := baselineOf(o.backward(active[s].At), m)
 		if !early.enough(m) {
 			return o.short(early, fmt.Sprintf("baseline %d min (%s sampled requests) before the regression began near %s, %s: onset unknown",
@@ -585,11 +574,11 @@ func (o *onsetSearch) afterRecovered(i int) int {
 	return 0
 }
 
-// splitPoint is the index of the minute that best splits the series before
+// SplitPoint is the index of the minute that best splits the series before
 // alertAt into a lower and a higher part of sig: the binomial likelihood
 // ratio of errors, or the CUSUM of signs around the median p95; -1 when
 // there is nothing to split.
-func splitPoint(active []Minute, alertAt time.Time, sig string) int {
+func SplitPoint(active []Minute, alertAt time.Time, sig string) int {
 	n := 0
 	for n < len(active) && !active[n].At.After(alertAt) {
 		n++
@@ -612,7 +601,7 @@ func splitErrors(active []Minute) int {
 	if len(active) == 0 {
 		return -1
 	}
-	at, _ := bestErrorSplit(active, active[len(active)-1].At)
+	at, _ := BestErrorSplit(active, active[len(active)-1].At)
 	return at
 }
 
@@ -628,7 +617,7 @@ func splitP95(active []Minute) int {
 	if len(p) < 2 {
 		return -1
 	}
-	med := median(p)
+	med := Median(p)
 	best, at, cum := 0.0, -1, 0.0
 	for s := 1; s < len(active); s++ {
 		x := active[s-1].P95Ms
@@ -692,14 +681,4 @@ func infZero(v float64) float64 {
 		return 0
 	}
 	return v
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

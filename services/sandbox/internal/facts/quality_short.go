@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math"
@@ -168,7 +168,7 @@ func shortTailShare(minutes int, r0, e0, r1, e1, thr float64) bool {
 		return true
 	}
 	p0 := math.Min(1, math.Max(e0, 0.5)/r0)
-	return binomTail(int(math.Round(e1)), int(math.Round(r1)), p0) <= shortTailAlpha(thr)
+	return BinomTail(int(math.Round(e1)), int(math.Round(r1)), p0) <= shortTailAlpha(thr)
 }
 
 func meanVar(ms []Minute) (float64, float64) {

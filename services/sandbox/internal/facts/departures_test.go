@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math"
@@ -87,10 +87,10 @@ func TestOneOperationOfThreeFailingPlacesTheOnset(t *testing.T) {
 			"POST /coupon SERVER": opSynth{perMinute: 2.5, errRate: 0.01, p95: 90, failAt: failAt, failRate: 0.3}.minutes(r),
 		}
 		svc := FindOnset(sumMinutes(ops), synthEnd, DefaultMargins)
-		deps := operationDepartures(ops, map[string]string{"POST /coupon SERVER": "name = 'POST /coupon'"}, synthEnd, DefaultMargins)
+		deps := OperationDepartures(ops, map[string]string{"POST /coupon SERVER": "name = 'POST /coupon'"}, synthEnd, DefaultMargins)
 		require.NotEmpty(t, deps, "seed %d", seed)
 		require.Equal(t, "POST /coupon SERVER", deps[0].op, "seed %d", seed)
-		on := earliestOnset(svc, deps)
+		on := EarliestOnset(svc, deps)
 		require.NotNil(t, on.At, "seed %d: %s", seed, svc.Reason)
 		if svc.At != nil {
 			// The aggregate's own onset (its pooled split may place it a
@@ -101,7 +101,7 @@ func TestOneOperationOfThreeFailingPlacesTheOnset(t *testing.T) {
 		// The aggregate missed it: the endpoint's own series placed it.
 		missed++
 		require.Equal(t, "POST /coupon SERVER", on.Operation, "seed %d", seed)
-		require.Equal(t, "name = 'POST /coupon'", on.opFilter)
+		require.Equal(t, "name = 'POST /coupon'", on.OpFilter)
 		require.False(t, on.At.After(failAt.Add(5*time.Minute)), "seed %d: onset %s", seed, on.At)
 		require.False(t, on.At.Before(failAt.Add(-15*time.Minute)), "seed %d: onset %s (%s)", seed, on.At, on.Reason)
 	}
@@ -121,7 +121,7 @@ func TestQuietOperationsPlaceNoOnset(t *testing.T) {
 			per := []float64{0.7, 1.5, 3, 8}[i%4]
 			ops[string(rune('a'+i%26))+string(rune('a'+i/26))] = opSynth{perMinute: per, errRate: []float64{0.002, 0.02, 0.08}[i%3], p95: 50 + 10*float64(i)}.minutes(r)
 		}
-		deps := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+		deps := OperationDepartures(ops, nil, synthEnd, DefaultMargins)
 		require.Empty(t, deps, "seed %d: %v", seed, deps)
 	}
 	// The same departure (p ≈ 3.9e-5: 18 errors in 250 requests against
@@ -137,10 +137,10 @@ func TestQuietOperationsPlaceNoOnset(t *testing.T) {
 func TestEarliestOnsetNeverMovesLater(t *testing.T) {
 	t.Parallel()
 	early, late := synthEnd.Add(-30*time.Minute), synthEnd.Add(-10*time.Minute)
-	dep := []opDeparture{{op: "x", on: Onset{At: &late, Signal: "error_rate", Operation: "x"}}}
-	require.Equal(t, &early, earliestOnset(Onset{At: &early}, dep).At)
-	require.Nil(t, earliestOnset(Onset{Short: true, Reason: "short"}, dep).At)
-	got := earliestOnset(Onset{Reason: "no sustained departure from the baseline"}, dep)
+	dep := []OpDeparture{{op: "x", on: Onset{At: &late, Signal: "error_rate", Operation: "x"}}}
+	require.Equal(t, &early, EarliestOnset(Onset{At: &early}, dep).At)
+	require.Nil(t, EarliestOnset(Onset{Short: true, Reason: "short"}, dep).At)
+	got := EarliestOnset(Onset{Reason: "no sustained departure from the baseline"}, dep)
 	require.Equal(t, &late, got.At)
 	require.Equal(t, "x", got.Operation)
 }
@@ -177,7 +177,7 @@ func TestThinOperationStrayErrorsDoNotLeadTheOnset(t *testing.T) {
 		}
 		ms = append(ms, m)
 	}
-	deps := operationDepartures(map[string][]Minute{"POST /pay SERVER": ms}, nil, synthEnd, DefaultMargins)
+	deps := OperationDepartures(map[string][]Minute{"POST /pay SERVER": ms}, nil, synthEnd, DefaultMargins)
 	require.Len(t, deps, 1)
 	require.Equal(t, "error_rate", deps[0].on.Signal)
 	require.False(t, deps[0].on.At.Before(rise.Add(-time.Minute)), "onset %s, the rise at %s (%s)", deps[0].on.At, rise, deps[0].on.Reason)
@@ -210,7 +210,7 @@ func TestThinOperationStrayErrorBeforeTheRise(t *testing.T) {
 		}
 		ops[other] = quiet
 	}
-	deps := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+	deps := OperationDepartures(ops, nil, synthEnd, DefaultMargins)
 	require.Len(t, deps, 1)
 	// Placed inside the bucket before the rise at most (the overview's
 	// refinement moves it on from the operation's own spans), never at
@@ -244,11 +244,20 @@ func TestSparseEndpointFailingEveryMinute(t *testing.T) {
 		if FindOnset(ops["POST /coupon SERVER"], synthEnd, m).At == nil {
 			plainMissed++
 		}
-		deps := operationDepartures(ops, nil, synthEnd, DefaultMargins)
+		deps := OperationDepartures(ops, nil, synthEnd, DefaultMargins)
 		require.Len(t, deps, 1, "seed %d", seed)
 		require.Equal(t, "POST /coupon SERVER", deps[0].op)
 		require.False(t, deps[0].on.At.Before(failAt.Add(-15*time.Minute)), "seed %d: onset %s", seed, deps[0].on.At)
 		require.False(t, deps[0].on.At.After(failAt.Add(10*time.Minute)), "seed %d: onset %s", seed, deps[0].on.At)
 	}
 	require.GreaterOrEqual(t, plainMissed, 3, "the default margins must miss some draws")
+}
+
+// TestOpDepartureAccessors: tools reads a departure's operation and onset
+// through Op and Onset.
+func TestOpDepartureAccessors(t *testing.T) {
+	at := synthEnd
+	d := OpDeparture{op: "POST /pay SERVER", on: Onset{At: &at, Signal: "error_rate"}}
+	require.Equal(t, "POST /pay SERVER", d.Op())
+	require.Equal(t, &at, d.Onset().At)
 }

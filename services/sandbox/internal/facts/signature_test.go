@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math/rand/v2"
@@ -21,12 +21,12 @@ type sigWorld struct {
 	slowFrom                  time.Duration
 }
 
-func (w sigWorld) draw(seed uint64) ([]Minute, []versionErrors) {
+func (w sigWorld) draw(seed uint64) ([]Minute, []VersionErrors) {
 	r := rand.New(rand.NewPCG(seed, seed^0x51c))
 	start := synthEnd.Add(-time.Duration(w.length) * time.Minute)
 	since := func(t time.Time, d time.Duration) bool { return d > 0 && !t.Before(synthEnd.Add(-d)) }
 	var ms []Minute
-	var errs []versionErrors
+	var errs []VersionErrors
 	for t := start; t.Before(synthEnd); t = t.Add(time.Minute) {
 		n := poisson(r, w.perMinute)
 		forced := w.bgAt > 0 && t.Equal(synthEnd.Add(-w.bgAt))
@@ -63,10 +63,10 @@ func (w sigWorld) draw(seed uint64) ([]Minute, []versionErrors) {
 		}
 		ms = append(ms, Minute{At: t, Requests: float64(n), Errors: old + fresh, P95Ms: p95})
 		if old > 0 {
-			errs = append(errs, versionErrors{version: version, signature: "internal error", ts: t.UnixMilli(), n: old})
+			errs = append(errs, VersionErrors{Version: version, Signature: "internal error", TS: t.UnixMilli(), N: old})
 		}
 		if fresh > 0 {
-			errs = append(errs, versionErrors{version: version, signature: Signature("unsupported operand type(s) for +: 'NoneType' and 'int'"), ts: t.UnixMilli(), n: fresh})
+			errs = append(errs, VersionErrors{Version: version, Signature: Signature("unsupported operand type(s) for +: 'NoneType' and 'int'"), TS: t.UnixMilli(), N: fresh})
 		}
 	}
 	return ms, errs
@@ -142,7 +142,7 @@ func TestSignatureOnsetNeverPassesTheNewSignature(t *testing.T) {
 		got := SignatureOnset(FindOnset(ms, synthEnd, DefaultMargins), ms, errs, synthEnd, DefaultMargins)
 		first := synthEnd
 		for _, e := range errs {
-			if at := time.UnixMilli(e.ts).UTC(); e.signature != "internal error" && at.Before(first) {
+			if at := time.UnixMilli(e.TS).UTC(); e.Signature != "internal error" && at.Before(first) {
 				first = at
 			}
 		}
@@ -181,8 +181,8 @@ func TestSignatureOnsetKnownOldSignatureRegressions(t *testing.T) {
 		for _, x := range ms {
 			y := Minute{At: x.At, Requests: x.Requests, P95Ms: x.P95Ms}
 			for _, e := range errs {
-				if e.ts == x.At.UnixMilli() && e.signature == "internal error" {
-					y.Errors += e.n
+				if e.TS == x.At.UnixMilli() && e.Signature == "internal error" {
+					y.Errors += e.N
 				}
 			}
 			if !x.At.Before(maxTime(start, *plain.At)) && x.At.Before(*got.At) {

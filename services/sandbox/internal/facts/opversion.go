@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"fmt"
@@ -23,46 +23,29 @@ import (
 // moves to the first minute the earliest of those versions served, and no
 // later (VersionPlaced).
 
-// opVersionQueries are the per-minute spans of each span name and kind by
-// service.version (every span: the first minute a version served), and their
-// errors by service.version and status message. Optional: without them no
-// operation's onset moves.
-func opVersionQueries(svc string, from, to int64) []Query {
-	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
-	by := []signoz.FieldKey{span("name", "string"), span("kind_string", "string"), version}
-	q := func(name, filter string, by []signoz.FieldKey) Query {
-		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
-			Filter: signoz.Filter{Expression: filter}, Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})}
-	}
-	return []Query{
-		q("per_minute_op_versions", and(svc, notMarker), by),
-		q("per_minute_op_version_errors", and(svc, notMarker, "has_error = true"), append(by, signoz.FieldKey{Name: "status_message", FieldContext: "span", FieldDataType: "string"})),
-	}
-}
-
-// opVersions is what opVersionQueries' answers say: the first minute each
+// OpVersions is what opVersionQueries' answers say: the first minute each
 // version served a span (unix ms), and the errors of each operation ("name
 // KIND", as operationSeries names it) by version and signature.
-type opVersions struct {
+type OpVersions struct {
 	firstServed map[string]int64
-	errs        map[string][]versionErrors
+	errs        map[string][]VersionErrors
 }
 
-// readOpVersions reads opVersionQueries' answers; nil when SigNoz refused
+// ReadOpVersions reads tools' opVersionQueries' answers; nil when SigNoz refused
 // either (then no onset moves).
-func readOpVersions(all, errs signoz.Response) (*opVersions, error) {
+func ReadOpVersions(all, errs signoz.Response) (*OpVersions, error) {
 	if all.Refused != "" || errs.Refused != "" {
 		return nil, nil
 	}
-	v := &opVersions{firstServed: map[string]int64{}, errs: map[string][]versionErrors{}}
+	v := &OpVersions{firstServed: map[string]int64{}, errs: map[string][]VersionErrors{}}
 	label := func(s signoz.Series) string {
-		op, ver := labelJoin("name", "kind_string")(s), labelOf("service.version")(s)
+		op, ver := LabelJoin("name", "kind_string")(s), LabelOf("service.version")(s)
 		if op == "" || ver == "" {
 			return ""
 		}
-		return op + "\x00" + ver + "\x00" + labelOf("status_message")(s)
+		return op + "\x00" + ver + "\x00" + LabelOf("status_message")(s)
 	}
-	err := samples(all, label, func(g string, agg int, ts int64, n float64) {
+	err := Samples(all, label, func(g string, agg int, ts int64, n float64) {
 		if agg != 0 || n <= 0 {
 			return
 		}
@@ -74,12 +57,12 @@ func readOpVersions(all, errs signoz.Response) (*opVersions, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = samples(errs, label, func(g string, agg int, ts int64, n float64) {
+	err = Samples(errs, label, func(g string, agg int, ts int64, n float64) {
 		if agg != 0 || n <= 0 {
 			return
 		}
 		p := splitLabel(g)
-		v.errs[p[0]] = append(v.errs[p[0]], versionErrors{version: p[1], signature: Signature(p[2]), ts: ts, n: n})
+		v.errs[p[0]] = append(v.errs[p[0]], VersionErrors{Version: p[1], Signature: Signature(p[2]), TS: ts, N: n})
 	})
 	return v, err
 }
@@ -126,7 +109,7 @@ func splitLabel(g string) [3]string {
 // since is of a version that had not served before t: nothing in the data
 // says the regression began before t. A signal may move an onset later only
 // this far (DESIGN rule 16).
-func VersionPlaced(op string, ms []Minute, on Onset, vs *opVersions, alertAt time.Time, m Margins) Onset {
+func VersionPlaced(op string, ms []Minute, on Onset, vs *OpVersions, alertAt time.Time, m Margins) Onset {
 	if on.At == nil || on.Signal != "error_rate" || vs == nil || vs.errs[op] == nil {
 		return on
 	}
@@ -159,24 +142,24 @@ func VersionPlaced(op string, ms []Minute, on Onset, vs *opVersions, alertAt tim
 // versionErrorsAround returns the (version, signature) errors seen before
 // at anywhere in the service, then op's own errors from at on, and the
 // pairs seen before at.
-func versionErrorsAround(op string, vs *opVersions, at int64) ([]versionErrors, map[string]bool) {
-	var errs []versionErrors
+func versionErrorsAround(op string, vs *OpVersions, at int64) ([]VersionErrors, map[string]bool) {
+	var errs []VersionErrors
 	for _, es := range vs.errs {
 		for _, e := range es {
-			if e.ts < at {
+			if e.TS < at {
 				errs = append(errs, e)
 			}
 		}
 	}
 	for _, e := range vs.errs[op] {
-		if e.ts >= at {
+		if e.TS >= at {
 			errs = append(errs, e)
 		}
 	}
 	seen := map[string]bool{}
 	for _, e := range errs {
-		if e.ts < at {
-			seen[e.version+"\x00"+e.signature] = true
+		if e.TS < at {
+			seen[e.Version+"\x00"+e.Signature] = true
 		}
 	}
 	return errs, seen
@@ -185,20 +168,20 @@ func versionErrorsAround(op string, vs *opVersions, at int64) ([]versionErrors, 
 // firstNewVersionServed is when the earliest version among op's errors of
 // a new pair (from at to the alert) first served; false when there is none,
 // a version's first minute is unknown, or it is not after at.
-func firstNewVersionServed(op string, vs *opVersions, seen map[string]bool, at int64, alertAt time.Time) (int64, bool) {
+func firstNewVersionServed(op string, vs *OpVersions, seen map[string]bool, at int64, alertAt time.Time) (int64, bool) {
 	t, most, mostN := int64(math.MaxInt64), int64(0), 0.0
 	byVersion := map[string]float64{}
 	for _, e := range vs.errs[op] {
-		if e.ts < at || e.ts > alertAt.UnixMilli() || seen[e.version+"\x00"+e.signature] {
+		if e.TS < at || e.TS > alertAt.UnixMilli() || seen[e.Version+"\x00"+e.Signature] {
 			continue
 		}
-		first, ok := vs.firstServed[e.version]
+		first, ok := vs.firstServed[e.Version]
 		if !ok {
 			return 0, false
 		}
 		t = min(t, first)
-		if byVersion[e.version] += e.n; byVersion[e.version] > mostN {
-			most, mostN = first, byVersion[e.version]
+		if byVersion[e.Version] += e.N; byVersion[e.Version] > mostN {
+			most, mostN = first, byVersion[e.Version]
 		}
 	}
 	if mutant.Off(mutant.SandboxOperationVersionBound) {

@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ import (
 // only past at most the background the baseline predicts. minutes is the
 // service's series (every error span); errs are its entry spans' errors by
 // version and signature, a subset of them in the same minutes.
-func SignatureOnset(on Onset, minutes []Minute, errs []versionErrors, alertAt time.Time, m Margins) Onset {
+func SignatureOnset(on Onset, minutes []Minute, errs []VersionErrors, alertAt time.Time, m Margins) Onset {
 	if on.At == nil || on.Signal != "error_rate" {
 		return on
 	}
@@ -89,24 +89,24 @@ type signatureSplit struct {
 	novelSigs map[int64][]string
 }
 
-func splitSignatures(minutes []Minute, errs []versionErrors, at time.Time) signatureSplit {
+func splitSignatures(minutes []Minute, errs []VersionErrors, at time.Time) signatureSplit {
 	pairs, sigs := map[string]bool{}, map[string]bool{}
 	for _, e := range errs {
-		if time.UnixMilli(e.ts).Before(at) && e.n > 0 {
-			pairs[e.version+"\x00"+e.signature] = true
-			sigs[e.signature] = true
+		if time.UnixMilli(e.TS).Before(at) && e.N > 0 {
+			pairs[e.Version+"\x00"+e.Signature] = true
+			sigs[e.Signature] = true
 		}
 	}
 	s := signatureSplit{novel: map[int64]float64{}, novelSigs: map[int64][]string{}}
 	fresh := map[int64]float64{}
 	for _, e := range errs {
-		if e.n <= 0 || pairs[e.version+"\x00"+e.signature] {
+		if e.N <= 0 || pairs[e.Version+"\x00"+e.Signature] {
 			continue
 		}
-		fresh[e.ts] += e.n
-		if !sigs[e.signature] {
-			s.novel[e.ts] += e.n
-			s.novelSigs[e.ts] = append(s.novelSigs[e.ts], e.signature)
+		fresh[e.TS] += e.N
+		if !sigs[e.Signature] {
+			s.novel[e.TS] += e.N
+			s.novelSigs[e.TS] = append(s.novelSigs[e.TS], e.Signature)
 		}
 	}
 	for _, x := range minutes {

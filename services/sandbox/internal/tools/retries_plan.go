@@ -2,24 +2,17 @@ package tools
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
-	"time"
 
 	"agentk/contracts"
-	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/signoz"
 )
 
-// Retries in every form: a retry storm is retries per inbound request rising
-// against the baseline. Client spans per peer count the retries of a client
-// that makes one span per attempt (PeakCallRatio); a client that retries
-// inside one span shows them instead as an attribute counting the attempts
-// or retries of that span, or as log lines of its SDK. The overview counts
-// each of these per minute and reports the source whose retries per inbound
-// request rose most since the onset.
+// The retries' planning: which attributes count retries, the queries of
+// their series and of the retry log lines, and the rendered line. The rise
+// they show is computed in package facts (facts/retries.go).
 
 // RetryAttributes are span attributes that count a span's retries or
 // attempts as OpenTelemetry's semantic conventions name them; any other
@@ -45,13 +38,6 @@ const MaxRetryAttributes = 6
 // Polly and others ("retry attempt 3", "attempt 2 of 5"). RE2, no backslash
 // (see PressureVocabulary).
 const RetryVocabulary = `(?i)(retrying|retried|retry attempt|retry #|retry [0-9]+/|attempt [0-9]+ (of|/)|previous.rpc.attempts|failed retry|will retry|retry in [0-9])`
-
-// Retry-rise minimums: a source counts only with MinRetryEvents retries
-// since the onset and MinRetryInbound sampled inbound requests on each side.
-const (
-	MinRetryEvents  = 5
-	MinRetryInbound = 10
-)
 
 const qRetryLogs = "per_minute_retry_logs"
 
@@ -109,111 +95,9 @@ func foldedRetryKeys(keys []string) []string {
 	return out
 }
 
-// addRetryAttempts adds to each peer's calls per minute the retries its
-// client spans counted (resps: retryPeerQueries' answers, in order): a
-// retried call is as many calls as attempts, whether the client wrote one
-// span per attempt or one span with a retry count. A peer named under an
-// earlier key is counted once (peerSeries' rule).
-func addRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response) error {
-	if mutant.Off(mutant.SandboxRetryAttempts) {
-		return nil
-	}
-	seen := map[string]int{}
-	for i, r := range resps {
-		if r.Refused != "" {
-			continue
-		}
-		key := PeerKeys[i%len(PeerKeys)]
-		err := samples(r, labelOf(key), func(peer string, _ int, ts int64, v float64) {
-			if first, ok := seen[peer]; ok && first != i%len(PeerKeys) {
-				return
-			}
-			seen[peer] = i % len(PeerKeys)
-			ms := byPeer[peer]
-			for j := range ms {
-				if ms[j].At.UnixMilli() == ts {
-					ms[j].Requests += v
-					return
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // isRetryAttribute reports whether k names a count of retries or attempts.
 func isRetryAttribute(k string) bool {
 	return slices.Contains(RetryAttributes, k) || matchesRetryPattern(k)
-}
-
-// retryRise reads the retry series (attrs: one per key, in retryAttrQueries
-// order; logs: retryLogQuery's) and the inbound requests per minute
-// (roots), and returns the source whose retries
-// per inbound request rose most from the onset's baseline to the onset on;
-// nil when no source holds the minimums. An attribute counting attempts
-// (the first is 1) sums to about the requests in the baseline and rises as
-// the attempts do: the ratio reads it as it reads a count of retries. A
-// baseline with no retry counts as half of one (a rise from none is finite).
-func retryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roots []Minute, on Onset) (*contracts.RetryRise, error) {
-	resps := append(slices.Clone(attrs[:min(len(attrs), len(keys))]), logs)
-	inBase, inSince := splitSum(roots, on, func(m Minute) float64 { return m.Requests })
-	if inBase < MinRetryInbound || inSince < MinRetryInbound {
-		return nil, nil
-	}
-	var best *contracts.RetryRise
-	for i, r := range resps {
-		if r.Refused != "" {
-			continue
-		}
-		var base, since float64
-		err := samples(r, func(signoz.Series) string { return "all" }, func(_ string, _ int, ts int64, v float64) {
-			at := time.UnixMilli(ts)
-			switch {
-			case at.Before(on.BaselineFrom):
-			case at.Before(*on.At):
-				base += v
-			default:
-				since += v
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		attr := i < len(resps)-1
-		if since < MinRetryEvents || (attr && mutant.Off(mutant.SandboxRetryAttributes)) {
-			continue
-		}
-		source, key := "attribute", ""
-		if attr {
-			key = keys[i]
-		} else {
-			source, key = "logs", "retry log lines"
-		}
-		perBase := math.Max(base, 0.5) / inBase
-		perSince := since / inSince
-		rise := &contracts.RetryRise{Source: source, Key: key, Since: round(perSince), Baseline: round(base / inBase), Events: int64(math.Round(since)), Ratio: round(perSince / perBase)}
-		if best == nil || rise.Ratio > best.Ratio {
-			best = rise
-		}
-	}
-	return best, nil
-}
-
-// splitSum sums f over the minutes of the onset's baseline and from the onset on.
-func splitSum(ms []Minute, on Onset, f func(Minute) float64) (base, since float64) {
-	for _, m := range ms {
-		switch {
-		case m.At.Before(on.BaselineFrom):
-		case m.At.Before(*on.At):
-			base += f(m)
-		default:
-			since += f(m)
-		}
-	}
-	return base, since
 }
 
 // retryLine says what the retry count measured.

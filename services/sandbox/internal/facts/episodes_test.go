@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math/rand/v2"

@@ -1,10 +1,8 @@
-package tools
+package facts
 
 import (
 	"testing"
 	"time"
-
-	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/stretchr/testify/require"
 )
@@ -60,27 +58,4 @@ func TestValueShiftNeverSeenStartsWhereFirstSeen(t *testing.T) {
 			require.Equal(t, c.want, d.fact.At)
 		})
 	}
-}
-
-// TestRefineReadsTheShiftedValue: a value_share onset is refined from the
-// spans' values (the first span carrying the new value), spans without the
-// attribute saying nothing; the refinement never moves it earlier.
-func TestRefineReadsTheShiftedValue(t *testing.T) {
-	at := synthEnd.Add(-20 * time.Minute)
-	on := Onset{At: &at, Signal: "value_share", qualityKey: "app.prompt.template", qualityValue: "answer-3252", BucketMinutes: 1}
-	row := func(after time.Duration, value string) signoz.RawRow {
-		d := map[string]any{"timestamp": at.Add(after).Format(time.RFC3339Nano)}
-		if value != "" {
-			d["attributes_string"] = map[string]any{"app.prompt.template": value}
-		}
-		return signoz.RawRow{Data: d}
-	}
-	rows := []signoz.RawRow{row(2*time.Second, ""), row(10*time.Second, "answer-3252"), row(20*time.Second, "answer-3252"), row(30*time.Second, "answer-3252")}
-	marks := onsetMarks(on, rows)
-	require.Len(t, marks, 3, "the span without the attribute says nothing")
-	require.True(t, marks[0].off)
-	got := RefineOnset(on, marks)
-	require.True(t, got.At.After(at), "refined %v", got.At)
-	require.False(t, got.At.After(at.Add(10*time.Second)))
-	require.Equal(t, refineQuery(Call{Service: "answer-engine"}, on).Request.CompositeQuery.Queries[0].Spec.SelectFields[len(refineFields)].Name, "app.prompt.template")
 }

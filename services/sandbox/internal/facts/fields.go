@@ -1,23 +1,23 @@
-package tools
+package facts
 
 import (
 	"encoding/json"
 	"strconv"
 	"time"
 
-	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
-// Where SigNoz puts attributes in raw rows, depending on version and on
-// whether fields were selected: flat keys first, then the typed maps.
-var attrMaps = []string{"attributes_string", "attributes_number", "attributes_bool", "attributes", "span_attributes", "tag_attributes"}
+// The readers of raw rows. AttrMaps and resourceMaps are where SigNoz puts
+// attributes in raw rows, depending on version and on whether fields were
+// selected: flat keys first, then the typed maps.
+var AttrMaps = []string{"attributes_string", "attributes_number", "attributes_bool", "attributes", "span_attributes", "tag_attributes"}
 var resourceMaps = []string{"resources_string", "resource", "resources"}
 
-// resourceValue reads a resource attribute. Flat keys are what SigNoz returns
+// ResourceValue reads a resource attribute. Flat keys are what SigNoz returns
 // for selected resource fields; span attribute maps are never consulted, so a
 // span attribute cannot pose as the resource.
-func resourceValue(d map[string]any, key string) string {
+func ResourceValue(d map[string]any, key string) string {
 	if s, ok := d[key].(string); ok {
 		return s
 	}
@@ -36,12 +36,12 @@ func resourceValue(d map[string]any, key string) string {
 	return ""
 }
 
-// attrValue reads a span or log column or attribute.
-func attrValue(d map[string]any, key string) any {
+// AttrValue reads a span or log column or attribute.
+func AttrValue(d map[string]any, key string) any {
 	if v, ok := d[key]; ok && v != nil {
 		return v
 	}
-	for _, m := range attrMaps {
+	for _, m := range AttrMaps {
 		if mm, ok := d[m].(map[string]any); ok {
 			if v, ok := mm[key]; ok && v != nil {
 				return v
@@ -51,8 +51,10 @@ func attrValue(d map[string]any, key string) any {
 	return nil
 }
 
-func attrString(d map[string]any, key string) string {
-	switch v := attrValue(d, key).(type) {
+// AttrString is AttrValue as a string (a number or a boolean formatted, ""
+// for none or another type).
+func AttrString(d map[string]any, key string) string {
+	switch v := AttrValue(d, key).(type) {
 	case string:
 		return v
 	case float64:
@@ -63,9 +65,9 @@ func attrString(d map[string]any, key string) string {
 	return ""
 }
 
-// rowTime is the row's timestamp: the row's own, else its data column (RFC
+// RowTime is the row's timestamp: the row's own, else its data column (RFC
 // 3339 or Unix nanoseconds).
-func rowTime(r signoz.RawRow) time.Time {
+func RowTime(r signoz.RawRow) time.Time {
 	if !r.Timestamp.IsZero() {
 		return r.Timestamp.UTC()
 	}
@@ -86,11 +88,3 @@ func rowTime(r signoz.RawRow) time.Time {
 	}
 	return time.Time{}
 }
-
-// ms converts nanoseconds to milliseconds, rounded to 3 significant decimals.
-func ms(nanos float64) float64 { return round(nanos / 1e6) }
-
-// round rounds to 3 decimals (facts.Round).
-func round(f float64) float64 { return facts.Round(f) }
-
-func num(v any) (float64, bool) { return signoz.ToFloat(v) }

@@ -1,16 +1,13 @@
-package tools
+package facts
 
 import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"agentk/contracts"
 	"agentk/platform/mutant"
-	"agentk/services/sandbox/internal/compact"
-	"agentk/services/sandbox/internal/signoz"
 )
 
 // Departures per operation: a regression confined to one operation of
@@ -31,102 +28,8 @@ const (
 	MaxOperationSeries = 50
 )
 
-// Operation keys: span name and kind, the HTTP route and the RPC method.
-var operationKeys = [][]string{{"name", "kind_string"}, {"http.route"}, {"rpc.method"}}
-
-// operationQueries are the per-minute series of the service's operations:
-// count and p95, and errors, for each grouping of operationKeys.
-func operationQueries(svc string, from, to int64) []Query {
-	two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
-	one := []signoz.Aggregation{{Expression: "count()"}}
-	var qs []Query
-	for _, keys := range operationKeys {
-		var by []signoz.FieldKey
-		for _, k := range keys {
-			if k == "name" || k == "kind_string" {
-				by = append(by, span(k, "string"))
-			} else {
-				by = append(by, signoz.FieldKey{Name: k, FieldContext: "attribute", FieldDataType: "string"})
-			}
-		}
-		name := "per_minute_op_" + strings.Join(keys, "_")
-		series := func(n, f string, aggs []signoz.Aggregation) Query {
-			return Query{Name: n, Optional: len(keys) == 1, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
-				Filter: signoz.Filter{Expression: f}, Aggregations: aggs, GroupBy: by, Limit: MaxOperationSeries})}
-		}
-		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
-	}
-	return append(qs, opVersionQueries(svc, from, to)...)
-}
-
-// labelJoin names a series by the values of every key, joined by " ".
-func labelJoin(keys ...string) labelFunc {
-	return func(s signoz.Series) string {
-		var parts []string
-		for _, k := range keys {
-			v := labelOf(k)(s)
-			if v == "" {
-				return ""
-			}
-			parts = append(parts, v)
-		}
-		return strings.Join(parts, " ")
-	}
-}
-
-// operationSeries reads the per-minute series of every operation, named
-// "name KIND", "route <r>" or "rpc <m>", and the filter that selects each
-// one's spans. A grouping SigNoz refused (an attribute it never saw) has no
-// series.
-func operationSeries(resps []signoz.Response) (map[string][]Minute, map[string]string, error) {
-	out, filters := map[string][]Minute{}, map[string]string{}
-	for i, keys := range operationKeys {
-		if resps[2*i].Refused != "" || resps[2*i+1].Refused != "" {
-			continue
-		}
-		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelJoin(keys...))
-		if err != nil {
-			return nil, nil, err
-		}
-		prefix := map[string]string{"http.route": "route ", "rpc.method": "rpc "}[keys[0]]
-		for op, ms := range by {
-			slices.SortFunc(ms, func(x, y Minute) int { return x.At.Compare(y.At) })
-			out[prefix+op] = ms
-		}
-		if err := operationFilters(resps[2*i], keys, prefix, filters); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, filters, nil
-}
-
-// operationFilters records, for each series of resp, the filter selecting
-// its spans: every group-by key equal to the series' value.
-func operationFilters(resp signoz.Response, keys []string, prefix string, filters map[string]string) error {
-	res, err := resp.TimeSeries()
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrBadResponse, err)
-	}
-	for _, r := range res {
-		for _, b := range r.Aggregations {
-			for _, s := range b.Series {
-				g := labelJoin(keys...)(s)
-				if g == "" {
-					continue
-				}
-				var conds []string
-				for _, k := range keys {
-					conds = append(conds, k+" = "+Quote(labelOf(k)(s)))
-				}
-				filters[prefix+g] = and(conds...)
-			}
-		}
-	}
-	return nil
-}
-
-// opDeparture is one operation's significant departure.
-type opDeparture struct {
+// OpDeparture is one operation's significant departure.
+type OpDeparture struct {
 	op string
 	on Onset
 	p  float64
@@ -135,6 +38,12 @@ type opDeparture struct {
 	// look is 2 when the wide look found it (judged at half the level).
 	look int
 }
+
+// Op names the operation ("name KIND", "route <r>" or "rpc <m>").
+func (d OpDeparture) Op() string { return d.op }
+
+// Onset is the operation's own onset.
+func (d OpDeparture) Onset() Onset { return d.on }
 
 // OperationWideRequests is the sampled traffic a bucket holds in an
 // operation's second look. With a background error rate of a few percent,
@@ -172,18 +81,18 @@ func wideMargins(m Margins) Margins {
 	return m
 }
 
-// operationDepartures returns every operation whose series departs from its
+// OperationDepartures returns every operation whose series departs from its
 // baseline, under way by the alert, significant at OperationAlpha / N for N
 // the operations with enough baseline to be judged; earliest first.
-func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
-	return operationDeparturesBy(ops, filters, nil, alertAt, m)
+func OperationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []OpDeparture {
+	return OperationDeparturesBy(ops, filters, nil, alertAt, m)
 }
 
-// operationDeparturesBy is operationDepartures with the versions' answers:
+// OperationDeparturesBy is OperationDepartures with the versions' answers:
 // an operation's error onset moves to where its new errors could begin
 // (VersionPlaced) before its significance is judged.
-func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *opVersions, alertAt time.Time, m Margins) []opDeparture {
-	var found []opDeparture
+func OperationDeparturesBy(ops map[string][]Minute, filters map[string]string, vs *OpVersions, alertAt time.Time, m Margins) []OpDeparture {
+	var found []OpDeparture
 	n := 0
 	m.BucketAlpha = OperationBucketAlpha / float64(max(1, len(ops)))
 	if mutant.Off(mutant.SandboxOperationBonferroni) {
@@ -209,18 +118,18 @@ func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, v
 		}
 		on = splitPlaced(ops[op], on, alertAt)
 		on = VersionPlaced(op, ops[op], on, vs, alertAt, m)
-		d := opDeparture{op: op, on: on, look: look}
+		d := OpDeparture{op: op, on: on, look: look}
 		d.p, d.before, d.since = departureP(ops[op], on, alertAt)
 		found = append(found, d)
 	}
-	var out []opDeparture
+	var out []OpDeparture
 	for _, d := range found {
 		if significantAmong(d.p*lookFactor(d.look), n) {
-			d.on.Operation, d.on.opFilter = d.op, filters[d.op]
+			d.on.Operation, d.on.OpFilter = d.op, filters[d.op]
 			out = append(out, d)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y opDeparture) int { return x.on.At.Compare(*y.on.At) })
+	slices.SortStableFunc(out, func(x, y OpDeparture) int { return x.on.At.Compare(*y.on.At) })
 	return out
 }
 
@@ -231,7 +140,7 @@ func operationDeparturesBy(ops map[string][]Minute, filters map[string]string, v
 // requests a minute, no error in the baseline) one stray error per bucket
 // holds the margins for three buckets ahead of the real rise, and the
 // significance test over the whole run would not tell. The split never moves
-// the service's onset later: earliestOnset takes an operation's onset only
+// the service's onset later: EarliestOnset takes an operation's onset only
 // where it is earlier than the aggregate's.
 func splitPlaced(ms []Minute, on Onset, alertAt time.Time) Onset {
 	var active []Minute
@@ -240,7 +149,7 @@ func splitPlaced(ms []Minute, on Onset, alertAt time.Time) Onset {
 			active = append(active, x)
 		}
 	}
-	s := splitPoint(active, alertAt, on.Signal)
+	s := SplitPoint(active, alertAt, on.Signal)
 	if s <= 0 || !active[s].At.After(*on.At) || active[s].At.After(alertAt) || mutant.Off(mutant.SandboxOperationSplit) {
 		return on
 	}
@@ -285,10 +194,10 @@ func departureP(ms []Minute, on Onset, alertAt time.Time) (p, before, since floa
 		}
 		k0, n0 := above(base)
 		k, n := above(run)
-		return riseP(k0, n0, k, n), medianP95(base), medianP95(run)
+		return riseP(k0, n0, k, n), MedianP95(base), MedianP95(run)
 	}
-	r0, e0 := sums(base)
-	r, e := sums(run)
+	r0, e0 := Sums(base)
+	r, e := Sums(run)
 	if r > 0 {
 		since = e / r
 	}
@@ -305,28 +214,6 @@ func significantAmong(p float64, n int) bool {
 		return p <= OperationAlpha
 	}
 	return p <= OperationAlpha/float64(max(n, 1))
-}
-
-// binomTail is P(X ≥ k) for X ~ Binomial(n, q).
-func binomTail(k, n int, q float64) float64 {
-	switch {
-	case k <= 0:
-		return 1
-	case k > n, q <= 0:
-		return 0
-	case q >= 1:
-		return 1
-	}
-	lf := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-	var sum float64
-	for i := k; i <= n; i++ {
-		t := math.Exp(lf(n) - lf(i) - lf(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
-		sum += t
-		if t < sum*1e-12 && float64(i) > float64(n)*q {
-			break
-		}
-	}
-	return math.Min(sum, 1)
 }
 
 // OperationBucketAlpha is the family-wise chance, over the operations, of
@@ -355,7 +242,7 @@ func riseP(k0, n0, k, n float64) float64 {
 	return math.Erfc(math.Sqrt(lr/2)) / 2
 }
 
-func medianP95(xs []Minute) float64 {
+func MedianP95(xs []Minute) float64 {
 	var p []float64
 	for _, x := range xs {
 		if !math.IsNaN(x.P95Ms) {
@@ -365,19 +252,19 @@ func medianP95(xs []Minute) float64 {
 	if len(p) == 0 {
 		return 0
 	}
-	return median(p)
+	return Median(p)
 }
 
-// earliestOnset is the service's onset, or the earliest significant
+// EarliestOnset is the service's onset, or the earliest significant
 // operation departure where that is earlier. A service onset that is
 // unknown for a baseline too short stays unknown: an operation's later
 // departure does not replace a regression already under way.
-func earliestOnset(svc Onset, deps []opDeparture) Onset {
+func EarliestOnset(svc Onset, deps []OpDeparture) Onset {
 	// Only an operation's error departure places the onset: a thin
 	// operation's p95 wanders past its margins on a few slow spans (no
 	// per-bucket test holds it yet), and placed a world's onset before its
 	// release (s18-w020); its p95 departures stay facts.
-	i := slices.IndexFunc(deps, func(d opDeparture) bool { return d.on.Signal == "error_rate" })
+	i := slices.IndexFunc(deps, func(d OpDeparture) bool { return d.on.Signal == "error_rate" })
 	if svc.Short || i < 0 || mutant.Off(mutant.SandboxOperationOnset) {
 		return svc
 	}
@@ -389,22 +276,12 @@ func earliestOnset(svc Onset, deps []opDeparture) Onset {
 	return svc
 }
 
-// departureFacts are the facts of the significant departures.
-func departureFacts(deps []opDeparture) []contracts.OperationDeparture {
+// DepartureFacts are the facts of the significant departures.
+func DepartureFacts(deps []OpDeparture) []contracts.OperationDeparture {
 	var out []contracts.OperationDeparture
 	for _, d := range deps[:min(len(deps), 5)] {
 		out = append(out, contracts.OperationDeparture{Operation: d.op, Signal: d.on.Signal, At: *d.on.At,
 			Before: round(d.before), Since: round(d.since), P: d.p})
 	}
 	return out
-}
-
-// departuresLine says which operations left their own baseline, for the
-// model and the human.
-func departuresLine(deps []contracts.OperationDeparture) string {
-	var parts []string
-	for _, d := range deps {
-		parts = append(parts, fmt.Sprintf("%s %s %s -> %s from %s", compact.Quote(d.Operation), d.Signal, fmtF(d.Before), fmtF(d.Since), d.At.Format(time.RFC3339)))
-	}
-	return "operations off their own baseline (significant over every operation looked at): " + strings.Join(parts, "; ")
 }

@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// The queries of the operations' series and their reading; the departures
+// they show are computed in package facts (facts/departures.go).
+
+// Operation keys: span name and kind, the HTTP route and the RPC method.
+var operationKeys = [][]string{{"name", "kind_string"}, {"http.route"}, {"rpc.method"}}
+
+// operationQueries are the per-minute series of the service's operations:
+// count and p95, and errors, for each grouping of operationKeys.
+func operationQueries(svc string, from, to int64) []Query {
+	two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
+	one := []signoz.Aggregation{{Expression: "count()"}}
+	var qs []Query
+	for _, keys := range operationKeys {
+		var by []signoz.FieldKey
+		for _, k := range keys {
+			if k == "name" || k == "kind_string" {
+				by = append(by, span(k, "string"))
+			} else {
+				by = append(by, signoz.FieldKey{Name: k, FieldContext: "attribute", FieldDataType: "string"})
+			}
+		}
+		name := "per_minute_op_" + strings.Join(keys, "_")
+		series := func(n, f string, aggs []signoz.Aggregation) Query {
+			return Query{Name: n, Optional: len(keys) == 1, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+				Filter: signoz.Filter{Expression: f}, Aggregations: aggs, GroupBy: by, Limit: MaxOperationSeries})}
+		}
+		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
+	}
+	return append(qs, opVersionQueries(svc, from, to)...)
+}
+
+// operationSeries reads the per-minute series of every operation, named
+// "name KIND", "route <r>" or "rpc <m>", and the filter that selects each
+// one's spans. A grouping SigNoz refused (an attribute it never saw) has no
+// series.
+func operationSeries(resps []signoz.Response) (map[string][]Minute, map[string]string, error) {
+	out, filters := map[string][]Minute{}, map[string]string{}
+	for i, keys := range operationKeys {
+		if resps[2*i].Refused != "" || resps[2*i+1].Refused != "" {
+			continue
+		}
+		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelJoin(keys...))
+		if err != nil {
+			return nil, nil, err
+		}
+		prefix := map[string]string{"http.route": "route ", "rpc.method": "rpc "}[keys[0]]
+		for op, ms := range by {
+			slices.SortFunc(ms, func(x, y Minute) int { return x.At.Compare(y.At) })
+			out[prefix+op] = ms
+		}
+		if err := operationFilters(resps[2*i], keys, prefix, filters); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, filters, nil
+}
+
+// operationFilters records, for each series of resp, the filter selecting
+// its spans: every group-by key equal to the series' value.
+func operationFilters(resp signoz.Response, keys []string, prefix string, filters map[string]string) error {
+	res, err := resp.TimeSeries()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	for _, r := range res {
+		for _, b := range r.Aggregations {
+			for _, s := range b.Series {
+				g := labelJoin(keys...)(s)
+				if g == "" {
+					continue
+				}
+				var conds []string
+				for _, k := range keys {
+					conds = append(conds, k+" = "+Quote(labelOf(k)(s)))
+				}
+				filters[prefix+g] = and(conds...)
+			}
+		}
+	}
+	return nil
+}
+
+// departuresLine says which operations left their own baseline, for the
+// model and the human.
+func departuresLine(deps []contracts.OperationDeparture) string {
+	var parts []string
+	for _, d := range deps {
+		parts = append(parts, fmt.Sprintf("%s %s %s -> %s from %s", compact.Quote(d.Operation), d.Signal, fmtF(d.Before), fmtF(d.Since), d.At.Format(time.RFC3339)))
+	}
+	return "operations off their own baseline (significant over every operation looked at): " + strings.Join(parts, "; ")
+}
+
+// opVersionQueries are the per-minute spans of each span name and kind by
+// service.version (every span: the first minute a version served), and their
+// errors by service.version and status message. Optional: without them no
+// operation's onset moves.
+func opVersionQueries(svc string, from, to int64) []Query {
+	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
+	by := []signoz.FieldKey{span("name", "string"), span("kind_string", "string"), version}
+	q := func(name, filter string, by []signoz.FieldKey) Query {
+		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+			Filter: signoz.Filter{Expression: filter}, Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})}
+	}
+	return []Query{
+		q("per_minute_op_versions", and(svc, notMarker), by),
+		q("per_minute_op_version_errors", and(svc, notMarker, "has_error = true"), append(by, signoz.FieldKey{Name: "status_message", FieldContext: "span", FieldDataType: "string"})),
+	}
+}
