@@ -88,6 +88,15 @@ const (
 	// FeatSettingShift: an attribute naming a setting, flag or variant
 	// shifted since the onset (facts.quality_shifts).
 	FeatSettingShift Feature = "a setting, flag or variant attribute of the service's spans shifted since the onset"
+	// FeatFlagFlip: a setting, flag or variant attribute of the service's
+	// spans, or of the spans of the service where its failures begin,
+	// shifted within FlagWindow before the onset (facts.quality_shifts, and
+	// the origin's): a configuration changed at run time.
+	FeatFlagFlip Feature = "a setting or feature flag (feature_flag.*, a variant) shifted at the onset, here or where the failures begin"
+	// FeatSlowDependency: the sandbox found a dependency slower at its
+	// usual call rate, explaining most of the entry spans' added p95
+	// (facts.slow_dependencies).
+	FeatSlowDependency Feature = "a dependency slowed at its usual call rate and explains the added latency (facts.slow_dependencies)"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on

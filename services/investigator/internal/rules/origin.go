@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -13,7 +14,8 @@ import (
 const OriginConfidence = 0.75
 
 // OriginClaim is the deployment-class claim about the service where the
-// alerted service's failures begin (its overview's Facts.Origin, DESIGN rule
+// alerted service's failures begin (bad_release, or config_regression when
+// they begin in the origin's own client span: originClientKind) (its overview's Facts.Origin, DESIGN rule
 // 17), when that service's own marker evidence shows a release of it within
 // MarkerWindow before its own onset (its overview's, else the origin's). The
 // claim names the origin in Service and cites the origin's own overview and
@@ -34,10 +36,22 @@ func OriginClaim(service string, evidence []loop.Evidence) (c contracts.Claim, o
 		return c, false
 	}
 	ids = append(ids, markerIDs...)
-	return contracts.Claim{Class: "bad_release", Service: s, Confidence: OriginConfidence,
-		Statement:   "the failures of " + service + " begin in its callee " + s + ", and a deployment of " + s + " precedes " + s + "'s own onset: a release of " + s + " broke it",
+	class, why := "bad_release", ": a release of "+s+" broke it"
+	if strings.HasSuffix(origin.Operation, originClientKind) {
+		class, why = "config_regression", ", in its own calls out: the release changed what "+s+" calls or how"
+	}
+	return contracts.Claim{Class: class, Service: s, Confidence: OriginConfidence,
+		Statement:   "the failures of " + service + " begin in its callee " + s + ", and a deployment of " + s + " precedes " + s + "'s own onset" + why,
 		EvidenceIDs: compactIDs(append(ids, alertedID))}, true
 }
+
+// originClientKind ends the origin's operation ("name KIND") when the
+// failures begin in a client span of the origin: its call out to a host
+// the traces do not reach (a configured upstream, a database, a third
+// party). After the origin's own release that is a configuration the
+// release changed (an address, a credential, a timeout), not a fault of
+// its code, which begins in its server or internal spans.
+const originClientKind = " Client"
 
 // alertedOrigin returns the failure origin that service's first overview
 // naming another service gives, and that overview's id; nil if none does.

@@ -31,6 +31,8 @@ func TestOriginClaimNamesTheCallee(t *testing.T) {
 		return at(ev(id, contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true, DeploymentMarkers: m}, ""), svc)
 	}
 	release := contracts.DeploymentMarker{Service: "ledger", Version: "v2", At: onset.Add(-4 * time.Minute)}
+	clientOrigin := *origin
+	clientOrigin.Operation = "connect Client"
 	tests := []struct {
 		name     string
 		evidence []loop.Evidence
@@ -40,6 +42,8 @@ func TestOriginClaimNamesTheCallee(t *testing.T) {
 	}{
 		{"a release of the origin before its onset", []loop.Evidence{alerted(origin), markers("mk-api", "api"), markers("mk-ledger", "ledger", release), ledgerOv},
 			"ledger", "bad_release", []string{"ov-ledger", "mk-ledger", "ov-api"}},
+		{"a release of the origin whose own calls out fail", []loop.Evidence{alerted(&clientOrigin), markers("mk-api", "api"), markers("mk-ledger", "ledger", release), ledgerOv},
+			"ledger", "config_regression", []string{"ov-ledger", "mk-ledger", "ov-api"}},
 		{"no release of the origin", []loop.Evidence{alerted(origin), markers("mk-api", "api"), markers("mk-ledger", "ledger"), ledgerOv},
 			"", contracts.ClassUnknown, []string{"ov-api", "mk-api"}},
 		{"a release of the origin long before its onset", []loop.Evidence{alerted(origin), markers("mk-api", "api"),

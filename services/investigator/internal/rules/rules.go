@@ -103,6 +103,11 @@ type Observations struct {
 	// Features maps each OpenTelemetry feature found (see Feature) to the ids
 	// of the evidence it was read from.
 	Features map[Feature][]string
+	// release is the overview's comparison of versions (facts.release): a
+	// marker it contradicts is no deployment (contradicted).
+	release *contracts.ReleaseErrors
+	// slowDeps are the ids of the overviews that name a slow dependency.
+	slowDeps []string
 }
 
 func (o Observations) has(s Signal) bool { return len(o.Signals[s]) > 0 }
@@ -177,20 +182,29 @@ var Table = []Rule{
 		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow, FeatAnswerShift}},
 	// config_regression reads FeatConfigChange (the marker says the release
 	// changed configuration), FeatNewHost (the new release calls a host
-	// never called before) or failing database calls (FeatDB: the database
+	// never called before, or one it calls NewPeerRatio times more than in
+	// the baseline: newPeer) or failing database calls (FeatDB: the database
 	// refuses the release's settings), or the config signal, after a
 	// deployment.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
 			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.feat(FeatSettingShift) || o.has(SigConfig))
 		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift}},
+	// config_regression also without a deployment: FeatFlagFlip, a setting
+	// or feature flag of the service, or of the service where its failures
+	// begin, shifted at the onset. A flag flipped at run time is a
+	// configuration change no release carried, so a rollback would not
+	// undo it (the gate denies it for want of a marker).
+	{"config_regression", 0.6, "no deployment precedes the onset, but a setting or feature flag changed at the onset: a configuration change at run time, which a rollback would not undo",
+		func(o Observations) bool { return !o.Deploy && o.feat(FeatFlagFlip) }, nil, true, []Feature{FeatFlagFlip}},
 	// resource_saturation reads FeatRuntimeRise (a runtime attribute of
 	// the service's spans rose: CPU utilization, memory in use, GC time),
-	// FeatEvenSlow (every endpoint slower, no dependency span dominates)
-	// or the resource signal (memory, GC, OOM in logs).
+	// FeatEvenSlow (every endpoint slower, no dependency span dominates,
+	// no dependency the sandbox found slower) or the resource signal
+	// (memory, GC, OOM in logs).
 	{"resource_saturation", 0.75, "the whole service slowed with memory or CPU pressure: no dependency explains it",
 		func(o Observations) bool {
-			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer)
+			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency)
 		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
@@ -219,13 +233,14 @@ var Table = []Rule{
 			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || ok && r >= ReleaseErrorRate ||
 				o.feat(FeatOneError) && o.feat(FeatOwnCode) && r >= LowErrorRate)
 		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion}},
-	// retrieval_latency reads FeatChildSlow: one dependency span (not a
-	// model call) dominates the latency growth.
+	// retrieval_latency reads FeatChildSlow (one dependency span, not a
+	// model call, dominates the latency growth) or FeatSlowDependency (the
+	// sandbox's slow dependency at its usual call rate).
 	{"retrieval_latency", 0.7, "one dependency span slowed and dominates the service's latency growth",
 		func(o Observations) bool {
-			return o.feat(FeatChildSlow) || !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
+			return o.feat(FeatChildSlow) || o.feat(FeatSlowDependency) || !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
 		},
-		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow}},
+		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow, FeatSlowDependency}},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
 		func(o Observations) bool { return !o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
 }
@@ -269,11 +284,21 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
 	o.Features = features(f, newVersion, readShape(evidence))
-	if ids := runtimeRise(evidence); len(ids) > 0 {
-		o.Features[FeatRuntimeRise] = ids
-	}
+	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
+	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
+	setIDs(o.Features, FeatNewHost, newPeer(service, evidence, f.hosts))
+	if len(o.slowDeps) > 0 {
+		o.Features[FeatSlowDependency] = o.slowDeps
+	}
 	return o
+}
+
+// setIDs adds ids to feature ft, when there are any.
+func setIDs(feats map[Feature][]string, ft Feature, ids []string) {
+	for _, id := range ids {
+		feats[ft] = appendOnce(feats[ft], id)
+	}
 }
 
 // observeOverview records the rates, latency and traffic of one overview of
@@ -293,6 +318,12 @@ func (o *Observations) observeOverview(e loop.Evidence) {
 	if f.TrafficRatio != nil {
 		o.TrafficRatio, o.HaveTraffic = *f.TrafficRatio, true
 	}
+	if f.Release != nil {
+		o.release = f.Release
+	}
+	if len(f.SlowDependencies) > 0 {
+		o.slowDeps = appendOnce(o.slowDeps, e.ID)
+	}
 }
 
 // observeSignals records which signals' patterns one piece of evidence's
@@ -308,7 +339,8 @@ func (o *Observations) observeSignals(e loop.Evidence) {
 }
 
 // latestDeploy sets Deploy when a marker shows a deployment of service
-// within MarkerWindow before onset, and returns the latest such marker (nil
+// within MarkerWindow before onset that the service's own versions do not
+// contradict (contradicted), and returns the latest such marker (nil
 // if none, or if onset is nil).
 func (o *Observations) latestDeploy(service string, onset *time.Time, markers []contracts.DeploymentMarker) *contracts.DeploymentMarker {
 	if onset == nil {
@@ -316,7 +348,7 @@ func (o *Observations) latestDeploy(service string, onset *time.Time, markers []
 	}
 	var latest *contracts.DeploymentMarker
 	for i, m := range markers {
-		if m.Service == service && m.At.Before(onset.Add(OnsetBucket)) && onset.Sub(m.At) <= MarkerWindow {
+		if m.Service == service && m.At.Before(onset.Add(OnsetBucket)) && onset.Sub(m.At) <= MarkerWindow && !contradicted(m, o.release) {
 			o.Deploy = true
 			if latest == nil || m.At.After(latest.At) {
 				latest = &markers[i]

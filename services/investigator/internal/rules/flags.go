@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/investigator/internal/loop"
+)
+
+// FlagWindow is how long before the onset a setting's shift may explain it:
+// a flag flipped at run time acts at once, unlike a release, whose fault may
+// wait for the traffic that reaches it.
+const FlagWindow = 5 * time.Minute
+
+// MarkerTolerance is how far a release's version may have served before its
+// deployment marker (the gate's AGENTK_GATE_MARKER_TOLERANCE default): a
+// version that served longer before it was not started by that marker.
+const MarkerTolerance = 5 * time.Minute
+
+// NewPeerRatio is the call rate to one peer since the onset over its
+// baseline (facts.peak_call_ratio) at or above which that peer is a new
+// dependency, not more calls to an old one: retries multiply the calls a
+// few times, a release that starts calling a new host multiplies them from
+// almost none.
+const NewPeerRatio = 10.0
+
+// flagFlip returns the ids of the overviews of service, or of the service
+// where its failures begin (Facts.Origin), whose quality shifts show an
+// attribute naming a setting, flag or variant (settingAttr: feature_flag.*,
+// app.config.*, …) shifting from FlagWindow before the onset to the end of
+// the onset's minute (OnsetBucket): a configuration changed at run time,
+// with or without a release.
+func flagFlip(service string, onset *time.Time, evidence []loop.Evidence) []string {
+	if onset == nil {
+		return nil
+	}
+	services := map[string]bool{service: true}
+	if o, _ := alertedOrigin(service, evidence); o != nil {
+		services[o.Service] = true
+	}
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || !services[e.Service] && e.Service != "" {
+			continue
+		}
+		for _, q := range e.Facts.QualityShifts {
+			if settingAttr.MatchString(q.Attribute) && !answerAttr.MatchString(q.Attribute) &&
+				!q.At.Before(onset.Add(-FlagWindow)) && q.At.Before(onset.Add(OnsetBucket)) {
+				ids = appendOnce(ids, e.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// contradicted reports whether the service's own telemetry contradicts
+// marker m: it names the version serving since the onset (facts.release),
+// that version served from the recording's first minute with no other
+// version before it (no history minutes), and it served more than
+// MarkerTolerance before the marker. The recording then holds no release at
+// all, so the marker did not start that version (one re-emitted, leaked by a
+// test suite or forged). A version first seen after another one served may
+// have rolled out before its marker was written, and a marker naming another
+// version (a configuration release that kept service.version) says nothing
+// about it: neither is contradicted.
+func contradicted(m contracts.DeploymentMarker, rel *contracts.ReleaseErrors) bool {
+	return rel != nil && rel.Version != "" && m.Version == rel.Version && rel.HistoryMinutes == 0 &&
+		!rel.FirstSeen.IsZero() && rel.FirstSeen.Before(m.At.Add(-MarkerTolerance))
+}
+
+// newPeer returns the ids of the overviews of service whose busiest peer
+// since the onset (facts.peak_call_ratio) was called NewPeerRatio times its
+// baseline rate or more and is among the hosts of the failing client spans:
+// the service began calling a host it hardly called before, and those calls
+// fail.
+func newPeer(service string, evidence []loop.Evidence, failingHosts map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		f := e.Facts
+		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) &&
+			f.PeakCallRatio != nil && *f.PeakCallRatio >= NewPeerRatio && f.PeakCallPeer != "" && failingHosts[f.PeakCallPeer] {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
+}

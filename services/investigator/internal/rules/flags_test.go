@@ -1,0 +1,68 @@
+package rules_test
+
+import (
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/investigator/internal/loop"
+	"agentk/services/investigator/internal/loop/looptest"
+	"agentk/services/investigator/internal/rules"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestGeneralFeaturesOfIssue35 covers the facts the rules read since issue
+// 35's mesh corpus and fresh seed: a flag flipped at run time (here or where
+// the failures begin), a marker the service's own versions contradict, a
+// peer the release began calling, a slow dependency. Each case has a twin
+// that differs in the one fact and must not be diagnosed the same.
+func TestGeneralFeaturesOfIssue35(t *testing.T) {
+	t.Parallel()
+	onset := looptest.Base.Add(-15 * time.Minute)
+	flag := func(at time.Time) []contracts.QualityShift {
+		return []contracts.QualityShift{{Attribute: "feature_flag.result.variant", Value: "on", At: at, Before: 0.01, Since: 1, Statistic: 600}}
+	}
+	overview := func(id, svc string, f contracts.Facts) loop.Evidence {
+		f.Onset, f.ErrorRate, f.P95Ms = &onset, f64(0.15), f64(200)
+		e := ev(id, contracts.ToolServiceOverview, f, "")
+		e.Service = svc
+		return e
+	}
+	marker := func(at time.Time, version string) loop.Evidence {
+		e := ev("mk", contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: "shop-api", Version: version, At: at}}}, "")
+		e.Service = "shop-api"
+		return e
+	}
+	noMarker := marker(onset.Add(-3*time.Hour), "v0")
+	origin := &contracts.FailureOrigin{Service: "payment", Signal: "errors", Share: 0.9, Failures: 9, Total: 10}
+	running := func(history int, first time.Time) *contracts.ReleaseErrors {
+		return &contracts.ReleaseErrors{Version: "v2", FirstSeen: first, HistoryMinutes: history, Requests: 200, Errors: 40}
+	}
+	failingCall := errorTraces(`{"trace_id":"t1","span_id":"a","parent_span_id":"","service":"shop-api","name":"GET /x","kind":"Server","error":true}`,
+		`{"trace_id":"t1","span_id":"b","parent_span_id":"a","service":"shop-api","name":"GET","kind":"Client","error":true,"server.address":"staging.example"}`)
+	tests := []struct {
+		name     string
+		evidence []loop.Evidence
+		class    string
+	}{
+		{"a flag flipped at the onset, no release", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{QualityShifts: flag(onset)}), noMarker}, "config_regression"},
+		{"a flag that shifted long before the onset explains nothing", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{QualityShifts: flag(onset.Add(-20 * time.Minute))}), noMarker}, contracts.ClassUnknown},
+		{"a flag flipped where the failures begin", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{Origin: origin}), overview("ov2", "payment", contracts.Facts{QualityShifts: flag(onset.Add(30 * time.Second))}), noMarker}, "config_regression"},
+		{"an answer attribute is no flag", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{QualityShifts: []contracts.QualityShift{{Attribute: "gen_ai.response.model", Value: "x", At: onset}}}), noMarker}, contracts.ClassUnknown},
+		{"a marker of the version that served from the first minute is no release", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{Release: running(0, onset.Add(-2*time.Hour))}), marker(onset.Add(-5*time.Minute), "v2")}, contracts.ClassUnknown},
+		{"a version first seen after another served may precede its marker", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{Release: running(40, onset.Add(-15*time.Minute))}), marker(onset.Add(-5*time.Minute), "v2")}, "bad_release"},
+		{"a marker naming another version is not contradicted", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{Release: running(0, onset.Add(-2*time.Hour))}), marker(onset.Add(-5*time.Minute), "flags-7")}, "bad_release"},
+		{"a release begins calling a new peer", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{PeakCallRatio: f64(40), PeakCallPeer: "staging.example"}), marker(onset.Add(-5*time.Minute), "v2"), failingCall}, "config_regression"},
+		{"a few times the calls to a peer is no new peer", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{PeakCallRatio: f64(3), PeakCallPeer: "staging.example"}), marker(onset.Add(-5*time.Minute), "v2"), failingCall}, "dependency_outage"},
+		{"a slow dependency at its usual rate", []loop.Evidence{overview("ov", "shop-api", contracts.Facts{SlowDependencies: []string{"vector-db"}}), noMarker}, "retrieval_latency"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claims := rules.Diagnose(rules.Observe("shop-api", tc.evidence))
+			require.NotEmpty(t, claims)
+			require.Equal(t, tc.class, claims[0].Class, "%+v", claims)
+		})
+	}
+}
