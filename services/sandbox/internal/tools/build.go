@@ -359,7 +359,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if err != nil {
 			return Output{}, err
 		}
-		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin)
+		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin, fu.fell)
 		if err != nil {
 			return Output{}, err
 		}
@@ -371,15 +371,18 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			fu.origin = nil
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.downstream, fu.origin
-		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutDownstream(st.failingDeps, j.downstream), slowPeers(st.slowDeps, j.downstream)
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutDownstream(st.failingDeps, j.abandoned), slowPeers(st.slowDeps, j.abandoned)
 		f.CoRegressed = withOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		if len(propagated) > 0 {
 			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
 		}
-		if len(j.downstream) > 0 {
-			propLine = strings.TrimPrefix(propLine+"\n", "\n") + downstreamLine(c.Service, j.downstream, seen)
+		if len(j.abandoned) > 0 {
+			propLine = strings.TrimPrefix(propLine+"\n", "\n") + downstreamLine(c.Service, j.abandoned, seen)
+		}
+		if len(j.fewer) > 0 {
+			propLine = joinLine(propLine, fewerLine(c.Service, j.fewer, fu.fell))
 		}
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies)} {
 			propLine = joinLine(propLine, l)
