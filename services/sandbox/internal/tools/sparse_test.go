@@ -49,3 +49,30 @@ func TestSparseCalleeCalledLessIsDownstream(t *testing.T) {
 	require.Contains(t, trap.Facts.CoRegressed, "ledger-svc", trap.Compact)
 	require.NotContains(t, trap.Facts.Downstream, "ledger-svc", trap.Compact)
 }
+
+// TestSparseOnsetsAgainstMarkers: on e2e/incidents-sparse the onset falls
+// after the release that caused the regression and before the one that did
+// not (the trap, whose partner feed failed 9 minutes earlier). In
+// sp-gateway-panics-ledger-error-share the first failing span came 23 s after
+// the marker among 21 spans of every operation: refined over every span the
+// onset lay 6 s before the marker; over the failing operation's own spans
+// (refineByOps) it lies after it.
+func TestSparseOnsetsAgainstMarkers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id                string
+		markerBeforeOnset bool
+	}{
+		{"sp-gateway-panics-ledger-error-share", true},
+		{"sp-fx-config-cross-pairs", true},
+		{"sp-trap-fx-feed-before-config", false},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			t.Parallel()
+			out, marker := sparseOverview(t, tc.id)
+			require.NotNil(t, out.Facts.Onset, out.Compact)
+			t.Logf("onset %s, marker %s", out.Facts.Onset, marker)
+			require.Equal(t, tc.markerBeforeOnset, marker.Before(*out.Facts.Onset), out.Compact)
+		})
+	}
+}
