@@ -276,6 +276,18 @@ func TestHostilePersonasOnStrangerCorpus(t *testing.T) {
 	holdTheLine(t, "stranger-hostile", evalFolder(t, stranger, hostilePersonas()))
 }
 
+// TestHostilePersonasOnSparseCorpus replays the hostile personas on
+// e2e/incidents-sparse (3 hours of history, 1 in 32 or 64 sampled; two traps
+// and a callee called less since the release) and asserts no bad rollback:
+// the fewer-calls reading and the refinement over the failing operations
+// move evidence toward an allow, so the traps are replayed against them.
+func TestHostilePersonasOnSparseCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the hostile personas on the sparse corpus; skipped with -short")
+	}
+	holdTheLine(t, "sparse-hostile", evalFolder(t, "incidents-sparse", hostilePersonas()))
+}
+
 // TestStrangerCorpusLoads: the stranger corpus loads with the format's own
 // loader, holds at least six incidents, two that should be rolled back and
 // two of resource saturation, and declares its provenance.

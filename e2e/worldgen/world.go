@@ -73,6 +73,10 @@ const (
 	// dependency regresses as the release's effect, no shared cause: the
 	// right answer stays the release's.
 	DownstreamCallee Variant = "callee-downstream-of-the-release"
+	// SparseHistory (issue 35's held-out twin): 3 hours of recording at
+	// least, sampled 1 in 16 to 1 in 64, 6 to 14 stored traces a minute.
+	// Noise: the verdict stays what the class and the other variants say.
+	SparseHistory Variant = "sparse-3h-history"
 )
 
 // Semconv is the OpenTelemetry semantic-convention generation a world's
@@ -188,6 +192,7 @@ func Draw(seed uint64, i int) World {
 	w.drawFalseMarkers()
 	w.BurnRate = math.Round((1.5+r.Float64()*30)*10) / 10
 	w.drawShapes(rand.New(rand.NewPCG(seed^0x35, uint64(i)+35)))
+	w.drawSparse(rand.New(rand.NewPCG(seed^0x37, uint64(i)+37)))
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w
@@ -285,6 +290,25 @@ func (w *World) drawShapes(rs *rand.Rand) {
 	if deploymentClass(w.Class) && w.Onset.Sub(w.Start) >= 70*time.Minute && rs.Float64() < 0.3 {
 		w.add(EarlierEpisode)
 	}
+}
+
+// SparseShare is the share of worlds drawn with SparseHistory.
+const SparseShare = 0.12
+
+// drawSparse draws SparseHistory from its own stream rs, so that every other
+// world, and every other draw of this one, is as it was. Only a recording of
+// at most 3 hours is stretched to 3 hours (a longer one at this density
+// would weigh tens of megabytes); the offered load follows the sampler so
+// that 6 to 14 traces a minute are stored.
+func (w *World) drawSparse(rs *rand.Rand) {
+	if rs.Float64() >= SparseShare || w.Duration() > 3*time.Hour {
+		return
+	}
+	w.add(SparseHistory)
+	w.Start = w.Now.Add(-3 * time.Hour)
+	w.Sampling = pick(rs, []int{16, 20, 32, 50, 64})
+	stored := 6 + rs.Float64()*8
+	w.Rate = math.Ceil(stored*float64(w.Sampling)/60*100) / 100
 }
 
 // drawTimeline places the recording, the onset, the alert and now. The

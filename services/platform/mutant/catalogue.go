@@ -7,7 +7,7 @@ import "slices"
 // sandbox's, the evidence references', the bridge's and the bus's. Each list lives in its
 // own file, beside the constants it names.
 func All() []Mutant {
-	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Origin, Evidence, Bridge, Bus)
+	return slices.Concat(Catalogue, DeployerCatalogue, Hostile, Ingester, Sandbox, Origin, Sparse, Evidence, Bridge, Bus)
 }
 
 // Find returns the mutant named name.

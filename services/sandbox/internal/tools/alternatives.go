@@ -26,6 +26,9 @@ type alternativeFacts struct {
 	// onsets are every other service's own onsets, however far from this
 	// one's: the origin of the failures (origin.go) must have one.
 	onsets map[string]Onset
+	// series are each co-regressed service's minutes: fewer calls
+	// (fewercalls.go) reads its requests from them.
+	series map[string][]Minute
 }
 
 // alternatives derives the facts that point away from a release: how much
@@ -44,7 +47,7 @@ func alternatives(roots, versions, others, othersErr signoz.Response, alertAt ti
 	if err != nil {
 		return out, err
 	}
-	out.thresholds, out.load, out.onsets = map[string]float64{}, map[string]*float64{}, map[string]Onset{}
+	out.thresholds, out.load, out.onsets, out.series = map[string]float64{}, map[string]*float64{}, map[string]Onset{}, map[string][]Minute{}
 	for svc, ms := range bySvc {
 		o := FindOnset(ms, alertAt, DefaultMargins)
 		if o.At == nil {
@@ -55,6 +58,7 @@ func alternatives(roots, versions, others, othersErr signoz.Response, alertAt ti
 			out.coRegressed = append(out.coRegressed, svc)
 			out.thresholds[svc] = o.P95ThresholdMs
 			out.load[svc] = trafficRatio(ms, o.BaselineFrom, *o.At)
+			out.series[svc] = ms
 		}
 	}
 	sort.Strings(out.coRegressed)

@@ -353,17 +353,17 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = RefineOnset(on, onsetMarks(on, rows)), follow[1:]
+			on, follow = refineByOps(on, onsetMarks(on, rows), departedAt(on, st.departures)), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {
 			return Output{}, err
 		}
-		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin)
+		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin, fu.fell)
 		if err != nil {
 			return Output{}, err
 		}
-		shared, propagated, seen := j.shared, j.propagated, j.seen
+		shared, propagated := j.shared, j.propagated
 		// A callee that failed under the load of this service's own calls
 		// (propagated: a retry storm) is where the failing spans begin but
 		// not what broke: it is no origin.
@@ -371,16 +371,11 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			fu.origin = nil
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.downstream, fu.origin
-		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutDownstream(st.failingDeps, j.downstream), slowPeers(st.slowDeps, j.downstream)
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutDownstream(st.failingDeps, j.abandoned), slowPeers(st.slowDeps, j.abandoned)
 		f.CoRegressed = withOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
-		if len(propagated) > 0 {
-			propLine = "other services that " + propagationLine(c.Service, propagated, seen)
-		}
-		if len(j.downstream) > 0 {
-			propLine = strings.TrimPrefix(propLine+"\n", "\n") + downstreamLine(c.Service, j.downstream, seen)
-		}
+		propLine = judgedLines(c.Service, j, fu)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies)} {
 			propLine = joinLine(propLine, l)
 		}
@@ -582,4 +577,20 @@ func onsetLines(on Onset) []string {
 		lines = append(lines, "onset "+on.Refined)
 	}
 	return lines
+}
+
+// judgedLines say which co-regressed services only propagated, and which are
+// downstream (abandoned, or only called less).
+func judgedLines(svc string, j judged, fu followUps) string {
+	var text string
+	if len(j.propagated) > 0 {
+		text = "other services that " + propagationLine(svc, j.propagated, j.seen)
+	}
+	if len(j.abandoned) > 0 {
+		text = joinLine(text, downstreamLine(svc, j.abandoned, j.seen))
+	}
+	if len(j.fewer) > 0 {
+		text = joinLine(text, fewerLine(svc, j.fewer, fu.fell))
+	}
+	return text
 }

@@ -460,6 +460,9 @@ type followUps struct {
 	prop   []signoz.Response
 	origin *contracts.FailureOrigin
 	counts []originCount
+	// fell is, per examined service, its calls and failing spans a minute
+	// (fewercalls.go).
+	fell map[string]*callsFell
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -468,11 +471,15 @@ type followUps struct {
 // it (derived again from the same answers).
 func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Response) (followUps, error) {
 	n := len(st.examined)
-	if len(follow) < n+2 {
+	if len(follow) < 2*n+2 {
 		return followUps{prop: follow}, nil
 	}
 	out := followUps{prop: slices.Clone(follow[:n])}
-	rest := follow[n+2:]
+	rest := follow[2*n+2:]
+	var err error
+	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {
+		return out, err
+	}
 	q, err := propagationTracesQuery(c, lim, st, follow[:n])
 	if err != nil {
 		return out, err

@@ -189,8 +189,10 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			}
 			// Then the alerted service's own failing spans, since the onset
 			// and in the baseline: where its failures begin (origin.go).
-			return append(qs, originQueries(c, st.onset)...), nil
-		case base + 1 + len(st.examined) + 2:
+			// Last, each examined service's failing spans a minute
+			// (fewercalls.go).
+			return append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), nil
+		case base + 1 + 2*len(st.examined) + 2:
 			var qs []Query
 			q, err := propagationTracesQuery(c, lim, st, resps[base+1:base+1+len(st.examined)])
 			if err != nil {
@@ -287,14 +289,18 @@ type propagation struct {
 // judged is judgePropagation's split of the co-regressed services.
 type judged struct {
 	shared, propagated, downstream []string
-	seen                           map[string]propagation
+	// abandoned are the downstream callees whose calls the service
+	// abandons (their failing client spans are its own giving up); fewer
+	// are those it only calls less (fewercalls.go).
+	abandoned, fewer []string
+	seen             map[string]propagation
 }
 
 // judgePropagation splits the co-regressed services into those whose
 // regression came through their calls into svc (propagated), the callees
 // that regressed only as its effect (downstream; never origin, the callee
 // where svc's failures begin) and the rest.
-func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin) (judged, error) {
+func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin, fell map[string]*callsFell) (judged, error) {
 	out := judged{seen: map[string]propagation{}}
 	if len(follow) < len(st.examined)+1 {
 		out.shared = st.alt.coRegressed
@@ -322,7 +328,9 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 		case p.traces > 0 && (caller || loaded):
 			out.propagated = append(out.propagated, svc)
 		case (origin == nil || origin.Service != svc) && isDownstream(p):
-			out.downstream = append(out.downstream, svc)
+			out.downstream, out.abandoned = append(out.downstream, svc), append(out.abandoned, svc)
+		case (origin == nil || origin.Service != svc) && !slices.Contains(st.failingDeps, svc) && fewerCalls(fell[svc]):
+			out.downstream, out.fewer = append(out.downstream, svc), append(out.fewer, svc)
 		default:
 			out.shared = append(out.shared, svc)
 		}

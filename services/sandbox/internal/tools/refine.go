@@ -25,7 +25,8 @@ const (
 	RefineMiss = 0.05
 )
 
-var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number")}
+var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
+	span("name", "string"), span("kind_string", "string"), tag("http.route", "string"), tag("rpc.method", "string")}
 
 // refineQuery asks for the affected service's spans from the onset over the
 // departure's first Sustain buckets (those FindOnset saw off), oldest first;
@@ -48,6 +49,8 @@ func refineQuery(c Call, on Onset) Query {
 type spanMark struct {
 	at  time.Time
 	off bool
+	// ops are the operations the span belongs to (opKeys).
+	ops []string
 }
 
 // onsetMarks reads the bucket's spans, sorted, each judged off by the onset's
@@ -74,7 +77,8 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 			}
 			off = on.QualityKey != "" && attrString(r.Data, on.QualityKey) == on.QualityValue
 		}
-		out = append(out, spanMark{at: at, off: off})
+		ops := opKeys(attrString(r.Data, "name"), attrString(r.Data, "kind_string"), attrString(r.Data, "http.route"), attrString(r.Data, "rpc.method"))
+		out = append(out, spanMark{at: at, off: off, ops: ops})
 	}
 	slices.SortStableFunc(out, func(a, b spanMark) int { return a.at.Compare(b.at) })
 	return out

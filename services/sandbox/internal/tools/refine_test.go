@@ -110,9 +110,9 @@ func TestOnsetMarks(t *testing.T) {
 	}
 	rows := []signoz.RawRow{row(3, false, 900), row(1, true, 10), {Data: map[string]any{"has_error": true}}, row(2, false, 100)}
 	errs := onsetMarks(Onset{Signal: "error_rate"}, rows)
-	require.Equal(t, []spanMark{{at.Add(time.Second), true}, {at.Add(2 * time.Second), false}, {at.Add(3 * time.Second), false}}, errs)
+	require.Equal(t, []spanMark{{at.Add(time.Second), true, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), false, nil}}, errs)
 	slow := onsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
-	require.Equal(t, []spanMark{{at.Add(time.Second), false}, {at.Add(2 * time.Second), false}, {at.Add(3 * time.Second), true}}, slow)
+	require.Equal(t, []spanMark{{at.Add(time.Second), false, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), true, nil}}, slow)
 }
 
 // TestRefineLeavesPooledOnsets: the refinement reads the spans of the first

@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"slices"
+	"strings"
+
+	"agentk/platform/mutant"
+)
+
+// Refining over the failing operations (issue 35, sparse sampling): at 1 in
+// 32 a minute of a service holds a few dozen spans, most of them of
+// operations that never fail (its database and cache calls), and the
+// refinement's bound (RefineOnset) then lies tens of seconds before the
+// first failing span: a release whose first failure came 20 s after its
+// marker read as deployed after the onset. When operations left their own
+// baselines in the onset's bucket, in the onset's signal
+// (operationDepartures), the bound is taken over their spans alone, and
+// kept only when no span of the service at all was off between the bucket's
+// start and it: an earlier failure anywhere keeps the service's bound.
+
+// opKeys are the operation names a span belongs to, as operationSeries
+// names them: "name KIND", "route <r>", "rpc <m>".
+func opKeys(name, kind, route, method string) []string {
+	var out []string
+	if name != "" && kind != "" {
+		out = append(out, name+" "+kind)
+	}
+	if route != "" {
+		out = append(out, "route "+route)
+	}
+	if method != "" {
+		out = append(out, "rpc "+method)
+	}
+	return out
+}
+
+// departedAt are the operations whose departure in on's signal begins where
+// on (the service's onset, before refinement) does.
+func departedAt(on Onset, deps []opDeparture) []string {
+	var out []string
+	for _, d := range deps {
+		if on.At != nil && d.on.At != nil && d.on.At.Equal(*on.At) && d.on.Signal == on.Signal {
+			out = append(out, d.op)
+		}
+	}
+	return out
+}
+
+// refineByOps is RefineOnset over the spans of ops when that is later than
+// over every span and no span of the service was off from on.At to it;
+// otherwise RefineOnset over every span. An onset an operation placed is
+// refined over that operation's spans already (refineQuery).
+func refineByOps(on Onset, marks []spanMark, ops []string) Onset {
+	all := RefineOnset(on, marks)
+	if len(ops) == 0 || on.Operation != "" || on.At == nil {
+		return all
+	}
+	var sel []spanMark
+	for _, m := range marks {
+		if slices.ContainsFunc(m.ops, func(o string) bool { return slices.Contains(ops, o) }) {
+			sel = append(sel, m)
+		}
+	}
+	by := RefineOnset(on, sel)
+	if by.At == nil || all.At == nil || !by.At.After(*all.At) {
+		return all
+	}
+	if !mutant.Off(mutant.SandboxRefineOpsCap) {
+		for _, m := range marks {
+			if m.off && !m.at.Before(*on.At) && m.at.Before(*by.At) {
+				return all
+			}
+		}
+	}
+	by.Refined += " (over the spans of " + strings.Join(ops, ", ") + ", the operations that left their baselines in the onset's bucket; no span of the service was off before it)"
+	return by
+}
