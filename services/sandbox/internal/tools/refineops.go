@@ -39,8 +39,8 @@ func opKeys(name, kind, route, method string) []string {
 func departedAt(on Onset, deps []opDeparture) []string {
 	var out []string
 	for _, d := range deps {
-		if on.At != nil && d.on.At != nil && d.on.At.Equal(*on.At) && d.on.Signal == on.Signal {
-			out = append(out, d.op)
+		if on.At != nil && d.Onset().At != nil && d.Onset().At.Equal(*on.At) && d.Onset().Signal == on.Signal {
+			out = append(out, d.Op())
 		}
 	}
 	return out
