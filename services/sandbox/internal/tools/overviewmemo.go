@@ -15,7 +15,9 @@ import (
 // for the same overview of the same answers: a replay's CPU profile put
 // overviewBase at 13% of an eval's CPU and a third of its allocations.
 // An eval runs two replays at once, incident by incident, each with a few
-// overviews (one a service).
+// overviews (one a service). A running sandbox keeps the answers of its
+// last overviewMemoSize overviews in memory (a few MB each at most: the
+// sample is the largest).
 const overviewMemoSize = 16
 
 // overviewMemo keeps overviewBase's answers by their whole input: the call
