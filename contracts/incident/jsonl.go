@@ -26,6 +26,13 @@ type lineDecoder struct {
 }
 
 func newLineDecoder(line []byte) (*lineDecoder, *fieldError) {
+	if json.Valid(line) {
+		// One copy of the line, which its values are slices of (the
+		// scanner reuses its buffer), as the decoder copies each value.
+		if obj, ok := splitObject(bytes.Clone(line)); ok {
+			return &lineDecoder{obj: obj}, nil
+		}
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return nil, &fieldError{Msg: "not a JSON object: " + err.Error()}
@@ -152,8 +159,8 @@ func (d *lineDecoder) resource() map[string]string {
 		d.fail("resource.service.name", "required")
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(r, &m); err != nil {
+	m, ok := splitObject(r) // valid already: the line was
+	if !ok {
 		d.fail("resource", "not an object")
 		return nil
 	}
@@ -204,8 +211,8 @@ func (d *lineDecoder) attributes() map[string]json.RawMessage {
 	if !ok || isNull(r) {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(r, &m); err != nil {
+	m, ok := splitObject(r) // valid already: the line was
+	if !ok {
 		d.fail("attributes", "not an object")
 		return nil
 	}

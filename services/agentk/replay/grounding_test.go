@@ -36,3 +36,12 @@ func TestGroundedNumbers(t *testing.T) {
 		})
 	}
 }
+
+// keptEvidenceTokens answers as evidenceTokens, asked once or again.
+func TestEvidenceTokensKeptByText(t *testing.T) {
+	for _, s := range []string{"error_rate: 0.061\ninbound traffic: 1.058x", "", "p95_ms: 781", "error_rate: 0.061\ninbound traffic: 1.058x"} {
+		for range 2 {
+			require.Equal(t, evidenceTokens(s), keptEvidenceTokens(s), s)
+		}
+	}
+}

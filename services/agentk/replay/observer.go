@@ -480,7 +480,7 @@ func unsupported(rv *contracts.ReviewV1, seen map[string]contracts.EvidenceV1) i
 	tokens := map[string][]token{}
 	add := func(ev contracts.EvidenceV1) {
 		if ev.InvestigationID == rv.InvestigationID {
-			tokens[ev.ID] = evidenceTokens(ev.Compact)
+			tokens[ev.ID] = keptEvidenceTokens(ev.Compact)
 		}
 	}
 	for _, raw := range rv.Evidence {

@@ -336,7 +336,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	// and the alternatives, less the services that only propagated.
 	keys, retry := sampleKeys(resps[overviewQueries-1])
 	base := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
-	st, err := overviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
+	st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
 	if err != nil {
 		return Output{}, err
 	}

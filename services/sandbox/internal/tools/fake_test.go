@@ -411,3 +411,17 @@ func TestOverviewRefinesTheOnset(t *testing.T) {
 	require.True(t, on.Before(firstError), "onset %s must precede the first failure", on)
 	require.Contains(t, r.out.Compact, "onset refined from 2025-09-23T07:43:00Z")
 }
+
+// Two replays' overviews of one incident, each from its own fake SigNoz
+// (the same answers in bytes of their own), say the same: the second is
+// derived from the state the first kept (overviewMemo).
+func TestOverviewKeptAcrossReplaysSaysTheSame(t *testing.T) {
+	inc, startsAt := loadIncident(t, "retry-storm-01")
+	args := `{"service":"` + inc.Meta.Service + `"}`
+	first, err := newHarness(t, inc, startsAt).run(t, contracts.ToolServiceOverview, args)
+	require.NoError(t, err)
+	second, err := newHarness(t, inc, startsAt).run(t, contracts.ToolServiceOverview, args)
+	require.NoError(t, err)
+	require.Equal(t, first.out, second.out)
+	require.NotNil(t, second.out.Facts.Onset)
+}

@@ -173,7 +173,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			return append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), nil
 		}
 		base := overviewQueries + stageTwoCount(keys, retry)
-		st, err := overviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
+		st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
 		if err != nil || st.onset.At == nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 
@@ -14,11 +15,11 @@ import (
 // calls at once.
 const sampleMemoSize = 8
 
-// sampleMemo keeps sampleKeys' answers by the identity of the response's
-// results: the same decoded bytes (pointer and length of each result). An
-// entry holds those bytes, so while it is kept no other response can sit
-// at the same address; a response's results are never written to once
-// decoded. Safe for concurrent use.
+// sampleMemo keeps sampleKeys' answers by the response's results: the same
+// bytes, compared in full (every investigator replaying an incident reads
+// the same sample, in bytes of its own). An entry holds those bytes; a
+// response's results are never written to once decoded. Safe for
+// concurrent use.
 var sampleMemo struct {
 	mu      sync.Mutex
 	entries []sampleMemoEntry // oldest first
@@ -31,14 +32,17 @@ type sampleMemoEntry struct {
 	retry        []string
 }
 
-// sameResults reports whether a and b are the same results: the same
-// slices of the same bytes, not merely equal ones.
+// sameResults reports whether a and b are the same results, byte for byte
+// (the same slices are, without reading them).
 func sameResults(a, b []json.RawMessage) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if len(a[i]) != len(b[i]) || len(a[i]) > 0 && &a[i][0] != &b[i][0] {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		if len(a[i]) > 0 && &a[i][0] != &b[i][0] && !bytes.Equal(a[i], b[i]) {
 			return false
 		}
 	}

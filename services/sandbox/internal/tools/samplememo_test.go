@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,8 +30,8 @@ func sampleOf(t *testing.T, n int, attrs map[string]string) signoz.Response {
 }
 
 // sampleKeys answers as sampleKeysOf, for the response it was asked of
-// before (kept) and for another response whose bytes are equal or not
-// (never mistaken for a kept one): a service_overview asks it of its
+// before (kept), for another response with the same bytes (kept too) and
+// for one whose bytes differ (never mistaken for a kept one): a service_overview asks it of its
 // sample at every stage.
 func TestSampleKeysKeptByTheResponsesBytes(t *testing.T) {
 	app := sampleOf(t, 12, map[string]string{"app.tier": `"gold"`, "app.score": `#`, "llm.retries": `1`})
@@ -51,10 +52,13 @@ func TestSampleKeysKeptByTheResponsesBytes(t *testing.T) {
 	require.Equal(t, []qualityKey{{name: "app.latency_ms", numeric: true}, {name: "app.plan"}}, k)
 	require.Empty(t, rt)
 
-	// Equal lengths at another address are not the kept response.
-	copied := sampleOf(t, 12, map[string]string{"app.tier": `"gold"`, "app.score": `#`, "llm.retries": `1`})
-	require.False(t, sameResults(app.Data.Results, copied.Data.Results))
+	// The same bytes at another address are the kept response (another
+	// replay's answer to the same query); one byte off is another response.
+	copied := []json.RawMessage{slices.Clone(app.Data.Results[0])}
+	require.True(t, sameResults(app.Data.Results, copied))
 	require.True(t, sameResults(app.Data.Results, app.Data.Results))
+	copied[0][len(copied[0])-2] = ' '
+	require.False(t, sameResults(app.Data.Results, copied))
 	// A kept response's sub-slice (same address, shorter) is another response.
 	cut := app
 	cut.Data.Results = []json.RawMessage{app.Data.Results[0][:len(app.Data.Results[0])-1]}
