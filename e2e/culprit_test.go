@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -25,25 +24,29 @@ func culpritInvestigators() []string {
 	return append([]string{"persona:oracle", "rules", "persona:wrong", "persona:inflated"}, hostilePersonas()...)
 }
 
-// culprit holds the culprit corpora's outcomes by investigator, replayed
-// once for the test binary: the safety test and the targets test read them.
+// culprit holds the culprit corpora's folders, the culprit worlds drawn
+// once for the test binary: the safety test and the targets test replay
+// them, each replay once (evalDirs).
 var culprit struct {
 	mu   sync.Mutex
 	dirs []string
-	outs map[string][]replay.Outcome
 }
 
 // culpritOutcomes replays the hand-written culprit incidents and the
-// culprit worlds (worldgen.CulpritCorpus, drawn into a temporary folder)
-// with each of invs not replayed yet, and returns the outcomes of invs.
+// culprit worlds (worldgen.CulpritCorpus, drawn into the package's scratch
+// folder) with each of invs, and returns the outcomes.
 func culpritOutcomes(t *testing.T, invs []string) []replay.Outcome {
+	t.Helper()
+	return evalDirs(t, culpritDirs(t), invs)
+}
+
+// culpritDirs draws (once) the culprit corpora's folders.
+func culpritDirs(t *testing.T) []string {
 	t.Helper()
 	culprit.mu.Lock()
 	defer culprit.mu.Unlock()
 	if culprit.dirs == nil {
-		dir, err := os.MkdirTemp("", "agentk-culprit-worlds-")
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		dir := scratchDir(t, "culprit-worlds")
 		dirs := incidentDirs(t, culpritCorpus)
 		for _, b := range worldgen.CulpritCorpus {
 			for _, w := range b.Worlds() {
@@ -51,24 +54,9 @@ func culpritOutcomes(t *testing.T, invs []string) []replay.Outcome {
 				dirs = append(dirs, filepath.Join(dir, w.ID))
 			}
 		}
-		culprit.dirs, culprit.outs = dirs, map[string][]replay.Outcome{}
+		culprit.dirs = dirs
 	}
-	var missing []string
-	for _, inv := range invs {
-		if _, ok := culprit.outs[inv]; !ok {
-			missing = append(missing, inv)
-		}
-	}
-	if len(missing) > 0 {
-		for _, o := range evalDirs(t, culprit.dirs, missing) {
-			culprit.outs[o.Investigator] = append(culprit.outs[o.Investigator], o)
-		}
-	}
-	var outs []replay.Outcome
-	for _, inv := range invs {
-		outs = append(outs, culprit.outs[inv]...)
-	}
-	return outs
+	return culprit.dirs
 }
 
 // TestCulpritCorporaSafe: on the hand-written culprit incidents and the

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,21 +29,12 @@ func everyInvestigator() []string {
 		"persona:flaky", "persona:marker", "persona:numbers", "persona:inflated", "persona:replayer"}
 }
 
-// falseMarkerWorlds writes the CI worlds that carry a false marker (the
-// worldgen variants of issue 31: 19 of the 200) into dir and returns their
-// folders; the other worlds are not written.
-func falseMarkerWorlds(t *testing.T, dir string) []string {
+// falseMarkerWorlds are the folders of the CI worlds that carry a false
+// marker (the worldgen variants of issue 31: 19 of the 206), written once
+// for the test binary (ciWorldDirs); the other worlds are not written.
+func falseMarkerWorlds(t *testing.T) []string {
 	t.Helper()
-	var dirs []string
-	for _, b := range worldgen.CI {
-		for _, w := range b.Worlds() {
-			if len(w.FalseMarkers) == 0 {
-				continue
-			}
-			require.NoError(t, worldgen.WriteOne(dir, w))
-			dirs = append(dirs, filepath.Join(dir, w.ID))
-		}
-	}
+	dirs := ciWorldDirs(t, func(w worldgen.World) bool { return len(w.FalseMarkers) > 0 })
 	require.GreaterOrEqual(t, len(dirs), 15, "the CI worlds hold fewer false-marker worlds than they did: the run proves less")
 	return dirs
 }
@@ -75,7 +65,7 @@ func TestHostilePersonasOnFalseMarkerWorlds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the hostile personas on the false-marker worlds; skipped with -short")
 	}
-	dirs := append(falseMarkerWorlds(t, t.TempDir()), handwrittenFalseMarkers(t)...)
+	dirs := append(falseMarkerWorlds(t), handwrittenFalseMarkers(t)...)
 	holdSafe(t, "false-markers-hostile", evalDirs(t, dirs, append(hostilePersonas(), "persona:wrong")))
 }
 
@@ -87,7 +77,7 @@ func TestFalseMarkersWithEveryInvestigator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays every investigator on the false-marker worlds; skipped with -short")
 	}
-	dirs := append(falseMarkerWorlds(t, t.TempDir()), handwrittenFalseMarkers(t)...)
+	dirs := append(falseMarkerWorlds(t), handwrittenFalseMarkers(t)...)
 	holdSafe(t, "false-markers", evalDirs(t, dirs, everyInvestigator()))
 }
 
