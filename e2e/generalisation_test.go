@@ -108,7 +108,7 @@ func incidentDirs(t *testing.T, dir string) []string {
 func evalRetrying(t *testing.T, incs []*incident.Incident, invs []string) []replay.Outcome {
 	t.Helper()
 	o := replay.Options{Timeout: 90 * time.Second}
-	outs := replay.Eval(context.Background(), incs, invs, o, 2, nil)
+	outs := replay.Eval(context.Background(), incs, invs, o, evalWorkers(), nil)
 	byID := map[string]*incident.Incident{}
 	for _, inc := range incs {
 		byID[inc.Meta.ID] = inc

@@ -14,7 +14,9 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +27,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
+
+// evalWorkers is how many replays an Eval runs at once (replay.Eval's
+// workers): AGENTK_EVAL_WORKERS, else two per core. A replay waits on its
+// embedded NATS server and its services' hand-offs for part of its run, and
+// two workers on the 2-core CI machine left part of a core idle (issue 36).
+func evalWorkers() int {
+	if n, err := strconv.Atoi(os.Getenv("AGENTK_EVAL_WORKERS")); err == nil && n > 0 {
+		return n
+	}
+	return 2 * runtime.GOMAXPROCS(0)
+}
 
 // replayKey is one replay: an incident folder's content (folderDigest) and
 // an investigator.
@@ -123,12 +136,11 @@ func replayGroup(t *testing.T, dirs, keys []string, at []int, invs []string, now
 	made := 0
 	for len(at) > 0 {
 		n := min(40, len(at))
-		var incs []*incident.Incident
+		var batch []string
 		for _, i := range at[:n] {
-			inc, err := incident.Load(dirs[i])
-			require.NoError(t, err)
-			incs = append(incs, inc)
+			batch = append(batch, dirs[i])
 		}
+		incs := loadDirs(t, batch)
 		outs := evalRetrying(t, incs, invs)
 		require.Len(t, outs, len(invs)*n)
 		for k, inv := range invs {
@@ -147,6 +159,38 @@ func replayGroup(t *testing.T, dirs, keys []string, at []int, invs []string, now
 		at = at[n:]
 	}
 	return made
+}
+
+// loadDirs loads the incident folders dirs side by side, GOMAXPROCS at a
+// time: parsing a recording costs about what its replay costs, and one
+// after the other they kept one core of two idle while an Eval waited for
+// them.
+func loadDirs(t *testing.T, dirs []string) []*incident.Incident {
+	t.Helper()
+	incs := make([]*incident.Incident, len(dirs))
+	errs := make([]error, len(dirs))
+	each(len(dirs), func(i int) { incs[i], errs[i] = incident.Load(dirs[i]) })
+	for i, err := range errs {
+		require.NoError(t, err, dirs[i])
+	}
+	return incs
+}
+
+// each calls f(0) … f(n-1), GOMAXPROCS at a time, and returns when all
+// have returned.
+func each(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range n {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }
 
 // shared is the package's own temporary folder, for what several tests
@@ -185,19 +229,8 @@ var ciWorlds struct {
 	all     bool
 }
 
-// ciWorld writes (once) the CI world w and returns its folder.
-func ciWorld(t *testing.T, w worldgen.World) string {
-	t.Helper()
-	dir := scratchDir(t, "worlds")
-	if !ciWorlds.written[w.ID] {
-		require.NoError(t, worldgen.WriteOne(dir, w))
-		ciWorlds.written[w.ID] = true
-	}
-	return filepath.Join(dir, w.ID)
-}
-
 // ciWorldDirs draws the CI worlds (once), writes those keep accepts (each
-// once) and returns their folders.
+// once, side by side) and returns their folders.
 func ciWorldDirs(t *testing.T, keep func(worldgen.World) bool) []string {
 	t.Helper()
 	ciWorlds.mu.Lock()
@@ -208,11 +241,23 @@ func ciWorldDirs(t *testing.T, keep func(worldgen.World) bool) []string {
 		}
 		ciWorlds.written = map[string]bool{}
 	}
+	dir := scratchDir(t, "worlds")
 	var dirs []string
+	var write []worldgen.World
 	for _, w := range ciWorlds.worlds {
 		if keep(w) {
-			dirs = append(dirs, ciWorld(t, w))
+			dirs = append(dirs, filepath.Join(dir, w.ID))
+			if !ciWorlds.written[w.ID] {
+				write = append(write, w)
+			}
 		}
+	}
+	// Side by side: each world draws its telemetry from its own seed.
+	errs := make([]error, len(write))
+	each(len(write), func(i int) { errs[i] = worldgen.WriteOne(dir, write[i]) })
+	for i, err := range errs {
+		require.NoError(t, err, write[i].ID)
+		ciWorlds.written[write[i].ID] = true
 	}
 	return dirs
 }
