@@ -40,7 +40,8 @@ func culpritOutcomes(t *testing.T, invs []string) []replay.Outcome {
 	return evalDirs(t, culpritDirs(t), invs)
 }
 
-// culpritDirs draws (once) the culprit corpora's folders.
+// culpritDirs draws (once, the worlds side by side) the culprit corpora's
+// folders.
 func culpritDirs(t *testing.T) []string {
 	t.Helper()
 	culprit.mu.Lock()
@@ -48,11 +49,15 @@ func culpritDirs(t *testing.T) []string {
 	if culprit.dirs == nil {
 		dir := scratchDir(t, "culprit-worlds")
 		dirs := incidentDirs(t, culpritCorpus)
+		var ws []worldgen.World
 		for _, b := range worldgen.CulpritCorpus {
-			for _, w := range b.Worlds() {
-				require.NoError(t, worldgen.WriteOne(dir, w))
-				dirs = append(dirs, filepath.Join(dir, w.ID))
-			}
+			ws = append(ws, b.Worlds()...)
+		}
+		errs := make([]error, len(ws))
+		each(len(ws), func(i int) { errs[i] = worldgen.WriteOne(dir, ws[i]) })
+		for i, w := range ws {
+			require.NoError(t, errs[i], w.ID)
+			dirs = append(dirs, filepath.Join(dir, w.ID))
 		}
 		culprit.dirs = dirs
 	}
