@@ -29,14 +29,15 @@ import (
 )
 
 // evalWorkers is how many replays an Eval runs at once (replay.Eval's
-// workers): AGENTK_EVAL_WORKERS, else two per core. A replay waits on its
-// embedded NATS server and its services' hand-offs for part of its run, and
-// two workers on the 2-core CI machine left part of a core idle (issue 36).
+// workers): AGENTK_EVAL_WORKERS, else 2. Four on the 2-core machine at
+// load 45 (issue 36) left 40 of the culprit corpora's 186 replays without a
+// ready stack in its 20 s, each replayed again alone, and cost 88 CPU
+// seconds where two cost 54: more is for a machine with more cores.
 func evalWorkers() int {
 	if n, err := strconv.Atoi(os.Getenv("AGENTK_EVAL_WORKERS")); err == nil && n > 0 {
 		return n
 	}
-	return 2 * runtime.GOMAXPROCS(0)
+	return 2
 }
 
 // replayKey is one replay: an incident folder's content (folderDigest) and
