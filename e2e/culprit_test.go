@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -25,50 +24,44 @@ func culpritInvestigators() []string {
 	return append([]string{"persona:oracle", "rules", "persona:wrong", "persona:inflated"}, hostilePersonas()...)
 }
 
-// culprit holds the culprit corpora's outcomes by investigator, replayed
-// once for the test binary: the safety test and the targets test read them.
+// culprit holds the culprit corpora's folders, the culprit worlds drawn
+// once for the test binary: the safety test and the targets test replay
+// them, each replay once (evalDirs).
 var culprit struct {
 	mu   sync.Mutex
 	dirs []string
-	outs map[string][]replay.Outcome
 }
 
 // culpritOutcomes replays the hand-written culprit incidents and the
-// culprit worlds (worldgen.CulpritCorpus, drawn into a temporary folder)
-// with each of invs not replayed yet, and returns the outcomes of invs.
+// culprit worlds (worldgen.CulpritCorpus, drawn into the package's scratch
+// folder) with each of invs, and returns the outcomes.
 func culpritOutcomes(t *testing.T, invs []string) []replay.Outcome {
+	t.Helper()
+	return evalDirs(t, culpritDirs(t), invs)
+}
+
+// culpritDirs draws (once, the worlds side by side) the culprit corpora's
+// folders.
+func culpritDirs(t *testing.T) []string {
 	t.Helper()
 	culprit.mu.Lock()
 	defer culprit.mu.Unlock()
 	if culprit.dirs == nil {
-		dir, err := os.MkdirTemp("", "agentk-culprit-worlds-")
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		dir := scratchDir(t, "culprit-worlds")
 		dirs := incidentDirs(t, culpritCorpus)
+		var ws []worldgen.World
 		for _, b := range worldgen.CulpritCorpus {
-			for _, w := range b.Worlds() {
-				require.NoError(t, worldgen.WriteOne(dir, w))
-				dirs = append(dirs, filepath.Join(dir, w.ID))
-			}
+			ws = append(ws, b.Worlds()...)
 		}
-		culprit.dirs, culprit.outs = dirs, map[string][]replay.Outcome{}
-	}
-	var missing []string
-	for _, inv := range invs {
-		if _, ok := culprit.outs[inv]; !ok {
-			missing = append(missing, inv)
+		errs := make([]error, len(ws))
+		each(len(ws), func(i int) { errs[i] = worldgen.WriteOne(dir, ws[i]) })
+		for i, w := range ws {
+			require.NoError(t, errs[i], w.ID)
+			dirs = append(dirs, filepath.Join(dir, w.ID))
 		}
+		culprit.dirs = dirs
 	}
-	if len(missing) > 0 {
-		for _, o := range evalDirs(t, culprit.dirs, missing) {
-			culprit.outs[o.Investigator] = append(culprit.outs[o.Investigator], o)
-		}
-	}
-	var outs []replay.Outcome
-	for _, inv := range invs {
-		outs = append(outs, culprit.outs[inv]...)
-	}
-	return outs
+	return culprit.dirs
 }
 
 // TestCulpritCorporaSafe: on the hand-written culprit incidents and the

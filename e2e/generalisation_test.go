@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/contracts/incident"
-	"agentk/e2e/worldgen"
 
 	"github.com/stretchr/testify/require"
 )
@@ -80,36 +78,6 @@ var knownUnsafe = map[string]string{
 	// background errors, not a new failure of the running version.
 }
 
-// worlds is the CI world corpus, drawn once for the whole test binary: the
-// tests only read it. TestMain removes it.
-var worlds struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// drawWorlds writes the CI world corpus (200 worlds from fixed seeds) into
-// a temporary folder the first time it is called, and returns that folder.
-func drawWorlds(t *testing.T) string {
-	t.Helper()
-	worlds.once.Do(func() {
-		worlds.dir, worlds.err = os.MkdirTemp("", "agentk-worlds-")
-		if worlds.err == nil {
-			worlds.err = worldgen.WriteCorpus(worlds.dir, worldgen.CI)
-		}
-	})
-	require.NoError(t, worlds.err)
-	return worlds.dir
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if worlds.dir != "" {
-		_ = os.RemoveAll(worlds.dir)
-	}
-	os.Exit(code)
-}
-
 // evalInvestigators are the investigators the generalisation tests score:
 // the oracle (claims always right: measures the evidence layer) and the
 // rules (measures diagnosis). AGENTK_EVAL_INVESTIGATORS narrows them.
@@ -140,33 +108,13 @@ func incidentDirs(t *testing.T, dir string) []string {
 	return dirs
 }
 
-// evalDirs replays the incident folders dirs for each investigator, loading
-// 40 at a time so that a corpus of long recordings is never held in memory
-// whole.
-func evalDirs(t *testing.T, dirs []string, invs []string) []replay.Outcome {
-	t.Helper()
-	var outs []replay.Outcome
-	for len(dirs) > 0 {
-		n := min(40, len(dirs))
-		var incs []*incident.Incident
-		for _, d := range dirs[:n] {
-			inc, err := incident.Load(d)
-			require.NoError(t, err)
-			incs = append(incs, inc)
-		}
-		dirs = dirs[n:]
-		outs = append(outs, evalRetrying(t, incs, invs)...)
-	}
-	return outs
-}
-
 // evalRetrying replays incs for each investigator and replays once more,
 // alone, any that failed to run (a stack that was not ready in time on a
 // loaded machine is not a decision); a second failure stays an error.
 func evalRetrying(t *testing.T, incs []*incident.Incident, invs []string) []replay.Outcome {
 	t.Helper()
 	o := replay.Options{Timeout: 90 * time.Second}
-	outs := replay.Eval(context.Background(), incs, invs, o, 2, nil)
+	outs := replay.Eval(context.Background(), incs, invs, o, evalWorkers(), nil)
 	byID := map[string]*incident.Incident{}
 	for _, inc := range incs {
 		byID[inc.Meta.ID] = inc

@@ -63,7 +63,7 @@ func TestEvalCorpus(t *testing.T) {
 	if only := os.Getenv("AGENTK_EVAL_INVESTIGATORS"); only != "" {
 		invs = []string{only}
 	}
-	outs := replay.Eval(context.Background(), incs, invs, replay.Options{Timeout: 90 * time.Second}, 2, func(o replay.Outcome) {
+	outs := replay.Eval(context.Background(), incs, invs, replay.Options{Timeout: 90 * time.Second}, evalWorkers(), func(o replay.Outcome) {
 		if o.Error != "" || o.BadRollback() {
 			t.Logf("%s %s: verdict %s diagnosis %s error %q", o.Investigator, o.Incident, o.Verdict, o.Diagnosis, o.Error)
 		}

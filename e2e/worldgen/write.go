@@ -59,12 +59,23 @@ var CulpritCorpus = []Batch{{Seed: 3333, N: 24, Culprit: true}}
 var TunedSeeds = []uint64{18, 1018, 31337, 9001, 7, 77, 4242, 5151, 8080, 2727, 9393, 5150, 6502, 6174}
 
 // WriteCorpus writes every batch's worlds as incident folders under dir and
-// the corpus's provenance (corpus.yaml: whether the rules were tuned on its
-// seeds, and the seeds) beside them.
+// the corpus's provenance (WriteProvenance) beside them.
 func WriteCorpus(dir string, batches []Batch) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	for _, b := range batches {
+		if err := Write(dir, b.Worlds()); err != nil {
+			return err
+		}
+	}
+	return WriteProvenance(dir, batches)
+}
+
+// WriteProvenance writes the provenance of the corpus the batches draw
+// (corpus.yaml: whether the rules were tuned on its seeds, and the seeds)
+// into dir.
+func WriteProvenance(dir string, batches []Batch) error {
 	var seeds []string
 	tuned := false
 	for _, b := range batches {
@@ -74,9 +85,6 @@ func WriteCorpus(dir string, batches []Batch) error {
 			kind = " culprit"
 		}
 		seeds = append(seeds, fmt.Sprintf("%d×%d%s", b.Seed, b.N, kind))
-		if err := Write(dir, b.Worlds()); err != nil {
-			return err
-		}
 	}
 	prov := fmt.Sprintf("name: worlds\nsource: \"e2e/worldgen, seed×worlds %s\"\ntuned_on: %t\n", strings.Join(seeds, ", "), tuned)
 	return os.WriteFile(filepath.Join(dir, "corpus.yaml"), []byte(prov), 0o644)

@@ -4,19 +4,22 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
+	"agentk/platform/deadline"
 	"agentk/platform/dockertest"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/platform/topology"
-	"agentk/services/deployer/demotarget/demotest"
+	"agentk/services/deployer/demotarget"
 	"agentk/services/deployer/internal/dockerrt"
 	"agentk/services/deployer/internal/testkit"
 
@@ -24,8 +27,9 @@ import (
 )
 
 // composeStack is a compose project of one service, shop-api, on the demo
-// target's v1 and v2 images built under a fresh repository; the project and
-// the images are removed when the test ends. The tests on the real engine
+// target's v1 and v2 images built once for the package under a fresh
+// repository (sharedImages); the project is removed when the test ends, the
+// images when the test binary does. The tests on the real engine
 // share it.
 type composeStack struct {
 	*dockertest.Compose
@@ -34,8 +38,46 @@ type composeStack struct {
 	Port         int    // shop-api's loopback port, 0 when unpublished
 }
 
-// newComposeStack builds the images (as long as the machine takes, within
-// the test's deadline: demotest.Images), then writes the compose file and
+// stackImages are the demo target's v1 and v2 every compose stack of the
+// package runs, built once for the test binary (issue 36: each of the
+// five live tests built its own two); each stack is its own compose
+// project. TestMain removes them.
+var stackImages struct {
+	once         sync.Once
+	repo, v1, v2 string
+	err          error
+}
+
+// sharedImages builds, the first time a test calls it, v1 and v2 under a
+// fresh repository agentk-deployer-<nanos>/shop-api, as long as the machine
+// takes within the calling test's deadline less a minute (demotest.Images
+// builds the same per test).
+func sharedImages(t *testing.T) (repo, v1, v2 string) {
+	t.Helper()
+	stackImages.once.Do(func() {
+		stackImages.repo = fmt.Sprintf("agentk-deployer-%d/shop-api", time.Now().UnixNano())
+		ctx, cancel := deadline.Context(context.Background(), t, time.Minute)
+		defer cancel()
+		if stackImages.v1, stackImages.err = demotarget.Build(ctx, demotarget.V1(stackImages.repo)); stackImages.err == nil {
+			stackImages.v2, stackImages.err = demotarget.Build(ctx, demotarget.V2(stackImages.repo))
+		}
+	})
+	if stackImages.err != nil {
+		t.Fatalf("the demo target's images: %v", stackImages.err)
+	}
+	return stackImages.repo, stackImages.v1, stackImages.v2
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if stackImages.repo != "" {
+		_ = exec.Command("docker", "rmi", "-f", stackImages.repo+":v1", stackImages.repo+":v2").Run()
+	}
+	os.Exit(code)
+}
+
+// newComposeStack builds the images once for the package (as long as the
+// machine takes: sharedImages), then writes the compose file and
 // returns the stack with the context of the test's work on it, which ends
 // budget after the images were there (and when the test ends); name ends up
 // in the repository and the project name. publish maps shop-api's port to a
@@ -43,7 +85,7 @@ type composeStack struct {
 func newComposeStack(t *testing.T, name string, publish bool, budget time.Duration) (*composeStack, context.Context) {
 	t.Helper()
 	s := &composeStack{Dir: t.TempDir()}
-	s.Repo, s.V1, s.V2 = demotest.Images(t, name)
+	s.Repo, s.V1, s.V2 = sharedImages(t)
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	t.Cleanup(cancel)
 	yaml := fmt.Sprintf("version: \"3.8\"\nservices:\n  shop-api:\n    image: %s:${SHOP_API_TAG:-v2}\n", s.Repo)

@@ -2,8 +2,6 @@ package livedemo
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -29,19 +27,18 @@ import (
 // be left behind.
 func TestDemoLiveRollsBackTheCallee(t *testing.T) {
 	dc := dockertest.Require(t)
-	// The images take what the machine takes to build: bounded by the
-	// test's own deadline (less a minute to report and clean up); the
-	// demo's own 6 minutes start once they are there (measured: 100–165 s
-	// on a loaded machine, the investigation over the bigger store 25–50 s).
+	// The images are built once for both live tests (testImages), which
+	// run side by side; the demo's own 6 minutes start once they are there
+	// (measured: 100–165 s on a loaded machine, the investigation over the
+	// bigger store 25–50 s).
+	t.Parallel()
+	repo, callee := testImages(t)
 	ctx, cancel := deadline.Context(context.Background(), t, time.Minute)
 	defer cancel()
-	base := fmt.Sprintf("agentk-demolive-test-%d", time.Now().UnixNano())
-	repo, callee := base+"/shop-api", base+"/payment"
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", callee+":v1", callee+":v2").Run() })
 
 	var out lockedbuf.Buffer
 	started := time.Now()
-	res, err := Run(ctx, Options{Repo: repo, CalleeRepo: callee, TwoServices: true, Build: true, Progress: &out, Timeout: 6 * time.Minute})
+	res, err := Run(ctx, Options{Repo: repo, CalleeRepo: callee, TwoServices: true, Progress: &out, Timeout: 6 * time.Minute})
 	t.Logf("demo output:\n%s", out.String())
 	if res.Project != "" {
 		// Run removes its project itself; this is the safety net when it

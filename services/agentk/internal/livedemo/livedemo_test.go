@@ -3,8 +3,6 @@ package livedemo
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -28,19 +26,17 @@ import (
 // left behind (containers, network).
 func TestDemoLiveRollsBackOnDocker(t *testing.T) {
 	dc := dockertest.Require(t)
-	// Building the two images takes what the machine takes: it is bounded
-	// by the test's own deadline (less a minute to report and clean up),
-	// and the demo's 4 minutes start once the images are there (issue 36:
-	// a fixed 240 s around both killed `go build` on a loaded machine).
+	// The images are built once for both live tests (testImages), which
+	// run side by side: each compose project, network and deployer watcher
+	// is its own. The demo's 4 minutes start once the images are there.
+	t.Parallel()
+	repo, _ := testImages(t)
 	ctx, cancel := deadline.Context(context.Background(), t, time.Minute)
 	defer cancel()
-	// Images of this run only, removed at the end.
-	repo := fmt.Sprintf("agentk-demolive-test-%d/shop-api", time.Now().UnixNano())
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", repo+":v1", repo+":v2").Run() })
 
 	var out lockedbuf.Buffer
 	started := time.Now()
-	res, err := Run(ctx, Options{Repo: repo, Build: true, Progress: &out, Timeout: 4 * time.Minute})
+	res, err := Run(ctx, Options{Repo: repo, Progress: &out, Timeout: 4 * time.Minute})
 	t.Logf("demo output:\n%s", out.String())
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,280 @@
+package e2e
+
+// replays_test.go: every replay of the package made once (issue 36). Several
+// tests replay the same incidents with the same investigators: the CI
+// worlds with the oracle and the rules (the targets), their false-marker and
+// trap worlds with the hostile personas (safety), the metamorphic subjects'
+// originals. An outcome is kept by the incident folder's content and the
+// investigator, and a test that asks for a replay already made reads its
+// outcome: every test still asserts on every outcome it asks for, and run
+// alone (go test -run, a mutant's killer) it replays them itself.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"agentk/cmd/agentk/replay"
+	"agentk/contracts/incident"
+	"agentk/e2e/worldgen"
+
+	"github.com/stretchr/testify/require"
+)
+
+// evalWorkers is how many replays an Eval runs at once (replay.Eval's
+// workers): AGENTK_EVAL_WORKERS, else 2. Four on the 2-core machine at
+// load 45 (issue 36) left 40 of the culprit corpora's 186 replays without a
+// ready stack in its 20 s, each replayed again alone, and cost 88 CPU
+// seconds where two cost 54: more is for a machine with more cores.
+func evalWorkers() int {
+	if n, err := strconv.Atoi(os.Getenv("AGENTK_EVAL_WORKERS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
+
+// replayKey is one replay: an incident folder's content (folderDigest) and
+// an investigator.
+type replayKey struct{ content, inv string }
+
+// replays are the outcomes of the replays the package's tests made, with
+// no error (a failed replay is replayed again when another test asks).
+var replays struct {
+	mu   sync.Mutex
+	outs map[replayKey]replay.Outcome
+}
+
+// folderDigest is the SHA-256 of an incident folder's files, names and
+// contents: two folders written alike are one incident, wherever they are.
+func folderDigest(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	h := sha256.New()
+	for _, e := range entries {
+		require.False(t, e.IsDir(), "%s: an incident folder holds files only", dir)
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		_, _ = h.Write([]byte(e.Name() + "\x00"))
+		_, _ = h.Write(b)
+		_, _ = h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// evalDirs replays the incident folders dirs for each investigator, each
+// replay that no earlier test made (replays), and returns the outcomes
+// investigator by investigator, folder by folder. The folders still to
+// replay are grouped by the investigators they need, so that one Eval
+// replays an incident with all of them (its telemetry indexed once), and
+// loaded 40 at a time so that a corpus of long recordings is never held in
+// memory whole.
+func evalDirs(t *testing.T, dirs []string, invs []string) []replay.Outcome {
+	t.Helper()
+	replays.mu.Lock()
+	defer replays.mu.Unlock()
+	if replays.outs == nil {
+		replays.outs = map[replayKey]replay.Outcome{}
+	}
+	keys := make([]string, len(dirs))
+	for i, d := range dirs {
+		keys[i] = folderDigest(t, d)
+	}
+	now := map[replayKey]replay.Outcome{} // this call's replays, failed ones too
+	groups, need := map[string][]int{}, map[string][]string{}
+	var order []string
+	seen := map[string]bool{}
+	for i := range dirs {
+		var missing []string
+		for _, inv := range invs {
+			if _, ok := replays.outs[replayKey{keys[i], inv}]; !ok && !slices.Contains(missing, inv) {
+				missing = append(missing, inv)
+			}
+		}
+		g := strings.Join(missing, ",")
+		if len(missing) == 0 || seen[keys[i]] {
+			continue
+		}
+		seen[keys[i]] = true
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+			need[g] = missing
+		}
+		groups[g] = append(groups[g], i)
+	}
+	made := 0
+	for _, g := range order {
+		made += replayGroup(t, dirs, keys, groups[g], need[g], now)
+	}
+	var outs []replay.Outcome
+	for _, inv := range invs {
+		for i := range dirs {
+			k := replayKey{keys[i], inv}
+			o, ok := now[k]
+			if !ok {
+				o, ok = replays.outs[k]
+			}
+			require.True(t, ok, "%s %s: no outcome", inv, dirs[i])
+			outs = append(outs, o)
+		}
+	}
+	t.Logf("replays: %d made, %d read from earlier tests", made, len(outs)-made)
+	return outs
+}
+
+// replayGroup replays the folders dirs[at...] for each of invs, 40 at a
+// time, records each outcome in now and the ones without an error in
+// replays, and returns how many replays it made.
+func replayGroup(t *testing.T, dirs, keys []string, at []int, invs []string, now map[replayKey]replay.Outcome) int {
+	t.Helper()
+	made := 0
+	for len(at) > 0 {
+		n := min(40, len(at))
+		var batch []string
+		for _, i := range at[:n] {
+			batch = append(batch, dirs[i])
+		}
+		incs := loadDirs(t, batch)
+		outs := evalRetrying(t, incs, invs)
+		require.Len(t, outs, len(invs)*n)
+		for k, inv := range invs {
+			for j, i := range at[:n] {
+				o := outs[k*n+j] // Eval's order: investigator by investigator
+				require.Equal(t, inv, o.Investigator)
+				require.Equal(t, incs[j].Meta.ID, o.Incident)
+				key := replayKey{keys[i], inv}
+				now[key] = o
+				if o.Error == "" {
+					replays.outs[key] = o
+				}
+			}
+		}
+		made += len(outs)
+		at = at[n:]
+	}
+	return made
+}
+
+// loadDirs loads the incident folders dirs side by side, GOMAXPROCS at a
+// time: parsing a recording costs about what its replay costs, and one
+// after the other they kept one core of two idle while an Eval waited for
+// them.
+func loadDirs(t *testing.T, dirs []string) []*incident.Incident {
+	t.Helper()
+	incs := make([]*incident.Incident, len(dirs))
+	errs := make([]error, len(dirs))
+	each(len(dirs), func(i int) { incs[i], errs[i] = incident.Load(dirs[i]) })
+	for i, err := range errs {
+		require.NoError(t, err, dirs[i])
+	}
+	return incs
+}
+
+// each calls f(0) … f(n-1), GOMAXPROCS at a time, and returns when all
+// have returned.
+func each(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range n {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// shared is the package's own temporary folder, for what several tests
+// share (the CI worlds, the culprit worlds); TestMain removes it.
+var shared struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// scratchDir makes (once) and returns a folder name under shared.
+func scratchDir(t *testing.T, name string) string {
+	t.Helper()
+	shared.once.Do(func() { shared.dir, shared.err = os.MkdirTemp("", "agentk-e2e-") })
+	require.NoError(t, shared.err)
+	dir := filepath.Join(shared.dir, name)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// ciWorlds is the CI world corpus (worldgen.CI), drawn once for the test
+// binary; each world is written once, the first time a test asks for it,
+// into one folder the tests only read.
+var ciWorlds struct {
+	mu      sync.Mutex
+	worlds  []worldgen.World
+	written map[string]bool
+	all     bool
+}
+
+// ciWorldDirs draws the CI worlds (once), writes those keep accepts (each
+// once, side by side) and returns their folders.
+func ciWorldDirs(t *testing.T, keep func(worldgen.World) bool) []string {
+	t.Helper()
+	ciWorlds.mu.Lock()
+	defer ciWorlds.mu.Unlock()
+	if ciWorlds.worlds == nil {
+		for _, b := range worldgen.CI {
+			ciWorlds.worlds = append(ciWorlds.worlds, b.Worlds()...)
+		}
+		ciWorlds.written = map[string]bool{}
+	}
+	dir := scratchDir(t, "worlds")
+	var dirs []string
+	var write []worldgen.World
+	for _, w := range ciWorlds.worlds {
+		if keep(w) {
+			dirs = append(dirs, filepath.Join(dir, w.ID))
+			if !ciWorlds.written[w.ID] {
+				write = append(write, w)
+			}
+		}
+	}
+	// Side by side: each world draws its telemetry from its own seed.
+	errs := make([]error, len(write))
+	each(len(write), func(i int) { errs[i] = worldgen.WriteOne(dir, write[i]) })
+	for i, err := range errs {
+		require.NoError(t, err, write[i].ID)
+		ciWorlds.written[write[i].ID] = true
+	}
+	return dirs
+}
+
+// drawWorlds writes the whole CI world corpus (206 worlds from fixed seeds)
+// with its provenance into the CI worlds' folder the first time it is
+// called, and returns that folder.
+func drawWorlds(t *testing.T) string {
+	t.Helper()
+	ciWorldDirs(t, func(worldgen.World) bool { return true })
+	ciWorlds.mu.Lock()
+	defer ciWorlds.mu.Unlock()
+	dir := scratchDir(t, "worlds")
+	if !ciWorlds.all {
+		require.NoError(t, worldgen.WriteProvenance(dir, worldgen.CI))
+		ciWorlds.all = true
+	}
+	return dir
+}
