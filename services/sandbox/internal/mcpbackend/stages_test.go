@@ -50,8 +50,12 @@ var stagesIncidents = map[string]string{
 }
 
 type stageLine struct {
-	Incident  string          `json:"incident"`
-	Stage     string          `json:"stage"`
+	Incident string `json:"incident"`
+	// Stage is "rule" (the rule's read and its series) or "later" (the
+	// overview's stages after the first: quality, origin, propagation).
+	Stage string `json:"stage"`
+	// Filter is the query's filter, for a reader of the file.
+	Filter    string          `json:"filter,omitempty"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	Result    json.RawMessage `json:"result"`
@@ -130,18 +134,20 @@ func (r overviewRun) evidence(t *testing.T, q executor.Querier, rules executor.R
 	return ev
 }
 
-// firstStage is the set of the overview's first-stage requests (as JSON):
-// what a recording leaves out, since official-answers-bad-release-01.jsonl
-// already holds the server's answers to those.
-func (r overviewRun) firstStage(t *testing.T) map[string]bool {
+// call is the overview's call as the executor validates it.
+func (r overviewRun) call(t *testing.T) tools.Call {
 	t.Helper()
-	lim := tools.DefaultLimits(config.DefaultExclude)
-	c, err := tools.Validate(contracts.ToolServiceOverview, json.RawMessage(`{"service":"`+r.inc.Meta.Service+`"}`), r.alert.StartsAt, r.now, lim)
+	c, err := tools.Validate(contracts.ToolServiceOverview, json.RawMessage(`{"service":"`+r.inc.Meta.Service+`"}`), r.alert.StartsAt, r.now,
+		tools.DefaultLimits(config.DefaultExclude))
 	require.NoError(t, err)
+	return c
+}
+
+// requestSet is qs's requests as JSON.
+func requestSet(qs []tools.Query) map[string]bool {
 	out := map[string]bool{}
-	for _, q := range tools.PlanCall(c, "http://localhost:8080", lim).Queries {
-		b, err := json.Marshal(q.Request)
-		require.NoError(t, err)
+	for _, q := range qs {
+		b, _ := json.Marshal(q.Request)
 		out[string(b)] = true
 	}
 	return out
@@ -153,8 +159,10 @@ func (r overviewRun) firstStage(t *testing.T) map[string]bool {
 type tape struct {
 	cs       *mcp.ClientSession
 	incident string
-	first    map[string]bool
+	c        tools.Call
+	first    map[string]bool // the overview's first stage: not kept
 	mu       sync.Mutex
+	rule     map[string]bool // the rule's series
 	lines    []stageLine
 }
 
@@ -167,7 +175,15 @@ func (tp *tape) call(ctx context.Context, stage, tool string, args map[string]an
 		raw, _ := json.Marshal(res)
 		a, _ := json.Marshal(args)
 		tp.mu.Lock()
-		tp.lines = append(tp.lines, stageLine{Incident: tp.incident, Stage: stage, Tool: tool, Arguments: a, Result: raw})
+		filter := ""
+		if q, ok := args["query"].(map[string]any); ok {
+			var req signoz.QueryRangeRequest
+			b, _ := json.Marshal(q)
+			if json.Unmarshal(b, &req) == nil && len(req.CompositeQuery.Queries) > 0 {
+				filter = req.CompositeQuery.Queries[0].Spec.Filter.Expression
+			}
+		}
+		tp.lines = append(tp.lines, stageLine{Incident: tp.incident, Stage: stage, Filter: filter, Tool: tool, Arguments: a, Result: raw})
 		tp.mu.Unlock()
 	}
 	return mcpbackend.Decode(tool, res)
@@ -177,10 +193,15 @@ func (tp *tape) QueryRange(ctx context.Context, req signoz.QueryRangeRequest) (s
 	b, _ := json.Marshal(req)
 	var query any
 	_ = json.Unmarshal(b, &query)
+	tp.mu.Lock()
 	stage := "later"
-	if tp.first[string(b)] {
+	switch {
+	case tp.first[string(b)]:
 		stage = ""
+	case tp.rule[string(b)]:
+		stage = "rule"
 	}
+	tp.mu.Unlock()
 	reply, err := tp.call(ctx, stage, mcpbackend.ToolQuery, map[string]any{"query": query, "searchContext": "agentk sandbox: recording the official server's answers"})
 	if err != nil {
 		return signoz.Result{}, err
@@ -194,7 +215,13 @@ func (tp *tape) Rule(ctx context.Context, id string) (signoz.RuleResult, error) 
 	if err != nil {
 		return signoz.RuleResult{}, err
 	}
-	return signoz.RuleResult{Body: reply.Payload}, nil
+	body := signoz.RuleBody(reply.Payload)
+	if rule, err := tools.ParseRule(body); err == nil {
+		tp.mu.Lock()
+		tp.rule = requestSet(tools.RuleQueries(tp.c, rule))
+		tp.mu.Unlock()
+	}
+	return signoz.RuleResult{Body: body}, nil
 }
 
 // TestOverviewThroughTheOfficialServer: with a build of the official server
@@ -270,7 +297,8 @@ func recordStages(t *testing.T, official, sigURL string, r overviewRun, id strin
 		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
 	require.NoError(t, err)
 	defer cs.Close()
-	tp := &tape{cs: cs, incident: id, first: r.firstStage(t)}
+	c := r.call(t)
+	tp := &tape{cs: cs, incident: id, c: c, first: requestSet(tools.PlanCall(c, "http://localhost:8080", tools.DefaultLimits(config.DefaultExclude)).Queries)}
 	r.evidence(t, tp, tp)
 	return tp.lines
 }
@@ -291,4 +319,114 @@ func readStages(t *testing.T) []stageLine {
 	}
 	require.NoError(t, sc.Err())
 	return out
+}
+
+// canonical is v as JSON with its objects' keys in order.
+func canonical(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var anyv any
+	require.NoError(t, json.Unmarshal(b, &anyv))
+	b, err = json.Marshal(anyv)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// replayed answers from stagesFixture what the official server answered,
+// decoded as the client decodes it, and every other query (the first
+// stage's) from the fake SigNoz directly.
+type replayed struct {
+	t       *testing.T
+	direct  *signoz.Client
+	answers map[string]*mcp.CallToolResult
+	rule    *mcp.CallToolResult
+	mu      sync.Mutex
+	used    map[string]bool
+}
+
+func (r *replayed) QueryRange(ctx context.Context, req signoz.QueryRangeRequest) (signoz.Result, error) {
+	k := canonical(r.t, req)
+	res := r.answers[k]
+	if res == nil {
+		return r.direct.QueryRange(ctx, req)
+	}
+	r.mu.Lock()
+	r.used[k] = true
+	r.mu.Unlock()
+	reply, err := mcpbackend.Decode(mcpbackend.ToolQuery, res)
+	if err != nil {
+		return signoz.Result{}, err
+	}
+	resp, err := signoz.Decode(reply.Payload)
+	return signoz.Result{Body: reply.Payload, Response: resp, Notes: reply.Notes}, err
+}
+
+func (r *replayed) Rule(_ context.Context, _ string) (signoz.RuleResult, error) {
+	r.mu.Lock()
+	r.used["rule"] = true
+	r.mu.Unlock()
+	reply, err := mcpbackend.Decode(mcpbackend.ToolGetAlert, r.rule)
+	if err != nil {
+		return signoz.RuleResult{}, err // SigNoz's 404 for a rule it does not have, as the server passed it on
+	}
+	return signoz.RuleResult{Body: signoz.RuleBody(reply.Payload)}, nil
+}
+
+// TestOfficialAnswersOfTheLaterStages: what the official server answered to
+// the overview's later stages (the failing spans of the examined services
+// and of the alerted one, their traces) and to the rule's read and series,
+// on three incidents, gives the evidence the direct route gives: the same
+// facts (origin, culprit candidates, the rule's onset), compact text, raw
+// hash and notes (SigNoz's warnings aside). Every recorded answer is used:
+// when the plan's queries change, re-record (testdata/README.md).
+func TestOfficialAnswersOfTheLaterStages(t *testing.T) {
+	t.Parallel()
+	byIncident := map[string][]stageLine{}
+	for _, l := range readStages(t) {
+		byIncident[l.Incident] = append(byIncident[l.Incident], l)
+	}
+	require.Len(t, byIncident, len(stagesIncidents))
+	for id, corpus := range stagesIncidents {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			r := newOverviewRun(t, filepath.Join("..", "..", "..", "..", "e2e", corpus, id))
+			sig := fakeSigNoz(t, r.inc)
+			direct := &signoz.Client{BaseURL: sig.URL, APIKey: key, HTTP: sig.Client()}
+			rp := &replayed{t: t, direct: direct, answers: map[string]*mcp.CallToolResult{}, used: map[string]bool{}}
+			stages := map[string]int{}
+			for _, l := range byIncident[id] {
+				var res mcp.CallToolResult
+				require.NoError(t, json.Unmarshal(l.Result, &res))
+				stages[l.Stage+" "+l.Tool]++
+				if l.Tool == mcpbackend.ToolGetAlert {
+					rp.rule = &res
+					continue
+				}
+				var args struct {
+					Query signoz.QueryRangeRequest `json:"query"`
+				}
+				require.NoError(t, json.Unmarshal(l.Arguments, &args))
+				rp.answers[canonical(t, args.Query)] = &res
+			}
+			require.NotNil(t, rp.rule, "the rule's read is recorded")
+			if r.inc.RuleJSON != nil {
+				// The official server's own change to SigNoz's body, which
+				// signoz.RuleBody takes out on both routes.
+				reply, err := mcpbackend.Decode(mcpbackend.ToolGetAlert, rp.rule)
+				require.NoError(t, err)
+				require.Contains(t, string(reply.Payload), `"webUrl":`)
+				require.NotEqual(t, string(reply.Payload), string(r.inc.RuleJSON))
+				require.Equal(t, string(signoz.RuleBody(r.inc.RuleJSON)), string(signoz.RuleBody(reply.Payload)))
+			}
+			require.GreaterOrEqual(t, stages["later "+mcpbackend.ToolQuery], 4, "the origin's and the propagation's queries are recorded")
+			want := r.evidence(t, direct, direct)
+			got := r.evidence(t, rp, rp)
+			require.Equal(t, want.Facts, got.Facts, "facts")
+			require.Equal(t, want.Compact, got.Compact, "compact")
+			require.Equal(t, want.RawSHA256, got.RawSHA256, "raw hash")
+			require.Equal(t, want.SourceNotes, withoutWarnings(got.SourceNotes), "source notes")
+			require.Equal(t, len(rp.answers)+1, len(rp.used), "every recorded answer was asked for: if the plan changed, re-record")
+		})
+	}
 }
