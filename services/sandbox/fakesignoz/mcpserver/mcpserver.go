@@ -365,7 +365,11 @@ func (s *server) handlers() map[string]handler {
 			if id == "" {
 				return "", errors.New("id is required")
 			}
-			return s.do(ctx, c, http.MethodGet, "/api/v2/rules/"+url.PathEscape(id), nil, nil)
+			body, err := s.do(ctx, c, http.MethodGet, "/api/v2/rules/"+url.PathEscape(id), nil, nil)
+			if err != nil {
+				return body, err
+			}
+			return withWebURL(body, c.signoz, id), nil
 		}),
 		"signoz_list_metrics": text(func(ctx context.Context, c call) (string, error) {
 			start, end, err := s.window(c.args, "1h")
@@ -438,4 +442,27 @@ func (s *server) listServices(ctx context.Context, c call) (*mcp.CallToolResult,
 // needed: the SDK keeps one per client).
 func HTTPHandler(srv *mcp.Server) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+}
+
+// withWebURL adds the deep link the official server (v0.13.0,
+// util.InjectWebURL) adds to a rule: webUrl in data (in the envelope when
+// data is not an object), both levels re-encoded with their keys in order.
+func withWebURL(body, base, id string) string {
+	var env map[string]json.RawMessage
+	if json.Unmarshal([]byte(body), &env) != nil || env == nil {
+		return body
+	}
+	link, _ := json.Marshal(strings.TrimRight(base, "/") + "/alerts/overview?" + url.Values{"ruleId": {id}}.Encode())
+	var data map[string]json.RawMessage
+	if json.Unmarshal(env["data"], &data) == nil && data != nil {
+		data["webUrl"] = link
+		env["data"], _ = json.Marshal(data)
+	} else {
+		env["webUrl"] = link
+	}
+	out, err := json.Marshal(env)
+	if err != nil {
+		return body
+	}
+	return string(out)
 }

@@ -485,11 +485,12 @@ func (c *Client) fields(ctx context.Context, tool string, args map[string]any) (
 }
 
 // Rule reads the alert rule id through signoz_get_alert: SigNoz's body of
-// GET /api/v2/rules/{id} as the result's first text block.
+// GET /api/v2/rules/{id} as the result's first text block, in the form both
+// routes hash (signoz.RuleBody: the official server adds a webUrl to it).
 func (c *Client) Rule(ctx context.Context, id string) (signoz.RuleResult, error) {
 	reply, err := c.Call(ctx, ToolGetAlert, map[string]any{"id": id, "searchContext": searchContext})
 	if err != nil {
 		return signoz.RuleResult{}, err
 	}
-	return signoz.RuleResult{Body: reply.Payload}, nil
+	return signoz.RuleResult{Body: signoz.RuleBody(reply.Payload)}, nil
 }

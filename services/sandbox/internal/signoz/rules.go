@@ -2,6 +2,7 @@ package signoz
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -36,5 +37,35 @@ func (c *Client) Rule(ctx context.Context, id string) (RuleResult, error) {
 	if resp.StatusCode != http.StatusOK {
 		return RuleResult{}, refusal(resp.StatusCode, b)
 	}
-	return RuleResult{Body: b}, nil
+	return RuleResult{Body: RuleBody(b)}, nil
+}
+
+// RuleBody is a rule's body as both routes hash it into evidence: SigNoz's
+// envelope and its data object with their keys in order and compacted,
+// without the webUrl deep link the official MCP server (v0.13.0,
+// util.InjectWebURL) adds to data (to the envelope when data is not an
+// object) and re-encoding both levels as it does. Without it the same rule
+// read through that server hashed differently from the direct route. A body
+// that is not a JSON object is returned as is.
+func RuleBody(b []byte) []byte {
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(b, &env); err != nil || env == nil {
+		return b
+	}
+	var data map[string]json.RawMessage
+	if err := json.Unmarshal(env["data"], &data); err == nil && data != nil {
+		delete(data, "webUrl")
+		d, err := json.Marshal(data)
+		if err != nil {
+			return b
+		}
+		env["data"] = d
+	} else {
+		delete(env, "webUrl")
+	}
+	out, err := json.Marshal(env)
+	if err != nil {
+		return b
+	}
+	return out
 }

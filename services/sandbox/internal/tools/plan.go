@@ -138,6 +138,15 @@ func serviceFilter(service string) string { return "service.name = " + Quote(ser
 // begins with the deploy, an onset placed before the very marker it follows.
 const notMarker = "name != 'deployment.marker'"
 
+// requestSpans are a service's requests, what its totals count: its entry
+// spans (server, consumer) and its root spans (a job or a worker's loop
+// that nobody called). Its calls out (client spans, retries included) and
+// its internal spans are not requests: counted, a service making three
+// calls per request showed four times its requests and an error rate
+// diluted by its calls' successes. The per-minute series that place the
+// onset still count every span: a retry storm shows in the calls out.
+const requestSpans = "(" + entrySpans + " OR parent_span_id = '')"
+
 // excludeFilter keeps the pipeline's own services out of a query that is not
 // scoped to one service.
 func excludeFilter(exclude []string) string {
@@ -235,6 +244,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		byName := []signoz.FieldKey{span("name", "string")}
 		errs := and(svc, "has_error = true")
 		traffic := and(svc, notMarker)
+		requests := and(svc, notMarker, requestSpans)
 		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
 		one := []signoz.Aggregation{{Expression: "count()"}}
 		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
@@ -242,8 +252,8 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: append([]Query{
 			{Name: qOpsAll, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
 			{Name: qOpsErrors, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
-			{Name: qTotal, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, Limit: 1})},
-			{Name: qTotalErr, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 1})},
+			{Name: qTotal, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: requests}, Aggregations: two, Limit: 1})},
+			{Name: qTotalErr, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(requests, "has_error = true")}, Aggregations: one, Limit: 1})},
 			{Name: qMinutes, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: traffic}, Aggregations: two, Limit: 100})},
 			{Name: qMinuteErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
 			// Alternative explanations: inbound traffic (root spans), and every
