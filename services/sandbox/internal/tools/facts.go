@@ -30,29 +30,12 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 	return facts.FindOnset(minutes, alertAt, m)
 }
 
-// binomTail is P(X ≥ k) for X ~ Binomial(n, q) (facts.BinomTail).
-func binomTail(k, n int, q float64) float64 { return facts.BinomTail(k, n, q) }
-
-// maxTime is the later of a and b.
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // MaxOperationSeries bounds the series of each grouping of the operations'
 // queries (facts.MaxOperationSeries).
 const MaxOperationSeries = facts.MaxOperationSeries
 
 // opDeparture is one operation's significant departure (facts.OpDeparture).
 type opDeparture = facts.OpDeparture
-
-// operationDepartures are the operations' significant departures
-// (facts.OperationDepartures).
-func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
-	return facts.OperationDepartures(ops, filters, alertAt, m)
-}
 
 // operationDeparturesBy is operationDepartures with the versions' answers
 // (facts.OperationDeparturesBy).
@@ -124,3 +107,13 @@ func retryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roo
 	r, err := facts.RetryRise(keys, attrs, logs, roots, on)
 	return r, badResponse(err)
 }
+
+// spanMark is one span of the onset's bucket (facts.SpanMark).
+type spanMark = facts.SpanMark
+
+// onsetMarks reads the bucket's spans (facts.OnsetMarks).
+func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark { return facts.OnsetMarks(on, rows) }
+
+// RefineOnset moves on.At later inside its bucket where the spans show the
+// service still on its baseline (facts.RefineOnset).
+func RefineOnset(on Onset, marks []spanMark) Onset { return facts.RefineOnset(on, marks) }
