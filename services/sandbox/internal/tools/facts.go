@@ -117,3 +117,36 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark { return facts.OnsetM
 // RefineOnset moves on.At later inside its bucket where the spans show the
 // service still on its baseline (facts.RefineOnset).
 func RefineOnset(on Onset, marks []spanMark) Onset { return facts.RefineOnset(on, marks) }
+
+// CoRegressionWindow is how close another service's onset must be to count
+// as the same event (facts.CoRegressionWindow).
+const CoRegressionWindow = facts.CoRegressionWindow
+
+// alternativeFacts are facts.Alternatives by the names tools' files read.
+type alternativeFacts struct {
+	trafficRatio *float64
+	coRegressed  []string
+	thresholds   map[string]float64
+	load         map[string]*float64
+	onsets       map[string]Onset
+	series       map[string][]Minute
+}
+
+// alternatives derives the facts that point away from a release
+// (facts.Alternatives).
+func alternatives(roots, versions, others, othersErr signoz.Response, alertAt time.Time, on Onset) (alternativeFacts, error) {
+	a, err := facts.Alternatives(roots, versions, others, othersErr, alertAt, on)
+	return alternativeFacts{trafficRatio: a.TrafficRatio, coRegressed: a.CoRegressed, thresholds: a.Thresholds, load: a.Load, onsets: a.Onsets, series: a.Series}, badResponse(err)
+}
+
+// inboundMinutes are the inbound requests per minute (facts.InboundMinutes).
+func inboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]Minute, error) {
+	ms, err := facts.InboundMinutes(roots, versions, from, onset)
+	return ms, badResponse(err)
+}
+
+// trafficRatio is the requests per minute from the onset on over the
+// baseline's (facts.TrafficRatio).
+func trafficRatio(ms []Minute, from, onset time.Time) *float64 {
+	return facts.TrafficRatio(ms, from, onset)
+}
