@@ -105,7 +105,7 @@ var Sandbox = []Mutant{
 	{Name: SandboxFieldsExclude, Check: "field discovery never lists the pipeline's own service names",
 		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
 	{Name: SandboxPooledUnrefined, Check: "a pooled onset is not moved later by the refinement inside its bucket",
-		KilledBy: "test:services/sandbox:./internal/tools:TestRefineLeavesPooledOnsets"},
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineLeavesPooledOnsets"},
 	{Name: SandboxSignatureRest, Check: "the signature-aware onset moves an onset later only past the known signatures' background",
 		KilledBy: "test:services/sandbox:./internal/facts:TestSignatureOnsetGuards"},
 	{Name: SandboxOperationOnset, Check: "a regression confined to one operation places the onset the service aggregate misses",

@@ -30,29 +30,12 @@ func FindOnset(minutes []Minute, alertAt time.Time, m Margins) Onset {
 	return facts.FindOnset(minutes, alertAt, m)
 }
 
-// binomTail is P(X ≥ k) for X ~ Binomial(n, q) (facts.BinomTail).
-func binomTail(k, n int, q float64) float64 { return facts.BinomTail(k, n, q) }
-
-// maxTime is the later of a and b.
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // MaxOperationSeries bounds the series of each grouping of the operations'
 // queries (facts.MaxOperationSeries).
 const MaxOperationSeries = facts.MaxOperationSeries
 
 // opDeparture is one operation's significant departure (facts.OpDeparture).
 type opDeparture = facts.OpDeparture
-
-// operationDepartures are the operations' significant departures
-// (facts.OperationDepartures).
-func operationDepartures(ops map[string][]Minute, filters map[string]string, alertAt time.Time, m Margins) []opDeparture {
-	return facts.OperationDepartures(ops, filters, alertAt, m)
-}
 
 // operationDeparturesBy is operationDepartures with the versions' answers
 // (facts.OperationDeparturesBy).
@@ -123,4 +106,47 @@ func addRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response) error
 func retryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roots []Minute, on Onset) (*contracts.RetryRise, error) {
 	r, err := facts.RetryRise(keys, attrs, logs, roots, on)
 	return r, badResponse(err)
+}
+
+// spanMark is one span of the onset's bucket (facts.SpanMark).
+type spanMark = facts.SpanMark
+
+// onsetMarks reads the bucket's spans (facts.OnsetMarks).
+func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark { return facts.OnsetMarks(on, rows) }
+
+// RefineOnset moves on.At later inside its bucket where the spans show the
+// service still on its baseline (facts.RefineOnset).
+func RefineOnset(on Onset, marks []spanMark) Onset { return facts.RefineOnset(on, marks) }
+
+// CoRegressionWindow is how close another service's onset must be to count
+// as the same event (facts.CoRegressionWindow).
+const CoRegressionWindow = facts.CoRegressionWindow
+
+// alternativeFacts are facts.Alternatives by the names tools' files read.
+type alternativeFacts struct {
+	trafficRatio *float64
+	coRegressed  []string
+	thresholds   map[string]float64
+	load         map[string]*float64
+	onsets       map[string]Onset
+	series       map[string][]Minute
+}
+
+// alternatives derives the facts that point away from a release
+// (facts.Alternatives).
+func alternatives(roots, versions, others, othersErr signoz.Response, alertAt time.Time, on Onset) (alternativeFacts, error) {
+	a, err := facts.Alternatives(roots, versions, others, othersErr, alertAt, on)
+	return alternativeFacts{trafficRatio: a.TrafficRatio, coRegressed: a.CoRegressed, thresholds: a.Thresholds, load: a.Load, onsets: a.Onsets, series: a.Series}, badResponse(err)
+}
+
+// inboundMinutes are the inbound requests per minute (facts.InboundMinutes).
+func inboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]Minute, error) {
+	ms, err := facts.InboundMinutes(roots, versions, from, onset)
+	return ms, badResponse(err)
+}
+
+// trafficRatio is the requests per minute from the onset on over the
+// baseline's (facts.TrafficRatio).
+func trafficRatio(ms []Minute, from, onset time.Time) *float64 {
+	return facts.TrafficRatio(ms, from, onset)
 }

@@ -18,22 +18,6 @@ import (
 // kept only when no span of the service at all was off between the bucket's
 // start and it: an earlier failure anywhere keeps the service's bound.
 
-// opKeys are the operation names a span belongs to, as operationSeries
-// names them: "name KIND", "route <r>", "rpc <m>".
-func opKeys(name, kind, route, method string) []string {
-	var out []string
-	if name != "" && kind != "" {
-		out = append(out, name+" "+kind)
-	}
-	if route != "" {
-		out = append(out, "route "+route)
-	}
-	if method != "" {
-		out = append(out, "rpc "+method)
-	}
-	return out
-}
-
 // departedAt are the operations whose departure in on's signal begins where
 // on (the service's onset, before refinement) does.
 func departedAt(on Onset, deps []opDeparture) []string {
@@ -57,7 +41,7 @@ func refineByOps(on Onset, marks []spanMark, ops []string) Onset {
 	}
 	var sel []spanMark
 	for _, m := range marks {
-		if slices.ContainsFunc(m.ops, func(o string) bool { return slices.Contains(ops, o) }) {
+		if slices.ContainsFunc(m.Ops, func(o string) bool { return slices.Contains(ops, o) }) {
 			sel = append(sel, m)
 		}
 	}
@@ -67,7 +51,7 @@ func refineByOps(on Onset, marks []spanMark, ops []string) Onset {
 	}
 	if !mutant.Off(mutant.SandboxRefineOpsCap) {
 		for _, m := range marks {
-			if m.off && !m.at.Before(*on.At) && m.at.Before(*by.At) {
+			if m.Off && !m.At.Before(*on.At) && m.At.Before(*by.At) {
 				return all
 			}
 		}

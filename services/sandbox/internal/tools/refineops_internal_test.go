@@ -21,14 +21,14 @@ func TestRefineByOpsNeverPassesAFailure(t *testing.T) {
 		var ms []spanMark
 		at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 		for s := 1; s < 40; s += 3 {
-			ms = append(ms, spanMark{at: at(s), ops: db})
+			ms = append(ms, spanMark{At: at(s), Ops: db})
 		}
 		for s := 2; s < 40; s += 3 {
-			ms = append(ms, spanMark{at: at(s), ops: pay})
+			ms = append(ms, spanMark{At: at(s), Ops: pay})
 		}
-		ms = append(ms, spanMark{at: at(6), off: otherOff, ops: other})
+		ms = append(ms, spanMark{At: at(6), Off: otherOff, Ops: other})
 		for s := 40; s < 120; s += 4 {
-			ms = append(ms, spanMark{at: at(s), off: s%8 == 0, ops: pay}, spanMark{at: at(s + 1), ops: db})
+			ms = append(ms, spanMark{At: at(s), Off: s%8 == 0, Ops: pay}, spanMark{At: at(s + 1), Ops: db})
 		}
 		sortMarks(ms)
 		return ms
@@ -51,5 +51,5 @@ func TestRefineByOpsNeverPassesAFailure(t *testing.T) {
 }
 
 func sortMarks(ms []spanMark) {
-	slices.SortStableFunc(ms, func(a, b spanMark) int { return a.at.Compare(b.at) })
+	slices.SortStableFunc(ms, func(a, b spanMark) int { return a.At.Compare(b.At) })
 }

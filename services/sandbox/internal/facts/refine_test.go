@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"math/rand/v2"
@@ -14,9 +14,9 @@ import (
 // bucketSpans draws one span a second over a one-minute bucket from at: a
 // share bg failing before failAt, a share r failing from it on; a stray
 // failing span at each second of stray.
-func bucketSpans(at time.Time, failAt time.Duration, r, bg float64, stray ...time.Duration) []spanMark {
+func bucketSpans(at time.Time, failAt time.Duration, r, bg float64, stray ...time.Duration) []SpanMark {
 	rnd := rand.New(rand.NewPCG(7, 11))
-	var out []spanMark
+	var out []SpanMark
 	for s := time.Duration(0); s < time.Minute; s += time.Second {
 		p := bg
 		if s >= failAt {
@@ -26,7 +26,7 @@ func bucketSpans(at time.Time, failAt time.Duration, r, bg float64, stray ...tim
 		for _, x := range stray {
 			off = off || s == x
 		}
-		out = append(out, spanMark{at: at.Add(s + 250*time.Millisecond), off: off})
+		out = append(out, SpanMark{At: at.Add(s + 250*time.Millisecond), Off: off})
 	}
 	return out
 }
@@ -41,7 +41,7 @@ func TestRefineOnset(t *testing.T) {
 	cases := []struct {
 		name  string
 		on    Onset
-		marks []spanMark
+		marks []SpanMark
 		// want is the refined onset's offset from the bucket's start (within
 		// a second), -1 for unknown.
 		want time.Duration
@@ -90,11 +90,11 @@ func TestRefineOnset(t *testing.T) {
 // spansAt is one span a second from at for a minute, on-baseline for the
 // first n, then alternately failing and not (a share of one half), with
 // stray failing spans at the seconds listed.
-func spansAt(at time.Time, n int, stray ...int) []spanMark {
-	var out []spanMark
+func spansAt(at time.Time, n int, stray ...int) []SpanMark {
+	var out []SpanMark
 	for s := 0; s < 60; s++ {
 		off := s >= n && (s-n)%2 == 0 || slices.Contains(stray, s)
-		out = append(out, spanMark{at: at.Add(time.Duration(s)*time.Second + 250*time.Millisecond), off: off})
+		out = append(out, SpanMark{At: at.Add(time.Duration(s)*time.Second + 250*time.Millisecond), Off: off})
 	}
 	return out
 }
@@ -109,10 +109,10 @@ func TestOnsetMarks(t *testing.T) {
 		return signoz.RawRow{Timestamp: at.Add(time.Duration(s) * time.Second), Data: map[string]any{"has_error": err, "duration_nano": ms * 1e6}}
 	}
 	rows := []signoz.RawRow{row(3, false, 900), row(1, true, 10), {Data: map[string]any{"has_error": true}}, row(2, false, 100)}
-	errs := onsetMarks(Onset{Signal: "error_rate"}, rows)
-	require.Equal(t, []spanMark{{at.Add(time.Second), true, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), false, nil}}, errs)
-	slow := onsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
-	require.Equal(t, []spanMark{{at.Add(time.Second), false, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), true, nil}}, slow)
+	errs := OnsetMarks(Onset{Signal: "error_rate"}, rows)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), true, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), false, nil}}, errs)
+	slow := OnsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), true, nil}}, slow)
 }
 
 // TestRefineLeavesPooledOnsets: the refinement reads the spans of the first
@@ -123,9 +123,9 @@ func TestOnsetMarks(t *testing.T) {
 func TestRefineLeavesPooledOnsets(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 29, 10, 8, 0, 0, time.UTC)
-	var marks []spanMark
+	var marks []SpanMark
 	for s := range 180 {
-		marks = append(marks, spanMark{at: at.Add(time.Duration(s) * time.Second), off: s >= 170 && s%2 == 0})
+		marks = append(marks, SpanMark{At: at.Add(time.Duration(s) * time.Second), Off: s >= 170 && s%2 == 0})
 	}
 	on := Onset{At: &at, Signal: "error_rate", ErrorThreshold: 0.05, Pooled: true}
 	require.Equal(t, at, *RefineOnset(on, marks).At)
@@ -147,11 +147,10 @@ func TestRefineReadsTheShiftedValue(t *testing.T) {
 		return signoz.RawRow{Data: d}
 	}
 	rows := []signoz.RawRow{row(2*time.Second, ""), row(10*time.Second, "answer-3252"), row(20*time.Second, "answer-3252"), row(30*time.Second, "answer-3252")}
-	marks := onsetMarks(on, rows)
+	marks := OnsetMarks(on, rows)
 	require.Len(t, marks, 3, "the span without the attribute says nothing")
-	require.True(t, marks[0].off)
+	require.True(t, marks[0].Off)
 	got := RefineOnset(on, marks)
 	require.True(t, got.At.After(at), "refined %v", got.At)
 	require.False(t, got.At.After(at.Add(10*time.Second)))
-	require.Equal(t, refineQuery(Call{Service: "answer-engine"}, on).Request.CompositeQuery.Queries[0].Spec.SelectFields[len(refineFields)].Name, "app.prompt.template")
 }

@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"maps"
@@ -14,58 +14,63 @@ import (
 // the same event.
 const CoRegressionWindow = 5 * time.Minute
 
-type alternativeFacts struct {
-	trafficRatio *float64
-	coRegressed  []string
-	// thresholds are the p95 thresholds (ms) of each co-regressed service's
+// AlternativeFacts are the facts that point away from a release.
+type AlternativeFacts struct {
+	// TrafficRatio is the inbound requests per minute from the onset on
+	// over the baseline's (TrafficRatio; nil when unknown).
+	TrafficRatio *float64
+	// CoRegressed are the other services whose onsets are within
+	// CoRegressionWindow of this one's.
+	CoRegressed []string
+	// Thresholds are the p95 thresholds (ms) of each co-regressed service's
 	// own onset: a span at or above it is failing, like one with an error.
-	thresholds map[string]float64
-	// load is each co-regressed service's request rate from its onset on
+	Thresholds map[string]float64
+	// Load is each co-regressed service's request rate from its onset on
 	// over its baseline's (nil when unknown).
-	load map[string]*float64
-	// onsets are every other service's own onsets, however far from this
-	// one's: the origin of the failures (origin.go) must have one.
-	onsets map[string]Onset
-	// series are each co-regressed service's minutes: fewer calls
-	// (fewercalls.go) reads its requests from them.
-	series map[string][]Minute
+	Load map[string]*float64
+	// Onsets are every other service's own onsets, however far from this
+	// one's: the origin of the failures (tools' origin.go) must have one.
+	Onsets map[string]Onset
+	// Series are each co-regressed service's minutes: fewer calls
+	// (tools' fewercalls.go) reads its requests from them.
+	Series map[string][]Minute
 }
 
-// alternatives derives the facts that point away from a release: how much
-// inbound traffic rose from the onset on (inboundMinutes: the root spans, or
+// Alternatives derives the facts that point away from a release: how much
+// inbound traffic rose from the onset on (InboundMinutes: the root spans, or
 // the entry spans of a service that callers reach), and which other services
 // left their baselines within CoRegressionWindow of the onset.
-func alternatives(roots, versions, others, othersErr signoz.Response, alertAt time.Time, on Onset) (alternativeFacts, error) {
-	var out alternativeFacts
+func Alternatives(roots, versions, others, othersErr signoz.Response, alertAt time.Time, on Onset) (AlternativeFacts, error) {
+	var out AlternativeFacts
 	onset := *on.At
-	inbound, err := inboundMinutes(roots, versions, on.BaselineFrom, onset)
+	inbound, err := InboundMinutes(roots, versions, on.BaselineFrom, onset)
 	if err != nil {
 		return out, err
 	}
-	out.trafficRatio = trafficRatio(inbound, on.BaselineFrom, onset)
-	bySvc, err := perMinuteBy(others, othersErr)
+	out.TrafficRatio = TrafficRatio(inbound, on.BaselineFrom, onset)
+	bySvc, err := PerMinuteGrouped(others, othersErr, LabelOf("service.name"))
 	if err != nil {
 		return out, err
 	}
-	out.thresholds, out.load, out.onsets, out.series = map[string]float64{}, map[string]*float64{}, map[string]Onset{}, map[string][]Minute{}
+	out.Thresholds, out.Load, out.Onsets, out.Series = map[string]float64{}, map[string]*float64{}, map[string]Onset{}, map[string][]Minute{}
 	for svc, ms := range bySvc {
 		o := FindOnset(ms, alertAt, DefaultMargins)
 		if o.At == nil {
 			continue
 		}
-		out.onsets[svc] = o
+		out.Onsets[svc] = o
 		if d := o.At.Sub(onset); d >= -CoRegressionWindow && d <= CoRegressionWindow {
-			out.coRegressed = append(out.coRegressed, svc)
-			out.thresholds[svc] = o.P95ThresholdMs
-			out.load[svc] = trafficRatio(ms, o.BaselineFrom, *o.At)
-			out.series[svc] = ms
+			out.CoRegressed = append(out.CoRegressed, svc)
+			out.Thresholds[svc] = o.P95ThresholdMs
+			out.Load[svc] = TrafficRatio(ms, o.BaselineFrom, *o.At)
+			out.Series[svc] = ms
 		}
 	}
-	sort.Strings(out.coRegressed)
+	sort.Strings(out.CoRegressed)
 	return out, nil
 }
 
-// inboundMinutes is the per-minute series the inbound traffic ratio is
+// InboundMinutes is the per-minute series the inbound traffic ratio is
 // read from: the service's root spans, unless fewer than half of its entry
 // spans (server and consumer spans, from the per-version series) in the
 // baseline [from, onset) are roots. A service behind a caller has no root
@@ -73,12 +78,12 @@ func alternatives(roots, versions, others, othersErr signoz.Response, alertAt ti
 // a surge of its callers' requests would otherwise go unmeasured: the
 // stranger corpus's st-promo-surge-search-api, where persona:liar's
 // retry_storm was allowed for want of the ratio.
-func inboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]Minute, error) {
-	rootMinutes, err := perMinute(roots, roots)
+func InboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]Minute, error) {
+	rootMinutes, err := PerMinute(roots, roots)
 	if err != nil {
 		return nil, err
 	}
-	counts, err := versionCounts(versions)
+	counts, err := VersionCounts(versions)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +112,10 @@ func inboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]M
 	return rootMinutes, nil
 }
 
-// trafficRatio is the mean requests per minute from the onset to the last
+// TrafficRatio is the mean requests per minute from the onset to the last
 // minute with data, over the mean of the onset's baseline [from, onset); nil
 // when either is unknown. Counts are sampled, the ratio is not.
-func trafficRatio(ms []Minute, from, onset time.Time) *float64 {
+func TrafficRatio(ms []Minute, from, onset time.Time) *float64 {
 	var base, after float64
 	var last time.Time
 	for _, m := range ms {

@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"fmt"
@@ -17,70 +17,64 @@ import (
 // service's own spans there: it may move later, never earlier, and only as
 // far as the spans show the service still on its baseline.
 const (
-	// RefineSpans bounds the spans read from the onset's bucket (oldest
-	// first); a regression that begins after them keeps the bucket's start.
-	RefineSpans = 1000
 	// RefineMiss is the chance accepted that the regression began before
 	// the refined onset (RefineOnset).
 	RefineMiss = 0.05
 )
 
-var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
-	span("name", "string"), span("kind_string", "string"), tag("http.route", "string"), tag("rpc.method", "string")}
-
-// refineQuery asks for the affected service's spans from the onset over the
-// departure's first Sustain buckets (those FindOnset saw off), oldest first;
-// for an operation's onset, that operation's spans only.
-func refineQuery(c Call, on Onset) Query {
-	from := on.At.UnixMilli()
-	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
-	fields := refineFields
-	if on.Signal == "value_share" && on.QualityKey != "" {
-		fields = append(slices.Clone(refineFields), tag(on.QualityKey, "string"))
-	}
-	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.OpFilter)}, Limit: RefineSpans, SelectFields: fields,
-		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
-
-}
-
-// spanMark is one span of the onset's bucket: when, and whether it is off the
+// SpanMark is one span of the onset's bucket: when, and whether it is off the
 // baseline in the onset's signal.
-type spanMark struct {
-	at  time.Time
-	off bool
-	// ops are the operations the span belongs to (opKeys).
-	ops []string
+type SpanMark struct {
+	At  time.Time
+	Off bool
+	// Ops are the operations the span belongs to (OpKeys).
+	Ops []string
 }
 
-// onsetMarks reads the bucket's spans, sorted, each judged off by the onset's
+// OnsetMarks reads the bucket's spans, sorted, each judged off by the onset's
 // signal: an error, or a duration at or above the p95 threshold.
-func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
-	var out []spanMark
+func OnsetMarks(on Onset, rows []signoz.RawRow) []SpanMark {
+	var out []SpanMark
 	for _, r := range rows {
-		at := rowTime(r)
+		at := RowTime(r)
 		if at.IsZero() {
 			continue
 		}
 		var off bool
 		switch on.Signal {
 		case "error_rate":
-			off, _ = attrValue(r.Data, "has_error").(bool)
+			off, _ = AttrValue(r.Data, "has_error").(bool)
 		case "p95":
-			v, ok := num(attrValue(r.Data, "duration_nano"))
+			v, ok := signoz.ToFloat(AttrValue(r.Data, "duration_nano"))
 			off = ok && on.P95ThresholdMs > 0 && v/1e6 >= on.P95ThresholdMs
 		case "value_share":
 			// A span carries the value whose share rose; a span without
 			// the attribute says nothing either way.
-			if attrValue(r.Data, on.QualityKey) == nil {
+			if AttrValue(r.Data, on.QualityKey) == nil {
 				continue
 			}
-			off = on.QualityKey != "" && attrString(r.Data, on.QualityKey) == on.QualityValue
+			off = on.QualityKey != "" && AttrString(r.Data, on.QualityKey) == on.QualityValue
 		}
-		ops := opKeys(attrString(r.Data, "name"), attrString(r.Data, "kind_string"), attrString(r.Data, "http.route"), attrString(r.Data, "rpc.method"))
-		out = append(out, spanMark{at: at, off: off, ops: ops})
+		ops := OpKeys(AttrString(r.Data, "name"), AttrString(r.Data, "kind_string"), AttrString(r.Data, "http.route"), AttrString(r.Data, "rpc.method"))
+		out = append(out, SpanMark{At: at, Off: off, Ops: ops})
 	}
-	slices.SortStableFunc(out, func(a, b spanMark) int { return a.at.Compare(b.at) })
+	slices.SortStableFunc(out, func(a, b SpanMark) int { return a.At.Compare(b.At) })
+	return out
+}
+
+// OpKeys are the operation names a span belongs to, as the operations'
+// series name them: "name KIND", "route <r>", "rpc <m>".
+func OpKeys(name, kind, route, method string) []string {
+	var out []string
+	if name != "" && kind != "" {
+		out = append(out, name+" "+kind)
+	}
+	if route != "" {
+		out = append(out, "route "+route)
+	}
+	if method != "" {
+		out = append(out, "rpc "+method)
+	}
 	return out
 }
 
@@ -108,7 +102,7 @@ func onsetMarks(on Onset, rows []signoz.RawRow) []spanMark {
 // sparse error series, placed already, and the spans of its first buckets
 // hold too few failures to move it soundly (with its start a bucket before
 // a margins' departure found later, it would move past that departure).
-func RefineOnset(on Onset, marks []spanMark) Onset {
+func RefineOnset(on Onset, marks []SpanMark) Onset {
 	if on.At == nil || (on.Pooled && !mutant.Off(mutant.SandboxPooledUnrefined)) {
 		return on
 	}
@@ -118,34 +112,34 @@ func RefineOnset(on Onset, marks []spanMark) Onset {
 		// that worsened): the split is not its start.
 		from = 0
 	}
-	first := slices.IndexFunc(marks[from:], func(m spanMark) bool { return m.off })
+	first := slices.IndexFunc(marks[from:], func(m SpanMark) bool { return m.Off })
 	if first < 0 {
 		return on
 	}
 	first += from
 	r := offShare(marks[first:])
-	at := onsetQuantile(*on.At, marks[:first], marks[first].at, r)
+	at := onsetQuantile(*on.At, marks[:first], marks[first].At, r)
 	if !at.After(*on.At) {
 		return on
 	}
 	bucketAt := *on.At
 	on.At = &at
 	on.Refined = fmt.Sprintf("refined from %s to the time before which the regression began with chance %s: %d spans since %s came before the first span off the baseline after the rise (%s), and a share %s of spans is off from there on",
-		bucketAt.Format(time.RFC3339), fmtF(RefineMiss), first, bucketAt.Format(time.RFC3339), marks[first].at.UTC().Format(time.RFC3339Nano), fmtF(r))
+		bucketAt.Format(time.RFC3339), fmtF(RefineMiss), first, bucketAt.Format(time.RFC3339), marks[first].At.UTC().Format(time.RFC3339Nano), fmtF(r))
 	return on
 }
 
 // onsetQuantile is the RefineMiss quantile of the regression's start over
 // [lo, firstOff], uniform a priori, given the spans before firstOff (see
 // RefineOnset).
-func onsetQuantile(lo time.Time, before []spanMark, firstOff time.Time, r float64) time.Time {
+func onsetQuantile(lo time.Time, before []SpanMark, firstOff time.Time, r float64) time.Time {
 	// like[i] is the likelihood of a start before span i (and after span
 	// i−1): the spans from i on were seen as they were.
 	like := make([]float64, len(before)+1)
 	like[len(before)] = 1
 	for i := len(before) - 1; i >= 0; i-- {
 		f := 1 - r
-		if before[i].off {
+		if before[i].Off {
 			f = r
 		}
 		like[i] = like[i+1] * f
@@ -159,7 +153,7 @@ func onsetQuantile(lo time.Time, before []spanMark, firstOff time.Time, r float6
 		case i >= len(before):
 			return firstOff
 		}
-		return maxTime(lo, before[i].at)
+		return maxTime(lo, before[i].At)
 	}
 	var total float64
 	for i := range like {
@@ -182,10 +176,10 @@ func onsetQuantile(lo time.Time, before []spanMark, firstOff time.Time, r float6
 }
 
 // offShare is the share of marks off the baseline.
-func offShare(marks []spanMark) float64 {
+func offShare(marks []SpanMark) float64 {
 	off := 0
 	for _, m := range marks {
-		if m.off {
+		if m.Off {
 			off++
 		}
 	}
@@ -209,11 +203,11 @@ const RefineSplitLR = 6.63
 
 // splitMarks is the index from which the spans' share off is significantly
 // higher (at least twice) than before it, or 0.
-func splitMarks(marks []spanMark) int {
+func splitMarks(marks []SpanMark) int {
 	var tot, totOff float64
 	for _, m := range marks {
 		tot++
-		if m.off {
+		if m.Off {
 			totOff++
 		}
 	}
@@ -228,7 +222,7 @@ func splitMarks(marks []spanMark) int {
 	var n, e float64
 	for s := 1; s < len(marks); s++ {
 		n++
-		if marks[s-1].off {
+		if marks[s-1].Off {
 			e++
 		}
 		n2, e2 := tot-n, totOff-e

@@ -1,0 +1,32 @@
+package tools
+
+import (
+	"slices"
+	"time"
+
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// RefineSpans bounds the spans read from the onset's bucket (oldest first);
+// a regression that begins after them keeps the bucket's start. The
+// refinement itself is facts.RefineOnset.
+const RefineSpans = 1000
+
+var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
+	span("name", "string"), span("kind_string", "string"), tag("http.route", "string"), tag("rpc.method", "string")}
+
+// refineQuery asks for the affected service's spans from the onset over the
+// departure's first Sustain buckets (those FindOnset saw off), oldest first;
+// for an operation's onset, that operation's spans only.
+func refineQuery(c Call, on Onset) Query {
+	from := on.At.UnixMilli()
+	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
+	fields := refineFields
+	if on.Signal == "value_share" && on.QualityKey != "" {
+		fields = append(slices.Clone(refineFields), tag(on.QualityKey, "string"))
+	}
+	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.OpFilter)}, Limit: RefineSpans, SelectFields: fields,
+		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
+
+}
