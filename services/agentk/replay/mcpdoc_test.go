@@ -32,6 +32,7 @@ func officialSteps(t *testing.T) [3]string {
 	_, section, ok := strings.Cut(string(doc), "### The official server, step by step")
 	require.True(t, ok, "docs/signoz.md has lost its official-server section")
 	section, _, _ = strings.Cut(section, "\n## ")
+	section, _, _ = strings.Cut(section, "\n### ") // the measurements after the steps
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(section, -1)
 	require.Len(t, blocks, 3, "the section's three shell blocks")
 	return [3]string{blocks[0][1], blocks[1][1], blocks[2][1]}
