@@ -1,12 +1,9 @@
-package tools
+package facts
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"agentk/contracts"
-	"agentk/services/sandbox/internal/compact"
 )
 
 // SlowDependencyShare is the least share of the entry spans' added latency
@@ -14,14 +11,14 @@ import (
 // dependency's client spans must have added themselves to explain it.
 const SlowDependencyShare = 0.5
 
-// slowDependency is a peer whose client spans slowed at the onset: their
+// SlowDependency is a peer whose client spans slowed at the onset: their
 // median p95 per minute in the service's baseline and since its onset.
-type slowDependency struct {
-	peer            string
-	beforeMs, nowMs float64
+type SlowDependency struct {
+	Peer            string
+	BeforeMs, NowMs float64
 }
 
-// slowDependencies lists the peers of the service's client spans that were
+// SlowDependencies lists the peers of the service's client spans that were
 // called before the onset, are called since at no more than
 // contracts.DependencyCallRatio of their baseline rate (a retry storm
 // multiplies the calls), whose client spans' series left its baseline after
@@ -34,40 +31,40 @@ type slowDependency struct {
 // dependency that slowed under the service's ordinary use of it. A release
 // that slows the service's own code leaves its client spans as fast as they
 // were.
-func slowDependencies(byPeer map[string][]Minute, entry []Minute, alertAt time.Time, on Onset) []slowDependency {
-	added := medianP95(between(entry, *on.At, time.Time{})) - medianP95(between(entry, on.BaselineFrom, *on.At))
+func SlowDependencies(byPeer map[string][]Minute, entry []Minute, alertAt time.Time, on Onset) []SlowDependency {
+	added := MedianP95(between(entry, *on.At, time.Time{})) - MedianP95(between(entry, on.BaselineFrom, *on.At))
 	if added < DefaultMargins.P95AbsMs {
 		return nil
 	}
-	var out []slowDependency
+	var out []SlowDependency
 	for _, peer := range sortedKeys(byPeer) {
 		if d, ok := slowPeer(byPeer[peer], alertAt, on, added); ok {
-			d.peer = peer
+			d.Peer = peer
 			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// slowPeer judges one peer's series for slowDependencies.
-func slowPeer(ms []Minute, alertAt time.Time, on Onset, added float64) (slowDependency, bool) {
+// slowPeer judges one peer's series for SlowDependencies.
+func slowPeer(ms []Minute, alertAt time.Time, on Onset, added float64) (SlowDependency, bool) {
 	o := FindOnset(ms, alertAt, DefaultMargins)
 	if o.At == nil {
-		return slowDependency{}, false
+		return SlowDependency{}, false
 	}
 	if o.At.Before(on.BaselineFrom) || o.At.Sub(*on.At) > CoRegressionWindow {
-		return slowDependency{}, false
+		return SlowDependency{}, false
 	}
-	if r := trafficRatio(ms, on.BaselineFrom, *on.At); r == nil || *r > contracts.DependencyCallRatio {
-		return slowDependency{}, false
+	if r := TrafficRatio(ms, on.BaselineFrom, *on.At); r == nil || *r > contracts.DependencyCallRatio {
+		return SlowDependency{}, false
 	}
-	d := slowDependency{beforeMs: medianP95(between(ms, on.BaselineFrom, *on.At)), nowMs: medianP95(between(ms, *on.At, time.Time{}))}
+	d := SlowDependency{BeforeMs: MedianP95(between(ms, on.BaselineFrom, *on.At)), NowMs: MedianP95(between(ms, *on.At, time.Time{}))}
 	m := DefaultMargins
-	if d.beforeMs <= 0 || d.nowMs < max(d.beforeMs*m.P95Factor, d.beforeMs+m.P95AbsMs) {
-		return slowDependency{}, false
+	if d.BeforeMs <= 0 || d.NowMs < max(d.BeforeMs*m.P95Factor, d.BeforeMs+m.P95AbsMs) {
+		return SlowDependency{}, false
 	}
-	if d.nowMs-d.beforeMs < SlowDependencyShare*added {
-		return slowDependency{}, false
+	if d.NowMs-d.BeforeMs < SlowDependencyShare*added {
+		return SlowDependency{}, false
 	}
 	return d, true
 }
@@ -83,37 +80,11 @@ func between(ms []Minute, from, to time.Time) []Minute {
 	return out
 }
 
-// slowPeers is the peers of deps, less those named as a downstream effect.
-func slowPeers(deps []slowDependency, downstream []string) []string {
+// SlowPeers is the peers of deps, less those named as a downstream effect.
+func SlowPeers(deps []SlowDependency, downstream []string) []string {
 	var names []string
 	for _, d := range deps {
-		names = append(names, d.peer)
+		names = append(names, d.Peer)
 	}
-	return withoutDownstream(names, downstream)
-}
-
-// slowLine says which dependencies slowed and by how much, for the model
-// and the human; empty when none is kept in peers.
-func slowLine(deps []slowDependency, peers []string) string {
-	var parts []string
-	for _, d := range deps {
-		for _, p := range peers {
-			if p == d.peer {
-				parts = append(parts, fmt.Sprintf("%s p95 %.0f ms -> %.0f ms", compact.Quote(d.peer), d.beforeMs, d.nowMs))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "dependencies slower at their usual call rate since the onset (client spans, median p95 per minute, baseline -> since): " + strings.Join(parts, ", ")
-}
-
-// joinLine appends line l to text on a line of its own; an empty l adds
-// nothing.
-func joinLine(text, l string) string {
-	if l == "" {
-		return text
-	}
-	return strings.TrimPrefix(text+"\n", "\n") + l
+	return WithoutDownstream(names, downstream)
 }
