@@ -182,9 +182,9 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			// Then the alerted service's own failing spans, since the onset
-			// and in the baseline: where its failures begin (origin.go).
+			// and in the baseline: where its failures begin (origin_plan.go).
 			// Last, each examined service's failing spans a minute
-			// (fewercalls.go).
+			// (fewercalls_plan.go).
 			return append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), nil
 		case base + 1 + 2*len(st.examined) + 2:
 			var qs []Query
