@@ -188,16 +188,8 @@ func beneath(trace map[string]traceSpan, svc, caller string) bool {
 		if s.service != svc || !s.failing {
 			continue
 		}
-		cur := s
-		for hop := 0; hop < 64 && cur.parent != ""; hop++ {
-			p, ok := trace[cur.parent]
-			if !ok {
-				break
-			}
-			if p.service == caller {
-				return true
-			}
-			cur = p
+		if _, _, ok := nearestOf(trace, s, caller); ok {
+			return true
 		}
 	}
 	return false
