@@ -354,7 +354,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = refineByOps(on, onsetMarks(on, rows), departedAt(on, st.departures)), follow[1:]
+			on, follow = refineByOps(on, facts.OnsetMarks(on, rows), departedAt(on, st.departures)), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {
@@ -371,7 +371,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if fu.origin != nil && slices.Contains(propagated, fu.origin.Service) {
 			fu.origin = nil
 		}
-		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.Downstream, fu.origin
+		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, j.Abandoned), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.CoRegressed = facts.WithOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
@@ -382,7 +382,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 	}
 	f.Onset = on.At
-	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, departureFacts(st.departures), qualityFacts(st.quality)
+	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, facts.DepartureFacts(st.departures), facts.QualityFacts(st.quality)
 	if on.Quality && len(st.quality) > 0 {
 		f.OnsetAttribute = st.quality[0].Fact().Attribute
 	}

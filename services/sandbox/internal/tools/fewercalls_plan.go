@@ -36,7 +36,7 @@ func failingCountQueries(c Call, st overviewState) []Query {
 	var qs []Query
 	for _, svc := range st.examined {
 		qs = append(qs, Query{Name: "failing_count_" + svc, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(),
-			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(failing(svc, st.alt.thresholds[svc]), notMarker)},
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(failing(svc, st.alt.Thresholds[svc]), notMarker)},
 				Aggregations: []signoz.Aggregation{{Expression: "count()"}}})})
 	}
 	return qs
@@ -59,11 +59,11 @@ func fellOf(st overviewState, resps []signoz.Response) (map[string]*facts.CallsF
 		for _, m := range counts {
 			failing[m.At.UnixMilli()] = m.Requests
 		}
-		series := slices.Clone(st.alt.series[svc])
+		series := slices.Clone(st.alt.Series[svc])
 		for j := range series {
 			series[j].Errors = failing[series[j].At.UnixMilli()]
 		}
-		out[svc] = facts.CallsFellOf(series, st.alt.onsets[svc])
+		out[svc] = facts.CallsFellOf(series, st.alt.Onsets[svc])
 	}
 	return out, nil
 }

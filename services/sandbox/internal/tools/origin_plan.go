@@ -168,6 +168,6 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		return out, err
 	}
 	out.origin, out.counts = facts.JudgeOrigin(facts.OriginInput{Service: c.Service, Signal: originSignal(st.onset), ThrMs: st.onset.P95ThresholdMs,
-		Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.onsets, Share: originShare(lim)})
+		Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
 	return out, nil
 }

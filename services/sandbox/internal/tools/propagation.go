@@ -33,7 +33,7 @@ const (
 type overviewState struct {
 	minutes []Minute
 	onset   Onset
-	alt     alternativeFacts
+	alt     facts.AlternativeFacts
 	release *contracts.ReleaseErrors
 	// failingDeps are the peers failing at their usual call rate.
 	failingDeps []string
@@ -74,7 +74,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err != nil {
 		return st, err
 	}
-	st.onset = SignatureOnset(FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
+	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
 	opEnd := peerEnd + 5 + 2*len(operationKeys)
 	ops, filters, err := operationSeries(resps[peerEnd+5 : opEnd])
@@ -85,14 +85,14 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err != nil {
 		return st, err
 	}
-	st.departures = operationDeparturesBy(ops, filters, vs, c.StartsAt, DefaultMargins)
-	st.onset = earliestOnset(st.onset, st.departures)
+	st.departures = facts.OperationDeparturesBy(ops, filters, vs, c.StartsAt, DefaultMargins)
+	st.onset = facts.EarliestOnset(st.onset, st.departures)
 	keys, retry := sampleKeys(resps[overviewQueries-1])
 	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
 	if st.quality, err = qualityDepartures(keys, qual[:min(len(qual), len(keys))], c.StartsAt, DefaultMargins); err != nil {
 		return st, err
 	}
-	st.onset = earliestWithQuality(st.onset, st.quality)
+	st.onset = facts.EarliestWithQuality(st.onset, st.quality)
 	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
 	if st.onset.At == nil {
 		return st, nil
@@ -134,7 +134,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.failingDeps, st.slowDeps = failingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
 	st.peakCall, st.peakPeer = peakCalls(peers, st.onset)
-	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
+	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
 }
 
@@ -179,7 +179,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			qs := []Query{refineQuery(c, st.onset)}
 			for _, svc := range st.examined {
 				qs = append(qs, Query{Name: "failing_" + svc, Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
+					Filter: signoz.Filter{Expression: failing(svc, st.alt.Thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			// Then the alerted service's own failing spans, since the onset
 			// and in the baseline: where its failures begin (origin_plan.go).
@@ -263,7 +263,7 @@ func failingTraces(c Call, lim Limits, st overviewState, resps []signoz.Response
 // traces every one stays shared.
 func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin, fell map[string]*facts.CallsFell) (facts.Judged, error) {
 	if len(follow) < len(st.examined)+1 {
-		return facts.Judged{Shared: st.alt.coRegressed, Seen: map[string]facts.Propagation{}}, nil
+		return facts.Judged{Shared: st.alt.CoRegressed, Seen: map[string]facts.Propagation{}}, nil
 	}
 	ids, err := failingTraces(c, lim, st, follow[:len(st.examined)])
 	if err != nil {
@@ -273,8 +273,8 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 	if err != nil {
 		return facts.Judged{}, err
 	}
-	return facts.JudgePropagation(facts.PropagationInput{Service: c.Service, ThrMs: st.onset.P95ThresholdMs, CoRegressed: st.alt.coRegressed, Examined: st.examined,
-		IDs: ids, Rows: rows, Thresholds: st.alt.thresholds, Onsets: st.alt.onsets, Load: st.alt.load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell}), nil
+	return facts.JudgePropagation(facts.PropagationInput{Service: c.Service, ThrMs: st.onset.P95ThresholdMs, CoRegressed: st.alt.CoRegressed, Examined: st.examined,
+		IDs: ids, Rows: rows, Thresholds: st.alt.Thresholds, Onsets: st.alt.Onsets, Load: st.alt.Load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell}), nil
 }
 
 // propagationLine says which co-regressed services regressed only through

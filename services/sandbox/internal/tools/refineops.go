@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"agentk/platform/mutant"
+	"agentk/services/sandbox/internal/facts"
 )
 
 // Refining over the failing operations (issue 35, sparse sampling): at 1 in
@@ -35,7 +36,7 @@ func departedAt(on Onset, deps []opDeparture) []string {
 // otherwise RefineOnset over every span. An onset an operation placed is
 // refined over that operation's spans already (refineQuery).
 func refineByOps(on Onset, marks []spanMark, ops []string) Onset {
-	all := RefineOnset(on, marks)
+	all := facts.RefineOnset(on, marks)
 	if len(ops) == 0 || on.Operation != "" || on.At == nil {
 		return all
 	}
@@ -45,7 +46,7 @@ func refineByOps(on Onset, marks []spanMark, ops []string) Onset {
 			sel = append(sel, m)
 		}
 	}
-	by := RefineOnset(on, sel)
+	by := facts.RefineOnset(on, sel)
 	if by.At == nil || all.At == nil || !by.At.After(*all.At) {
 		return all
 	}

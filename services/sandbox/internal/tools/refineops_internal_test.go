@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"agentk/services/sandbox/internal/facts"
+
 	"slices"
 	"testing"
 	"time"
@@ -37,17 +39,17 @@ func TestRefineByOpsNeverPassesAFailure(t *testing.T) {
 	ops := []string{"POST /pay Server"}
 
 	clean := marks(false)
-	all, by := RefineOnset(on, clean), refineByOps(on, clean, ops)
+	all, by := facts.RefineOnset(on, clean), refineByOps(on, clean, ops)
 	require.True(t, by.At.After(*all.At), "over the failing operation's spans: %s, over every span: %s", by.At, all.At)
 	require.True(t, by.At.After(t0.Add(20*time.Second)) && !by.At.After(t0.Add(40*time.Second)), by.At)
 	require.Contains(t, by.Refined, "over the spans of POST /pay Server")
 
 	early := marks(true)
 	got := refineByOps(on, early, ops)
-	require.Equal(t, RefineOnset(on, early).At, got.At)
+	require.Equal(t, facts.RefineOnset(on, early).At, got.At)
 	require.False(t, got.At.After(t0.Add(6*time.Second)), "a failure of another operation at 6 s is never passed: %s", got.At)
 
-	require.Equal(t, RefineOnset(on, clean).At, refineByOps(on, clean, nil).At, "no departed operation: every span")
+	require.Equal(t, facts.RefineOnset(on, clean).At, refineByOps(on, clean, nil).At, "no departed operation: every span")
 }
 
 func sortMarks(ms []spanMark) {

@@ -25,10 +25,6 @@ const (
 // points the same peer.service at another host changed the dependency.
 var PeerKeys = []string{"server.address", "net.peer.name"}
 
-// Signature folds a span status message into the failure it names
-// (facts.Signature).
-func Signature(msg string) string { return facts.Signature(msg) }
-
 // versionCounts reads entry spans per minute by service.version
 // (facts.VersionCounts).
 func versionCounts(resp signoz.Response) (map[string]map[int64]float64, error) {
@@ -47,10 +43,6 @@ func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
 	return rows, badResponse(err)
 }
 
-// RunningShare is the least share of the entry spans since the onset a
-// version must serve to be the running release (facts.RunningShare).
-const RunningShare = facts.RunningShare
-
 // releaseErrors measures contracts.ReleaseErrors (facts.ReleaseErrors); nil
 // when no entry span has a service.version since the onset.
 func releaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.ReleaseErrors, error) {
@@ -67,14 +59,14 @@ func failingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset
 	var out []string
 	for _, peer := range sortedKeys(byPeer) {
 		ms := byPeer[peer]
-		o := FindOnset(ms, alertAt, DefaultMargins)
+		o := facts.FindOnset(ms, alertAt, DefaultMargins)
 		if o.At == nil || o.Signal != "error_rate" {
 			continue
 		}
 		if d := o.At.Sub(*on.At); d < -CoRegressionWindow || d > CoRegressionWindow {
 			continue
 		}
-		if r := trafficRatio(ms, o.BaselineFrom, *o.At); r != nil && *r <= contracts.DependencyCallRatio {
+		if r := facts.TrafficRatio(ms, o.BaselineFrom, *o.At); r != nil && *r <= contracts.DependencyCallRatio {
 			out = append(out, peer)
 		}
 	}
@@ -107,7 +99,7 @@ func peakCalls(byPeer map[string][]Minute, on Onset) (*float64, string) {
 	var best *float64
 	var peer string
 	for _, p := range sortedKeys(byPeer) {
-		if r := trafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil && (best == nil || *r > *best) {
+		if r := facts.TrafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil && (best == nil || *r > *best) {
 			best, peer = r, p
 		}
 	}
