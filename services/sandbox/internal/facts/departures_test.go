@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +23,7 @@ type opSynth struct {
 func (s opSynth) minutes(r *rand.Rand) []Minute {
 	var out []Minute
 	for t := synthEnd.Add(-3 * time.Hour); t.Before(synthEnd.Add(10 * time.Minute)); t = t.Add(time.Minute) {
-		n := poisson(r, s.perMinute)
+		n := synthetic.Poisson(r, s.perMinute)
 		if n == 0 {
 			continue
 		}

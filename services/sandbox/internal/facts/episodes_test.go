@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +18,7 @@ func episodes(seed uint64, perMinute float64, history time.Duration, signal stri
 	r := rand.New(rand.NewPCG(seed, 6))
 	var out []Minute
 	for t := synthEnd.Add(-history); t.Before(synthEnd.Add(10 * time.Minute)); t = t.Add(time.Minute) {
-		n := poisson(r, perMinute)
+		n := synthetic.Poisson(r, perMinute)
 		if n == 0 {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +32,7 @@ func (w weakSparse) minutes(seed uint64) []Minute {
 	start := synthEnd.Add(-w.length)
 	var out []Minute
 	for t := start; t.Before(synthEnd); t = t.Add(time.Minute) {
-		n := poisson(r, w.perMinute)
+		n := synthetic.Poisson(r, w.perMinute)
 		if n == 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/facts/synthetic"
 	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/stretchr/testify/require"
@@ -20,10 +21,10 @@ import (
 func TestRuleOnsetEarlierNeverLater(t *testing.T) {
 	t.Parallel()
 	errorsFrom := 2*time.Hour + 40*time.Minute // 11:40, the alert at 12:00
-	svc := synth{length: 3 * time.Hour, rate: 0.5, sampling: 1, onset: errorsFrom, signal: "error_rate"}
-	quiet := synth{length: 3 * time.Hour, rate: 0.5, sampling: 1, onset: 4 * time.Hour, signal: "error_rate"}
+	svc := synth{synthetic.Series{Length: 3 * time.Hour, Rate: 0.5, Sampling: 1, Onset: errorsFrom, Signal: "error_rate"}}
+	quiet := synth{synthetic.Series{Length: 3 * time.Hour, Rate: 0.5, Sampling: 1, Onset: 4 * time.Hour, Signal: "error_rate"}}
 	rule := func(from time.Duration, sig string) synth {
-		return synth{length: 3 * time.Hour, rate: 0.5, sampling: 1, onset: from, signal: sig}
+		return synth{synthetic.Series{Length: 3 * time.Hour, Rate: 0.5, Sampling: 1, Onset: from, Signal: sig}}
 	}
 	svcOn := facts.FindOnset(svc.minutes(1), synthEnd, DefaultMargins)
 	require.NotNil(t, svcOn.At)
