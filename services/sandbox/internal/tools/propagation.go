@@ -132,8 +132,8 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
 		return st, err
 	}
-	st.failingDeps, st.slowDeps = failingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
-	st.peakCall, st.peakPeer = peakCalls(peers, st.onset)
+	st.failingDeps, st.slowDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
+	st.peakCall, st.peakPeer = facts.PeakCalls(peers, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
 }

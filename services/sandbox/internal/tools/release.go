@@ -50,29 +50,6 @@ func releaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.
 	return r, badResponse(err)
 }
 
-// failingDependencies lists the peers of the service's client spans that
-// were called before the onset, are called since at no more than
-// contracts.DependencyCallRatio of their baseline rate, and whose client
-// spans' error rate left its baseline within CoRegressionWindow of the
-// service's onset (FindOnset on the peer's own series).
-func failingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset) []string {
-	var out []string
-	for _, peer := range sortedKeys(byPeer) {
-		ms := byPeer[peer]
-		o := facts.FindOnset(ms, alertAt, DefaultMargins)
-		if o.At == nil || o.Signal != "error_rate" {
-			continue
-		}
-		if d := o.At.Sub(*on.At); d < -CoRegressionWindow || d > CoRegressionWindow {
-			continue
-		}
-		if r := facts.TrafficRatio(ms, o.BaselineFrom, *o.At); r != nil && *r <= contracts.DependencyCallRatio {
-			out = append(out, peer)
-		}
-	}
-	return out
-}
-
 // peerSeries reads the client spans' series by peer: resps are, for each of
 // PeerKeys in order, the count/p95 series and the error series grouped by
 // that key; a peer named under an earlier key is not read again.
@@ -90,20 +67,6 @@ func peerSeries(resps []signoz.Response) (map[string][]Minute, error) {
 		}
 	}
 	return byPeer, nil
-}
-
-// peakCalls is the peer whose call rate rose most from the service's
-// baseline to the onset on, and that ratio; nil for no peer called in the
-// baseline.
-func peakCalls(byPeer map[string][]Minute, on Onset) (*float64, string) {
-	var best *float64
-	var peer string
-	for _, p := range sortedKeys(byPeer) {
-		if r := facts.TrafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil && (best == nil || *r > *best) {
-			best, peer = r, p
-		}
-	}
-	return best, peer
 }
 
 func sortedKeys[V any](m map[string]V) []string {
