@@ -31,12 +31,7 @@ func (s opSynth) minutes(r *rand.Rand) []Minute {
 		if !s.failAt.IsZero() && !t.Before(s.failAt) {
 			rate = s.failRate
 		}
-		e := 0
-		for range n {
-			if r.Float64() < rate {
-				e++
-			}
-		}
+		e := synthetic.Binomial(r, n, rate)
 		p95 := s.p95 * (0.8 + 0.4*r.Float64())
 		if n < 4 {
 			p95 *= 0.6 + 0.8*r.Float64()

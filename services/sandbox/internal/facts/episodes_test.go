@@ -35,12 +35,7 @@ func episodes(seed uint64, perMinute float64, history time.Duration, signal stri
 		if bad && signal == "error_rate" {
 			rate = 0.3
 		}
-		e := 0
-		for range n {
-			if r.Float64() < rate {
-				e++
-			}
-		}
+		e := synthetic.Binomial(r, n, rate)
 		out = append(out, Minute{At: t, Requests: float64(n), Errors: float64(e), P95Ms: p95})
 	}
 	return out

@@ -43,12 +43,7 @@ func (w weakSparse) minutes(seed uint64) []Minute {
 		if !t.Before(synthEnd.Add(-w.onset)) {
 			p = w.regRate
 		}
-		e := 0
-		for range n {
-			if r.Float64() < p {
-				e++
-			}
-		}
+		e := synthetic.Binomial(r, n, p)
 		out = append(out, Minute{At: t, Requests: float64(n), Errors: float64(e), P95Ms: 120})
 	}
 	if w.burst > 0 {

@@ -66,12 +66,7 @@ func (s Series) Minutes(seed uint64) []Minute {
 		if n < 5 { // few spans: p95 is one of them
 			p95 *= 0.6 + 0.8*r.Float64()
 		}
-		e := 0
-		for range n {
-			if r.Float64() < errRate {
-				e++
-			}
-		}
+		e := Binomial(r, n, errRate)
 		out = append(out, Minute{At: t, Requests: float64(n), Errors: float64(e), P95Ms: p95})
 	}
 	return out
@@ -90,4 +85,16 @@ func Poisson(r *rand.Rand, lambda float64) int {
 		}
 		k++
 	}
+}
+
+// Binomial draws how many of n trials of probability p succeed, one draw of
+// r each.
+func Binomial(r *rand.Rand, n int, p float64) int {
+	k := 0
+	for range n {
+		if r.Float64() < p {
+			k++
+		}
+	}
+	return k
 }

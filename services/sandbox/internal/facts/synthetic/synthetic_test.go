@@ -46,4 +46,6 @@ func TestMinutes(t *testing.T) {
 		})
 	}
 	require.InDelta(t, 1000, synthetic.Poisson(rand.New(rand.NewPCG(1, 2)), 1000), 150)
+	require.InDelta(t, 300, synthetic.Binomial(rand.New(rand.NewPCG(1, 2)), 1000, 0.3), 60)
+	require.Zero(t, synthetic.Binomial(rand.New(rand.NewPCG(1, 2)), 1000, 0))
 }
