@@ -354,7 +354,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = refineByOps(on, facts.OnsetMarks(on, rows), departedAt(on, st.departures)), follow[1:]
+			on, follow = facts.RefineByOps(on, facts.OnsetMarks(on, rows), facts.DepartedAt(on, st.departures)), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {

@@ -68,9 +68,6 @@ func retryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roo
 	return r, badResponse(err)
 }
 
-// spanMark is one span of the onset's bucket (facts.SpanMark).
-type spanMark = facts.SpanMark
-
 // CoRegressionWindow is how close another service's onset must be to count
 // as the same event (facts.CoRegressionWindow).
 const CoRegressionWindow = facts.CoRegressionWindow
