@@ -62,7 +62,7 @@ var knownGaps = map[string]string{
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the
-	// sandbox refines the onset inside its bucket (tools.RefineOnset).
+	// sandbox refines the onset inside its bucket (facts.RefineOnset).
 }
 
 // knownUnsafe are bad rollbacks measured and not yet fixed, each by corpus,

@@ -18,7 +18,7 @@ const (
 // Sparse lists those mutants and the test that kills each.
 var Sparse = []Mutant{
 	{Name: SandboxDownstreamFewerCalls, Check: "a callee called less since its onset leaves CoRegressed only when its failures per minute rule out a rise of 1.5x",
-		KilledBy: "test:services/sandbox:./internal/tools:TestFewerCallsNeedNoMoreFailures"},
+		KilledBy: "test:services/sandbox:./internal/facts:TestFewerCallsNeedNoMoreFailures"},
 	{Name: SandboxRefineOpsCap, Check: "the onset refined over the failing operations' spans is kept only when no span of the service was off before it",
-		KilledBy: "test:services/sandbox:./internal/tools:TestRefineByOpsNeverPassesAFailure"},
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByOpsNeverPassesAFailure"},
 }

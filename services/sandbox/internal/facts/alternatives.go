@@ -29,10 +29,10 @@ type AlternativeFacts struct {
 	// over its baseline's (nil when unknown).
 	Load map[string]*float64
 	// Onsets are every other service's own onsets, however far from this
-	// one's: the origin of the failures (tools' origin.go) must have one.
+	// one's: the origin of the failures (origin.go) must have one.
 	Onsets map[string]Onset
 	// Series are each co-regressed service's minutes: fewer calls
-	// (tools' fewercalls.go) reads its requests from them.
+	// (fewercalls.go) reads its requests from them.
 	Series map[string][]Minute
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +23,7 @@ type opSynth struct {
 func (s opSynth) minutes(r *rand.Rand) []Minute {
 	var out []Minute
 	for t := synthEnd.Add(-3 * time.Hour); t.Before(synthEnd.Add(10 * time.Minute)); t = t.Add(time.Minute) {
-		n := poisson(r, s.perMinute)
+		n := synthetic.Poisson(r, s.perMinute)
 		if n == 0 {
 			continue
 		}
@@ -29,12 +31,7 @@ func (s opSynth) minutes(r *rand.Rand) []Minute {
 		if !s.failAt.IsZero() && !t.Before(s.failAt) {
 			rate = s.failRate
 		}
-		e := 0
-		for range n {
-			if r.Float64() < rate {
-				e++
-			}
-		}
+		e := synthetic.Binomial(r, n, rate)
 		p95 := s.p95 * (0.8 + 0.4*r.Float64())
 		if n < 4 {
 			p95 *= 0.6 + 0.8*r.Float64()

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +18,7 @@ func episodes(seed uint64, perMinute float64, history time.Duration, signal stri
 	r := rand.New(rand.NewPCG(seed, 6))
 	var out []Minute
 	for t := synthEnd.Add(-history); t.Before(synthEnd.Add(10 * time.Minute)); t = t.Add(time.Minute) {
-		n := poisson(r, perMinute)
+		n := synthetic.Poisson(r, perMinute)
 		if n == 0 {
 			continue
 		}
@@ -33,12 +35,7 @@ func episodes(seed uint64, perMinute float64, history time.Duration, signal stri
 		if bad && signal == "error_rate" {
 			rate = 0.3
 		}
-		e := 0
-		for range n {
-			if r.Float64() < rate {
-				e++
-			}
-		}
+		e := synthetic.Binomial(r, n, rate)
 		out = append(out, Minute{At: t, Requests: float64(n), Errors: float64(e), P95Ms: p95})
 	}
 	return out

@@ -97,3 +97,24 @@ func labels(kv ...string) map[string]any {
 func flat(from, to int, v float64) map[int]float64 {
 	return minutes(from, to, func(int) float64 { return v })
 }
+
+// sp is one span of a synthetic trace: its id, its parent's ("" for the
+// root), its service and operation, its start (ms after t0), its duration
+// (ms) and whether it has an error.
+type sp struct {
+	id, parent, svc, name string
+	startMs, durMs        float64
+	err                   bool
+}
+
+// traceRows are the raw rows of trace tid's spans as a trace query returns
+// them (the columns tools' traceFields and originFields select).
+func traceRows(tid string, spans ...sp) []signoz.RawRow {
+	var rows []signoz.RawRow
+	for _, s := range spans {
+		rows = append(rows, signoz.RawRow{Timestamp: t0.Add(time.Duration(s.startMs * float64(time.Millisecond))), Data: map[string]any{
+			"trace_id": tid, "span_id": s.id, "parent_span_id": s.parent, "service.name": s.svc, "has_error": s.err,
+			"duration_nano": s.durMs * 1e6, "name": s.name, "kind_string": "SERVER"}})
+	}
+	return rows
+}

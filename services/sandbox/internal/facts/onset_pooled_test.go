@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +32,7 @@ func (w weakSparse) minutes(seed uint64) []Minute {
 	start := synthEnd.Add(-w.length)
 	var out []Minute
 	for t := start; t.Before(synthEnd); t = t.Add(time.Minute) {
-		n := poisson(r, w.perMinute)
+		n := synthetic.Poisson(r, w.perMinute)
 		if n == 0 {
 			continue
 		}
@@ -41,12 +43,7 @@ func (w weakSparse) minutes(seed uint64) []Minute {
 		if !t.Before(synthEnd.Add(-w.onset)) {
 			p = w.regRate
 		}
-		e := 0
-		for range n {
-			if r.Float64() < p {
-				e++
-			}
-		}
+		e := synthetic.Binomial(r, n, p)
 		out = append(out, Minute{At: t, Requests: float64(n), Errors: float64(e), P95Ms: 120})
 	}
 	if w.burst > 0 {

@@ -2,83 +2,29 @@ package facts
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
+
+	"agentk/services/sandbox/internal/facts/synthetic"
 
 	"github.com/stretchr/testify/require"
 )
 
-// synth describes a synthetic per-minute series: a recording of length
-// minutes ending at the alert, traffic of rate requests/s seen through
-// 1-in-sampling trace sampling, and a regression from onset on.
-type synth struct {
-	length   time.Duration
-	rate     float64 // requests per second before sampling
-	sampling float64 // 1 in sampling spans is kept
-	onset    time.Duration
-	signal   string // "error_rate" or "p95"
-	// spike is an earlier, recovered incident: its start and length, counted
-	// from the beginning of the recording.
-	spikeAt, spikeFor time.Duration
-	// gapAt, gapFor is a stretch with no spans at all (a retention gap).
-	gapAt, gapFor time.Duration
-}
+// synth is a synthetic per-minute series (synthetic.Series) drawn as
+// facts' minutes.
+type synth struct{ synthetic.Series }
 
-var synthEnd = time.Date(2026, 11, 4, 12, 0, 0, 0, time.UTC)
+var synthEnd = synthetic.End
 
-func (s synth) onsetAt() time.Time { return synthEnd.Add(-s.length).Add(s.onset) }
+func (s synth) onsetAt() time.Time { return s.OnsetAt() }
 
-// minutes draws the series: Poisson sampled traffic, 0.5% background errors,
-// p95 around 120 ms; after the onset 30% errors or a p95 of 700 ms.
+// minutes draws the series (synthetic.Series.Minutes).
 func (s synth) minutes(seed uint64) []Minute {
-	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
-	start := synthEnd.Add(-s.length)
 	var out []Minute
-	for t := start; t.Before(synthEnd); t = t.Add(time.Minute) {
-		off := t.Sub(start)
-		if s.gapFor > 0 && off >= s.gapAt && off < s.gapAt+s.gapFor {
-			continue
-		}
-		n := poisson(r, s.rate*60/s.sampling)
-		if n == 0 {
-			continue
-		}
-		errRate, p95 := 0.005, 120*(0.9+0.2*r.Float64())
-		bad := !t.Before(s.onsetAt()) || (s.spikeFor > 0 && off >= s.spikeAt && off < s.spikeAt+s.spikeFor)
-		if bad && s.signal == "error_rate" {
-			errRate = 0.3
-		}
-		if bad && s.signal == "p95" {
-			p95 = 700 * (0.9 + 0.2*r.Float64())
-		}
-		if n < 5 { // few spans: p95 is one of them
-			p95 *= 0.6 + 0.8*r.Float64()
-		}
-		e := 0
-		for range n {
-			if r.Float64() < errRate {
-				e++
-			}
-		}
-		out = append(out, Minute{At: t, Requests: float64(n), Errors: float64(e), P95Ms: p95})
+	for _, m := range s.Minutes(seed) {
+		out = append(out, Minute(m))
 	}
 	return out
-}
-
-func poisson(r *rand.Rand, lambda float64) int {
-	if lambda > 500 {
-		return int(math.Max(0, math.Round(lambda+r.NormFloat64()*math.Sqrt(lambda))))
-	}
-	l, k, p := math.Exp(-lambda), 0, 1.0
-	for {
-		p *= r.Float64()
-		if p <= l {
-			return k
-		}
-		k++
-	}
 }
 
 // TestFindOnsetAcrossRecordings runs FindOnset over recordings from 20 minutes
@@ -95,7 +41,7 @@ func TestFindOnsetAcrossRecordings(t *testing.T) {
 		for _, rate := range []float64{0.1, 1, 20, 500} {
 			for _, sampling := range []float64{1, 32, 100} {
 				for _, signal := range []string{"error_rate", "p95"} {
-					s := synth{length: length, rate: rate, sampling: sampling, onset: length - 12*time.Minute, signal: signal}
+					s := synth{synthetic.Series{Length: length, Rate: rate, Sampling: sampling, Onset: length - 12*time.Minute, Signal: signal}}
 					name := fmt.Sprintf("%s/%.1f_rps/1in%.0f/%s", length, rate, sampling, signal)
 					t.Run(name, func(t *testing.T) {
 						t.Parallel()
@@ -103,7 +49,7 @@ func TestFindOnsetAcrossRecordings(t *testing.T) {
 							o := FindOnset(s.minutes(seed), alert, DefaultMargins)
 							require.NotEmpty(t, o.Reason)
 							perMinute := rate * 60 / sampling
-							baseline := s.onset.Minutes()
+							baseline := s.Onset.Minutes()
 							switch {
 							case baseline < float64(DefaultMargins.MinBaselineMinutes) && perMinute*baseline >= 2*DefaultMargins.BucketRequests:
 								require.Nil(t, o.At, o.Reason)
@@ -149,28 +95,28 @@ func TestFindOnsetShapes(t *testing.T) {
 		reasonHas string
 	}{
 		{"an earlier error spike in the baseline does not move the onset",
-			synth{length: 3 * time.Hour, rate: 20, sampling: 1, onset: 168 * time.Minute, signal: "error_rate", spikeAt: 60 * time.Minute, spikeFor: 8 * time.Minute},
+			synth{synthetic.Series{Length: 3 * time.Hour, Rate: 20, Sampling: 1, Onset: 168 * time.Minute, Signal: "error_rate", SpikeAt: 60 * time.Minute, SpikeFor: 8 * time.Minute}},
 			168 * time.Minute, false, "left its baseline"},
 		{"an earlier latency spike in the baseline does not move the onset",
-			synth{length: 3 * time.Hour, rate: 20, sampling: 1, onset: 168 * time.Minute, signal: "p95", spikeAt: 100 * time.Minute, spikeFor: 15 * time.Minute},
+			synth{synthetic.Series{Length: 3 * time.Hour, Rate: 20, Sampling: 1, Onset: 168 * time.Minute, Signal: "p95", SpikeAt: 100 * time.Minute, SpikeFor: 15 * time.Minute}},
 			168 * time.Minute, false, "left its baseline"},
 		{"an earlier spike in a short recording does not move the onset",
-			synth{length: 40 * time.Minute, rate: 5, sampling: 1, onset: 28 * time.Minute, signal: "error_rate", spikeAt: 8 * time.Minute, spikeFor: 4 * time.Minute},
+			synth{synthetic.Series{Length: 40 * time.Minute, Rate: 5, Sampling: 1, Onset: 28 * time.Minute, Signal: "error_rate", SpikeAt: 8 * time.Minute, SpikeFor: 4 * time.Minute}},
 			28 * time.Minute, false, "left its baseline"},
 		{"a retention gap in the baseline is skipped",
-			synth{length: 6 * time.Hour, rate: 5, sampling: 1, onset: 348 * time.Minute, signal: "error_rate", gapAt: 60 * time.Minute, gapFor: 120 * time.Minute},
+			synth{synthetic.Series{Length: 6 * time.Hour, Rate: 5, Sampling: 1, Onset: 348 * time.Minute, Signal: "error_rate", GapAt: 60 * time.Minute, GapFor: 120 * time.Minute}},
 			348 * time.Minute, false, "left its baseline"},
 		{"a gap right before the onset is skipped",
-			synth{length: 90 * time.Minute, rate: 5, sampling: 1, onset: 78 * time.Minute, signal: "p95", gapAt: 70 * time.Minute, gapFor: 8 * time.Minute},
+			synth{synthetic.Series{Length: 90 * time.Minute, Rate: 5, Sampling: 1, Onset: 78 * time.Minute, Signal: "p95", GapAt: 70 * time.Minute, GapFor: 8 * time.Minute}},
 			78 * time.Minute, false, "left its baseline"},
 		{"a young service with 6 minutes of baseline",
-			synth{length: 18 * time.Minute, rate: 5, sampling: 1, onset: 6 * time.Minute, signal: "error_rate"},
+			synth{synthetic.Series{Length: 18 * time.Minute, Rate: 5, Sampling: 1, Onset: 6 * time.Minute, Signal: "error_rate"}},
 			0, true, "baseline 6 min (~"},
 		{"a regression already under way when the baseline reached its minimum",
-			synth{length: 40 * time.Minute, rate: 5, sampling: 1, onset: 7 * time.Minute, signal: "error_rate"},
+			synth{synthetic.Series{Length: 40 * time.Minute, Rate: 5, Sampling: 1, Onset: 7 * time.Minute, Signal: "error_rate"}},
 			0, true, "before the regression began"},
 		{"no regression at all",
-			synth{length: 2 * time.Hour, rate: 5, sampling: 1, onset: 10 * time.Hour, signal: "error_rate"},
+			synth{synthetic.Series{Length: 2 * time.Hour, Rate: 5, Sampling: 1, Onset: 10 * time.Hour, Signal: "error_rate"}},
 			0, false, "no sustained departure"},
 	}
 	for _, tt := range tests {
@@ -189,7 +135,7 @@ func TestFindOnsetShapes(t *testing.T) {
 					continue
 				}
 				require.NotNil(t, o.At, o.Reason)
-				want := synthEnd.Add(-tt.s.length).Add(tt.want)
+				want := synthEnd.Add(-tt.s.Length).Add(tt.want)
 				require.False(t, o.At.After(want), "late onset %s, want %s: %s", o.At, want, o.Reason)
 				require.False(t, o.At.Before(want.Add(-time.Minute)), "early onset %s, want %s: %s", o.At, want, o.Reason)
 			}

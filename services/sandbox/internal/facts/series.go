@@ -58,6 +58,19 @@ func All(signoz.Series) string { return "all" }
 // the series' group and the index of its aggregation. It returns
 // ErrBadResponse when resp is not a time series.
 func Samples(resp signoz.Response, label LabelFunc, add func(group string, agg int, ts int64, v float64)) error {
+	return EachSeries(resp, label, func(g string, agg int, s signoz.Series) {
+		for _, v := range s.Values {
+			if !math.IsNaN(v.Value) {
+				add(g, agg, v.Timestamp, v.Value)
+			}
+		}
+	})
+}
+
+// EachSeries calls fn for every series of a time-series response that label
+// names, with its group and the index of its aggregation. It returns
+// ErrBadResponse when resp is not a time series.
+func EachSeries(resp signoz.Response, label LabelFunc, fn func(group string, agg int, s signoz.Series)) error {
 	res, err := resp.TimeSeries()
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadResponse, err)
@@ -65,14 +78,8 @@ func Samples(resp signoz.Response, label LabelFunc, add func(group string, agg i
 	for _, r := range res {
 		for _, b := range r.Aggregations {
 			for _, s := range b.Series {
-				g := label(s)
-				if g == "" {
-					continue
-				}
-				for _, v := range s.Values {
-					if !math.IsNaN(v.Value) {
-						add(g, b.Index, v.Timestamp, v.Value)
-					}
+				if g := label(s); g != "" {
+					fn(g, b.Index, s)
 				}
 			}
 		}

@@ -66,6 +66,23 @@ func TestSamples(t *testing.T) {
 	require.ErrorIs(t, err, facts.ErrBadResponse)
 }
 
+// TestEachSeries: every named series once, a series of NaN only too (its
+// group exists, its samples do not), an unnamed one never.
+func TestEachSeries(t *testing.T) {
+	t.Parallel()
+	resp := response(t,
+		ser{labels("http.route", "/pay"), 0, map[int]float64{0: math.NaN()}},
+		ser{labels("http.route", "/refund"), 1, map[int]float64{0: 2, 1: 3}},
+		ser{labels("service.name", "api"), 0, map[int]float64{0: 11}},
+	)
+	got := map[string]int{}
+	require.NoError(t, facts.EachSeries(resp, facts.LabelOf("http.route"), func(g string, agg int, s signoz.Series) {
+		got[g] = agg*10 + len(s.Values)
+	}))
+	require.Equal(t, map[string]int{"/pay": 1, "/refund": 12}, got)
+	require.ErrorIs(t, facts.EachSeries(rawResponse(), facts.All, func(string, int, signoz.Series) { t.Fatal("no series of a raw response") }), facts.ErrBadResponse)
+}
+
 // TestPerMinuteGrouped: counts add up per group and minute, p95 is read in
 // nanoseconds and given in milliseconds (NaN for a minute without one),
 // errors are merged into the same minutes; PerMinute sorts one group.

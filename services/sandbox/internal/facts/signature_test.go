@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts/synthetic"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,7 +30,7 @@ func (w sigWorld) draw(seed uint64) ([]Minute, []VersionErrors) {
 	var ms []Minute
 	var errs []VersionErrors
 	for t := start; t.Before(synthEnd); t = t.Add(time.Minute) {
-		n := poisson(r, w.perMinute)
+		n := synthetic.Poisson(r, w.perMinute)
 		forced := w.bgAt > 0 && t.Equal(synthEnd.Add(-w.bgAt))
 		if forced && n == 0 {
 			n = 1

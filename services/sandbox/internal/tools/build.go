@@ -11,6 +11,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -353,7 +354,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = refineByOps(on, onsetMarks(on, rows), departedAt(on, st.departures)), follow[1:]
+			on, follow = facts.RefineByOps(on, facts.OnsetMarks(on, rows), facts.DepartedAt(on, st.departures)), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {
@@ -363,16 +364,16 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if err != nil {
 			return Output{}, err
 		}
-		shared, propagated := j.shared, j.propagated
+		shared, propagated := j.Shared, j.Propagated
 		// A callee that failed under the load of this service's own calls
 		// (propagated: a retry storm) is where the failing spans begin but
 		// not what broke: it is no origin.
 		if fu.origin != nil && slices.Contains(propagated, fu.origin.Service) {
 			fu.origin = nil
 		}
-		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.trafficRatio, shared, propagated, j.downstream, fu.origin
-		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutDownstream(st.failingDeps, j.abandoned), slowPeers(st.slowDeps, j.abandoned)
-		f.CoRegressed = withOrigin(f.CoRegressed, fu.origin)
+		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, j.Abandoned), facts.SlowPeers(st.slowDeps, j.Abandoned)
+		f.CoRegressed = facts.WithOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		propLine = judgedLines(c.Service, j, fu)
@@ -381,7 +382,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 	}
 	f.Onset = on.At
-	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, departureFacts(st.departures), qualityFacts(st.quality)
+	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, facts.DepartureFacts(st.departures), facts.QualityFacts(st.quality)
 	if on.Quality && len(st.quality) > 0 {
 		f.OnsetAttribute = st.quality[0].Fact().Attribute
 	}
@@ -581,16 +582,16 @@ func onsetLines(on Onset) []string {
 
 // judgedLines say which co-regressed services only propagated, and which are
 // downstream (abandoned, or only called less).
-func judgedLines(svc string, j judged, fu followUps) string {
+func judgedLines(svc string, j facts.Judged, fu followUps) string {
 	var text string
-	if len(j.propagated) > 0 {
-		text = "other services that " + propagationLine(svc, j.propagated, j.seen)
+	if len(j.Propagated) > 0 {
+		text = "other services that " + propagationLine(svc, j.Propagated, j.Seen)
 	}
-	if len(j.abandoned) > 0 {
-		text = joinLine(text, downstreamLine(svc, j.abandoned, j.seen))
+	if len(j.Abandoned) > 0 {
+		text = joinLine(text, downstreamLine(svc, j.Abandoned, j.Seen))
 	}
-	if len(j.fewer) > 0 {
-		text = joinLine(text, fewerLine(svc, j.fewer, fu.fell))
+	if len(j.Fewer) > 0 {
+		text = joinLine(text, fewerLine(svc, j.Fewer, fu.fell))
 	}
 	return text
 }

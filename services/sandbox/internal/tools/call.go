@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/services/sandbox/internal/facts"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -44,13 +45,13 @@ type Limits struct {
 	Exclude []string
 	// OriginShare is the least share of the alerted service's failing
 	// traces that must begin in one callee for it to be Facts.Origin
-	// (DefaultOriginShare when 0).
+	// (facts.DefaultOriginShare when 0).
 	OriginShare float64
 }
 
 // DefaultLimits are the limits of the brief: 6 h, 50 rows.
 func DefaultLimits(exclude []string) Limits {
-	return Limits{MaxWindow: 6 * time.Hour, MaxRows: 50, DefaultRows: 20, Exclude: exclude, OriginShare: DefaultOriginShare}
+	return Limits{MaxWindow: 6 * time.Hour, MaxRows: 50, DefaultRows: 20, Exclude: exclude, OriginShare: facts.DefaultOriginShare}
 }
 
 // Window is a closed time range.

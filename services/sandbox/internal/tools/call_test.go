@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"agentk/services/sandbox/internal/facts"
+
 	"encoding/json"
 	"math"
 	"testing"
@@ -162,7 +164,7 @@ func TestFindOnset(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := FindOnset(tt.minutes, end, DefaultMargins)
+			o := facts.FindOnset(tt.minutes, end, DefaultMargins)
 			require.Equal(t, tt.want, o.At, o.Reason)
 			require.Equal(t, tt.signal, o.Signal)
 			require.NotEmpty(t, o.Reason)

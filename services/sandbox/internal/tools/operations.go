@@ -8,6 +8,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -71,26 +72,13 @@ func operationSeries(resps []signoz.Response) (map[string][]Minute, map[string]s
 // operationFilters records, for each series of resp, the filter selecting
 // its spans: every group-by key equal to the series' value.
 func operationFilters(resp signoz.Response, keys []string, prefix string, filters map[string]string) error {
-	res, err := resp.TimeSeries()
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrBadResponse, err)
-	}
-	for _, r := range res {
-		for _, b := range r.Aggregations {
-			for _, s := range b.Series {
-				g := labelJoin(keys...)(s)
-				if g == "" {
-					continue
-				}
-				var conds []string
-				for _, k := range keys {
-					conds = append(conds, k+" = "+Quote(labelOf(k)(s)))
-				}
-				filters[prefix+g] = and(conds...)
-			}
+	return badResponse(facts.EachSeries(resp, labelJoin(keys...), func(g string, _ int, s signoz.Series) {
+		var conds []string
+		for _, k := range keys {
+			conds = append(conds, k+" = "+Quote(labelOf(k)(s)))
 		}
-	}
-	return nil
+		filters[prefix+g] = and(conds...)
+	}))
 }
 
 // departuresLine says which operations left their own baseline, for the

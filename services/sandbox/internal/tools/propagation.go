@@ -8,13 +8,15 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
 // Propagation: a service that regressed with the affected one because it
 // calls it (its failing traces hold the affected service's failing spans
 // beneath its own) is no shared cause; the overview asks for those traces in
-// two follow-up stages and drops such services from the co-regressed ones.
+// two follow-up stages, and facts.JudgePropagation drops such services from
+// the co-regressed ones.
 const (
 	// MaxPropagationServices is how many co-regressed services are examined;
 	// any beyond stay co-regressed (fail closed).
@@ -23,14 +25,6 @@ const (
 	PropagationTraces = 20
 	// PropagationSpans bounds the spans read of those traces.
 	PropagationSpans = 1000
-	// PropagationShare is the least share of a service's failing traces that
-	// must hold the affected service's failing spans beneath its own.
-	PropagationShare = 0.5
-	// LoadRatio is the rise of a callee's request rate at or above which its
-	// failures beneath the affected service's calls are load that service
-	// sent (a retry storm), not a cause: a callee failing at its usual load
-	// beneath the service is a dependency that failed.
-	LoadRatio = 2.0
 )
 
 // overviewState is what the first stage's answers of service_overview say:
@@ -39,12 +33,12 @@ const (
 type overviewState struct {
 	minutes []Minute
 	onset   Onset
-	alt     alternativeFacts
+	alt     facts.AlternativeFacts
 	release *contracts.ReleaseErrors
 	// failingDeps are the peers failing at their usual call rate.
 	failingDeps []string
 	// slowDeps are the peers slower at their usual call rate.
-	slowDeps []slowDependency
+	slowDeps []facts.SlowDependency
 	// pool is what the service's connection-pool spans showed.
 	pool *contracts.PoolWaits
 	// restarts are the running version's processes replaced since the onset.
@@ -80,7 +74,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err != nil {
 		return st, err
 	}
-	st.onset = SignatureOnset(FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
+	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
 	opEnd := peerEnd + 5 + 2*len(operationKeys)
 	ops, filters, err := operationSeries(resps[peerEnd+5 : opEnd])
@@ -91,14 +85,14 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err != nil {
 		return st, err
 	}
-	st.departures = operationDeparturesBy(ops, filters, vs, c.StartsAt, DefaultMargins)
-	st.onset = earliestOnset(st.onset, st.departures)
+	st.departures = facts.OperationDeparturesBy(ops, filters, vs, c.StartsAt, DefaultMargins)
+	st.onset = facts.EarliestOnset(st.onset, st.departures)
 	keys, retry := sampleKeys(resps[overviewQueries-1])
 	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
 	if st.quality, err = qualityDepartures(keys, qual[:min(len(qual), len(keys))], c.StartsAt, DefaultMargins); err != nil {
 		return st, err
 	}
-	st.onset = earliestWithQuality(st.onset, st.quality)
+	st.onset = facts.EarliestWithQuality(st.onset, st.quality)
 	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
 	if st.onset.At == nil {
 		return st, nil
@@ -138,9 +132,9 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
 		return st, err
 	}
-	st.failingDeps, st.slowDeps = failingDependencies(peers, c.StartsAt, st.onset), slowDependencies(peers, st.minutes, c.StartsAt, st.onset)
-	st.peakCall, st.peakPeer = peakCalls(peers, st.onset)
-	st.examined = st.alt.coRegressed[:min(len(st.alt.coRegressed), MaxPropagationServices)]
+	st.failingDeps, st.slowDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
+	st.peakCall, st.peakPeer = facts.PeakCalls(peers, st.onset)
+	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
 }
 
@@ -185,12 +179,12 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			qs := []Query{refineQuery(c, st.onset)}
 			for _, svc := range st.examined {
 				qs = append(qs, Query{Name: "failing_" + svc, Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-					Filter: signoz.Filter{Expression: failing(svc, st.alt.thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
+					Filter: signoz.Filter{Expression: failing(svc, st.alt.Thresholds[svc])}, Limit: PropagationTraces, Order: desc("timestamp"), SelectFields: traceFields})})
 			}
 			// Then the alerted service's own failing spans, since the onset
-			// and in the baseline: where its failures begin (origin.go).
+			// and in the baseline: where its failures begin (origin_plan.go).
 			// Last, each examined service's failing spans a minute
-			// (fewercalls.go).
+			// (fewercalls_plan.go).
 			return append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), nil
 		case base + 1 + 2*len(st.examined) + 2:
 			var qs []Query
@@ -263,173 +257,46 @@ func failingTraces(c Call, lim Limits, st overviewState, resps []signoz.Response
 	return out, nil
 }
 
-type traceSpan struct {
-	id, parent, service string
-	failing             bool
-	// op ("name KIND"), err (the span's own error), start and dur are read
-	// where the query selected them (origin.go).
-	op    string
-	err   bool
-	start time.Time
-	dur   time.Duration
-}
-
-// propagation is, per examined service, how many of its failing traces hold
-// a failing span of the affected service beneath one of its own spans, and how
-// many were examined.
-type propagation struct {
-	beneath, under, traces int
-	load                   float64
-	// effect counts the traces where svc fails on a call of the affected
-	// service that it abandoned, cause those where svc fails on a call that
-	// was not abandoned (downstream.go).
-	effect, cause int
-}
-
-// judged is judgePropagation's split of the co-regressed services.
-type judged struct {
-	shared, propagated, downstream []string
-	// abandoned are the downstream callees whose calls the service
-	// abandons (their failing client spans are its own giving up); fewer
-	// are those it only calls less (fewercalls.go).
-	abandoned, fewer []string
-	seen             map[string]propagation
-}
-
-// judgePropagation splits the co-regressed services into those whose
-// regression came through their calls into svc (propagated), the callees
-// that regressed only as its effect (downstream; never origin, the callee
-// where svc's failures begin) and the rest.
-func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin, fell map[string]*callsFell) (judged, error) {
-	out := judged{seen: map[string]propagation{}}
+// judgePropagation reads the examined services' failing traces (follow:
+// their failing spans, then every span of those traces) and has
+// facts.JudgePropagation split the co-regressed services; without the
+// traces every one stays shared.
+func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin, fell map[string]*facts.CallsFell) (facts.Judged, error) {
 	if len(follow) < len(st.examined)+1 {
-		out.shared = st.alt.coRegressed
-		return out, nil
+		return facts.Judged{Shared: st.alt.CoRegressed, Seen: map[string]facts.Propagation{}}, nil
 	}
 	ids, err := failingTraces(c, lim, st, follow[:len(st.examined)])
 	if err != nil {
-		return out, err
+		return facts.Judged{}, err
 	}
 	rows, err := rawRows(follow, len(st.examined))
 	if err != nil {
-		return out, err
+		return facts.Judged{}, err
 	}
-	byTrace := spansByTrace(c, st, rows)
-	for _, svc := range st.alt.coRegressed {
-		if !slices.Contains(st.examined, svc) {
-			out.shared = append(out.shared, svc)
-			continue
-		}
-		p := judgeOne(c, st, svc, ids[svc], byTrace)
-		out.seen[svc] = p
-		caller := float64(p.beneath) >= PropagationShare*float64(p.traces)
-		loaded := float64(p.under) >= PropagationShare*float64(p.traces) && p.load >= LoadRatio
-		switch {
-		case p.traces > 0 && (caller || loaded):
-			out.propagated = append(out.propagated, svc)
-		case (origin == nil || origin.Service != svc) && isDownstream(p):
-			out.downstream, out.abandoned = append(out.downstream, svc), append(out.abandoned, svc)
-		case (origin == nil || origin.Service != svc) && !slices.Contains(st.failingDeps, svc) && fewerCalls(fell[svc]):
-			out.downstream, out.fewer = append(out.downstream, svc), append(out.fewer, svc)
-		default:
-			out.shared = append(out.shared, svc)
-		}
-	}
-	return out, nil
+	return facts.JudgePropagation(facts.PropagationInput{Service: c.Service, ThrMs: st.onset.P95ThresholdMs, CoRegressed: st.alt.CoRegressed, Examined: st.examined,
+		IDs: ids, Rows: rows, Thresholds: st.alt.Thresholds, Onsets: st.alt.Onsets, Load: st.alt.Load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell}), nil
 }
 
-// spansByTrace indexes the fetched spans by trace and span id, each marked
-// failing by an error or by its own service's p95 threshold.
-func spansByTrace(c Call, st overviewState, rows []signoz.RawRow) map[string]map[string]traceSpan {
-	byTrace := map[string]map[string]traceSpan{}
-	for _, r := range rows {
-		d := r.Data
-		tid, sid := attrString(d, "trace_id"), attrString(d, "span_id")
-		if tid == "" || sid == "" {
-			continue
-		}
-		s := traceSpan{id: sid, parent: attrString(d, "parent_span_id"), service: resourceValue(d, "service.name"), start: rowTime(r)}
-		if v, ok := attrValue(d, "has_error").(bool); ok && v {
-			s.failing, s.err = true, true
-		}
-		if v, ok := num(attrValue(d, "duration_nano")); ok {
-			s.dur = time.Duration(v)
-		}
-		// Each span is judged against its own service's threshold.
-		thr := st.onset.P95ThresholdMs
-		if s.service != c.Service {
-			thr = st.alt.thresholds[s.service]
-		}
-		if v, ok := num(attrValue(d, "duration_nano")); ok && thr > 0 && v/1e6 >= thr {
-			s.failing = true
-		}
-		if byTrace[tid] == nil {
-			byTrace[tid] = map[string]traceSpan{}
-		}
-		byTrace[tid][sid] = s
-	}
-	return byTrace
-}
-
-// judgeOne counts, over svc's failing traces, those that hold the affected
-// service's failing spans beneath svc's and those where svc fails beneath
-// the affected service's calls.
-func judgeOne(c Call, st overviewState, svc string, traces []string, byTrace map[string]map[string]traceSpan) propagation {
-	var p propagation
-	base := baselineP95(st.alt.onsets)
-	for _, tid := range traces {
-		p.traces++
-		if beneath(byTrace[tid], c.Service, svc) {
-			p.beneath++
-		}
-		if beneath(byTrace[tid], svc, c.Service) {
-			p.under++
-		}
-		effect, cause := effectOf(byTrace[tid], svc, c.Service, base)
-		if effect {
-			p.effect++
-		}
-		if cause {
-			p.cause++
-		}
-	}
-	if l := st.alt.load[svc]; l != nil {
-		p.load = *l
-	}
-	return p
-}
-
-// beneath reports whether a failing span of svc in trace has an ancestor span
-// of caller: the caller's failure came through its call into svc (or, read
-// the other way, svc failed beneath caller's calls).
-func beneath(trace map[string]traceSpan, svc, caller string) bool {
-	for _, s := range trace {
-		if s.service != svc || !s.failing {
-			continue
-		}
-		cur := s
-		for hop := 0; hop < 64 && cur.parent != ""; hop++ {
-			p, ok := trace[cur.parent]
-			if !ok {
-				break
-			}
-			if p.service == caller {
-				return true
-			}
-			cur = p
-		}
-	}
-	return false
-}
-
-func propagationLine(svc string, propagated []string, seen map[string]propagation) string {
+// propagationLine says which co-regressed services regressed only through
+// their calls into svc.
+func propagationLine(svc string, propagated []string, seen map[string]facts.Propagation) string {
 	var parts []string
 	for _, p := range propagated {
-		if pr := seen[p]; float64(pr.beneath) >= PropagationShare*float64(pr.traces) {
-			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces hold %s's failing spans beneath its own)", p, pr.beneath, pr.traces, svc))
+		if pr := seen[p]; float64(pr.Beneath) >= facts.PropagationShare*float64(pr.Traces) {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces hold %s's failing spans beneath its own)", p, pr.Beneath, pr.Traces, svc))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail beneath %s's calls, which rose %sx)", p, pr.under, pr.traces, svc, fmtF(pr.load)))
+			parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail beneath %s's calls, which rose %sx)", p, pr.Under, pr.Traces, svc, fmtF(pr.Load)))
 		}
 	}
 	return "regressed with " + svc + " only through its calls (propagation, not a shared cause): " + strings.Join(parts, ", ")
+}
+
+// downstreamLine says which callees regressed only as svc's effect.
+func downstreamLine(svc string, downstream []string, seen map[string]facts.Propagation) string {
+	var parts []string
+	for _, d := range downstream {
+		p := seen[d]
+		parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail on calls %s abandoned)", d, p.Effect, p.Traces, svc))
+	}
+	return "callees that regressed only as an effect of " + svc + " (it abandons its calls to them since the onset; downstream, not a shared cause): " + strings.Join(parts, ", ")
 }

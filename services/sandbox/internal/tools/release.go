@@ -25,10 +25,6 @@ const (
 // points the same peer.service at another host changed the dependency.
 var PeerKeys = []string{"server.address", "net.peer.name"}
 
-// Signature folds a span status message into the failure it names
-// (facts.Signature).
-func Signature(msg string) string { return facts.Signature(msg) }
-
 // versionCounts reads entry spans per minute by service.version
 // (facts.VersionCounts).
 func versionCounts(resp signoz.Response) (map[string]map[int64]float64, error) {
@@ -47,38 +43,11 @@ func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
 	return rows, badResponse(err)
 }
 
-// RunningShare is the least share of the entry spans since the onset a
-// version must serve to be the running release (facts.RunningShare).
-const RunningShare = facts.RunningShare
-
 // releaseErrors measures contracts.ReleaseErrors (facts.ReleaseErrors); nil
 // when no entry span has a service.version since the onset.
 func releaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.ReleaseErrors, error) {
 	r, err := facts.ReleaseErrors(versions, errs, onset)
 	return r, badResponse(err)
-}
-
-// failingDependencies lists the peers of the service's client spans that
-// were called before the onset, are called since at no more than
-// contracts.DependencyCallRatio of their baseline rate, and whose client
-// spans' error rate left its baseline within CoRegressionWindow of the
-// service's onset (FindOnset on the peer's own series).
-func failingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset) []string {
-	var out []string
-	for _, peer := range sortedKeys(byPeer) {
-		ms := byPeer[peer]
-		o := FindOnset(ms, alertAt, DefaultMargins)
-		if o.At == nil || o.Signal != "error_rate" {
-			continue
-		}
-		if d := o.At.Sub(*on.At); d < -CoRegressionWindow || d > CoRegressionWindow {
-			continue
-		}
-		if r := trafficRatio(ms, o.BaselineFrom, *o.At); r != nil && *r <= contracts.DependencyCallRatio {
-			out = append(out, peer)
-		}
-	}
-	return out
 }
 
 // peerSeries reads the client spans' series by peer: resps are, for each of
@@ -98,20 +67,6 @@ func peerSeries(resps []signoz.Response) (map[string][]Minute, error) {
 		}
 	}
 	return byPeer, nil
-}
-
-// peakCalls is the peer whose call rate rose most from the service's
-// baseline to the onset on, and that ratio; nil for no peer called in the
-// baseline.
-func peakCalls(byPeer map[string][]Minute, on Onset) (*float64, string) {
-	var best *float64
-	var peer string
-	for _, p := range sortedKeys(byPeer) {
-		if r := trafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil && (best == nil || *r > *best) {
-			best, peer = r, p
-		}
-	}
-	return best, peer
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -13,6 +13,7 @@ import (
 	"agentk/contracts"
 	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -352,7 +353,7 @@ func ruleOnsetOf(c Call, svc []Minute) ruleOnset {
 		out.why = err.Error()
 		return out
 	}
-	out.on, out.ok = FindOnset(ms, c.StartsAt, DefaultMargins), true
+	out.on, out.ok = facts.FindOnset(ms, c.StartsAt, DefaultMargins), true
 	return out
 }
 

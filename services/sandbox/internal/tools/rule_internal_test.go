@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/facts/synthetic"
 	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/stretchr/testify/require"
@@ -19,12 +21,12 @@ import (
 func TestRuleOnsetEarlierNeverLater(t *testing.T) {
 	t.Parallel()
 	errorsFrom := 2*time.Hour + 40*time.Minute // 11:40, the alert at 12:00
-	svc := synth{length: 3 * time.Hour, rate: 0.5, sampling: 1, onset: errorsFrom, signal: "error_rate"}
-	quiet := synth{length: 3 * time.Hour, rate: 0.5, sampling: 1, onset: 4 * time.Hour, signal: "error_rate"}
+	svc := synth{synthetic.Series{Length: 3 * time.Hour, Rate: 0.5, Sampling: 1, Onset: errorsFrom, Signal: "error_rate"}}
+	quiet := synth{synthetic.Series{Length: 3 * time.Hour, Rate: 0.5, Sampling: 1, Onset: 4 * time.Hour, Signal: "error_rate"}}
 	rule := func(from time.Duration, sig string) synth {
-		return synth{length: 3 * time.Hour, rate: 0.5, sampling: 1, onset: from, signal: sig}
+		return synth{synthetic.Series{Length: 3 * time.Hour, Rate: 0.5, Sampling: 1, Onset: from, Signal: sig}}
 	}
-	svcOn := FindOnset(svc.minutes(1), synthEnd, DefaultMargins)
+	svcOn := facts.FindOnset(svc.minutes(1), synthEnd, DefaultMargins)
 	require.NotNil(t, svcOn.At)
 	marker := svc.onsetAt().Add(5 * time.Minute)
 	tests := []struct {
@@ -43,9 +45,9 @@ func TestRuleOnsetEarlierNeverLater(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			base := FindOnset(tt.svc, synthEnd, DefaultMargins)
+			base := facts.FindOnset(tt.svc, synthEnd, DefaultMargins)
 			ro := ruleOnset{read: &RuleRead{Rule: Rule{ID: "r1", Name: "errors"}}, signal: "rule 'errors': F1", ok: true, alertAt: synthEnd,
-				on: FindOnset(tt.rule.minutes(3), synthEnd, DefaultMargins)}
+				on: facts.FindOnset(tt.rule.minutes(3), synthEnd, DefaultMargins)}
 			got := earliestWithRule(base, ro)
 			require.NotNil(t, got.At)
 			if base.At != nil {

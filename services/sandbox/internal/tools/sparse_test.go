@@ -56,7 +56,7 @@ func TestSparseCalleeCalledLessIsDownstream(t *testing.T) {
 // sp-gateway-panics-ledger-error-share the first failing span came 23 s after
 // the marker among 21 spans of every operation: refined over every span the
 // onset lay 6 s before the marker; over the failing operation's own spans
-// (refineByOps) it lies after it.
+// (facts.RefineByOps) it lies after it.
 func TestSparseOnsetsAgainstMarkers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -1,26 +1,28 @@
-package tools
+package facts_test
 
 import (
 	"testing"
 	"time"
+
+	"agentk/services/sandbox/internal/facts"
 
 	"github.com/stretchr/testify/require"
 )
 
 // fellSeries is 120 minutes of baseline and 30 since the onset of a callee
 // with the given sampled requests and errors a minute before and since.
-func fellSeries(req, errs, reqSince, errSince float64) ([]Minute, Onset) {
+func fellSeries(req, errs, reqSince, errSince float64) ([]facts.Minute, facts.Onset) {
 	t0 := time.Date(2026, 10, 23, 5, 0, 0, 0, time.UTC)
-	var ms []Minute
+	var ms []facts.Minute
 	for i := range 150 {
-		m := Minute{At: t0.Add(time.Duration(i) * time.Minute), Requests: req, Errors: errs, P95Ms: 30}
+		m := facts.Minute{At: t0.Add(time.Duration(i) * time.Minute), Requests: req, Errors: errs, P95Ms: 30}
 		if i >= 120 {
 			m.Requests, m.Errors = reqSince, errSince
 		}
 		ms = append(ms, m)
 	}
 	at := t0.Add(120 * time.Minute)
-	return ms, Onset{At: &at, Signal: "error_rate", BaselineFrom: t0}
+	return ms, facts.Onset{At: &at, Signal: "error_rate", BaselineFrom: t0}
 }
 
 // TestFewerCallsNeedNoMoreFailures: a callee whose error rate doubled
@@ -46,10 +48,10 @@ func TestFewerCallsNeedNoMoreFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ms, on := fellSeries(tc.req, tc.errs, tc.reqSince, tc.errSince)
-			c := callsFellOf(ms, on)
+			c := facts.CallsFellOf(ms, on)
 			require.NotNil(t, c)
-			require.Equal(t, tc.want, fewerCalls(c))
+			require.Equal(t, tc.want, facts.FewerCalls(c))
 		})
 	}
-	require.False(t, fewerCalls(nil), "unmeasured (a p95 onset) is never fewer calls")
+	require.False(t, facts.FewerCalls(nil), "unmeasured (a p95 onset) is never fewer calls")
 }

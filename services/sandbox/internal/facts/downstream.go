@@ -1,9 +1,7 @@
-package tools
+package facts
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"agentk/platform/mutant"
 )
@@ -15,9 +13,9 @@ import (
 // points elsewhere; and a callee where the affected service's failures begin
 // is the origin (origin.go), never an effect. The change read today is the
 // abandoned call (a release that gives up on its calls, whose callee then
-// fails with the cancellation); see isDownstream for what is not read yet.
+// fails with the cancellation); see IsDownstream for what is not read yet.
 
-// isDownstream reports whether a co-regressed callee, judged by judgeOne,
+// IsDownstream reports whether a co-regressed callee, judged by judgeOne,
 // regressed only as the affected service's effect: most of its failing
 // traces fail beneath the affected service's calls, in most of them the
 // affected service abandoned the call (abandoned: it gave up sooner than the
@@ -30,15 +28,15 @@ import (
 // that were not abandoned count as a cause, so it stays co-regressed (fail
 // closed). Telling those from a shared cause needs the callee's failures per
 // minute against its baseline, not yet measured.
-func isDownstream(p propagation) bool {
-	share := func(n int) bool { return float64(n) >= PropagationShare*float64(p.traces) }
-	if p.traces == 0 || !share(p.under) {
+func IsDownstream(p Propagation) bool {
+	share := func(n int) bool { return float64(n) >= PropagationShare*float64(p.Traces) }
+	if p.Traces == 0 || !share(p.Under) {
 		return false
 	}
 	if mutant.Off(mutant.SandboxDownstreamEffect) {
 		return true
 	}
-	return !share(p.cause) && share(p.effect)
+	return !share(p.Cause) && share(p.Effect)
 }
 
 // effectOf reports whether trace holds a failing span of svc beneath a call
@@ -63,11 +61,11 @@ func effectOf(trace map[string]traceSpan, svc, caller string, baseP95 map[string
 	return effect, cause
 }
 
-// withoutDownstream drops from the failing dependencies the peers named as a
+// WithoutDownstream drops from the failing dependencies the peers named as a
 // downstream callee: their client spans fail because the service abandons or
 // changes its calls to them, not under its ordinary use of them. A peer named
 // otherwise (a host name) stays.
-func withoutDownstream(deps, downstream []string) []string {
+func WithoutDownstream(deps, downstream []string) []string {
 	if mutant.Off(mutant.SandboxDownstreamEffect) {
 		return deps
 	}
@@ -95,14 +93,4 @@ func nearestOf(trace map[string]traceSpan, s traceSpan, svc string) (ancestor, c
 		cur = p
 	}
 	return traceSpan{}, traceSpan{}, false
-}
-
-// downstreamLine says which callees regressed only as svc's effect.
-func downstreamLine(svc string, downstream []string, seen map[string]propagation) string {
-	var parts []string
-	for _, d := range downstream {
-		p := seen[d]
-		parts = append(parts, fmt.Sprintf("%s (%d of %d failing traces fail on calls %s abandoned)", d, p.effect, p.traces, svc))
-	}
-	return "callees that regressed only as an effect of " + svc + " (it abandons its calls to them since the onset; downstream, not a shared cause): " + strings.Join(parts, ", ")
 }

@@ -1,9 +1,11 @@
-package tools
+package facts_test
 
 import (
 	"math"
 	"testing"
 	"time"
+
+	"agentk/services/sandbox/internal/facts"
 
 	"github.com/stretchr/testify/require"
 )
@@ -17,14 +19,14 @@ type slowSeries struct {
 	slowFrom, firstCall int
 }
 
-func (s slowSeries) minutes(t0 time.Time) []Minute {
+func (s slowSeries) minutes(t0 time.Time) []facts.Minute {
 	from := s.slowFrom
 	if from == 0 {
 		from = 40
 	}
-	var ms []Minute
+	var ms []facts.Minute
 	for i := 0; i < 60; i++ {
-		m := Minute{At: t0.Add(time.Duration(i) * time.Minute), Requests: s.calls, P95Ms: s.p95 + float64(i%3)}
+		m := facts.Minute{At: t0.Add(time.Duration(i) * time.Minute), Requests: s.calls, P95Ms: s.p95 + float64(i%3)}
 		if i >= 40 {
 			m.Requests = s.callsSince
 		}
@@ -39,7 +41,7 @@ func (s slowSeries) minutes(t0 time.Time) []Minute {
 	return ms
 }
 
-// slowDependencies names a peer only when it was called before the onset,
+// SlowDependencies names a peer only when it was called before the onset,
 // is called since at its usual rate, slowed at (or before) the onset and
 // explains most of the entry spans' added p95. A release that slows the
 // service's own code, a retry storm that multiplies the calls and a peer
@@ -47,18 +49,18 @@ func (s slowSeries) minutes(t0 time.Time) []Minute {
 func TestSlowDependencies(t *testing.T) {
 	t0 := time.Date(2026, 11, 10, 18, 0, 0, 0, time.UTC)
 	at := t0.Add(40 * time.Minute)
-	on := Onset{At: &at, Signal: "error_rate", BaselineFrom: t0}
+	on := facts.Onset{At: &at, Signal: "error_rate", BaselineFrom: t0}
 	entry := slowSeries{calls: 20, callsSince: 20, p95: 100, p95Since: 850}
 	for _, tc := range []struct {
 		name  string
 		entry slowSeries
 		peer  slowSeries
-		want  []slowDependency
+		want  []facts.SlowDependency
 	}{
 		{"vector index slowed at its usual rate (s6174-w037)", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821},
-			[]slowDependency{{peer: "vector-index", beforeMs: 67, nowMs: 822}}},
+			[]facts.SlowDependency{{Peer: "vector-index", BeforeMs: 67, NowMs: 822}}},
 		{"slowed six minutes before the errors placed the onset", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821, slowFrom: 34},
-			[]slowDependency{{peer: "vector-index", beforeMs: 67, nowMs: 822}}},
+			[]facts.SlowDependency{{Peer: "vector-index", BeforeMs: 67, NowMs: 822}}},
 		{"the release slowed the service's own code", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 66}, nil},
 		{"retry storm: calls tripled and slower", entry, slowSeries{calls: 20, callsSince: 60, p95: 66, p95Since: 821}, nil},
 		{"slower by under half the added latency", entry, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 300}, nil},
@@ -67,8 +69,8 @@ func TestSlowDependencies(t *testing.T) {
 		{"the entry spans did not slow", slowSeries{calls: 20, callsSince: 20, p95: 100, p95Since: 100}, slowSeries{calls: 20, callsSince: 20, p95: 66, p95Since: 821}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			peers := map[string][]Minute{"vector-index": tc.peer.minutes(t0)}
-			got := slowDependencies(peers, tc.entry.minutes(t0), t0.Add(50*time.Minute), on)
+			peers := map[string][]facts.Minute{"vector-index": tc.peer.minutes(t0)}
+			got := facts.SlowDependencies(peers, tc.entry.minutes(t0), t0.Add(50*time.Minute), on)
 			require.Equal(t, tc.want, got)
 		})
 	}

@@ -1,4 +1,4 @@
-package tools
+package facts
 
 import (
 	"slices"
@@ -14,13 +14,13 @@ import (
 // first failing span: a release whose first failure came 20 s after its
 // marker read as deployed after the onset. When operations left their own
 // baselines in the onset's bucket, in the onset's signal
-// (operationDepartures), the bound is taken over their spans alone, and
+// (OperationDepartures), the bound is taken over their spans alone, and
 // kept only when no span of the service at all was off between the bucket's
 // start and it: an earlier failure anywhere keeps the service's bound.
 
-// departedAt are the operations whose departure in on's signal begins where
+// DepartedAt are the operations whose departure in on's signal begins where
 // on (the service's onset, before refinement) does.
-func departedAt(on Onset, deps []opDeparture) []string {
+func DepartedAt(on Onset, deps []OpDeparture) []string {
 	var out []string
 	for _, d := range deps {
 		if on.At != nil && d.Onset().At != nil && d.Onset().At.Equal(*on.At) && d.Onset().Signal == on.Signal {
@@ -30,16 +30,16 @@ func departedAt(on Onset, deps []opDeparture) []string {
 	return out
 }
 
-// refineByOps is RefineOnset over the spans of ops when that is later than
+// RefineByOps is RefineOnset over the spans of ops when that is later than
 // over every span and no span of the service was off from on.At to it;
 // otherwise RefineOnset over every span. An onset an operation placed is
-// refined over that operation's spans already (refineQuery).
-func refineByOps(on Onset, marks []spanMark, ops []string) Onset {
+// refined over that operation's spans already (tools' refineQuery).
+func RefineByOps(on Onset, marks []SpanMark, ops []string) Onset {
 	all := RefineOnset(on, marks)
 	if len(ops) == 0 || on.Operation != "" || on.At == nil {
 		return all
 	}
-	var sel []spanMark
+	var sel []SpanMark
 	for _, m := range marks {
 		if slices.ContainsFunc(m.Ops, func(o string) bool { return slices.Contains(ops, o) }) {
 			sel = append(sel, m)

@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// Where the alerted service's failures begin (DESIGN rule 17): the overview
+// reads the alerted service's failing traces since its onset and in its
+// baseline (these queries); facts.JudgeOrigin follows their failing spans
+// down and names the origin.
+const (
+	// OriginTraces is how many failing traces of the alerted service are
+	// read since the onset, and again in the baseline.
+	OriginTraces = 30
+	// OriginSpans bounds the spans read of those traces.
+	OriginSpans = 3000
+)
+
+// originFields are the span columns the origin reads of every span of the
+// alerted service's failing traces.
+var originFields = append(slices.Clone(traceFields), span("name", "string"), span("kind_string", "string"))
+
+// originShare is lim's share, or the default when it names none.
+func originShare(lim Limits) float64 {
+	if lim.OriginShare > 0 && lim.OriginShare <= 1 {
+		return lim.OriginShare
+	}
+	return facts.DefaultOriginShare
+}
+
+// originSignal is what failed in the alerted service: "latency" when its
+// onset is a p95 departure, "errors" otherwise.
+func originSignal(on Onset) string {
+	if on.Signal == "p95" {
+		return "latency"
+	}
+	return "errors"
+}
+
+// originFilter selects the alerted service's failing spans: errors, or for
+// a latency onset spans at or above its p95 threshold.
+func originFilter(c Call, on Onset) string {
+	if originSignal(on) == "latency" && on.P95ThresholdMs > 0 {
+		return and(serviceFilter(c.Service), "duration_nano >= "+fmt.Sprint(int64(on.P95ThresholdMs*1e6)))
+	}
+	return and(serviceFilter(c.Service), "has_error = true")
+}
+
+// originQueries are the alerted service's failing spans since the onset and
+// in its baseline (stage base of overviewThen).
+func originQueries(c Call, on Onset) []Query {
+	q := func(name string, from, to time.Time) Query {
+		return Query{Name: name, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+			Filter: signoz.Filter{Expression: originFilter(c, on)}, Limit: 2 * OriginTraces, Order: desc("timestamp"), SelectFields: traceFields})}
+	}
+	return []Query{q("origin_failing", *on.At, c.Incident.To), q("origin_baseline", on.BaselineFrom, *on.At)}
+}
+
+// originIDs reads the trace ids of the alerted service's failing spans, at
+// most OriginTraces, from one of originQueries' answers.
+func originIDs(c Call, resps []signoz.Response, i int) ([]string, error) {
+	rows, err := rawRows(resps, i)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range rows {
+		id := attrString(r.Data, "trace_id")
+		if id == "" || resourceValue(r.Data, "service.name") != c.Service || slices.Contains(ids, id) {
+			continue
+		}
+		if ids = append(ids, id); len(ids) == OriginTraces {
+			break
+		}
+	}
+	return ids, nil
+}
+
+// originIDSets reads the trace ids of both originQueries' answers (resps):
+// since the onset and in the baseline.
+func originIDSets(c Call, resps []signoz.Response) (since, before []string, err error) {
+	if since, err = originIDs(c, resps, 0); err != nil {
+		return nil, nil, err
+	}
+	if before, err = originIDs(c, resps, 1); err != nil {
+		return nil, nil, err
+	}
+	return since, before, nil
+}
+
+// originTracesQuery reads every span of the traces ids (since and baseline).
+func originTracesQuery(c Call, lim Limits, on Onset, ids []string) Query {
+	var q []string
+	for _, id := range ids {
+		q = append(q, Quote(id))
+	}
+	f := and("trace_id IN ("+strings.Join(q, ", ")+")", excludeFilter(lim.Exclude))
+	return Query{Name: "origin_traces", Request: signoz.NewRequest(signoz.RequestRaw, on.BaselineFrom.Add(-5*time.Minute).UnixMilli(), c.Incident.To.UnixMilli(),
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: OriginSpans, Order: desc("timestamp"), SelectFields: originFields})}
+}
+
+// originLine says where the failures begin, for the model and the reviewer.
+func originLine(svc string, o *contracts.FailureOrigin, all []facts.OriginCount) string {
+	if o != nil {
+		s := fmt.Sprintf("failures begin in %s (%s, %s): %d of %d failing traces of %s since the onset (share %s), %d in the baseline; path %s",
+			o.Service, o.Operation, o.Signal, o.Failures, o.Total, svc, fmtF(o.Share), o.Baseline, strings.Join(o.Path, " -> "))
+		if o.Onset != nil {
+			s += "; " + o.Service + "'s own onset " + o.Onset.Format(time.RFC3339)
+		}
+		return s + " (the origin: check " + o.Service + "'s deployment markers and overview)"
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, oc := range all[:min(len(all), 3)] {
+		parts = append(parts, fmt.Sprintf("%s %d of %d", oc.Service, oc.Since, oc.SinceTotal))
+	}
+	return "failures of " + svc + "'s failing traces since the onset begin in: " + strings.Join(parts, ", ") + " (no callee is the origin)"
+}
+
+// followUps is what the overview's later stages answered, after the refine
+// query: the answers judgePropagation reads, and where the failures begin.
+type followUps struct {
+	prop   []signoz.Response
+	origin *contracts.FailureOrigin
+	counts []facts.OriginCount
+	// fell is, per examined service, its calls and failing spans a minute
+	// (fewercalls_plan.go).
+	fell map[string]*facts.CallsFell
+}
+
+// overviewFollow splits the answers after the refine query (follow): each
+// examined service's failing spans, the two originQueries, then the third
+// stage's failing_traces and origin_traces, each where overviewThen planned
+// it (derived again from the same answers).
+func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Response) (followUps, error) {
+	n := len(st.examined)
+	if len(follow) < 2*n+2 {
+		return followUps{prop: follow}, nil
+	}
+	out := followUps{prop: slices.Clone(follow[:n])}
+	rest := follow[2*n+2:]
+	var err error
+	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {
+		return out, err
+	}
+	q, err := propagationTracesQuery(c, lim, st, follow[:n])
+	if err != nil {
+		return out, err
+	}
+	if q != nil && len(rest) > 0 {
+		out.prop, rest = append(out.prop, rest[0]), rest[1:]
+	}
+	since, before, err := originIDSets(c, follow[n:n+2])
+	if err != nil || len(since)+len(before) == 0 || len(rest) == 0 {
+		return out, err
+	}
+	rows, err := rawRows(rest, 0)
+	if err != nil {
+		return out, err
+	}
+	out.origin, out.counts = facts.JudgeOrigin(facts.OriginInput{Service: c.Service, Signal: originSignal(st.onset), ThrMs: st.onset.P95ThresholdMs,
+		Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
+	return out, nil
+}
