@@ -16,6 +16,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/mutant"
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/store"
 )
@@ -88,6 +89,10 @@ type Desk struct {
 	// and has not yet seen published: RepublishOwn retries them without
 	// reading every record.
 	unpublished map[string]struct{}
+	// posted holds the Slack messages this process posted whose ts it could
+	// not record yet: a redelivery of the decision records them instead of
+	// posting again.
+	posted map[string]slackMessage
 }
 
 // New returns a Desk.
@@ -95,7 +100,7 @@ func New(d Deps) *Desk {
 	if d.NewID == nil {
 		d.NewID = randomID
 	}
-	return &Desk{d: d, unpublished: map[string]struct{}{}}
+	return &Desk{d: d, unpublished: map[string]struct{}{}, posted: map[string]slackMessage{}}
 }
 
 // Now is the desk's clock (the service clock).
@@ -139,27 +144,34 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 		return err
 	}
 	if rec.SlackTS != "" || rec.Digest == "" {
+		k.forgetPosted(id)
 		return nil
 	}
-	ch, ts, err := k.d.Notifier.Post(ctx, rec)
-	if err != nil {
-		return fmt.Errorf("desk: post %s: %w", id, err)
+	ch, ts, ok := k.postedUnrecorded(id)
+	if !ok {
+		ch, ts, err = k.d.Notifier.Post(ctx, rec)
+		if err != nil {
+			return fmt.Errorf("desk: post %s: %w", id, err)
+		}
 	}
 	// An answer may have been written since the read above (a fast click
 	// in the console): record the ts on the record as it now is, and if it
 	// is answered already, show the answer, so that neither the ts nor the
 	// update is lost.
+	err = ErrBusy
 	for range maxAttempts {
-		cur, rev, err := k.d.Store.Get(ctx, id)
-		if err != nil {
+		cur, rev, gerr := k.d.Store.Get(ctx, id)
+		if gerr != nil {
+			err = gerr
 			break
 		}
 		cur.SlackChannel, cur.SlackTS = ch, ts
-		if err := k.d.Store.Update(ctx, cur, rev); errors.Is(err, store.ErrConflict) {
+		if err = k.d.Store.Update(ctx, cur, rev); errors.Is(err, store.ErrConflict) {
 			continue
 		} else if err != nil {
 			break
 		}
+		k.forgetPosted(id)
 		log.InfoContext(ctx, "decision posted to slack", "slack_channel", ch)
 		if cur.Action != nil {
 			// The deployer was faster than this write: tell its outcome now.
@@ -177,10 +189,42 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 		k.showIfResolved(ctx, cur, log)
 		return nil
 	}
-	// The message is out; losing its ts only means web answers cannot
-	// rewrite it. Do not post twice.
-	log.WarnContext(ctx, "slack message posted but not recorded")
-	return nil
+	// The message is out but its ts is not on the record (the store lost
+	// its leader, make test-cluster): every click on it would be refused as
+	// "not recorded yet" for as long as the record lacks it. So the
+	// delivery is retried, and the retry records this ts rather than post
+	// a second message.
+	k.rememberPosted(id, ch, ts)
+	log.WarnContext(ctx, "slack message posted but not recorded yet; retried", "slack_channel", ch, "err", err)
+	return fmt.Errorf("desk: record slack message %s of %s: %w", ts, id, err)
+}
+
+// slackMessage is where a decision was posted.
+type slackMessage struct{ channel, ts string }
+
+// rememberPosted keeps a posted message whose ts the record lacks, for the
+// redelivery to record (mutant bridge.posted_unrecorded: forgotten, the
+// redelivery posts again and the clicks on the first message are refused).
+func (k *Desk) rememberPosted(id, ch, ts string) {
+	if mutant.Off(mutant.BridgePostedUnrecorded) {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.posted[id] = slackMessage{channel: ch, ts: ts}
+}
+
+func (k *Desk) postedUnrecorded(id string) (ch, ts string, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	m, ok := k.posted[id]
+	return m.channel, m.ts, ok
+}
+
+func (k *Desk) forgetPosted(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.posted, id)
 }
 
 // ReceiveAction verifies a deployer-signed agentk.action.v1, keeps it with

@@ -118,3 +118,68 @@ func TestAClickThatRacesThePostIsCheckedNotRefused(t *testing.T) {
 		Channel: "slack", SlackChannel: "C1", SlackTS: "1700000000.000001"})
 	require.ErrorIs(t, err, approval.ErrWrongMessage, "d1's message does not answer d2")
 }
+
+// countingSlack posts each decision with a new ts and counts the posts;
+// after tells when a post returned.
+type countingSlack struct {
+	n     atomic.Int64
+	after func()
+}
+
+func (s *countingSlack) Post(context.Context, approval.Record) (string, string, error) {
+	n := s.n.Add(1)
+	if s.after != nil {
+		s.after()
+	}
+	return "C1", fmt.Sprintf("1700000000.%06d", n), nil
+}
+func (s *countingSlack) Update(context.Context, approval.Record) error { return nil }
+func (s *countingSlack) PostOutcome(context.Context, approval.Record) (string, error) {
+	return "", nil
+}
+
+// leaderlessStore fails every read while down is set, as a clustered bucket
+// does while its stream elects a new leader.
+type leaderlessStore struct {
+	store.Store
+	down *atomic.Bool
+}
+
+func (s leaderlessStore) Get(ctx context.Context, id string) (approval.Record, uint64, error) {
+	if s.down.Load() {
+		return approval.Record{}, 0, errors.New("nats: no response from stream")
+	}
+	return s.Store.Get(ctx, id)
+}
+
+// TestAPostWhoseTsWasNotRecordedIsRecordedOnRedelivery: the decision is
+// posted, then the store loses its leader before the ts is written (make
+// test-cluster, the decisions stream's leader killed: every click was then
+// refused "not recorded yet" until the test's budget ran out). The delivery
+// fails so that it is retried, and the retry records the message already
+// posted: one message in Slack, and a click on it is accepted.
+func TestAPostWhoseTsWasNotRecordedIsRecordedOnRedelivery(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	k := testkit.NewKeys(t)
+	c := testkit.NewClock(testkit.Epoch)
+	down := &atomic.Bool{}
+	slack := &countingSlack{after: func() { down.Store(true) }}
+	d := desk.New(desk.Deps{Store: leaderlessStore{Store: store.NewMemory(), down: down}, Signer: k.Bridge, Keyring: k.Keyring,
+		Publisher: &publisher{}, Notifier: slack, Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
+	msg := testkit.Seal(t, k.Gate, testkit.Decision("d1", c.Now()), c.Now())
+
+	require.Error(t, d.Receive(ctx, msg), "a ts that could not be recorded fails the delivery, to be retried")
+	slack.after = nil
+	down.Store(false)
+	require.NoError(t, d.Receive(ctx, msg), "the redelivery records the ts")
+	require.EqualValues(t, 1, slack.n.Load(), "one message in Slack: the redelivery does not post again")
+	rec, err := d.Get(ctx, "d1")
+	require.NoError(t, err)
+	require.Equal(t, "1700000000.000001", rec.SlackTS)
+
+	_, err = d.Answer(ctx, approval.Request{DecisionID: "d1", Answer: "approve", Approver: "alice",
+		Channel: "slack", SlackChannel: "C1", SlackTS: "1700000000.000001"})
+	require.NoError(t, err, "a click on the message posted is accepted")
+}
