@@ -66,7 +66,8 @@ func writeReliability(rs []row) error {
 		b.WriteString("\n## Mutants: each safety check switched off in turn\n\n")
 		b.WriteString("From `docs/mutants/latest.md`, written by `make mutants` (platform/mutant's catalogue, e2e/cmd/mutants): each row is a\n")
 		b.WriteString("build with that one check off and what killed it, the eval (a persona's bad rollback, unsupported claim, out-of-gate\n")
-		b.WriteString("or repeat action) or the named test failing.\n\n")
+		b.WriteString("or repeat action) or the named test failing. `cd e2e && go test ./cmd/mutants/` checks that every `mutant.Off` in\n")
+		b.WriteString("the code asks for a mutant of the catalogue, every mutant is asked for, and every killer names a test that exists.\n\n")
 		b.Write(m)
 	}
 	path := filepath.Join(root, "docs", "reliability.md")
