@@ -212,8 +212,14 @@ func scratchDir(t *testing.T, name string) string {
 	return dir
 }
 
+// TestMain runs the package's tests with the collector tuned as agentk eval
+// tunes it (replay.TuneGC: GOGC=300 unless GOGC is set): the replays
+// allocate gigabytes while the heap they hold is a few hundred MB, and
+// marking it at Go's default of 100 was a tenth of their CPU.
 func TestMain(m *testing.M) {
+	restore := replay.TuneGC()
 	code := m.Run()
+	restore()
 	if shared.dir != "" {
 		_ = os.RemoveAll(shared.dir)
 	}
