@@ -72,10 +72,11 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Eval replays every incident for each investigator, workers at a time, and
-// one more whose investigator waits on the clock (laneFor) (each
-// replay has its own embedded NATS server, so they do not share state; they
-// share each incident's indexed telemetry, o.Shared). The replays run
+// Eval replays every incident for each investigator, workers at a time and,
+// beside them, one replay at a time of an investigator that waits on the
+// clock (laneFor). Each replay has its own embedded NATS server, so they
+// do not share state; they share each incident's indexed telemetry,
+// o.Shared. The replays run
 // incident by incident, every investigator of one incident before the next
 // incident, and each is called with every outcome in that order as it is
 // known. When Eval made o.Shared itself (it was nil), an incident's
