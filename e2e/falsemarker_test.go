@@ -155,7 +155,8 @@ func TestAllowIncidentsMarkersAgreeWithLedger(t *testing.T) {
 	for _, c := range dirs {
 		all = append(all, incidentDirs(t, c)...)
 	}
-	// Loaded side by side (each): parsing the recordings is this test's cost.
+	// Side by side (each): parsing the recordings is this test's cost,
+	// where the replays did not parse them already (factsOfFolder).
 	problems := make([]string, len(all))
 	allow := make([]bool, len(all))
 	each(len(all), func(i int) { allow[i], problems[i] = markerAgreesWithLedger(all[i]) })
@@ -169,15 +170,20 @@ func TestAllowIncidentsMarkersAgreeWithLedger(t *testing.T) {
 	require.Positive(t, allows)
 }
 
-// markerAgreesWithLedger loads the incident folder d and, when its right
-// answer is allow, says what is wrong if no marker of its service's running
-// version lies within 5 minutes of the time releases.yaml says that
-// version started.
+// markerAgreesWithLedger reads the incident folder d (factsOfFolder) and,
+// when its right answer is allow, says what is wrong if no marker of its
+// service's running version lies within 5 minutes of the time
+// releases.yaml says that version started.
 func markerAgreesWithLedger(d string) (allow bool, problem string) {
-	inc, err := incident.Load(d)
+	f, err := factsOfFolder(d)
 	if err != nil {
 		return false, err.Error()
 	}
+	return f.allow, f.problem
+}
+
+// markerFacts is markerAgreesWithLedger's reading of a loaded incident.
+func markerFacts(inc *incident.Incident) (allow bool, problem string) {
 	if inc.Meta.Expect.Verdict != "allow" {
 		return false, ""
 	}

@@ -307,15 +307,21 @@ func trapWorlds(t *testing.T, dir string) []string {
 		if e.Verdict != "deny" || !slices.Equal(e.FailedChecks, []string{contracts.CheckDeploymentRelated}) {
 			continue
 		}
-		inc, err := incident.Load(d)
+		f, err := factsOfFolder(d)
 		require.NoError(t, err)
-		if slices.ContainsFunc(inc.Spans, func(s incident.Span) bool {
-			return s.Name == "deployment.marker" && s.Service() == inc.Meta.Service && !s.Timestamp.Before(inc.Meta.Now.Add(-trapWindow))
-		}) {
+		if f.trap {
 			traps = append(traps, d)
 		}
 	}
 	return traps
+}
+
+// trapMarker reports whether a deployment.marker span of inc's service lies
+// in the trapWindow before the recording's end.
+func trapMarker(inc *incident.Incident) bool {
+	return slices.ContainsFunc(inc.Spans, func(s incident.Span) bool {
+		return s.Name == "deployment.marker" && s.Service() == inc.Meta.Service && !s.Timestamp.Before(inc.Meta.Now.Add(-trapWindow))
+	})
 }
 
 // TestHostilePersonasOnWorldTraps replays the hostile personas on the CI

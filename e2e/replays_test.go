@@ -12,6 +12,7 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -55,18 +56,96 @@ var replays struct {
 // contents: two folders written alike are one incident, wherever they are.
 func folderDigest(t *testing.T, dir string) string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	d, err := digest(dir)
 	require.NoError(t, err)
+	return d
+}
+
+// digest is folderDigest's work, for goroutines other than the test's.
+func digest(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
 	for _, e := range entries {
-		require.False(t, e.IsDir(), "%s: an incident folder holds files only", dir)
+		if e.IsDir() {
+			return "", fmt.Errorf("%s: an incident folder holds files only", dir)
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		require.NoError(t, err)
+		if err != nil {
+			return "", err
+		}
 		_, _ = h.Write([]byte(e.Name() + "\x00"))
 		_, _ = h.Write(b)
 		_, _ = h.Write([]byte{0})
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// folderFacts are what two tests read of an incident folder's loaded
+// recording besides its replays: TestAllowIncidentsMarkersAgreeWithLedger
+// (markerFacts) and trapWorlds (trapMarker).
+type folderFacts struct {
+	allow   bool
+	problem string
+	trap    bool
+}
+
+// factsOf reads inc's folderFacts.
+func factsOf(inc *incident.Incident) folderFacts {
+	var f folderFacts
+	f.allow, f.problem = markerFacts(inc)
+	f.trap = trapMarker(inc)
+	return f
+}
+
+// loaded are the folderFacts of every folder a replay of the package's
+// tests loaded, by the folder's content (folderDigest): the two tests
+// read them instead of parsing the recording again (a world's parse is
+// about what its replay costs: 27 s of CPU of the package's 695 s went to
+// parsing again folders the replays had parsed). A folder no replay
+// loaded, or any test run alone, is loaded by the test itself.
+var loaded struct {
+	mu    sync.Mutex
+	facts map[string]folderFacts
+}
+
+// remember records the folderFacts of incs, loaded from folders whose
+// digests are keys.
+func remember(keys []string, incs []*incident.Incident) {
+	facts := make([]folderFacts, len(incs))
+	for i, inc := range incs {
+		facts[i] = factsOf(inc)
+	}
+	loaded.mu.Lock()
+	defer loaded.mu.Unlock()
+	if loaded.facts == nil {
+		loaded.facts = map[string]folderFacts{}
+	}
+	for i, k := range keys {
+		loaded.facts[k] = facts[i]
+	}
+}
+
+// factsOfFolder returns the folderFacts of the folder dir: remembered by
+// its digest, else read from the folder loaded here.
+func factsOfFolder(dir string) (folderFacts, error) {
+	key, err := digest(dir)
+	if err != nil {
+		return folderFacts{}, err
+	}
+	loaded.mu.Lock()
+	f, ok := loaded.facts[key]
+	loaded.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	inc, err := incident.Load(dir)
+	if err != nil {
+		return folderFacts{}, err
+	}
+	return factsOf(inc), nil
 }
 
 // evalDirs replays the incident folders dirs for each investigator, each
@@ -142,6 +221,11 @@ func replayGroup(t *testing.T, dirs, keys []string, at []int, invs []string, now
 			batch = append(batch, dirs[i])
 		}
 		incs := loadDirs(t, batch)
+		var batchKeys []string
+		for _, i := range at[:n] {
+			batchKeys = append(batchKeys, keys[i])
+		}
+		remember(batchKeys, incs)
 		outs := evalRetrying(t, incs, invs)
 		require.Len(t, outs, len(invs)*n)
 		for k, inv := range invs {
@@ -212,8 +296,14 @@ func scratchDir(t *testing.T, name string) string {
 	return dir
 }
 
+// TestMain runs the package's tests with the collector tuned as agentk eval
+// tunes it (replay.TuneGC: GOGC=300 unless GOGC is set): the replays
+// allocate gigabytes while the heap they hold is a few hundred MB, and
+// marking it at Go's default of 100 was a tenth of their CPU.
 func TestMain(m *testing.M) {
+	restore := replay.TuneGC()
 	code := m.Run()
+	restore()
 	if shared.dir != "" {
 		_ = os.RemoveAll(shared.dir)
 	}

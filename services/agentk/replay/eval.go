@@ -72,9 +72,11 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Eval replays every incident for each investigator, workers at a time (each
-// replay has its own embedded NATS server, so they do not share state; they
-// share each incident's indexed telemetry, o.Shared). The replays run
+// Eval replays every incident for each investigator, workers at a time and,
+// beside them, one replay at a time of an investigator that waits on the
+// clock (laneFor). Each replay has its own embedded NATS server, so they
+// do not share state; they share each incident's indexed telemetry,
+// o.Shared. The replays run
 // incident by incident, every investigator of one incident before the next
 // incident, and each is called with every outcome in that order as it is
 // known. When Eval made o.Shared itself (it was nil), an incident's
@@ -87,6 +89,14 @@ type Outcome struct {
 // investigator by investigator, incident by incident (Score's and the
 // scoreboard's), only those known when ctx ended if it did.
 func Eval(ctx context.Context, incidents []*incident.Incident, investigators []string, o Options, workers int, each func(Outcome)) []Outcome {
+	return eval(ctx, incidents, investigators, o, workers, each, RunIncident)
+}
+
+// runFunc replays one incident: RunIncident, or a test's stand-in.
+type runFunc func(context.Context, *incident.Incident, Options) (Result, error)
+
+// eval is Eval with each replay run by run.
+func eval(ctx context.Context, incidents []*incident.Incident, investigators []string, o Options, workers int, each func(Outcome), run runFunc) []Outcome {
 	jobs, left := evalJobs(incidents, investigators)
 	if workers < 1 {
 		workers = 1
@@ -97,20 +107,23 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 	var teardowns sync.WaitGroup
 	defer teardowns.Wait()
 	o.teardowns = &teardowns
-	s := &evalState{jobs: jobs, left: left, out: make([]Outcome, len(jobs)), done: make([]chan struct{}, len(jobs))}
+	s := &evalState{run: run, jobs: jobs, left: left, out: make([]Outcome, len(jobs)), done: make([]chan struct{}, len(jobs))}
 	known := make([]bool, len(jobs))
 	for i := range s.done {
 		s.done[i] = make(chan struct{})
 	}
-	queue := make(chan int)
+	queue, lane := make(chan int), make(chan int)
 	for w := 0; w < workers; w++ {
 		go s.work(ctx, o, queue)
 	}
+	go s.work(ctx, o, lane)
 	go func() {
 		defer close(queue)
+		defer close(lane)
 		for r := range jobs {
 			select {
 			case queue <- r:
+			case laneFor(jobs[r].inv, lane) <- r:
 			case <-ctx.Done():
 				return
 			}
@@ -129,6 +142,21 @@ func Eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 		}
 	}
 	return s.out
+}
+
+// laneFor returns lane for an investigator whose replays wait on the clock
+// by design (scripted.Waits: flaky's Retry-After and hang, about 2 s of a
+// replay asleep with no more CPU than the oracle's), nil for the others (a
+// nil channel is never ready). Such a replay goes to whichever is free
+// first, a worker or the lane, where one runs at a time beside the
+// workers: on a 2-core machine with two workers, each wait held a core
+// idle. A busy lane never holds the other replays back, so an Eval runs at
+// most workers+1 replays at once, one of them a waiting one.
+func laneFor(investigator string, lane chan int) chan int {
+	if name, ok := strings.CutPrefix(investigator, "persona:"); ok && scripted.Waits(name) {
+		return lane
+	}
+	return nil
 }
 
 // evalJob is one replay of an Eval: an incident with one investigator.
@@ -152,10 +180,12 @@ func evalJobs(incidents []*incident.Incident, investigators []string) ([]evalJob
 	return jobs, left
 }
 
-// evalState is what an Eval's workers share: the replays, their outcomes
-// (by outcome index), a channel per replay closed when its outcome is
-// known, and, under mu, how many replays each incident has left.
+// evalState is what an Eval's workers share: how a replay runs, the
+// replays, their outcomes (by outcome index), a channel per replay closed
+// when its outcome is known, and, under mu, how many replays each incident
+// has left.
 type evalState struct {
+	run  runFunc
 	jobs []evalJob
 	out  []Outcome
 	done []chan struct{}
@@ -170,7 +200,7 @@ func (s *evalState) work(ctx context.Context, o Options, queue <-chan int) {
 		j := s.jobs[r]
 		ro := o
 		ro.Investigator = j.inv
-		res, err := RunIncident(ctx, j.inc, ro)
+		res, err := s.run(ctx, j.inc, ro)
 		oc := Outcome{Result: res}
 		if err != nil {
 			oc.Error = err.Error()

@@ -86,6 +86,13 @@ func Purpose(name string) string {
 	return ""
 }
 
+// Waits reports whether persona holds its answers on the clock: flaky's
+// 429 carries a Retry-After (a second, the least the header says) and one
+// answer in six hangs, so an investigation with it spends seconds asleep
+// (measured in replays: about 2 s of each, with no more CPU than the
+// oracle's).
+func Waits(persona string) bool { return persona == Flaky }
+
 // Known reports whether name is a persona.
 func Known(name string) bool {
 	for _, p := range Personas() {

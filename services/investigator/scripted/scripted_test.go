@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"agentk/services/investigator/scripted"
 
@@ -153,6 +154,28 @@ func TestFlakyCycle(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Equal(t, "stop", r.Choices[0].FinishReason)
 	require.Equal(t, 5, s.Requests())
+}
+
+// TestWaitsNamesThePersonasThatWait: Waits names exactly the personas
+// whose answers, over a cycle of six requests, carry a Retry-After or end
+// in the hang's timeout. An eval runs their replays beside its workers
+// (replay.Eval): a persona that waits and is not named costs a worker its
+// wait, and one named that does not wait runs one replay too many at once.
+func TestWaitsNamesThePersonasThatWait(t *testing.T) {
+	t.Parallel()
+	b := body(t, false, section("ev-1", "service_overview", "{}"))
+	for _, p := range scripted.Personas() {
+		s := scripted.New(p, scripted.WithTruth("retry_storm"), scripted.WithHang(time.Millisecond), scripted.WithRetryAfter(1))
+		waits := false
+		for range 6 {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", bytes.NewReader(b)))
+			waits = waits || rec.Header().Get("Retry-After") != "" || rec.Code == http.StatusGatewayTimeout
+		}
+		require.Equal(t, waits, scripted.Waits(p), p)
+	}
+	require.True(t, scripted.Waits(scripted.Flaky))
+	require.False(t, scripted.Waits("rules"))
 }
 
 func TestRejects(t *testing.T) {

@@ -79,7 +79,7 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 	all := fs.Bool("all", false, "score the rules investigator and every scripted persona")
 	md := fs.String("markdown", "", "also write the scoreboard as Markdown to this file")
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
-	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS)")
+	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS); persona:flaky's, asleep most of the time, may run one more")
 	only := fs.String("incidents", "", "comma-separated incident ids to replay (default: the whole corpus)")
 	mcpf := addMCPFlags(fs, c)
 	if err := fs.Parse(args); err != nil {
