@@ -122,9 +122,11 @@ type Facts struct {
 	SlowDependencies []string `json:"slow_dependencies,omitempty"`
 	// PeakCallRatio is the highest call rate of the service to one peer of its
 	// client spans (server.address or net.peer.name) since the onset, over
-	// that peer's rate in the onset's baseline, and PeakCallPeer that peer;
-	// nil when no peer was called in the baseline. A retry storm multiplies
-	// the calls; a failure that is not one leaves them near 1x.
+	// that peer's rate in the onset's baseline, and PeakCallPeer that peer,
+	// among the peers whose calls per inbound request did not rise or rose
+	// significantly (exact test, 0.01 over the peers); nil when no peer was
+	// called in the baseline or none of them qualifies. A retry storm
+	// multiplies the calls; a failure that is not one leaves them near 1x.
 	PeakCallRatio *float64 `json:"peak_call_ratio,omitempty"`
 	PeakCallPeer  string   `json:"peak_call_peer,omitempty"`
 	// ConnectionPool is what the service's own connection-pool spans showed

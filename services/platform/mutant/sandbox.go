@@ -90,6 +90,9 @@ const (
 	// significance test (each at half the level) of an operation's second
 	// look over wider buckets.
 	SandboxOperationWideLevel = "sandbox.operation_wide_level"
+	// SandboxPeakCallTest is the significance test of the rise of a peer's
+	// calls per inbound request before its call ratio is reported.
+	SandboxPeakCallTest = "sandbox.peak_call_test"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -140,4 +143,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestQuietShortTailsShiftNothing"},
 	{Name: SandboxOperationWideLevel, Check: "an operation's second look over wider buckets holds the per-bucket and the significance tests at half their levels (quiet operations place no onset over both looks)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestQuietOperationsPlaceNoOnset"},
+	{Name: SandboxPeakCallTest, Check: "a peer's call ratio is reported only when its calls per inbound request did not rise or rose significantly (a handful of sampled calls since a young onset is no retry storm)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestPeakCallsOnlySignificantRises"},
 }

@@ -152,7 +152,11 @@ var callVolumeClasses = []string{"retry_storm"}
 // their baseline since the onset, counted from any source: the calls to
 // some peer (client spans, one per attempt), or a span attribute that counts
 // retries or attempts, or the retry log lines of the service's clients
-// (contracts.RetryRise: a client that retries inside one span).
+// (contracts.RetryRise: a client that retries inside one span). The sandbox
+// reports a peer's call ratio only when its calls per inbound request did not
+// rise or rose significantly (s5813-w011: 10 sampled calls since a
+// 3-minute-old onset read 3.01x), so a ratio read here is never a handful
+// of spans.
 func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(callVolumeClasses, in.Review.Best.Class) {
 		return nil
@@ -166,7 +170,7 @@ func callVolumeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs m
 		}
 	}
 	if peak == nil {
-		return []string{"no evidence measured the calls of " + svc + " to its peers or its retries against their baseline: a retry storm cannot be told from a failure that leaves the calls as they were"}
+		return []string{"no evidence measured the calls of " + svc + " to its peers or its retries against their baseline, or a significant rise of them: a retry storm cannot be told from a failure that leaves the calls as they were"}
 	}
 	inputs["peak_call_ratio"] = ftoa(*peak)
 	inputs["peak_call_peer"] = peer

@@ -148,6 +148,8 @@ func TestRetryStormNeedsMoreCalls(t *testing.T) {
 		{"calls just under twice", "retry_storm", ptr(1.99), nil, false, nil},
 		{"calls as usual", "retry_storm", ptr(1.0), nil, false, nil},
 		{"not measured", "retry_storm", nil, nil, false, nil},
+		{"s5813-w011: no significant rise reported, inbound up 1.44x", "retry_storm", nil, ptr(1.442), false, nil},
+		{"s5813-w011 as it was read: 3.01x calls over 1.44x requests", "retry_storm", ptr(3.013), ptr(1.442), true, nil},
 		{"a bad release needs no more calls", "bad_release", ptr(1.0), nil, true, nil},
 		{"calls rose with a surge of requests: the same calls per request", "retry_storm", ptr(2.2), ptr(2.09), false, nil},
 		{"calls multiplied per request while requests rose a little", "retry_storm", ptr(4.5), ptr(1.3), true, nil},

@@ -1,9 +1,11 @@
 package facts
 
 import (
+	"math"
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // The service's dependencies, read from its client spans' series by peer
@@ -34,16 +36,65 @@ func FailingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset
 	return out
 }
 
+// PeakCallLevel is the significance level, over every peer looked at
+// (Bonferroni), at which PeakCalls reports a peer's rise of its calls per
+// inbound request.
+const PeakCallLevel = 0.01
+
 // PeakCalls is the peer whose call rate rose most from the service's
-// baseline to the onset on, and that ratio; nil for no peer called in the
-// baseline.
-func PeakCalls(byPeer map[string][]Minute, on Onset) (*float64, string) {
+// baseline to the onset on, and that ratio, among the peers whose calls per
+// inbound request did not rise or rose significantly (callsHold at
+// PeakCallLevel over the peers called in the baseline); nil when no peer
+// was called in the baseline or every one's rise is not significant. A
+// ratio of a handful of sampled spans is not a rise: s5813-w011's 10 calls
+// since a 3-minute-old onset against 4.8 expected per request read 3.01x
+// (2.09x per request, p ≈ 0.034) and let a retry-storm claim through the
+// gate. A peer whose calls per request did not rise claims nothing and
+// needs no test: the gate reads its ratio against the inbound traffic's.
+func PeakCalls(byPeer map[string][]Minute, inbound []Minute, on Onset) (*float64, string) {
+	ratios := map[string]*float64{}
+	for _, p := range sortedKeys(byPeer) {
+		if r := TrafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil {
+			ratios[p] = r
+		}
+	}
+	alpha := PeakCallLevel / float64(max(1, len(ratios)))
 	var best *float64
 	var peer string
-	for _, p := range sortedKeys(byPeer) {
-		if r := TrafficRatio(byPeer[p], on.BaselineFrom, *on.At); r != nil && (best == nil || *r > *best) {
+	for _, p := range sortedKeys(ratios) {
+		if r := ratios[p]; (best == nil || *r > *best) && callsHold(byPeer[p], inbound, on, alpha) {
 			best, peer = r, p
 		}
 	}
 	return best, peer
+}
+
+// callsHold reports whether the calls of ms per inbound request did not
+// rise from the onset's baseline to the onset on, or rose significantly at
+// level alpha: the exact conditional test of two Poisson rates, the calls
+// since the onset among all the calls (binomial tail) against the share of
+// the exposure since the onset. The exposure is the inbound requests, or
+// the minutes when the inbound requests are not known on both sides (then
+// the calls per minute).
+func callsHold(ms, inbound []Minute, on Onset, alpha float64) bool {
+	if mutant.Off(mutant.SandboxPeakCallTest) {
+		return true
+	}
+	requests := func(m Minute) float64 { return m.Requests }
+	c0, c1 := splitSum(ms, on, requests)
+	w0, w1 := splitSum(inbound, on, requests)
+	if w0 <= 0 || w1 <= 0 {
+		var last time.Time
+		for _, m := range ms {
+			if m.At.After(last) {
+				last = m.At
+			}
+		}
+		w0, w1 = on.At.Sub(on.BaselineFrom).Minutes(), last.Sub(*on.At).Minutes()+1
+	}
+	if w0 <= 0 || w1 <= 0 {
+		return false
+	}
+	q := w1 / (w0 + w1)
+	return c1 <= q*(c0+c1) || BinomTail(int(math.Round(c1)), int(math.Round(c0+c1)), q) <= alpha
 }

@@ -63,12 +63,79 @@ func TestPeakCalls(t *testing.T) {
 	t.Parallel()
 	onset := at(40)
 	on := facts.Onset{At: &onset, Signal: "error_rate", BaselineFrom: t0}
-	r, peer := facts.PeakCalls(map[string][]facts.Minute{"ledger": peerMinutes(20, 20, 0, 60), "cache": peerMinutes(10, 40, 0, 60)}, on)
+	inbound := peerMinutes(20, 20, 0, 60)
+	r, peer := facts.PeakCalls(map[string][]facts.Minute{"ledger": peerMinutes(20, 20, 0, 60), "cache": peerMinutes(10, 40, 0, 60)}, inbound, on)
 	require.NotNil(t, r)
 	require.Equal(t, "cache", peer)
 	require.InDelta(t, 4, *r, 1e-9)
 	late := peerMinutes(0, 20, 0, 60)
-	r, peer = facts.PeakCalls(map[string][]facts.Minute{"new": late}, on)
+	r, peer = facts.PeakCalls(map[string][]facts.Minute{"new": late}, inbound, on)
 	require.Nil(t, r)
 	require.Empty(t, peer)
+}
+
+// sides is a series of base minutes holding n0 calls in all, then after
+// minutes holding n1 (each side's total in its first minute, the rest
+// empty minutes).
+func sides(base, after int, n0, n1 float64) []facts.Minute {
+	var ms []facts.Minute
+	for i := range base + after {
+		m := facts.Minute{At: at(i), P95Ms: 40}
+		switch i {
+		case 0:
+			m.Requests = n0
+		case base:
+			m.Requests = n1
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// TestPeakCallsOnlySignificantRises: a peer's call ratio is reported only
+// when its calls per inbound request did not rise or rose significantly
+// (exact test of two Poisson rates at PeakCallLevel over the peers). s5813-w011: the onset 3
+// minutes before the data ends, 10 calls to accounts-db against 52 in the
+// baseline, 15 inbound requests against 163 (p ≈ 0.034): its 3.01x was
+// 2.09x per request and let persona:liar's retry storm through the gate.
+func TestPeakCallsOnlySignificantRises(t *testing.T) {
+	t.Parallel()
+	onset := at(40)
+	on := facts.Onset{At: &onset, Signal: "error_rate", BaselineFrom: t0}
+	for _, tt := range []struct {
+		name    string
+		peers   map[string][]facts.Minute
+		inbound []facts.Minute
+		want    string
+		ratio   float64
+	}{
+		{"s5813-w011: 10 calls since a 3-minute-old onset against 4.8 expected per request",
+			map[string][]facts.Minute{"accounts-db.quarry.internal": sides(40, 3, 52, 10)}, sides(40, 3, 163, 15), "", 0},
+		{"a retry storm: 60 calls against 20 expected per request",
+			map[string][]facts.Minute{"ledger": sides(40, 10, 80, 60)}, sides(40, 10, 200, 50), "ledger", 3},
+		{"a surge, calls and requests both 3x: no rise per request to test",
+			map[string][]facts.Minute{"ledger": sides(40, 10, 80, 60)}, sides(40, 10, 200, 150), "ledger", 3},
+		{"calls halved: no rise to test",
+			map[string][]facts.Minute{"ledger": sides(40, 10, 80, 10)}, sides(40, 10, 200, 50), "ledger", 0.5},
+		{"inbound unknown: calls per minute 4x over 10 minutes",
+			map[string][]facts.Minute{"ledger": sides(40, 10, 80, 80)}, nil, "ledger", 4},
+		{"the higher ratio of a handful of calls loses to a significant rise",
+			map[string][]facts.Minute{"cache": sides(40, 3, 4, 3), "ledger": sides(40, 10, 80, 60)}, sides(40, 10, 200, 50), "ledger", 3},
+		{"a rise at p ≈ 0.007 of the only peer looked at",
+			map[string][]facts.Minute{"ledger": sides(40, 10, 38, 20)}, sides(40, 10, 200, 50), "ledger", 2.105},
+		{"the same rise among two peers looked at (0.005 each): the flat peer is the peak",
+			map[string][]facts.Minute{"ledger": sides(40, 10, 38, 20), "quiet": sides(40, 10, 40, 10)}, sides(40, 10, 200, 50), "quiet", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, peer := facts.PeakCalls(tt.peers, tt.inbound, on)
+			require.Equal(t, tt.want, peer)
+			if tt.want == "" {
+				require.Nil(t, r)
+				return
+			}
+			require.NotNil(t, r)
+			require.InDelta(t, tt.ratio, *r, 1e-9)
+		})
+	}
 }
