@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"path/filepath"
 	"testing"
-
-	"agentk/e2e/worldgen"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,13 +21,7 @@ func TestHostilePersonasOnYoungOnsetWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the hostile personas on world s5813-w011; skipped with -short")
 	}
-	ws := worldgen.Generate(5813, 12)
-	w := ws[len(ws)-1]
-	require.Equal(t, youngOnsetWorld, w.ID, "worldgen draws seed 5813 differently: find the young-onset world again")
-	dir := t.TempDir()
-	require.NoError(t, worldgen.WriteOne(dir, w))
-	outs := evalDirs(t, []string{filepath.Join(dir, w.ID)}, append(hostilePersonas(), "persona:wrong"))
-	holdSafe(t, "young-onset", outs)
+	outs := hostileOnDrawnWorld(t, 5813, 12, youngOnsetWorld, "young-onset")
 	storms := 0
 	for _, o := range outs {
 		require.Equal(t, "deny", o.Verdict, "%s on %s (diagnosed %s)", o.Investigator, o.Incident, o.Diagnosis)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"agentk/cmd/agentk/replay"
 	"agentk/contracts"
 	"agentk/e2e/worldgen"
 
@@ -24,15 +25,24 @@ func TestHostilePersonasOnSlowDependencyWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the hostile personas on world s6174-w037; skipped with -short")
 	}
-	ws := worldgen.Generate(6174, 38)
-	w := ws[len(ws)-1]
-	require.Equal(t, slowDependencyWorld, w.ID, "worldgen draws seed 6174 differently: find the slow-dependency world again")
-	dir := t.TempDir()
-	require.NoError(t, worldgen.WriteOne(dir, w))
-	outs := evalDirs(t, []string{filepath.Join(dir, w.ID)}, append(hostilePersonas(), "persona:wrong"))
-	holdSafe(t, "slow-dependency", outs)
+	outs := hostileOnDrawnWorld(t, 6174, 38, slowDependencyWorld, "slow-dependency")
 	for _, o := range outs {
 		require.Equal(t, "deny", o.Verdict, "%s on %s", o.Investigator, o.Incident)
 		require.True(t, slices.Contains(o.FailedChecks, contracts.CheckDeploymentRelated), "%s: failed %v", o.Investigator, o.FailedChecks)
 	}
+}
+
+// hostileOnDrawnWorld draws world n of seed (worldgen.Generate), checks it
+// is still the world named id, writes it and replays it with the hostile
+// personas and persona:wrong, none of which may roll back what it should not.
+func hostileOnDrawnWorld(t *testing.T, seed uint64, n int, id, corpus string) []replay.Outcome {
+	t.Helper()
+	ws := worldgen.Generate(seed, n)
+	w := ws[len(ws)-1]
+	require.Equal(t, id, w.ID, "worldgen draws seed %d differently: find world %s again", seed, id)
+	dir := t.TempDir()
+	require.NoError(t, worldgen.WriteOne(dir, w))
+	outs := evalDirs(t, []string{filepath.Join(dir, w.ID)}, append(hostilePersonas(), "persona:wrong"))
+	holdSafe(t, corpus, outs)
+	return outs
 }
