@@ -98,11 +98,23 @@ const (
 // fall (s9393-w008: 13 sampled requests since the onset, 17% of them
 // expected to fail, one stored error).
 func (w World) enoughEvidence() bool {
+	return w.enoughTraffic() && w.expectedFailing() >= minOnsetFailing
+}
+
+// enoughTraffic reports whether the recording holds the baseline and the
+// sampled requests since the onset that the sandbox's onset needs, whatever
+// share of them fails.
+func (w World) enoughTraffic() bool {
 	base := w.Onset.Sub(w.Start).Minutes()
 	since := w.Now.Sub(w.Onset).Minutes()
 	per := w.StoredPerMinute()
-	return base >= minBaselineMinutes && per*base >= minBaselineRequests && per*since >= minOnsetRequests &&
-		per*since*w.affectedShare() >= minOnsetFailing
+	return base >= minBaselineMinutes && per*base >= minBaselineRequests && per*since >= minOnsetRequests
+}
+
+// expectedFailing is the count of failing (or slowed) sampled requests of
+// the affected service the regression is expected to leave since the onset.
+func (w World) expectedFailing() float64 {
+	return w.StoredPerMinute() * w.Now.Sub(w.Onset).Minutes() * w.affectedShare()
 }
 
 // affectedShare is the share of the affected service's requests since the
@@ -135,22 +147,42 @@ func (w World) affectedShare() float64 {
 }
 
 // settle is w with its expectation checked against the telemetry drawn for
-// it: a bad release or configuration regression, whose only evidence is its
+// it. A bad release or configuration regression, whose only evidence is its
 // errors, that stored fewer than minOnsetFailing failing requests of the
 // new version since the onset expects a deny, however many the draw was
 // expected to leave (s5150-w048: 4.7 expected, one stored in 17 minutes of
 // the release). A rollback on one or two errors is no decision the evidence
-// supports; the gate must fail closed there.
+// supports; the gate must fail closed there. The other way round too: one
+// that was denied only because fewer than minOnsetFailing were expected,
+// and stored that many, expects an allow (s6271-w032: 2.54 expected, 3
+// stored, none in the 136 minutes before): the gate sees the stored errors,
+// never the share the generator drew them with, and 3 new errors is the
+// sandbox's documented minimum.
 func settle(w World, tel Telemetry) World {
-	if w.Expect.Verdict != contracts.VerdictAllow || (w.Class != "bad_release" && w.Class != "config_regression") {
+	if w.Class != "bad_release" && w.Class != "config_regression" {
 		return w
 	}
-	if storedFailing(w, tel) >= minOnsetFailing {
-		return w
+	stored := storedFailing(w, tel)
+	switch {
+	case w.Expect.Verdict == contracts.VerdictAllow && stored < minOnsetFailing:
+		w.Expect.Verdict = contracts.VerdictDeny
+		w.Expect.FailedChecks = []string{contracts.CheckDeploymentRelated}
+	case w.shortOnlyOfExpectedFailing() && stored >= minOnsetFailing:
+		w.Expect.Verdict = contracts.VerdictAllow
+		w.Expect.FailedChecks = nil
 	}
-	w.Expect.Verdict = contracts.VerdictDeny
-	w.Expect.FailedChecks = []string{contracts.CheckDeploymentRelated}
 	return w
+}
+
+// shortOnlyOfExpectedFailing reports whether w expects a deny on
+// deployment_related alone, and only because its regression was expected to
+// leave fewer than minOnsetFailing failing sampled requests: every other
+// condition of the check holds.
+func (w World) shortOnlyOfExpectedFailing() bool {
+	return w.Expect.Verdict == contracts.VerdictDeny &&
+		slices.Equal(w.Expect.FailedChecks, []string{contracts.CheckDeploymentRelated}) &&
+		deploymentClass(w.Class) && w.markerExplainsOnset() && len(w.Versions) >= 2 &&
+		w.enoughTraffic() && w.expectedFailing() < minOnsetFailing
 }
 
 // storedFailing counts the affected service's stored entry spans (server,

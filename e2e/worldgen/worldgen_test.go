@@ -226,6 +226,29 @@ func TestSettleNeedsStoredFailures(t *testing.T) {
 	require.Positive(t, kept)
 }
 
+// TestSettleAllowsStoredFailures: s6271-w032 (a bad release on ledger,
+// 6.47 sampled requests a minute, 13% of them expected to fail over the 2.95
+// minutes since the onset: 2.54 expected) was denied for want of failing
+// requests, yet stored 3 errors of the new version since the onset and none
+// before; the gate sees those, not the share they were drawn with, and its
+// world expects an allow once its telemetry is drawn. Red without settle's
+// second case.
+func TestSettleAllowsStoredFailures(t *testing.T) {
+	t.Parallel()
+	w := Draw(6271, 32)
+	require.Equal(t, "s6271-w032-bad-release-ledger", w.ID)
+	require.Equal(t, "deny", w.Expect.Verdict)
+	require.Less(t, w.expectedFailing(), float64(minOnsetFailing))
+	tel := Emit(w)
+	require.Equal(t, minOnsetFailing, storedFailing(w, tel))
+	got := settle(w, tel)
+	require.Equal(t, "allow", got.Expect.Verdict)
+	require.Empty(t, got.Expect.FailedChecks)
+	// s9393-w008 stored one: still a deny.
+	thin := Draw(9393, 8)
+	require.Equal(t, "deny", settle(thin, Emit(thin)).Expect.Verdict)
+}
+
 // TestFalseMarkers: the false-marker variants (issue 31) come only to
 // runtime-class worlds whose affected service did not deploy, always deny,
 // always with a marker of the running version that the ledger (releases.yaml)
