@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"agentk/contracts"
+	"agentk/platform/bus"
 	"agentk/platform/service"
 	"agentk/platform/topology"
 	"agentk/services/bridge/client"
@@ -67,7 +68,12 @@ func Run(ctx context.Context, d service.Deps) error {
 		_ = ln.Close()
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	router.Handle(natsport.HandlerName, contracts.SubjectDecision, (&natsport.Handler{Desk: p.desk, Logger: d.Logger}).Handle)
+	// A decision not yet recorded or posted (a store without a leader,
+	// Slack down) is retried until it is, never dead-lettered after
+	// MaxDeliver with its message unposted or its ts unrecorded: once the
+	// decision expires the desk refuses it (ErrRejected, permanent), and
+	// that refusal is dead-lettered.
+	router.Handle(natsport.HandlerName, contracts.SubjectDecision, (&natsport.Handler{Desk: p.desk, Logger: d.Logger}).Handle, bus.UntilAnswered())
 	router.Handle(natsport.ActionHandlerName, contracts.SubjectAction, (&natsport.ActionHandler{Desk: p.desk, Logger: d.Logger}).Handle)
 	routerErr, err := service.StartRouter(ctx, router)
 	if routerErr == nil {

@@ -305,3 +305,44 @@ func TestReadinessSaysSlackRefusesPosts(t *testing.T) {
 	require.False(t, st.Ready)
 	require.Contains(t, st.Failing[bridge.DependencySlackPosts], "chat.postMessage: not_in_channel")
 }
+
+// TestADecisionIsPostedOnceSlackTakesIt: Slack refuses the post for longer
+// than the bus's MaxDeliver deliveries (here 1, of one attempt each), then
+// takes it. The decision
+// is retried until posted (bus.UntilAnswered), never dead-lettered with its
+// message unposted, as a store without a leader once left a posted
+// message's ts unrecorded (make test-cluster).
+func TestADecisionIsPostedOnceSlackTakesIt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler),
+		Bus: bus.Config{MaxDeliver: 1, Retries: -1}}) // one delivery, one attempt: no retry inside it
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	slack := fakeslack.New(botToken)
+	defer slack.Close()
+	slack.Refuse("service_unavailable")
+	posts := make(chan error, 64)
+	now := service.Since(testkit.Epoch)
+	b := start(t, f, now, slackEnv(t, slack, botToken), func(d *service.Deps) {
+		d.Dependency = func(name string, err error) {
+			if name == bridge.DependencySlackPosts && err != nil {
+				posts <- err
+			}
+		}
+	})
+	defer b.stop(t)
+	publishDecision(ctx, t, f, "dec-later-1", now())
+	for range 2 { // the first delivery and its redelivery were both refused
+		select {
+		case err := <-posts:
+			require.ErrorContains(t, err, "service_unavailable")
+		case <-ctx.Done():
+			t.Fatal("the refused post was never reported twice")
+		}
+	}
+	slack.Refuse("")
+	_, err = slack.WaitMessage(ctx, func(m fakeslack.Message) bool { return strings.Contains(m.Text, "dec-later-1") })
+	require.NoError(t, err, "the decision was posted once Slack took it")
+}
