@@ -93,6 +93,9 @@ const (
 	// SandboxPeakCallTest is the significance test of the rise of a peer's
 	// calls per inbound request before its call ratio is reported.
 	SandboxPeakCallTest = "sandbox.peak_call_test"
+	// SandboxRetryRiseTest is the significance test of the rise of a
+	// source's retries per inbound request before it is reported.
+	SandboxRetryRiseTest = "sandbox.retry_rise_test"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -145,4 +148,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestQuietOperationsPlaceNoOnset"},
 	{Name: SandboxPeakCallTest, Check: "a peer's call ratio is reported only when its calls per inbound request did not rise or rose significantly (a handful of sampled calls since a young onset is no retry storm)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestPeakCallsOnlySignificantRises"},
+	{Name: SandboxRetryRiseTest, Check: "a source's retry rise is reported only when its retries per inbound request did not rise or rose significantly (a handful of retries is no retry storm)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRetryRise"},
 }

@@ -64,7 +64,8 @@ func AddRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response, peerK
 // order; logs: retryLogQuery's) and the inbound requests per minute
 // (roots), and returns the source whose retries
 // per inbound request rose most from the onset's baseline to the onset on;
-// nil when no source holds the minimums. An attribute counting attempts
+// nil when no source holds the minimums or rose significantly
+// (retriesHold). An attribute counting attempts
 // (the first is 1) sums to about the requests in the baseline and rises as
 // the attempts do: the ratio reads it as it reads a count of retries. A
 // baseline with no retry counts as half of one (a rise from none is finite).
@@ -74,6 +75,14 @@ func RetryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roo
 	if inBase < MinRetryInbound || inSince < MinRetryInbound {
 		return nil, nil
 	}
+	answered := 0
+	for _, r := range resps {
+		if r.Refused == "" {
+			answered++
+		}
+	}
+	alpha := RetryRiseLevel / float64(max(1, answered))
+	q := inSince / (inBase + inSince)
 	var best *contracts.RetryRise
 	for i, r := range resps {
 		if r.Refused != "" {
@@ -94,7 +103,7 @@ func RetryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roo
 			return nil, err
 		}
 		attr := i < len(resps)-1
-		if since < MinRetryEvents || (attr && mutant.Off(mutant.SandboxRetryAttributes)) {
+		if since < MinRetryEvents || (attr && mutant.Off(mutant.SandboxRetryAttributes)) || !retriesHold(base, since, q, alpha) {
 			continue
 		}
 		source, key := "attribute", ""
@@ -111,6 +120,24 @@ func RetryRise(keys []string, attrs []signoz.Response, logs signoz.Response, roo
 		}
 	}
 	return best, nil
+}
+
+// RetryRiseLevel is the significance level, over every source looked at
+// (Bonferroni), at which RetryRise reports a source's rise of its retries
+// per inbound request.
+const RetryRiseLevel = 0.01
+
+// retriesHold reports whether a source's retries per inbound request did
+// not rise, or rose significantly at level alpha: the retries since the
+// onset among all of them (binomial tail) against q, the inbound requests'
+// share since the onset; PeakCalls' test (callsHold) for the calls. 10
+// retries on 100 requests before and 5 on 20 after read 2.5x, over the
+// gate's 2x, at p ≈ 0.09: a handful of retries is no storm.
+func retriesHold(base, since, q, alpha float64) bool {
+	if mutant.Off(mutant.SandboxRetryRiseTest) {
+		return true
+	}
+	return since <= q*(base+since) || BinomTail(int(math.Round(since)), int(math.Round(base+since)), q) <= alpha
 }
 
 // splitSum sums f over the minutes of the onset's baseline and from the onset on.

@@ -53,6 +53,8 @@ func TestRetryRise(t *testing.T) {
 		{"under MinRetryEvents since the onset", []string{"app.retries"}, []signoz.Response{attr(0, 0.2)}, refused, roots, nil},
 		{"a refused attribute says nothing", []string{"app.retries"}, []signoz.Response{refused}, refused, roots, nil},
 		{"too few inbound requests", []string{"app.retries"}, []signoz.Response{attr(1, 5)}, refused, thin, nil},
+		// 4 retries on 400 requests before, 5 on 200 since: 2.5x, p ≈ 0.15.
+		{"a rise of a handful of retries is not significant", []string{"app.retries"}, []signoz.Response{attr(0.1, 0.25)}, refused, roots, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
