@@ -12,10 +12,15 @@ doc=${1:-$root/docs/setup.md}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# A port below the kernel's ephemeral range: one inside it was taken, between
+# this check and `agentk up`, by an outgoing connection of another process
+# (fresh-clone CI beside replays: "bridge: listen 127.0.0.1:47186: address
+# already in use"), and the page's wait then ran into the deadline.
+ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 40000))
+		p=$((20000 + RANDOM % (ephemeral_low > 21000 ? ephemeral_low - 20000 : 1000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return
