@@ -95,6 +95,13 @@ func callsHold(ms, inbound []Minute, on Onset, alpha float64) bool {
 	if w0 <= 0 || w1 <= 0 {
 		return false
 	}
-	q := w1 / (w0 + w1)
-	return c1 <= q*(c0+c1) || BinomTail(int(math.Round(c1)), int(math.Round(c0+c1)), q) <= alpha
+	return riseHolds(c0, c1, w1/(w0+w1), alpha)
+}
+
+// riseHolds reports whether since events after the onset, of base+since in
+// all, did not rise above q, the exposure's share since the onset, or rose
+// significantly at level alpha (binomial tail): the calls' test
+// (callsHold) and the retries' (retriesHold).
+func riseHolds(base, since, q, alpha float64) bool {
+	return since <= q*(base+since) || BinomTail(int(math.Round(since)), int(math.Round(base+since)), q) <= alpha
 }

@@ -137,7 +137,7 @@ func retriesHold(base, since, q, alpha float64) bool {
 	if mutant.Off(mutant.SandboxRetryRiseTest) {
 		return true
 	}
-	return since <= q*(base+since) || BinomTail(int(math.Round(since)), int(math.Round(base+since)), q) <= alpha
+	return riseHolds(base, since, q, alpha)
 }
 
 // splitSum sums f over the minutes of the onset's baseline and from the onset on.
