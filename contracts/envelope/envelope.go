@@ -104,14 +104,20 @@ func Parse(b []byte) (Envelope, error) {
 }
 
 // signingInput is the exact byte string the signature covers. Fields are
-// length-prefixed so no two different envelopes share one.
+// length-prefixed so no two different envelopes share one. It is built in
+// one allocation of its exact size: the payload is most of it, and growing
+// the buffer copied it four times an envelope (TestSignerSignsAsNKeys
+// rebuilds the bytes apart).
 func signingInput(e Envelope) []byte {
-	var b []byte
-	b = append(b, "agentk.envelope.v1"...)
-	for _, f := range [][]byte{[]byte(e.Subject), []byte(e.KeyID), []byte(e.Nonce), e.Payload} {
+	const domain = "agentk.envelope.v1"
+	b := make([]byte, 0, len(domain)+6*8+len(e.Subject)+len(e.KeyID)+len(e.Nonce)+len(e.Payload))
+	b = append(b, domain...)
+	for _, f := range [...]string{e.Subject, e.KeyID, e.Nonce} {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(f)))
 		b = append(b, f...)
 	}
+	b = binary.BigEndian.AppendUint64(b, uint64(len(e.Payload)))
+	b = append(b, e.Payload...)
 	b = binary.BigEndian.AppendUint64(b, uint64(e.IssuedAt))
 	b = binary.BigEndian.AppendUint64(b, uint64(e.ExpiresAt))
 	return b
