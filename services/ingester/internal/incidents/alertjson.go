@@ -22,7 +22,7 @@ func MarshalAlert(a contracts.AlertV1) ([]byte, error) {
 	if math.IsNaN(a.BurnRate) || math.IsInf(a.BurnRate, 0) {
 		return json.Marshal(a) // json.Marshal's error
 	}
-	b := make([]byte, 0, 512+len(a.Raw))
+	b := make([]byte, 0, alertSize(a))
 	b = append(b, `{"incident_id":`...)
 	b = appendString(b, a.IncidentID)
 	b = append(b, `,"status":`...)
@@ -95,6 +95,24 @@ func MarshalAlert(a contracts.AlertV1) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// alertSize is about the length of a's encoding, so that MarshalAlert's
+// buffer is allocated once: the field names and punctuation, and the
+// strings, maps and raw alert as they are (an escape lengthens a string; the
+// buffer then grows as append grows it). With 512 bytes besides the raw
+// alert, SigNoz's labels and annotations made the buffer grow, copying it
+// once an alert.
+func alertSize(a contracts.AlertV1) int {
+	n := 320 + len(a.IncidentID) + len(a.Status) + len(a.Service) + len(a.RuleID) + len(a.AlertName) +
+		len(a.Severity) + len(a.BurnRateSource) + len(a.Fingerprint) + len(a.Links.Generator) +
+		len(a.Links.RelatedTraces) + len(a.Links.RelatedLogs) + len(a.Raw)
+	for _, m := range []map[string]string{a.Labels, a.Annotations} {
+		for k, v := range m {
+			n += len(k) + len(v) + 6 // "k":"v",
+		}
+	}
+	return n
 }
 
 // appendRaw appends raw compacted and HTML-escaped, as json.Marshal(a)
