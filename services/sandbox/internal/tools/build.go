@@ -336,10 +336,18 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
 	keys, retry := sampleKeys(resps[overviewQueries-1])
-	base := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
-	st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
+	two := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
+	st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:two])
 	if err != nil {
 		return Output{}, err
+	}
+	// Stage two's last answer is the consumer lag's, when it was asked.
+	base := two
+	if len(lagQueries(c, lim, resps[overviewQueries-1])) > 0 && len(resps) > two {
+		base++
+		if f.ConsumerLag, err = consumerLag(c, lagDestinations(c.Service, resps[overviewQueries-1]), resps[two]); err != nil {
+			return Output{}, err
+		}
 	}
 	on := st.onset
 	var propLine string
@@ -387,6 +395,9 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.OnsetAttribute = st.quality[0].Fact().Attribute
 	}
 	lines := append(overviewLines(f, on, propLine), ruleLines(&f, c, st.minutes, on)...)
+	if l := lagLine(f.ConsumerLag); l != "" {
+		lines = append(lines, l)
+	}
 	if st.runtimeRefused != "" {
 		lines = append(lines, "runtime attributes not measured: SigNoz refused the query ("+compact.Quote(st.runtimeRefused)+")")
 	}
