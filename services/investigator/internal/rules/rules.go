@@ -161,7 +161,9 @@ var Table = []Rule{
 	// or FeatLagArrivals: a queue consumer's lag rose with the messages
 	// arriving (lag.go).
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
-		func(o Observations) bool { return o.HaveTraffic && o.TrafficRatio >= SurgeRatio || o.feat(FeatLagArrivals) }, nil, true, []Feature{FeatLagArrivals}},
+		func(o Observations) bool {
+			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio || o.feat(FeatLagArrivals)
+		}, nil, true, []Feature{FeatLagArrivals}},
 	// db_pool_exhaustion reads FeatPool: failures begin in a database
 	// client's internal span (acquiring a connection) or carry
 	// db.client.connection.pool.name; or the pool signal.
