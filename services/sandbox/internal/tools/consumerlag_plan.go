@@ -83,6 +83,19 @@ func lagQueries(c Call, lim Limits, sample signoz.Response) []Query {
 		Optional: true}}
 }
 
+// overviewLag is the consumer lag of an overview's answers resps, whose
+// stage two ends at two: its last answer is the lag query's when the
+// sample asked it (lagQueries), and asked counts it (0 or 1): the
+// follow-up stages begin after it.
+func overviewLag(c Call, lim Limits, resps []signoz.Response, two int) (lag *contracts.ConsumerLag, asked int, err error) {
+	sample := resps[overviewQueries-1]
+	if len(resps) <= two || len(lagQueries(c, lim, sample)) == 0 {
+		return nil, 0, nil
+	}
+	lag, err = consumerLag(c, lagDestinations(c.Service, sample), resps[two])
+	return lag, 1, err
+}
+
 // consumerLag measures the lag from the stage's answer (facts.MeasureConsumerLag
 // with the overview's margins); nil when the service consumed no message
 // whose producer span was read, or SigNoz refused the query.
