@@ -152,6 +152,13 @@ type Facts struct {
 	// most since the onset over its baseline; nil when no such attribute was
 	// measured on both sides.
 	RuntimeSaturation *RuntimeLevel `json:"runtime_saturation,omitempty"`
+	// ConsumerLag is what the service's lag as a queue consumer did (the
+	// start of its consumer spans less the start of their parent producer
+	// spans, OpenTelemetry's messaging conventions) and what moved it: the
+	// messages arriving or the time it takes a message. Nil when the service
+	// consumes no message whose producer span was read. It is measured on
+	// its own: it never places Onset, and the gate does not read it.
+	ConsumerLag *ConsumerLag `json:"consumer_lag,omitempty"`
 	// OnsetOperation names the operation ("name KIND", "route <r>", "rpc
 	// <m>") whose own departure placed Onset, when it is earlier than the
 	// service aggregate's (or that found none); empty otherwise.
@@ -288,6 +295,27 @@ func (l RuntimeLevel) Rise() float64 {
 		return math.Inf(1)
 	}
 	return 0
+}
+
+// ConsumerLag is a queue consumer's lag: a message's wait between its
+// producer span's start and the consumer span's start. Onset is where the
+// per-minute p95 of the lag left its baseline (nil with OnsetUnknown saying
+// why); BaselineMs and SinceMs are the median over minutes of that p95
+// before the onset and from it on. ArrivalRatio is the producer spans a
+// minute to the consumer's destinations from the onset to the alert over
+// the baseline's, ProcessRatio the median duration of the consumer's spans
+// the same way; each nil when a side has none. Lag that rose with the
+// arrivals is load; with the time a message and no more arrivals, the
+// consumer's own slowness.
+type ConsumerLag struct {
+	Destinations []string   `json:"destinations,omitempty"`
+	Messages     int64      `json:"messages"`
+	Onset        *time.Time `json:"onset,omitempty"`
+	OnsetUnknown string     `json:"onset_unknown,omitempty"`
+	BaselineMs   *float64   `json:"baseline_ms,omitempty"`
+	SinceMs      *float64   `json:"since_ms,omitempty"`
+	ArrivalRatio *float64   `json:"arrival_ratio,omitempty"`
+	ProcessRatio *float64   `json:"process_ratio,omitempty"`
 }
 
 // ResourcePressure is what the service's process said about its resources:

@@ -38,15 +38,6 @@ var knownGaps = map[string]string{
 	// until the alert's own minute, so the rules' before/after split at the
 	// onset sees no even growth and reads unknown (deny, the right verdict).
 	"stranger/rules/diagnoses": "st-even-slowdown-catalog-read: the p95 rise (50 → 95 ms) stays under the onset's 50 ms absolute margin until the alert",
-	// mesh-mailer-lag-campaign-flood: a consumer's only regression is the
-	// lag between publish and process (four times the messages, processing
-	// per message barely slower); no fact measures that lag, so the
-	// overview places no onset and the rules read unknown (deny, the right
-	// verdict). 8/9 (89%). facts.MeasureConsumerLag measures that lag from
-	// the producer and consumer spans (branch h40oracle: onset 17:52, p95 lag
-	// 0.35 s -> 130 s, arrivals 4.07x, time a message 1.32x); no query of the
-	// overview reads those spans yet, nor any rule the fact.
-	"mesh/rules/diagnoses": "mesh-mailer-lag-campaign-flood: no fact measures a consumer's publish-to-process lag, so no onset is placed (evidence layer)",
 	// Issue 35's shapes joined the CI worlds (worldgen drawShapes) before the
 	// evidence layer read all of them: of the three missed rollbacks measured
 	// on the merged main of session 8 (deny, the safe failure; never a bad

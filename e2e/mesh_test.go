@@ -16,10 +16,12 @@ import (
 const mesh = "incidents-mesh"
 
 // meshReached are the scores the rules and the oracle reached on the mesh
-// corpus (branch h37rules; README.md has the scores before): a regression
-// below them fails even where issue 35's percentage target is a known gap.
+// corpus (branch h37rules; the rules' ninth, the mailer's consumer lag read
+// as traffic_surge, branch h41lag; README.md has the scores before): a
+// regression below them fails even where issue 35's percentage target is a
+// known gap.
 var meshReached = map[string]struct{ diagnoses, verdicts, culpritMet int }{
-	"rules":          {8, 9, 1},
+	"rules":          {9, 9, 1},
 	"persona:oracle": {9, 9, 1},
 }
 

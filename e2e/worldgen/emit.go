@@ -99,9 +99,11 @@ type emitter struct {
 	abortAfter, outlive time.Duration
 	excType             string
 	excMsg              string
-	runtimeVer          string
-	hostName            string
-	baseErrP            float64
+	// queue is how the affected service consumes messages (QueueConsumer).
+	queue      queue
+	runtimeVer string
+	hostName   string
+	baseErrP   float64
 }
 
 // Emit generates a world's telemetry; it is deterministic in the world.
@@ -206,6 +208,9 @@ func (e *emitter) drawShapes(rs *rand.Rand) {
 		n := pick(rs, names)
 		e.retryAttr, e.retryAttempts = n.name, n.attempts
 		e.retryLog = rs.IntN(len(retryLogStyles))
+	}
+	if w.Has(QueueConsumer) {
+		e.queue = drawQueue(rs)
 	}
 }
 

@@ -14,6 +14,8 @@ const (
 	kindInternal    = 1
 	kindServer      = 2
 	kindClient      = 3
+	kindProducer    = 4
+	kindConsumer    = 5
 
 	statusUnset = 0
 	statusOK    = 1
@@ -201,6 +203,10 @@ func (e *emitter) request(t time.Time) {
 
 	epd := topo.Endpoints[ep]
 	base := e.lognormal(epd.BaseMs)
+	if viaCaller && e.queue.dest != "" {
+		e.message(trace, t, epd, ep, o, v, base)
+		return
+	}
 	var parent string
 	start := t
 	var callerID, clientID string

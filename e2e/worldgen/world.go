@@ -77,6 +77,15 @@ const (
 	// least, sampled 1 in 16 to 1 in 64, 6 to 14 stored traces a minute.
 	// Noise: the verdict stays what the class and the other variants say.
 	SparseHistory Variant = "sparse-3h-history"
+	// QueueConsumer: the affected service is a queue consumer too. The
+	// caller's requests reach it as messages (a producer span, kind 4, and
+	// the affected service's consumer span beneath it, kind 5, with
+	// OpenTelemetry's messaging.* attributes) that wait in the queue longer
+	// once the regression is under way; its direct requests stay HTTP. Drawn
+	// for traffic_surge (the arrivals outrun it) and resource_saturation
+	// (each message takes longer) from a stream of its own (drawQueue).
+	// Noise for the verdict: the class is what moved the lag.
+	QueueConsumer Variant = "queue-consumer-lag"
 )
 
 // Semconv is the OpenTelemetry semantic-convention generation a world's
@@ -193,6 +202,7 @@ func Draw(seed uint64, i int) World {
 	w.BurnRate = math.Round((1.5+r.Float64()*30)*10) / 10
 	w.drawShapes(rand.New(rand.NewPCG(seed^0x35, uint64(i)+35)))
 	w.drawSparse(rand.New(rand.NewPCG(seed^0x37, uint64(i)+37)))
+	w.drawQueue(rand.New(rand.NewPCG(seed^0x41, uint64(i)+41)))
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w
@@ -309,6 +319,18 @@ func (w *World) drawSparse(rs *rand.Rand) {
 	w.Sampling = pick(rs, []int{16, 20, 32, 50, 64})
 	stored := 6 + rs.Float64()*8
 	w.Rate = math.Ceil(stored*float64(w.Sampling)/60*100) / 100
+}
+
+// QueueShare is the share of traffic_surge and resource_saturation worlds
+// drawn with QueueConsumer.
+const QueueShare = 0.5
+
+// drawQueue draws QueueConsumer from its own stream rs, so that every other
+// world, and every other draw of this one, is as it was.
+func (w *World) drawQueue(rs *rand.Rand) {
+	if (w.Class == "traffic_surge" || w.Class == "resource_saturation") && rs.Float64() < QueueShare {
+		w.add(QueueConsumer)
+	}
 }
 
 // drawTimeline places the recording, the onset, the alert and now. The

@@ -96,6 +96,9 @@ const (
 	// SandboxRetryRiseTest is the significance test of the rise of a
 	// source's retries per inbound request before it is reported.
 	SandboxRetryRiseTest = "sandbox.retry_rise_test"
+	// SandboxConsumerLag is the overview's measuring a queue consumer's lag
+	// (producer span start to consumer span start) and what moved it.
+	SandboxConsumerLag = "sandbox.consumer_lag"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -150,4 +153,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestPeakCallsOnlySignificantRises"},
 	{Name: SandboxRetryRiseTest, Check: "a source's retry rise is reported only when its retries per inbound request did not rise or rose significantly (a handful of retries is no retry storm)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRetryRise"},
+	{Name: SandboxConsumerLag, Check: "the overview of a queue consumer measures its lag (producer span start to consumer span start) and whether the arrivals or the time a message moved it",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresConsumerLag"},
 }

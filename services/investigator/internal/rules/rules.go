@@ -157,9 +157,13 @@ type Rule struct {
 // reads.
 var Table = []Rule{
 	// traffic_surge reads the inbound request rate against its baseline
-	// (the overview's traffic ratio): load moved every endpoint together.
+	// (the overview's traffic ratio): load moved every endpoint together;
+	// or FeatLagArrivals: a queue consumer's lag rose with the messages
+	// arriving (lag.go).
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
-		func(o Observations) bool { return o.HaveTraffic && o.TrafficRatio >= SurgeRatio }, nil, true, nil},
+		func(o Observations) bool {
+			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio || o.feat(FeatLagArrivals)
+		}, nil, true, []Feature{FeatLagArrivals}},
 	// db_pool_exhaustion reads FeatPool: failures begin in a database
 	// client's internal span (acquiring a connection) or carry
 	// db.client.connection.pool.name; or the pool signal.
@@ -201,11 +205,15 @@ var Table = []Rule{
 	// the service's spans rose: CPU utilization, memory in use, GC time),
 	// FeatEvenSlow (every endpoint slower, no dependency span dominates,
 	// no dependency the sandbox found slower) or the resource signal
-	// (memory, GC, OOM in logs).
+	// (memory, GC, OOM in logs); or FeatLagProcessing without a deployment
+	// of the service: a queue consumer whose lag rose because it takes
+	// longer a message, the arrivals unchanged (lag.go; after a release of
+	// its own, the slower code may be the release's, and other rows read it).
 	{"resource_saturation", 0.75, "the whole service slowed with memory or CPU pressure: no dependency explains it",
 		func(o Observations) bool {
-			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency)
-		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow}},
+			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency) ||
+				o.feat(FeatLagProcessing) && !o.Deploy
+		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow, FeatLagProcessing}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
@@ -288,6 +296,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
 	setIDs(o.Features, FeatNewHost, newPeer(service, evidence, f.hosts))
+	lagArrivals, lagProcessing := consumerLag(service, evidence)
+	setIDs(o.Features, FeatLagArrivals, lagArrivals)
+	setIDs(o.Features, FeatLagProcessing, lagProcessing)
 	if len(o.slowDeps) > 0 {
 		o.Features[FeatSlowDependency] = o.slowDeps
 	}

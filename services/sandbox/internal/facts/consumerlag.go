@@ -127,7 +127,8 @@ func quantile(v []float64, q float64) float64 {
 }
 
 // ConsumerLag is what a consumer's lag did: its onset, and the two things
-// that may have moved it, each since the onset against the lag's baseline.
+// that may have moved it, each since the onset (to the last message
+// published) against the lag's baseline.
 type ConsumerLag struct {
 	// Onset is FindOnset over LagMinutes (its p95 is the lag's p95).
 	Onset Onset
@@ -164,13 +165,23 @@ func MeasureConsumerLag(spans []MessageSpan, service string, alertAt time.Time, 
 		}
 	}
 	out.BaselineLagMs, out.LagMs = Median(before), Median(after)
-	out.ArrivalRatio, out.ProcessRatio = lagCauses(spans, service, out.Onset.BaselineFrom, on, alertAt)
+	// What moved the lag is read up to the last message published, not the
+	// alert: an alert may fire a minute or two into a flood (e2e/worldgen
+	// places the onset 1 to 12 minutes before it), and up to the alert the
+	// arrivals' rise is a partial minute or two.
+	end := alertAt
+	for _, s := range spans {
+		if !s.Consumer && s.At.After(end) {
+			end = s.At
+		}
+	}
+	out.ArrivalRatio, out.ProcessRatio = lagCauses(spans, service, out.Onset.BaselineFrom, on, end)
 	return out
 }
 
 // lagCauses are the arrival and processing ratios of MeasureConsumerLag:
-// [from, on) against [on, alertAt).
-func lagCauses(spans []MessageSpan, service string, from, on, alertAt time.Time) (arrivals, process float64) {
+// [from, on) against [on, end].
+func lagCauses(spans []MessageSpan, service string, from, on, end time.Time) (arrivals, process float64) {
 	dests := map[string]bool{}
 	for _, s := range spans {
 		if s.Consumer && s.Service == service && s.Destination != "" {
@@ -180,7 +191,7 @@ func lagCauses(spans []MessageSpan, service string, from, on, alertAt time.Time)
 	var pub [2]float64
 	var dur [2][]float64
 	for _, s := range spans {
-		if s.At.Before(from) || !s.At.Before(alertAt) {
+		if s.At.Before(from) || s.At.After(end) {
 			continue
 		}
 		i := 0
@@ -195,7 +206,7 @@ func lagCauses(spans []MessageSpan, service string, from, on, alertAt time.Time)
 		}
 	}
 	arrivals, process = math.NaN(), math.NaN()
-	if before, after := on.Sub(from).Minutes(), alertAt.Sub(on).Minutes(); pub[0] > 0 && before > 0 && after > 0 {
+	if before, after := on.Sub(from).Minutes(), end.Sub(on).Minutes(); pub[0] > 0 && before > 0 && after > 0 {
 		arrivals = (pub[1] / after) / (pub[0] / before)
 	}
 	if b, a := Median(dur[0]), Median(dur[1]); b > 0 && !math.IsNaN(a) {

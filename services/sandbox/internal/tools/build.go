@@ -336,11 +336,17 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
 	keys, retry := sampleKeys(resps[overviewQueries-1])
-	base := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
-	st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
+	two := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
+	st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:two])
 	if err != nil {
 		return Output{}, err
 	}
+	lag, asked, err := overviewLag(c, lim, resps, two)
+	if err != nil {
+		return Output{}, err
+	}
+	f.ConsumerLag = lag
+	base := two + asked
 	on := st.onset
 	var propLine string
 	if on.At == nil {
@@ -386,15 +392,25 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if on.Quality && len(st.quality) > 0 {
 		f.OnsetAttribute = st.quality[0].Fact().Attribute
 	}
-	lines := append(overviewLines(f, on, propLine), ruleLines(&f, c, st.minutes, on)...)
-	if st.runtimeRefused != "" {
-		lines = append(lines, "runtime attributes not measured: SigNoz refused the query ("+compact.Quote(st.runtimeRefused)+")")
-	}
+	lines := append(append(overviewLines(f, on, propLine), ruleLines(&f, c, st.minutes, on)...), lastLines(f, st.runtimeRefused)...)
 	text := header(c, append(lines, "per operation:")...) + compact.Block(shown, cl)
 	if on.At != nil {
 		text += "\nminutes around the onset:\n" + compact.Block(around(st.minutes, *on.At), compact.Limits{MaxRows: 15, MaxChars: 2000})
 	}
 	return Output{Compact: text, Facts: f}, nil
+}
+
+// lastLines are the overview's lines after the rule's: the consumer lag,
+// and the runtime attributes' refusal (runtimeRefused, SigNoz's words).
+func lastLines(f contracts.Facts, runtimeRefused string) []string {
+	var lines []string
+	if l := lagLine(f.ConsumerLag); l != "" {
+		lines = append(lines, l)
+	}
+	if runtimeRefused != "" {
+		lines = append(lines, "runtime attributes not measured: SigNoz refused the query ("+compact.Quote(runtimeRefused)+")")
+	}
+	return lines
 }
 
 // overviewTotals reads the request and error totals and the p95.

@@ -161,13 +161,16 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 	return func(resps []signoz.Response) ([]Query, error) {
 		// The quality stage first: the series of the attributes the
 		// sample shows (it places the onset, so it precedes the rest).
+		// The consumer lag's query closes it (consumerlag_plan.go).
 		keys, retry := sampleKeys(resps[overviewQueries-1])
-		if len(resps) == overviewQueries && len(keys)+len(retry) > 0 {
+		lag := lagQueries(c, lim, resps[overviewQueries-1])
+		if len(resps) == overviewQueries && len(keys)+len(retry)+len(lag) > 0 {
 			svc, ow := serviceFilter(c.Service), OnsetWindow(c)
-			return append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), nil
+			return append(append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), lag...), nil
 		}
-		base := overviewQueries + stageTwoCount(keys, retry)
-		st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:base])
+		two := overviewQueries + stageTwoCount(keys, retry)
+		base := two + len(lag)
+		st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:two])
 		if err != nil || st.onset.At == nil {
 			return nil, err
 		}
