@@ -32,7 +32,7 @@ import (
 // after the first (the origin of the failures, the failing traces of the
 // examined services) and the alert's own rule: replayed through the official
 // server and compared with the direct route.
-var stagedCorpora = []string{"incidents-culprit", "incidents-rule", "incidents-signals"}
+var stagedCorpora = []string{"incidents-culprit", "incidents-rule", "incidents-signals", "incidents-mesh"}
 
 // stagesFixture holds what the official server answered to the queries of
 // those later stages and to the rule read (signoz_get_alert), one line per
@@ -42,11 +42,14 @@ var stagedCorpora = []string{"incidents-culprit", "incidents-rule", "incidents-s
 var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 
 // stagesIncidents are the incidents recorded into stagesFixture: an origin
-// two hops down, a trap with two origins, and a rule that places the onset.
+// two hops down, a trap with two origins, a rule that places the onset, and a
+// queue consumer whose lag the overview measures (its producer and consumer
+// spans).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":       "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release": "incidents-culprit",
 	"rule-error-logs-release-ledger":           "incidents-rule",
+	"mesh-mailer-lag-campaign-flood":           "incidents-mesh",
 }
 
 type stageLine struct {
@@ -419,10 +422,17 @@ func TestOfficialAnswersOfTheLaterStages(t *testing.T) {
 				require.NotEqual(t, string(reply.Payload), string(r.inc.RuleJSON))
 				require.Equal(t, string(signoz.RuleBody(r.inc.RuleJSON)), string(signoz.RuleBody(reply.Payload)))
 			}
-			require.GreaterOrEqual(t, stages["later "+mcpbackend.ToolQuery], 4, "the origin's and the propagation's queries are recorded")
+			if id == "mesh-mailer-lag-campaign-flood" {
+				require.Equal(t, 1, stages["later "+mcpbackend.ToolQuery], "the consumer lag's query (its producer and consumer spans) is recorded")
+			} else {
+				require.GreaterOrEqual(t, stages["later "+mcpbackend.ToolQuery], 4, "the origin's and the propagation's queries are recorded")
+			}
 			want := r.evidence(t, direct, direct)
 			got := r.evidence(t, rp, rp)
 			require.Equal(t, want.Facts, got.Facts, "facts")
+			if id == "mesh-mailer-lag-campaign-flood" {
+				require.NotNil(t, got.Facts.ConsumerLag, "the lag measured from the official server's answer")
+			}
 			require.Equal(t, want.Compact, got.Compact, "compact")
 			require.Equal(t, want.RawSHA256, got.RawSHA256, "raw hash")
 			require.Equal(t, want.SourceNotes, withoutWarnings(got.SourceNotes), "source notes")
