@@ -97,6 +97,12 @@ const (
 	// usual call rate, explaining most of the entry spans' added p95
 	// (facts.slow_dependencies).
 	FeatSlowDependency Feature = "a dependency slowed at its usual call rate and explains the added latency (facts.slow_dependencies)"
+	// FeatSlowFirst: the earliest operation to leave its baseline
+	// (facts.departures, earliest first) is a call out of the process (a
+	// client or producer span, not a model call) whose p95 grew SlowRatio
+	// times: a dependency slowed before any error or any endpoint moved,
+	// so the errors that follow are its timeouts.
+	FeatSlowFirst Feature = "a dependency call's latency left its baseline before anything else did (facts.departures)"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on

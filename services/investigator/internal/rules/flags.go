@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -80,6 +81,29 @@ func newPeer(service string, evidence []loop.Evidence, failingHosts map[string]b
 		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) &&
 			f.PeakCallRatio != nil && *f.PeakCallRatio >= NewPeerRatio && f.PeakCallPeer != "" && failingHosts[f.PeakCallPeer] {
 			ids = append(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// slowFirst returns the ids of the overviews of service whose earliest
+// departure (facts.departures, earliest first) is the p95 of a call out of
+// the process, "… Client" or "… Producer" and not a model call (model),
+// grown SlowRatio times: the dependency slowed before any error rate or
+// endpoint left its baseline (FeatSlowFirst).
+func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.Departures) == 0 {
+			continue
+		}
+		d := e.Facts.Departures[0]
+		name, out := strings.CutSuffix(d.Operation, " Client")
+		if !out {
+			name, out = strings.CutSuffix(d.Operation, " Producer")
+		}
+		if out && !model[name] && d.Signal == "p95" && d.Before > 0 && d.Since >= SlowRatio*d.Before {
+			ids = appendOnce(ids, e.ID)
 		}
 	}
 	return ids

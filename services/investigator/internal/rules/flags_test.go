@@ -66,3 +66,50 @@ func TestGeneralFeaturesOfIssue35(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowFirstAndUnmarkedPrompt covers the facts the rules read since seed
+// 61843 (issue 35, branch h41rules): a dependency call whose latency left its
+// baseline before anything else did is retrieval latency even when a few of
+// its timeouts read as a high error rate after a release; the model's answers
+// shifting with no marker in the window is a prompt regression. Each case has
+// a twin that differs in the one fact and must not be diagnosed the same.
+func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
+	t.Parallel()
+	onset := looptest.Base.Add(-15 * time.Minute)
+	overview := func(rate float64, f contracts.Facts) loop.Evidence {
+		f.Onset, f.ErrorRate, f.P95Ms = &onset, f64(rate), f64(1400)
+		return ev("ov", contracts.ToolServiceOverview, f, "")
+	}
+	departs := func(op, signal string, before, since float64) []contracts.OperationDeparture {
+		return []contracts.OperationDeparture{{Operation: op, Signal: signal, At: onset.Add(-8 * time.Minute), Before: before, Since: since, P: 1e-9},
+			{Operation: "GET /v1/suggest Server", Signal: "error_rate", At: onset, Before: 0.001, Since: 0.2, P: 1e-6}}
+	}
+	release := ev("mk", contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: "shop-api", Version: "v2", At: onset.Add(-20 * time.Minute)}}}, "")
+	noMarker := ev("mk", contracts.ToolDeploymentMarkers, contracts.Facts{MarkerQuery: true}, "")
+	models := ev("models", contracts.ToolAggregateTraces, contracts.Facts{}, "tool: aggregate_traces\n<<<DATA rows=1\n"+`{"name":"chat gpt-4o-mini","gen_ai.request.model":"gpt-4o-mini","p95_ms":900}`+"\nDATA>>>")
+	models.Arguments = []byte(`{"service":"shop-api","aggregation":"p95","group_by":["name","gen_ai.request.model"]}`)
+	exception := errorTraces(`{"trace_id":"t1","span_id":"a","service":"shop-api","name":"GET /x","kind":"Server","error":true,"exception.type":"KeyError"}`)
+	answers := []contracts.QualityShift{{Attribute: "gen_ai.response.finish_reasons", Value: `["length"]`, At: onset, Before: 0, Since: 0.47, Statistic: 77}}
+	tests := []struct {
+		name     string
+		evidence []loop.Evidence
+		class    string
+	}{
+		{"a dependency slowed first, then a few timeouts after a release", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("POST Client", "p95", 53, 263)}), release}, "retrieval_latency"},
+		{"the service's own errors left first after a release", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("GET /x Server", "error_rate", 0.001, 0.3)}), release}, "bad_release"},
+		{"a dependency call slower by less than SlowRatio is not first", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("POST Client", "p95", 200, 263)}), release}, "bad_release"},
+		{"the model call slowed first: not a dependency", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("chat gpt-4o-mini Client", "p95", 400, 1300)}), release, models}, "bad_release"},
+		{"a dependency slowed first, but the failing spans throw", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("POST Client", "p95", 53, 263)}), release, exception}, "bad_release"},
+		{"answers shifted with no marker in the window", []loop.Evidence{overview(0.01, contracts.Facts{QualityShifts: answers}), noMarker}, "prompt_regression"},
+		{"answers shifted, no marker, but the service fails", []loop.Evidence{overview(0.2, contracts.Facts{QualityShifts: answers}), noMarker}, contracts.ClassUnknown},
+		{"no answer shift and no marker", []loop.Evidence{overview(0.01, contracts.Facts{}), noMarker}, contracts.ClassUnknown},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			claims := rules.Diagnose(rules.Observe("shop-api", tc.evidence))
+			require.NotEmpty(t, claims)
+			require.Equal(t, tc.class, claims[0].Class, "%+v", claims)
+		})
+	}
+}

@@ -220,6 +220,15 @@ var Table = []Rule{
 	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
 		func(o Observations) bool { return o.Deploy && o.failing() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// retrieval_latency also before a deployment's rows: FeatSlowFirst, a
+	// dependency call's p95 was the first thing to leave its baseline, and
+	// no failing span carries an exception. A handful of its timeouts in
+	// the few sampled requests since the onset may read as an error rate
+	// over ReleaseErrorRate (seed 61843's w025: 2 of 16), which is the
+	// slowdown's symptom, not a release's fault.
+	{"retrieval_latency", 0.7, "a dependency call slowed before anything else left its baseline: the errors that follow are its timeouts",
+		func(o Observations) bool { return o.feat(FeatSlowFirst) && !o.feat(FeatException) && !o.has(SigCrash) },
+		nil, true, []Feature{FeatSlowFirst}},
 	// bad_release reads FeatException (exception.* / error.type on most
 	// failing spans), the crash signal, an error rate of at least
 	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
@@ -243,6 +252,17 @@ var Table = []Rule{
 		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow, FeatSlowDependency}},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
 		func(o Observations) bool { return !o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
+	// prompt_regression also without a deployment in the window, last:
+	// the model's answers shifted (FeatAnswerShift) with few errors, and
+	// nothing else explains the incident. A prompt or model change that no
+	// marker within MarkerWindow shows (one released long before its
+	// traffic reached it) is still a prompt regression; the gate denies
+	// it for want of a marker.
+	{"prompt_regression", 0.6, "no deployment precedes the onset within the window, but the model's answers changed: a prompt or model change",
+		func(o Observations) bool {
+			r, _ := o.rate()
+			return !o.Deploy && o.feat(FeatAnswerShift) && r < HighErrorRate
+		}, nil, true, []Feature{FeatAnswerShift}},
 }
 
 // MaxClaims caps the claims one diagnosis carries.
@@ -283,7 +303,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	}
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
-	o.Features = features(f, newVersion, readShape(evidence))
+	sh := readShape(evidence)
+	o.Features = features(f, newVersion, sh)
+	setIDs(o.Features, FeatSlowFirst, slowFirst(service, evidence, sh.Model))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
