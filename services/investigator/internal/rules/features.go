@@ -103,6 +103,12 @@ const (
 	// times: a dependency slowed before any error or any endpoint moved,
 	// so the errors that follow are its timeouts.
 	FeatSlowFirst Feature = "a dependency call's latency left its baseline before anything else did (facts.departures)"
+	// FeatLatentRelease: the version serving since the onset first served
+	// after another version did (facts.release.history_minutes), and at
+	// least LatentErrors of its errors since the onset, most of them,
+	// carry a status no error span of the service carried before it
+	// served, which no other version shows since the onset.
+	FeatLatentRelease Feature = "the version released during the recording fails since the onset with a status its history never showed (facts.release)"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on

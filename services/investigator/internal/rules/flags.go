@@ -108,3 +108,25 @@ func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) 
 	}
 	return ids
 }
+
+// LatentErrors is the fewest errors with the release's new status since the
+// onset that FeatLatentRelease reads: one or two are any version's noise.
+const LatentErrors = 3
+
+// latentRelease returns the ids of the overviews of service whose
+// facts.release shows a version that replaced another during the recording
+// and whose errors since the onset are mostly a new status that no other
+// version shares (FeatLatentRelease).
+func latentRelease(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		r := e.Facts.Release
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || r == nil {
+			continue
+		}
+		if r.HistoryMinutes > 0 && r.NewErrors >= LatentErrors && 2*r.NewErrors > r.Errors && r.OtherNewErrors == 0 {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}

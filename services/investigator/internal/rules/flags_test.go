@@ -71,7 +71,9 @@ func TestGeneralFeaturesOfIssue35(t *testing.T) {
 // 61843 (issue 35, branch h41rules): a dependency call whose latency left its
 // baseline before anything else did is retrieval latency even when a few of
 // its timeouts read as a high error rate after a release; the model's answers
-// shifting with no marker in the window is a prompt regression. Each case has
+// shifting with no marker in the window is a prompt regression; a version
+// released during the recording that fails with a status its history never
+// showed is a bad release even when its marker is out of the window. Each case has
 // a twin that differs in the one fact and must not be diagnosed the same.
 func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 	t.Parallel()
@@ -89,6 +91,10 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 	models := ev("models", contracts.ToolAggregateTraces, contracts.Facts{}, "tool: aggregate_traces\n<<<DATA rows=1\n"+`{"name":"chat gpt-4o-mini","gen_ai.request.model":"gpt-4o-mini","p95_ms":900}`+"\nDATA>>>")
 	models.Arguments = []byte(`{"service":"shop-api","aggregation":"p95","group_by":["name","gen_ai.request.model"]}`)
 	exception := errorTraces(`{"trace_id":"t1","span_id":"a","service":"shop-api","name":"GET /x","kind":"Server","error":true,"exception.type":"KeyError"}`)
+	latent := func(history int, newErrors, errors, otherNew int64) *contracts.ReleaseErrors {
+		return &contracts.ReleaseErrors{Version: "v2", FirstSeen: onset.Add(-3 * time.Hour), HistoryMinutes: history, Requests: 40, Errors: errors,
+			NewSignature: "Object reference not set to an instance of an object.", NewErrors: newErrors, OtherRequests: 10, OtherNewErrors: otherNew}
+	}
 	answers := []contracts.QualityShift{{Attribute: "gen_ai.response.finish_reasons", Value: `["length"]`, At: onset, Before: 0, Since: 0.47, Statistic: 77}}
 	tests := []struct {
 		name     string
@@ -100,9 +106,15 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 		{"a dependency call slower by less than SlowRatio is not first", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("POST Client", "p95", 200, 263)}), release}, "bad_release"},
 		{"the model call slowed first: not a dependency", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("chat gpt-4o-mini Client", "p95", 400, 1300)}), release, models}, "bad_release"},
 		{"a dependency slowed first, but the failing spans throw", []loop.Evidence{overview(0.15, contracts.Facts{Departures: departs("POST Client", "p95", 53, 263)}), release, exception}, "bad_release"},
-		{"answers shifted with no marker in the window", []loop.Evidence{overview(0.01, contracts.Facts{QualityShifts: answers}), noMarker}, "prompt_regression"},
-		{"answers shifted, no marker, but the service fails", []loop.Evidence{overview(0.2, contracts.Facts{QualityShifts: answers}), noMarker}, contracts.ClassUnknown},
+		{"answers shifted with no marker in the window, after a release in the recording", []loop.Evidence{overview(0.01, contracts.Facts{QualityShifts: answers, Release: latent(15, 0, 1, 0)}), noMarker}, "prompt_regression"},
+		{"answers shifted with no release anywhere: the traffic's", []loop.Evidence{overview(0.01, contracts.Facts{QualityShifts: answers, Release: latent(0, 0, 1, 0)}), noMarker}, contracts.ClassUnknown},
+		{"answers shifted, no marker, but the service fails", []loop.Evidence{overview(0.2, contracts.Facts{QualityShifts: answers, Release: latent(15, 0, 1, 0)}), noMarker}, contracts.ClassUnknown},
 		{"no answer shift and no marker", []loop.Evidence{overview(0.01, contracts.Facts{}), noMarker}, contracts.ClassUnknown},
+		{"the version released during the recording fails with a new status, marker out of the window", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 23, 23, 0)}), noMarker}, "bad_release"},
+		{"the version served from the first minute: nothing was released", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(0, 23, 23, 0)}), noMarker}, contracts.ClassUnknown},
+		{"two errors with a new status are noise", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 2, 2, 0)}), noMarker}, contracts.ClassUnknown},
+		{"the new status is a minority of the version's errors", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 3, 20, 0)}), noMarker}, contracts.ClassUnknown},
+		{"the old version fails with the same status", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 23, 23, 4)}), noMarker}, contracts.ClassUnknown},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

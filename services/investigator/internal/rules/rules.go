@@ -252,16 +252,28 @@ var Table = []Rule{
 		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow, FeatSlowDependency}},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
 		func(o Observations) bool { return !o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
+	// bad_release also without a deployment in the window, near last:
+	// FeatLatentRelease, the version serving since the onset replaced
+	// another one during the recording, and most of its errors since the
+	// onset carry a status the service's history never showed and the
+	// other versions do not share (facts.release). Its marker is older
+	// than MarkerWindow, or outside the query: a fault the release carried
+	// until traffic reached it. The gate denies it for want of a marker.
+	{"bad_release", 0.6, "no deployment precedes the onset within the window, but the version released earlier fails since the onset with an error the history never showed",
+		func(o Observations) bool { return !o.Deploy && o.feat(FeatLatentRelease) }, nil, true, []Feature{FeatLatentRelease}},
 	// prompt_regression also without a deployment in the window, last:
-	// the model's answers shifted (FeatAnswerShift) with few errors, and
-	// nothing else explains the incident. A prompt or model change that no
-	// marker within MarkerWindow shows (one released long before its
-	// traffic reached it) is still a prompt regression; the gate denies
-	// it for want of a marker.
-	{"prompt_regression", 0.6, "no deployment precedes the onset within the window, but the model's answers changed: a prompt or model change",
+	// the model's answers shifted (FeatAnswerShift) with few errors, the
+	// version serving since the onset replaced another during the
+	// recording (facts.release), and nothing else explains the incident. A
+	// prompt that no marker within MarkerWindow shows (one released long
+	// before its traffic reached it) is still a prompt regression; the
+	// gate denies it for want of a marker. Answers that shift with no
+	// release in the recording at all are the traffic's (a new kind of
+	// question: incidents-signals' sig-answers-shift-no-deploy-quiz-bot).
+	{"prompt_regression", 0.6, "no deployment precedes the onset within the window, but the model's answers changed since a version released during the recording: a prompt or model change",
 		func(o Observations) bool {
 			r, _ := o.rate()
-			return !o.Deploy && o.feat(FeatAnswerShift) && r < HighErrorRate
+			return !o.Deploy && o.feat(FeatAnswerShift) && r < HighErrorRate && o.release != nil && o.release.HistoryMinutes > 0
 		}, nil, true, []Feature{FeatAnswerShift}},
 }
 
@@ -306,6 +318,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	sh := readShape(evidence)
 	o.Features = features(f, newVersion, sh)
 	setIDs(o.Features, FeatSlowFirst, slowFirst(service, evidence, sh.Model))
+	setIDs(o.Features, FeatLatentRelease, latentRelease(service, evidence))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
