@@ -108,7 +108,14 @@ const (
 	// least LatentErrors of its errors since the onset, most of them,
 	// carry a status no error span of the service carried before it
 	// served, which no other version shows since the onset.
-	FeatLatentRelease Feature = "the version released during the recording fails since the onset with a status its history never showed (facts.release)"
+	// FeatUsualRateDependency: a peer the failing client spans call is
+	// among the overview's failing dependencies (facts.failing_dependencies:
+	// called before the onset, called since at most
+	// contracts.DependencyCallRatio times its baseline rate, its calls'
+	// errors left their baseline at the onset). The service did not
+	// multiply its calls: its retries are no storm.
+	FeatUsualRateDependency Feature = "the failing calls go to a dependency called at its usual rate whose errors rose at the onset (facts.failing_dependencies)"
+	FeatLatentRelease       Feature = "the version released during the recording fails since the onset with a status its history never showed (facts.release)"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -130,3 +131,30 @@ func latentRelease(service string, evidence []loop.Evidence) []string {
 	}
 	return ids
 }
+
+// usualRateDependency returns the ids of the overviews of service whose
+// failing dependencies (facts.failing_dependencies) include a host of the
+// failing client spans (FeatUsualRateDependency), when every retry is a
+// client span of its own: no retry source (facts.retries) or OpenTelemetry's
+// http.request.resend_count, set on each resend's span. Retries that only a
+// log line (Go's retryablehttp: one span per call) or an attribute of one
+// span counts are not in the call rate, which then says nothing of them.
+func usualRateDependency(service string, evidence []loop.Evidence, failingHosts map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service {
+			continue
+		}
+		if r := e.Facts.Retries; r != nil && (r.Source != "attribute" || r.Key != resendKey) {
+			continue
+		}
+		if slices.ContainsFunc(e.Facts.FailingDependencies, func(p string) bool { return failingHosts[p] }) {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// resendKey is OpenTelemetry's HTTP resend counter, set on the client span
+// of each resend.
+const resendKey = "http.request.resend_count"

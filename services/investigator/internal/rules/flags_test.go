@@ -73,7 +73,8 @@ func TestGeneralFeaturesOfIssue35(t *testing.T) {
 // its timeouts read as a high error rate after a release; the model's answers
 // shifting with no marker in the window is a prompt regression; a version
 // released during the recording that fails with a status its history never
-// showed is a bad release even when its marker is out of the window. Each case has
+// showed is a bad release even when its marker is out of the window; resends
+// to a dependency the service calls at its usual rate are no retry storm. Each case has
 // a twin that differs in the one fact and must not be diagnosed the same.
 func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 	t.Parallel()
@@ -95,6 +96,9 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 		return &contracts.ReleaseErrors{Version: "v2", FirstSeen: onset.Add(-3 * time.Hour), HistoryMinutes: history, Requests: 40, Errors: errors,
 			NewSignature: "Object reference not set to an instance of an object.", NewErrors: newErrors, OtherRequests: 10, OtherNewErrors: otherNew}
 	}
+	resends := errorTraces(`{"trace_id":"t1","span_id":"a","service":"shop-api","name":"POST /checkout","kind":"Server","error":true}`,
+		`{"trace_id":"t1","span_id":"b","parent_span_id":"a","service":"shop-api","name":"POST","kind":"Client","error":true,"server.address":"api.mail.example","http.request.resend_count":1}`,
+		`{"trace_id":"t1","span_id":"c","parent_span_id":"a","service":"shop-api","name":"POST","kind":"Client","error":true,"server.address":"api.mail.example","http.request.resend_count":2}`)
 	answers := []contracts.QualityShift{{Attribute: "gen_ai.response.finish_reasons", Value: `["length"]`, At: onset, Before: 0, Since: 0.47, Statistic: 77}}
 	tests := []struct {
 		name     string
@@ -115,6 +119,13 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 		{"two errors with a new status are noise", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 2, 2, 0)}), noMarker}, contracts.ClassUnknown},
 		{"the new status is a minority of the version's errors", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 3, 20, 0)}), noMarker}, contracts.ClassUnknown},
 		{"the old version fails with the same status", []loop.Evidence{overview(0.06, contracts.Facts{Release: latent(120, 23, 23, 4)}), noMarker}, contracts.ClassUnknown},
+		{"resends to a dependency called at its usual rate after a release", []loop.Evidence{overview(0.15, contracts.Facts{FailingDependencies: []string{"api.mail.example"}}), release, resends}, "dependency_outage"},
+		{"resends to a peer the service now calls beyond its usual rate", []loop.Evidence{overview(0.15, contracts.Facts{}), release, resends}, "retry_storm"},
+		{"a failing dependency the failing spans do not call", []loop.Evidence{overview(0.15, contracts.Facts{FailingDependencies: []string{"other.example"}}), release, resends}, "retry_storm"},
+		{"retries counted only in log lines are not in the call rate", []loop.Evidence{overview(0.15, contracts.Facts{FailingDependencies: []string{"api.mail.example"},
+			Retries: &contracts.RetryRise{Source: "logs", Since: 3, Baseline: 0.1, Ratio: 30, Events: 90}}), release, resends}, "retry_storm"},
+		{"resends counted on their own client spans are in the call rate", []loop.Evidence{overview(0.15, contracts.Facts{FailingDependencies: []string{"api.mail.example"},
+			Retries: &contracts.RetryRise{Source: "attribute", Key: "http.request.resend_count", Since: 0.3, Baseline: 0, Ratio: 300, Events: 7}}), release, resends}, "dependency_outage"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -170,7 +170,7 @@ var Table = []Rule{
 	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
+			return o.Deploy && !o.feat(FeatUsualRateDependency) && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
 		}, []Signal{SigRetry}, true, []Feature{FeatResend, FeatRetryRise}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
@@ -319,6 +319,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	o.Features = features(f, newVersion, sh)
 	setIDs(o.Features, FeatSlowFirst, slowFirst(service, evidence, sh.Model))
 	setIDs(o.Features, FeatLatentRelease, latentRelease(service, evidence))
+	setIDs(o.Features, FeatUsualRateDependency, usualRateDependency(service, evidence, f.hosts))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
