@@ -97,6 +97,25 @@ const (
 	// usual call rate, explaining most of the entry spans' added p95
 	// (facts.slow_dependencies).
 	FeatSlowDependency Feature = "a dependency slowed at its usual call rate and explains the added latency (facts.slow_dependencies)"
+	// FeatSlowFirst: the earliest operation to leave its baseline
+	// (facts.departures, earliest first) is a call out of the process (a
+	// client or producer span, not a model call) whose p95 grew SlowRatio
+	// times: a dependency slowed before any error or any endpoint moved,
+	// so the errors that follow are its timeouts.
+	FeatSlowFirst Feature = "a dependency call's latency left its baseline before anything else did (facts.departures)"
+	// FeatLatentRelease: the version serving since the onset first served
+	// after another version did (facts.release.history_minutes), and at
+	// least LatentErrors of its errors since the onset, most of them,
+	// carry a status no error span of the service carried before it
+	// served, which no other version shows since the onset.
+	// FeatUsualRateDependency: a peer the failing client spans call is
+	// among the overview's failing dependencies (facts.failing_dependencies:
+	// called before the onset, called since at most
+	// contracts.DependencyCallRatio times its baseline rate, its calls'
+	// errors left their baseline at the onset). The service did not
+	// multiply its calls: its retries are no storm.
+	FeatUsualRateDependency Feature = "the failing calls go to a dependency called at its usual rate whose errors rose at the onset (facts.failing_dependencies)"
+	FeatLatentRelease       Feature = "the version released during the recording fails since the onset with a status its history never showed (facts.release)"
 )
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -84,3 +86,75 @@ func newPeer(service string, evidence []loop.Evidence, failingHosts map[string]b
 	}
 	return ids
 }
+
+// slowFirst returns the ids of the overviews of service whose earliest
+// departure (facts.departures, earliest first) is the p95 of a call out of
+// the process, "… Client" or "… Producer" and not a model call (model),
+// grown SlowRatio times: the dependency slowed before any error rate or
+// endpoint left its baseline (FeatSlowFirst).
+func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.Departures) == 0 {
+			continue
+		}
+		d := e.Facts.Departures[0]
+		name, out := strings.CutSuffix(d.Operation, " Client")
+		if !out {
+			name, out = strings.CutSuffix(d.Operation, " Producer")
+		}
+		if out && !model[name] && d.Signal == "p95" && d.Before > 0 && d.Since >= SlowRatio*d.Before {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// LatentErrors is the fewest errors with the release's new status since the
+// onset that FeatLatentRelease reads: one or two are any version's noise.
+const LatentErrors = 3
+
+// latentRelease returns the ids of the overviews of service whose
+// facts.release shows a version that replaced another during the recording
+// and whose errors since the onset are mostly a new status that no other
+// version shares (FeatLatentRelease).
+func latentRelease(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		r := e.Facts.Release
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || r == nil {
+			continue
+		}
+		if r.HistoryMinutes > 0 && r.NewErrors >= LatentErrors && 2*r.NewErrors > r.Errors && r.OtherNewErrors == 0 {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// usualRateDependency returns the ids of the overviews of service whose
+// failing dependencies (facts.failing_dependencies) include a host of the
+// failing client spans (FeatUsualRateDependency), when every retry is a
+// client span of its own: no retry source (facts.retries) or OpenTelemetry's
+// http.request.resend_count, set on each resend's span. Retries that only a
+// log line (Go's retryablehttp: one span per call) or an attribute of one
+// span counts are not in the call rate, which then says nothing of them.
+func usualRateDependency(service string, evidence []loop.Evidence, failingHosts map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service {
+			continue
+		}
+		if r := e.Facts.Retries; r != nil && (r.Source != "attribute" || r.Key != resendKey) {
+			continue
+		}
+		if slices.ContainsFunc(e.Facts.FailingDependencies, func(p string) bool { return failingHosts[p] }) {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// resendKey is OpenTelemetry's HTTP resend counter, set on the client span
+// of each resend.
+const resendKey = "http.request.resend_count"

@@ -174,7 +174,7 @@ var Table = []Rule{
 	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
+			return o.Deploy && !o.feat(FeatUsualRateDependency) && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
 		}, []Signal{SigRetry}, true, []Feature{FeatResend, FeatRetryRise}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
@@ -228,6 +228,15 @@ var Table = []Rule{
 	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
 		func(o Observations) bool { return o.Deploy && o.failing() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+	// retrieval_latency also before a deployment's rows: FeatSlowFirst, a
+	// dependency call's p95 was the first thing to leave its baseline, and
+	// no failing span carries an exception. A handful of its timeouts in
+	// the few sampled requests since the onset may read as an error rate
+	// over ReleaseErrorRate (seed 61843's w025: 2 of 16), which is the
+	// slowdown's symptom, not a release's fault.
+	{"retrieval_latency", 0.7, "a dependency call slowed before anything else left its baseline: the errors that follow are its timeouts",
+		func(o Observations) bool { return o.feat(FeatSlowFirst) && !o.feat(FeatException) && !o.has(SigCrash) },
+		nil, true, []Feature{FeatSlowFirst}},
 	// bad_release reads FeatException (exception.* / error.type on most
 	// failing spans), the crash signal, an error rate of at least
 	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
@@ -251,6 +260,29 @@ var Table = []Rule{
 		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow, FeatSlowDependency}},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
 		func(o Observations) bool { return !o.Deploy && (o.has(SigRetry) || o.feat(FeatResend)) }, []Signal{SigRetry}, true, []Feature{FeatResend}},
+	// bad_release also without a deployment in the window, near last:
+	// FeatLatentRelease, the version serving since the onset replaced
+	// another one during the recording, and most of its errors since the
+	// onset carry a status the service's history never showed and the
+	// other versions do not share (facts.release). Its marker is older
+	// than MarkerWindow, or outside the query: a fault the release carried
+	// until traffic reached it. The gate denies it for want of a marker.
+	{"bad_release", 0.6, "no deployment precedes the onset within the window, but the version released earlier fails since the onset with an error the history never showed",
+		func(o Observations) bool { return !o.Deploy && o.feat(FeatLatentRelease) }, nil, true, []Feature{FeatLatentRelease}},
+	// prompt_regression also without a deployment in the window, last:
+	// the model's answers shifted (FeatAnswerShift) with few errors, the
+	// version serving since the onset replaced another during the
+	// recording (facts.release), and nothing else explains the incident. A
+	// prompt that no marker within MarkerWindow shows (one released long
+	// before its traffic reached it) is still a prompt regression; the
+	// gate denies it for want of a marker. Answers that shift with no
+	// release in the recording at all are the traffic's (a new kind of
+	// question: incidents-signals' sig-answers-shift-no-deploy-quiz-bot).
+	{"prompt_regression", 0.6, "no deployment precedes the onset within the window, but the model's answers changed since a version released during the recording: a prompt or model change",
+		func(o Observations) bool {
+			r, _ := o.rate()
+			return !o.Deploy && o.feat(FeatAnswerShift) && r < HighErrorRate && o.release != nil && o.release.HistoryMinutes > 0
+		}, nil, true, []Feature{FeatAnswerShift}},
 }
 
 // MaxClaims caps the claims one diagnosis carries.
@@ -291,7 +323,11 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	}
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
-	o.Features = features(f, newVersion, readShape(evidence))
+	sh := readShape(evidence)
+	o.Features = features(f, newVersion, sh)
+	setIDs(o.Features, FeatSlowFirst, slowFirst(service, evidence, sh.Model))
+	setIDs(o.Features, FeatLatentRelease, latentRelease(service, evidence))
+	setIDs(o.Features, FeatUsualRateDependency, usualRateDependency(service, evidence, f.hosts))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
