@@ -96,6 +96,10 @@ const (
 	// SandboxRetryRiseTest is the significance test of the rise of a
 	// source's retries per inbound request before it is reported.
 	SandboxRetryRiseTest = "sandbox.retry_rise_test"
+	// SandboxDependencyBucket is the widening, by one bucket of a sparse
+	// peer's series, of how long before the service's onset a failing
+	// dependency's own onset may lie.
+	SandboxDependencyBucket = "sandbox.dependency_bucket"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -150,4 +154,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestPeakCallsOnlySignificantRises"},
 	{Name: SandboxRetryRiseTest, Check: "a source's retry rise is reported only when its retries per inbound request did not rise or rose significantly (a handful of retries is no retry storm)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRetryRise"},
+	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
 }
