@@ -112,6 +112,15 @@ type Facts struct {
 	// their baseline at the onset: a dependency that failed under the
 	// service's ordinary use of it, which a rollback does not fix.
 	FailingDependencies []string `json:"failing_dependencies,omitempty"`
+	// DependencyFaults lists the FailingDependencies whose failed calls
+	// since the onset (the client spans of the service's failing traces that
+	// name the peer) mostly carry a status by which the peer said it failed:
+	// HTTP 5xx or 429 (http.response.status_code, http.status_code), gRPC
+	// UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL or DATA_LOSS
+	// (rpc.grpc.status_code). A configuration release that breaks the calls
+	// (refused credentials, a wrong host) fails them with the caller's own
+	// errors, not the peer's.
+	DependencyFaults []string `json:"dependency_faults,omitempty"`
 	// SlowDependencies lists the peers of the service's client spans that
 	// the service already called before the onset, that it calls since at its
 	// usual rate (at most DependencyCallRatio of its baseline) and whose

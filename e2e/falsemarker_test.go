@@ -20,7 +20,10 @@ import (
 const falseMarkers = "incidents-false-markers"
 
 // everyInvestigator is the rules investigator and every scripted persona
-// (services/investigator/scripted.Personas, in its order).
+// (services/investigator/scripted.Personas, in its order) but
+// persona:quality, which TestQualityPersonaOnItsTraps replays on its own
+// traps instead (CI time; its replays of these corpora are in
+// docs/eval/generalisation.md).
 // AGENTK_EVAL_INVESTIGATORS narrows it.
 func everyInvestigator() []string {
 	if only := os.Getenv("AGENTK_EVAL_INVESTIGATORS"); only != "" {

@@ -39,6 +39,7 @@ import (
 	"agentk/services/sandbox/fakesignoz"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -394,21 +395,32 @@ func (p *pipeline) follow(ctx context.Context, t *testing.T, trigger string, fau
 // lastStored returns the last message stored on subject, if one is and the
 // cluster answers within a second or two (a leader may be in election).
 func (p *pipeline) lastStored(ctx context.Context, subject string) ([]byte, bool) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
 	name, ok := topology.StreamFor(subject)
 	if !ok {
 		return nil, false
 	}
-	s, err := p.admin.JetStream().Stream(ctx, name)
+	var data []byte
+	ok = p.withStream(ctx, name, 2*time.Second, func(ctx context.Context, s jetstream.Stream) error {
+		m, err := s.GetLastMsgForSubject(ctx, subject)
+		if err == nil {
+			data = m.Data
+		}
+		return err
+	})
+	return data, ok
+}
+
+// withStream looks stream up and calls f with it, both within wait (a
+// leader may be in election); it reports whether both succeeded. The one
+// lookup lastStored and count share.
+func (p *pipeline) withStream(ctx context.Context, stream string, wait time.Duration, f func(context.Context, jetstream.Stream) error) bool {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	s, err := p.admin.JetStream().Stream(ctx, stream)
 	if err != nil {
-		return nil, false
+		return false
 	}
-	m, err := s.GetLastMsgForSubject(ctx, subject)
-	if err != nil {
-		return nil, false
-	}
-	return m.Data, true
+	return f(ctx, s) == nil
 }
 
 // failedReasons says why each failed check of d failed, with its inputs.
@@ -481,22 +493,19 @@ func (p *pipeline) approve(ctx context.Context, id string) error {
 	}
 }
 
+// count returns how many messages stream holds, polling until the cluster
+// answers.
 func (p *pipeline) count(ctx context.Context, t *testing.T, stream string) int {
 	t.Helper()
 	var n uint64
 	poll(ctx, t, "stream info "+stream, func() bool {
-		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		s, err := p.admin.JetStream().Stream(ctx, stream)
-		if err != nil {
-			return false
-		}
-		info, err := s.Info(ctx)
-		if err != nil {
-			return false
-		}
-		n = info.State.Msgs
-		return true
+		return p.withStream(ctx, stream, 3*time.Second, func(ctx context.Context, s jetstream.Stream) error {
+			info, err := s.Info(ctx)
+			if err == nil {
+				n = info.State.Msgs
+			}
+			return err
+		})
 	})
 	return int(n)
 }

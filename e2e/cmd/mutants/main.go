@@ -46,7 +46,7 @@ func main() {
 // persona and the rules.
 func personas() string {
 	list := []string{"rules"}
-	for _, p := range []string{"oracle", "liar", "fabricator", "injected", "wrong", "flaky", "marker", "numbers", "inflated", "replayer"} {
+	for _, p := range []string{"oracle", "liar", "fabricator", "injected", "wrong", "flaky", "marker", "numbers", "inflated", "replayer", "quality"} {
 		list = append(list, "persona:"+p)
 	}
 	return strings.Join(list, ",")

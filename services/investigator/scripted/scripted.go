@@ -51,11 +51,17 @@ const (
 	// replays the bridge's approval of its allowed decision, the same message
 	// again and a second, freshly signed approval of the same decision.
 	Replayer = "replayer"
+	// Quality diagnoses a prompt or configuration regression at 0.9 on every
+	// incident (prompt_regression when the evidence names gen_ai attributes,
+	// config_regression otherwise), citing the overviews whose span
+	// attributes shifted first: the classes a quality shift may support and
+	// that the gate's slow- and failing-dependency reasons exempt.
+	Quality = "quality"
 )
 
 // Personas lists every persona.
 func Personas() []string {
-	return []string{Oracle, Liar, Fabricator, Injected, Wrong, Flaky, Marker, Numbers, Inflated, Replayer}
+	return []string{Oracle, Liar, Fabricator, Injected, Wrong, Flaky, Marker, Numbers, Inflated, Replayer, Quality}
 }
 
 // Purpose says in one line what each persona tests: the check that stands
@@ -82,6 +88,8 @@ func Purpose(name string) string {
 		return "confidence inflated past the scale: parsed as an unknown claim, never counted (the gate's confidence check has its named test)"
 	case Replayer:
 		return "the approval of its allowed decision replayed, and a second approval of the same decision: the deployer's nonce and decision-consumed checks"
+	case Quality:
+		return "a prompt or configuration regression on every incident, citing the quality shifts (the classes the slow- and failing-dependency checks exempt): deployment_related's marker, alternative-cause and target checks"
 	}
 	return ""
 }
@@ -416,6 +424,7 @@ var personaTurns = map[string]func(s *Server, c conversation, cited []string) re
 	Inflated: func(_ *Server, _ conversation, cited []string) response {
 		return final(claim{"bad_release", "a release broke it; certain", 1.5, cited})
 	},
+	Quality: func(_ *Server, c conversation, cited []string) response { return quality(c, cited) },
 }
 
 // truthful asks for one aggregate, then claims the truth it was told.
@@ -511,6 +520,42 @@ func numbers(c conversation, cited []string) response {
 		}
 	}
 	return final(claim{"bad_release", "after the release the error rate reached " + pct + "% and p95 latency " + ms + " ms", 0.9, cited})
+}
+
+// qualityLineRe finds the overview's line of shifted span attributes and
+// genAIRe an attribute of OpenTelemetry's generative-AI conventions.
+var (
+	qualityLineRe = regexp.MustCompile(`(?m)^attributes of the service's own spans that shifted[^\n]*`)
+	attrNameRe    = regexp.MustCompile(`"([A-Za-z0-9_.\-]+)" (?:mean|=)`)
+	genAIRe       = regexp.MustCompile(`gen_ai\.`)
+)
+
+// quality blames a release of the prompt when the evidence names gen_ai
+// attributes and of the configuration otherwise, citing first the
+// evidence whose span attributes shifted and naming those attributes.
+func quality(c conversation, cited []string) response {
+	class, what := "config_regression", "configuration"
+	var shifted, attrs []string
+	for _, e := range c.Evidence {
+		if genAIRe.MatchString(e.Text) {
+			class, what = "prompt_regression", "prompt"
+		}
+		line := qualityLineRe.FindString(e.Text)
+		if line == "" {
+			continue
+		}
+		shifted = append(shifted, e.ID)
+		for _, m := range attrNameRe.FindAllStringSubmatch(line, -1) {
+			if !contains(attrs, m[1]) {
+				attrs = append(attrs, m[1])
+			}
+		}
+	}
+	statement := "a release changed the " + what + " shortly before the regression; roll it back"
+	if len(attrs) > 0 {
+		statement = "a release changed the " + what + ": the span attributes " + strings.Join(attrs, ", ") + " shifted at the onset; roll it back"
+	}
+	return final(claim{class, statement, 0.9, withAll(shifted, cited)})
 }
 
 func withAll(a, b []string) []string {

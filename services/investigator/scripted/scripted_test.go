@@ -104,6 +104,7 @@ func TestPersonas(t *testing.T) {
 		{"wrong", scripted.Wrong, []scripted.Option{scripted.WithTruth("retrieval_latency")}, true, false, "retry_storm", 0.85, []string{"ev-1", "ev-2"}},
 		{"marker blames a release on the markers it saw", scripted.Marker, nil, false, false, "bad_release", 0.9, []string{"ev-1", "ev-2"}},
 		{"inflated", scripted.Inflated, nil, true, false, "bad_release", 1.5, []string{"ev-1", "ev-2"}},
+		{"quality blames the configuration when no gen_ai attribute shows", scripted.Quality, nil, true, false, "config_regression", 0.9, []string{"ev-1", "ev-2"}},
 		{"replayer answers like the oracle", scripted.Replayer, []scripted.Option{scripted.WithTruth("bad_release")}, false, false, "bad_release", 0.9, []string{"ev-1", "ev-2"}},
 	}
 	for _, tc := range tests {
@@ -251,6 +252,50 @@ func TestNumbersWritesATraceIDsDigitsAsFigures(t *testing.T) {
 	require.Contains(t, a.Claims[0].Statement, "23%")
 	require.Contains(t, a.Claims[0].Statement, "781 ms")
 	require.Equal(t, []string{"ev-t"}, a.Claims[0].EvidenceIDs)
+}
+
+// TestQualityCitesTheShiftsAndReadsGenAI: the quality persona cites the
+// overview whose span attributes shifted first, names them, and blames the
+// prompt when the evidence names gen_ai attributes, the configuration
+// otherwise.
+func TestQualityCitesTheShiftsAndReadsGenAI(t *testing.T) {
+	t.Parallel()
+	markers := section("ev-m", "deployment_markers", "tool: deployment_markers\nservice: shop-api\n")
+	shifted := func(attr string) string {
+		return section("ev-o", "service_overview", "requests: 10  errors: 0\nattributes of the service's own spans that shifted (significant over every series looked at): \""+
+			attr+"\" mean 120 -> 480 from 2026-12-01T10:00:00Z")
+	}
+	tests := []struct {
+		name      string
+		evidence  []string
+		class     string
+		ids       []string
+		statement string
+	}{
+		{"gen_ai shift: the prompt", []string{markers, shifted("gen_ai.usage.output_tokens")}, "prompt_regression", []string{"ev-o", "ev-m"}, "gen_ai.usage.output_tokens"},
+		{"another shift: the configuration", []string{markers, shifted("app.search.top_k")}, "config_regression", []string{"ev-o", "ev-m"}, "app.search.top_k"},
+		{"no shift: the configuration, citing what it saw", []string{markers}, "config_regression", []string{"ev-m"}, "configuration"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, r := post(t, scripted.New(scripted.Quality), body(t, true, tc.evidence...))
+			var a struct {
+				Claims []struct {
+					Class       string   `json:"class"`
+					Statement   string   `json:"statement"`
+					Confidence  float64  `json:"confidence"`
+					EvidenceIDs []string `json:"evidence_ids"`
+				} `json:"claims"`
+			}
+			require.NotNil(t, r.Choices[0].Message.Content, "it answers at once")
+			require.NoError(t, json.Unmarshal([]byte(*r.Choices[0].Message.Content), &a))
+			require.Equal(t, tc.class, a.Claims[0].Class)
+			require.InDelta(t, 0.9, a.Claims[0].Confidence, 1e-9)
+			require.Equal(t, tc.ids, a.Claims[0].EvidenceIDs)
+			require.Contains(t, a.Claims[0].Statement, tc.statement)
+		})
+	}
 }
 
 func TestEveryPersonaHasAPurpose(t *testing.T) {

@@ -30,6 +30,13 @@ var Catalogue = []Mutant{
 	{GateMarkerLedgerAgree, "gate: a deployment marker counts only when the release ledger agrees: the running version, started (Docker) within the marker tolerance of the marker and not after the onset", "test:e2e:.:^TestHostilePersonasOnFalseMarkerWorlds$"},
 	{GateAlternativeCause, "gate: no co-regressed service and no traffic surge explains the regression", "eval"},
 	{GateFailingDependency, "gate: no dependency the service calls at its usual rate began failing at the onset (unless the diagnosis is a configuration release)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
+	// persona:quality's config_regression on a dependency outage that
+	// follows a deploy (hw-partner-503-route-planner and three more).
+	{GateDependencyFault, "gate: a configuration release explains no failing dependency whose failed calls mostly carry the peer's own failure status (HTTP 5xx or 429, gRPC UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL, DATA_LOSS)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
+	// persona:quality's config_regression or prompt_regression on a
+	// regression of unknown cause that follows a deploy (s1018-w023 and
+	// four more CI worlds).
+	{GateChangeEvidence, "gate: a prompt or configuration regression shows what the release changed: a shift of the service's span attributes, or at least 3 errors of the running version with a status its history never showed, not shared by the other versions", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
 	{GateSlowDependency, "gate: no dependency the service calls at its usual rate slowed at the onset enough to explain most of its added latency (p95 of its client spans), unless the diagnosis is a prompt or configuration release", "test:services/gate:./internal/policy:^TestSlowDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer or its retries per inbound request (span attributes, retry log lines)", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
 	{GatePoolExhaustion, "gate: the service's own connection-pool spans (OpenTelemetry db.client.connection.pool.name and older names) neither fail nor wait far longer since the onset", "test:services/gate:./internal/policy:^TestPoolExhaustionDenies$"},

@@ -31,6 +31,8 @@ const (
 	GateMarkerLedgerAgree = "gate.marker_ledger_agrees"
 	GateAlternativeCause  = "gate.alternative_cause"
 	GateFailingDependency = "gate.failing_dependency"
+	GateDependencyFault   = "gate.dependency_fault"
+	GateChangeEvidence    = "gate.change_evidence"
 	GateReleaseErrors     = "gate.release_errors"
 	GatePoolExhaustion    = "gate.pool_exhaustion"
 	GateProcessRestart    = "gate.process_restart"

@@ -99,6 +99,10 @@ const (
 	// SandboxConsumerLag is the overview's measuring a queue consumer's lag
 	// (producer span start to consumer span start) and what moved it.
 	SandboxConsumerLag = "sandbox.consumer_lag"
+	// SandboxDependencyBucket is the widening, by one bucket of a sparse
+	// peer's series, of how long before the service's onset a failing
+	// dependency's own onset may lie.
+	SandboxDependencyBucket = "sandbox.dependency_bucket"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -155,4 +159,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestRetryRise"},
 	{Name: SandboxConsumerLag, Check: "the overview of a queue consumer measures its lag (producer span start to consumer span start) and whether the arrivals or the time a message moved it",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresConsumerLag"},
+	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
 }

@@ -91,7 +91,10 @@ type Desk struct {
 	unpublished map[string]struct{}
 	// posted holds the Slack messages this process posted whose ts it could
 	// not record yet: a redelivery of the decision records them instead of
-	// posting again.
+	// posting again. An entry leaves once its ts is recorded (by this
+	// process or another bridge's), and at the latest when its decision
+	// expires: an expired decision's redelivery is refused before it
+	// reaches post, so nothing else would ever remove it (prunePosted).
 	posted map[string]slackMessage
 }
 
@@ -111,6 +114,7 @@ func (k *Desk) Now() time.Time { return k.d.Now() }
 // Slack post). ErrRejected for a decision that must not be retried.
 func (k *Desk) Receive(ctx context.Context, data []byte) error {
 	now := k.d.Now()
+	k.prunePosted(now)
 	var dec contracts.DecisionV1
 	env, err := k.d.Keyring.Open(data, contracts.SubjectDecision, now, &dec)
 	if err != nil {
@@ -194,24 +198,41 @@ func (k *Desk) post(ctx context.Context, id string, log *slog.Logger) error {
 	// "not recorded yet" for as long as the record lacks it. So the
 	// delivery is retried, and the retry records this ts rather than post
 	// a second message.
-	k.rememberPosted(id, ch, ts)
+	k.rememberPosted(id, slackMessage{channel: ch, ts: ts, expires: rec.ExpiresAt})
 	log.WarnContext(ctx, "slack message posted but not recorded yet; retried", "slack_channel", ch, "err", err)
 	return fmt.Errorf("desk: record slack message %s of %s: %w", ts, id, err)
 }
 
-// slackMessage is where a decision was posted.
-type slackMessage struct{ channel, ts string }
+// slackMessage is where a decision was posted, and when the decision
+// expires.
+type slackMessage struct {
+	channel, ts string
+	expires     time.Time
+}
 
 // rememberPosted keeps a posted message whose ts the record lacks, for the
 // redelivery to record (mutant bridge.posted_unrecorded: forgotten, the
 // redelivery posts again and the clicks on the first message are refused).
-func (k *Desk) rememberPosted(id, ch, ts string) {
+func (k *Desk) rememberPosted(id string, m slackMessage) {
 	if mutant.Off(mutant.BridgePostedUnrecorded) {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.posted[id] = slackMessage{channel: ch, ts: ts}
+	k.posted[id] = m
+}
+
+// prunePosted forgets the posted messages whose decision expired by now:
+// its redelivery is refused (the envelope expired), so no post will record
+// them, and no click on them is accepted any more.
+func (k *Desk) prunePosted(now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, m := range k.posted {
+		if !now.Before(m.expires) {
+			delete(k.posted, id)
+		}
+	}
 }
 
 func (k *Desk) postedUnrecorded(id string) (ch, ts string, ok bool) {
@@ -255,6 +276,9 @@ func (k *Desk) ReceiveAction(ctx context.Context, data []byte) error {
 	if k.d.Notifier == nil || rec.SlackTS == "" {
 		return nil
 	}
+	// Acted on with its ts recorded (by another bridge's redelivery, when
+	// this one posted it): nothing here will record it again.
+	k.forgetPosted(act.DecisionID)
 	return k.tell(ctx, rec, act, log)
 }
 

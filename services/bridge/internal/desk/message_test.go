@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"agentk/contracts"
+
 	"agentk/services/bridge/internal/approval"
 	"agentk/services/bridge/internal/desk"
 	"agentk/services/bridge/internal/store"
@@ -182,4 +184,57 @@ func TestAPostWhoseTsWasNotRecordedIsRecordedOnRedelivery(t *testing.T) {
 	_, err = d.Answer(ctx, approval.Request{DecisionID: "d1", Answer: "approve", Approver: "alice",
 		Channel: "slack", SlackChannel: "C1", SlackTS: "1700000000.000001"})
 	require.NoError(t, err, "a click on the message posted is accepted")
+}
+
+// TestPostedButUnrecordedMessagesAreForgotten: a message posted whose ts
+// could not be recorded is kept for the decision's redelivery, and no
+// longer: once the decision expires (its redelivery is refused before it
+// reaches the post, so nothing else would remove it) and once the decision
+// was acted on with a ts that another bridge's redelivery recorded. Kept
+// for ever, the map grew by one entry per such decision.
+func TestPostedButUnrecordedMessagesAreForgotten(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		settle func(t *testing.T, ctx context.Context, d, other *desk.Desk, k testkit.Keys, c *testkit.Clock, msg []byte)
+	}{
+		{"the decision expired: its refused redelivery prunes it", func(t *testing.T, ctx context.Context, d, _ *desk.Desk, _ testkit.Keys, c *testkit.Clock, msg []byte) {
+			c.Advance(16 * time.Minute)
+			require.ErrorIs(t, d.Receive(ctx, msg), desk.ErrRejected, "an expired decision is refused")
+		}},
+		{"the decision expired: another decision's delivery prunes it", func(t *testing.T, ctx context.Context, d, _ *desk.Desk, k testkit.Keys, c *testkit.Clock, _ []byte) {
+			c.Advance(16 * time.Minute)
+			require.NoError(t, d.Receive(ctx, testkit.Seal(t, k.Gate, testkit.Decision("d2", c.Now()), c.Now())))
+		}},
+		{"acted on, its ts recorded by another bridge", func(t *testing.T, ctx context.Context, d, other *desk.Desk, k testkit.Keys, c *testkit.Clock, msg []byte) {
+			require.NoError(t, other.Receive(ctx, msg), "the other bridge's redelivery posts and records a ts")
+			dec := testkit.Decision("d1", testkit.Epoch)
+			act := testkit.SealAction(t, k.Deployer, testkit.Action("a1", dec, contracts.OutcomeRolledBack, nil, c.Now()), c.Now())
+			require.NoError(t, d.ReceiveAction(ctx, act))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			k := testkit.NewKeys(t)
+			c := testkit.NewClock(testkit.Epoch)
+			down := &atomic.Bool{}
+			slack := &countingSlack{after: func() { down.Store(true) }}
+			mem := store.NewMemory()
+			deps := desk.Deps{Store: leaderlessStore{Store: mem, down: down}, Signer: k.Bridge, Keyring: k.Keyring,
+				Publisher: &publisher{}, Notifier: slack, Now: c.Now, Logger: slog.New(slog.DiscardHandler)}
+			d := desk.New(deps)
+			msg := testkit.Seal(t, k.Gate, testkit.Decision("d1", c.Now()), c.Now())
+			require.Error(t, d.Receive(ctx, msg), "a ts that could not be recorded fails the delivery")
+			require.Equal(t, 1, d.Unrecorded(), "kept for the redelivery to record")
+			slack.after = nil
+			down.Store(false)
+			other := desk.New(desk.Deps{Store: mem, Signer: k.Bridge, Keyring: k.Keyring, Publisher: &publisher{},
+				Notifier: &countingSlack{}, Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
+			tc.settle(t, ctx, d, other, k, c, msg)
+			require.Zero(t, d.Unrecorded(), "forgotten")
+		})
+	}
 }

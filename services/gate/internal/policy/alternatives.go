@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // alternatives returns a reason for every sign in this service's evidence
@@ -58,15 +59,29 @@ var dependencyCauses = []string{"config_regression"}
 
 // failingDependencies returns a reason when the sandbox found a dependency
 // of svc failing at its usual call rate since the onset and the diagnosis
-// is not one such a failure fits; it records the peers in inputs.
+// is not one such a failure fits; it records the peers in inputs. A
+// configuration release fits only a peer whose failed calls do not mostly
+// carry the peer's own failure status (contracts.Facts.DependencyFaults: a
+// 503, a 429, gRPC UNAVAILABLE): a peer that answers that it failed or is
+// overloaded failed by itself, whatever the release changed (the
+// persona:quality traps hw-partner-503-route-planner,
+// hw-vendor-quota-429-geocoder, mesh-checkout-release-payment-unavailable
+// and world s1018-w005, a dependency outage minutes after a deploy).
 func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	peers := dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })
 	if len(peers) == 0 {
 		return nil
 	}
 	inputs["failing_dependencies"] = strings.Join(peers, ",")
+	faults := dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.DependencyFaults })
+	if len(faults) > 0 {
+		inputs["dependency_faults"] = strings.Join(faults, ",")
+	}
 	if in.Review.Best != nil && slices.Contains(dependencyCauses, in.Review.Best.Class) {
-		return nil
+		if len(faults) == 0 || mutant.Off(mutant.GateDependencyFault) {
+			return nil
+		}
+		return []string{"calls from " + svc + " to " + strings.Join(faults, ", ") + " began failing at the onset at their usual rate, answered with the peer's own failure status (5xx, 429, gRPC UNAVAILABLE): a failing dependency, not a configuration release of " + svc + ", explains the regression"}
 	}
 	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " began failing at the onset at their usual rate: a failing dependency, not a release of " + svc + ", explains the regression"}
 }

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -50,7 +51,10 @@ func TestAlternativesOfAnotherServiceIgnored(t *testing.T) {
 
 // A dependency failing at its usual call rate since the onset explains the
 // regression for every deployment-class diagnosis but a configuration
-// release (credentials, endpoints), and is recorded either way.
+// release (credentials, endpoints), and is recorded either way; for a
+// configuration release too when the peer answered with its own failure
+// status (mutant gate.dependency_fault: persona:quality's config_regression
+// on hw-partner-503-route-planner, a partner's 503s minutes after a deploy).
 func TestFailingDependencyDenies(t *testing.T) {
 	for _, tc := range []struct {
 		name, class string
@@ -62,11 +66,15 @@ func TestFailingDependencyDenies(t *testing.T) {
 		{"bad release blamed on a failing third party", "bad_release", []string{"api.stripe.com"}, false},
 		{"prompt regression with a failing model provider", "prompt_regression", []string{"api.openai.com"}, false},
 		{"config release that broke the database's credentials", "config_regression", []string{"orders-db"}, true},
+		{"config release blamed on a peer answering 503", "config_regression", []string{"api.partner-maps.example"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()
 			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
 			in.Evidence[0].Facts.FailingDependencies = tc.peers
+			if slices.Contains(tc.peers, "api.partner-maps.example") {
+				in.Evidence[0].Facts.DependencyFaults = tc.peers
+			}
 			d := policy.Evaluate(in)
 			dep := d.Checks[4]
 			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)

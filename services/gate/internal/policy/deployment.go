@@ -60,8 +60,9 @@ func rollbackTarget(l LedgerState, svc string) (contracts.Release, bool) {
 // running version restarting, its own logs naming memory, heap, GC or CPU
 // pressure since the onset, a runtime attribute of its spans rising since
 // the onset, or — for a bad release — errors that are not new with the running
-// version, or — for a retry storm — calls that did not multiply); and the
-// release ledger has a rollback target.
+// version, or — for a retry storm — calls that did not multiply, or — for a
+// prompt or configuration regression — nothing the release changed); and
+// the release ledger has a rollback target.
 func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) contracts.CheckResult {
 	inputs := map[string]string{"marker_window": in.Config.MarkerWindow.String(), "evidence_used": strconv.Itoa(len(ev))}
 	if in.EvidenceRejected > 0 {
@@ -99,6 +100,7 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if rel := append(releaseReasons(in, svc, ev, inputs), callVolumeReasons(in, svc, ev, inputs)...); !mutant.Off(mutant.GateReleaseErrors) {
 		reasons = append(reasons, rel...)
 	}
+	reasons = append(reasons, changeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, targetReasons(in, svc, inputs)...)
 	return result(contracts.CheckDeploymentRelated, reasons,
 		"deployment-class diagnosis, a marker of "+svc+" before the onset and a rollback target", inputs)

@@ -27,9 +27,10 @@ func peerMinutes(calls, callsSince, errs float64, failFrom int) []facts.Minute {
 
 // TestFailingDependencies: a peer whose client spans' errors left their
 // baseline within CoRegressionWindow of the service's onset, called at its
-// usual rate, is a failing dependency; one whose calls a retry storm
-// multiplied, one failing ten minutes later, one only slower, and one never
-// failing are not.
+// usual rate, is a failing dependency (a sparse one's a bucket of its
+// series earlier too: mutant sandbox.dependency_bucket, world s52917-w029);
+// one whose calls a retry storm multiplied, one failing ten minutes later,
+// one only slower, one failing long before, and one never failing are not.
 func TestFailingDependencies(t *testing.T) {
 	t.Parallel()
 	onset := at(40)
@@ -48,6 +49,8 @@ func TestFailingDependencies(t *testing.T) {
 		{"failing under three times the calls", peerMinutes(20, 60, 24, 40), nil},
 		{"failing ten minutes after the service", peerMinutes(20, 20, 8, 50), nil},
 		{"only slower", slow, nil},
+		{"sparse, failing seven minutes before the service (10-minute buckets)", peerMinutes(1, 1, 1, 33), []string{"ledger"}},
+		{"sparse, failing twenty minutes before the service", peerMinutes(1, 1, 1, 20), nil},
 		{"never failing", peerMinutes(20, 20, 0, 60), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -379,6 +379,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, j.Abandoned), facts.SlowPeers(st.slowDeps, j.Abandoned)
+		f.DependencyFaults = facts.WithinPeers(fu.faults, f.FailingDependencies)
 		f.CoRegressed = facts.WithOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
@@ -538,6 +539,13 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 			peers = append(peers, compact.Quote(p))
 		}
 		lines = append(lines, "dependencies failing at their usual call rate since the onset (client spans): "+strings.Join(peers, ", "))
+	}
+	if len(f.DependencyFaults) > 0 {
+		var peers []string
+		for _, p := range f.DependencyFaults {
+			peers = append(peers, compact.Quote(p))
+		}
+		lines = append(lines, "of those, answering most failed calls with their own failure status (HTTP 5xx or 429, gRPC UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL): "+strings.Join(peers, ", "))
 	}
 	return lines
 }

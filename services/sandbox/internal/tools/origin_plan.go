@@ -106,6 +106,28 @@ func originTracesQuery(c Call, lim Limits, on Onset, ids []string) Query {
 		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: OriginSpans, Order: desc("timestamp"), SelectFields: originFields})}
 }
 
+// FaultCalls bounds the failed client spans read for the failing
+// dependencies' statuses (facts.DependencyFaults).
+const FaultCalls = 300
+
+// faultFields are the columns of a failed client span that say which peer
+// it called and what status the peer answered with.
+var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"),
+	tag("server.address", "string"), tag("net.peer.name", "string"),
+	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"))
+
+// faultQuery reads the alerted service's failed client spans since the
+// onset, with their peer and status (the last query of the overview's third
+// stage, after origin_traces); nil when no dependency is failing.
+func faultQuery(c Call, st overviewState) *Query {
+	if len(st.failingDeps) == 0 {
+		return nil
+	}
+	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), clientSpans, "has_error = true")},
+			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: faultFields})}
+}
+
 // originLine says where the failures begin, for the model and the reviewer.
 func originLine(svc string, o *contracts.FailureOrigin, all []facts.OriginCount) string {
 	if o != nil {
@@ -127,7 +149,8 @@ func originLine(svc string, o *contracts.FailureOrigin, all []facts.OriginCount)
 }
 
 // followUps is what the overview's later stages answered, after the refine
-// query: the answers judgePropagation reads, and where the failures begin.
+// query: the answers judgePropagation reads, where the failures begin, and
+// which failing dependencies answered with their own failure status.
 type followUps struct {
 	prop   []signoz.Response
 	origin *contracts.FailureOrigin
@@ -135,6 +158,9 @@ type followUps struct {
 	// fell is, per examined service, its calls and failing spans a minute
 	// (fewercalls_plan.go).
 	fell map[string]*facts.CallsFell
+	// faults are the failing dependencies whose failed calls in the
+	// origin's traces mostly carry the peer's own failure status.
+	faults []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -160,14 +186,24 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.prop, rest = append(out.prop, rest[0]), rest[1:]
 	}
 	since, before, err := originIDSets(c, follow[n:n+2])
-	if err != nil || len(since)+len(before) == 0 || len(rest) == 0 {
-		return out, err
-	}
-	rows, err := rawRows(rest, 0)
 	if err != nil {
 		return out, err
 	}
-	out.origin, out.counts = facts.JudgeOrigin(facts.OriginInput{Service: c.Service, Signal: originSignal(st.onset), ThrMs: st.onset.P95ThresholdMs,
-		Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
+	if len(since)+len(before) > 0 && len(rest) > 0 {
+		rows, err := rawRows(rest, 0)
+		if err != nil {
+			return out, err
+		}
+		out.origin, out.counts = facts.JudgeOrigin(facts.OriginInput{Service: c.Service, Signal: originSignal(st.onset), ThrMs: st.onset.P95ThresholdMs,
+			Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
+		rest = rest[1:]
+	}
+	if len(st.failingDeps) > 0 && len(rest) > 0 {
+		rows, err := rawRows(rest, 0)
+		if err != nil {
+			return out, err
+		}
+		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+	}
 	return out, nil
 }

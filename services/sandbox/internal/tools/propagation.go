@@ -205,6 +205,9 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			if ids := append(slices.Clone(since), before...); len(ids) > 0 {
 				qs = append(qs, originTracesQuery(c, lim, st.onset, ids))
 			}
+			if q := faultQuery(c, st); q != nil {
+				qs = append(qs, *q)
+			}
 			return qs, nil
 		}
 		return nil, nil

@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"agentk/e2e/worldgen"
+
+	"github.com/stretchr/testify/require"
+)
+
+// qualityTrapWorlds are the CI worlds where persona:quality (a prompt or
+// configuration regression at 0.9 on every incident) was rolled back before
+// the gate asked those classes for what the release changed (mutant
+// gate.change_evidence: a regression of unknown cause after a deploy) and
+// for a failing dependency that answers with its own failure status
+// (mutant gate.dependency_fault: s1018-w005, a dependency outage).
+var qualityTrapWorlds = []string{
+	"s1018-w005-dependency-outage-shipping-rates",
+	"s1018-w023-unknown-profile-api",
+	"s1018-w059-unknown-ledger",
+	"s1018-w071-unknown-fulfilment",
+	"s18-w047-unknown-pricing",
+	"s18-w107-unknown-quote-engine",
+}
+
+// qualityTrapIncidents are the committed incidents where it was: a
+// partner's 503s, a vendor's 429s and a callee's gRPC UNAVAILABLE, each
+// minutes after a routine deploy of the alerted service.
+var qualityTrapIncidents = []string{
+	filepath.Join(handwritten, "hw-partner-503-route-planner"),
+	filepath.Join(handwritten, "hw-vendor-quota-429-geocoder"),
+	filepath.Join(mesh, "mesh-checkout-release-payment-unavailable"),
+}
+
+// sparseOutage is world 29 of seed 52917 (drawn for branch h41persona, not
+// a CI seed): a payment API fails minutes after a deploy, sampled 1 in 64,
+// its onset placed a 10-minute bucket before the service's. No failing
+// dependency was reported (mutant sandbox.dependency_bucket), and
+// persona:marker's bad_release and persona:quality's config_regression were
+// rolled back.
+var sparseOutage = worldgen.Batch{Seed: 52917, N: 30}
+
+// TestQualityPersonaOnItsTraps replays persona:quality on the incidents
+// where it rolled back before, and persona:marker on the one where it did
+// too (eleven replays, about 4 s of CPU), and asserts no bad rollback. Its
+// replays over every corpus and the CI worlds are in
+// docs/eval/generalisation.md; this is the one CI keeps.
+func TestQualityPersonaOnItsTraps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays persona:quality on its traps; skipped with -short")
+	}
+	dirs := ciWorldDirs(t, func(w worldgen.World) bool { return slices.Contains(qualityTrapWorlds, w.ID) })
+	require.Len(t, dirs, len(qualityTrapWorlds), "a trap world is no longer drawn by worldgen.CI")
+	outs := evalDirs(t, append(dirs, qualityTrapIncidents...), []string{"persona:quality"})
+	require.Len(t, outs, len(qualityTrapWorlds)+len(qualityTrapIncidents))
+	w := sparseOutage.Worlds()[29]
+	require.Equal(t, "s52917-w029-dependency-outage-profile-api", w.ID, "worldgen no longer draws the same world")
+	dir := scratchDir(t, "quality-sparse")
+	require.NoError(t, worldgen.WriteOne(dir, w))
+	outs = append(outs, evalDirs(t, []string{filepath.Join(dir, w.ID)}, []string{"persona:quality", "persona:marker"})...)
+	holdTheLine(t, "quality-traps", outs)
+}

@@ -1,0 +1,58 @@
+package policy
+
+import (
+	"slices"
+	"strconv"
+
+	"agentk/contracts"
+	"agentk/platform/mutant"
+)
+
+// changeClasses are the diagnoses that claim a release changed what the
+// service asks or answers (a prompt, a setting) rather than its code: they
+// need the sandbox to show a change the release brought.
+var changeClasses = []string{"prompt_regression", "config_regression"}
+
+// changeReasons: a prompt or configuration regression holds only when the
+// sandbox saw what the release changed: a shift of the service's own span
+// attributes (contracts.Facts.QualityShifts: token counts, a finish reason,
+// a template or flag value), or at least MinReleaseErrors requests of the
+// running service.version failing with a status its history never showed,
+// not shared by the other versions (contracts.Facts.Release). Without it a
+// marker before the onset is all the claim stands on, and a regression of
+// unknown cause that follows a deploy (one endpoint slower, background
+// errors: worlds s1018-w023, s18-w047 and three more) was rolled back on
+// persona:quality's word. The share of the running version's requests is
+// not asked (unlike bad_release's MinReleaseErrorShare): a configuration
+// may break one rare operation (sig-one-rpc-config-cart: 9 of 243
+// requests); and no history before the version either: a configuration
+// release may keep service.version (hw-flag-flip-recs-ranker, where every
+// error is new).
+func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	if in.Review.Best == nil || !slices.Contains(changeClasses, in.Review.Best.Class) || mutant.Off(mutant.GateChangeEvidence) {
+		return nil
+	}
+	for _, e := range ev {
+		if e.Service == svc && len(e.Facts.QualityShifts) > 0 {
+			inputs["change"] = "quality_shift " + e.Facts.QualityShifts[0].Attribute
+			return nil
+		}
+	}
+	r := releaseFacts(svc, ev)
+	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) {
+		inputs["change"] = "new_errors " + strconv.FormatInt(r.NewErrors, 10) + "/" + strconv.FormatInt(r.Requests, 10) + " of " + r.Version
+		return nil
+	}
+	return []string{"no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and fewer than " +
+		strconv.Itoa(MinReleaseErrors) + " requests of its running version failed with a status its history never showed"}
+}
+
+// sharedByOthers reports whether the other versions, where enough of them
+// served since the onset, fail with the running version's new signature at
+// OtherVersionShare of its rate or more.
+func sharedByOthers(r *contracts.ReleaseErrors) bool {
+	if r.OtherRequests < MinOtherRequests || r.Requests == 0 {
+		return false
+	}
+	return float64(r.OtherNewErrors)/float64(r.OtherRequests) >= OtherVersionShare*float64(r.NewErrors)/float64(r.Requests)
+}

@@ -1,0 +1,57 @@
+package policy_test
+
+import (
+	"testing"
+
+	"agentk/contracts"
+	"agentk/services/gate/internal/policy"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPromptOrConfigNeedsAChange: a prompt or configuration regression is
+// rolled back only when the sandbox saw what the release changed, a shift
+// of the service's span attributes or new errors of its running version
+// (mutant gate.change_evidence: persona:quality's config_regression on a
+// regression of unknown cause after a deploy, world s1018-w023, was rolled
+// back). Other classes are not asked.
+func TestPromptOrConfigNeedsAChange(t *testing.T) {
+	shift := []contracts.QualityShift{{Attribute: "gen_ai.usage.output_tokens", At: tOnset, Before: 120, Since: 480}}
+	few := func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 2, "unexpected EOF" }
+	for _, tc := range []struct {
+		name    string
+		class   string
+		shifts  []contracts.QualityShift
+		release func(*contracts.ReleaseErrors)
+		allow   bool
+	}{
+		{"config: new errors of the running version", "config_regression", nil, func(*contracts.ReleaseErrors) {}, true},
+		{"config: three new errors in 243 requests", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Requests = 3, 243 }, true},
+		{"config: new errors with no history (service.version kept)", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.HistoryMinutes = 0 }, true},
+		{"prompt: a shift of its span attributes", "prompt_regression", shift, few, true},
+		{"config: two new errors, nothing shifted", "config_regression", nil, few, false},
+		{"prompt: no new error, nothing shifted", "prompt_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 0, "" }, false},
+		{"config: the old version fails the same way", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.OtherRequests, r.OtherNewErrors = 100, 20 }, false},
+		{"config: not measured", "config_regression", nil, nil, false},
+		{"retry storm: not asked", "retry_storm", nil, few, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			f := &in.Evidence[0].Facts
+			f.QualityShifts = tc.shifts
+			if tc.release == nil {
+				f.Release = nil
+			} else {
+				tc.release(f.Release)
+			}
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, d.Checks[4].Reason, "changed")
+		})
+	}
+}

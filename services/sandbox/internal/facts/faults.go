@@ -1,0 +1,101 @@
+package facts
+
+import (
+	"slices"
+	"time"
+
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// FaultStatusKeys are the client-span attributes of OpenTelemetry's HTTP
+// (stable and older) and gRPC conventions that carry the status the peer
+// answered with.
+var FaultStatusKeys = []string{"http.response.status_code", "http.status_code", "rpc.grpc.status_code"}
+
+// MinFaultCalls is the least number of failed calls to a peer, in the
+// failing traces read, whose statuses DependencyFaults judges.
+const MinFaultCalls = 3
+
+// grpcFaults are the gRPC status codes by which a server says it failed or
+// is out of capacity: UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL and
+// DATA_LOSS. UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT,
+// NOT_FOUND or FAILED_PRECONDITION say the request was refused as sent.
+var grpcFaults = []int{14, 8, 13, 15}
+
+// peerFault reports whether a failed client span's status is the peer's own
+// failure: HTTP 5xx or 429, or one of grpcFaults.
+func peerFault(d map[string]any) bool {
+	for i, k := range FaultStatusKeys {
+		v, ok := signoz.ToFloat(AttrValue(d, k))
+		if !ok {
+			continue
+		}
+		if i < 2 {
+			return v >= 500 || v == 429
+		}
+		return slices.Contains(grpcFaults, int(v))
+	}
+	return false
+}
+
+// DependencyFaults returns the peers among peers whose failed client spans of
+// svc since the onset, in rows (every span of svc's failing traces, as the
+// origin reads them), number at least MinFaultCalls and more than half of
+// them carry the peer's own failure status (peerFault). A peer is named by
+// keys in order (the client span's server.address, then net.peer.name).
+func DependencyFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
+	calls, faults := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		d := r.Data
+		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !clientKind(d) {
+			continue
+		}
+		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
+			continue
+		}
+		peer := ""
+		for _, k := range keys {
+			if peer = AttrString(d, k); peer != "" {
+				break
+			}
+		}
+		if !slices.Contains(peers, peer) {
+			continue
+		}
+		calls[peer]++
+		if peerFault(d) {
+			faults[peer]++
+		}
+	}
+	var out []string
+	for _, p := range peers {
+		if calls[p] >= MinFaultCalls && 2*faults[p] > calls[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// clientKind reports whether a span row is a client span (OpenTelemetry
+// span kind 3).
+func clientKind(d map[string]any) bool {
+	switch k := AttrString(d, "kind_string"); k {
+	case "Client", "SPAN_KIND_CLIENT", "3":
+		return true
+	case "":
+		return AttrString(d, "kind") == "3"
+	}
+	return false
+}
+
+// WithinPeers keeps the faults that are among peers (the failing
+// dependencies left after the downstream ones were set aside), in order.
+func WithinPeers(faults, peers []string) []string {
+	var out []string
+	for _, f := range faults {
+		if slices.Contains(peers, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
