@@ -238,6 +238,44 @@ func TestHostilePersonasOnSparseCorpus(t *testing.T) {
 	holdTheLine(t, "sparse-hostile", evalFolder(t, "incidents-sparse", hostilePersonas()))
 }
 
+// heldout2 is the second held-out corpus (issue 35): older semantic
+// conventions, Celery and Node.js, 90 minutes at 1 in 8, scored before any
+// code changed for it (its README lists every miss and its cause).
+const heldout2 = "incidents-heldout2"
+
+// TestHostilePersonasOnHeldout2Corpus replays the hostile personas on
+// e2e/incidents-heldout2 (four traps: a provider outage retried inside one
+// span, a promo behind a Celery queue, a hotfix 13 minutes after the onset,
+// a database that slows after a release) and asserts no bad rollback only:
+// its missed rollbacks are the corpus's findings, not asserted here.
+func TestHostilePersonasOnHeldout2Corpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the hostile personas on the heldout2 corpus; skipped with -short")
+	}
+	holdTheLine(t, "heldout2-hostile", evalFolder(t, heldout2, hostilePersonas()))
+}
+
+// TestHeldout2CorpusLoads: the heldout2 corpus loads with the format's own
+// loader, holds at least eight incidents with traps among them, and declares
+// itself out of sample.
+func TestHeldout2CorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs, err := incident.LoadCorpus(heldout2)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(incs), 8)
+	deny := 0
+	for _, inc := range incs {
+		if inc.Meta.Expect.Verdict == "deny" {
+			deny++
+		}
+		require.Contains(t, inc.Meta.Tags, "heldout2", inc.Meta.ID)
+	}
+	require.GreaterOrEqual(t, deny, 2)
+	prov, err := replay.ReadProvenance(heldout2)
+	require.NoError(t, err)
+	require.Equal(t, "out-of-sample", prov.Sample())
+}
+
 // TestStrangerCorpusLoads: the stranger corpus loads with the format's own
 // loader, holds at least six incidents, two that should be rolled back and
 // two of resource saturation, and declares its provenance.
