@@ -23,6 +23,7 @@ import (
 	"agentk/cmd/agentk/internal/harness"
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts/incident"
+	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/bridge/fakeslack"
@@ -167,7 +168,8 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 // RAM-backed one: the embedded NATS server's file store (a folder and
 // metadata files per stream, bucket and consumer, created and removed with
 // every replay) cost a replay more system time on a disk than the whole
-// pipeline's work did. The store is the production one either way.
+// pipeline's work did. Since then a scratch folder's streams are kept in
+// memory (run); the folder still holds the keys and the server's config.
 var ramDir = "/dev/shm"
 
 // scratchDir makes a replay's temporary data folder: in ramDir when a
@@ -412,7 +414,12 @@ func run(ctx context.Context, inc *incident.Incident, o Options, log *slog.Logge
 	now := service.Since(inc.Meta.Now)
 
 	p.step("incident %s: %s", inc.Meta.ID, inc.Meta.Title)
-	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir, Logger: log})
+	// A store in a scratch folder of the replay's own is removed when the
+	// replay ends, unread: it is kept in memory (bus.ProvisionConfig.Memory).
+	// A caller's DataDir keeps the file store, for `agentk report` and the
+	// like to read afterwards.
+	prov := bus.ProvisionConfig{Memory: o.DataDir == ""}
+	f, err := fabric.StartEmbedded(ctx, fabric.Options{DataDir: dataDir, Logger: log, Provision: prov})
 	if err != nil {
 		return nil, err
 	}

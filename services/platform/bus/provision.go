@@ -30,6 +30,21 @@ type ProvisionConfig struct {
 	// KVHistory is how many revisions per key a bucket keeps (default 10,
 	// at least 5).
 	KVHistory int
+	// Memory keeps streams and buckets (and so their consumers) in memory
+	// instead of on the file store: for a fabric whose store is thrown away
+	// when it stops (a replay's scratch folder), where creating and removing
+	// the file store's folders and metadata files for every stream, bucket
+	// and consumer was a tenth of an eval's CPU. Production never sets it:
+	// the audit trail and the cooldown must survive a restart.
+	Memory bool
+}
+
+// storage is where p keeps streams and buckets.
+func (p ProvisionConfig) storage() jetstream.StorageType {
+	if p.Memory {
+		return jetstream.MemoryStorage
+	}
+	return jetstream.FileStorage
 }
 
 func (p ProvisionConfig) withDefaults() ProvisionConfig {
@@ -64,7 +79,7 @@ func StreamConfigs(p ProvisionConfig) []jetstream.StreamConfig {
 	mk := func(name, desc string, subjects ...string) jetstream.StreamConfig {
 		return jetstream.StreamConfig{
 			Name: name, Description: desc, Subjects: subjects,
-			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
+			Retention: jetstream.LimitsPolicy, Storage: p.storage(),
 			Replicas: p.Replicas, MaxAge: p.MaxAge, MaxBytes: p.MaxBytes, MaxMsgs: p.MaxMsgs,
 			Discard: jetstream.DiscardOld, Duplicates: min(p.Duplicates, p.MaxAge),
 			DenyDelete: true, DenyPurge: true,
@@ -84,7 +99,7 @@ func BucketConfig(bucket string, cfg ProvisionConfig) jetstream.KeyValueConfig {
 	cfg = cfg.withDefaults()
 	kc := jetstream.KeyValueConfig{
 		Bucket: bucket, Description: "agentk " + bucket, History: uint8(min(topology.BucketHistory(bucket, cfg.KVHistory), 64)),
-		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
+		Storage: cfg.storage(), Replicas: cfg.Replicas,
 	}
 	if topology.BucketExpires(bucket) {
 		kc.TTL = cfg.MaxAge

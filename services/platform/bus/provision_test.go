@@ -8,6 +8,7 @@ import (
 	"agentk/platform/bus"
 	"agentk/platform/topology"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,4 +64,29 @@ func TestProvisionGivesAnOlderBucketItsTTL(t *testing.T) {
 	st, err := kv.Status(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 72*time.Hour, st.TTL())
+}
+
+// TestProvisionStorage: streams and buckets are on the file store unless
+// Memory is set (a replay's scratch fabric), and then all of them are in
+// memory.
+func TestProvisionStorage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  bus.ProvisionConfig
+		want jetstream.StorageType
+	}{
+		{"default", bus.ProvisionConfig{}, jetstream.FileStorage},
+		{"memory", bus.ProvisionConfig{Memory: true}, jetstream.MemoryStorage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, sc := range bus.StreamConfigs(tc.cfg) {
+				require.Equal(t, tc.want, sc.Storage, sc.Name)
+			}
+			for _, b := range topology.Buckets {
+				require.Equal(t, tc.want, bus.BucketConfig(b, tc.cfg).Storage, b)
+			}
+		})
+	}
 }

@@ -43,6 +43,7 @@ func TestKeptAnswersAreTheAnswers(t *testing.T) {
 	shared.answers.mu.Lock()
 	defer shared.answers.mu.Unlock()
 	require.NotEmpty(t, shared.answers.byKey, "the answers were kept")
+	require.NotEmpty(t, shared.answers.written, "the bodies' windows were kept: asked again, a body is not decoded again")
 }
 
 // The key of a kept answer is the request and its window once measured:

@@ -260,10 +260,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, auth
 }
 
 func (s *Server) serveQueryRange(w http.ResponseWriter, body []byte) int {
+	if kept, ok := s.answers.lookup(body, s.window); ok {
+		return writeKept(w, kept)
+	}
 	req, err := decodeQueryRange(body)
 	if err != nil {
 		return writeError(w, err)
 	}
+	s.answers.remember(body, req.Start, req.End)
 	var shifted string
 	req.Start, req.End, shifted = s.window(req.Start, req.End)
 	return s.answers.serve(w, body, req, func() (*queryRangeResponse, *apiError) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -81,10 +82,16 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 	verbose := fs.Bool("v", false, "print the services' logs to stderr")
 	workers := fs.Int("parallel", 2, "replays at once (each runs its own embedded NATS); persona:flaky's, asleep most of the time, may run one more")
 	only := fs.String("incidents", "", "comma-separated incident ids to replay (default: the whole corpus)")
+	cpuProfile := fs.String("cpuprofile", "", "write the eval's CPU profile (go tool pprof) to this file")
 	mcpf := addMCPFlags(fs, c)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	o := replay.Options{Logger: c.Logger(*verbose)}
 	if err := mcpf.options(&o); err != nil {
 		return err
@@ -106,13 +113,7 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	list := strings.Split(*invs, ",")
-	if *all {
-		list = []string{"rules"}
-		for _, p := range scripted.Personas() {
-			list = append(list, "persona:"+p)
-		}
-	}
+	list := investigatorList(*invs, *all)
 	enc := json.NewEncoder(c.Stdout)
 	n, total := 0, len(corpus)*len(list)
 	defer replay.TuneGC()()
@@ -146,6 +147,39 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 		return fmt.Errorf("unsafe: a bad rollback, an unsupported claim published, an out-of-gate action, a repeat action or a failed replay (see the scoreboard)")
 	}
 	return nil
+}
+
+// investigatorList is --investigators split at commas, or with --all the
+// rules investigator and every scripted persona.
+func investigatorList(invs string, all bool) []string {
+	if !all {
+		return strings.Split(invs, ",")
+	}
+	list := []string{"rules"}
+	for _, p := range scripted.Personas() {
+		list = append(list, "persona:"+p)
+	}
+	return list
+}
+
+// startCPUProfile starts writing the process's CPU profile to path (nothing
+// when path is empty); the returned function stops and closes it.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 // pickIncidents keeps the incidents of corpus named in only (comma-separated
