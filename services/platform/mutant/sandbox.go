@@ -22,6 +22,10 @@ const (
 	// SandboxPooledUnrefined is the onset refinement's leaving a pooled
 	// onset as it is (refined, it can move past the margins' own onset).
 	SandboxPooledUnrefined = "sandbox.pooled_unrefined"
+	// SandboxRefinePerTrace is the onset refinement's counting the spans
+	// of one request (trace) once: without it five attempts of one quiet
+	// request stand for five quiet requests and the onset moves later.
+	SandboxRefinePerTrace = "sandbox.refine_per_trace"
 	// SandboxSignatureRest is the signature-aware onset's check that the
 	// errors of known signatures between the two onsets are no more than
 	// their baseline rate gives (without it, a regression of an old
@@ -119,6 +123,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/fieldtool:TestServiceValuesNeverShowThePipeline"},
 	{Name: SandboxPooledUnrefined, Check: "a pooled onset is not moved later by the refinement inside its bucket",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineLeavesPooledOnsets"},
+	{Name: SandboxRefinePerTrace, Check: "the onset refinement counts the spans of one request once (the earlier of per-span and per-request)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineCountsARequestOnce"},
 	{Name: SandboxSignatureRest, Check: "the signature-aware onset moves an onset later only past the known signatures' background",
 		KilledBy: "test:services/sandbox:./internal/facts:TestSignatureOnsetGuards"},
 	{Name: SandboxOperationOnset, Check: "a regression confined to one operation places the onset the service aggregate misses",

@@ -29,6 +29,8 @@ type SpanMark struct {
 	Off bool
 	// Ops are the operations the span belongs to (OpKeys).
 	Ops []string
+	// Trace is the span's trace id ("" unknown).
+	Trace string
 }
 
 // OnsetMarks reads the bucket's spans, sorted, each judged off by the onset's
@@ -56,7 +58,7 @@ func OnsetMarks(on Onset, rows []signoz.RawRow) []SpanMark {
 			off = on.QualityKey != "" && AttrString(r.Data, on.QualityKey) == on.QualityValue
 		}
 		ops := OpKeys(AttrString(r.Data, "name"), AttrString(r.Data, "kind_string"), AttrString(r.Data, "http.route"), AttrString(r.Data, "rpc.method"))
-		out = append(out, SpanMark{At: at, Off: off, Ops: ops})
+		out = append(out, SpanMark{At: at, Off: off, Ops: ops, Trace: AttrString(r.Data, "trace_id")})
 	}
 	slices.SortStableFunc(out, func(a, b SpanMark) int { return a.At.Compare(b.At) })
 	return out
@@ -102,10 +104,82 @@ func OpKeys(name, kind, route, method string) []string {
 // sparse error series, placed already, and the spans of its first buckets
 // hold too few failures to move it soundly (with its start a bucket before
 // a margins' departure found later, it would move past that departure).
+//
+// The spans of one request (its entry span, a client span per attempt) are
+// not independent: counted each as an observation of the baseline, five
+// attempts of one quiet request would stand for five quiet requests and move
+// the onset later than RefineMiss allows. The refinement is therefore also
+// taken over requests (PerTrace), and the earlier of the two is kept: the
+// per-request reading can only move the onset earlier.
 func RefineOnset(on Onset, marks []SpanMark) Onset {
-	if on.At == nil || (on.Pooled && !mutant.Off(mutant.SandboxPooledUnrefined)) {
+	spans := refineSpans(on, marks)
+	if mutant.Off(mutant.SandboxRefinePerTrace) {
+		return spans
+	}
+	return earlierOnset(spans, refineRequests(on, marks))
+}
+
+// unrefined is whether on stays as it is: unknown, or pooled.
+func unrefined(on Onset) bool {
+	return on.At == nil || (on.Pooled && !mutant.Off(mutant.SandboxPooledUnrefined))
+}
+
+// refineSpans is RefineOnset counting every span once.
+func refineSpans(on Onset, marks []SpanMark) Onset {
+	if unrefined(on) {
 		return on
 	}
+	return refineOver(on, marks, "span")
+}
+
+// refineRequests is RefineOnset counting every request (trace) once.
+func refineRequests(on Onset, marks []SpanMark) Onset {
+	if unrefined(on) {
+		return on
+	}
+	return refineOver(on, PerTrace(marks), "request")
+}
+
+// earlierOnset is whichever of a and b begins first (a on a tie).
+func earlierOnset(a, b Onset) Onset {
+	if a.At != nil && b.At != nil && b.At.Before(*a.At) {
+		return b
+	}
+	return a
+}
+
+// PerTrace is one mark a trace, in the order of their first spans: off if
+// any of its spans is off, at its first span's time, with every operation of
+// its spans. A span with no trace id counts alone.
+func PerTrace(marks []SpanMark) []SpanMark {
+	var out []SpanMark
+	at := map[string]int{}
+	for _, m := range marks {
+		i, ok := at[m.Trace]
+		if m.Trace == "" || !ok {
+			at[m.Trace] = len(out)
+			m.Ops = slices.Clone(m.Ops)
+			out = append(out, m)
+			continue
+		}
+		g := &out[i]
+		g.Off = g.Off || m.Off
+		if m.At.Before(g.At) {
+			g.At = m.At
+		}
+		for _, o := range m.Ops {
+			if !slices.Contains(g.Ops, o) {
+				g.Ops = append(g.Ops, o)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b SpanMark) int { return a.At.Compare(b.At) })
+	return out
+}
+
+// refineOver is RefineOnset over marks, each counted as one observation
+// (unit names one in Refined: a span, or a request, one trace).
+func refineOver(on Onset, marks []SpanMark, unit string) Onset {
 	from := splitMarks(marks)
 	if from > 0 && offShare(marks[:from]) >= onBaseline(on) {
 		// Before the split the service was off already (a regression
@@ -124,8 +198,8 @@ func RefineOnset(on Onset, marks []SpanMark) Onset {
 	}
 	bucketAt := *on.At
 	on.At = &at
-	on.Refined = fmt.Sprintf("refined from %s to the time before which the regression began with chance %s: %d spans since %s came before the first span off the baseline after the rise (%s), and a share %s of spans is off from there on",
-		bucketAt.Format(time.RFC3339), fmtF(RefineMiss), first, bucketAt.Format(time.RFC3339), marks[first].At.UTC().Format(time.RFC3339Nano), fmtF(r))
+	on.Refined = fmt.Sprintf("refined from %s to the time before which the regression began with chance %s: %d %ss since %s came before the first %s off the baseline after the rise (%s), and a share %s of %ss is off from there on",
+		bucketAt.Format(time.RFC3339), fmtF(RefineMiss), first, unit, bucketAt.Format(time.RFC3339), unit, marks[first].At.UTC().Format(time.RFC3339Nano), fmtF(r), unit)
 	return on
 }
 

@@ -106,13 +106,13 @@ func TestOnsetMarks(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 9, 23, 7, 43, 0, 0, time.UTC)
 	row := func(s int, err bool, ms float64) signoz.RawRow {
-		return signoz.RawRow{Timestamp: at.Add(time.Duration(s) * time.Second), Data: map[string]any{"has_error": err, "duration_nano": ms * 1e6}}
+		return signoz.RawRow{Timestamp: at.Add(time.Duration(s) * time.Second), Data: map[string]any{"has_error": err, "duration_nano": ms * 1e6, "trace_id": "t" + string(rune('0'+s))}}
 	}
 	rows := []signoz.RawRow{row(3, false, 900), row(1, true, 10), {Data: map[string]any{"has_error": true}}, row(2, false, 100)}
 	errs := OnsetMarks(Onset{Signal: "error_rate"}, rows)
-	require.Equal(t, []SpanMark{{at.Add(time.Second), true, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), false, nil}}, errs)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), true, nil, "t1"}, {at.Add(2 * time.Second), false, nil, "t2"}, {at.Add(3 * time.Second), false, nil, "t3"}}, errs)
 	slow := OnsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
-	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil}, {at.Add(2 * time.Second), false, nil}, {at.Add(3 * time.Second), true, nil}}, slow)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1"}, {at.Add(2 * time.Second), false, nil, "t2"}, {at.Add(3 * time.Second), true, nil, "t3"}}, slow)
 }
 
 // TestRefineLeavesPooledOnsets: the refinement reads the spans of the first

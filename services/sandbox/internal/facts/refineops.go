@@ -34,8 +34,21 @@ func DepartedAt(on Onset, deps []OpDeparture) []string {
 // over every span and no span of the service was off from on.At to it;
 // otherwise RefineOnset over every span. An onset an operation placed is
 // refined over that operation's spans already (tools' refineQuery).
+//
+// Like RefineOnset it is taken over spans and over requests (PerTrace of the
+// operations' spans, and of every span for the service's bound), and the
+// earlier of the two is kept.
 func RefineByOps(on Onset, marks []SpanMark, ops []string) Onset {
-	all := RefineOnset(on, marks)
+	spans := refineByOps(on, marks, ops, refineSpans)
+	if mutant.Off(mutant.SandboxRefinePerTrace) {
+		return spans
+	}
+	return earlierOnset(spans, refineByOps(on, marks, ops, refineRequests))
+}
+
+// refineByOps is RefineByOps with refine as the refinement.
+func refineByOps(on Onset, marks []SpanMark, ops []string, refine func(Onset, []SpanMark) Onset) Onset {
+	all := refine(on, marks)
 	if len(ops) == 0 || on.Operation != "" || on.At == nil {
 		return all
 	}
@@ -45,7 +58,7 @@ func RefineByOps(on Onset, marks []SpanMark, ops []string) Onset {
 			sel = append(sel, m)
 		}
 	}
-	by := RefineOnset(on, sel)
+	by := refine(on, sel)
 	if by.At == nil || all.At == nil || !by.At.After(*all.At) {
 		return all
 	}

@@ -13,7 +13,9 @@ import (
 const RefineSpans = 1000
 
 var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
-	span("name", "string"), span("kind_string", "string"), tag("http.route", "string"), tag("rpc.method", "string")}
+	span("name", "string"), span("kind_string", "string"), tag("http.route", "string"), tag("rpc.method", "string"),
+	// A request's spans count once (facts.PerTrace).
+	span("trace_id", "string")}
 
 // refineQuery asks for the affected service's spans from the onset over the
 // departure's first Sustain buckets (those FindOnset saw off), oldest first;
