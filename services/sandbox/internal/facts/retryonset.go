@@ -82,11 +82,15 @@ func RetryOnset(series map[string][]Minute, alertAt time.Time, m Margins) (Onset
 		if on.At == nil || on.At.After(alertAt) || on.Signal != "error_rate" {
 			continue
 		}
+		// A bucket of several minutes starts where it may hold none of
+		// the rise: the best split of the series, where later, places it
+		// (as an operation's, splitPlaced).
+		on = splitPlaced(series[src], on, alertAt)
 		p, before, since := departureP(series[src], on, alertAt)
 		on.Signal, on.QualityKey = "retries", src
 		on.Pooled = false
 		on.Reason = fmt.Sprintf("retries per inbound request of %s rose at %s: %s before, %s since (at most one a request), p %s; %s",
-			src, on.At.UTC().Format(time.RFC3339), fmtF(round(before)), fmtF(round(since)), fmtF(p), on.Reason)
+			src, on.At.UTC().Format(time.RFC3339), fmtF(round(before)), fmtF(round(since)), fmtF(p), strings.Replace(on.Reason, "error_rate", "their share", 1))
 		cands = append(cands, found{on, p})
 	}
 	var best Onset
