@@ -92,8 +92,7 @@ func newPeer(service string, evidence []loop.Evidence, failingHosts map[string]b
 // the process, "… Client" or "… Producer" and not a model call (model),
 // grown SlowRatio times: the dependency slowed before any error rate or
 // endpoint left its baseline (FeatSlowFirst).
-func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) []string {
-	var ids []string
+func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) (first, lead []string) {
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.Departures) == 0 {
 			continue
@@ -103,11 +102,16 @@ func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) 
 		if !out {
 			name, out = strings.CutSuffix(d.Operation, " Producer")
 		}
-		if out && !model[name] && d.Signal == "p95" && d.Before > 0 && d.Since >= SlowRatio*d.Before {
-			ids = appendOnce(ids, e.ID)
+		if !out || model[name] || d.Signal != "p95" || d.Before <= 0 || d.Since < SlowRatio*d.Before {
+			continue
+		}
+		first = appendOnce(first, e.ID)
+		// FeatSlowLead: a whole bucket before the onset's minute.
+		if on := e.Facts.Onset; on != nil && !d.At.After(on.Truncate(OnsetBucket).Add(-OnsetBucket)) {
+			lead = appendOnce(lead, e.ID)
 		}
 	}
-	return ids
+	return first, lead
 }
 
 // LatentErrors is the fewest errors with the release's new status since the
