@@ -159,6 +159,36 @@ func usualRateDependency(service string, evidence []loop.Evidence, failingHosts 
 	return ids
 }
 
+// RetryCallRatio is the rise of the calls to a failing peer per inbound
+// request at or above which the service's resends are the load (the
+// gate's MinRetryCallRatio): a dependency that fails is called at about
+// its usual rate (contracts.DependencyCallRatio).
+const RetryCallRatio = 2.0
+
+// retryLoad returns the ids of the overviews of service whose busiest peer
+// since the onset (facts.peak_call_ratio), a host of the failing client
+// spans, was called RetryCallRatio times its baseline or more per inbound
+// request (FeatRetryLoad): the service multiplied its calls to the peer
+// that fails.
+func retryLoad(service string, evidence []loop.Evidence, failingHosts map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		f := e.Facts
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service ||
+			f.PeakCallRatio == nil || f.PeakCallPeer == "" || !failingHosts[f.PeakCallPeer] {
+			continue
+		}
+		perRequest := *f.PeakCallRatio
+		if f.TrafficRatio != nil && *f.TrafficRatio > 1 {
+			perRequest /= *f.TrafficRatio
+		}
+		if perRequest >= RetryCallRatio {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
 // resendKey is OpenTelemetry's HTTP resend counter, set on the client span
 // of each resend.
 const resendKey = "http.request.resend_count"

@@ -133,6 +133,12 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 			Retries: &contracts.RetryRise{Source: "attribute", Key: "http.request.resend_count", Since: 0.3, Baseline: 0, Ratio: 300, Events: 7}}), release, resends}, "dependency_outage"},
 		{"no marker: a dependency slowed 6 min before its calls failed", []loop.Evidence{overview(0.15, contracts.Facts{Departures: slowAt(6 * time.Minute)}), noMarker, peerFails}, "retrieval_latency"},
 		{"no marker: the dependency slowed in the minute its calls failed", []loop.Evidence{overview(0.15, contracts.Facts{Departures: slowAt(0)}), noMarker, peerFails}, "dependency_outage"},
+		{"no marker: resends multiplied the calls to the failing peer since a release in the recording", []loop.Evidence{overview(0.15, contracts.Facts{
+			PeakCallRatio: f64(6), PeakCallPeer: "api.mail.example", TrafficRatio: f64(1.26), Release: latent(412, 1, 1, 0)}), noMarker, resends}, "retry_storm"},
+		{"no marker: the same resends, no release in the recording", []loop.Evidence{overview(0.15, contracts.Facts{
+			PeakCallRatio: f64(6), PeakCallPeer: "api.mail.example", TrafficRatio: f64(1.26), Release: latent(0, 1, 1, 0)}), noMarker, resends}, "dependency_outage"},
+		{"no marker: resends, the failing peer called at its usual rate a request", []loop.Evidence{overview(0.15, contracts.Facts{
+			PeakCallRatio: f64(2.4), PeakCallPeer: "api.mail.example", TrafficRatio: f64(1.3), Release: latent(412, 1, 1, 0)}), noMarker, resends}, "dependency_outage"},
 		{"no marker: slowed first, but the failing spans throw", []loop.Evidence{overview(0.15, contracts.Facts{Departures: slowAt(6 * time.Minute)}), noMarker, peerFails, exception}, "dependency_outage"},
 	}
 	for _, tc := range tests {

@@ -221,6 +221,16 @@ var Table = []Rule{
 			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency) ||
 				o.feat(FeatLagProcessing) && !o.Deploy
 		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow, FeatLagProcessing}},
+	// retry_storm also with no marker in the window: resends (FeatResend or
+	// FeatRetryRise) multiplied the calls to the failing peer per inbound
+	// request (FeatRetryLoad) since a version that replaced another during
+	// the recording (facts.release): the service sends the load, which a
+	// dependency that fails does not (it is called at its usual rate). A
+	// release whose marker lies out of the window; the gate denies it.
+	{"retry_storm", 0.6, "no deployment precedes the onset within the window, but resends multiplied the calls to the failing peer since a version released during the recording",
+		func(o Observations) bool {
+			return !o.Deploy && o.feat(FeatRetryLoad) && (o.feat(FeatResend) || o.feat(FeatRetryRise)) && o.release != nil && o.release.HistoryMinutes > 0
+		}, []Signal{SigRetry}, true, []Feature{FeatRetryLoad, FeatResend, FeatRetryRise}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
@@ -338,6 +348,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	setIDs(o.Features, FeatSlowLead, lead)
 	setIDs(o.Features, FeatLatentRelease, latentRelease(service, evidence))
 	setIDs(o.Features, FeatUsualRateDependency, usualRateDependency(service, evidence, f.hosts))
+	setIDs(o.Features, FeatRetryLoad, retryLoad(service, evidence, f.hosts))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
