@@ -45,7 +45,11 @@ func expect(w World) incident.Expect {
 	if w.Has(CulpritCallee) {
 		// The callee released before the onset and its failures are the
 		// affected service's (DESIGN.md rule 17): its rollback is right
-		// when its own checks pass; the burn rate is the alert's.
+		// when its own checks pass; the burn rate is the alert's. The root
+		// cause is the callee's release, as in DrawCulprit's worlds and
+		// e2e/incidents-culprit (issue 33): a bad release of the callee,
+		// not an outage the caller waits out.
+		e.RootCause = "bad_release"
 		e.Culprit = &incident.Culprit{Service: w.Topo.Callee, Verdict: contracts.VerdictAllow}
 		if !w.burnReadable() {
 			e.Culprit.Verdict = contracts.VerdictDeny

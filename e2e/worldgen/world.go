@@ -430,7 +430,7 @@ func (w *World) drawDeploys(r *rand.Rand) {
 		w.Deploys = append(w.Deploys, Deploy{Service: pick(r, []string{t.Caller, t.Neighbour}), Version: n, Previous: o, At: before(time.Duration(gapMin) * time.Minute)})
 	case w.Has(CulpritCallee):
 		// The callee's release broke it; the affected service deployed
-		// seconds later too. The right diagnosis is the dependency.
+		// seconds later too. The root cause is the callee's release (expect).
 		o, n := versionPair(r, w.MarkerStyle)
 		at := before(time.Duration(gapMin) * time.Minute)
 		w.Deploys = append(w.Deploys, Deploy{Service: t.Callee, Version: n, Previous: o, At: at})

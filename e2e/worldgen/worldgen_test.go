@@ -163,6 +163,28 @@ func TestExpect(t *testing.T) {
 	}
 }
 
+// TestCulpritCalleeIsTheCalleesRelease: a world whose callee released and
+// broke (CulpritCallee) has the callee's release as its root cause, as
+// DrawCulprit's worlds and e2e/incidents-culprit do (issue 33, DESIGN.md
+// rule 17), and the callee's rollback as its culprit; the same dependency
+// outage without the callee's release stays an outage (s70429-w017 was
+// labelled dependency_outage while the rules named the callee's release).
+func TestCulpritCalleeIsTheCalleesRelease(t *testing.T) {
+	t.Parallel()
+	onset := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	w := World{Class: "dependency_outage", Variants: []Variant{CulpritCallee}, Onset: onset, Versions: []string{"v1", "v2"},
+		Start: onset.Add(-time.Hour), Now: onset.Add(10 * time.Minute), Rate: 1, Sampling: 1}
+	w.Topo.Affected, w.Topo.Callee = "svc", "callee"
+	e := expect(w)
+	require.Equal(t, "bad_release", e.RootCause)
+	require.NotNil(t, e.Culprit)
+	require.Equal(t, incident.Culprit{Service: "callee", Verdict: contracts.VerdictAllow}, *e.Culprit)
+	w.Variants = nil
+	e = expect(w)
+	require.Equal(t, "dependency_outage", e.RootCause)
+	require.Nil(t, e.Culprit)
+}
+
 // TestCICorpus: the CI corpus is at least 200 worlds with distinct ids,
 // every class, and allows as well as denies.
 func TestCICorpus(t *testing.T) {

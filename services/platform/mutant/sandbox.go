@@ -70,6 +70,15 @@ const (
 	// rule's later onset replaces an earlier one, and a marker between the
 	// two reads as a cause).
 	SandboxRuleEarliest = "sandbox.rule_earliest"
+	// SandboxRetryOnset is the overview's taking the retries' onset only
+	// where it is earlier than the other signals' (without it, a later
+	// rise of the retries replaces an earlier onset).
+	SandboxRetryOnset = "sandbox.retry_onset"
+	// SandboxRetryOnsetBonferroni is the retries' onset's tests: each
+	// bucket's (Margins.BucketAlpha) and the departure's significance, both
+	// corrected for the number of retry series (without them, the margins
+	// alone place an onset).
+	SandboxRetryOnsetBonferroni = "sandbox.retry_onset_bonferroni"
 	// SandboxRuleOnset is the overview's taking the alert rule's own onset
 	// where it is earlier than the other signals' (without it, the rule's
 	// series never moves the onset).
@@ -147,6 +156,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
 	{Name: SandboxRuleEarliest, Check: "the alert rule's own series may move the onset earlier, never later (a stale marker between the two onsets stays after the onset)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater|TestAlertRuleSignalOnHandwrittenIncidents"},
+	{Name: SandboxRetryOnset, Check: "the retries per inbound request may move the onset earlier, never later (a later rise of the retries leaves an earlier onset where it was)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRetryOnsetEarlierNeverLater"},
+	{Name: SandboxRetryOnsetBonferroni, Check: "many quiet retry series place no chance onset (each bucket's test and the departure's significance, corrected for the number of series)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestQuietRetrySeriesPlaceNoOnset"},
 	{Name: SandboxRuleOnset, Check: "the alert rule's own series places the onset where it departs before every other signal (or they found none)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater"},
 	{Name: SandboxOperationVersionBound, Check: "an operation's onset moves later only to where the earliest version among its new errors first served, never past an error of a new signature",

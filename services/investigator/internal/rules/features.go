@@ -103,6 +103,15 @@ const (
 	// times: a dependency slowed before any error or any endpoint moved,
 	// so the errors that follow are its timeouts.
 	FeatSlowFirst Feature = "a dependency call's latency left its baseline before anything else did (facts.departures)"
+	// FeatRetryLoad: the failing peer was called RetryCallRatio times its
+	// baseline or more per inbound request since the onset (retryLoad).
+	FeatRetryLoad Feature = "the service called the failing peer twice its baseline rate a request or more (facts.peak_call_ratio)"
+	// FeatSlowLead: FeatSlowFirst's departure lies a whole OnsetBucket or
+	// more before the service's onset: the dependency was slow for minutes
+	// before the errors began, so its failing calls are timeouts of a slow
+	// dependency, not an outage (a dependency that hangs and fails slows
+	// its calls in the minute its errors begin).
+	FeatSlowLead Feature = "a dependency call's latency left its baseline minutes before the service's onset (facts.departures, facts.onset)"
 	// FeatLatentRelease: the version serving since the onset first served
 	// after another version did (facts.release.history_minutes), and at
 	// least LatentErrors of its errors since the onset, most of them,

@@ -92,8 +92,7 @@ func newPeer(service string, evidence []loop.Evidence, failingHosts map[string]b
 // the process, "… Client" or "… Producer" and not a model call (model),
 // grown SlowRatio times: the dependency slowed before any error rate or
 // endpoint left its baseline (FeatSlowFirst).
-func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) []string {
-	var ids []string
+func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) (first, lead []string) {
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.Departures) == 0 {
 			continue
@@ -103,11 +102,16 @@ func slowFirst(service string, evidence []loop.Evidence, model map[string]bool) 
 		if !out {
 			name, out = strings.CutSuffix(d.Operation, " Producer")
 		}
-		if out && !model[name] && d.Signal == "p95" && d.Before > 0 && d.Since >= SlowRatio*d.Before {
-			ids = appendOnce(ids, e.ID)
+		if !out || model[name] || d.Signal != "p95" || d.Before <= 0 || d.Since < SlowRatio*d.Before {
+			continue
+		}
+		first = appendOnce(first, e.ID)
+		// FeatSlowLead: a whole bucket before the onset's minute.
+		if on := e.Facts.Onset; on != nil && !d.At.After(on.Truncate(OnsetBucket).Add(-OnsetBucket)) {
+			lead = appendOnce(lead, e.ID)
 		}
 	}
-	return ids
+	return first, lead
 }
 
 // LatentErrors is the fewest errors with the release's new status since the
@@ -149,6 +153,36 @@ func usualRateDependency(service string, evidence []loop.Evidence, failingHosts 
 			continue
 		}
 		if slices.ContainsFunc(e.Facts.FailingDependencies, func(p string) bool { return failingHosts[p] }) {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// RetryCallRatio is the rise of the calls to a failing peer per inbound
+// request at or above which the service's resends are the load (the
+// gate's MinRetryCallRatio): a dependency that fails is called at about
+// its usual rate (contracts.DependencyCallRatio).
+const RetryCallRatio = 2.0
+
+// retryLoad returns the ids of the overviews of service whose busiest peer
+// since the onset (facts.peak_call_ratio), a host of the failing client
+// spans, was called RetryCallRatio times its baseline or more per inbound
+// request (FeatRetryLoad): the service multiplied its calls to the peer
+// that fails.
+func retryLoad(service string, evidence []loop.Evidence, failingHosts map[string]bool) []string {
+	var ids []string
+	for _, e := range evidence {
+		f := e.Facts
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service ||
+			f.PeakCallRatio == nil || f.PeakCallPeer == "" || !failingHosts[f.PeakCallPeer] {
+			continue
+		}
+		perRequest := *f.PeakCallRatio
+		if f.TrafficRatio != nil && *f.TrafficRatio > 1 {
+			perRequest /= *f.TrafficRatio
+		}
+		if perRequest >= RetryCallRatio {
 			ids = appendOnce(ids, e.ID)
 		}
 	}

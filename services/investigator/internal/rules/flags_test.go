@@ -99,6 +99,11 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 	resends := errorTraces(`{"trace_id":"t1","span_id":"a","service":"shop-api","name":"POST /checkout","kind":"Server","error":true}`,
 		`{"trace_id":"t1","span_id":"b","parent_span_id":"a","service":"shop-api","name":"POST","kind":"Client","error":true,"server.address":"api.mail.example","http.request.resend_count":1}`,
 		`{"trace_id":"t1","span_id":"c","parent_span_id":"a","service":"shop-api","name":"POST","kind":"Client","error":true,"server.address":"api.mail.example","http.request.resend_count":2}`)
+	peerFails := errorTraces(`{"trace_id":"t2","span_id":"a","service":"shop-api","name":"POST /ask","kind":"Server","error":true}`,
+		`{"trace_id":"t2","span_id":"b","parent_span_id":"a","service":"shop-api","name":"POST","kind":"Client","error":true,"server.address":"vector-index"}`)
+	slowAt := func(lead time.Duration) []contracts.OperationDeparture {
+		return []contracts.OperationDeparture{{Operation: "POST Client", Signal: "p95", At: onset.Add(-lead), Before: 68, Since: 691, P: 1e-9}}
+	}
 	answers := []contracts.QualityShift{{Attribute: "gen_ai.response.finish_reasons", Value: `["length"]`, At: onset, Before: 0, Since: 0.47, Statistic: 77}}
 	tests := []struct {
 		name     string
@@ -126,6 +131,15 @@ func TestSlowFirstAndUnmarkedPrompt(t *testing.T) {
 			Retries: &contracts.RetryRise{Source: "logs", Since: 3, Baseline: 0.1, Ratio: 30, Events: 90}}), release, resends}, "retry_storm"},
 		{"resends counted on their own client spans are in the call rate", []loop.Evidence{overview(0.15, contracts.Facts{FailingDependencies: []string{"api.mail.example"},
 			Retries: &contracts.RetryRise{Source: "attribute", Key: "http.request.resend_count", Since: 0.3, Baseline: 0, Ratio: 300, Events: 7}}), release, resends}, "dependency_outage"},
+		{"no marker: a dependency slowed 6 min before its calls failed", []loop.Evidence{overview(0.15, contracts.Facts{Departures: slowAt(6 * time.Minute)}), noMarker, peerFails}, "retrieval_latency"},
+		{"no marker: the dependency slowed in the minute its calls failed", []loop.Evidence{overview(0.15, contracts.Facts{Departures: slowAt(0)}), noMarker, peerFails}, "dependency_outage"},
+		{"no marker: resends multiplied the calls to the failing peer since a release in the recording", []loop.Evidence{overview(0.15, contracts.Facts{
+			PeakCallRatio: f64(6), PeakCallPeer: "api.mail.example", TrafficRatio: f64(1.26), Release: latent(412, 1, 1, 0)}), noMarker, resends}, "retry_storm"},
+		{"no marker: the same resends, no release in the recording", []loop.Evidence{overview(0.15, contracts.Facts{
+			PeakCallRatio: f64(6), PeakCallPeer: "api.mail.example", TrafficRatio: f64(1.26), Release: latent(0, 1, 1, 0)}), noMarker, resends}, "dependency_outage"},
+		{"no marker: resends, the failing peer called at its usual rate a request", []loop.Evidence{overview(0.15, contracts.Facts{
+			PeakCallRatio: f64(2.4), PeakCallPeer: "api.mail.example", TrafficRatio: f64(1.3), Release: latent(412, 1, 1, 0)}), noMarker, resends}, "dependency_outage"},
+		{"no marker: slowed first, but the failing spans throw", []loop.Evidence{overview(0.15, contracts.Facts{Departures: slowAt(6 * time.Minute)}), noMarker, peerFails, exception}, "dependency_outage"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

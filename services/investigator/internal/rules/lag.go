@@ -13,7 +13,10 @@ import (
 // time a message with no more arrivals (its resources: resource_saturation).
 const (
 	// FeatLagArrivals: the consumer's lag rose with the messages arriving
-	// LagArrivalRise times or more, and more than its time a message.
+	// LagArrivalRise times or more, and more than its time a message; or
+	// with the arrivals up LagArrivalsQuiet times or more while its time a
+	// message stayed under LagProcessRise: its capacity did not move, so
+	// only the arrivals can have outrun it.
 	FeatLagArrivals Feature = "a queue consumer's lag rose with the messages arriving (facts.consumer_lag: producer spans to its destinations a minute)"
 	// FeatLagProcessing: the consumer's lag rose with its time a message
 	// (LagProcessRise times or more) while the arrivals stayed under
@@ -49,7 +52,7 @@ func consumerLag(service string, evidence []loop.Evidence) (arrivals, processing
 			p = *l.ProcessRatio
 		}
 		switch {
-		case a >= LagArrivalRise && a >= p:
+		case a >= LagArrivalRise && a >= p, a >= LagArrivalsQuiet && p < LagProcessRise:
 			arrivals = appendOnce(arrivals, e.ID)
 		case p >= LagProcessRise && a < LagArrivalsQuiet:
 			processing = appendOnce(processing, e.ID)

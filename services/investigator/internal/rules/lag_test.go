@@ -51,7 +51,9 @@ func TestConsumerLagReadsWhatMovedIt(t *testing.T) {
 		{"lag with the time a message tripled is the consumer's resources", []loop.Evidence{lag(f64(1), f64(3), &lagOnset), before}, "resource_saturation", rules.FeatLagProcessing},
 		{"a slower consumer after its own release is not read as saturation", []loop.Evidence{withOnset(lag(f64(1), f64(3), &lagOnset)), before}, contracts.ClassUnknown, ""},
 		{"both moving: arrivals 2x, time a message 3x", []loop.Evidence{lag(f64(2), f64(3), &lagOnset), before}, contracts.ClassUnknown, ""},
-		{"arrivals under the surge ratio", []loop.Evidence{lag(f64(1.8), f64(1), &lagOnset), before}, contracts.ClassUnknown, ""},
+		{"arrivals 1.8x with the time a message flat: only the arrivals moved", []loop.Evidence{lag(f64(1.8), f64(1.16), &lagOnset), before}, "traffic_surge", rules.FeatLagArrivals},
+		{"arrivals 1.8x with the time a message up 1.6x: both moved", []loop.Evidence{lag(f64(1.8), f64(1.6), &lagOnset), before}, contracts.ClassUnknown, ""},
+		{"arrivals under the quiet line, the time a message flat", []loop.Evidence{lag(f64(1.3), f64(1), &lagOnset), before}, contracts.ClassUnknown, ""},
 		{"a lag that never left its baseline", []loop.Evidence{lag(f64(4), f64(1), nil), before}, contracts.ClassUnknown, ""},
 		{"arrivals not measured", []loop.Evidence{lag(nil, f64(3), &lagOnset), before}, contracts.ClassUnknown, ""},
 	}

@@ -123,6 +123,13 @@ func (o Observations) rate() (float64, bool) {
 	return o.ErrorRate, o.HaveRate
 }
 
+// slowLed reports whether a dependency slowed minutes before the onset
+// (FeatSlowLead) and no failing span throws: the row of FeatSlowFirst
+// reads it as retrieval latency, and the dependency rows leave it to it.
+func (o Observations) slowLed() bool {
+	return o.feat(FeatSlowLead) && !o.feat(FeatException) && !o.has(SigCrash)
+}
+
 // failing reports whether the service's failing calls are the incident: it
 // fails at ReleaseErrorRate or more (or its error rate was not measured),
 // or no dependency span merely slowed (FeatChildSlowed, which FeatChildSlow
@@ -214,20 +221,31 @@ var Table = []Rule{
 			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency) ||
 				o.feat(FeatLagProcessing) && !o.Deploy
 		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow, FeatLagProcessing}},
+	// retry_storm also with no marker in the window: resends (FeatResend or
+	// FeatRetryRise) multiplied the calls to the failing peer per inbound
+	// request (FeatRetryLoad) since a version that replaced another during
+	// the recording (facts.release): the service sends the load, which a
+	// dependency that fails does not (it is called at its usual rate). A
+	// release whose marker lies out of the window; the gate denies it.
+	{"retry_storm", 0.6, "no deployment precedes the onset within the window, but resends multiplied the calls to the failing peer since a version released during the recording",
+		func(o Observations) bool {
+			return !o.Deploy && o.feat(FeatRetryLoad) && (o.feat(FeatResend) || o.feat(FeatRetryRise)) && o.release != nil && o.release.HistoryMinutes > 0
+		}, []Signal{SigRetry}, true, []Feature{FeatRetryLoad, FeatResend, FeatRetryRise}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
-	// own spans, with no deployment of this service.
+	// own spans, with no deployment of this service; not when a dependency
+	// slowed minutes before the onset (slowLed: its timeouts).
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && o.failing() && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+			return !o.Deploy && o.failing() && !o.slowLed() && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
 		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), so the peer is failing and a rollback would
 	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
-		func(o Observations) bool { return o.Deploy && o.failing() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+		func(o Observations) bool { return o.Deploy && o.failing() && !o.slowLed() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// retrieval_latency also before a deployment's rows: FeatSlowFirst, a
 	// dependency call's p95 was the first thing to leave its baseline, and
 	// no failing span carries an exception. A handful of its timeouts in
@@ -236,7 +254,7 @@ var Table = []Rule{
 	// slowdown's symptom, not a release's fault.
 	{"retrieval_latency", 0.7, "a dependency call slowed before anything else left its baseline: the errors that follow are its timeouts",
 		func(o Observations) bool { return o.feat(FeatSlowFirst) && !o.feat(FeatException) && !o.has(SigCrash) },
-		nil, true, []Feature{FeatSlowFirst}},
+		nil, true, []Feature{FeatSlowFirst, FeatSlowLead}},
 	// bad_release reads FeatException (exception.* / error.type on most
 	// failing spans), the crash signal, an error rate of at least
 	// ReleaseErrorRate, or one repeated fault in its own code (FeatOneError
@@ -325,9 +343,12 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	o.origin = f.majority()
 	sh := readShape(evidence)
 	o.Features = features(f, newVersion, sh)
-	setIDs(o.Features, FeatSlowFirst, slowFirst(service, evidence, sh.Model))
+	first, lead := slowFirst(service, evidence, sh.Model)
+	setIDs(o.Features, FeatSlowFirst, first)
+	setIDs(o.Features, FeatSlowLead, lead)
 	setIDs(o.Features, FeatLatentRelease, latentRelease(service, evidence))
 	setIDs(o.Features, FeatUsualRateDependency, usualRateDependency(service, evidence, f.hosts))
+	setIDs(o.Features, FeatRetryLoad, retryLoad(service, evidence, f.hosts))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))

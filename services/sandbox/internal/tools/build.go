@@ -360,7 +360,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = facts.RefineByOps(on, facts.OnsetMarks(on, rows), facts.DepartedAt(on, st.departures)), follow[1:]
+			on, follow = facts.RefineByOps(on, onsetMarks(on, rows), facts.DepartedAt(on, st.departures)), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {
@@ -587,6 +587,8 @@ func onsetLines(on Onset) []string {
 		lines = []string{fmt.Sprintf("onset: %s (the alert's own rule: %s)", on.At.Format(time.RFC3339), on.Reason)}
 	case on.Quality:
 		lines = []string{fmt.Sprintf("onset: %s (%s of an attribute of the service's own spans, no error or latency departure earlier: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
+	case on.Signal == "retries":
+		lines = []string{fmt.Sprintf("onset: %s (retries per inbound request, no error or latency departure earlier: %s)", on.At.Format(time.RFC3339), on.Reason)}
 	case on.Pooled:
 		lines = []string{fmt.Sprintf("onset: %s (%s; pooled: %s)", on.At.Format(time.RFC3339), on.Signal, on.Reason)}
 	default:

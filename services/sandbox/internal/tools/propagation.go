@@ -93,6 +93,9 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset = facts.EarliestWithQuality(st.onset, st.quality)
+	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], resps[6], resps[9], c.StartsAt); err != nil {
+		return st, err
+	}
 	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
 	if st.onset.At == nil {
 		return st, nil

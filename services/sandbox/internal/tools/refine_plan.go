@@ -24,8 +24,11 @@ func refineQuery(c Call, on Onset) Query {
 	from := on.At.UnixMilli()
 	to := on.At.Add(time.Duration(max(1, on.BucketMinutes)*DefaultMargins.Sustain) * time.Minute).UnixMilli()
 	fields := refineFields
-	if on.Signal == "value_share" && on.QualityKey != "" {
+	switch {
+	case on.Signal == "value_share" && on.QualityKey != "":
 		fields = append(slices.Clone(refineFields), tag(on.QualityKey, "string"))
+	case on.Signal == "retries" && on.QualityKey != "":
+		fields = append(slices.Clone(refineFields), tag(on.QualityKey, "number"))
 	}
 	return Query{Name: "onset_spans", Request: signoz.NewRequest(signoz.RequestRaw, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.OpFilter)}, Limit: RefineSpans, SelectFields: fields,
