@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"agentk/platform/mutant"
 	"agentk/platform/topology"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -111,19 +112,57 @@ func BucketConfig(bucket string, cfg ProvisionConfig) jetstream.KeyValueConfig {
 // CreateOrUpdateStream / CreateOrUpdateKeyValue. It is idempotent and must run
 // with the admin connection before services start. It returns ErrProvision
 // naming every stream or bucket that failed.
+//
+// A cluster that has elected its meta leader may not yet count every peer
+// online (a node still joining, or one restarting): JetStream then refuses a
+// replicated stream with "no suitable peers for placement" (JSClusterNoPeers,
+// 10005). That refusal is retried every placementRetry until ctx ends or
+// placementWait has passed, so services started beside a forming cluster
+// wait for it instead of failing, and a node that stays down still fails the
+// start, naming the refusal; every other error is returned at once.
 func Provision(ctx context.Context, js jetstream.JetStream, cfg ProvisionConfig) error {
 	cfg = cfg.withDefaults()
 	var errs []error
 	for _, sc := range StreamConfigs(cfg) {
-		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+		if err := untilPlaced(ctx, func() error { _, err := js.CreateOrUpdateStream(ctx, sc); return err }); err != nil {
 			errs = append(errs, fmt.Errorf("%w: stream %s: %w", ErrProvision, sc.Name, err))
 		}
 	}
 	for _, b := range topology.Buckets {
-		_, err := js.CreateOrUpdateKeyValue(ctx, BucketConfig(b, cfg))
+		err := untilPlaced(ctx, func() error { _, err := js.CreateOrUpdateKeyValue(ctx, BucketConfig(b, cfg)); return err })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: bucket %s: %w", ErrProvision, b, err))
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// placementRetry is how often a placement refused for want of peers is tried
+// again, and placementWait how long at most.
+const (
+	placementRetry = 250 * time.Millisecond
+	placementWait  = 2 * time.Minute
+)
+
+// untilPlaced runs create until it does not fail with JSClusterNoPeers, ctx
+// ends or placementWait has passed, and returns its last error.
+func untilPlaced(ctx context.Context, create func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, placementWait)
+	defer cancel()
+	for {
+		err := create()
+		var api *jetstream.APIError
+		if err == nil || !errors.As(err, &api) || api.ErrorCode != jsErrCodeClusterNoPeers || mutant.Off(mutant.BusPlacementRetry) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(placementRetry):
+		}
+	}
+}
+
+// jsErrCodeClusterNoPeers is JetStream's JSClusterNoPeersErrF: no peers
+// online enough to place the replicas.
+const jsErrCodeClusterNoPeers jetstream.ErrorCode = 10005

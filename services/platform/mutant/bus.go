@@ -6,10 +6,16 @@ const (
 	// through the stream leader (bus.Conn.KeyValue): switched off, a Get is
 	// a direct get again, which a replica that is behind may answer.
 	BusLeaderRead = "bus.leader_read"
+	// BusPlacementRetry is Provision's waiting for a forming cluster's peers:
+	// switched off, a replicated stream refused for want of peers online
+	// fails the start at once.
+	BusPlacementRetry = "bus.placement_retry"
 )
 
 // Bus lists the bus's mutants and the test that kills each.
 var Bus = []Mutant{
 	{Name: BusLeaderRead, Check: "a clustered bucket is read through its stream leader, never from a replica that may be behind",
 		KilledBy: "test:services/platform:./bus:TestClusteredBucketIsReadThroughTheLeader"},
+	{Name: BusPlacementRetry, Check: "provisioning waits for a forming cluster's peers (a placement refused for want of peers online is retried until the deadline)",
+		KilledBy: "test:services/platform:./bus:TestProvisionWaitsForTheClusterToForm"},
 }
