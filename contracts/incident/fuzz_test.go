@@ -136,14 +136,16 @@ func FuzzRuleJSON(f *testing.F) {
 	})
 }
 
-// gzipSeed compresses b as `gzip -9 -n` does.
-func gzipSeed(f *testing.F, b []byte) []byte {
+// gzipBytes compresses b as `gzip -9 -n` does: best compression, no name
+// or time in the header (GzipBytes to the package's external tests).
+func gzipBytes(tb testing.TB, b []byte) []byte {
+	tb.Helper()
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	require.NoError(f, err)
+	require.NoError(tb, err)
 	_, err = zw.Write(b)
-	require.NoError(f, err)
-	require.NoError(f, zw.Close())
+	require.NoError(tb, err)
+	require.NoError(tb, zw.Close())
 	return buf.Bytes()
 }
 
@@ -154,12 +156,12 @@ func gzipSeed(f *testing.F, b []byte) []byte {
 func FuzzGzipSpans(f *testing.F) {
 	b, err := os.ReadFile("testdata/retry-storm-01/" + FileSpans)
 	require.NoError(f, err)
-	whole := gzipSeed(f, b)
+	whole := gzipBytes(f, b)
 	f.Add(whole)
 	f.Add(whole[:len(whole)/2])
-	f.Add(append(gzipSeed(f, b[:len(b)/3]), gzipSeed(f, b[len(b)/3:])...))
-	f.Add(gzipSeed(f, []byte("{oops\n\n{\"kind\":9}\n")))
-	f.Add(gzipSeed(f, nil))
+	f.Add(append(gzipBytes(f, b[:len(b)/3]), gzipBytes(f, b[len(b)/3:])...))
+	f.Add(gzipBytes(f, []byte("{oops\n\n{\"kind\":9}\n")))
+	f.Add(gzipBytes(f, nil))
 	f.Add([]byte{})
 	f.Add(b)
 	const file = FileSpans + GzipSuffix

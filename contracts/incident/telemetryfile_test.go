@@ -1,8 +1,6 @@
 package incident_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"io"
 	"io/fs"
 	"os"
@@ -14,18 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// gzipBytes compresses b as `gzip -9 -n` would: best compression, no name
-// or time in the header.
-func gzipBytes(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	require.NoError(t, err)
-	_, err = zw.Write(b)
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
+var gzipBytes = incident.GzipBytes
 
 // compress replaces dir's file with file.gz holding its bytes as mangle
 // leaves the compressed form, and returns the compressed bytes.
