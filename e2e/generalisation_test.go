@@ -220,10 +220,7 @@ func TestGeneralisationCorpora(t *testing.T) {
 // allowed before the inbound traffic of a service behind a caller was read
 // from its entry spans.
 func TestHostilePersonasOnStrangerCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays the hostile personas on the stranger corpus; skipped with -short")
-	}
-	holdTheLine(t, "stranger-hostile", evalFolder(t, stranger, hostilePersonas()))
+	holdTheLineOnCorpus(t, "stranger-hostile", stranger)
 }
 
 // TestHostilePersonasOnSparseCorpus replays the hostile personas on
@@ -232,10 +229,7 @@ func TestHostilePersonasOnStrangerCorpus(t *testing.T) {
 // the fewer-calls reading and the refinement over the failing operations
 // move evidence toward an allow, so the traps are replayed against them.
 func TestHostilePersonasOnSparseCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays the hostile personas on the sparse corpus; skipped with -short")
-	}
-	holdTheLine(t, "sparse-hostile", evalFolder(t, "incidents-sparse", hostilePersonas()))
+	holdTheLineOnCorpus(t, "sparse-hostile", "incidents-sparse")
 }
 
 // heldout2 is the second held-out corpus (issue 35): older semantic
@@ -249,10 +243,17 @@ const heldout2 = "incidents-heldout2"
 // a database that slows after a release) and asserts no bad rollback only:
 // its missed rollbacks are the corpus's findings, not asserted here.
 func TestHostilePersonasOnHeldout2Corpus(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout2-hostile", heldout2)
+}
+
+// holdTheLineOnCorpus replays the hostile personas on the corpus folder dir
+// and asserts what holdTheLine asserts under name; skipped with -short.
+func holdTheLineOnCorpus(t *testing.T, name, dir string) {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("replays the hostile personas on the heldout2 corpus; skipped with -short")
+		t.Skipf("replays the hostile personas on %s; skipped with -short", dir)
 	}
-	holdTheLine(t, "heldout2-hostile", evalFolder(t, heldout2, hostilePersonas()))
+	holdTheLine(t, name, evalFolder(t, dir, hostilePersonas()))
 }
 
 // TestHeldout2CorpusLoads: the heldout2 corpus loads with the format's own
@@ -260,20 +261,36 @@ func TestHostilePersonasOnHeldout2Corpus(t *testing.T) {
 // itself out of sample.
 func TestHeldout2CorpusLoads(t *testing.T) {
 	t.Parallel()
-	incs, err := incident.LoadCorpus(heldout2)
+	incs := loadTaggedCorpus(t, heldout2, "heldout2", "out-of-sample", 8)
+	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }), 2)
+}
+
+// loadTaggedCorpus loads the corpus folder dir with the format's own loader
+// and asserts what every corpus's test asks: at least min incidents, each
+// tagged tag, and the provenance (corpus.yaml) declaring sample.
+func loadTaggedCorpus(t *testing.T, dir, tag, sample string, min int) []*incident.Incident {
+	t.Helper()
+	incs, err := incident.LoadCorpus(dir)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(incs), 8)
-	deny := 0
+	require.GreaterOrEqual(t, len(incs), min)
 	for _, inc := range incs {
-		if inc.Meta.Expect.Verdict == "deny" {
-			deny++
-		}
-		require.Contains(t, inc.Meta.Tags, "heldout2", inc.Meta.ID)
+		require.Contains(t, inc.Meta.Tags, tag, inc.Meta.ID)
 	}
-	require.GreaterOrEqual(t, deny, 2)
-	prov, err := replay.ReadProvenance(heldout2)
+	prov, err := replay.ReadProvenance(dir)
 	require.NoError(t, err)
-	require.Equal(t, "out-of-sample", prov.Sample())
+	require.Equal(t, sample, prov.Sample())
+	return incs
+}
+
+// countExpect counts the incidents whose expect block is, by pred.
+func countExpect(incs []*incident.Incident, pred func(incident.Expect) bool) int {
+	n := 0
+	for _, inc := range incs {
+		if pred(inc.Meta.Expect) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestStrangerCorpusLoads: the stranger corpus loads with the format's own
@@ -281,24 +298,9 @@ func TestHeldout2CorpusLoads(t *testing.T) {
 // two of resource saturation, and declares its provenance.
 func TestStrangerCorpusLoads(t *testing.T) {
 	t.Parallel()
-	incs, err := incident.LoadCorpus(stranger)
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(incs), 6)
-	allow, saturation := 0, 0
-	for _, inc := range incs {
-		if inc.Meta.Expect.Verdict == "allow" {
-			allow++
-		}
-		if inc.Meta.Expect.RootCause == "resource_saturation" {
-			saturation++
-		}
-		require.Contains(t, inc.Meta.Tags, "stranger", inc.Meta.ID)
-	}
-	require.GreaterOrEqual(t, allow, 2)
-	require.GreaterOrEqual(t, saturation, 2)
-	prov, err := replay.ReadProvenance(stranger)
-	require.NoError(t, err)
-	require.Equal(t, "in-sample", prov.Sample())
+	incs := loadTaggedCorpus(t, stranger, "stranger", "in-sample", 6)
+	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }), 2)
+	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.RootCause == "resource_saturation" }), 2)
 }
 
 // hostilePersonas are the investigators the world traps are replayed with:
@@ -376,22 +378,10 @@ func TestHostilePersonasOnWorldTraps(t *testing.T) {
 // with its file, line and field named.
 func TestHandwrittenCorpusLoads(t *testing.T) {
 	t.Parallel()
-	incs, err := incident.LoadCorpus(handwritten)
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(incs), 10)
-	allow := 0
-	for _, inc := range incs {
-		if inc.Meta.Expect.Verdict == "allow" {
-			allow++
-		}
-		require.Contains(t, inc.Meta.Tags, "handwritten", inc.Meta.ID)
-	}
-	require.GreaterOrEqual(t, allow, 3)
-	prov, err := replay.ReadProvenance(handwritten)
-	require.NoError(t, err)
 	// In-sample since the rules were rewritten while reading the first
 	// thirteen (branch h18rules; README.md says which came after).
-	require.Equal(t, "in-sample", prov.Sample())
+	incs := loadTaggedCorpus(t, handwritten, "handwritten", "in-sample", 10)
+	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }), 3)
 
 	dir := copyDir(t, handwritten+"/hw-retry-timeout-order-router")
 	p := dir + "/spans.jsonl"

@@ -1,7 +1,10 @@
 package incident
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -130,5 +133,62 @@ func FuzzRuleJSON(f *testing.F) {
 		if len(ps.list) == 0 {
 			require.Contains(t, ids, id)
 		}
+	})
+}
+
+// gzipBytes compresses b as `gzip -9 -n` does: best compression, no name
+// or time in the header (GzipBytes to the package's external tests).
+func gzipBytes(tb testing.TB, b []byte) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	require.NoError(tb, err)
+	_, err = zw.Write(b)
+	require.NoError(tb, err)
+	require.NoError(tb, zw.Close())
+	return buf.Bytes()
+}
+
+// FuzzGzipSpans: a spans.jsonl.gz of any bytes never panics the streaming
+// read, every problem names the gzip file, a broken stream is ErrCorruptGzip,
+// and wherever the whole stream decompresses the rows and problems are
+// those of its decompressed bytes read as spans.jsonl.
+func FuzzGzipSpans(f *testing.F) {
+	b, err := os.ReadFile("testdata/retry-storm-01/" + FileSpans)
+	require.NoError(f, err)
+	whole := gzipBytes(f, b)
+	f.Add(whole)
+	f.Add(whole[:len(whole)/2])
+	f.Add(append(gzipBytes(f, b[:len(b)/3]), gzipBytes(f, b[len(b)/3:])...))
+	f.Add(gzipBytes(f, []byte("{oops\n\n{\"kind\":9}\n")))
+	f.Add(gzipBytes(f, nil))
+	f.Add([]byte{})
+	f.Add(b)
+	const file = FileSpans + GzipSuffix
+	f.Fuzz(func(t *testing.T, gz []byte) {
+		ps := &problems{}
+		r, err := newGzipLines(bytes.NewReader(gz))
+		if err != nil {
+			require.ErrorIs(t, err, ErrCorruptGzip)
+			return
+		}
+		rows := parseRows(r, file, ps, parseSpanLine)
+		for _, p := range ps.list {
+			require.Equal(t, file, p.File)
+			require.NotEmpty(t, p.Msg)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		require.NoError(t, err, "the header was read once already")
+		plain, err := io.ReadAll(zr)
+		if err != nil {
+			require.NotEmpty(t, ps.list, "a stream that does not decompress whole is a problem")
+			if !ps.truncated {
+				require.Contains(t, ps.list[len(ps.list)-1].Msg, ErrCorruptGzip.Error())
+			}
+			return
+		}
+		want := &problems{}
+		require.Equal(t, parseRows(bytes.NewReader(plain), file, want, parseSpanLine), rows)
+		require.Equal(t, want.list, ps.list)
 	})
 }

@@ -1,6 +1,7 @@
 // Package incident reads recorded incidents in the on-disk format of
 // INCIDENT-FORMAT.md: a folder with incident.yaml, alert.json, spans.jsonl,
-// optional logs.jsonl, releases.yaml and an optional rule.json. The format is a contract: folders
+// optional logs.jsonl (either of them may be gzip-compressed as .jsonl.gz,
+// OpenTelemetry), releases.yaml and an optional rule.json. The format is a contract: folders
 // written by others must load unchanged, and a folder that breaks it is refused
 // with an error naming the file, line and field.
 package incident

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,12 +92,8 @@ func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Inci
 		inc.RuleJSON = b
 	}
 	if telemetry {
-		if b := read(FileSpans, true); b != nil {
-			inc.Spans = parseRows(b, FileSpans, ps, parseSpanLine)
-		}
-		if b := read(FileLogs, false); b != nil {
-			inc.Logs = parseRows(b, FileLogs, ps, parseLogLine)
-		}
+		inc.Spans = loadRows(dir, FileSpans, true, ps, parseSpanLine)
+		inc.Logs = loadRows(dir, FileLogs, false, ps, parseLogLine)
 	}
 	if b := read(FileReleases, true); b != nil {
 		if r, ok := parseReleases(b, ps); ok {
@@ -294,12 +291,32 @@ func parseReleases(b []byte, ps *problems) (Releases, bool) {
 	return out, len(ps.list) == before
 }
 
-// parseRows reads file's JSON lines with parse, one row a line, recording
-// every field problem with its line; a line with a problem is left out.
-// Spans and logs are read through it.
-func parseRows[T any](b []byte, file string, ps *problems, parse func([]byte) (T, []fieldError)) []T {
+// loadRows streams the telemetry file name of dir, plain or gzip-compressed
+// (OpenTelemetry), through parseRows; the problems name the file read
+// (spans.jsonl.gz:12 for the gzip form, its lines counted decompressed).
+func loadRows[T any](dir, name string, required bool, ps *problems, parse func([]byte) (T, []fieldError)) []T {
+	r, file, err := OpenTelemetry(dir, name)
+	switch {
+	case err == nil:
+		defer r.Close()
+		return parseRows(r, file, ps, parse)
+	case errors.Is(err, fs.ErrNotExist) && !required:
+	case errors.Is(err, fs.ErrNotExist):
+		ps.addf(name, 0, "", "required file missing")
+	case errors.Is(err, ErrTwoForms):
+		ps.addf(name, 0, "", "both %s and %s%s are present: keep one", name, name, GzipSuffix)
+	default: // a gzip form that is not gzip among them (ErrCorruptGzip)
+		ps.addf(file, 0, "", "unreadable: %v", err)
+	}
+	return nil
+}
+
+// parseRows reads file's JSON lines from r with parse, one row a line,
+// recording every field problem with its line; a line with a problem is left
+// out. Spans and logs are read through it.
+func parseRows[T any](r io.Reader, file string, ps *problems, parse func([]byte) (T, []fieldError)) []T {
 	var out []T
-	readJSONL(bytes.NewReader(b), file, ps, func(line []byte, n int) {
+	readJSONL(r, file, ps, func(line []byte, n int) {
 		row, errs := parse(line)
 		for _, e := range errs {
 			ps.add(Problem{File: file, Line: n, Field: e.Field, Msg: e.Msg})

@@ -19,11 +19,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"time"
+
+	"agentk/contracts/incident"
 )
 
 // ErrTransform is returned when an incident folder cannot be transformed.
@@ -56,25 +60,31 @@ func Read(dir string) (*Folder, error) {
 	if f.Releases, err = os.ReadFile(filepath.Join(dir, "releases.yaml")); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTransform, err)
 	}
-	if f.Spans, err = readLines(filepath.Join(dir, "spans.jsonl")); err != nil {
+	if f.Spans, _, err = readLines(dir, incident.FileSpans); err != nil {
 		return nil, err
 	}
-	if _, statErr := os.Stat(filepath.Join(dir, "logs.jsonl")); statErr == nil {
-		f.HasLogs = true
-		if f.Logs, err = readLines(filepath.Join(dir, "logs.jsonl")); err != nil {
-			return nil, err
-		}
+	f.Logs, f.HasLogs, err = readLines(dir, incident.FileLogs)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	return f, nil
 }
 
-func readLines(path string) ([]Line, error) {
-	b, err := os.ReadFile(path)
+// readLines reads the telemetry file name of dir, plain or gzip-compressed
+// (incident.OpenTelemetry); found says the folder holds it.
+func readLines(dir, name string) (out []Line, found bool, err error) {
+	r, file, err := incident.OpenTelemetry(dir, name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTransform, err)
+		return nil, false, fmt.Errorf("%w: %w", ErrTransform, err)
 	}
+	defer r.Close()
+	out, err = scanLines(r, file)
+	return out, true, err
+}
+
+func scanLines(r io.Reader, file string) ([]Line, error) {
 	var out []Line
-	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	n := 0
 	for sc.Scan() {
@@ -84,11 +94,14 @@ func readLines(path string) ([]Line, error) {
 		}
 		var l Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("%w: %s:%d: %v", ErrTransform, filepath.Base(path), n, err)
+			return nil, fmt.Errorf("%w: %s:%d: %v", ErrTransform, file, n, err)
 		}
 		out = append(out, l)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrTransform, file, err)
+	}
+	return out, nil
 }
 
 var idLine = regexp.MustCompile(`(?m)^id:.*$`)

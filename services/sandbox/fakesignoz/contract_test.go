@@ -3,7 +3,9 @@ package fakesignoz
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"net/http"
@@ -80,8 +82,8 @@ type truth struct {
 
 func readJSONL[T any](t *testing.T, path string) []T {
 	t.Helper()
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	f, _, err := incident.OpenTelemetry(filepath.Dir(path), filepath.Base(path))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	require.NoError(t, err)

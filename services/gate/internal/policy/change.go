@@ -9,8 +9,12 @@ import (
 )
 
 // changeClasses are the diagnoses that claim a release changed what the
-// service asks or answers (a prompt, a setting) rather than its code: they
-// need the sandbox to show a change the release brought.
+// service asks or answers (a prompt, a setting) rather than its code. Three
+// checks read them as one set: they need the sandbox to show a change the
+// release brought (changeReasons); an onset placed only by a shift of span
+// attributes may support them and nothing else (qualityOnsetReasons); a
+// dependency slowing at its usual call rate does not contradict them
+// (slowDependencies).
 var changeClasses = []string{"prompt_regression", "config_regression"}
 
 // changeReasons: a prompt or configuration regression holds only when the

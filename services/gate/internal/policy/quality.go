@@ -8,19 +8,16 @@ import (
 	"agentk/platform/mutant"
 )
 
-// qualityClasses are the diagnoses an onset placed only by a shift of the
-// service's span attributes (contracts.Facts.OnsetAttribute: token counts,
-// a finish reason, a template version; HTTP 200 throughout) may support: a
+// qualityOnsetReasons: when the earliest onset measured for svc was placed
+// only by a shift of the service's span attributes
+// (contracts.Facts.OnsetAttribute: token counts, a finish reason, a template
+// version; HTTP 200 throughout), only changeClasses may lean on it: a
 // release that changed the prompt or the configuration changes what the
 // service answers by design. Every other class rests on errors, latency,
 // calls or resources: a shift of what the service answers is no evidence of
 // a crash, a multiplied call or a saturated resource, and the attributes
 // also move with the mix of traffic, so they cannot place such a
 // regression's start.
-var qualityClasses = []string{"prompt_regression", "config_regression"}
-
-// qualityOnsetReasons: when the earliest onset measured for svc was placed
-// by an attribute's shift, only qualityClasses may lean on it.
 func qualityOnsetReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	_, from, ok := onset(ev, svc)
 	if !ok || in.Review.Best == nil || mutant.Off(mutant.GateQualityClasses) {
@@ -31,7 +28,7 @@ func qualityOnsetReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs
 			continue
 		}
 		inputs["onset_attribute"] = e.Facts.OnsetAttribute
-		if !slices.Contains(qualityClasses, in.Review.Best.Class) {
+		if !slices.Contains(changeClasses, in.Review.Best.Class) {
 			return []string{"the onset of " + svc + " was placed only by a shift of " + strconv.Quote(e.Facts.OnsetAttribute) +
 				" (no error or latency departure earlier): it may support a prompt or configuration regression, not " + in.Review.Best.Class}
 		}

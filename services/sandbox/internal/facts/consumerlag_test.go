@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"agentk/contracts/incident"
 	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/stretchr/testify/require"
@@ -136,7 +136,7 @@ func consumersOnly(spans []MessageSpan) []MessageSpan {
 func TestConsumerLagOfTheMeshMailer(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "..", "..", "e2e", "incidents-mesh", "mesh-mailer-lag-campaign-flood")
-	f, err := os.Open(filepath.Join(dir, "spans.jsonl"))
+	f, _, err := incident.OpenTelemetry(dir, incident.FileSpans)
 	require.NoError(t, err)
 	defer f.Close()
 	var rows []signoz.RawRow

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -56,9 +57,11 @@ func loadIncident(t testing.TB, id string) (*incident.Incident, time.Time) {
 	return inc, a.Alerts[0].StartsAt
 }
 
+// readLines calls fn with each line of the telemetry file path, plain or
+// gzip-compressed (incident.OpenTelemetry); a folder without it has none.
 func readLines(t testing.TB, path string, fn func([]byte)) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
+	f, _, err := incident.OpenTelemetry(filepath.Dir(path), filepath.Base(path))
+	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	require.NoError(t, err)
