@@ -559,12 +559,22 @@ func RuleKey(service, rule string) string {
 	return "open." + slug(service) + "." + shortHash(service, rule)
 }
 
+// shortHash is the first 16 hex digits of the sha256 of parts, each
+// length-prefixed ("<len>:<part>"), so that no two tuples share an input.
+// The input is built in a buffer on the stack (when it fits) and only the
+// digits kept are encoded: one allocation, the result (TestIDsAreStable).
 func shortHash(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts { // length-prefixed: no two tuples share an input
-		h.Write([]byte(strconv.Itoa(len(p)) + ":" + p))
+	var buf [512]byte
+	b := buf[:0]
+	for _, p := range parts {
+		b = strconv.AppendInt(b, int64(len(p)), 10)
+		b = append(b, ':')
+		b = append(b, p...)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	sum := sha256.Sum256(b)
+	var out [16]byte
+	hex.Encode(out[:], sum[:8])
+	return string(out[:])
 }
 
 // slug keeps [a-z0-9-] of s, at most 40 characters; "unscoped" when empty.

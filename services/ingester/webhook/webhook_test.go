@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,6 +196,27 @@ func TestIncidentIDs(t *testing.T) {
 	require.Equal(t, webhook.RuleKey("a", "b"), webhook.RuleKey("a", "b"))
 	require.NotEqual(t, webhook.RuleKey("a", "b"), webhook.RuleKey("a", "c"))
 	require.NotEqual(t, webhook.RuleKey("a\x00", "b"), webhook.RuleKey("a", "\x00b"))
+}
+
+// TestIDsAreStable pins RuleKey and IncidentID to the values they had when
+// shortHash was rewritten without allocations: both name keys and records
+// already stored in agentk_incidents, so they may never change.
+func TestIDsAreStable(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+	long := strings.Repeat("x", 300)
+	for _, c := range []struct{ service, rule, key, id string }{
+		{"shop-api", "r1", "open.shop-api.8019a7ff7a4eebaa", "inc-shop-api-50e13499e2a452ad"},
+		{"", "r1", "open.unscoped.e275badc0497037f", "inc-unscoped-cdc8fbc4c2e705fd"},
+		{"My_Svc.v2", "rule 42", "open.my-svc-v2.2a51b88573fa11ac", "inc-my-svc-v2-5b78e88a6ffb16b8"},
+		{"a\x00", "b", "open.a.a27e3ea449187fb6", "inc-a-c4f8bbc2a4eced47"},
+		{"a", "\x00b", "open.a.f32da298c9a6f299", "inc-a-94df20ed450653db"},
+		{"é", "", "open.unscoped.f48aa107ce279182", "inc-unscoped-843204cb47661aff"},
+		{long, long, "open.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.9558cf7a92ed2d2a", "inc-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-3101e77b37ceeb01"},
+	} {
+		require.Equal(t, c.key, webhook.RuleKey(c.service, c.rule), "%q %q", c.service, c.rule)
+		require.Equal(t, c.id, webhook.IncidentID(c.service, c.rule, t0), "%q %q", c.service, c.rule)
+	}
 }
 
 // TestParseE2ECorpusAlerts parses every recorded incident's alert.json: the

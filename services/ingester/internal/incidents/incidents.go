@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -237,7 +238,7 @@ func MsgID(a contracts.AlertV1) string {
 			status = "nodata-resolved"
 		}
 	}
-	return fmt.Sprintf("alert.%s.%s.%d", a.IncidentID, status, a.StartsAt.Unix())
+	return "alert." + a.IncidentID + "." + status + "." + strconv.FormatInt(a.StartsAt.Unix(), 10)
 }
 
 func storeErr(op string, err error) error {

@@ -477,3 +477,22 @@ func TestAKnownIncidentResolvedElsewhereIsNotAttachedTo(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, left, "nothing attached to the closed incident")
 }
+
+// TestMsgIDIsStable pins the Nats-Msg-Id format: JetStream deduplicates a
+// retried publication by it, so a change would republish across a restart.
+func TestMsgIDIsStable(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		a    contracts.AlertV1
+		want string
+	}{
+		{contracts.AlertV1{IncidentID: "inc-shop-api-50e13499e2a452ad", Status: contracts.AlertFiring, StartsAt: at}, "alert.inc-shop-api-50e13499e2a452ad.firing.1796034000"},
+		{contracts.AlertV1{IncidentID: "i", Status: contracts.AlertResolved, StartsAt: at}, "alert.i.resolved.1796034000"},
+		{contracts.AlertV1{IncidentID: "i", Status: contracts.AlertFiring, NoData: true, StartsAt: at}, "alert.i.nodata.1796034000"},
+		{contracts.AlertV1{IncidentID: "i", Status: contracts.AlertResolved, NoData: true, StartsAt: at}, "alert.i.nodata-resolved.1796034000"},
+		{contracts.AlertV1{IncidentID: "i", Status: contracts.AlertFiring, StartsAt: time.Unix(-5, 0)}, "alert.i.firing.-5"},
+	} {
+		require.Equal(t, tc.want, incidents.MsgID(tc.a))
+	}
+}

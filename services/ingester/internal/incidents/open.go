@@ -15,10 +15,11 @@ import (
 )
 
 func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, error) {
-	if res, done, err := x.attachKnown(ctx, a, now); done || err != nil {
+	key := webhook.RuleKey(a.Service, a.RuleID)
+	if res, done, err := x.attachKnown(ctx, key, a, now); done || err != nil {
 		return res, err
 	}
-	res, done, taken, err := x.open(ctx, a, now)
+	res, done, taken, err := x.open(ctx, key, a, now)
 	if done || err != nil {
 		return res, err
 	}
@@ -28,9 +29,9 @@ func (x *Index) fire(ctx context.Context, a contracts.AlertV1, now time.Time) (R
 // attachKnown files a into the incident this process last saw open for a's
 // rule in one round trip: its record and a's key, concurrently (the storm
 // path). done is false when it knows of none, or that incident has no record
-// or has resolved: then fire takes the full path.
-func (x *Index) attachKnown(ctx context.Context, a contracts.AlertV1, now time.Time) (Result, bool, error) {
-	key := webhook.RuleKey(a.Service, a.RuleID)
+// or has resolved: then fire takes the full path. key is a's rule's index
+// key (webhook.RuleKey).
+func (x *Index) attachKnown(ctx context.Context, key string, a contracts.AlertV1, now time.Time) (Result, bool, error) {
 	id, ok := x.openID(key)
 	if !ok {
 		return Result{}, false, nil
@@ -66,9 +67,8 @@ func startsAt(a contracts.AlertV1) []byte { return []byte(strconv.FormatInt(a.St
 // done is false when the general path (attach) must file a: the rule has an
 // open incident, or a's id belongs to a resolved episode.
 // taken reports that the index key was found taken (attach need not try to
-// create it first).
-func (x *Index) open(ctx context.Context, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
-	key := webhook.RuleKey(a.Service, a.RuleID)
+// create it first). key is a's rule's index key (webhook.RuleKey).
+func (x *Index) open(ctx context.Context, key string, a contracts.AlertV1, now time.Time) (res Result, done, taken bool, err error) {
 	wopen := x.kv.CreateNewAsync(ctx, key, []byte(a.IncidentID))
 	pa, encErr := x.prepare(a)
 	queued := Record{IncidentID: a.IncidentID, Service: a.Service, RuleID: a.RuleID, State: StateQueued, OpenedAt: now, Alert: a}
