@@ -395,3 +395,15 @@ func TestHandwrittenCorpusLoads(t *testing.T) {
 	require.ErrorContains(t, err, "spans.jsonl:5")
 	require.ErrorContains(t, err, "duration_nano")
 }
+
+// TestHeldout3CorpusLoads: the heldout3 corpus (issue 35, branch h42ho3: a
+// freight forwarder's Java, Go, Rust, Python, .NET and Node.js services,
+// written by its gen.py) loads with the format's own loader, holds ten
+// incidents, at least five rollbacks and three traps, and declares itself out
+// of sample.
+func TestHeldout3CorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs := loadTaggedCorpus(t, "incidents-heldout3", "heldout3", "out-of-sample", 10)
+	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }), 5)
+	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }), 3)
+}
