@@ -80,6 +80,16 @@ type Facts struct {
 	ErrorCount        *int64             `json:"error_count,omitempty"`
 	ErrorRate         *float64           `json:"error_rate,omitempty"`
 	P95Ms             *float64           `json:"p95_ms,omitempty"`
+
+	// ServiceEnvironments are the deployment environments
+	// (deployment.environment.name, or the older deployment.environment)
+	// that the service's latest spans other than markers name, in the window
+	// of a deployment-marker query; set only by one, sorted, empty when no
+	// span names one or SigNoz knows neither key. A marker from an
+	// environment the service's spans do not run in is not this service's
+	// deployment (the gate's deployment_related check).
+	ServiceEnvironments []string `json:"service_environments,omitempty"`
+
 	// Onset is the first minute the service's error rate or p95 left its baseline.
 	Onset *time.Time `json:"onset,omitempty"`
 	// OnsetUnknown says in plain words why a service overview placed no onset
@@ -424,6 +434,11 @@ type DeploymentMarker struct {
 	At              time.Time `json:"at"`
 	TraceID         string    `json:"trace_id,omitempty"`
 	SpanID          string    `json:"span_id,omitempty"`
+
+	// Environment is the marker span's deployment environment
+	// (deployment.environment.name, or the older deployment.environment);
+	// empty when it names none.
+	Environment string `json:"environment,omitempty"`
 }
 
 // EvidenceRef names one sandbox-signed evidence envelope without carrying

@@ -28,6 +28,11 @@ var Catalogue = []Mutant{
 	// persona:wrong's retry_storm is rolled back with the ledger's
 	// corroboration off.
 	{GateMarkerLedgerAgree, "gate: a deployment marker counts only when the release ledger agrees: the running version, started (Docker) within the marker tolerance of the marker and not after the onset", "test:e2e:.:^TestHostilePersonasOnFalseMarkerWorlds$"},
+	// A marker of the service's copy in another environment (staging,
+	// perf, a canary region) whose version and time the ledger happens to
+	// corroborate: the worlds' other-environment markers are also
+	// contradicted by the ledger, so the named test isolates the check.
+	{GateMarkerEnvironment, "gate: a deployment marker whose deployment environment differs from the signed alert's, is not one the service's spans run in, or is one of several the spans run in with the alert naming none, is not this service's deployment", "test:services/gate:./internal/policy:^TestMarkerFromAnotherEnvironment$"},
 	{GateAlternativeCause, "gate: no co-regressed service and no traffic surge explains the regression", "eval"},
 	{GateFailingDependency, "gate: no dependency the service calls at its usual rate began failing at the onset (unless the diagnosis is a configuration release)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
 	// persona:quality's config_regression on a dependency outage that

@@ -29,6 +29,7 @@ const (
 	GateDeploymentClass   = "gate.deployment_class"
 	GateMarkerBeforeOnset = "gate.marker_before_onset"
 	GateMarkerLedgerAgree = "gate.marker_ledger_agrees"
+	GateMarkerEnvironment = "gate.marker_environment"
 	GateAlternativeCause  = "gate.alternative_cause"
 	GateFailingDependency = "gate.failing_dependency"
 	GateDependencyFault   = "gate.dependency_fault"

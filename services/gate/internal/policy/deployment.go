@@ -171,7 +171,7 @@ func markerReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 	inputs["onset"] = ttoa(on)
 	inputs["onset_evidence"] = onFrom
 	inputs["window"] = ttoa(lo) + "/" + ttoa(on)
-	queries, markers := markersInWindow(svc, ev, lo, on, inputs)
+	queries, markers := markersInWindow(svc, ev, lo, on, serviceEnvironments(in, svc, ev, inputs), inputs)
 	switch {
 	case len(queries) == 0:
 		return []string{"no deployment-marker query of " + strconv.Quote(svc) + " covered " + ttoa(lo) + " to " + ttoa(on) + ": the investigation never looked"}
@@ -280,9 +280,10 @@ func contradiction(m *contracts.DeploymentMarker, cur contracts.Release, on time
 }
 
 // markersInWindow returns the marker queries of svc that covered [lo, on]
-// and the markers of svc in [lo, on); it records every marker it kept or
-// rejected in inputs.
-func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, inputs map[string]string) ([]string, []*contracts.DeploymentMarker) {
+// and the markers of svc in [lo, on) from the environment env says it runs
+// in (otherEnvironment); it records every marker it kept or rejected in
+// inputs.
+func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, env environments, inputs map[string]string) ([]string, []*contracts.DeploymentMarker) {
 	var queries, markerIDs, rejected []string
 	var kept []*contracts.DeploymentMarker
 	for i := range ev {
@@ -300,6 +301,8 @@ func markersInWindow(svc string, ev []contracts.EvidenceV1, lo, on time.Time, in
 				rejected = append(rejected, markerText(m)+" is at or after the onset")
 			case m.At.Before(lo):
 				rejected = append(rejected, markerText(m)+" is older than the window")
+			case otherEnvironment(m, env) != "":
+				rejected = append(rejected, markerText(m)+" is not this service's deployment: "+otherEnvironment(m, env))
 			default:
 				markerIDs = append(markerIDs, markerText(m))
 				kept = append(kept, m)

@@ -128,12 +128,22 @@ func buildMarkers(c Call, resps []signoz.Response, lim Limits, cl compact.Limits
 		out.Facts.DeploymentMarkers = append(out.Facts.DeploymentMarkers, m)
 	}
 	slices.SortFunc(out.Facts.DeploymentMarkers, func(a, b contracts.DeploymentMarker) int { return a.At.Compare(b.At) })
+	byMarker, envs := markerEnvironments(c.Service, resps, 1)
+	withEnvironments(out.Facts.DeploymentMarkers, byMarker)
+	out.Facts.ServiceEnvironments = envs
 	for _, m := range out.Facts.DeploymentMarkers {
-		shown = append(shown, map[string]any{"at": m.At.Format(time.RFC3339Nano), "version": m.Version,
-			"previous_version": m.PreviousVersion, "deployment_id": m.DeploymentID, "trace_id": m.TraceID})
+		row := map[string]any{"at": m.At.Format(time.RFC3339Nano), "version": m.Version,
+			"previous_version": m.PreviousVersion, "deployment_id": m.DeploymentID, "trace_id": m.TraceID}
+		if m.Environment != "" {
+			row["environment"] = m.Environment
+		}
+		shown = append(shown, row)
 	}
-	summary := fmt.Sprintf("deployment markers found: %d (only deployment.marker spans of this service count)", len(out.Facts.DeploymentMarkers))
-	out.Compact = header(c, summary) + compact.Block(shown, cl)
+	lines := []string{fmt.Sprintf("deployment markers found: %d (only deployment.marker spans of this service count)", len(out.Facts.DeploymentMarkers))}
+	if len(envs) > 0 {
+		lines = append(lines, "environments of the service's latest spans: "+strings.Join(envs, ", "))
+	}
+	out.Compact = header(c, lines...) + compact.Block(shown, cl)
 	return out, nil
 }
 

@@ -173,6 +173,11 @@ func TestEveryToolAgainstFakeSigNoz(t *testing.T) {
 			require.Equal(t, "v1", m.PreviousVersion)
 			require.Equal(t, "dep-a14b2936", m.DeploymentID)
 			require.Equal(t, time.Date(2026, 11, 4, 10, 5, 0, 0, time.UTC), m.At)
+			// The marker's environment and the service's spans', from the older
+			// key (the recording knows no deployment.environment.name).
+			require.Equal(t, "production", m.Environment)
+			require.Equal(t, []string{"production"}, f.ServiceEnvironments)
+			require.Contains(t, r.out.Compact, "environments of the service's latest spans: production")
 		}},
 		{"error traces", contracts.ToolErrorTraces, `{"service":"shop-api","limit":5}`, func(t *testing.T, r result) {
 			require.Contains(t, r.out.Compact, "spans: 5")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agentk/contracts"
 	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
@@ -74,4 +75,41 @@ func TestMarkerSpansAreNoTraffic(t *testing.T) {
 			require.False(t, slices.Contains(out.Facts.CoRegressed, "worker"), "worker's marker is no regression: %s", out.Compact)
 		})
 	}
+}
+
+// TestMarkersCarryTheirEnvironment: each marker carries its span's
+// deployment environment, and the markers' evidence the environments the
+// service's latest other spans name (the gate rejects a marker of another
+// environment: s70429-w055, a perf deploy of fulfilment in front of a
+// production regression). The newer key wins over the older one; a marker
+// that names neither has none.
+func TestMarkersCarryTheirEnvironment(t *testing.T) {
+	t.Parallel()
+	inc, startsAt := deployed{}.incident(t)
+	for i := range inc.Spans {
+		s := &inc.Spans[i]
+		if s.Resource["service.name"] != "api" {
+			continue
+		}
+		s.Resource["deployment.environment.name"] = "production"
+		s.Resource["deployment.environment"] = "prod" // the older key, overridden
+	}
+	r := rand.New(rand.NewPCG(8, 8))
+	perf := incident.Span{Timestamp: deployAt.Add(-3 * time.Minute), TraceID: hexID(r, 16), SpanID: hexID(r, 8), Name: "deployment.marker", Kind: 1,
+		Resource:   map[string]string{"service.name": "api", "deployment.environment": "perf"},
+		Attributes: map[string]json.RawMessage{"deployment.version": json.RawMessage(`"v9"`)}}
+	bare := perf
+	bare.SpanID, bare.Timestamp, bare.Resource = hexID(r, 8), deployAt.Add(-2*time.Minute), map[string]string{"service.name": "api"}
+	inc.Spans = append(inc.Spans, perf, bare)
+	slices.SortStableFunc(inc.Spans, func(a, b incident.Span) int { return a.Timestamp.Compare(b.Timestamp) })
+	res, err := newHarness(t, inc, startsAt).run(t, contracts.ToolDeploymentMarkers, `{"service":"api"}`)
+	require.NoError(t, err)
+	f := res.out.Facts
+	require.Equal(t, []string{"production"}, f.ServiceEnvironments, res.out.Compact)
+	envs := map[string]string{}
+	for _, m := range f.DeploymentMarkers {
+		envs[m.Version+"@"+m.At.Format("15:04")] = m.Environment
+	}
+	require.Equal(t, map[string]string{"v9@09:37": "perf", "v9@09:38": ""}, envs, res.out.Compact)
+	require.Contains(t, res.out.Compact, `"perf"`)
 }

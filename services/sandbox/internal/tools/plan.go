@@ -265,8 +265,9 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	case contracts.ToolDeploymentMarkers:
 		f := and(svc, "name = 'deployment.marker'")
 		ex.Filter = f
-		return Plan{Link: links.Traces(linkBase, ex), Queries: []Query{{Name: "markers", Request: signoz.NewRequest(signoz.RequestRaw, from, to,
-			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: lim.MaxRows, Order: desc("timestamp"), SelectFields: markerFields})}}}
+		return Plan{Link: links.Traces(linkBase, ex), Queries: append([]Query{{Name: "markers", Request: signoz.NewRequest(signoz.RequestRaw, from, to,
+			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: lim.MaxRows, Order: desc("timestamp"), SelectFields: markerFields})}},
+			environmentQueries(svc, from, to, lim)...)}
 	case contracts.ToolErrorTraces:
 		f := and(svc, "has_error = true")
 		ex.Filter = f
