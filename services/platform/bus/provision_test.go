@@ -90,3 +90,23 @@ func TestProvisionStorage(t *testing.T) {
 		})
 	}
 }
+
+// TestProvisionUpdatesWhatExists: Provision creates first (one request a
+// stream on a new server) and still updates a stream that exists with
+// another configuration, as nats.go's CreateOrUpdate did; provisioned again
+// unchanged, nothing fails.
+func TestProvisionUpdatesWhatExists(t *testing.T) {
+	t.Parallel()
+	f := startFabric(t, bus.Config{})
+	js := admin(t, f).JetStream()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, bus.Provision(ctx, js, bus.ProvisionConfig{}), "provisioned again unchanged")
+	longer := bus.ProvisionConfig{MaxAge: 72 * time.Hour}
+	require.NoError(t, bus.Provision(ctx, js, longer))
+	for _, sc := range bus.StreamConfigs(longer) {
+		st, err := js.Stream(ctx, sc.Name)
+		require.NoError(t, err, sc.Name)
+		require.Equal(t, 72*time.Hour, st.CachedInfo().Config.MaxAge, sc.Name)
+	}
+}
