@@ -34,8 +34,10 @@ func Run(ctx context.Context, d service.Deps) error {
 	}
 	log := d.Logger // tagged with the service by the fabric
 	log.Info("sandbox configured", "config", cfg.String())
+	pool := signozTransport()
+	defer pool.CloseIdleConnections()
 	direct := &signoz.Client{BaseURL: cfg.SigNozURL, APIKey: cfg.APIKey, Auth: cfg.Auth,
-		HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(nil)}}
+		HTTP: &http.Client{Timeout: cfg.Timeout, Transport: signoz.TracedTransport(pool)}}
 	var query executor.Querier = direct
 	var fields fieldtool.Querier = direct
 	var rules executor.RuleReader = direct
@@ -81,6 +83,18 @@ func Run(ctx context.Context, d service.Deps) error {
 		return fmt.Errorf("sandbox: stop: %w", err)
 	}
 	return nil
+}
+
+// signozTransport is the sandbox's connections to SigNoz's API: Go's
+// default transport but for the idle connections kept, as many as a stage
+// runs queries at once (executor.DefaultParallel) instead of two. With two,
+// seven of service_overview's first nine queries closed their connection
+// after the answer and the next stage dialled again (13 connections a
+// replay instead of 9).
+func signozTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = executor.DefaultParallel
+	return t
 }
 
 // DependencySigNoz is the name readiness reports SigNoz under.

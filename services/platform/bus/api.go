@@ -86,6 +86,12 @@ type Config struct {
 	PublishTimeout time.Duration
 	// ConnectTimeout bounds the first connection (default: until ctx is done).
 	ConnectTimeout time.Duration
+	// Standalone says the server is one standalone server, no cluster and
+	// no leaf node (fabric.StartEmbedded's own sets it): every stream has
+	// one replica, and KeyValue hands nats.go's bucket without asking for
+	// the stream's configuration again. Never set it for a server reached
+	// over the network: a leaf node may carry a cluster's streams.
+	Standalone bool
 }
 
 // Message is one delivery handed to a handler. Envelope is parsed, not

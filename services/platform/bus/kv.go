@@ -34,6 +34,13 @@ func (c *Conn) KeyValue(ctx context.Context, bucket string) (jetstream.KeyValue,
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBucket, bucket, err)
 	}
+	if c.cfg.Standalone {
+		// One server, one replica of every stream (Config.Standalone):
+		// the second request for the stream's configuration (every
+		// service opens its buckets, every replay of an eval starts them
+		// all) would only say so.
+		return kv, nil
+	}
 	st, err := c.js.Stream(ctx, kvStreamPrefix+bucket)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBucket, bucket, err)

@@ -29,11 +29,11 @@ func (r *refusing) fail() error {
 	return nil
 }
 
-func (r *refusing) CreateOrUpdateStream(context.Context, jetstream.StreamConfig) (jetstream.Stream, error) {
+func (r *refusing) CreateStream(context.Context, jetstream.StreamConfig) (jetstream.Stream, error) {
 	return nil, r.fail()
 }
 
-func (r *refusing) CreateOrUpdateKeyValue(context.Context, jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+func (r *refusing) CreateKeyValue(context.Context, jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	return nil, r.fail()
 }
 

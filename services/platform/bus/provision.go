@@ -124,17 +124,42 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg ProvisionConfig)
 	cfg = cfg.withDefaults()
 	var errs []error
 	for _, sc := range StreamConfigs(cfg) {
-		if err := untilPlaced(ctx, func() error { _, err := js.CreateOrUpdateStream(ctx, sc); return err }); err != nil {
+		if err := untilPlaced(ctx, func() error { return createOrUpdateStream(ctx, js, sc) }); err != nil {
 			errs = append(errs, fmt.Errorf("%w: stream %s: %w", ErrProvision, sc.Name, err))
 		}
 	}
 	for _, b := range topology.Buckets {
-		err := untilPlaced(ctx, func() error { _, err := js.CreateOrUpdateKeyValue(ctx, BucketConfig(b, cfg)); return err })
+		err := untilPlaced(ctx, func() error { return createOrUpdateBucket(ctx, js, BucketConfig(b, cfg)) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: bucket %s: %w", ErrProvision, b, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// createOrUpdateStream is js.CreateOrUpdateStream creating first: nats.go's
+// asks for an update, and only when the stream is not found for its
+// creation, two requests for each stream of a new server (an eval's every
+// replay starts one). A stream of the same configuration is created again
+// without change; one that exists with another configuration is refused as
+// already in use, and then updated as nats.go would have.
+func createOrUpdateStream(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig) error {
+	_, err := js.CreateStream(ctx, sc)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		_, err = js.CreateOrUpdateStream(ctx, sc)
+	}
+	return err
+}
+
+// createOrUpdateBucket is js.CreateOrUpdateKeyValue creating first, as
+// createOrUpdateStream: a bucket that exists with another configuration is
+// refused as existing, and then updated as nats.go would have.
+func createOrUpdateBucket(ctx context.Context, js jetstream.JetStream, kc jetstream.KeyValueConfig) error {
+	_, err := js.CreateKeyValue(ctx, kc)
+	if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		_, err = js.CreateOrUpdateKeyValue(ctx, kc)
+	}
+	return err
 }
 
 // placementRetry is how often a placement refused for want of peers is tried

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/topology"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
@@ -89,4 +91,63 @@ func TestProvisionStorage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProvisionUpdatesWhatExists: Provision creates first (one request a
+// stream on a new server) and still updates a stream that exists with
+// another configuration, as nats.go's CreateOrUpdate did; provisioned again
+// unchanged, nothing fails.
+func TestProvisionUpdatesWhatExists(t *testing.T) {
+	t.Parallel()
+	f := startFabric(t, bus.Config{})
+	js := admin(t, f).JetStream()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, bus.Provision(ctx, js, bus.ProvisionConfig{}), "provisioned again unchanged")
+	longer := bus.ProvisionConfig{MaxAge: 72 * time.Hour}
+	require.NoError(t, bus.Provision(ctx, js, longer))
+	for _, sc := range bus.StreamConfigs(longer) {
+		st, err := js.Stream(ctx, sc.Name)
+		require.NoError(t, err, sc.Name)
+		require.Equal(t, 72*time.Hour, st.CachedInfo().Config.MaxAge, sc.Name)
+	}
+}
+
+// TestStandaloneKeyValueAsksOnce: on the fabric's own standalone server
+// (bus.Config.Standalone, set by fabric.StartEmbedded) a bucket is opened
+// with one request for its stream's configuration; a connection not told
+// so asks again, for the replicas that decide on leader reads.
+func TestStandaloneKeyValueAsksOnce(t *testing.T) {
+	t.Parallel()
+	f := startFabric(t, bus.Config{})
+	adm := admin(t, f)
+	infos := make(chan *nats.Msg, 16)
+	sub, err := adm.NATS().ChanSubscribe("$JS.API.STREAM.INFO.KV_"+topology.BucketEvidence, infos)
+	require.NoError(t, err)
+	defer func() { _ = sub.Unsubscribe() }()
+	require.NoError(t, adm.NATS().Flush())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	count := func(c *bus.Conn) int {
+		_, err := c.KeyValue(ctx, topology.BucketEvidence)
+		require.NoError(t, err)
+		require.NoError(t, c.NATS().Flush())
+		require.NoError(t, adm.NATS().Flush())
+		n := 0
+		for {
+			select {
+			case <-infos:
+				n++
+			case <-time.After(200 * time.Millisecond):
+				return n
+			}
+		}
+	}
+	require.Equal(t, 1, count(connect(t, f, envelope.RoleGate)), "the fabric's own server")
+	seed, err := f.Identities().Seed(topology.RoleAdmin)
+	require.NoError(t, err)
+	told, err := bus.Connect(ctx, bus.Config{URL: f.URL(), Name: topology.RoleAdmin, Seed: seed})
+	require.NoError(t, err)
+	defer func() { _ = told.Close() }()
+	require.Equal(t, 2, count(told), "a server not known to be standalone")
 }

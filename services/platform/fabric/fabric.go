@@ -83,6 +83,9 @@ func StartEmbedded(ctx context.Context, o Options) (*Fabric, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
+	// The server is this process's own, started without a cluster or a
+	// leaf node: every stream has one replica.
+	o.Bus.Standalone = true
 	f, err := newFabric(ctx, ids, srv, srv.ClientURL(), o)
 	if err != nil {
 		srv.Shutdown()

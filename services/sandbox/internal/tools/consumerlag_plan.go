@@ -43,23 +43,30 @@ var lagFields = []signoz.FieldKey{
 
 // lagDestinations are the destinations of the service's consumer spans in
 // the sample (sorted, at most MaxLagDestinations); none when it shows none.
+// The sample's are read once (sampleDestinations, kept by sampleMemo):
+// a service_overview asks at every stage and again when it builds.
 func lagDestinations(service string, sample signoz.Response) []string {
-	res, err := sample.Raw()
-	if err != nil {
-		return nil
-	}
+	out := sampleRead(sample).dests[service]
+	return slices.Clone(out[:min(len(out), MaxLagDestinations)])
+}
+
+// sampleDestinations are the destinations of the consumer spans in the
+// sample's results, by service: sorted, each once.
+func sampleDestinations(res []signoz.RawResult) map[string][]string {
 	var rows []signoz.RawRow
 	for _, r := range res {
 		rows = append(rows, r.Rows...)
 	}
-	var out []string
+	out := map[string][]string{}
 	for _, s := range facts.MessageSpans(rows) {
-		if s.Consumer && s.Service == service && s.Destination != "" && !slices.Contains(out, s.Destination) {
-			out = append(out, s.Destination)
+		if s.Consumer && s.Destination != "" && !slices.Contains(out[s.Service], s.Destination) {
+			out[s.Service] = append(out[s.Service], s.Destination)
 		}
 	}
-	slices.Sort(out)
-	return out[:min(len(out), MaxLagDestinations)]
+	for _, d := range out {
+		slices.Sort(d)
+	}
+	return out
 }
 
 // lagQueries is stage two's consumer-lag query: the producer and consumer

@@ -76,7 +76,16 @@ type keySeen struct {
 // sampleKeysOf reads the attributes of the span sample: those followed as
 // quality, and those counting retries.
 func sampleKeysOf(resp signoz.Response) ([]qualityKey, []string) {
-	by := sampleAttributes(resp)
+	res, err := resp.Raw()
+	if err != nil {
+		res = nil
+	}
+	return sampleKeysIn(res)
+}
+
+// sampleKeysIn is sampleKeysOf on the sample's decoded results.
+func sampleKeysIn(res []signoz.RawResult) ([]qualityKey, []string) {
+	by := sampleAttributes(res)
 	var num, enum []qualityKey
 	var retry []string
 	for _, k := range sortedKeys(by) {
@@ -97,12 +106,8 @@ func sampleKeysOf(resp signoz.Response) ([]qualityKey, []string) {
 
 // sampleAttributes counts, per attribute of the sample's spans (ignored
 // prefixes aside, retry attributes kept), its spans and its values.
-func sampleAttributes(resp signoz.Response) map[string]*keySeen {
+func sampleAttributes(res []signoz.RawResult) map[string]*keySeen {
 	by := map[string]*keySeen{}
-	res, err := resp.Raw()
-	if err != nil {
-		return by
-	}
 	for _, r := range res {
 		for _, row := range r.Rows {
 			for _, m := range facts.AttrMaps {

@@ -75,3 +75,29 @@ func TestRetryPatternKeptByName(t *testing.T) {
 		}
 	}
 }
+
+// lagDestinations answers from the kept sample as it read the sample's
+// consumer spans itself: the service's destinations, sorted, each once, at
+// most MaxLagDestinations; none for a service without consumer spans.
+func TestLagDestinationsKeptWithTheSample(t *testing.T) {
+	row := func(i int, svc, kind, dest string) string {
+		return fmt.Sprintf(`{"timestamp":"2026-11-20T12:00:%02dZ","data":{"span_id":"s%d","kind_string":%q,"resource":{"service.name":%q},"attributes":{"messaging.destination.name":%q}}}`,
+			i%60, i, kind, svc, dest)
+	}
+	var rows []string
+	for i := range 14 {
+		rows = append(rows, row(i, "worker", "Consumer", fmt.Sprintf("q%02d", 13-i%13)))
+	}
+	rows = append(rows, row(20, "worker", "Producer", "out"), row(21, "api", "Consumer", "orders"), row(22, "worker", "Consumer", ""))
+	var r signoz.Response
+	require.NoError(t, json.Unmarshal([]byte(`{"type":"raw","data":{"results":[{"queryName":"A","rows":[`+strings.Join(rows, ",")+`]}]}}`), &r))
+	for range 2 {
+		require.Equal(t, []string{"q01", "q02", "q03", "q04", "q05", "q06", "q07", "q08", "q09", "q10"}, lagDestinations("worker", r))
+		require.Equal(t, []string{"orders"}, lagDestinations("api", r))
+		require.Empty(t, lagDestinations("cart", r))
+	}
+	// The answer is the caller's: changing it changes no later one.
+	d := lagDestinations("api", r)
+	d[0] = "changed"
+	require.Equal(t, []string{"orders"}, lagDestinations("api", r))
+}
