@@ -227,7 +227,7 @@ var Table = []Rule{
 	// passed on), and nothing shows the process short of memory or CPU (the
 	// resource signal, FeatRuntimeRise). An even slowdown is what load and
 	// pressure both look like; the 429 is the service saying which.
-	// s84217-w021: 28 min of telemetry, no onset, 9 of 18 failing server
+	// s84217-w021: 28 min of telemetry, no onset, 8 of 18 failing server
 	// spans answered 429; read resource_saturation (FeatEvenSlow) before.
 	{"traffic_surge", 0.6, "the traffic could not be set against a baseline, but the service's own server spans refuse requests as too many: load, not a release",
 		func(o Observations) bool {
