@@ -125,7 +125,20 @@ const (
 	// multiply its calls: its retries are no storm.
 	FeatUsualRateDependency Feature = "the failing calls go to a dependency called at its usual rate whose errors rose at the onset (facts.failing_dependencies)"
 	FeatLatentRelease       Feature = "the version released during the recording fails since the onset with a status its history never showed (facts.release)"
+	// FeatReleasedAnswers: the overview found no onset, and the model's
+	// answers shifted (facts.quality_shifts: gen_ai.* token counts, finish
+	// reasons, prompt attributes) within MarkerWindow after a deployment
+	// marker of the service.
+	FeatReleasedAnswers Feature = "no onset, but the model's answers shifted after a deployment marker of the service (facts.quality_shifts, deployment.marker)"
+	// FeatThrottled: at least ThrottledMin of the service's failing server
+	// spans answer HTTP 429 (Too Many Requests): the service itself says
+	// it was sent more requests than it takes.
+	FeatThrottled Feature = "the service's own server spans refuse requests as too many (http.response.status_code / http.status_code: Too Many Requests)"
 )
+
+// ThrottledMin is the fewest failing server spans answering 429 that
+// FeatThrottled needs: one or two are a client over its own quota.
+const ThrottledMin = OneErrorMin
 
 // spanRows are the rows of the data blocks of compact, each a JSON object on
 // its own line once the blocks are in their one-object-per-line form
@@ -387,6 +400,7 @@ func features(f failures, newVersion string, sh Shape) map[Feature][]string {
 	keep(FeatOwnCode, maj == originOwn)
 	keep(FeatNewVersion, own >= 3 && counts[FeatNewVersion] == own)
 	keep(FeatOneError, f.oneError())
+	keep(FeatThrottled, counts[FeatThrottled] >= ThrottledMin)
 	shapeFeatures(out, f, sh)
 	return out
 }
@@ -397,6 +411,8 @@ func rowFeatures(row map[string]any, newVersion string) []Feature {
 	kind := str(row, "kind")
 	if code, ok := number(row, "http.response.status_code", "http.status_code"); ok && code >= 500 && kind == "Server" {
 		out = append(out, FeatServer5xx)
+	} else if ok && code == 429 && kind == "Server" {
+		out = append(out, FeatThrottled)
 	}
 	if str(row, "exception.type", "exception.message") != "" || (str(row, "error.type") != "" && !numeric(str(row, "error.type"))) {
 		out = append(out, FeatException)

@@ -191,6 +191,18 @@ var Table = []Rule{
 			r, _ := o.rate()
 			return o.Deploy && (o.has(SigPrompt) || (o.feat(FeatModelSlow) || o.feat(FeatAnswerShift)) && r < HighErrorRate)
 		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow, FeatAnswerShift}},
+	// prompt_regression also when the overview found no onset (the
+	// latency and errors never left their baseline): FeatReleasedAnswers,
+	// the model's answers shifted within MarkerWindow after a deployment
+	// marker of the service, with few errors. The answers' shift is then
+	// the only departure, and the marker is measured against it.
+	// s84217-w054 (quality only: completion tokens 273 -> 975 and
+	// eval.passed false 13 min after the release) read unknown.
+	{"prompt_regression", 0.7, "no onset in the service's latency or errors, but the model's answers shifted after a deployment of this service",
+		func(o Observations) bool {
+			r, _ := o.rate()
+			return !o.Deploy && o.feat(FeatReleasedAnswers) && r < HighErrorRate
+		}, nil, true, []Feature{FeatReleasedAnswers}},
 	// config_regression reads FeatConfigChange (the marker says the release
 	// changed configuration), FeatNewHost (the new release calls a host
 	// never called before, or one it calls NewPeerRatio times more than in
@@ -208,6 +220,19 @@ var Table = []Rule{
 	// undo it (the gate denies it for want of a marker).
 	{"config_regression", 0.6, "no deployment precedes the onset, but a setting or feature flag changed at the onset: a configuration change at run time, which a rollback would not undo",
 		func(o Observations) bool { return !o.Deploy && o.feat(FeatFlagFlip) }, nil, true, []Feature{FeatFlagFlip}},
+	// traffic_surge also when the traffic could not be set against a
+	// baseline (no onset, so no traffic ratio): FeatThrottled, the
+	// service's own server spans refuse requests as too many (HTTP 429),
+	// its failures begin in its own spans (FeatOwnCode: not a callee's 429
+	// passed on), and nothing shows the process short of memory or CPU (the
+	// resource signal, FeatRuntimeRise). An even slowdown is what load and
+	// pressure both look like; the 429 is the service saying which.
+	// s84217-w021: 28 min of telemetry, no onset, 8 of 18 failing server
+	// spans answered 429; read resource_saturation (FeatEvenSlow) before.
+	{"traffic_surge", 0.6, "the traffic could not be set against a baseline, but the service's own server spans refuse requests as too many: load, not a release",
+		func(o Observations) bool {
+			return !o.Deploy && !o.HaveTraffic && o.feat(FeatThrottled) && o.feat(FeatOwnCode) && !o.has(SigResource) && !o.feat(FeatRuntimeRise)
+		}, nil, true, []Feature{FeatThrottled, FeatOwnCode}},
 	// resource_saturation reads FeatRuntimeRise (a runtime attribute of
 	// the service's spans rose: CPU utilization, memory in use, GC time),
 	// FeatEvenSlow (every endpoint slower, no dependency span dominates,
@@ -231,6 +256,18 @@ var Table = []Rule{
 		func(o Observations) bool {
 			return !o.Deploy && o.feat(FeatRetryLoad) && (o.feat(FeatResend) || o.feat(FeatRetryRise)) && o.release != nil && o.release.HistoryMinutes > 0
 		}, []Signal{SigRetry}, true, []Feature{FeatRetryLoad, FeatResend, FeatRetryRise}},
+	// config_regression also with no marker in the window: the version
+	// released during the recording fails since the onset with a status
+	// its history never showed (FeatLatentRelease), in calls to a host the
+	// service never called before the onset (FeatNewHost). A peer that
+	// fails is one the service called all along; a host first called by a
+	// new version is a setting that version carried. Its marker is older
+	// than MarkerWindow; the gate denies it. s84217-w042 and
+	// s4729163-w050 (staging hosts, markers 3 h before the onset) read
+	// dependency_outage before.
+	{"config_regression", 0.6, "no deployment precedes the onset within the window, but the version released during the recording fails since the onset in calls to a host it never called before: a setting it carried",
+		func(o Observations) bool { return !o.Deploy && o.feat(FeatLatentRelease) && o.feat(FeatNewHost) },
+		[]Signal{SigConfig}, true, []Feature{FeatLatentRelease, FeatNewHost}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
@@ -353,6 +390,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
 	setIDs(o.Features, FeatNewHost, newPeer(service, evidence, f.hosts))
+	if onset == nil {
+		setIDs(o.Features, FeatReleasedAnswers, o.answersAfterRelease(service, markers, evidence))
+	}
 	lagArrivals, lagProcessing := consumerLag(service, evidence)
 	setIDs(o.Features, FeatLagArrivals, lagArrivals)
 	setIDs(o.Features, FeatLagProcessing, lagProcessing)
@@ -424,6 +464,39 @@ func (o *Observations) latestDeploy(service string, onset *time.Time, markers []
 		}
 	}
 	return latest
+}
+
+// answersAfterRelease returns the ids of the service's overviews whose
+// earliest shift of the model's answers (an answer attribute among
+// facts.quality_shifts) lies within MarkerWindow after a deployment marker
+// of the service that its versions do not contradict, with the marker
+// evidence (FeatReleasedAnswers). Observe asks it only when no onset was
+// found.
+func (o *Observations) answersAfterRelease(service string, markers []contracts.DeploymentMarker, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service {
+			continue
+		}
+		var first *time.Time
+		for _, q := range e.Facts.QualityShifts {
+			if answerAttr.MatchString(q.Attribute) && (first == nil || q.At.Before(*first)) {
+				first = &q.At
+			}
+		}
+		if first == nil {
+			continue
+		}
+		if slices.ContainsFunc(markers, func(m contracts.DeploymentMarker) bool {
+			return m.Service == service && m.At.Before(first.Add(OnsetBucket)) && first.Sub(m.At) <= MarkerWindow && !contradicted(m, o.release)
+		}) {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	if len(ids) > 0 {
+		ids = append(ids, o.MarkerIDs...)
+	}
+	return ids
 }
 
 // RetryRise is the rise of retries per inbound request (facts.retries) at
