@@ -318,6 +318,11 @@ func rollbackRows(get func(name, unit string) (float64, bool), num func(float64)
 	return []Row{first, second}
 }
 
+// handNotes points at docs/bench/notes.md: measurements taken by hand since
+// a run (other days, other loads) are kept there, so that a new run does not
+// erase them with this file.
+const handNotes = "Measured by hand since that run, beside these rows (other days, other loads, and what is left of each target): [notes.md](notes.md). `make bench` rewrites this file and leaves notes.md alone."
+
 func main() {
 	rawPath := flag.String("raw", "", "go test -bench text output")
 	mdPath := flag.String("md", "docs/bench/latest.md", "markdown out")
@@ -358,6 +363,8 @@ func main() {
 			fmt.Fprintf(&md, "- `%s`\n", s)
 		}
 	}
+	// Figures measured by hand live in notes.md, which this run never rewrites.
+	fmt.Fprintln(&md, "\n"+handNotes)
 	fmt.Fprintln(&md, "\nRaw `go test -bench` output (benchstat-readable) is in `latest.txt` beside this file; every benchmark's medians are in `latest.json`.")
 	if err := os.WriteFile(*mdPath, []byte(md.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
