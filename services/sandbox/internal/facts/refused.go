@@ -43,8 +43,9 @@ var grpcRefusals = []int{3, 5, 6, 9, 11}
 
 // httpNotRefusals are the 4xx statuses that can be the callee's own state
 // rather than the request's: credentials (401, 403, 407), a timeout (408),
-// too early (425), rate limits (429).
-var httpNotRefusals = []int{401, 403, 407, 408, 425, 429}
+// too early (425), rate limits (429); and 499, a request its client closed
+// (the caller gave up: downstream.go's abandoned call, not a refusal).
+var httpNotRefusals = []int{401, 403, 407, 408, 425, 429, 499}
 
 // refusal reports whether a failed client span's status says the peer
 // refused the request as sent (HTTP 4xx but httpNotRefusals, or one of

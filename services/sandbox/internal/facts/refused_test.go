@@ -15,8 +15,8 @@ import (
 // when most (80%) of its failed calls since the onset carry a refusal
 // status: HTTP 4xx under either convention, gRPC INVALID_ARGUMENT or
 // FAILED_PRECONDITION; not the callee's own state (401, 403, 408, 429, 5xx,
-// gRPC UNAVAILABLE or UNAUTHENTICATED), calls with no status, too few calls,
-// or a mix with its own faults.
+// gRPC UNAVAILABLE or UNAUTHENTICATED), a request its client closed (499),
+// calls with no status, too few calls, or a mix with its own faults.
 func TestRefusedPeers(t *testing.T) {
 	t.Parallel()
 	onset := time.Date(2026, 12, 1, 10, 20, 0, 0, time.UTC)
@@ -52,6 +52,7 @@ func TestRefusedPeers(t *testing.T) {
 		{"401s: its credentials", repeat(5, call(after, old(401))), map[string]float64{}},
 		{"403s: its credentials", repeat(5, call(after, old(403))), map[string]float64{}},
 		{"408s: a timeout", repeat(5, call(after, old(408))), map[string]float64{}},
+		{"499s: the caller gave up", repeat(5, call(after, old(499))), map[string]float64{}},
 		{"gRPC UNAVAILABLE", repeat(5, call(after, grpc(14))), map[string]float64{}},
 		{"gRPC UNAUTHENTICATED", repeat(5, call(after, grpc(16))), map[string]float64{}},
 		{"no status: timeouts", repeat(5, call(after, nil)), map[string]float64{}},
