@@ -13,6 +13,16 @@ const (
 	// off before it: without it a failure of another operation early in
 	// the bucket is passed over.
 	SandboxRefineOpsCap = "sandbox.refine_ops_cap"
+	// SandboxRefusedOthers is the test that a callee refusing the affected
+	// service's requests as sent (4xx) failed its other callers no more:
+	// without it a callee that refuses everybody (its own fault) leaves
+	// CoRegressed and FailingDependencies.
+	SandboxRefusedOthers = "sandbox.refused_others"
+	// GateRefusedOriginRelease is the gate's reading of the origin's release
+	// ledger when the sandbox judged the origin to refuse the alerted
+	// service's requests: without it a callee that released a stricter
+	// validation lets the caller be rolled back.
+	GateRefusedOriginRelease = "gate.refused_origin_release"
 )
 
 // Sparse lists those mutants and the test that kills each.
@@ -21,4 +31,8 @@ var Sparse = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFewerCallsNeedNoMoreFailures"},
 	{Name: SandboxRefineOpsCap, Check: "the onset refined over the failing operations' spans is kept only when no span of the service was off before it",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByOpsNeverPassesAFailure"},
+	{Name: SandboxRefusedOthers, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its other failures a minute rule out a rise of 1.5x",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefusedCalleeMustNotFailOthers"},
+	{Name: GateRefusedOriginRelease, Check: "an origin the sandbox judged to refuse the alerted service's requests denies the rollback when its own ledger shows a release in the marker window or cannot be read",
+		KilledBy: "test:services/gate:./internal/policy:TestRefusedOriginThatReleasedDenies"},
 }

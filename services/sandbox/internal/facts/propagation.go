@@ -71,8 +71,10 @@ type Judged struct {
 	Shared, Propagated, Downstream []string
 	// Abandoned are the downstream callees whose calls the service
 	// abandons (their failing client spans are its own giving up); Fewer
-	// are those it only calls less (fewercalls.go).
-	Abandoned, Fewer []string
+	// are those it only calls less (fewercalls.go); Refused those that
+	// refuse its requests as sent and fail their other callers no more
+	// (refused.go).
+	Abandoned, Fewer, Refused []string
 	Seen             map[string]Propagation
 }
 
@@ -95,6 +97,11 @@ type PropagationInput struct {
 	Origin                *contracts.FailureOrigin
 	FailingDeps           []string
 	Fell                  map[string]*CallsFell
+	// Refusals are the peers whose failed calls from the service mostly
+	// carry a refusal status, with that share (RefusedPeers); PeerFell the
+	// service's client spans to each peer around the peer's own onset.
+	Refusals map[string]float64
+	PeerFell map[string]*CallsFell
 }
 
 // JudgePropagation splits the co-regressed services into those whose
@@ -120,11 +127,20 @@ func JudgePropagation(in PropagationInput) Judged {
 			out.Downstream, out.Abandoned = append(out.Downstream, svc), append(out.Abandoned, svc)
 		case (in.Origin == nil || in.Origin.Service != svc) && !slices.Contains(in.FailingDeps, svc) && FewerCalls(in.Fell[svc]):
 			out.Downstream, out.Fewer = append(out.Downstream, svc), append(out.Fewer, svc)
+		case refused(in, svc):
+			out.Downstream, out.Refused = append(out.Downstream, svc), append(out.Refused, svc)
 		default:
 			out.Shared = append(out.Shared, svc)
 		}
 	}
 	return out
+}
+
+// refused reports whether svc refuses the service's requests as sent and
+// its other failures did not rise (refused.go).
+func refused(in PropagationInput, svc string) bool {
+	share, ok := in.Refusals[svc]
+	return ok && OthersHeld(in.Fell[svc], in.PeerFell[svc], share)
 }
 
 // spansByTrace indexes the fetched spans by trace and span id, each marked

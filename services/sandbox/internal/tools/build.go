@@ -376,7 +376,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if err != nil {
 			return Output{}, err
 		}
-		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin, fu.fell)
+		j, err := judgePropagation(c, lim, st, fu.prop, fu.origin, fu.fell, fu.refusals)
 		if err != nil {
 			return Output{}, err
 		}
@@ -388,9 +388,9 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			fu.origin = nil
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
-		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, j.Abandoned), facts.SlowPeers(st.slowDeps, j.Abandoned)
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, append(slices.Clone(j.Abandoned), j.Refused...)), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults = facts.WithinPeers(fu.faults, f.FailingDependencies)
-		f.CoRegressed = facts.WithOrigin(f.CoRegressed, fu.origin)
+		f.CoRegressed = facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		propLine = judgedLines(c.Service, j, fu)
@@ -628,6 +628,9 @@ func judgedLines(svc string, j facts.Judged, fu followUps) string {
 	}
 	if len(j.Fewer) > 0 {
 		text = joinLine(text, fewerLine(svc, j.Fewer, fu.fell))
+	}
+	if len(j.Refused) > 0 {
+		text = joinLine(text, refusedLine(svc, j.Refused, fu.fell))
 	}
 	return text
 }

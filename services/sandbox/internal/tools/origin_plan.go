@@ -159,8 +159,10 @@ type followUps struct {
 	// (fewercalls_plan.go).
 	fell map[string]*facts.CallsFell
 	// faults are the failing dependencies whose failed calls in the
-	// origin's traces mostly carry the peer's own failure status.
-	faults []string
+	// origin's traces mostly carry the peer's own failure status; refusals
+	// those whose failed calls mostly carry a refusal (facts.RefusedPeers).
+	faults   []string
+	refusals map[string]float64
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -204,6 +206,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 			return out, err
 		}
 		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 	}
 	return out, nil
 }

@@ -60,6 +60,8 @@ type overviewState struct {
 	quality []qualityDeparture
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
+	// peers are the service's client spans by peer, a minute.
+	peers map[string][]Minute
 }
 
 // overviewBase derives the state from the first stage's answers (resps) and
@@ -137,6 +139,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.failingDeps, st.slowDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
+	st.peers = peers
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
 }
@@ -270,7 +273,7 @@ func failingTraces(c Call, lim Limits, st overviewState, resps []signoz.Response
 // their failing spans, then every span of those traces) and has
 // facts.JudgePropagation split the co-regressed services; without the
 // traces every one stays shared.
-func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin, fell map[string]*facts.CallsFell) (facts.Judged, error) {
+func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Response, origin *contracts.FailureOrigin, fell map[string]*facts.CallsFell, refusals map[string]float64) (facts.Judged, error) {
 	if len(follow) < len(st.examined)+1 {
 		return facts.Judged{Shared: st.alt.CoRegressed, Seen: map[string]facts.Propagation{}}, nil
 	}
@@ -283,7 +286,34 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 		return facts.Judged{}, err
 	}
 	return facts.JudgePropagation(facts.PropagationInput{Service: c.Service, ThrMs: st.onset.P95ThresholdMs, CoRegressed: st.alt.CoRegressed, Examined: st.examined,
-		IDs: ids, Rows: rows, Thresholds: st.alt.Thresholds, Onsets: st.alt.Onsets, Load: st.alt.Load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell}), nil
+		IDs: ids, Rows: rows, Thresholds: st.alt.Thresholds, Onsets: st.alt.Onsets, Load: st.alt.Load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell,
+		Refusals: refusals, PeerFell: peerFell(st, refusals)}), nil
+}
+
+// peerFell is, for each refusing peer, the service's client spans to it
+// around the peer's own onset (facts.OthersHeld takes their errors off the
+// peer's failures).
+func peerFell(st overviewState, refusals map[string]float64) map[string]*facts.CallsFell {
+	out := map[string]*facts.CallsFell{}
+	for p := range refusals {
+		if o, ok := st.alt.Onsets[p]; ok {
+			out[p] = facts.CallsFellOf(st.peers[p], o)
+		}
+	}
+	return out
+}
+
+// refusedLine says which callees refused svc's requests as sent.
+func refusedLine(svc string, refused []string, fell map[string]*facts.CallsFell) string {
+	var parts []string
+	for _, r := range refused {
+		part := r
+		if c := fell[r]; c != nil {
+			part = fmt.Sprintf("%s (%s failing spans a minute against %s before)", r, fmtF(round(c.ErrSince/c.MinutesSince)), fmtF(round(c.ErrBefore/c.MinutesBefore)))
+		}
+		parts = append(parts, part)
+	}
+	return "callees that refuse " + svc + "'s requests as sent since the onset (4xx, gRPC INVALID_ARGUMENT and the like) while their other failures a minute did not rise (downstream of " + svc + ", not a shared cause; still the origin): " + strings.Join(parts, ", ")
 }
 
 // propagationLine says which co-regressed services regressed only through

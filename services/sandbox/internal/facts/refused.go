@@ -1,0 +1,138 @@
+package facts
+
+import (
+	"slices"
+	"time"
+
+	"agentk/contracts"
+	"agentk/platform/mutant"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// Refused requests (issue 35, e2e/incidents-heldout2's
+// ho2-bad-bundle-quantities-storefront-pricing, the sparse corpus's
+// sp-gateway-voids-failed-holds): a callee that answers the affected
+// service's new requests with "refused as sent" (HTTP 422, 400, 404; gRPC
+// INVALID_ARGUMENT, FAILED_PRECONDITION) regressed with it by construction:
+// it fails because of what the service sends, and rolling the service back
+// restores it. A callee that broke on its own fails its other callers too,
+// or answers with its own failure status (faults.go). Two sources must
+// agree before such a callee leaves CoRegressed and FailingDependencies:
+//
+//   - the status, read from the service's own client spans: most of its
+//     failed calls to the callee since the onset carry a refusal status
+//     (RefusedPeers);
+//   - the callee's own failures a minute, less the service's failed calls
+//     to it (both from the same sampled traces): what fails for its other
+//     callers did not rise (OthersHeld).
+//
+// The callee stays the origin (its ledger is what the gate reads to rule
+// out a release of the callee that started refusing: a stricter
+// validation released by the callee is its own fault).
+const (
+	// RefusedShare is the least share of the service's failed calls to a
+	// peer since the onset that must carry a refusal status.
+	RefusedShare = 0.8
+)
+
+// grpcRefusals are the gRPC codes by which a server says the request was
+// refused as sent: INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS,
+// FAILED_PRECONDITION, OUT_OF_RANGE. UNAUTHENTICATED and PERMISSION_DENIED
+// are left out: a callee whose credentials or keys broke refuses everyone.
+var grpcRefusals = []int{3, 5, 6, 9, 11}
+
+// httpNotRefusals are the 4xx statuses that can be the callee's own state
+// rather than the request's: credentials (401, 403, 407), a timeout (408),
+// too early (425), rate limits (429); and 499, a request its client closed
+// (the caller gave up: downstream.go's abandoned call, not a refusal).
+var httpNotRefusals = []int{401, 403, 407, 408, 425, 429, 499}
+
+// refusal reports whether a failed client span's status says the peer
+// refused the request as sent (HTTP 4xx but httpNotRefusals, or one of
+// grpcRefusals).
+func refusal(d map[string]any) bool {
+	for i, k := range FaultStatusKeys {
+		v, ok := signoz.ToFloat(AttrValue(d, k))
+		if !ok {
+			continue
+		}
+		if i < 2 {
+			return v >= 400 && v < 500 && !slices.Contains(httpNotRefusals, int(v))
+		}
+		return slices.Contains(grpcRefusals, int(v))
+	}
+	return false
+}
+
+// RefusedPeers returns the peers among peers to which svc's failed client
+// spans since the onset, in rows, number at least MinFaultCalls and at
+// least RefusedShare of them carry a refusal status, each with that share.
+// Peers are named as DependencyFaults names them.
+func RefusedPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) map[string]float64 {
+	calls, refused := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		d := r.Data
+		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !clientKind(d) {
+			continue
+		}
+		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
+			continue
+		}
+		peer := ""
+		for _, k := range keys {
+			if peer = AttrString(d, k); peer != "" {
+				break
+			}
+		}
+		if !slices.Contains(peers, peer) {
+			continue
+		}
+		calls[peer]++
+		if refusal(d) {
+			refused[peer]++
+		}
+	}
+	out := map[string]float64{}
+	for _, p := range peers {
+		if calls[p] >= MinFaultCalls && float64(refused[p]) >= RefusedShare*float64(calls[p]) {
+			out[p] = float64(refused[p]) / float64(calls[p])
+		}
+	}
+	return out
+}
+
+// OthersHeld reports whether a callee's failures that are not the affected
+// service's refused calls to it did not rise: callee is its failing spans a
+// minute around its own onset (CallsFellOf), calls the affected service's
+// client spans to it over the same minutes (their errors), share the share
+// of those failed since the onset that were refused (RefusedPeers). Since
+// the onset only the refused share of the failed calls is taken off (a
+// timeout the callee never saw fail must not hide another caller's
+// failure); in the baseline all of them (fewer left there, a stricter
+// bound). The failures left since the onset must rule out a rise of
+// FewerCallsRise over those left in the baseline at FewerCallsAlpha
+// (Poisson), as FewerCalls does; a callee with none left in its baseline,
+// or unmeasured, cannot rule a rise out (fail closed).
+func OthersHeld(callee, calls *CallsFell, share float64) bool {
+	if callee == nil || calls == nil || callee.MinutesSince < 1 || callee.MinutesBefore < 1 {
+		return false
+	}
+	before := max(0, callee.ErrBefore-calls.ErrBefore)
+	since := max(0, callee.ErrSince-min(1, share)*calls.ErrSince)
+	if mutant.Off(mutant.SandboxRefusedOthers) {
+		return true
+	}
+	lambda := FewerCallsRise * before / callee.MinutesBefore * callee.MinutesSince
+	return poissonAtMost(since, lambda) < FewerCallsAlpha
+}
+
+// UnlessRefused is the origin o, or nil when the service judged it to
+// refuse its requests (refused): such an origin is not added back to
+// CoRegressed (WithOrigin). It stays the evidence's origin, and the gate
+// reads its release ledger.
+func UnlessRefused(o *contracts.FailureOrigin, refused []string) *contracts.FailureOrigin {
+	if o == nil || !slices.Contains(refused, o.Service) {
+		return o
+	}
+	return nil
+}
