@@ -57,9 +57,14 @@ func TestEvidenceCarriesSourceNotes(t *testing.T) {
 	var ev contracts.EvidenceV1
 	_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev)
 	require.NoError(t, err)
-	require.Len(t, ev.SourceNotes, 2)
-	require.Equal(t, contracts.NoteBackendWarnings, ev.SourceNotes[0].Kind)
-	require.Equal(t, contracts.NoteRowsCut, ev.SourceNotes[1].Kind)
-	require.Contains(t, ev.SourceNotes[1].Text, "next page")
-	require.NotEmpty(t, ev.SourceNotes[1].Query, "the note names its query")
+	// The querier notes every query it answers: the markers query and the
+	// environments' four optional ones (h42oracle) each leave two notes.
+	require.Len(t, ev.SourceNotes, 10)
+	for i := 0; i < len(ev.SourceNotes); i += 2 {
+		require.Equal(t, contracts.NoteBackendWarnings, ev.SourceNotes[i].Kind)
+		require.Equal(t, contracts.NoteRowsCut, ev.SourceNotes[i+1].Kind)
+		require.Contains(t, ev.SourceNotes[i+1].Text, "next page")
+		require.NotEmpty(t, ev.SourceNotes[i+1].Query, "the note names its query")
+	}
+	require.Equal(t, "markers", ev.SourceNotes[1].Query, "the markers query first")
 }
