@@ -80,6 +80,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if dep := failingDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateFailingDependency) {
 		reasons = append(reasons, dep...)
 	}
+	if rf := retriedFaults(svc, ev, inputs); !mutant.Off(mutant.GateRetriedFault) {
+		reasons = append(reasons, rf...)
+	}
 	if slow := slowDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateSlowDependency) {
 		reasons = append(reasons, slow...)
 	}

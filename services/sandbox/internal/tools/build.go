@@ -380,6 +380,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, j.Abandoned), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults = facts.WithinPeers(fu.faults, f.FailingDependencies)
+		f.RetriedFaults = facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.faults)
 		f.CoRegressed = facts.WithOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
@@ -546,6 +547,10 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 			peers = append(peers, compact.Quote(p))
 		}
 		lines = append(lines, "of those, answering most failed calls with their own failure status (HTTP 5xx or 429, gRPC UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL): "+strings.Join(peers, ", "))
+	}
+	for _, r := range f.RetriedFaults {
+		lines = append(lines, fmt.Sprintf("dependency %s failing since the onset with its own failure status, its calls risen: %sx per inbound request, %s%% of calls failed (%s%% in the baseline)",
+			compact.Quote(r.Peer), fmtF(r.CallRatio), fmtF(100*r.FailureRate), fmtF(100*r.BaselineFailureRate)))
 	}
 	return lines
 }

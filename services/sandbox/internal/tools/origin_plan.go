@@ -118,9 +118,10 @@ var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"
 
 // faultQuery reads the alerted service's failed client spans since the
 // onset, with their peer and status (the last query of the overview's third
-// stage, after origin_traces); nil when no dependency is failing.
+// stage, after origin_traces); nil when no dependency is failing, at its
+// usual call rate or above it (retriedDeps).
 func faultQuery(c Call, st overviewState) *Query {
-	if len(st.failingDeps) == 0 {
+	if len(st.failingDeps)+len(st.retriedDeps) == 0 {
 		return nil
 	}
 	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
@@ -198,12 +199,12 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 			Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
 		rest = rest[1:]
 	}
-	if len(st.failingDeps) > 0 && len(rest) > 0 {
+	if len(st.failingDeps)+len(st.retriedDeps) > 0 && len(rest) > 0 {
 		rows, err := rawRows(rest, 0)
 		if err != nil {
 			return out, err
 		}
-		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, append(slices.Clone(st.failingDeps), st.retriedDeps...), PeerKeys)
 	}
 	return out, nil
 }

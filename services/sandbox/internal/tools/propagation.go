@@ -35,8 +35,13 @@ type overviewState struct {
 	onset   Onset
 	alt     facts.AlternativeFacts
 	release *contracts.ReleaseErrors
-	// failingDeps are the peers failing at their usual call rate.
+	// failingDeps are the peers failing at their usual call rate;
+	// retriedDeps those failing whose calls rose above it, judged with
+	// the peers' series (peers) and the inbound requests (inbound).
 	failingDeps []string
+	retriedDeps []string
+	peers       map[string][]Minute
+	inbound     []Minute
 	// slowDeps are the peers slower at their usual call rate.
 	slowDeps []facts.SlowDependency
 	// pool is what the service's connection-pool spans showed.
@@ -136,6 +141,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.failingDeps, st.slowDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
+	st.retriedDeps, st.peers, st.inbound = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
