@@ -380,7 +380,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, j.Abandoned), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults = facts.WithinPeers(fu.faults, f.FailingDependencies)
-		f.RetriedFaults = facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.faults)
+		f.RetriedFaults = facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CoRegressed = facts.WithOrigin(f.CoRegressed, fu.origin)
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime

@@ -112,7 +112,7 @@ const FaultCalls = 300
 
 // faultFields are the columns of a failed client span that say which peer
 // it called and what status the peer answered with.
-var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"),
+var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"), span("status_message", "string"), tag("error.type", "string"),
 	tag("server.address", "string"), tag("net.peer.name", "string"),
 	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"))
 
@@ -162,6 +162,9 @@ type followUps struct {
 	// faults are the failing dependencies whose failed calls in the
 	// origin's traces mostly carry the peer's own failure status.
 	faults []string
+	// retriedFaults are the retried peers whose failed calls mostly carry
+	// the peer's own failure status, not the caller's own timeout.
+	retriedFaults []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -204,7 +207,8 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		if err != nil {
 			return out, err
 		}
-		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, append(slices.Clone(st.failingDeps), st.retriedDeps...), PeerKeys)
+		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
 	}
 	return out, nil
 }
