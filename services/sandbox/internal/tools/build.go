@@ -548,7 +548,13 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 		}
 		lines = append(lines, "of those, answering most failed calls with their own failure status (HTTP 5xx or 429, gRPC UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL): "+strings.Join(peers, ", "))
 	}
-	for _, r := range f.RetriedFaults {
+	return append(lines, retriedLines(f.RetriedFaults)...)
+}
+
+// retriedLines say each retried fault's rise of calls and failure rates.
+func retriedLines(rf []contracts.RetriedFault) []string {
+	var lines []string
+	for _, r := range rf {
 		lines = append(lines, fmt.Sprintf("dependency %s failing since the onset with its own failure status, its calls risen: %sx per inbound request, %s%% of calls failed (%s%% in the baseline)",
 			compact.Quote(r.Peer), fmtF(r.CallRatio), fmtF(100*r.FailureRate), fmtF(100*r.BaselineFailureRate)))
 	}
