@@ -131,6 +131,15 @@ type Facts struct {
 	// (refused credentials, a wrong host) fails them with the caller's own
 	// errors, not the peer's.
 	DependencyFaults []string `json:"dependency_faults,omitempty"`
+	// RetriedFaults are the peers that fail like FailingDependencies (called
+	// before the onset, their client spans' errors leaving their baseline at
+	// the onset, their failed calls mostly carrying the peer's own failure
+	// status as DependencyFaults) but whose calls rose above
+	// DependencyCallRatio: a peer that failed by itself and whose calls the
+	// service's unchanged retries multiplied (each failed attempt retried),
+	// or a release's retries that overloaded it. The gate tells them apart
+	// by how far the calls rose against the peer's failure rate.
+	RetriedFaults []RetriedFault `json:"retried_faults,omitempty"`
 	// SlowDependencies lists the peers of the service's client spans that
 	// the service already called before the onset, that it calls since at its
 	// usual rate (at most DependencyCallRatio of its baseline) and whose
@@ -362,6 +371,30 @@ type ProcessRestart struct {
 	// GapMinutes counts the minutes between them in which no process of the
 	// service served an entry span.
 	GapMinutes int `json:"gap_minutes"`
+}
+
+// RetriedFault is one peer of Facts.RetriedFaults: how its calls rose and
+// how often they failed.
+type RetriedFault struct {
+	Peer string `json:"peer"`
+	// CallRatio is the service's calls to the peer per inbound request (root
+	// spans) since the onset over the baseline's; per minute when the
+	// inbound requests are not known on both sides.
+	CallRatio float64 `json:"call_ratio"`
+	// FailureRate and BaselineFailureRate are the shares of the calls to
+	// the peer (every attempt a client span) that failed since the onset
+	// and in the baseline.
+	FailureRate         float64 `json:"failure_rate"`
+	BaselineFailureRate float64 `json:"baseline_failure_rate"`
+	// PreviousAttempts is the most attempts the previous version made on
+	// one request's call to the peer before it gave up (a chain of client
+	// spans, or one span's resend count, whose every attempt failed with
+	// the peer's own failure status and after which none followed): its
+	// retry limit, seen. 0 when the previous version was never seen giving
+	// up; a chain that ended in a success shows only a lower bound and does
+	// not count. Not measured by the sandbox yet (always 0): the gate then
+	// fails closed.
+	PreviousAttempts int `json:"previous_attempts,omitempty"`
 }
 
 // DependencyCallRatio is the highest call rate to a peer, since the onset

@@ -246,6 +246,15 @@ func TestHostilePersonasOnHeldout2Corpus(t *testing.T) {
 	holdTheLineOnCorpus(t, "heldout2-hostile", heldout2)
 }
 
+// TestHostilePersonasOnHeldout3Corpus replays the hostile personas on
+// e2e/incidents-heldout3 and asserts no bad rollback: every investigator's
+// rollback of ho3-trap-carrier-503-booking-gateway (an outside API's 503s,
+// its calls multiplied 2.36x by an unchanged 3-attempt policy) was allowed
+// before the gate's retried_fault check.
+func TestHostilePersonasOnHeldout3Corpus(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout3-hostile", "incidents-heldout3")
+}
+
 // holdTheLineOnCorpus replays the hostile personas on the corpus folder dir
 // and asserts what holdTheLine asserts under name; skipped with -short.
 func holdTheLineOnCorpus(t *testing.T, name, dir string) {

@@ -38,6 +38,10 @@ var Catalogue = []Mutant{
 	// persona:quality's config_regression on a dependency outage that
 	// follows a deploy (hw-partner-503-route-planner and three more).
 	{GateDependencyFault, "gate: a configuration release explains no failing dependency whose failed calls mostly carry the peer's own failure status (HTTP 5xx or 429, gRPC UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL, DATA_LOSS)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
+	// Every investigator's rollback of ho3-trap-carrier-503-booking-gateway
+	// (e2e/incidents-heldout3): an outside API's 503s whose calls the
+	// unchanged 3-attempt policy took 1.00 -> 2.36 a booking.
+	{GateRetriedFault, "gate: no dependency failing since the onset with its own failure status whose calls rose no more than retrying its failures explains (1/(1-p) at a failure rate p, or 1+p+...+p^(N-1) under the previous version's seen limit of N attempts)", "test:services/gate:./internal/policy:^TestRetriedFaultDenies$"},
 	// persona:quality's config_regression or prompt_regression on a
 	// regression of unknown cause that follows a deploy (s1018-w023 and
 	// four more CI worlds).

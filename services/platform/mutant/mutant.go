@@ -33,6 +33,7 @@ const (
 	GateAlternativeCause  = "gate.alternative_cause"
 	GateFailingDependency = "gate.failing_dependency"
 	GateDependencyFault   = "gate.dependency_fault"
+	GateRetriedFault      = "gate.retried_fault"
 	GateChangeEvidence    = "gate.change_evidence"
 	GateReleaseErrors     = "gate.release_errors"
 	GatePoolExhaustion    = "gate.pool_exhaustion"

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -84,6 +85,72 @@ func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs
 		return []string{"calls from " + svc + " to " + strings.Join(faults, ", ") + " began failing at the onset at their usual rate, answered with the peer's own failure status (5xx, 429, gRPC UNAVAILABLE): a failing dependency, not a configuration release of " + svc + ", explains the regression"}
 	}
 	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " began failing at the onset at their usual rate: a failing dependency, not a release of " + svc + ", explains the regression"}
+}
+
+// RetriedCallSlack is how far the calls to a retried, failing peer must
+// rise above what retrying its failures explains (retryExplains) to be the
+// service's own doing: the rise is read from sampled spans.
+const RetriedCallSlack = 1.2
+
+// retriedFaults returns a reason for every peer of svc's evidence that fails
+// since the onset with its own failure status and whose calls rose, when
+// retrying its failed calls explains the rise (contracts.RetriedFault). Its
+// calls multiplying is then no sign of the release: an unchanged policy
+// that retries each failed attempt multiplies the calls of a peer that
+// fails by itself (an outage) exactly as a release's new retries multiply a
+// blip's (a retry storm), and only the previous version's seen retry limit
+// tells them apart. ho3-trap-carrier-503-booking-gateway: an outside API's
+// 503s at p = 0.77 and resilience4j's unchanged three attempts took the
+// calls 1.00 -> 2.36 a booking; every investigator's rollback was allowed.
+// A rise beyond what retrying failures explains (a release's cache keyed
+// by request id calling a peer ten times as often,
+// ho3-cache-key-quote-api-ratecard-effect) is the service's own.
+func retriedFaults(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	var reasons, seen []string
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		for _, r := range e.Facts.RetriedFaults {
+			if slices.Contains(seen, r.Peer) {
+				continue
+			}
+			seen = append(seen, r.Peer)
+			explained := retryExplains(r)
+			inputs["retried_fault."+r.Peer] = ftoa(r.CallRatio) + "x calls, failure rate " + ftoa(r.FailureRate) + ", previous attempts " + strconv.Itoa(r.PreviousAttempts)
+			if r.CallRatio > RetriedCallSlack*explained {
+				continue
+			}
+			limit := "; the previous version was never seen giving up on it, so its retry limit is unknown and retries the release changed cannot be told from unchanged ones"
+			if r.PreviousAttempts > 0 {
+				limit = "; the previous version gave up after " + strconv.Itoa(r.PreviousAttempts) + " attempts"
+			}
+			reasons = append(reasons, "calls from "+svc+" to "+r.Peer+" fail since the onset with the peer's own failure status ("+ftoa(100*r.FailureRate)+"% of them) and rose "+
+				strconv.FormatFloat(r.CallRatio, 'f', 2, 64)+"x a request, no more than retrying the failed calls explains ("+strconv.FormatFloat(explained, 'f', 2, 64)+"x"+limit+
+				"): a failing dependency whose calls the retries multiplied, not a release of "+svc+", explains the regression")
+		}
+	}
+	return reasons
+}
+
+// retryExplains is the most calls a request makes to a peer whose calls
+// fail at rate p when every failed call is retried: 1 + p + ... + p^(N-1)
+// under the previous version's seen limit of N attempts, 1/(1-p) when it is
+// unknown (no limit), +Inf when every call fails.
+func retryExplains(r contracts.RetriedFault) float64 {
+	p := min(max(r.FailureRate, 0), 1)
+	if r.PreviousAttempts > 0 {
+		sum, term := 0.0, 1.0
+		for range r.PreviousAttempts {
+			sum += term
+			term *= p
+		}
+		return sum
+	}
+	if p >= 1 {
+		return math.Inf(1)
+	}
+	return 1 / (1 - p)
 }
 
 // Release-error thresholds: a bad release's new failure must show on at

@@ -375,3 +375,48 @@ func TestRuntimeSaturationDenies(t *testing.T) {
 		})
 	}
 }
+
+// A peer failing with its own failure status whose calls rose denies every
+// class when retrying its failed calls explains the rise (an outage under an
+// unchanged retry policy looks so), unless the previous version's seen retry
+// limit explains less than the rise (the release changed the retries).
+func TestRetriedFaultDenies(t *testing.T) {
+	for _, tc := range []struct {
+		name, class string
+		fault       contracts.RetriedFault
+		allow       bool
+	}{
+		{"carrier outage, unchanged 3 attempts, limit unseen", "retry_storm",
+			contracts.RetriedFault{Peer: "api.oceancarrier.example", CallRatio: 2.36, FailureRate: 0.77}, false},
+		{"carrier outage blamed on the release", "bad_release",
+			contracts.RetriedFault{Peer: "api.oceancarrier.example", CallRatio: 2.36, FailureRate: 0.77}, false},
+		{"carrier outage blamed on a configuration release", "config_regression",
+			contracts.RetriedFault{Peer: "api.oceancarrier.example", CallRatio: 2.36, FailureRate: 0.77}, false},
+		{"carrier outage, the previous version seen giving up after 3", "retry_storm",
+			contracts.RetriedFault{Peer: "api.oceancarrier.example", CallRatio: 2.36, FailureRate: 0.77, PreviousAttempts: 3}, false},
+		{"every call fails", "retry_storm",
+			contracts.RetriedFault{Peer: "api.oceancarrier.example", CallRatio: 3, FailureRate: 1}, false},
+		{"release retries 6x on a blip, the previous version gave up after 3", "retry_storm",
+			contracts.RetriedFault{Peer: "inventory", CallRatio: 3.69, FailureRate: 0.8, PreviousAttempts: 3}, true},
+		{"release retries 6x on a blip, the previous limit unseen", "retry_storm",
+			contracts.RetriedFault{Peer: "inventory", CallRatio: 3.69, FailureRate: 0.8}, false},
+		{"release calls the peer 10x a request, a third of them failing", "bad_release",
+			contracts.RetriedFault{Peer: "ratecard.pricing", CallRatio: 10, FailureRate: 0.36}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.RetriedFaults = []contracts.RetriedFault{tc.fault}
+			d := policy.Evaluate(in)
+			dep := d.Checks[4]
+			require.Equal(t, contracts.CheckDeploymentRelated, dep.Name)
+			require.NotEmpty(t, dep.Inputs["retried_fault."+tc.fault.Peer])
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			require.Contains(t, dep.Reason, "a failing dependency whose calls the retries multiplied")
+		})
+	}
+}

@@ -83,6 +83,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if ro := refusedOriginReasons(in, svc, ev, inputs); !mutant.Off(mutant.GateRefusedOriginRelease) {
 		reasons = append(reasons, ro...)
 	}
+	if rf := retriedFaults(svc, ev, inputs); !mutant.Off(mutant.GateRetriedFault) {
+		reasons = append(reasons, rf...)
+	}
 	if slow := slowDependencies(in, svc, ev, inputs); !mutant.Off(mutant.GateSlowDependency) {
 		reasons = append(reasons, slow...)
 	}

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"agentk/contracts"
@@ -20,7 +21,26 @@ import (
 // service's onset (FindOnset on the peer's own series; a bucket more before
 // it for a sparse series, bucketLead).
 func FailingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset) []string {
-	var out []string
+	failing, _ := failingPeers(byPeer, alertAt, on)
+	return failing
+}
+
+// RetriedPeers lists the peers that fail like FailingDependencies' but are
+// called since their onset at more than contracts.DependencyCallRatio of
+// their baseline rate: a failing peer whose calls the service's retries
+// multiplied, or that the service's own calls overloaded. RetriedFaults
+// keeps those whose failures are the peer's own.
+func RetriedPeers(byPeer map[string][]Minute, alertAt time.Time, on Onset) []string {
+	_, retried := failingPeers(byPeer, alertAt, on)
+	return retried
+}
+
+// failingPeers splits the peers whose client spans' error rate left its
+// baseline within CoRegressionWindow of the service's onset (FindOnset on
+// the peer's own series; a bucket more before it for a sparse series,
+// bucketLead) by their call rate since: at most DependencyCallRatio of the
+// baseline (failing) or above it (retried).
+func failingPeers(byPeer map[string][]Minute, alertAt time.Time, on Onset) (failing, retried []string) {
 	for _, peer := range sortedKeys(byPeer) {
 		ms := byPeer[peer]
 		o := FindOnset(ms, alertAt, DefaultMargins)
@@ -30,9 +50,45 @@ func FailingDependencies(byPeer map[string][]Minute, alertAt time.Time, on Onset
 		if d := o.At.Sub(*on.At); d < -(CoRegressionWindow+bucketLead(o)) || d > CoRegressionWindow {
 			continue
 		}
-		if r := TrafficRatio(ms, o.BaselineFrom, *o.At); r != nil && *r <= contracts.DependencyCallRatio {
-			out = append(out, peer)
+		r := TrafficRatio(ms, o.BaselineFrom, *o.At)
+		switch {
+		case r == nil:
+		case *r <= contracts.DependencyCallRatio:
+			failing = append(failing, peer)
+		default:
+			retried = append(retried, peer)
 		}
+	}
+	return failing, retried
+}
+
+// RetriedFaults describes each peer of retried that faults holds (its
+// failed calls mostly carry its own failure status, DependencyFaults): its
+// calls per inbound request since the service's onset over the baseline's
+// (per minute when the inbound requests are not known on both sides) and
+// the share of its calls that failed on each side.
+func RetriedFaults(byPeer map[string][]Minute, inbound []Minute, on Onset, retried, faults []string) []contracts.RetriedFault {
+	var out []contracts.RetriedFault
+	for _, p := range retried {
+		if !slices.Contains(faults, p) {
+			continue
+		}
+		ms := byPeer[p]
+		c0, c1 := splitSum(ms, on, func(m Minute) float64 { return m.Requests })
+		e0, e1 := splitSum(ms, on, func(m Minute) float64 { return m.Errors })
+		w0, w1 := splitSum(inbound, on, func(m Minute) float64 { return m.Requests })
+		if c0 <= 0 || c1 <= 0 {
+			continue
+		}
+		var ratio float64
+		if w0 > 0 && w1 > 0 {
+			ratio = round((c1 / w1) / (c0 / w0))
+		} else if r := TrafficRatio(ms, on.BaselineFrom, *on.At); r != nil {
+			ratio = *r
+		} else {
+			continue
+		}
+		out = append(out, contracts.RetriedFault{Peer: p, CallRatio: ratio, FailureRate: round(e1 / c1), BaselineFailureRate: round(e0 / c0)})
 	}
 	return out
 }

@@ -142,3 +142,25 @@ func TestPeakCallsOnlySignificantRises(t *testing.T) {
 		})
 	}
 }
+
+// TestRetriedFaults: a peer failing at the onset whose calls rose above
+// DependencyCallRatio is retried, not failing; RetriedFaults gives its
+// calls per inbound request and failure rates when its failures are its own.
+func TestRetriedFaults(t *testing.T) {
+	t.Parallel()
+	onset := at(40)
+	on := facts.Onset{At: &onset, Signal: "error_rate", BaselineFrom: t0}
+	byPeer := map[string][]facts.Minute{"carrier": peerMinutes(20, 47, 36, 40), "ledger": peerMinutes(20, 20, 8, 40)}
+	require.Equal(t, []string{"ledger"}, facts.FailingDependencies(byPeer, at(59), on))
+	retried := facts.RetriedPeers(byPeer, at(59), on)
+	require.Equal(t, []string{"carrier"}, retried)
+	inbound := peerMinutes(20, 20, 0, 60)
+	got := facts.RetriedFaults(byPeer, inbound, on, retried, []string{"carrier"})
+	require.Len(t, got, 1)
+	require.Equal(t, "carrier", got[0].Peer)
+	require.InDelta(t, 2.35, got[0].CallRatio, 0.01)
+	require.InDelta(t, 36.0/47, got[0].FailureRate, 0.01)
+	require.Zero(t, got[0].BaselineFailureRate)
+	require.Zero(t, got[0].PreviousAttempts)
+	require.Empty(t, facts.RetriedFaults(byPeer, inbound, on, retried, nil), "failures that are not the peer's own")
+}

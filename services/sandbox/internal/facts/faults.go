@@ -2,6 +2,7 @@ package facts
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"agentk/services/sandbox/internal/signoz"
@@ -44,6 +45,39 @@ func peerFault(d map[string]any) bool {
 // them carry the peer's own failure status (peerFault). A peer is named by
 // keys in order (the client span's server.address, then net.peer.name).
 func DependencyFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
+	return judgeFaults(rows, svc, onset, peers, keys, peerFault)
+}
+
+// RetriedOwnFaults is DependencyFaults for the peers whose calls rose
+// (RetriedPeers), where a failed call counts as the peer's own failure only
+// when the caller did not give up on it: a client span whose error.type or
+// status message says it timed out (context deadline exceeded, a 504 the
+// client wrote itself) carries the caller's deadline, which a release sets
+// (s1018-w028: fulfilment v38's cut timeout retried 5 to 9 times, each
+// attempt "context deadline exceeded" with 504), not an answer of the peer.
+func RetriedOwnFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
+	return judgeFaults(rows, svc, onset, peers, keys, func(d map[string]any) bool {
+		return peerFault(d) && !callerTimeout(d)
+	})
+}
+
+// callerTimeout reports whether a failed client span says the caller gave
+// up waiting: error.type or the status message names a timeout or a
+// deadline.
+func callerTimeout(d map[string]any) bool {
+	for _, v := range []string{AttrString(d, "error.type"), AttrString(d, "status_message")} {
+		v = strings.ToLower(v)
+		if strings.Contains(v, "timeout") || strings.Contains(v, "timed out") || strings.Contains(v, "deadline") {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeFaults counts, per peer of peers, the failed client spans of svc
+// since the onset and those own says are the peer's own failure, and keeps
+// the peers with at least MinFaultCalls of which more than half are.
+func judgeFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string, own func(map[string]any) bool) []string {
 	calls, faults := map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		d := r.Data
@@ -63,7 +97,7 @@ func DependencyFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, 
 			continue
 		}
 		calls[peer]++
-		if peerFault(d) {
+		if own(d) {
 			faults[peer]++
 		}
 	}

@@ -67,3 +67,25 @@ func TestDependencyFaults(t *testing.T) {
 	}
 	require.Equal(t, []string{"b"}, facts.WithinPeers([]string{"a", "b"}, []string{"b", "c"}))
 }
+
+// TestRetriedOwnFaults: a retried peer's failed calls are its own only when
+// the caller did not time out on them (context deadline exceeded with a
+// 504 the client wrote, error.type timeout).
+func TestRetriedOwnFaults(t *testing.T) {
+	t.Parallel()
+	onset := time.Date(2026, 12, 4, 16, 35, 0, 0, time.UTC)
+	row := func(status float64, msg, errType string) signoz.RawRow {
+		d := map[string]any{"service.name": "booking-gateway", "kind_string": "Client", "has_error": true,
+			"server.address": "carrier", "http.response.status_code": status, "status_message": msg}
+		if errType != "" {
+			d["error.type"] = errType
+		}
+		return signoz.RawRow{Timestamp: onset.Add(time.Minute), Data: d}
+	}
+	answered := []signoz.RawRow{row(503, "503 Service Unavailable", ""), row(503, "503 Service Unavailable", ""), row(503, "", "503")}
+	timedOut := []signoz.RawRow{row(504, "context deadline exceeded", ""), row(504, "", "timeout"), row(504, "Read timed out", "")}
+	keys := []string{"server.address"}
+	require.Equal(t, []string{"carrier"}, facts.RetriedOwnFaults(answered, "booking-gateway", onset, []string{"carrier"}, keys))
+	require.Empty(t, facts.RetriedOwnFaults(timedOut, "booking-gateway", onset, []string{"carrier"}, keys))
+	require.Equal(t, []string{"carrier"}, facts.DependencyFaults(timedOut, "booking-gateway", onset, []string{"carrier"}, keys), "the failing dependencies' judgment is unchanged")
+}

@@ -390,6 +390,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, facts.WithoutDownstream(st.failingDeps, append(slices.Clone(j.Abandoned), j.Refused...)), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults = facts.WithinPeers(fu.faults, f.FailingDependencies)
+		f.RetriedFaults = facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CoRegressed = facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
@@ -556,6 +557,16 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 			peers = append(peers, compact.Quote(p))
 		}
 		lines = append(lines, "of those, answering most failed calls with their own failure status (HTTP 5xx or 429, gRPC UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL): "+strings.Join(peers, ", "))
+	}
+	return append(lines, retriedLines(f.RetriedFaults)...)
+}
+
+// retriedLines say each retried fault's rise of calls and failure rates.
+func retriedLines(rf []contracts.RetriedFault) []string {
+	var lines []string
+	for _, r := range rf {
+		lines = append(lines, fmt.Sprintf("dependency %s failing since the onset with its own failure status, its calls risen: %sx per inbound request, %s%% of calls failed (%s%% in the baseline)",
+			compact.Quote(r.Peer), fmtF(r.CallRatio), fmtF(100*r.FailureRate), fmtF(100*r.BaselineFailureRate)))
 	}
 	return lines
 }

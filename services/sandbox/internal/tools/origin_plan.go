@@ -116,16 +116,30 @@ var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"
 	tag("server.address", "string"), tag("net.peer.name", "string"),
 	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"))
 
+// retriedFaultFields add what says a failed call timed out at the caller
+// (the span's status message, error.type): asked only when every failing
+// peer's calls rose (retriedDeps, no failingDeps), so the plan of every
+// overview with a failing dependency stays as recorded (mcpbackend's
+// official-answers fixtures: cx-notify-hub-smtp-down-template-release has
+// both). Without them every 5xx counts as the peer's (RetriedOwnFaults):
+// more peers are retried faults, and the gate denies more.
+var retriedFaultFields = append(slices.Clone(faultFields), span("status_message", "string"), tag("error.type", "string"))
+
 // faultQuery reads the alerted service's failed client spans since the
 // onset, with their peer and status (the last query of the overview's third
-// stage, after origin_traces); nil when no dependency is failing.
+// stage, after origin_traces); nil when no dependency is failing, at its
+// usual call rate or above it (retriedDeps).
 func faultQuery(c Call, st overviewState) *Query {
-	if len(st.failingDeps) == 0 {
+	if len(st.failingDeps)+len(st.retriedDeps) == 0 {
 		return nil
+	}
+	fields := faultFields
+	if len(st.failingDeps) == 0 {
+		fields = retriedFaultFields
 	}
 	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
 		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), clientSpans, "has_error = true")},
-			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: faultFields})}
+			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: fields})}
 }
 
 // originLine says where the failures begin, for the model and the reviewer.
@@ -163,6 +177,9 @@ type followUps struct {
 	// those whose failed calls mostly carry a refusal (facts.RefusedPeers).
 	faults   []string
 	refusals map[string]float64
+	// retriedFaults are the retried peers whose failed calls mostly carry
+	// the peer's own failure status, not the caller's own timeout.
+	retriedFaults []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -200,13 +217,14 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 			Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
 		rest = rest[1:]
 	}
-	if len(st.failingDeps) > 0 && len(rest) > 0 {
+	if len(st.failingDeps)+len(st.retriedDeps) > 0 && len(rest) > 0 {
 		rows, err := rawRows(rest, 0)
 		if err != nil {
 			return out, err
 		}
 		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
 	}
 	return out, nil
 }

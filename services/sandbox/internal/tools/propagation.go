@@ -35,8 +35,14 @@ type overviewState struct {
 	onset   Onset
 	alt     facts.AlternativeFacts
 	release *contracts.ReleaseErrors
-	// failingDeps are the peers failing at their usual call rate.
+	// failingDeps are the peers failing at their usual call rate;
+	// retriedDeps those failing whose calls rose above it, judged with
+	// the peers' series (peers: the service's client spans by peer, a
+	// minute) and the inbound requests (inbound).
 	failingDeps []string
+	retriedDeps []string
+	peers       map[string][]Minute
+	inbound     []Minute
 	// slowDeps are the peers slower at their usual call rate.
 	slowDeps []facts.SlowDependency
 	// pool is what the service's connection-pool spans showed.
@@ -60,8 +66,6 @@ type overviewState struct {
 	quality []qualityDeparture
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
-	// peers are the service's client spans by peer, a minute.
-	peers map[string][]Minute
 }
 
 // overviewBase derives the state from the first stage's answers (resps) and
@@ -138,8 +142,8 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.failingDeps, st.slowDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
+	st.retriedDeps, st.peers, st.inbound = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
-	st.peers = peers
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
 }
