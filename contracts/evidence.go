@@ -381,9 +381,10 @@ type RetriedFault struct {
 	// spans) since the onset over the baseline's; per minute when the
 	// inbound requests are not known on both sides.
 	CallRatio float64 `json:"call_ratio"`
-	// FailureRate and BaselineFailureRate are the shares of the calls to
-	// the peer (every attempt a client span) that failed since the onset
-	// and in the baseline.
+	// FailureRate and BaselineFailureRate are the shares of the attempts
+	// on the peer that failed since the onset and in the baseline: every
+	// attempt a client span, or a span's retry count its resends, each
+	// after a failed attempt.
 	FailureRate         float64 `json:"failure_rate"`
 	BaselineFailureRate float64 `json:"baseline_failure_rate"`
 	// PreviousAttempts is the most attempts the previous version made on

@@ -65,6 +65,10 @@ const (
 	// SandboxRetryAttempts is the counting of a client span's retry
 	// attribute as attempts to its peer (the calls per peer).
 	SandboxRetryAttempts = "sandbox.retry_attempts"
+	// SandboxRetriedAttempts is the counting of each retry a span's retry
+	// attribute counted as a failed attempt in a retried peer's failure
+	// rate (RetriedFaults' per-attempt rate).
+	SandboxRetriedAttempts = "sandbox.retried_attempts"
 	// SandboxRuleEarliest is the overview's taking the alert rule's onset
 	// only where it is earlier than the other signals' (without it, the
 	// rule's later onset replaces an earlier one, and a marker between the
@@ -154,6 +158,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestThinOperationStrayErrorBeforeTheRise"},
 	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
+	{Name: SandboxRetriedAttempts, Check: "a retried peer's failure rate is per attempt: each retry a span's retry count counted is a failed attempt (an outage retried inside one span is not read under its rate)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRetriedFaultsPerAttempt"},
 	{Name: SandboxRuleEarliest, Check: "the alert rule's own series may move the onset earlier, never later (a stale marker between the two onsets stays after the onset)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRuleOnsetEarlierNeverLater|TestAlertRuleSignalOnHandwrittenIncidents"},
 	{Name: SandboxRetryOnset, Check: "the retries per inbound request may move the onset earlier, never later (a later rise of the retries leaves an earlier onset where it was)",

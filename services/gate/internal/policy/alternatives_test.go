@@ -402,6 +402,12 @@ func TestRetriedFaultDenies(t *testing.T) {
 			contracts.RetriedFault{Peer: "inventory", CallRatio: 3.69, FailureRate: 0.8}, false},
 		{"release calls the peer 10x a request, a third of them failing", "bad_release",
 			contracts.RetriedFault{Peer: "ratecard.pricing", CallRatio: 10, FailureRate: 0.36}, true},
+		// The sandbox's facts TestRetriedFaultsPerAttempt: resends inside one
+		// span, each a failed attempt (read per span, 0.28, the bound was 1.67).
+		{"outage retried inside one span, 2 resends a failed span", "bad_release",
+			contracts.RetriedFault{Peer: "tariff", CallRatio: 2.3, FailureRate: 0.848}, false},
+		{"release calls the peer 4x a request, a few spans resent once", "bad_release",
+			contracts.RetriedFault{Peer: "tariff", CallRatio: 4.5, FailureRate: 0.222}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()

@@ -66,7 +66,8 @@ func failingPeers(byPeer map[string][]Minute, alertAt time.Time, on Onset) (fail
 // failed calls mostly carry its own failure status, DependencyFaults): its
 // calls per inbound request since the service's onset over the baseline's
 // (per minute when the inbound requests are not known on both sides) and
-// the share of its calls that failed on each side.
+// the share of its calls that failed on each side, per attempt
+// (failedAttempts).
 func RetriedFaults(byPeer map[string][]Minute, inbound []Minute, on Onset, retried, faults []string) []contracts.RetriedFault {
 	var out []contracts.RetriedFault
 	for _, p := range retried {
@@ -75,7 +76,7 @@ func RetriedFaults(byPeer map[string][]Minute, inbound []Minute, on Onset, retri
 		}
 		ms := byPeer[p]
 		c0, c1 := splitSum(ms, on, func(m Minute) float64 { return m.Requests })
-		e0, e1 := splitSum(ms, on, func(m Minute) float64 { return m.Errors })
+		e0, e1 := splitSum(ms, on, failedAttempts)
 		w0, w1 := splitSum(inbound, on, func(m Minute) float64 { return m.Requests })
 		if c0 <= 0 || c1 <= 0 {
 			continue
@@ -91,6 +92,22 @@ func RetriedFaults(byPeer map[string][]Minute, inbound []Minute, on Onset, retri
 		out = append(out, contracts.RetriedFault{Peer: p, CallRatio: ratio, FailureRate: round(e1 / c1), BaselineFailureRate: round(e0 / c0)})
 	}
 	return out
+}
+
+// failedAttempts are a minute's failed attempts on a peer: its failed
+// spans, and every retry a span's retry attribute counted (Minute.Retries:
+// each follows a failed attempt, so a failed span that resent k times is
+// k+1 failed attempts and a successful one k). Counting the failed spans
+// alone against the attempts put a client retrying inside one span under
+// its per-attempt failure rate, and the gate's bound (retrying failures
+// explains 1/(1-p)) under the rise its unchanged retries make: an outage
+// whose every span failed after 2 resends read p = 0.28 for 0.85, and
+// calls 2.3x a request passed a bound of 1.67.
+func failedAttempts(m Minute) float64 {
+	if mutant.Off(mutant.SandboxRetriedAttempts) {
+		return m.Errors
+	}
+	return m.Errors + m.Retries
 }
 
 // bucketLead is how much earlier than the service's onset a peer's may lie

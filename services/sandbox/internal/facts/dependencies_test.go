@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/stretchr/testify/require"
 )
@@ -163,4 +164,55 @@ func TestRetriedFaults(t *testing.T) {
 	require.Zero(t, got[0].BaselineFailureRate)
 	require.Zero(t, got[0].PreviousAttempts)
 	require.Empty(t, facts.RetriedFaults(byPeer, inbound, on, retried, nil), "failures that are not the peer's own")
+}
+
+// TestRetriedFaultsPerAttempt: a retried peer's failure rate is per attempt.
+// A client retrying inside one span (a retry count on the span,
+// AddRetryAttempts) has its resends counted as calls: each is a failed
+// attempt too (a failed span that resent k times is k+1 failed attempts, a
+// successful one k), or the rate reads under the one a client writing a
+// span per attempt shows for the same outage and the gate's bound
+// 1/(1-p) under the rise its unchanged retries make (mutant
+// sandbox.retried_attempts). Here 1 call a request before the onset, 20
+// a minute; since, 13 of them fail a minute after 2 resends: 2.3x the
+// calls. Spans per attempt (46 a minute) stay as they were; a release
+// calling the peer 4x a request with a few resends still rises beyond
+// what retrying its failures explains.
+func TestRetriedFaultsPerAttempt(t *testing.T) {
+	t.Parallel()
+	onset := at(40)
+	on := facts.Onset{At: &onset, Signal: "error_rate", BaselineFrom: t0}
+	inbound := peerMinutes(20, 20, 0, 60)
+	tests := []struct {
+		name             string
+		spans, errs      float64 // a minute since the onset (20 spans, no errors before)
+		resends          float64 // a minute since the onset, summed over the spans' retry counts
+		ratio, rate      float64
+		beyondRetryBound bool
+	}{
+		{"client spans per attempt, an outage", 46, 39, 0, 2.3, 39.0 / 46, false},
+		{"2 resends inside each failed span, every attempt failed", 20, 13, 26, 2.3, 39.0 / 46, false},
+		{"2 resends inside each of 13 spans, 7 succeeded on the last", 20, 6, 26, 2.3, 32.0 / 46, false},
+		{"a release calling 4x a request, 10 failed spans resent once", 80, 10, 10, 4.5, 20.0 / 90, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			byPeer := map[string][]facts.Minute{"tariff": peerMinutes(20, tt.spans, tt.errs, 40)}
+			if tt.resends > 0 {
+				resends := response(t, ser{labels("peer.service", "tariff"), 0, flat(40, 60, tt.resends)})
+				require.NoError(t, facts.AddRetryAttempts(byPeer, []signoz.Response{resends}, []string{"peer.service"}))
+			}
+			retried := facts.RetriedPeers(byPeer, at(59), on)
+			require.Equal(t, []string{"tariff"}, retried)
+			got := facts.RetriedFaults(byPeer, inbound, on, retried, retried)
+			require.Len(t, got, 1)
+			require.InDelta(t, tt.ratio, got[0].CallRatio, 0.01)
+			require.InDelta(t, tt.rate, got[0].FailureRate, 0.01)
+			require.Zero(t, got[0].BaselineFailureRate)
+			// The gate's bound: retrying failures at p explains 1/(1-p), with
+			// its slack policy.RetriedCallSlack = 1.2.
+			require.Equal(t, tt.beyondRetryBound, got[0].CallRatio > 1.2/(1-got[0].FailureRate))
+		})
+	}
 }

@@ -49,6 +49,7 @@ func AddRetryAttempts(byPeer map[string][]Minute, resps []signoz.Response, peerK
 			for j := range ms {
 				if ms[j].At.UnixMilli() == ts {
 					ms[j].Requests += v
+					ms[j].Retries += v
 					return
 				}
 			}

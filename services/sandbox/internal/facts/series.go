@@ -27,6 +27,10 @@ type Minute struct {
 	At       time.Time
 	Requests float64
 	Errors   float64
+	// Retries are the attempts beyond each span's first that a retry
+	// attribute counted inside one span (AddRetryAttempts), already in
+	// Requests: each follows a failed attempt.
+	Retries float64
 	// P95Ms is NaN when the minute had no spans.
 	P95Ms float64
 }

@@ -31,6 +31,7 @@ type Minute struct {
 	At       time.Time
 	Requests float64
 	Errors   float64
+	Retries  float64
 	P95Ms    float64
 }
 
