@@ -78,29 +78,7 @@ func callerTimeout(d map[string]any) bool {
 // since the onset and those own says are the peer's own failure, and keeps
 // the peers with at least MinFaultCalls of which more than half are.
 func judgeFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string, own func(map[string]any) bool) []string {
-	calls, faults := map[string]int{}, map[string]int{}
-	for _, r := range rows {
-		d := r.Data
-		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !clientKind(d) {
-			continue
-		}
-		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
-			continue
-		}
-		peer := ""
-		for _, k := range keys {
-			if peer = AttrString(d, k); peer != "" {
-				break
-			}
-		}
-		if !slices.Contains(peers, peer) {
-			continue
-		}
-		calls[peer]++
-		if own(d) {
-			faults[peer]++
-		}
-	}
+	calls, faults := countFailedCalls(rows, svc, onset, peers, keys, own)
 	var out []string
 	for _, p := range peers {
 		if calls[p] >= MinFaultCalls && 2*faults[p] > calls[p] {
@@ -132,4 +110,34 @@ func WithinPeers(faults, peers []string) []string {
 		}
 	}
 	return out
+}
+
+// countFailedCalls counts, per peer of peers, svc's failed client spans since
+// the onset in rows (the peer named by the first of keys a span carries) and
+// those of them that hit says yes to.
+func countFailedCalls(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string, hit func(map[string]any) bool) (calls, hits map[string]int) {
+	calls, hits = map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		d := r.Data
+		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !clientKind(d) {
+			continue
+		}
+		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
+			continue
+		}
+		peer := ""
+		for _, k := range keys {
+			if peer = AttrString(d, k); peer != "" {
+				break
+			}
+		}
+		if !slices.Contains(peers, peer) {
+			continue
+		}
+		calls[peer]++
+		if hit(d) {
+			hits[peer]++
+		}
+	}
+	return calls, hits
 }

@@ -75,7 +75,7 @@ type Judged struct {
 	// refuse its requests as sent and fail their other callers no more
 	// (refused.go).
 	Abandoned, Fewer, Refused []string
-	Seen             map[string]Propagation
+	Seen                      map[string]Propagation
 }
 
 // PropagationInput is what JudgePropagation reads: the affected service and

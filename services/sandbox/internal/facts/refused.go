@@ -69,29 +69,7 @@ func refusal(d map[string]any) bool {
 // least RefusedShare of them carry a refusal status, each with that share.
 // Peers are named as DependencyFaults names them.
 func RefusedPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) map[string]float64 {
-	calls, refused := map[string]int{}, map[string]int{}
-	for _, r := range rows {
-		d := r.Data
-		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !clientKind(d) {
-			continue
-		}
-		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
-			continue
-		}
-		peer := ""
-		for _, k := range keys {
-			if peer = AttrString(d, k); peer != "" {
-				break
-			}
-		}
-		if !slices.Contains(peers, peer) {
-			continue
-		}
-		calls[peer]++
-		if refusal(d) {
-			refused[peer]++
-		}
-	}
+	calls, refused := countFailedCalls(rows, svc, onset, peers, keys, refusal)
 	out := map[string]float64{}
 	for _, p := range peers {
 		if calls[p] >= MinFaultCalls && float64(refused[p]) >= RefusedShare*float64(calls[p]) {
