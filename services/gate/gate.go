@@ -60,6 +60,7 @@ func Run(ctx context.Context, d service.Deps) error {
 	h := &natsport.Handler{
 		Keyring: d.Keyring, Signer: d.Signer, Now: d.Now, Config: cfg.Policy,
 		Cooldowns: cool, Releases: rel, Freezes: frz, Evidence: evidence.NewResolver(d.Keyring, evs), Logger: log, Telemetry: tel,
+		Deliveries: d.Bus.Config().MaxDeliver,
 	}
 	r, err := d.Bus.NewRouter(log)
 	if err != nil {

@@ -10,6 +10,11 @@ const (
 	// switched off, a replicated stream refused for want of peers online
 	// fails the start at once.
 	BusPlacementRetry = "bus.placement_retry"
+	// GateStateRetry is the gate's redelivering of a review whose action
+	// ledger, release ledger or freezes could not be read (no stream
+	// leader, a timeout): switched off, the first unreadable read fails its
+	// check closed, and a partition costs a right rollback.
+	GateStateRetry = "gate.state_retry"
 )
 
 // Bus lists the bus's mutants and the test that kills each.
@@ -18,4 +23,6 @@ var Bus = []Mutant{
 		KilledBy: "test:services/platform:./bus:TestClusteredBucketIsReadThroughTheLeader"},
 	{Name: BusPlacementRetry, Check: "provisioning waits for a forming cluster's peers (a placement refused for want of peers online is retried until the deadline)",
 		KilledBy: "test:services/platform:./bus:TestProvisionWaitsForTheClusterToForm"},
+	{Name: GateStateRetry, Check: "a review whose action ledger, release ledger or freezes could not be read is redelivered, and fails closed only on its last delivery",
+		KilledBy: "test:services/gate:./internal/natsport:TestUnreadableStateIsReadAgain"},
 }

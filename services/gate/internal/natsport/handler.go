@@ -52,19 +52,30 @@ type Handler struct {
 	// Evidence resolves the evidence a review refers to (KV
 	// agentk_evidence); nil resolves none, and every reference counts as
 	// rejected evidence.
-	Evidence  *evidence.Resolver
-	Logger    *slog.Logger
-	Telemetry *Telemetry
+	Evidence *evidence.Resolver
+	// Deliveries is the delivery of a review on which a store that cannot
+	// be read (an action ledger, release ledger or freeze read that timed
+	// out or found no stream leader) fails its check closed; on an earlier
+	// delivery the review is redelivered instead, so that a node lost or
+	// partitioned away costs a retry, not a right rollback (issue 36). The
+	// gate sets it to the bus's MaxDeliver, where the router would
+	// dead-letter: the last delivery still decides, and a human sees a
+	// denial rather than nothing. Zero or one: closed at once.
+	Deliveries int
+	Logger     *slog.Logger
+	Telemetry  *Telemetry
 }
 
 // Handle is the bus.HandlerFunc for SubjectReview.
 func (h *Handler) Handle(ctx context.Context, m bus.Message) ([]bus.Out, error) {
 	now := h.Now()
 	in, err := h.Input(ctx, m, now)
-	if errors.Is(err, errEvidenceRetry) {
-		// Nothing is decided on evidence the gate could not read yet: the
-		// review is redelivered, and dead-lettered after MaxDeliver.
-		h.Logger.WarnContext(ctx, "evidence not readable yet; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
+	if errors.Is(err, errEvidenceRetry) || errors.Is(err, errStateRetry) {
+		// Nothing is decided on evidence or state the gate could not read
+		// yet: the review is redelivered (state: until Deliveries, then
+		// the check it feeds fails closed; evidence: dead-lettered after
+		// MaxDeliver).
+		h.Logger.WarnContext(ctx, "evidence or state not readable yet; will retry", "subject", m.Subject, "delivery", m.Delivery, "err", err)
 		return nil, err
 	}
 	if err != nil {
@@ -144,7 +155,32 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 	if o, _, ok := policy.OriginOf(in); ok {
 		in.Origin = h.readOrigin(ctx, o.Service, now)
 	}
+	if m.Delivery < h.Deliveries && !mutant.Off(mutant.GateStateRetry) {
+		if err := unreadableState(in); err != "" {
+			return policy.Input{}, fmt.Errorf("%w: review %s: %s", errStateRetry, r.ReviewID, err)
+		}
+	}
 	return in, nil
+}
+
+// errStateRetry marks a review whose action ledger, release ledger or
+// freezes could not be read on this delivery (a store without a leader, a
+// read that timed out): it is read again on a later one.
+var errStateRetry = errors.New("gate: state not readable yet")
+
+// unreadable marks a read that reached no answer, as against a key that
+// is absent, cannot be a key, or does not verify (final: the check fails).
+const unreadable = "unreadable: "
+
+// unreadableState returns the first state read of in that reached no
+// answer, or "".
+func unreadableState(in policy.Input) string {
+	for _, e := range []string{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err, in.Origin.Cooldown.Err, in.Origin.Ledger.Err, in.Origin.Freezes.Err} {
+		if strings.Contains(e, unreadable) {
+			return e
+		}
+	}
+	return ""
 }
 
 // readOrigin reads the state of s, the service where the alerted service's
@@ -250,8 +286,10 @@ func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now 
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
 		return false, nil
-	case err != nil:
+	case errors.Is(err, jetstream.ErrInvalidKey):
 		return false, fmt.Errorf("read %s: %w", key, err)
+	case err != nil:
+		return false, fmt.Errorf("read %s: %s%w", key, unreadable, err)
 	}
 	if _, err := h.Keyring.Open(e.Value(), subject, now, v); err != nil {
 		return false, fmt.Errorf("verify %s: %w", key, err)

@@ -3,12 +3,14 @@ package natsport_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 	"github.com/stretchr/testify/require"
@@ -128,8 +130,12 @@ type world struct {
 	tamper func(w *world, stored map[string][]byte, refs []contracts.EvidenceRef)
 	// noResolver leaves the handler without an evidence resolver.
 	noResolver bool
-	// delivery is the review's delivery count (1 when zero).
-	delivery int
+	// delivery is the review's delivery count (1 when zero); deliveries is
+	// the handler's Deliveries; ledgerErr makes the release ledgers
+	// unreadable.
+	delivery   int
+	deliveries int
+	ledgerErr  error
 	// others are the deployer-signed ledgers of other services, and extra
 	// sandbox services beside svc (a derived decision's origin).
 	others  []contracts.ReleaseLedgerV1
@@ -203,8 +209,8 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	h := &natsport.Handler{
 		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
 		Cooldowns: cool, Freezes: frz, Evidence: evs,
-		Releases: kv{vals: ledgers, asked: &w.asked},
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
+		Releases: kv{vals: ledgers, err: w.ledgerErr, asked: &w.asked}, Deliveries: w.deliveries,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
 	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: max(w.delivery, 1)})
 }
@@ -290,6 +296,73 @@ func TestHandleDeniesUnverifiedInputs(t *testing.T) {
 			require.NotEmpty(t, d.NextStep)
 		})
 	}
+}
+
+// TestUnreadableStateIsReadAgain: an action ledger, release ledger or freeze
+// store that gives no answer (the partition of run 3, stop 42: "the action
+// ledger could not be read (read shop-api: context deadline exceeded)")
+// redelivers the review until its last delivery, which decides closed; an
+// absent key, a bad signature or a key that cannot be one are answers, and
+// decide at once.
+func TestUnreadableStateIsReadAgain(t *testing.T) {
+	t.Parallel()
+	timeout := fmt.Errorf("bus: kv agentk_cooldown get shop-api from the stream leader: %w", context.DeadlineExceeded)
+	cases := []struct {
+		name   string
+		mutate func(w *world)
+		failed string
+	}{
+		{"action ledger", func(w *world) { w.cooldErr = timeout }, contracts.CheckCooldown},
+		{"release ledger", func(w *world) { w.ledgerErr = nats.ErrNoResponders }, contracts.CheckDeploymentRelated},
+		{"freezes", func(w *world) { w.freezeErr = nats.ErrTimeout }, contracts.CheckFreeze},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for delivery := 1; delivery < 5; delivery++ {
+				w := newWorld(t)
+				tc.mutate(w)
+				w.deliveries, w.delivery = 5, delivery
+				outs, err := w.run(t)
+				require.Error(t, err, "delivery %d of 5 decides nothing on a store that did not answer", delivery)
+				require.False(t, bus.IsPermanent(err), "redelivered, not dead-lettered: %v", err)
+				require.Empty(t, outs)
+			}
+			w := newWorld(t)
+			tc.mutate(w)
+			w.deliveries, w.delivery = 5, 5
+			outs, err := w.run(t)
+			require.NoError(t, err, "the last delivery decides: a denial a human sees, not a dead letter")
+			d, _ := w.decision(t, outs)
+			require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			require.Contains(t, d.FailedChecks, tc.failed)
+
+			w = newWorld(t)
+			w.deliveries, w.delivery = 5, 2
+			outs, err = w.run(t)
+			require.NoError(t, err, "the store answers on a later delivery")
+			d, _ = w.decision(t, outs)
+			require.Equal(t, contracts.VerdictAllow, d.Verdict, "%+v", d.Checks)
+		})
+	}
+	t.Run("answers decide at once", func(t *testing.T) {
+		t.Parallel()
+		for name, mutate := range map[string]func(w *world){
+			"recent cooldown": func(w *world) {
+				w.cooldown = &contracts.CooldownV1{Service: svc, ActionID: "a1", At: tNow.Add(-5 * time.Minute)}
+			},
+			"ledger signed by the gate": func(w *world) { w.ledgerAs = envelope.RoleGate },
+			"invalid key":               func(w *world) { w.cooldErr = jetstream.ErrInvalidKey },
+		} {
+			w := newWorld(t)
+			mutate(w)
+			w.deliveries, w.delivery = 5, 1
+			outs, err := w.run(t)
+			require.NoError(t, err, name)
+			d, _ := w.decision(t, outs)
+			require.Equal(t, contracts.VerdictDeny, d.Verdict, name)
+		}
+	})
 }
 
 func TestHandleRejectsUnverifiedReview(t *testing.T) {
