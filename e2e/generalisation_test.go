@@ -255,6 +255,16 @@ func TestHostilePersonasOnHeldout3Corpus(t *testing.T) {
 	holdTheLineOnCorpus(t, "heldout3-hostile", "incidents-heldout3")
 }
 
+// TestHostilePersonasOnHeldout4Corpus replays the hostile personas on
+// e2e/incidents-heldout4 (an online game studio's PHP, Ruby, Elixir and C++
+// services: seven traps, among them a RabbitMQ memory alarm three minutes
+// after a release, an outside processor's failures hidden by envoy's egress
+// retries, a marker re-emitted on an OOM restart, a canary ring's marker and
+// a hotfix after a slow onset) and asserts no bad rollback.
+func TestHostilePersonasOnHeldout4Corpus(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout4-hostile", "incidents-heldout4")
+}
+
 // holdTheLineOnCorpus replays the hostile personas on the corpus folder dir
 // and asserts what holdTheLine asserts under name; skipped with -short.
 func holdTheLineOnCorpus(t *testing.T, name, dir string) {
@@ -415,4 +425,16 @@ func TestHeldout3CorpusLoads(t *testing.T) {
 	incs := loadTaggedCorpus(t, "incidents-heldout3", "heldout3", "out-of-sample", 10)
 	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }), 5)
 	require.GreaterOrEqual(t, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }), 3)
+}
+
+// TestHeldout4CorpusLoads: the heldout4 corpus (an online game studio's PHP,
+// Ruby, Elixir and C++ services, written by its gen.py: envoy sidecar spans,
+// AMQP consumer spans with span links, tail sampling, +01:00 timestamps,
+// severity numbers only) loads with the format's own loader, holds twelve
+// incidents, five rollbacks and seven traps, and declares itself out of sample.
+func TestHeldout4CorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs := loadTaggedCorpus(t, "incidents-heldout4", "heldout4", "out-of-sample", 12)
+	require.Equal(t, 5, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }))
+	require.Equal(t, 7, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
 }
