@@ -360,17 +360,20 @@ func (s *server) handlers() map[string]handler {
 		"signoz_list_alerts": text(func(ctx context.Context, c call) (string, error) {
 			return s.do(ctx, c, http.MethodGet, "/api/v1/alerts", nil, nil)
 		}),
-		"signoz_get_alert": text(func(ctx context.Context, c call) (string, error) {
+		// The official server answers a rule as structured content too (the
+		// payload again, as its structuredResult does); a client reads the
+		// text block.
+		"signoz_get_alert": func(ctx context.Context, c call) (*mcp.CallToolResult, error) {
 			id := c.str("id")
 			if id == "" {
-				return "", errors.New("id is required")
+				return nil, errors.New("id is required")
 			}
 			body, err := s.do(ctx, c, http.MethodGet, "/api/v2/rules/"+url.PathEscape(id), nil, nil)
 			if err != nil {
-				return body, err
+				return nil, err
 			}
-			return withWebURL(body, c.signoz, id), nil
-		}),
+			return structured(withWebURL(body, c.signoz, id)), nil
+		},
 		"signoz_list_metrics": text(func(ctx context.Context, c call) (string, error) {
 			start, end, err := s.window(c.args, "1h")
 			if err != nil {
@@ -465,4 +468,17 @@ func withWebURL(body, base, id string) string {
 		return body
 	}
 	return string(out)
+}
+
+// structured is payload as one text block and, when it is JSON, as
+// structuredContent too (numbers kept as written).
+func structured(payload string) *mcp.CallToolResult {
+	res := withNotes(payload)
+	dec := json.NewDecoder(strings.NewReader(payload))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		res.StructuredContent = v
+	}
+	return res
 }

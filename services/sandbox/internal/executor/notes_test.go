@@ -58,8 +58,8 @@ func TestEvidenceCarriesSourceNotes(t *testing.T) {
 	_, err = kr.Open(reply.Evidence, contracts.SubjectEvidence, now, &ev)
 	require.NoError(t, err)
 	// The querier notes every query it answers: the markers query and the
-	// environments' four optional ones (h42oracle) each leave two notes.
-	require.Len(t, ev.SourceNotes, 10)
+	// environments' two optional ones each leave two notes.
+	require.Len(t, ev.SourceNotes, 6)
 	for i := 0; i < len(ev.SourceNotes); i += 2 {
 		require.Equal(t, contracts.NoteBackendWarnings, ev.SourceNotes[i].Kind)
 		require.Equal(t, contracts.NoteRowsCut, ev.SourceNotes[i+1].Kind)

@@ -4,16 +4,21 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/incident"
+	"agentk/platform/links"
+	"agentk/services/sandbox/internal/config"
 	"agentk/services/sandbox/internal/mcpbackend"
 	"agentk/services/sandbox/internal/signoz"
+	"agentk/services/sandbox/internal/tools"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -38,8 +43,10 @@ type officialLine struct {
 // recorder is the MCP route to the official server without the client:
 // it keeps every result as sent, and decodes it as the client does.
 type recorder struct {
+	t     *testing.T
 	cs    *mcp.ClientSession
 	tool  string
+	names map[string]string // firstStageQueries: the plan's name of each query
 	lines []officialLine
 }
 
@@ -54,7 +61,11 @@ func (r *recorder) QueryRange(ctx context.Context, req signoz.QueryRangeRequest)
 	}
 	raw, _ := json.Marshal(res)
 	a, _ := json.Marshal(args)
-	r.lines = append(r.lines, officialLine{Tool: r.tool, Query: req.CompositeQuery.Queries[0].Spec.Name, Arguments: a, Result: raw})
+	name := r.names[canonical(r.t, req)]
+	if name == "" {
+		name = r.tool + "/" + req.CompositeQuery.Queries[0].Spec.Name
+	}
+	r.lines = append(r.lines, officialLine{Tool: r.tool, Query: name, Arguments: a, Result: raw})
 	reply, err := mcpbackend.Decode(mcpbackend.ToolQuery, res)
 	if err != nil {
 		return signoz.Result{}, err
@@ -80,7 +91,7 @@ func TestRecordOfficialAnswers(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	startsAt, now := alertStart(t, inc), inc.Meta.Now
-	rec := &recorder{cs: cs}
+	rec := &recorder{t: t, cs: cs, names: firstStageQueries(t, inc)}
 	for _, c := range toolCalls(inc) {
 		rec.tool = c[0]
 		evidence(t, rec, c[0], c[1], startsAt, now, nil)
@@ -111,6 +122,7 @@ func TestOfficialAnswersToOurQueries(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	planned := firstStageQueries(t, inc)
 	n, warned := 0, 0
 	for sc.Scan() {
 		var l officialLine
@@ -123,6 +135,10 @@ func TestOfficialAnswersToOurQueries(t *testing.T) {
 			Query signoz.QueryRangeRequest `json:"query"`
 		}
 		require.NoError(t, json.Unmarshal(l.Arguments, &args))
+		k := canonical(t, args.Query)
+		_, ok := planned[k]
+		require.True(t, ok, "%s/%s: a recorded query the tools no longer send: re-record (testdata/README.md)", l.Tool, l.Query)
+		delete(planned, k)
 		want, err := direct.QueryRange(context.Background(), args.Query)
 		require.NoError(t, err)
 		require.JSONEq(t, string(want.Body), string(reply.Payload), "%s/%s: the official server passes SigNoz's body on", l.Tool, l.Query)
@@ -133,8 +149,26 @@ func TestOfficialAnswersToOurQueries(t *testing.T) {
 		n++
 	}
 	require.NoError(t, sc.Err())
+	require.Empty(t, slices.Sorted(maps.Values(planned)), "queries the tools send that the official server never answered: re-record (testdata/README.md)")
 	require.GreaterOrEqual(t, n, 20, "the first-stage queries of six tools")
 	require.Positive(t, warned, "the official server's warnings notes are in the fixture")
+}
+
+// firstStageQueries are the queries (canonical JSON, by query name) the
+// six tools of toolCalls plan first on inc: every one must be in
+// officialFixture, answered by the official server.
+func firstStageQueries(t *testing.T, inc *incident.Incident) map[string]string {
+	t.Helper()
+	lim := tools.DefaultLimits(config.DefaultExclude)
+	out := map[string]string{}
+	for _, call := range toolCalls(inc) {
+		c, err := tools.Validate(call[0], json.RawMessage(call[1]), alertStart(t, inc), inc.Meta.Now, lim)
+		require.NoError(t, err)
+		for _, q := range tools.PlanCall(c, links.DefaultBaseURL, lim).Queries {
+			out[canonical(t, q.Request)] = call[0] + "/" + q.Name
+		}
+	}
+	return out
 }
 
 // alertStart is the incident's alert's startsAt.
