@@ -47,3 +47,42 @@ func TestStaleMarkerTwinsOfHeldout2AreDenied(t *testing.T) {
 	invs := append([]string{"rules", "persona:oracle", "persona:wrong"}, hostilePersonas()...)
 	holdSafe(t, "heldout2-stale-twins", evalRetrying(t, incs, invs))
 }
+
+// restartTwins are the held-out releases of e2e/incidents-heldout3 that ship
+// on a whole minute with the ledger's container start 1.5 s after the
+// marker: the onset's bucket holds no span of any version between the old
+// version's last and the new version's first (the restart), so nothing
+// sampled says whether the regression began before Docker started the
+// container or after (e2e/incidents-heldout3's README, "Read on branch
+// h43minute"; facts' TestRefineCannotPlaceARestartGapsStart).
+var restartTwins = []string{
+	"ho3-prompt-length-claims-digest",
+	"ho3-retryablehttp-timeout-tariff-engine",
+	"ho3-hedging-after-slow-episode-dispatch-router",
+}
+
+// TestRestartGapTwinsOfHeldout3AreDenied replays each of restartTwins as its
+// twin: the same spans, logs, alert and ledger, the truth a deny. The twin's
+// regression began on every version during the restart, after the marker
+// and before the ledger's start (a provider's change, a flag flipped), and
+// the new version served it from its first request: every span off is the
+// new version's, as in the release. The release's root cause is kept, so
+// persona:oracle claims it. No investigator may roll a twin back: an onset
+// placed at the ledger's start, the new version's first span or anywhere in
+// the restart gap would. The releases are missed rollbacks while this holds.
+func TestRestartGapTwinsOfHeldout3AreDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the restart-gap twins of the heldout3 corpus; skipped with -short")
+	}
+	var incs []*incident.Incident
+	for _, name := range restartTwins {
+		inc, err := incident.Load(filepath.Join("incidents-heldout3", name))
+		require.NoError(t, err)
+		require.Equal(t, "allow", inc.Meta.Expect.Verdict, name)
+		inc.Meta.ID += "-restart-twin"
+		inc.Meta.Expect.Verdict = "deny"
+		incs = append(incs, inc)
+	}
+	invs := append([]string{"rules", "persona:oracle", "persona:wrong"}, hostilePersonas()...)
+	holdSafe(t, "heldout3-restart-twins", evalRetrying(t, incs, invs))
+}
