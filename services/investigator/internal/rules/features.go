@@ -216,6 +216,13 @@ func originOf(row map[string]any) origin {
 		return originPeer
 	case db:
 		return originPool
+	case kind != "Server" && str(row, "gen_ai.system", "gen_ai.provider.name", "gen_ai.request.model") != "":
+		// A model provider's SDK records its call as an internal span
+		// (OpenTelemetry's gen_ai conventions name the provider): a call
+		// out all the same. ho2-inspan-retries-provider-529-menu-writer
+		// (the provider's 529s, retried inside one anthropic.messages.create
+		// span) read as the service's own code.
+		return originPeer
 	}
 	return originOwn
 }

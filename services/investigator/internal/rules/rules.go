@@ -181,7 +181,7 @@ var Table = []Rule{
 	// unless the failing calls go to a new host, after a deployment.
 	{"retry_storm", 0.8, "a deployment of this service precedes the onset and traces or logs show retries multiplying",
 		func(o Observations) bool {
-			return o.Deploy && !o.feat(FeatUsualRateDependency) && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
+			return o.Deploy && !o.feat(FeatUsualRateDependency) && !o.feat(FeatRetriedFault) && (o.feat(FeatResend) || o.feat(FeatRetryRise) || o.has(SigRetry) && (o.origin == originPeer || o.origin == "") && !o.feat(FeatNewHost))
 		}, []Signal{SigRetry}, true, []Feature{FeatResend, FeatRetryRise}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
@@ -189,7 +189,7 @@ var Table = []Rule{
 	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and the model's answers changed: traces point at the prompt or the model call",
 		func(o Observations) bool {
 			r, _ := o.rate()
-			return o.Deploy && (o.has(SigPrompt) || (o.feat(FeatModelSlow) || o.feat(FeatAnswerShift)) && r < HighErrorRate)
+			return o.Deploy && !o.feat(FeatFlagFlip) && (o.has(SigPrompt) || (o.feat(FeatModelSlow) || o.feat(FeatAnswerShift)) && r < HighErrorRate)
 		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow, FeatAnswerShift}},
 	// prompt_regression also when the overview found no onset (the
 	// latency and errors never left their baseline): FeatReleasedAnswers,
@@ -266,8 +266,10 @@ var Table = []Rule{
 	// s4729163-w050 (staging hosts, markers 3 h before the onset) read
 	// dependency_outage before.
 	{"config_regression", 0.6, "no deployment precedes the onset within the window, but the version released during the recording fails since the onset in calls to a host it never called before: a setting it carried",
-		func(o Observations) bool { return !o.Deploy && o.feat(FeatLatentRelease) && o.feat(FeatNewHost) },
-		[]Signal{SigConfig}, true, []Feature{FeatLatentRelease, FeatNewHost}},
+		func(o Observations) bool {
+			return !o.Deploy && o.feat(FeatLatentRelease) && (o.feat(FeatNewHost) || o.feat(FeatConfigSignature))
+		},
+		[]Signal{SigConfig}, true, []Feature{FeatLatentRelease, FeatNewHost, FeatConfigSignature}},
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
@@ -275,14 +277,16 @@ var Table = []Rule{
 	// slowed minutes before the onset (slowLed: its timeouts).
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && o.failing() && !o.slowLed() && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
 		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), so the peer is failing and a rollback would
 	// not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
-		func(o Observations) bool { return o.Deploy && o.failing() && !o.slowLed() && o.feat(FeatPeer) }, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+		func(o Observations) bool {
+			return o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatOwnLoad) && !o.feat(FeatVersionOnly) && o.feat(FeatPeer)
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
 	// retrieval_latency also before a deployment's rows: FeatSlowFirst, a
 	// dependency call's p95 was the first thing to leave its baseline, and
 	// no failing span carries an exception. A handful of its timeouts in
@@ -290,7 +294,9 @@ var Table = []Rule{
 	// over ReleaseErrorRate (seed 61843's w025: 2 of 16), which is the
 	// slowdown's symptom, not a release's fault.
 	{"retrieval_latency", 0.7, "a dependency call slowed before anything else left its baseline: the errors that follow are its timeouts",
-		func(o Observations) bool { return o.feat(FeatSlowFirst) && !o.feat(FeatException) && !o.has(SigCrash) },
+		func(o Observations) bool {
+			return o.feat(FeatSlowFirst) && !o.feat(FeatException) && !o.has(SigCrash) && !(o.Deploy && o.feat(FeatOwnLoad))
+		},
 		nil, true, []Feature{FeatSlowFirst, FeatSlowLead}},
 	// bad_release reads FeatException (exception.* / error.type on most
 	// failing spans), the crash signal, an error rate of at least
@@ -304,7 +310,7 @@ var Table = []Rule{
 			r, ok := o.rate()
 			return o.Deploy && (o.has(SigCrash) || o.feat(FeatException) || ok && r >= ReleaseErrorRate ||
 				o.feat(FeatOneError) && o.feat(FeatOwnCode) && r >= LowErrorRate)
-		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion}},
+		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion, FeatOwnLoad, FeatVersionOnly}},
 	// retrieval_latency reads FeatChildSlow (one dependency span, not a
 	// model call, dominates the latency growth) or FeatSlowDependency (the
 	// sandbox's slow dependency at its usual call rate).
@@ -323,7 +329,7 @@ var Table = []Rule{
 	// than MarkerWindow, or outside the query: a fault the release carried
 	// until traffic reached it. The gate denies it for want of a marker.
 	{"bad_release", 0.6, "no deployment precedes the onset within the window, but the version released earlier fails since the onset with an error the history never showed",
-		func(o Observations) bool { return !o.Deploy && o.feat(FeatLatentRelease) }, nil, true, []Feature{FeatLatentRelease}},
+		func(o Observations) bool { return !o.Deploy && o.feat(FeatLatentRelease) }, nil, true, []Feature{FeatLatentRelease, FeatVersionOnly}},
 	// prompt_regression also without a deployment in the window, last:
 	// the model's answers shifted (FeatAnswerShift) with few errors, the
 	// version serving since the onset replaced another during the
@@ -369,7 +375,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 			}
 			markers = append(markers, f.DeploymentMarkers...)
 		default:
-			o.observeSignals(e)
+			o.observeSignals(service, e)
 		}
 	}
 	newVersion := ""
@@ -387,6 +393,11 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	setIDs(o.Features, FeatUsualRateDependency, usualRateDependency(service, evidence, f.hosts))
 	setIDs(o.Features, FeatRetryLoad, retryLoad(service, evidence, f.hosts))
 	setIDs(o.Features, FeatRuntimeRise, runtimeRise(evidence))
+	ownLoad, retried := retriedFaults(service, evidence)
+	setIDs(o.Features, FeatOwnLoad, ownLoad)
+	setIDs(o.Features, FeatRetriedFault, retried)
+	setIDs(o.Features, FeatVersionOnly, versionOnly(service, evidence))
+	setIDs(o.Features, FeatConfigSignature, configSignature(service, evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
 	setIDs(o.Features, FeatNewHost, newPeer(service, evidence, f.hosts))
@@ -435,10 +446,15 @@ func (o *Observations) observeOverview(e loop.Evidence) {
 }
 
 // observeSignals records which signals' patterns one piece of evidence's
-// text contains.
-func (o *Observations) observeSignals(e loop.Evidence) {
+// text contains. The service's own name, in every evidence's header and
+// rows, is no signal: ho2-celery-receipts-lag-promo-mailroom read
+// resource_saturation from the "oom" of "mailroom" in each of its evidence.
+func (o *Observations) observeSignals(service string, e loop.Evidence) {
 	// In the one-object-per-line form, as the patterns were chosen on.
 	text := strings.ToLower(table.Legacy(e.Compact))
+	if service != "" {
+		text = strings.ReplaceAll(text, strings.ToLower(service), " ")
+	}
 	for sig, pats := range Patterns {
 		if slices.ContainsFunc(pats, func(p string) bool { return strings.Contains(text, p) }) {
 			o.Signals[sig] = append(o.Signals[sig], e.ID)
