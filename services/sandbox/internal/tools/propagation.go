@@ -82,20 +82,10 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
-	opEnd := peerEnd + 5 + 2*len(operationKeys)
-	ops, filters, err := operationSeries(resps[peerEnd+5 : opEnd])
-	if err != nil {
+	var rj *facts.Rejections
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+5:]); err != nil {
 		return st, err
 	}
-	vs, err := readOpVersions(resps[opEnd], resps[opEnd+1])
-	if err != nil {
-		return st, err
-	}
-	rj, err := facts.ReadRejections(resps[opEnd+2 : opEnd+2+len(facts.StatusKeys)])
-	if err != nil {
-		return st, badResponse(err)
-	}
-	st.departures = facts.OperationDeparturesWithStatus(ops, rj, filters, vs, c.StartsAt, DefaultMargins)
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
 	keys, retry := sampleKeys(resps[overviewQueries-1])
 	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
@@ -150,6 +140,26 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
+}
+
+// operationDepartures reads operationQueries' answers (resps from the
+// first of them on): the operations' series, the versions' answers and the
+// servers' rejections (facts.ReadRejections), and judges the departures.
+func operationDepartures(c Call, resps []signoz.Response) ([]opDeparture, *facts.Rejections, error) {
+	opEnd := 2 * len(operationKeys)
+	ops, filters, err := operationSeries(resps[:opEnd])
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := readOpVersions(resps[opEnd], resps[opEnd+1])
+	if err != nil {
+		return nil, nil, err
+	}
+	rj, err := facts.ReadRejections(resps[opEnd+2 : opEnd+2+len(facts.StatusKeys)])
+	if err != nil {
+		return nil, nil, badResponse(err)
+	}
+	return facts.OperationDeparturesWithStatus(ops, rj, filters, vs, c.StartsAt, DefaultMargins), rj, nil
 }
 
 // failing is the filter of a service's failing spans: an error, or a duration
