@@ -191,6 +191,13 @@ type Facts struct {
 	// <m>") whose own departure placed Onset, when it is earlier than the
 	// service aggregate's (or that found none); empty otherwise.
 	OnsetOperation string `json:"onset_operation,omitempty"`
+	// OnsetStatus names the gRPC codes ("gRPC FAILED_PRECONDITION") when
+	// OnsetOperation's departure holds only with its server spans'
+	// rejections counted: codes the conventions leave unset on a server
+	// span (the request was refused, not failed). Only a release that
+	// changed what the service accepts (bad_release, config_regression)
+	// may lean on such an onset.
+	OnsetStatus string `json:"onset_status,omitempty"`
 	// Departures are the operations whose error rate or p95 left their own
 	// baseline, significant after correcting for the number of operations
 	// looked at, earliest first (at most five).

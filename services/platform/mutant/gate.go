@@ -53,6 +53,7 @@ var Catalogue = []Mutant{
 	{GateResourcePressure, "gate: the service's own logs at WARN or above name no memory, heap, GC or CPU pressure since the onset (at least 2, at 3x their baseline rate)", "test:services/gate:./internal/policy:^TestResourcePressureDenies$"},
 	{GateRuntimeSaturation, "gate: no runtime attribute of the service's spans (process.cpu.utilization, jvm.memory.used, go.memory.used, container.cpu.usage, process.runtime.*) rose 1.5x over its baseline since the onset", "test:services/gate:./internal/policy:^TestRuntimeSaturationDenies$"},
 	{GateQualityClasses, "gate: an onset placed only by a shift of the service's span attributes supports only a prompt or configuration regression", "test:services/gate:./internal/policy:^TestQualityOnsetSupportsOnlyPromptAndConfig$"},
+	{GateStatusClasses, "gate: an onset placed only by gRPC rejections on the service's server spans (FAILED_PRECONDITION and the other codes the conventions leave unset) supports only a bad release or a configuration regression", "test:services/gate:./internal/policy:^TestStatusOnsetSupportsOnlyReleaseAndConfig$"},
 	{GateRollbackTarget, "gate: the ledger has an earlier release of the service to roll back to", "test:services/gate:./internal/policy:^TestEvaluatePropertyAllowImpliesAllSixHold$"},
 	{GateSandboxScope, "gate: the service is a sandbox service and the review matches the signed alert", "eval"},
 	{GateFreeze, "gate: no active freeze on the service or on every service", "test:services/gate:./internal/policy:^TestFreezeCheck$"},

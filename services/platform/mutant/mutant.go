@@ -41,6 +41,7 @@ const (
 	GateResourcePressure  = "gate.resource_pressure"
 	GateRuntimeSaturation = "gate.runtime_saturation"
 	GateQualityClasses    = "gate.quality_classes"
+	GateStatusClasses     = "gate.status_classes"
 	GateRollbackTarget    = "gate.rollback_target"
 	GateSandboxScope      = "gate.sandbox_scope"
 	GateFreeze            = "gate.freeze"

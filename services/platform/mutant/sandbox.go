@@ -49,6 +49,10 @@ const (
 	// best split of its series (without it, stray background errors of a
 	// thin series place it ahead of the real rise and of the release).
 	SandboxOperationSplit = "sandbox.operation_split"
+	// SandboxStatusRejections is the counting of a gRPC server span's
+	// rejection (FAILED_PRECONDITION and the other codes the conventions
+	// leave unset on a server span) as a failure of its operation.
+	SandboxStatusRejections = "sandbox.status_rejections"
 	// SandboxQualityOnset is the overview's taking an attribute's shift as
 	// the onset where it is earlier than every error or latency departure.
 	SandboxQualityOnset = "sandbox.quality_onset"
@@ -148,6 +152,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryRiseCountsEverySource"},
 	{Name: SandboxOperationSplit, Check: "stray background errors of a thin operation series do not place its onset ahead of the real rise",
 		KilledBy: "test:services/sandbox:./internal/facts:TestThinOperationStrayErrorsDoNotLeadTheOnset"},
+	{Name: SandboxStatusRejections, Check: "an operation whose gRPC server spans answer FAILED_PRECONDITION (status unset under the conventions) places the onset; CANCELLED and the callers' client spans do not",
+		KilledBy: "test:services/sandbox:./internal/facts:TestStatusRejectionsPlaceTheOnset"},
 	{Name: SandboxQualityOnset, Check: "a regression that shows only in the attributes of the service's spans (HTTP 200 throughout) places the onset",
 		KilledBy: "test:services/sandbox:./internal/tools:TestQualityShiftPlacesTheOnset"},
 	{Name: SandboxQualityBonferroni, Check: "attributes that only wander place no onset (Bonferroni over the series)",

@@ -71,6 +71,7 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	reasons := diagnosisReasons(in, inputs)
 	reasons = append(reasons, markerReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, qualityOnsetReasons(in, svc, ev, inputs)...)
+	reasons = append(reasons, statusOnsetReasons(in, svc, ev, inputs)...)
 	// No other explanation in the telemetry: a release of this one service
 	// cannot explain a regression that other services share, or one that came
 	// with a surge of inbound traffic.

@@ -94,6 +94,12 @@ type Onset struct {
 	// Rule names the alert's own rule and what it measures when its series
 	// placed the onset (earliestWithRule), Signal then "rule".
 	Rule string
+	// Status names the gRPC rejection codes when the operation's departure
+	// holds only with its server spans' rejections counted
+	// (OperationDeparturesWithStatus): RefineOnset then counts a rejection
+	// as off, and the gate lets only a release that changed what the service
+	// accepts lean on it.
+	Status string
 	// OpFilter selects that operation's spans (refineQuery reads only them).
 	OpFilter string
 	// QualityKey and QualityValue are, for a value_share onset, the

@@ -27,6 +27,8 @@ const (
 type traceSpan struct {
 	id, parent, service string
 	failing             bool
+	// rejected: a server span that answered a rejection (StatusRejected).
+	rejected bool
 	// op ("name KIND"), err (the span's own error), start and dur are read
 	// where the query selected them (origin.go).
 	op    string
@@ -47,6 +49,7 @@ func readSpan(r signoz.RawRow) (tid string, s traceSpan, ok bool) {
 	if v, ok := AttrValue(d, "has_error").(bool); ok && v {
 		s.failing, s.err = true, true
 	}
+	s.rejected = StatusRejected(d)
 	if v, ok := signoz.ToFloat(AttrValue(d, "duration_nano")); ok {
 		s.dur = time.Duration(v)
 	}
@@ -102,6 +105,11 @@ type PropagationInput struct {
 	// service's client spans to each peer around the peer's own onset.
 	Refusals map[string]float64
 	PeerFell map[string]*CallsFell
+	// Rejections is set when the service's onset was placed by its server
+	// spans' rejections (Onset.Status): a rejection of the service's is
+	// then a failing span beneath its callers (a caller whose client span
+	// fails on FAILED_PRECONDITION failed because the service refused).
+	Rejections bool
 }
 
 // JudgePropagation splits the co-regressed services into those whose
@@ -176,10 +184,10 @@ func judgeOne(in PropagationInput, svc string, byTrace map[string]map[string]tra
 	base := BaselineP95(in.Onsets)
 	for _, tid := range in.IDs[svc] {
 		p.Traces++
-		if beneath(byTrace[tid], in.Service, svc) {
+		if beneath(byTrace[tid], in.Service, svc, in.Rejections) {
 			p.Beneath++
 		}
-		if beneath(byTrace[tid], svc, in.Service) {
+		if beneath(byTrace[tid], svc, in.Service, false) {
 			p.Under++
 		}
 		effect, cause := effectOf(byTrace[tid], svc, in.Service, base)
@@ -199,9 +207,11 @@ func judgeOne(in PropagationInput, svc string, byTrace map[string]map[string]tra
 // beneath reports whether a failing span of svc in trace has an ancestor span
 // of caller: the caller's failure came through its call into svc (or, read
 // the other way, svc failed beneath caller's calls).
-func beneath(trace map[string]traceSpan, svc, caller string) bool {
+// With rejections, a span of svc that rejected its request counts as
+// failing (PropagationInput.Rejections).
+func beneath(trace map[string]traceSpan, svc, caller string, rejections bool) bool {
 	for _, s := range trace {
-		if s.service != svc || !s.failing {
+		if s.service != svc || !(s.failing || (rejections && s.rejected)) {
 			continue
 		}
 		if _, _, ok := nearestOf(trace, s, caller); ok {

@@ -46,6 +46,9 @@ func OnsetMarks(on Onset, rows []signoz.RawRow) []SpanMark {
 		switch on.Signal {
 		case "error_rate":
 			off, _ = AttrValue(r.Data, "has_error").(bool)
+			// An onset placed by a server's rejections (Onset.Status):
+			// a rejection is off too (status.go).
+			off = off || (on.Status != "" && StatusRejected(r.Data))
 		case "p95":
 			v, ok := signoz.ToFloat(AttrValue(r.Data, "duration_nano"))
 			off = ok && on.P95ThresholdMs > 0 && v/1e6 >= on.P95ThresholdMs

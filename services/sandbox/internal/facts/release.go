@@ -130,6 +130,11 @@ func Running(counts map[string]map[int64]float64, onset int64) (version string, 
 // since onset. It returns ErrBadResponse when a response is not a time
 // series.
 func ReleaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.ReleaseErrors, error) {
+	return releaseErrors(versions, errs, nil, onset)
+}
+
+// releaseErrors is ReleaseErrors with extra error rows (ReleaseErrorsWith).
+func releaseErrors(versions, errs signoz.Response, extra []VersionErrors, onset time.Time) (*contracts.ReleaseErrors, error) {
 	counts, err := VersionCounts(versions)
 	if err != nil {
 		return nil, err
@@ -138,6 +143,7 @@ func ReleaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.
 	if err != nil {
 		return nil, err
 	}
+	errRows = append(errRows, extra...)
 	on := onset.UnixMilli()
 	v, first, ok := Running(counts, on)
 	if !ok {

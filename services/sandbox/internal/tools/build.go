@@ -400,7 +400,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 	}
 	f.Onset = on.At
-	f.OnsetOperation, f.Departures, f.QualityShifts = on.Operation, facts.DepartureFacts(st.departures), facts.QualityFacts(st.quality)
+	f.OnsetOperation, f.OnsetStatus, f.Departures, f.QualityShifts = on.Operation, on.Status, facts.DepartureFacts(st.departures), facts.QualityFacts(st.quality)
 	if on.Quality && len(st.quality) > 0 {
 		f.OnsetAttribute = st.quality[0].Fact().Attribute
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +41,34 @@ func operationQueries(svc string, from, to int64) []Query {
 		}
 		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
 	}
-	return append(qs, opVersionQueries(svc, from, to)...)
+	return append(append(qs, opVersionQueries(svc, from, to)...), statusQueries(svc, from, to)...)
+}
+
+// statusQueries are the per-minute rejections of the service's server
+// spans (facts.StatusRejected: a gRPC code the conventions leave unset on a
+// server span, has_error false) by span name and kind, service.version and
+// the code, one query for each of facts.StatusKeys (the numeric
+// rpc.grpc.status_code, the newer conventions' rpc.response.status_code
+// name). Optional: a key SigNoz never saw is refused and counts nothing.
+func statusQueries(svc string, from, to int64) []Query {
+	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
+	var nums, names []string
+	for _, c := range facts.RejectCodeNumbers() {
+		nums = append(nums, strconv.Itoa(c))
+	}
+	for _, n := range facts.RejectCodeNames() {
+		names = append(names, Quote(n))
+	}
+	in := map[string]string{facts.StatusKeys[0]: strings.Join(nums, ", "), facts.StatusKeys[1]: strings.Join(names, ", ")}
+	dataType := map[string]string{facts.StatusKeys[0]: "number", facts.StatusKeys[1]: "string"}
+	var qs []Query
+	for _, k := range facts.StatusKeys {
+		by := []signoz.FieldKey{span("name", "string"), span("kind_string", "string"), version, {Name: k, FieldContext: "attribute", FieldDataType: dataType[k]}}
+		qs = append(qs, Query{Name: "per_minute_op_status_" + k, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+			Filter:       signoz.Filter{Expression: and(svc, "kind = 2", "has_error = false", k+" IN ("+in[k]+")")},
+			Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})})
+	}
+	return qs
 }
 
 // operationSeries reads the per-minute series of every operation, named

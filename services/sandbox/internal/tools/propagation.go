@@ -82,16 +82,10 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
-	opEnd := peerEnd + 5 + 2*len(operationKeys)
-	ops, filters, err := operationSeries(resps[peerEnd+5 : opEnd])
-	if err != nil {
+	var rj *facts.Rejections
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+5:]); err != nil {
 		return st, err
 	}
-	vs, err := readOpVersions(resps[opEnd], resps[opEnd+1])
-	if err != nil {
-		return st, err
-	}
-	st.departures = facts.OperationDeparturesBy(ops, filters, vs, c.StartsAt, DefaultMargins)
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
 	keys, retry := sampleKeys(resps[overviewQueries-1])
 	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
@@ -109,7 +103,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.alt, err = alternatives(resps[6], resps[9], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
-	if st.release, err = releaseErrors(resps[9], resps[10], *st.onset.At); err != nil {
+	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
 		return st, err
 	}
 	peers, err := peerSeries(resps[11:peerEnd])
@@ -148,6 +142,26 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	return st, nil
 }
 
+// operationDepartures reads operationQueries' answers (resps from the
+// first of them on): the operations' series, the versions' answers and the
+// servers' rejections (facts.ReadRejections), and judges the departures.
+func operationDepartures(c Call, resps []signoz.Response) ([]opDeparture, *facts.Rejections, error) {
+	opEnd := 2 * len(operationKeys)
+	ops, filters, err := operationSeries(resps[:opEnd])
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := readOpVersions(resps[opEnd], resps[opEnd+1])
+	if err != nil {
+		return nil, nil, err
+	}
+	rj, err := facts.ReadRejections(resps[opEnd+2 : opEnd+2+len(facts.StatusKeys)])
+	if err != nil {
+		return nil, nil, badResponse(err)
+	}
+	return facts.OperationDeparturesWithStatus(ops, rj, filters, vs, c.StartsAt, DefaultMargins), rj, nil
+}
+
 // failing is the filter of a service's failing spans: an error, or a duration
 // at or above its onset's p95 threshold.
 func failing(svc string, thrMs float64) string {
@@ -163,6 +177,13 @@ var traceFields = []signoz.FieldKey{
 	span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
 	resource("service.name", signoz.SignalTraces),
 }
+
+// propagationFields are the columns of every span of the examined
+// services' failing traces: traceFields, and what says a server span
+// rejected its request (facts.StatusRejected), for an onset the rejections
+// placed.
+var propagationFields = append(slices.Clone(traceFields), span("kind_string", "string"),
+	tag("rpc.grpc.status_code", "number"), tag("rpc.response.status_code", "string"))
 
 // overviewThen plans service_overview's follow-up stages: after the first
 // stage's answers, the failing spans of each examined co-regressed service from
@@ -251,7 +272,7 @@ func propagationTracesQuery(c Call, lim Limits, st overviewState, resps []signoz
 	}
 	f := and("trace_id IN ("+strings.Join(q, ", ")+")", excludeFilter(lim.Exclude))
 	return &Query{Name: "failing_traces", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.Add(-5*time.Minute).UnixMilli(), c.Incident.To.UnixMilli(),
-		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: PropagationSpans, Order: desc("timestamp"), SelectFields: traceFields})}, nil
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: PropagationSpans, Order: desc("timestamp"), SelectFields: propagationFields})}, nil
 }
 
 // failingTraces reads the trace ids of each examined service's failing spans.
@@ -291,7 +312,7 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 	}
 	return facts.JudgePropagation(facts.PropagationInput{Service: c.Service, ThrMs: st.onset.P95ThresholdMs, CoRegressed: st.alt.CoRegressed, Examined: st.examined,
 		IDs: ids, Rows: rows, Thresholds: st.alt.Thresholds, Onsets: st.alt.Onsets, Load: st.alt.Load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell,
-		Refusals: refusals, PeerFell: peerFell(st, refusals)}), nil
+		Refusals: refusals, PeerFell: peerFell(st, refusals), Rejections: st.onset.Status != ""}), nil
 }
 
 // peerFell is, for each refusing peer, the service's client spans to it

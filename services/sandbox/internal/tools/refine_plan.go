@@ -14,6 +14,8 @@ const RefineSpans = 1000
 
 var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_error", "bool"), span("duration_nano", "number"),
 	span("name", "string"), span("kind_string", "string"), tag("http.route", "string"), tag("rpc.method", "string"),
+	// A server's rejection is off in an onset it placed (facts.StatusRejected).
+	tag("rpc.grpc.status_code", "number"), tag("rpc.response.status_code", "string"),
 	// A request's spans count once (facts.PerTrace).
 	span("trace_id", "string")}
 

@@ -45,8 +45,8 @@ func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
 
 // releaseErrors measures contracts.ReleaseErrors (facts.ReleaseErrors); nil
 // when no entry span has a service.version since the onset.
-func releaseErrors(versions, errs signoz.Response, onset time.Time) (*contracts.ReleaseErrors, error) {
-	r, err := facts.ReleaseErrors(versions, errs, onset)
+func releaseErrors(versions, errs signoz.Response, rj *facts.Rejections, onset time.Time) (*contracts.ReleaseErrors, error) {
+	r, err := facts.ReleaseErrorsWith(versions, errs, rj, onset)
 	return r, badResponse(err)
 }
 
