@@ -58,6 +58,40 @@ func ImpatientPeers(rows []signoz.RawRow, svc string, onset time.Time, peers []s
 	if len(peers) == 0 || len(rows) == 0 {
 		return nil
 	}
+	per := map[string]*patience{}
+	for _, p := range peers {
+		per[p] = &patience{}
+	}
+	byTrace, client := clientTraces(rows)
+	for tid, trace := range byTrace {
+		for _, c := range trace {
+			if c.service == svc && client[tid+"/"+c.id] && c.dur > 0 {
+				tallyCall(trace, c, svc, !c.start.Before(onset), per)
+			}
+		}
+	}
+	var out []string
+	for _, p := range peers {
+		if per[p].gaveUpSooner() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// patience is what the service's client spans to one peer show: its failed
+// calls since the onset, how long those the peer answered lasted, and how
+// long the calls before the onset that the peer answered without an error
+// lasted.
+type patience struct {
+	failed   int
+	answered []time.Duration
+	waited   []time.Duration
+}
+
+// clientTraces indexes rows by trace and span id, and marks the client
+// spans (by trace/span id).
+func clientTraces(rows []signoz.RawRow) (map[string]map[string]traceSpan, map[string]bool) {
 	byTrace := map[string]map[string]traceSpan{}
 	client := map[string]bool{}
 	for _, r := range rows {
@@ -73,53 +107,42 @@ func ImpatientPeers(rows []signoz.RawRow, svc string, onset time.Time, peers []s
 		}
 		byTrace[tid][s.id] = s
 	}
-	type tally struct {
-		failed   int
-		answered []time.Duration
-		waited   []time.Duration
-	}
-	per := map[string]*tally{}
-	for _, p := range peers {
-		per[p] = &tally{}
-	}
-	for tid, trace := range byTrace {
-		for _, c := range trace {
-			if c.service != svc || !client[tid+"/"+c.id] || c.dur <= 0 {
-				continue
-			}
-			since := !c.start.Before(onset)
-			for _, k := range trace {
-				t := per[k.service]
-				if k.parent != c.id || t == nil || k.service == svc {
-					continue
-				}
-				switch {
-				case since && c.err:
-					t.failed++
-					if !k.err && k.start.Add(k.dur).After(c.start.Add(c.dur)) {
-						t.answered = append(t.answered, c.dur)
-					}
-				case !since && !c.err && !k.err:
-					t.waited = append(t.waited, c.dur)
-				}
-			}
-		}
-	}
-	var out []string
-	for _, p := range peers {
-		t := per[p]
-		if t.failed < MinFaultCalls || 2*len(t.answered) <= t.failed {
+	return byTrace, client
+}
+
+// tallyCall counts the client span c of svc against the peer whose span
+// lies beneath it: since the onset a failed call (answered when the peer's
+// span has no error and ended after c), before it a call both sides
+// completed without an error.
+func tallyCall(trace map[string]traceSpan, c traceSpan, svc string, since bool, per map[string]*patience) {
+	for _, k := range trace {
+		t := per[k.service]
+		if k.parent != c.id || t == nil || k.service == svc {
 			continue
 		}
-		if mutant.Off(mutant.SandboxImpatientWaited) {
-			out = append(out, p)
-			continue
-		}
-		longest := slices.Max(t.answered)
-		sort.Slice(t.waited, func(i, j int) bool { return t.waited[i] > t.waited[j] })
-		if len(t.waited) >= MinWaited && float64(t.waited[MinWaited-1]) >= WaitedRatio*float64(longest) {
-			out = append(out, p)
+		switch {
+		case since && c.err:
+			t.failed++
+			if !k.err && k.start.Add(k.dur).After(c.start.Add(c.dur)) {
+				t.answered = append(t.answered, c.dur)
+			}
+		case !since && !c.err && !k.err:
+			t.waited = append(t.waited, c.dur)
 		}
 	}
-	return out
+}
+
+// gaveUpSooner reports whether at least MinFaultCalls calls failed, more
+// than half of them answered, and at least MinWaited calls before the onset
+// lasted WaitedRatio times the longest answered failed call.
+func (t *patience) gaveUpSooner() bool {
+	if t.failed < MinFaultCalls || 2*len(t.answered) <= t.failed {
+		return false
+	}
+	if mutant.Off(mutant.SandboxImpatientWaited) {
+		return true
+	}
+	longest := slices.Max(t.answered)
+	sort.Slice(t.waited, func(i, j int) bool { return t.waited[i] > t.waited[j] })
+	return len(t.waited) >= MinWaited && float64(t.waited[MinWaited-1]) >= WaitedRatio*float64(longest)
 }
