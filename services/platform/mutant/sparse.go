@@ -23,6 +23,12 @@ const (
 	// service's requests: without it a callee that released a stricter
 	// validation lets the caller be rolled back.
 	GateRefusedOriginRelease = "gate.refused_origin_release"
+	// SandboxImpatientWaited is the test that a service whose calls to a
+	// peer fail although the peer answered them waited longer on that peer
+	// before the onset: without it a peer that slowed under an unchanged
+	// client timeout (the client gives up on answered calls too) leaves
+	// FailingDependencies.
+	SandboxImpatientWaited = "sandbox.impatient_waited"
 )
 
 // Sparse lists those mutants and the test that kills each.
@@ -35,4 +41,6 @@ var Sparse = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefusedCalleeMustNotFailOthers"},
 	{Name: GateRefusedOriginRelease, Check: "an origin the sandbox judged to refuse the alerted service's requests denies the rollback when its own ledger shows a release in the marker window or cannot be read",
 		KilledBy: "test:services/gate:./internal/policy:TestRefusedOriginThatReleasedDenies"},
+	{Name: SandboxImpatientWaited, Check: "a failing peer whose failed calls it answered leaves FailingDependencies only when the service waited on it, before the onset, on at least 3 answered calls 1.5x as long as the longest of those",
+		KilledBy: "test:services/sandbox:./internal/facts:TestImpatientPeerMustHaveWaitedBefore"},
 }

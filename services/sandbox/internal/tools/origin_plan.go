@@ -173,6 +173,10 @@ type followUps struct {
 	// retriedFaults are the retried peers whose failed calls mostly carry
 	// the peer's own failure status, not the caller's own timeout.
 	retriedFaults []string
+	// impatient are the failing dependencies whose failed calls they
+	// answered, on which the service waited longer before the onset
+	// (facts.ImpatientPeers, read in the origin's rows).
+	impatient []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -208,6 +212,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		}
 		out.origin, out.counts = facts.JudgeOrigin(facts.OriginInput{Service: c.Service, Signal: originSignal(st.onset), ThrMs: st.onset.P95ThresholdMs,
 			Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
+		out.impatient = facts.ImpatientPeers(rows, c.Service, *st.onset.At, st.failingDeps)
 		rest = rest[1:]
 	}
 	if len(st.failingDeps)+len(st.retriedDeps) > 0 && len(rest) > 0 {
