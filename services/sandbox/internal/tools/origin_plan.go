@@ -106,40 +106,33 @@ func originTracesQuery(c Call, lim Limits, on Onset, ids []string) Query {
 		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: OriginSpans, Order: desc("timestamp"), SelectFields: originFields})}
 }
 
-// FaultCalls bounds the failed client spans read for the failing
+// FaultCalls bounds the failed outbound spans read for the failing
 // dependencies' statuses (facts.DependencyFaults).
 const FaultCalls = 300
 
 // faultFields are the columns of a failed client span that say which peer
-// it called and what status the peer answered with.
+// it called, what status the peer answered with, and whether the caller
+// gave up on the call itself (the span's status message and error.type:
+// facts.RetriedOwnFaults does not count a call that timed out at the
+// caller as the peer's failure). Every dependency_faults query selects them
+// all, whichever of the failing and the retried dependencies the overview
+// found: what a fact needs is asked whenever the fact may be read.
 var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"),
 	tag("server.address", "string"), tag("net.peer.name", "string"),
-	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"))
+	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"),
+	span("status_message", "string"), tag("error.type", "string"))
 
-// retriedFaultFields add what says a failed call timed out at the caller
-// (the span's status message, error.type): asked only when every failing
-// peer's calls rose (retriedDeps, no failingDeps), so the plan of every
-// overview with a failing dependency stays as recorded (mcpbackend's
-// official-answers fixtures: cx-notify-hub-smtp-down-template-release has
-// both). Without them every 5xx counts as the peer's (RetriedOwnFaults):
-// more peers are retried faults, and the gate denies more.
-var retriedFaultFields = append(slices.Clone(faultFields), span("status_message", "string"), tag("error.type", "string"))
-
-// faultQuery reads the alerted service's failed client spans since the
-// onset, with their peer and status (the last query of the overview's third
-// stage, after origin_traces); nil when no dependency is failing, at its
+// faultQuery reads the alerted service's failed outbound spans (client and
+// producer, outboundSpans) since the onset, with their peer and status (the
+// last query of the overview's third stage, after origin_traces); nil when no dependency is failing, at its
 // usual call rate or above it (retriedDeps).
 func faultQuery(c Call, st overviewState) *Query {
 	if len(st.failingDeps)+len(st.retriedDeps) == 0 {
 		return nil
 	}
-	fields := faultFields
-	if len(st.failingDeps) == 0 {
-		fields = retriedFaultFields
-	}
 	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
-		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), clientSpans, "has_error = true")},
-			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: fields})}
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), outboundSpans(), "has_error = true")},
+			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: faultFields})}
 }
 
 // originLine says where the failures begin, for the model and the reviewer.
