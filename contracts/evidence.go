@@ -116,18 +116,23 @@ type Facts struct {
 	// that version first served. Nil when it was not measured.
 	Release *ReleaseErrors `json:"release,omitempty"`
 	// FailingDependencies lists the peers (server.address, net.peer.name or
-	// peer.service of the service's client spans) that the service already
+	// peer.service of the service's outbound spans: client spans, and producer
+	// spans that name the broker they send to) that the service already
 	// called before the onset, that it calls since at its usual rate (at most
-	// DependencyCallRatio of its baseline) and whose client spans' errors left
+	// DependencyCallRatio of its baseline) and whose outbound spans' errors left
 	// their baseline at the onset: a dependency that failed under the
 	// service's ordinary use of it, which a rollback does not fix.
 	FailingDependencies []string `json:"failing_dependencies,omitempty"`
 	// DependencyFaults lists the FailingDependencies whose failed calls
-	// since the onset (the client spans of the service's failing traces that
+	// since the onset (the service's failed client and producer spans that
 	// name the peer) mostly carry a status by which the peer said it failed:
 	// HTTP 5xx or 429 (http.response.status_code, http.status_code), gRPC
 	// UNAVAILABLE, RESOURCE_EXHAUSTED, INTERNAL or DATA_LOSS
-	// (rpc.grpc.status_code). A configuration release that breaks the calls
+	// (rpc.grpc.status_code); or, on a call with neither status (a publish
+	// to a broker, a Redis command), an error.type or status message by
+	// which the peer closed, reset or refused the connection, was
+	// unavailable, out of resources or throttling, never a timeout the
+	// caller wrote itself. A configuration release that breaks the calls
 	// (refused credentials, a wrong host) fails them with the caller's own
 	// errors, not the peer's.
 	DependencyFaults []string `json:"dependency_faults,omitempty"`
@@ -140,7 +145,7 @@ type Facts struct {
 	// or a release's retries that overloaded it. The gate tells them apart
 	// by how far the calls rose against the peer's failure rate.
 	RetriedFaults []RetriedFault `json:"retried_faults,omitempty"`
-	// SlowDependencies lists the peers of the service's client spans that
+	// SlowDependencies lists the peers of the service's outbound spans that
 	// the service already called before the onset, that it calls since at its
 	// usual rate (at most DependencyCallRatio of its baseline) and whose
 	// client spans' p95 left its baseline at the onset by enough to explain

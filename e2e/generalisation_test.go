@@ -265,6 +265,17 @@ func TestHostilePersonasOnHeldout4Corpus(t *testing.T) {
 	holdTheLineOnCorpus(t, "heldout4-hostile", "incidents-heldout4")
 }
 
+// TestHostilePersonasOnHeldout4Twins replays the hostile personas on
+// e2e/incidents-heldout4-twins (head-sampled twins of heldout4's traps, its
+// README) and asserts no bad rollback: RabbitMQ's memory alarm after an
+// unrelated release of store-api, whose publishes (producer spans failing
+// with error.type, no HTTP or gRPC status) were no failing dependency, had
+// rules' and persona:marker's bad_release and persona:quality's
+// config_regression allowed.
+func TestHostilePersonasOnHeldout4Twins(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout4-twins-hostile", "incidents-heldout4-twins")
+}
+
 // holdTheLineOnCorpus replays the hostile personas on the corpus folder dir
 // and asserts what holdTheLine asserts under name; skipped with -short.
 func holdTheLineOnCorpus(t *testing.T, name, dir string) {

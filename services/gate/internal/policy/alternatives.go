@@ -63,8 +63,10 @@ var dependencyCauses = []string{"config_regression"}
 // is not one such a failure fits; it records the peers in inputs. A
 // configuration release fits only a peer whose failed calls do not mostly
 // carry the peer's own failure status (contracts.Facts.DependencyFaults: a
-// 503, a 429, gRPC UNAVAILABLE): a peer that answers that it failed or is
-// overloaded failed by itself, whatever the release changed (the
+// 503, a 429, gRPC UNAVAILABLE; without a status, an error.type by which
+// the peer closed the connection or could not serve, never the caller's
+// timeout): a peer that answers that it failed or is overloaded failed by
+// itself, whatever the release changed (the
 // persona:quality traps hw-partner-503-route-planner,
 // hw-vendor-quota-429-geocoder, mesh-checkout-release-payment-unavailable
 // and world s1018-w005, a dependency outage minutes after a deploy).
@@ -82,7 +84,7 @@ func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs
 		if len(faults) == 0 || mutant.Off(mutant.GateDependencyFault) {
 			return nil
 		}
-		return []string{"calls from " + svc + " to " + strings.Join(faults, ", ") + " began failing at the onset at their usual rate, answered with the peer's own failure status (5xx, 429, gRPC UNAVAILABLE): a failing dependency, not a configuration release of " + svc + ", explains the regression"}
+		return []string{"calls from " + svc + " to " + strings.Join(faults, ", ") + " began failing at the onset at their usual rate, answered with the peer's own failure (5xx, 429, gRPC UNAVAILABLE, or an error by which it closed, refused or could not serve the call): a failing dependency, not a configuration release of " + svc + ", explains the regression"}
 	}
 	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " began failing at the onset at their usual rate: a failing dependency, not a release of " + svc + ", explains the regression"}
 }

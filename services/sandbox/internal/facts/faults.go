@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -23,8 +24,10 @@ const MinFaultCalls = 3
 // NOT_FOUND or FAILED_PRECONDITION say the request was refused as sent.
 var grpcFaults = []int{14, 8, 13, 15}
 
-// peerFault reports whether a failed client span's status is the peer's own
-// failure: HTTP 5xx or 429, or one of grpcFaults.
+// peerFault reports whether a failed outbound span's status is the peer's
+// own failure: HTTP 5xx or 429, or one of grpcFaults; a span with neither
+// status (a message published to a broker, a Redis or SMTP command) when
+// its error.type or status message says the peer failed (peerError).
 func peerFault(d map[string]any) bool {
 	for i, k := range FaultStatusKeys {
 		v, ok := signoz.ToFloat(AttrValue(d, k))
@@ -36,14 +39,62 @@ func peerFault(d map[string]any) bool {
 		}
 		return slices.Contains(grpcFaults, int(v))
 	}
+	return peerError(d)
+}
+
+// peerErrorWords are what error.type (semantic conventions 1.26+) or the
+// status message of a failed outbound span without an HTTP or gRPC status
+// says when the peer failed or is out of capacity: a connection it closed,
+// reset or refused, its own unavailability, exhausted resources or
+// throttling (RabbitMQ's memory alarm closing a publisher's connection,
+// Redis's OOM or LOADING, a Kafka partition without a leader, SQS's
+// ServiceUnavailable). Matched lower-cased, as substrings.
+var peerErrorWords = []string{
+	"connectionclosed", "connection closed", "closed connection", "connection reset", "connectionreset", "econnreset",
+	"connection refused", "connectionrefused", "econnrefused", "cannotconnect", "broken pipe", "disconnected", "unexpectedly closed",
+	"unavailable", "resource_exhausted", "resource exhausted", "resourceexhausted", "resource alarm", "connection.blocked",
+	"out of memory", "oom command", "throttl", "too many requests", "overload", "busy", "loading the dataset", "masterdown", "clusterdown",
+	"tryagain", "not_leader", "notleader", "leader not available", "leader_not_available", "leadernotavailable",
+	"not_enough_replicas", "notenoughreplicas", "internal error", "internalerror", "internal server error",
+}
+
+// callerErrorWords say that the caller's own request or setup failed, not
+// the peer: credentials and permissions, a request refused as sent, TLS
+// (a configuration release's doing); they outweigh peerErrorWords.
+var callerErrorWords = []string{
+	"auth", "access_refused", "accessrefused", "access refused", "permission", "forbidden", "denied", "credential", "wrongpass",
+	"invalid", "not found", "notfound", "not_found", "no such", "unknown", "argument", "malformed", "precondition", "too large",
+	"ssl", "tls", "certificate", "handshake",
+}
+
+// peerError reports whether a failed outbound span with no HTTP or gRPC
+// status says the peer failed (peerErrorWords in its error.type or status
+// message), not that the caller gave up waiting (callerTimeout: the
+// deadline is the caller's, which a release sets) or that its own request
+// or setup was refused (callerErrorWords).
+func peerError(d map[string]any) bool {
+	if mutant.Off(mutant.SandboxPeerErrorType) || callerTimeout(d) {
+		return false
+	}
+	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
+	for _, w := range callerErrorWords {
+		if strings.Contains(text, w) {
+			return false
+		}
+	}
+	for _, w := range peerErrorWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
 	return false
 }
 
-// DependencyFaults returns the peers among peers whose failed client spans of
-// svc since the onset, in rows (every span of svc's failing traces, as the
-// origin reads them), number at least MinFaultCalls and more than half of
-// them carry the peer's own failure status (peerFault). A peer is named by
-// keys in order (the client span's server.address, then net.peer.name).
+// DependencyFaults returns the peers among peers whose failed outbound spans
+// (client and producer) of svc since the onset, in rows, number at least
+// MinFaultCalls and more than half of them carry the peer's own failure
+// (peerFault). A peer is named by keys in order (the span's
+// server.address, then net.peer.name).
 func DependencyFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
 	return judgeFaults(rows, svc, onset, peers, keys, peerFault)
 }
@@ -88,14 +139,22 @@ func judgeFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys 
 	return out
 }
 
-// clientKind reports whether a span row is a client span (OpenTelemetry
-// span kind 3).
-func clientKind(d map[string]any) bool {
+// outboundKind reports whether a span row is a call out to a peer: a client
+// span (OpenTelemetry span kind 3) or a producer span (4, a message sent to
+// a broker, which names the broker by server.address as a client span names
+// its host). A broker that refuses a publisher fails its producer spans:
+// ho4-trap-broker-memory-alarm-store-api's RabbitMQ memory alarm failed
+// every publish of store-api and was no failing dependency while only
+// client spans were read.
+func outboundKind(d map[string]any) bool {
 	switch k := AttrString(d, "kind_string"); k {
 	case "Client", "SPAN_KIND_CLIENT", "3":
 		return true
+	case "Producer", "SPAN_KIND_PRODUCER", "4":
+		return !mutant.Off(mutant.SandboxProducerCalls)
 	case "":
-		return AttrString(d, "kind") == "3"
+		k = AttrString(d, "kind")
+		return k == "3" || (k == "4" && !mutant.Off(mutant.SandboxProducerCalls))
 	}
 	return false
 }
@@ -112,14 +171,15 @@ func WithinPeers(faults, peers []string) []string {
 	return out
 }
 
-// countFailedCalls counts, per peer of peers, svc's failed client spans since
-// the onset in rows (the peer named by the first of keys a span carries) and
-// those of them that hit says yes to.
+// countFailedCalls counts, per peer of peers, svc's failed outbound spans
+// (outboundKind: client and producer) since the onset in rows (the peer
+// named by the first of keys a span carries) and those of them that hit
+// says yes to.
 func countFailedCalls(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string, hit func(map[string]any) bool) (calls, hits map[string]int) {
 	calls, hits = map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		d := r.Data
-		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !clientKind(d) {
+		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !outboundKind(d) {
 			continue
 		}
 		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {

@@ -99,7 +99,7 @@ func clientTraces(rows []signoz.RawRow) (map[string]map[string]traceSpan, map[st
 		if !ok {
 			continue
 		}
-		if clientKind(r.Data) {
+		if outboundKind(r.Data) {
 			client[tid+"/"+s.id] = true
 		}
 		if byTrace[tid] == nil {

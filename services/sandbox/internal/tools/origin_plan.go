@@ -106,7 +106,7 @@ func originTracesQuery(c Call, lim Limits, on Onset, ids []string) Query {
 		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: OriginSpans, Order: desc("timestamp"), SelectFields: originFields})}
 }
 
-// FaultCalls bounds the failed client spans read for the failing
+// FaultCalls bounds the failed outbound spans read for the failing
 // dependencies' statuses (facts.DependencyFaults).
 const FaultCalls = 300
 
@@ -122,16 +122,16 @@ var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"
 	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"),
 	span("status_message", "string"), tag("error.type", "string"))
 
-// faultQuery reads the alerted service's failed client spans since the
-// onset, with their peer and status (the last query of the overview's third
-// stage, after origin_traces); nil when no dependency is failing, at its
+// faultQuery reads the alerted service's failed outbound spans (client and
+// producer, outboundSpans) since the onset, with their peer and status (the
+// last query of the overview's third stage, after origin_traces); nil when no dependency is failing, at its
 // usual call rate or above it (retriedDeps).
 func faultQuery(c Call, st overviewState) *Query {
 	if len(st.failingDeps)+len(st.retriedDeps) == 0 {
 		return nil
 	}
 	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
-		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), clientSpans, "has_error = true")},
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), outboundSpans(), "has_error = true")},
 			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: faultFields})}
 }
 

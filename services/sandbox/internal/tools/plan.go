@@ -200,11 +200,11 @@ func AggregationExpr(agg string) string {
 
 // releaseQueries are service_overview's series by service.version, by peer
 // and of the connection pool: the entry spans by version, their errors by
-// version and status message, the client spans and their errors by peer,
-// the pool spans (count and p95) and their errors, the entry spans by
-// version and process.pid, the logs that name a resource under pressure,
-// the runtime attributes' per-minute means (RuntimeAttributes) and the
-// operations' series (operationQueries).
+// version and status message, the outbound spans (client and producer) and
+// their errors by peer, the pool spans (count and p95) and their errors,
+// the entry spans by version and process.pid, the logs that name a
+// resource under pressure, the runtime attributes' per-minute means
+// (RuntimeAttributes) and the operations' series (operationQueries).
 func releaseQueries(c Call, ow Window) []Query {
 	svc := serviceFilter(c.Service)
 	from, to := ow.From.UnixMilli(), ow.To.UnixMilli()
@@ -224,8 +224,8 @@ func releaseQueries(c Call, ow Window) []Query {
 	}
 	for _, k := range PeerKeys {
 		byPeer := []signoz.FieldKey{{Name: k, FieldContext: "attribute", FieldDataType: "string"}}
-		qs = append(qs, series(qPeers+"_"+k, and(svc, clientSpans), two, byPeer, 50),
-			series(qPeerErrs+"_"+k, and(svc, clientSpans, "has_error = true"), one, byPeer, 50))
+		qs = append(qs, series(qPeers+"_"+k, and(svc, outboundSpans()), two, byPeer, 50),
+			series(qPeerErrs+"_"+k, and(svc, outboundSpans(), "has_error = true"), one, byPeer, 50))
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
 	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),

@@ -6,19 +6,37 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
 // Entry spans are where a request enters the service: OpenTelemetry span
-// kinds server (2) and consumer (5). Client spans (3) are its calls out.
+// kinds server (2) and consumer (5). Client spans (3) are its calls out;
+// outbound spans add the producer spans (4), a message sent to a broker
+// (outboundSpans).
 const (
 	entrySpans  = "kind IN (2, 5)"
 	clientSpans = "kind = 3"
 )
 
-// PeerKeys are the attributes of a client span that name the host it
+// outboundSpans is the filter of the service's calls to a peer, read by
+// peer (the peers' series) and for the peer's own failure (faultQuery):
+// client and producer spans. A producer span names the broker it sends to
+// by server.address as a client span names its host, and a broker that
+// refuses its publishers fails them: ho4-trap-broker-memory-alarm-store-api
+// (RabbitMQ's memory alarm three minutes after a release) was no failing
+// dependency while only client spans were read, and three investigators'
+// rollbacks were allowed on its head-sampled twin.
+func outboundSpans() string {
+	if mutant.Off(mutant.SandboxProducerCalls) {
+		return clientSpans
+	}
+	return "kind IN (3, 4)"
+}
+
+// PeerKeys are the attributes of an outbound span that name the host it
 // called: the stable semantic conventions' server.address and the older
 // net.peer.name. SigNoz groups only spans that carry the key, so each is
 // queried on its own. The logical peer.service is not one: a release that
@@ -50,7 +68,7 @@ func releaseErrors(versions, errs signoz.Response, rj *facts.Rejections, onset t
 	return r, badResponse(err)
 }
 
-// peerSeries reads the client spans' series by peer: resps are, for each of
+// peerSeries reads the outbound spans' series by peer: resps are, for each of
 // PeerKeys in order, the count/p95 series and the error series grouped by
 // that key; a peer named under an earlier key is not read again.
 func peerSeries(resps []signoz.Response) (map[string][]Minute, error) {
