@@ -21,9 +21,13 @@ type Incident struct {
 	// RuleJSON is rule.json byte for byte (nil when the folder has none):
 	// the alert's rule as SigNoz's GET /api/v2/rules/{id} returns it.
 	RuleJSON []byte
+	// Spans and Logs are nil while the telemetry is deferred (Deferred).
 	Spans    []Span
 	Logs     []Log
 	Releases Releases
+	// deferred: the telemetry was not read (LoadDeferred); WithTelemetry
+	// reads it.
+	deferred bool
 }
 
 // Meta is incident.yaml.

@@ -43,7 +43,7 @@ func Load(dir string) (*Incident, error) {
 
 // LoadWithCatalogue is Load with a configured failure catalogue.
 func LoadWithCatalogue(dir string, catalogue []contracts.FailureClass) (*Incident, error) {
-	return load(dir, catalogue, true)
+	return load(dir, catalogue, telemetryRead)
 }
 
 // LoadManifest reads and validates everything of the folder dir but its
@@ -52,10 +52,60 @@ func LoadWithCatalogue(dir string, catalogue []contracts.FailureClass) (*Inciden
 // expected (the dry-run deployer's seed): parsing spans.jsonl costs a
 // replay more than the rest of its run.
 func LoadManifest(dir string) (*Incident, error) {
-	return load(dir, contracts.DefaultCatalogue(), false)
+	return load(dir, contracts.DefaultCatalogue(), telemetrySkip)
 }
 
-func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Incident, error) {
+// LoadDeferred is Load with the telemetry read later: it reads and
+// validates incident.yaml, alert.json, rule.json and releases.yaml as Load
+// does, and checks that the telemetry files are there as Load would (spans
+// present, neither file in both forms, a gzip form with a gzip header), but
+// reads no line of them. Spans and Logs stay nil; Deferred reports true and
+// WithTelemetry reads them, reporting a broken line as Load would. It is
+// for a reader that holds many incidents and needs the telemetry of a few
+// at a time (`agentk eval`, LoadCorpusDeferred): parsed, the telemetry is
+// most of an incident's memory.
+func LoadDeferred(dir string) (*Incident, error) {
+	return load(dir, contracts.DefaultCatalogue(), telemetryDefer)
+}
+
+// telemetryMode is what load does with a folder's spans and logs.
+type telemetryMode int
+
+const (
+	telemetrySkip  telemetryMode = iota // LoadManifest: not looked at
+	telemetryRead                       // Load: read and validated
+	telemetryDefer                      // LoadDeferred: found, read by WithTelemetry
+)
+
+// Deferred reports whether inc was loaded without its telemetry, to be read
+// by WithTelemetry (LoadDeferred, LoadCorpusDeferred).
+func (inc *Incident) Deferred() bool { return inc.deferred }
+
+// WithTelemetry returns inc with its telemetry: inc itself unless Deferred,
+// else a copy of inc whose Spans and Logs are read from inc.Dir now and
+// validated as Load validates them, or an *Error (wrapping ErrInvalid)
+// naming the folder and each problem's file, line and field. inc is left as
+// it is, so its telemetry is held only as long as the copy is.
+func (inc *Incident) WithTelemetry() (*Incident, error) {
+	if !inc.deferred {
+		return inc, nil
+	}
+	ps := &problems{}
+	full := *inc
+	full.deferred = false
+	full.Spans, full.Logs = readTelemetry(inc.Dir, ps)
+	if len(ps.list) > 0 {
+		return nil, &Error{Dir: inc.Dir, Problems: ps.list, Truncated: ps.truncated}
+	}
+	return &full, nil
+}
+
+// readTelemetry reads and validates the spans and logs of the folder dir.
+func readTelemetry(dir string, ps *problems) ([]Span, []Log) {
+	return loadRows(dir, FileSpans, true, ps, parseSpanLine), loadRows(dir, FileLogs, false, ps, parseLogLine)
+}
+
+func load(dir string, catalogue []contracts.FailureClass, telemetry telemetryMode) (*Incident, error) {
 	ps := &problems{}
 	inc := &Incident{Dir: dir}
 	read := func(name string, required bool) []byte {
@@ -91,9 +141,19 @@ func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Inci
 		checkRule(b, ids, ps)
 		inc.RuleJSON = b
 	}
-	if telemetry {
-		inc.Spans = loadRows(dir, FileSpans, true, ps, parseSpanLine)
-		inc.Logs = loadRows(dir, FileLogs, false, ps, parseLogLine)
+	switch telemetry {
+	case telemetryRead:
+		inc.Spans, inc.Logs = readTelemetry(dir, ps)
+	case telemetryDefer:
+		for _, f := range []struct {
+			name     string
+			required bool
+		}{{FileSpans, true}, {FileLogs, false}} {
+			if r, _ := openRows(dir, f.name, f.required, ps); r != nil {
+				_ = r.Close()
+			}
+		}
+		inc.deferred = true
 	}
 	if b := read(FileReleases, true); b != nil {
 		if r, ok := parseReleases(b, ps); ok {
@@ -113,6 +173,18 @@ func load(dir string, catalogue []contracts.FailureClass, telemetry bool) (*Inci
 // Folders whose names start with "." or "_" are skipped. It returns every
 // folder's problems at once.
 func LoadCorpus(dir string) ([]*Incident, error) {
+	return loadCorpus(dir, Load)
+}
+
+// LoadCorpusDeferred is LoadCorpus with each incident loaded by
+// LoadDeferred: its telemetry is read by WithTelemetry when it is needed,
+// so a corpus held whole costs its manifests, not its recordings. A
+// problem of a telemetry file's lines is reported then, not here.
+func LoadCorpusDeferred(dir string) ([]*Incident, error) {
+	return loadCorpus(dir, LoadDeferred)
+}
+
+func loadCorpus(dir string, loadOne func(string) (*Incident, error)) ([]*Incident, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("incident: corpus %s: %w", dir, err)
@@ -123,7 +195,7 @@ func LoadCorpus(dir string) ([]*Incident, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
 			continue
 		}
-		inc, err := Load(filepath.Join(dir, e.Name()))
+		inc, err := loadOne(filepath.Join(dir, e.Name()))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -295,11 +367,21 @@ func parseReleases(b []byte, ps *problems) (Releases, bool) {
 // (OpenTelemetry), through parseRows; the problems name the file read
 // (spans.jsonl.gz:12 for the gzip form, its lines counted decompressed).
 func loadRows[T any](dir, name string, required bool, ps *problems, parse func([]byte) (T, []fieldError)) []T {
+	r, file := openRows(dir, name, required, ps)
+	if r == nil {
+		return nil
+	}
+	defer r.Close()
+	return parseRows(r, file, ps, parse)
+}
+
+// openRows opens the telemetry file name of dir with OpenTelemetry,
+// recording why it cannot (nil) unless it is missing and not required.
+func openRows(dir, name string, required bool, ps *problems) (io.ReadCloser, string) {
 	r, file, err := OpenTelemetry(dir, name)
 	switch {
 	case err == nil:
-		defer r.Close()
-		return parseRows(r, file, ps, parse)
+		return r, file
 	case errors.Is(err, fs.ErrNotExist) && !required:
 	case errors.Is(err, fs.ErrNotExist):
 		ps.addf(name, 0, "", "required file missing")
@@ -308,7 +390,7 @@ func loadRows[T any](dir, name string, required bool, ps *problems, parse func([
 	default: // a gzip form that is not gzip among them (ErrCorruptGzip)
 		ps.addf(file, 0, "", "unreadable: %v", err)
 	}
-	return nil
+	return nil, file
 }
 
 // parseRows reads file's JSON lines from r with parse, one row a line,

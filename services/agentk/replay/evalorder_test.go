@@ -75,11 +75,11 @@ func TestEvalGoesIncidentByIncidentAndLetsTelemetryGo(t *testing.T) {
 func TestEvalKeepsTheCallersTelemetry(t *testing.T) {
 	shared := &Shared{}
 	inc := &incident.Incident{}
-	tel := shared.telemetry(inc)
+	tel := mustTelemetry(t, shared, inc)
 	shared.done(inc)
-	require.Same(t, tel, shared.telemetry(inc))
+	require.Same(t, tel, mustTelemetry(t, shared, inc))
 	own := &Shared{release: true}
-	tel = own.telemetry(inc)
+	mustTelemetry(t, own, inc)
 	own.done(inc)
 	require.NotContains(t, own.tel, inc)
 }

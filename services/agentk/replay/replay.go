@@ -139,7 +139,11 @@ func runIncident(ctx context.Context, inc *incident.Incident, o Options) (res Re
 	env := map[string]string{"AGENTK_OTEL_DISABLED": "1"}
 	for _, step := range []func(*incident.Incident, *Options, map[string]string) (func(), error){
 		func(inc *incident.Incident, o *Options, env map[string]string) (func(), error) {
-			return signozEnv(o.Shared.telemetry(inc), inc, dataDir, env)
+			t, err := o.Shared.telemetry(inc)
+			if err != nil {
+				return nil, err
+			}
+			return signozEnv(t, inc, dataDir, env)
 		},
 		sandboxEnv, investigatorEnv,
 	} {

@@ -26,13 +26,15 @@ type Shared struct {
 type sharedTelemetry struct {
 	once sync.Once
 	t    *fakesignoz.Telemetry
+	err  error
 }
 
 // telemetry returns inc's indexed telemetry, built once per incident (by
-// pointer: a folder loaded twice is two incidents).
-func (s *Shared) telemetry(inc *incident.Incident) *fakesignoz.Telemetry {
+// pointer: a folder loaded twice is two incidents), or why inc's deferred
+// telemetry could not be read: every replay of inc gets that error.
+func (s *Shared) telemetry(inc *incident.Incident) (*fakesignoz.Telemetry, error) {
 	if s == nil {
-		return fakesignoz.NewTelemetry(inc)
+		return indexTelemetry(inc)
 	}
 	s.mu.Lock()
 	if s.tel == nil {
@@ -44,8 +46,28 @@ func (s *Shared) telemetry(inc *incident.Incident) *fakesignoz.Telemetry {
 		s.tel[inc] = e
 	}
 	s.mu.Unlock()
-	e.once.Do(func() { e.t = fakesignoz.NewTelemetry(inc) })
-	return e.t
+	e.once.Do(func() { e.t, e.err = indexTelemetry(inc) })
+	return e.t, e.err
+}
+
+// indexTelemetry flattens and indexes inc's telemetry, reading it first
+// when it was deferred (incident.LoadCorpusDeferred, what `agentk eval`
+// loads): then the spans and logs read are the index's alone, and their
+// rows are let go once indexed, so an eval holds the recordings of the
+// incidents being replayed, not of its corpus. The fake SigNoz keeps of
+// the incident it is given only what it serves besides the index (the
+// alert and the rule), which the copy keeps.
+func indexTelemetry(inc *incident.Incident) (*fakesignoz.Telemetry, error) {
+	if !inc.Deferred() {
+		return fakesignoz.NewTelemetry(inc), nil
+	}
+	full, err := inc.WithTelemetry()
+	if err != nil {
+		return nil, err
+	}
+	t := fakesignoz.NewTelemetry(full)
+	full.Spans, full.Logs = nil, nil // indexed; full is this function's copy
+	return t, nil
 }
 
 // done is told by Eval that the last of its replays of inc finished: the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentk/contracts/incident"
+	"agentk/services/sandbox/fakesignoz"
 
 	"github.com/stretchr/testify/require"
 )
@@ -46,5 +47,13 @@ func TestEvalSharesTelemetryAndTearsDownBeforeItReturns(t *testing.T) {
 		require.Equal(t, alone.Action, got.Action, inv)
 		require.Equal(t, alone.ToolCalls, got.ToolCalls, inv)
 	}
-	require.Same(t, tel, shared.telemetry(inc), "built once")
+	require.Same(t, tel, mustTelemetry(t, shared, inc), "built once")
+}
+
+// mustTelemetry is s.telemetry(inc), which must not fail.
+func mustTelemetry(t *testing.T, s *Shared, inc *incident.Incident) *fakesignoz.Telemetry {
+	t.Helper()
+	tel, err := s.telemetry(inc)
+	require.NoError(t, err)
+	return tel
 }

@@ -100,7 +100,10 @@ func cmdEval(ctx context.Context, c *command.Env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: want one corpus folder", command.ErrUsage)
 	}
-	corpus, err := incident.LoadCorpus(fs.Arg(0))
+	// Each incident's telemetry is read by its first replay and let go
+	// after its last (replay.Eval): an eval holds the recordings of the
+	// incidents in flight, not of the whole corpus.
+	corpus, err := incident.LoadCorpusDeferred(fs.Arg(0))
 	if err != nil {
 		return err
 	}
