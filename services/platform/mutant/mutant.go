@@ -35,6 +35,7 @@ const (
 	GateDependencyFault   = "gate.dependency_fault"
 	GateRetriedFault      = "gate.retried_fault"
 	GateChangeEvidence    = "gate.change_evidence"
+	GateChangeNewShare    = "gate.change_new_share"
 	GateReleaseErrors     = "gate.release_errors"
 	GatePoolExhaustion    = "gate.pool_exhaustion"
 	GateProcessRestart    = "gate.process_restart"

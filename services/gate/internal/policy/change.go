@@ -31,7 +31,14 @@ var changeClasses = []string{"prompt_regression", "config_regression"}
 // may break one rare operation (sig-one-rpc-config-cart: 9 of 243
 // requests); and no history before the version either: a configuration
 // release may keep service.version (hw-flag-flip-recs-ranker, where every
-// error is new).
+// error is new). The new signature must carry more than half of the running
+// version's errors since the onset (as the rules investigator asks of a
+// latent flag or caller fault): background errors of a few generic texts
+// that the version's short history happened not to show once make a "new"
+// signature that is a minority of the same mixture, and with the old
+// version gone at the deploy none shares it (a regression of unknown cause
+// after a deploy: 4 "connection reset by peer" of 21 errors, the other 17
+// with texts the 7 minutes of history showed, was rolled back).
 func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(changeClasses, in.Review.Best.Class) || mutant.Off(mutant.GateChangeEvidence) {
 		return nil
@@ -43,12 +50,12 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 		}
 	}
 	r := releaseFacts(svc, ev)
-	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) {
+	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) {
 		inputs["change"] = "new_errors " + strconv.FormatInt(r.NewErrors, 10) + "/" + strconv.FormatInt(r.Requests, 10) + " of " + r.Version
 		return nil
 	}
-	return []string{"no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and fewer than " +
-		strconv.Itoa(MinReleaseErrors) + " requests of its running version failed with a status its history never showed"}
+	return []string{"no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and no status its history never showed failed " +
+		strconv.Itoa(MinReleaseErrors) + " or more requests of its running version and most of its errors since the onset"}
 }
 
 // sharedByOthers reports whether the other versions, where enough of them

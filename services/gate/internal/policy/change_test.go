@@ -14,7 +14,9 @@ import (
 // of the service's span attributes or new errors of its running version
 // (mutant gate.change_evidence: persona:quality's config_regression on a
 // regression of unknown cause after a deploy, world s1018-w023, was rolled
-// back). Other classes are not asked.
+// back), carried by more than half of its errors since the onset (mutant
+// gate.change_new_share: background errors of generic texts, one of which
+// the version's 7 minutes of history missed). Other classes are not asked.
 func TestPromptOrConfigNeedsAChange(t *testing.T) {
 	shift := []contracts.QualityShift{{Attribute: "gen_ai.usage.output_tokens", At: tOnset, Before: 120, Since: 480}}
 	few := func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 2, "unexpected EOF" }
@@ -26,12 +28,15 @@ func TestPromptOrConfigNeedsAChange(t *testing.T) {
 		allow   bool
 	}{
 		{"config: new errors of the running version", "config_regression", nil, func(*contracts.ReleaseErrors) {}, true},
-		{"config: three new errors in 243 requests", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Requests = 3, 243 }, true},
+		{"config: three new errors in 243 requests", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 3, 3, 243 }, true},
 		{"config: new errors with no history (service.version kept)", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.HistoryMinutes = 0 }, true},
 		{"prompt: a shift of its span attributes", "prompt_regression", shift, few, true},
 		{"config: two new errors, nothing shifted", "config_regression", nil, few, false},
 		{"prompt: no new error, nothing shifted", "prompt_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 0, "" }, false},
 		{"config: the old version fails the same way", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.OtherRequests, r.OtherNewErrors = 100, 20 }, false},
+		{"config: new errors a minority of the version's errors (background texts its short history missed)", "config_regression", nil, func(r *contracts.ReleaseErrors) {
+			r.HistoryMinutes, r.HistoryErrors, r.Requests, r.Errors, r.NewErrors, r.NewSignature = 7, 3, 266, 21, 4, "connection reset by peer"
+		}, false},
 		{"config: not measured", "config_regression", nil, nil, false},
 		{"retry storm: not asked", "retry_storm", nil, few, true},
 	} {
