@@ -37,9 +37,10 @@ func (r Runtime) Apply(_ context.Context, plan policy.Plan) (rollback.Applied, e
 // CommandFor implements rollback.Planner.
 func (r Runtime) CommandFor(service string) []string { return r.Command(service) }
 
-// Verify has nothing to verify: a dry run never reaches it.
+// Verify has nothing to verify: a dry run reaches it only when a restart
+// reconciles a dry run it interrupted, and says so.
 func (r Runtime) Verify(context.Context, policy.Plan) (rollback.Verification, error) {
-	return rollback.Verification{Detail: "dry run: nothing changed"}, nil
+	return rollback.Verification{Detail: "dry run: nothing changed", DryRun: true}, nil
 }
 
 // Seed is what a recorded incident says the deployer's KV held when it began.

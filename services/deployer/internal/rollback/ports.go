@@ -41,6 +41,10 @@ type Verification struct {
 	// ImageID is the image id the service's container runs.
 	ImageID string
 	Detail  string
+	// DryRun is true when the runtime never changes anything: an action it
+	// began cannot have been interrupted half-way, so a restart may report
+	// what it would have done.
+	DryRun bool
 }
 
 // Runtime moves a compose service to a release and proves it did.

@@ -613,6 +613,34 @@ func TestCrashMidActionIsReconciledNotRepeated(t *testing.T) {
 	require.Empty(t, none)
 }
 
+// A dry run changes nothing, so one that a crash interrupted has nothing to
+// reconcile from Docker: the restart reports the dry run it was doing
+// (seen in e2e/faults, where the deployer killed as the approval arrived came
+// back to "container runs , not  (dry run: nothing changed)" and failed).
+func TestCrashMidDryRunIsReportedAsADryRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedLedger(t)
+	raw := testkit.Signed(t, e.keys, "dec-1", "shop-api", t0)
+	e.rt.panics = true
+	require.Panics(t, func() { _, _ = e.deployer().Handle(context.Background(), raw, 1) })
+	e.rt.panics = false
+	e.rt.verify = rollback.Verification{Detail: "dry run: nothing changed", DryRun: true}
+
+	pending, err := e.deployer().Reconcile(context.Background())
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	act := pending[0].Action
+	require.Equal(t, contracts.OutcomeDryRun, act.Outcome, act.Reason)
+	require.Contains(t, act.Reason, "would move shop-api from agentk-demo/shop-api:v2 to agentk-demo/shop-api:v1")
+	require.Equal(t, []string{"compose", "up", "-d", "--force-recreate", "--no-deps", "shop-api"}, act.Command)
+	require.False(t, act.ContainerVerified)
+	again, err := e.deployer().Handle(context.Background(), raw, 2)
+	require.NoError(t, err)
+	require.Equal(t, pending[0].Envelope.Marshal(), again.Envelope.Marshal(), "the redelivered approval gets the same answer")
+	require.EqualValues(t, 1, e.rt.applies.Load())
+}
+
 func TestCrashMidActionOnOldImageReportsFailed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

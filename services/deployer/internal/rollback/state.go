@@ -250,6 +250,13 @@ func (d *Deployer) reconcile(ctx context.Context, key string, j journal, rev uin
 		ver, err := d.Runtime.Verify(vctx, *j.Plan)
 		cancel()
 		switch {
+		case err == nil && ver.DryRun:
+			act.Outcome = contracts.OutcomeDryRun
+			act.ExitCode = 0
+			if p, ok := d.Runtime.(Planner); ok {
+				act.Command = p.CommandFor(j.Plan.Service)
+			}
+			act.Reason = fmt.Sprintf("dry run interrupted by a restart, finished from its journal: would move %s from %s to %s; nothing was changed", j.Plan.Service, j.Plan.From.Image, j.Plan.To.Image)
 		case err == nil && ver.Verified:
 			act.Outcome = contracts.OutcomeRolledBack
 			act.ContainerVerified = true
