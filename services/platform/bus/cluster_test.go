@@ -143,3 +143,40 @@ func TestClusteredBucketIsReadThroughTheLeader(t *testing.T) {
 	require.NoError(t, err, "read across the election of a new leader")
 	require.Equal(t, []byte("v2"), e.Value())
 }
+
+// TestAListedClientStaysOnItsList holds the cluster loop's slow reconnect: a
+// service given every node's URL reconnected after a partition to an address
+// the cluster gossiped (a container IP it could not reach) and waited out its
+// dial timeouts. A client given a list uses that list only; one given a
+// single URL still learns the others.
+func TestAListedClientStaysOnItsList(t *testing.T) {
+	f, _ := startCluster(t)
+	urls := strings.Split(f.URL(), ",")
+	require.Len(t, urls, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		url  string
+		want int
+	}{
+		{name: "two of three listed", url: urls[0] + "," + urls[1], want: 2},
+		{name: "one URL learns the cluster", url: urls[0], want: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := fabric.Remote(ctx, tc.url, f.Identities().Dir(), fabric.Options{Logger: testLogger(), NoProvision: true})
+			require.NoError(t, err)
+			c := connect(t, g, envelope.RoleGate)
+			t.Cleanup(func() { _ = c.Close() })
+			poll := time.NewTicker(20 * time.Millisecond)
+			defer poll.Stop()
+			// The server's INFO with the cluster's URLs may follow the
+			// connection by a moment.
+			for len(c.NATS().Servers()) < tc.want && ctx.Err() == nil {
+				<-poll.C
+			}
+			time.Sleep(200 * time.Millisecond)
+			require.Len(t, c.NATS().Servers(), tc.want, "%v", c.NATS().Servers())
+		})
+	}
+}

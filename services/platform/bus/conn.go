@@ -131,6 +131,14 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		}),
 		nats.ClosedHandler(func(*nats.Conn) { close(c.closed) }),
 	}
+	if strings.Contains(cfg.URL, ",") {
+		// A configured list names where the servers are. The addresses a
+		// cluster gossips are the ones its nodes advertise: behind Docker
+		// or NAT, often ones this client cannot reach (a container IP on a
+		// network the node was cut off from). A reconnect that tries one
+		// waits out a dial timeout per attempt; stay on the list.
+		opts = append(opts, nats.IgnoreDiscoveredServers())
+	}
 	if cfg.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.ConnectTimeout)
