@@ -140,24 +140,19 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 		svc = in.Alert.Service
 	}
 	var cd contracts.CooldownV1
-	found, err := h.read(ctx, h.Cooldowns, svc, contracts.SubjectCooldown, now, &cd)
-	in.Cooldown = policy.CooldownState{Found: found, Last: cd}
-	if err != nil {
-		in.Cooldown.Err = err.Error()
-	}
+	found, cdErr := h.read(ctx, h.Cooldowns, svc, contracts.SubjectCooldown, now, &cd)
+	in.Cooldown = policy.CooldownState{Found: found, Last: cd, Err: errText(cdErr)}
 	var l contracts.ReleaseLedgerV1
-	found, err = h.read(ctx, h.Releases, svc, contracts.SubjectLedger, now, &l)
-	in.Ledger = policy.LedgerState{Found: found, Ledger: l}
-	if err != nil {
-		in.Ledger.Err = err.Error()
-	}
-	in.Freezes = h.readFreezes(ctx, svc, now)
+	found, lErr := h.read(ctx, h.Releases, svc, contracts.SubjectLedger, now, &l)
+	in.Ledger = policy.LedgerState{Found: found, Ledger: l, Err: errText(lErr)}
+	var frzErr, originErr error
+	in.Freezes, frzErr = h.readFreezes(ctx, svc, now)
 	if o, _, ok := policy.OriginOf(in); ok {
-		in.Origin = h.readOrigin(ctx, o.Service, now)
+		in.Origin, originErr = h.readOrigin(ctx, o.Service, now)
 	}
 	if m.Delivery < h.Deliveries && !mutant.Off(mutant.GateStateRetry) {
-		if err := unreadableState(in); err != "" {
-			return policy.Input{}, fmt.Errorf("%w: review %s: %s", errStateRetry, r.ReviewID, err)
+		if err := firstUnreadable(cdErr, lErr, frzErr, originErr); err != nil {
+			return policy.Input{}, fmt.Errorf("%w: review %s: %w", errStateRetry, r.ReviewID, err)
 		}
 	}
 	return in, nil
@@ -168,41 +163,47 @@ func (h *Handler) Input(ctx context.Context, m bus.Message, now time.Time) (poli
 // read that timed out): it is read again on a later one.
 var errStateRetry = errors.New("gate: state not readable yet")
 
-// unreadable marks a read that reached no answer, as against a key that
-// is absent, cannot be a key, or does not verify (final: the check fails).
-const unreadable = "unreadable: "
+// errUnreadable marks a read that reached no answer (a timeout, no stream
+// leader), as against a key that is absent, cannot be a key, or does not
+// verify (final: the check fails). Its text stays in the reason a denial
+// gives: "read shop-api: unreadable: context deadline exceeded".
+var errUnreadable = errors.New("unreadable")
 
-// unreadableState returns the first state read of in that reached no
-// answer, or "".
-func unreadableState(in policy.Input) string {
-	for _, e := range []string{in.Cooldown.Err, in.Ledger.Err, in.Freezes.Err, in.Origin.Cooldown.Err, in.Origin.Ledger.Err, in.Origin.Freezes.Err} {
-		if strings.Contains(e, unreadable) {
-			return e
+// firstUnreadable returns the first of errs that reached no answer, or nil.
+func firstUnreadable(errs ...error) error {
+	for _, err := range errs {
+		if errors.Is(err, errUnreadable) {
+			return err
 		}
 	}
-	return ""
+	return nil
+}
+
+// errText is err's text, or "" for nil: the policy's state carries a
+// reason, not an error.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // readOrigin reads the state of s, the service where the alerted service's
 // failures begin: its action ledger, release ledger and freezes, each
 // verified like the alerted service's; every problem fails the derived
-// decision's checks closed.
-func (h *Handler) readOrigin(ctx context.Context, s string, now time.Time) policy.OriginState {
+// decision's checks closed. The error is the first read that reached no
+// answer (errUnreadable), or nil.
+func (h *Handler) readOrigin(ctx context.Context, s string, now time.Time) (policy.OriginState, error) {
 	st := policy.OriginState{Service: s}
 	var cd contracts.CooldownV1
-	found, err := h.read(ctx, h.Cooldowns, s, contracts.SubjectCooldown, now, &cd)
-	st.Cooldown = policy.CooldownState{Found: found, Last: cd}
-	if err != nil {
-		st.Cooldown.Err = err.Error()
-	}
+	found, cdErr := h.read(ctx, h.Cooldowns, s, contracts.SubjectCooldown, now, &cd)
+	st.Cooldown = policy.CooldownState{Found: found, Last: cd, Err: errText(cdErr)}
 	var l contracts.ReleaseLedgerV1
-	found, err = h.read(ctx, h.Releases, s, contracts.SubjectLedger, now, &l)
-	st.Ledger = policy.LedgerState{Found: found, Ledger: l}
-	if err != nil {
-		st.Ledger.Err = err.Error()
-	}
-	st.Freezes = h.readFreezes(ctx, s, now)
-	return st
+	found, lErr := h.read(ctx, h.Releases, s, contracts.SubjectLedger, now, &l)
+	st.Ledger = policy.LedgerState{Found: found, Ledger: l, Err: errText(lErr)}
+	var frzErr error
+	st.Freezes, frzErr = h.readFreezes(ctx, s, now)
+	return st, firstUnreadable(cdErr, lErr, frzErr)
 }
 
 // errEvidenceRetry marks a review whose evidence should be read again on a
@@ -239,10 +240,11 @@ func (h *Handler) evidence(ctx context.Context, r contracts.ReviewV1, delivery i
 
 // readFreezes reads the service's and the global freeze, each a
 // bridge-signed FreezeV1. Any read or verification failure is recorded so
-// the freeze check fails closed.
-func (h *Handler) readFreezes(ctx context.Context, svc string, now time.Time) policy.FreezeState {
+// the freeze check fails closed; the error is the first read that reached
+// no answer (errUnreadable), or nil.
+func (h *Handler) readFreezes(ctx context.Context, svc string, now time.Time) (policy.FreezeState, error) {
 	var st policy.FreezeState
-	var errs []string
+	var errs []error
 	keys := []string{contracts.FreezeGlobal}
 	if svc != "" {
 		keys = append(keys, contracts.FreezeKey(svc))
@@ -252,17 +254,19 @@ func (h *Handler) readFreezes(ctx context.Context, svc string, now time.Time) po
 		found, err := h.read(ctx, h.Freezes, k, contracts.SubjectFreeze, now, &f)
 		switch {
 		case err != nil:
-			errs = append(errs, err.Error())
+			errs = append(errs, err)
 		case found && f.Scope != k:
-			errs = append(errs, fmt.Sprintf("freeze under key %s is about %q", k, f.Scope))
+			errs = append(errs, fmt.Errorf("freeze under key %s is about %q", k, f.Scope))
 		case found:
 			st.Freezes = append(st.Freezes, f)
 		}
 	}
-	if len(errs) > 0 {
-		st.Err = strings.Join(errs, "; ")
+	texts := make([]string, len(errs))
+	for i, err := range errs {
+		texts[i] = err.Error()
 	}
-	return st
+	st.Err = strings.Join(texts, "; ")
+	return st, firstUnreadable(errs...)
 }
 
 // read fetches key from kv and opens it as subject, signed by its producer. A
@@ -289,7 +293,7 @@ func (h *Handler) read(ctx context.Context, kv Getter, key, subject string, now 
 	case errors.Is(err, jetstream.ErrInvalidKey):
 		return false, fmt.Errorf("read %s: %w", key, err)
 	case err != nil:
-		return false, fmt.Errorf("read %s: %s%w", key, unreadable, err)
+		return false, fmt.Errorf("read %s: %w: %w", key, errUnreadable, err)
 	}
 	if _, err := h.Keyring.Open(e.Value(), subject, now, v); err != nil {
 		return false, fmt.Errorf("verify %s: %w", key, err)

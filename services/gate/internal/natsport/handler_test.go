@@ -82,10 +82,12 @@ func (e entry) Created() time.Time              { return time.Time{} }
 func (e entry) Delta() uint64                   { return 0 }
 func (e entry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }
 
-// kv is a fake bucket: values by key, or one error for every read.
+// kv is a fake bucket: values by key, or one error for every read, or
+// keyErr's error for its key.
 type kv struct {
-	vals map[string][]byte
-	err  error
+	vals   map[string][]byte
+	err    error
+	keyErr map[string]error
 	// asked, when set, records every key read.
 	asked *[]string
 }
@@ -96,6 +98,9 @@ func (f kv) Get(_ context.Context, key string) (jetstream.KeyValueEntry, error) 
 	}
 	if f.err != nil {
 		return nil, f.err
+	}
+	if err := f.keyErr[key]; err != nil {
+		return nil, err
 	}
 	v, ok := f.vals[key]
 	if !ok {
@@ -136,6 +141,8 @@ type world struct {
 	delivery   int
 	deliveries int
 	ledgerErr  error
+	// keyErr makes every store's read of its keys fail with its error.
+	keyErr map[string]error
 	// others are the deployer-signed ledgers of other services, and extra
 	// sandbox services beside svc (a derived decision's origin).
 	others  []contracts.ReleaseLedgerV1
@@ -192,11 +199,11 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	if !w.noResolver {
 		evs = evidence.NewResolver(w.k.ring, kv{vals: stored, err: w.evErr})
 	}
-	cool := kv{vals: map[string][]byte{}, err: w.cooldErr, asked: &w.asked}
+	cool := kv{vals: map[string][]byte{}, err: w.cooldErr, keyErr: w.keyErr, asked: &w.asked}
 	if w.cooldown != nil {
 		cool.vals[svc] = w.k.seal(t, envelope.RoleDeployer, contracts.SubjectCooldown, w.cooldown, at)
 	}
-	frz := kv{vals: map[string][]byte{}, err: w.freezeErr, asked: &w.asked}
+	frz := kv{vals: map[string][]byte{}, err: w.freezeErr, keyErr: w.keyErr, asked: &w.asked}
 	if w.freeze != nil {
 		frz.vals[w.freeze.Scope] = w.k.seal(t, w.freezeAs, contracts.SubjectFreeze, w.freeze, at)
 	}
@@ -209,7 +216,7 @@ func (w *world) run(t *testing.T) ([]bus.Out, error) {
 	h := &natsport.Handler{
 		Keyring: w.k.ring, Signer: w.k.signers[envelope.RoleGate], Now: func() time.Time { return tNow }, Config: cfg,
 		Cooldowns: cool, Freezes: frz, Evidence: evs,
-		Releases: kv{vals: ledgers, err: w.ledgerErr, asked: &w.asked}, Deliveries: w.deliveries,
+		Releases: kv{vals: ledgers, err: w.ledgerErr, keyErr: w.keyErr, asked: &w.asked}, Deliveries: w.deliveries,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Telemetry: w.telemetry,
 	}
 	return h.Handle(context.Background(), bus.Message{Subject: contracts.SubjectReview, Data: w.k.seal(t, w.reviewAs, contracts.SubjectReview, r, at), Delivery: max(w.delivery, 1)})

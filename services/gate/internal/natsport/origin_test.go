@@ -4,10 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"agentk/contracts"
 	"agentk/contracts/envelope"
+	"agentk/platform/bus"
 )
 
 // originWorld: the alert fires on shop-api, 80% of its new failures begin in
@@ -86,4 +88,32 @@ func TestHandleDerivedDecisionVerifiesTheOriginsLedger(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, contracts.VerdictDeny, derived.Verdict)
 	require.Equal(t, []string{contracts.CheckDeploymentRelated}, derived.FailedChecks)
+}
+
+// TestUnreadableOriginStateIsReadAgain: the state of the service where the
+// failures begin is read like the alerted service's: payment's action
+// ledger, release ledger and freeze (all under the key "payment") giving no
+// answer, while shop-api's answer, redeliver the review until its last
+// delivery, where the derived decision denies on every check they feed.
+func TestUnreadableOriginStateIsReadAgain(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "payment", contracts.FreezeKey("payment"))
+	w := originWorld(t)
+	w.keyErr = map[string]error{"payment": nats.ErrTimeout}
+	w.deliveries, w.delivery = 5, 1
+	outs, err := w.run(t)
+	require.Error(t, err, "an early delivery decides nothing on a store that did not answer")
+	require.False(t, bus.IsPermanent(err), "redelivered, not dead-lettered: %v", err)
+	require.Empty(t, outs)
+
+	w.delivery = 5
+	outs, err = w.run(t)
+	require.NoError(t, err, "the last delivery decides")
+	require.Len(t, outs, 2)
+	var derived contracts.DecisionV1
+	_, err = w.k.ring.Open(outs[1].Envelope.Marshal(), contracts.SubjectDecision, tNow, &derived)
+	require.NoError(t, err)
+	require.Equal(t, "payment", derived.Service)
+	require.Equal(t, contracts.VerdictDeny, derived.Verdict)
+	require.Equal(t, []string{contracts.CheckCooldown, contracts.CheckDeploymentRelated, contracts.CheckFreeze}, derived.FailedChecks, "%+v", derived.Checks)
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -89,19 +88,15 @@ func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs
 	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " began failing at the onset at their usual rate: a failing dependency, not a release of " + svc + ", explains the regression"}
 }
 
-// RetriedCallSlack is how far the calls to a retried, failing peer must
-// rise above what retrying its failures explains (retryExplains) to be the
-// service's own doing: the rise is read from sampled spans.
-const RetriedCallSlack = 1.2
-
 // retriedFaults returns a reason for every peer of svc's evidence that fails
 // since the onset with its own failure status and whose calls rose, when
-// retrying its failed calls explains the rise (contracts.RetriedFault). Its
-// calls multiplying is then no sign of the release: an unchanged policy
-// that retries each failed attempt multiplies the calls of a peer that
-// fails by itself (an outage) exactly as a release's new retries multiply a
-// blip's (a retry storm), and only the previous version's seen retry limit
-// tells them apart. ho3-trap-carrier-503-booking-gateway: an outside API's
+// retrying its failed calls explains the rise (not
+// contracts.RetriedFault.RoseBeyondRetries, which the rules investigator
+// reads the same way). Its calls multiplying is then no sign of the
+// release: an unchanged policy that retries each failed attempt multiplies
+// the calls of a peer that fails by itself (an outage) exactly as a
+// release's new retries multiply a blip's (a retry storm), and only the
+// previous version's seen retry limit tells them apart. ho3-trap-carrier-503-booking-gateway: an outside API's
 // 503s at p = 0.77 and resilience4j's unchanged three attempts took the
 // calls 1.00 -> 2.36 a booking; every investigator's rollback was allowed.
 // A rise beyond what retrying failures explains (a release's cache keyed
@@ -118,9 +113,9 @@ func retriedFaults(svc string, ev []contracts.EvidenceV1, inputs map[string]stri
 				continue
 			}
 			seen = append(seen, r.Peer)
-			explained := retryExplains(r)
+			explained := r.RetryBound()
 			inputs["retried_fault."+r.Peer] = ftoa(r.CallRatio) + "x calls, failure rate " + ftoa(r.FailureRate) + ", previous attempts " + strconv.Itoa(r.PreviousAttempts)
-			if r.CallRatio > RetriedCallSlack*explained {
+			if r.RoseBeyondRetries() {
 				continue
 			}
 			limit := "; the previous version was never seen giving up on it, so its retry limit is unknown and retries the release changed cannot be told from unchanged ones"
@@ -133,26 +128,6 @@ func retriedFaults(svc string, ev []contracts.EvidenceV1, inputs map[string]stri
 		}
 	}
 	return reasons
-}
-
-// retryExplains is the most calls a request makes to a peer whose calls
-// fail at rate p when every failed call is retried: 1 + p + ... + p^(N-1)
-// under the previous version's seen limit of N attempts, 1/(1-p) when it is
-// unknown (no limit), +Inf when every call fails.
-func retryExplains(r contracts.RetriedFault) float64 {
-	p := min(max(r.FailureRate, 0), 1)
-	if r.PreviousAttempts > 0 {
-		sum, term := 0.0, 1.0
-		for range r.PreviousAttempts {
-			sum += term
-			term *= p
-		}
-		return sum
-	}
-	if p >= 1 {
-		return math.Inf(1)
-	}
-	return 1 / (1 - p)
 }
 
 // Release-error thresholds: a bad release's new failure must show on at

@@ -57,46 +57,22 @@ const (
 	FeatConfigSignature Feature = "the released version's new error names a setting (facts.release.new_signature)"
 )
 
-// RetriedCallSlack is how far the calls to a retried, failing peer must rise
-// above what retrying its failures explains to be the service's own doing
-// (the gate's policy.RetriedCallSlack): the rise is read from sampled spans.
-const RetriedCallSlack = 1.2
-
 // VersionOnlyChance is the highest chance that the other versions' requests
 // since the onset showed none of the new version's error had they failed at
 // its rate, for FeatVersionOnly.
 const VersionOnlyChance = 0.01
 
-// retryExplains is the most calls a request makes to a peer whose calls fail
-// at rate p when every failed call is retried (the gate's): 1 + p + … +
-// p^(N-1) under the previous version's seen limit of N attempts, 1/(1-p)
-// when it is unknown, +Inf when every call fails.
-func retryExplains(r contracts.RetriedFault) float64 {
-	p := min(max(r.FailureRate, 0), 1)
-	if r.PreviousAttempts > 0 {
-		sum, term := 0.0, 1.0
-		for range r.PreviousAttempts {
-			sum += term
-			term *= p
-		}
-		return sum
-	}
-	if p >= 1 {
-		return math.Inf(1)
-	}
-	return 1 / (1 - p)
-}
-
 // retriedFaults returns the ids of the overviews of service with a retried
 // fault whose calls rose beyond what retrying explains (own, FeatOwnLoad)
-// and of those with one whose calls it explains (retried, FeatRetriedFault).
+// and of those with one whose calls it explains (retried, FeatRetriedFault),
+// as the gate reads them (contracts.RetriedFault.RoseBeyondRetries).
 func retriedFaults(service string, evidence []loop.Evidence) (own, retried []string) {
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service {
 			continue
 		}
 		for _, r := range e.Facts.RetriedFaults {
-			if r.CallRatio > RetriedCallSlack*retryExplains(r) {
+			if r.RoseBeyondRetries() {
 				own = appendOnce(own, e.ID)
 			} else {
 				retried = appendOnce(retried, e.ID)

@@ -211,8 +211,8 @@ func TestRetriedFaultsPerAttempt(t *testing.T) {
 			require.InDelta(t, tt.rate, got[0].FailureRate, 0.01)
 			require.Zero(t, got[0].BaselineFailureRate)
 			// The gate's bound: retrying failures at p explains 1/(1-p), with
-			// its slack policy.RetriedCallSlack = 1.2.
-			require.Equal(t, tt.beyondRetryBound, got[0].CallRatio > 1.2/(1-got[0].FailureRate))
+			// its slack contracts.RetriedCallSlack = 1.2.
+			require.Equal(t, tt.beyondRetryBound, got[0].RoseBeyondRetries())
 		})
 	}
 }

@@ -210,6 +210,43 @@ func refineOver(on Onset, marks []SpanMark, unit string) Onset {
 // [lo, firstOff], uniform a priori, given the spans before firstOff (see
 // RefineOnset).
 func onsetQuantile(lo time.Time, before []SpanMark, firstOff time.Time, r float64) time.Time {
+	post := onsetPosterior(lo, before, firstOff, r)
+	var total float64
+	for _, s := range post {
+		total += s.mass()
+	}
+	if total <= 0 {
+		return lo
+	}
+	want, acc := RefineMiss*total, 0.0
+	for _, s := range post {
+		m := s.mass()
+		if acc+m >= want && m > 0 {
+			frac := (want - acc) / m
+			return s.from.Add(time.Duration(frac * float64(s.to.Sub(s.from)))).UTC()
+		}
+		acc += m
+	}
+	return firstOff.UTC()
+}
+
+// startSegment is one stretch of the regression's possible start, from the
+// span before it (lo for the first) to the next span (firstOff for the
+// last), over which the posterior is flat at density (the likelihood of a
+// start there, per second, unnormalised).
+type startSegment struct {
+	from, to time.Time
+	density  float64
+}
+
+// mass is the segment's unnormalised posterior mass.
+func (s startSegment) mass() float64 { return s.density * s.to.Sub(s.from).Seconds() }
+
+// onsetPosterior is the posterior of the regression's start over [lo,
+// firstOff], uniform a priori, given the spans before firstOff (see
+// RefineOnset): one segment a gap between them, in time order,
+// unnormalised.
+func onsetPosterior(lo time.Time, before []SpanMark, firstOff time.Time, r float64) []startSegment {
 	// like[i] is the likelihood of a start before span i (and after span
 	// i−1): the spans from i on were seen as they were.
 	like := make([]float64, len(before)+1)
@@ -232,24 +269,11 @@ func onsetQuantile(lo time.Time, before []SpanMark, firstOff time.Time, r float6
 		}
 		return maxTime(lo, before[i].At)
 	}
-	var total float64
+	out := make([]startSegment, len(like))
 	for i := range like {
-		total += like[i] * edge(i).Sub(edge(i-1)).Seconds()
+		out[i] = startSegment{from: edge(i - 1), to: edge(i), density: like[i]}
 	}
-	if total <= 0 {
-		return lo
-	}
-	want, acc := RefineMiss*total, 0.0
-	for i := range like {
-		a, b := edge(i-1), edge(i)
-		m := like[i] * b.Sub(a).Seconds()
-		if acc+m >= want && m > 0 {
-			frac := (want - acc) / m
-			return a.Add(time.Duration(frac * float64(b.Sub(a)))).UTC()
-		}
-		acc += m
-	}
-	return firstOff.UTC()
+	return out
 }
 
 // offShare is the share of marks off the baseline.

@@ -41,10 +41,10 @@ func readRestart(t *testing.T, name string, at time.Time) []versionedMark {
 	return out
 }
 
-// startMassBefore is the posterior chance, under RefineOnset's model (a start
-// uniform over [lo, the first mark off], the marks before that one seen as
-// they were with a share r off after the start), that the regression began
-// before t.
+// startMassBefore is the posterior chance, under RefineOnset's model
+// (onsetPosterior: a start uniform over [lo, the first mark off], the marks
+// before that one seen as they were with a share r off after the start),
+// that the regression began before t.
 func startMassBefore(lo time.Time, marks []SpanMark, t time.Time) float64 {
 	first := -1
 	for i, m := range marks {
@@ -56,32 +56,11 @@ func startMassBefore(lo time.Time, marks []SpanMark, t time.Time) float64 {
 	if first < 0 {
 		return 0
 	}
-	r := offShare(marks[first:])
-	before, firstOff := marks[:first], marks[first].At
-	like := make([]float64, len(before)+1)
-	like[len(before)] = 1
-	for i := len(before) - 1; i >= 0; i-- {
-		f := 1 - r
-		if before[i].Off {
-			f = r
-		}
-		like[i] = like[i+1] * f
-	}
-	edge := func(i int) time.Time {
-		switch {
-		case i < 0:
-			return lo
-		case i >= len(before):
-			return firstOff
-		}
-		return maxTime(lo, before[i].At)
-	}
 	var total, below float64
-	for i := range like {
-		a, b := edge(i-1), edge(i)
-		total += like[i] * b.Sub(a).Seconds()
-		if a.Before(t) {
-			below += like[i] * minTime(b, t).Sub(a).Seconds()
+	for _, s := range onsetPosterior(lo, marks[:first], marks[first].At, offShare(marks[first:])) {
+		total += s.mass()
+		if s.from.Before(t) {
+			below += s.density * minTime(s.to, t).Sub(s.from).Seconds()
 		}
 	}
 	return below / total

@@ -1,8 +1,6 @@
 package tools_test
 
 import (
-	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,18 +17,7 @@ import (
 // and retries; routing-engine answers most of the calls it gave up on.
 func stormOverview(t *testing.T, edit func([]incident.Span) []incident.Span) tools.Output {
 	t.Helper()
-	inc, err := incident.Load(filepath.Join("../../../../e2e/incidents-heldout2", "ho2-storm-after-slow-episode-delivery-slots"))
-	require.NoError(t, err)
-	inc.Spans = edit(inc.Spans)
-	var a struct {
-		Alerts []struct {
-			StartsAt time.Time `json:"startsAt"`
-		} `json:"alerts"`
-	}
-	require.NoError(t, json.Unmarshal(inc.AlertJSON, &a))
-	h := newHarness(t, inc, a.Alerts[0].StartsAt)
-	h.now = inc.Meta.Now
-	return overviewWithRule(t, h, inc.Meta.Service, "")
+	return editedOverview(t, "incidents-heldout2/ho2-storm-after-slow-episode-delivery-slots", edit)
 }
 
 // TestImpatientCallsAreNoFailingDependency: as recorded, delivery-slots'

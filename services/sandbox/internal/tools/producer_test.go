@@ -2,9 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"agentk/contracts/incident"
 	"agentk/services/sandbox/internal/tools"
@@ -17,22 +15,14 @@ import (
 // edit changed store-api's publish spans.
 func brokerOverview(t *testing.T, edit func(incident.Span) incident.Span) tools.Output {
 	t.Helper()
-	inc, err := incident.Load(filepath.Join("../../../../e2e/incidents-heldout4-twins", "ho4-trap-broker-memory-alarm-store-api"))
-	require.NoError(t, err)
-	for i, s := range inc.Spans {
-		if s.Service() == "store-api" && s.Name == "publish store.purchases" {
-			inc.Spans[i] = edit(s)
+	return editedOverview(t, "incidents-heldout4-twins/ho4-trap-broker-memory-alarm-store-api", func(spans []incident.Span) []incident.Span {
+		for i, s := range spans {
+			if s.Service() == "store-api" && s.Name == "publish store.purchases" {
+				spans[i] = edit(s)
+			}
 		}
-	}
-	var a struct {
-		Alerts []struct {
-			StartsAt time.Time `json:"startsAt"`
-		} `json:"alerts"`
-	}
-	require.NoError(t, json.Unmarshal(inc.AlertJSON, &a))
-	h := newHarness(t, inc, a.Alerts[0].StartsAt)
-	h.now = inc.Meta.Now
-	return overviewWithRule(t, h, inc.Meta.Service, "")
+		return spans
+	})
 }
 
 // TestFailingBrokerOfProducerSpans: RabbitMQ's memory alarm fails store-api's

@@ -2,7 +2,6 @@ package tools_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,18 +17,7 @@ import (
 // pricing's other caller (larder-beat's batch quotes) goes on as before.
 func bundleOverview(t *testing.T, edit func([]incident.Span) []incident.Span) tools.Output {
 	t.Helper()
-	inc, err := incident.Load(filepath.Join("../../../../e2e/incidents-heldout2", "ho2-bad-bundle-quantities-storefront-pricing"))
-	require.NoError(t, err)
-	inc.Spans = edit(inc.Spans)
-	var a struct {
-		Alerts []struct {
-			StartsAt time.Time `json:"startsAt"`
-		} `json:"alerts"`
-	}
-	require.NoError(t, json.Unmarshal(inc.AlertJSON, &a))
-	h := newHarness(t, inc, a.Alerts[0].StartsAt)
-	h.now = inc.Meta.Now
-	return overviewWithRule(t, h, inc.Meta.Service, "")
+	return editedOverview(t, "incidents-heldout2/ho2-bad-bundle-quantities-storefront-pricing", edit)
 }
 
 // otherCallerSince applies f to the spans of larder-beat's traces that begin

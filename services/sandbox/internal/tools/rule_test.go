@@ -70,6 +70,19 @@ func overviewWithRule(t *testing.T, h harness, svc, ruleID string) tools.Output 
 	return out
 }
 
+// editedOverview runs service_overview (overviewWithRule, no rule) on the
+// incident folder dir under e2e/, from its alert's startsAt to its recorded
+// now, after edit changed its spans.
+func editedOverview(t *testing.T, dir string, edit func([]incident.Span) []incident.Span) tools.Output {
+	t.Helper()
+	inc, err := incident.Load(filepath.Join("../../../../e2e", dir))
+	require.NoError(t, err)
+	inc.Spans = edit(inc.Spans)
+	h := newHarness(t, inc, alertStartsAt(t, inc))
+	h.now = inc.Meta.Now
+	return overviewWithRule(t, h, inc.Meta.Service, "")
+}
+
 func ruleIncident(t *testing.T, id string) (harness, *incident.Incident, string) {
 	t.Helper()
 	inc, err := incident.Load(filepath.Join(ruleCorpus, id))
