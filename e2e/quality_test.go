@@ -51,9 +51,20 @@ var sparseOutage = worldgen.Batch{Seed: 52917, N: 30}
 // (mutant gate.change_new_share).
 var backgroundTexts = worldgen.Batch{Seed: 7935076, N: 12}
 
+// slowIndexFirst is world 13 of seed 4343 (read on branch h44w013): a
+// retrieval index that answer-engine calls slowed at 16:26 at its usual
+// call rate, and answer-engine v36 was deployed at 16:31:40, after the
+// failure began. Sampled 1 in 32, the deadline errors (4% of requests)
+// placed the onset at 16:34, so the deploy read as coming first, and a
+// configuration release is exempt from the slow-dependency check:
+// persona:quality's config_regression was rolled back until the calls to
+// the slow dependency placed the onset (mutant
+// sandbox.slow_dependency_onset).
+var slowIndexFirst = worldgen.Batch{Seed: 4343, N: 14}
+
 // TestQualityPersonaOnItsTraps replays persona:quality on the incidents
 // where it rolled back before, and persona:marker on the one where it did
-// too (twelve replays, about 4 s of CPU), and asserts no bad rollback. Its
+// too (thirteen replays, about 4 s of CPU), and asserts no bad rollback. Its
 // replays over every corpus and the CI worlds are in
 // docs/eval/generalisation.md; this is the one CI keeps.
 func TestQualityPersonaOnItsTraps(t *testing.T) {
@@ -71,6 +82,10 @@ func TestQualityPersonaOnItsTraps(t *testing.T) {
 	outs = append(outs, evalDirs(t, []string{filepath.Join(dir, w.ID)}, []string{"persona:quality", "persona:marker"})...)
 	w = backgroundTexts.Worlds()[11]
 	require.Equal(t, "s7935076-w011-unknown-ledger", w.ID, "worldgen no longer draws the same world")
+	require.NoError(t, worldgen.WriteOne(dir, w))
+	outs = append(outs, evalDirs(t, []string{filepath.Join(dir, w.ID)}, []string{"persona:quality"})...)
+	w = slowIndexFirst.Worlds()[13]
+	require.Equal(t, "s4343-w013-retrieval-latency-answer-engine", w.ID, "worldgen no longer draws the same world")
 	require.NoError(t, worldgen.WriteOne(dir, w))
 	outs = append(outs, evalDirs(t, []string{filepath.Join(dir, w.ID)}, []string{"persona:quality"})...)
 	holdTheLine(t, "quality-traps", outs)

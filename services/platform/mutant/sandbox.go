@@ -156,6 +156,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestSignatureOnsetGuards"},
 	{Name: SandboxOperationOnset, Check: "a regression confined to one operation places the onset the service aggregate misses",
 		KilledBy: "test:services/sandbox:./internal/facts:TestOneOperationOfThreeFailingPlacesTheOnset"},
+	{Name: SandboxSlowDependencyOnset, Check: "the calls to a slow dependency place the onset where they left their own baseline before every other signal of the service",
+		KilledBy: "test:services/sandbox:./internal/facts:TestSlowDependencyPlacesTheOnsetEarlier"},
 	{Name: SandboxOperationBonferroni, Check: "many quiet operation series place no chance onset (Bonferroni over the series)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestQuietOperationsPlaceNoOnset"},
 	{Name: SandboxRetryAttributes, Check: "retries counted in a span attribute (no client span per attempt) show as a retry rise",

@@ -105,6 +105,14 @@ type Onset struct {
 	// QualityKey and QualityValue are, for a value_share onset, the
 	// attribute and the value whose share rose (onsetMarks reads them).
 	QualityKey, QualityValue string
+	// Dependency names the peer whose calls placed the onset
+	// (EarliestWithSlowDependency): a slow dependency whose client spans
+	// left their own baseline before any other signal did. OpFilter then
+	// selects those calls, and DependencyP95Ms is the p95 threshold at
+	// which one of them is off (OnsetMarks); the baseline and the
+	// thresholds stay the service's.
+	Dependency      string
+	DependencyP95Ms float64
 }
 
 type bucket struct {

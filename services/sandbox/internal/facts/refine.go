@@ -50,8 +50,13 @@ func OnsetMarks(on Onset, rows []signoz.RawRow) []SpanMark {
 			// a rejection is off too (status.go).
 			off = off || (on.Status != "" && StatusRejected(r.Data))
 		case "p95":
+			// A slow dependency's calls are judged by their own threshold.
+			thr := on.P95ThresholdMs
+			if on.Dependency != "" {
+				thr = on.DependencyP95Ms
+			}
 			v, ok := signoz.ToFloat(AttrValue(r.Data, "duration_nano"))
-			off = ok && on.P95ThresholdMs > 0 && v/1e6 >= on.P95ThresholdMs
+			off = ok && thr > 0 && v/1e6 >= thr
 		case "value_share":
 			// A span carries the value whose share rose; a span without
 			// the attribute says nothing either way.

@@ -113,6 +113,10 @@ func TestOnsetMarks(t *testing.T) {
 	require.Equal(t, []SpanMark{{at.Add(time.Second), true, nil, "t1"}, {at.Add(2 * time.Second), false, nil, "t2"}, {at.Add(3 * time.Second), false, nil, "t3"}}, errs)
 	slow := OnsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
 	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1"}, {at.Add(2 * time.Second), false, nil, "t2"}, {at.Add(3 * time.Second), true, nil, "t3"}}, slow)
+	// A slow dependency's calls are judged by their own threshold, not the
+	// service's.
+	calls := OnsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500, Dependency: "doc-retriever", DependencyP95Ms: 50}, rows)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1"}, {at.Add(2 * time.Second), true, nil, "t2"}, {at.Add(3 * time.Second), true, nil, "t3"}}, calls)
 }
 
 // TestRefineLeavesPooledOnsets: the refinement reads the spans of the first

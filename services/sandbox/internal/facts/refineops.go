@@ -32,8 +32,9 @@ func DepartedAt(on Onset, deps []OpDeparture) []string {
 
 // RefineByOps is RefineOnset over the spans of ops when that is later than
 // over every span and no span of the service was off from on.At to it;
-// otherwise RefineOnset over every span. An onset an operation placed is
-// refined over that operation's spans already (tools' refineQuery).
+// otherwise RefineOnset over every span. An onset an operation or a slow
+// dependency's calls placed is refined over their spans already (tools'
+// refineQuery).
 //
 // Like RefineOnset it is taken over spans and over requests (PerTrace of the
 // operations' spans, and of every span for the service's bound), and the
@@ -49,7 +50,7 @@ func RefineByOps(on Onset, marks []SpanMark, ops []string) Onset {
 // refineByOps is RefineByOps with refine as the refinement.
 func refineByOps(on Onset, marks []SpanMark, ops []string, refine func(Onset, []SpanMark) Onset) Onset {
 	all := refine(on, marks)
-	if len(ops) == 0 || on.Operation != "" || on.At == nil {
+	if len(ops) == 0 || on.Operation != "" || on.Dependency != "" || on.At == nil {
 		return all
 	}
 	var sel []SpanMark

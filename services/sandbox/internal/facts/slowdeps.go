@@ -1,9 +1,11 @@
 package facts
 
 import (
+	"fmt"
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // SlowDependencyShare is the least share of the entry spans' added latency
@@ -87,4 +89,36 @@ func SlowPeers(deps []SlowDependency, downstream []string) []string {
 		names = append(names, d.Peer)
 	}
 	return WithoutDownstream(names, downstream)
+}
+
+// EarliestWithSlowDependency is on, or the onset of the calls to a slow
+// dependency of deps (SlowDependencies judged against on) where those calls
+// left their own baseline (FindOnset on the peer's series, byPeer) before
+// on.At: a dependency that slowed under the service's ordinary use of it
+// slowed the service's requests from then, before their errors or their
+// own latency left the margins (at 1 in 32 sampling the errors of a
+// retrieval deadline show minutes late). DESIGN rule 16: a signal may move
+// the onset earlier, never later. The calls' filter (filter, by peer) and
+// threshold let RefineOnset narrow it over their spans; the baseline and
+// the thresholds stay the service's (the origin and propagation read the
+// service's spans with them).
+func EarliestWithSlowDependency(on Onset, byPeer map[string][]Minute, deps []SlowDependency, alertAt time.Time, filter func(peer string) string) Onset {
+	if on.At == nil || on.Short || mutant.Off(mutant.SandboxSlowDependencyOnset) {
+		return on
+	}
+	out := on
+	for _, d := range deps {
+		o := FindOnset(byPeer[d.Peer], alertAt, DefaultMargins)
+		if o.At == nil || !o.At.Before(*out.At) || o.At.Before(on.BaselineFrom) {
+			continue
+		}
+		out = on
+		out.At, out.Signal, out.BucketMinutes = o.At, o.Signal, o.BucketMinutes
+		out.Refined, out.Signatures, out.Pooled, out.Operation, out.Status, out.Quality, out.Rule = "", "", false, "", "", false, ""
+		out.QualityKey, out.QualityValue = "", ""
+		out.Dependency, out.DependencyP95Ms, out.OpFilter = d.Peer, o.P95ThresholdMs, filter(d.Peer)
+		out.Reason = fmt.Sprintf("the calls to %s, a dependency that slowed at its usual call rate (p95 %s -> %s ms): %s (the service's other signals: %s)",
+			d.Peer, fmtF(d.BeforeMs), fmtF(d.NowMs), o.Reason, on.Reason)
+	}
+	return out
 }

@@ -75,3 +75,48 @@ func TestSlowDependencies(t *testing.T) {
 		})
 	}
 }
+
+// EarliestWithSlowDependency moves the onset to where the calls to a slow
+// dependency left their own baseline when that is earlier (s4343-w013: a
+// retrieval index slowed at 16:26, the answer engine's sampled deadline
+// errors placed its onset at 16:34 and a deploy at 16:31 read as coming
+// first), keeps the service's baseline and thresholds, and never moves it
+// later.
+func TestSlowDependencyPlacesTheOnsetEarlier(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 10, 15, 15, 46, 0, 0, time.UTC)
+	at := t0.Add(40 * time.Minute)
+	alertAt := t0.Add(50 * time.Minute)
+	on := facts.Onset{At: &at, Signal: "error_rate", BaselineFrom: t0, ErrorThreshold: 0.05, P95ThresholdMs: 2316, BucketMinutes: 1, Reason: "error_rate left its baseline"}
+	entry := slowSeries{calls: 20, callsSince: 20, p95: 100, p95Since: 850, slowFrom: 32}.minutes(t0)
+	calls := func(peer string) string { return "server.address = '" + peer + "'" }
+	for _, tc := range []struct {
+		name     string
+		slowFrom int
+		want     time.Time
+	}{
+		{"slowed eight minutes before the errors placed the onset", 32, t0.Add(32 * time.Minute)},
+		{"slowed with the errors", 40, at},
+		{"slowed after the errors", 43, at},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			peers := map[string][]facts.Minute{"doc-retriever": slowSeries{calls: 20, callsSince: 20, p95: 60, p95Since: 640, slowFrom: tc.slowFrom}.minutes(t0)}
+			deps := facts.SlowDependencies(peers, entry, alertAt, on)
+			require.Len(t, deps, 1)
+			got := facts.EarliestWithSlowDependency(on, peers, deps, alertAt, calls)
+			require.Equal(t, tc.want, *got.At)
+			if tc.want.Equal(at) {
+				require.Equal(t, on, got)
+				return
+			}
+			require.Equal(t, "doc-retriever", got.Dependency)
+			require.Equal(t, "server.address = 'doc-retriever'", got.OpFilter)
+			require.Equal(t, "p95", got.Signal)
+			require.Less(t, got.DependencyP95Ms, 200.0, "the calls' own threshold")
+			require.Equal(t, on.P95ThresholdMs, got.P95ThresholdMs, "the service's thresholds stay")
+			require.Equal(t, on.BaselineFrom, got.BaselineFrom)
+		})
+	}
+	// No slow dependency: the onset is the service's.
+	require.Equal(t, on, facts.EarliestWithSlowDependency(on, nil, nil, alertAt, calls))
+}

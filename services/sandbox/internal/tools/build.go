@@ -618,6 +618,10 @@ func onsetLines(on Onset) []string {
 	if on.Operation != "" {
 		lines = append(lines, "onset placed by one operation's own series, "+compact.Quote(on.Operation)+" (the service aggregate placed none earlier)")
 	}
+	if on.Dependency != "" {
+		lines = append(lines, "onset placed by the calls to "+compact.Quote(on.Dependency)+", a dependency that slowed at its usual call rate: they left their own baseline (p95 >= "+
+			fmtF(on.DependencyP95Ms)+" ms) before every other signal of the service")
+	}
 	if on.Signatures != "" {
 		lines = append(lines, "onset "+on.Signatures)
 	}

@@ -100,19 +100,20 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.onset.At == nil {
 		return st, nil
 	}
-	if st.alt, err = alternatives(resps[6], resps[9], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
-		return st, err
-	}
-	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
-		return st, err
-	}
-	peers, err := peerSeries(resps[11:peerEnd])
+	peers, keyOf, err := peerSeries(resps[11:peerEnd])
 	if err != nil {
 		return st, err
 	}
 	// A client that retries inside one span makes as many attempts as
 	// the span's retry count says: the calls to its peer are the attempts.
 	if err := addRetryAttempts(peers, qual[min(len(qual), len(keys)+len(retry)):]); err != nil {
+		return st, err
+	}
+	st.onset, st.slowDeps = slowDependencyOnset(c, st.onset, peers, keyOf, st.minutes)
+	if st.alt, err = alternatives(resps[6], resps[9], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+		return st, err
+	}
+	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
 		return st, err
 	}
 	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
@@ -135,11 +136,27 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
 		return st, err
 	}
-	st.failingDeps, st.slowDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.SlowDependencies(peers, st.minutes, c.StartsAt, st.onset)
+	st.failingDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset)
 	st.retriedDeps, st.peers, st.inbound = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
+}
+
+// slowDependencyOnset is the onset, moved to where the calls to a slow
+// dependency left their own baseline when that is earlier
+// (facts.EarliestWithSlowDependency), and the slow dependencies judged
+// against it. Its spans are the outbound spans that name the peer by the
+// key its series came from (keyOf): SigNoz refuses a filter on a key it
+// never saw.
+func slowDependencyOnset(c Call, on Onset, peers map[string][]Minute, keyOf map[string]string, entry []Minute) (Onset, []facts.SlowDependency) {
+	slow := facts.SlowDependencies(peers, entry, c.StartsAt, on)
+	calls := func(peer string) string { return and(outboundSpans(), keyOf[peer]+" = "+Quote(peer)) }
+	moved := facts.EarliestWithSlowDependency(on, peers, slow, c.StartsAt, calls)
+	if moved.At.Equal(*on.At) {
+		return on, slow
+	}
+	return moved, facts.SlowDependencies(peers, entry, c.StartsAt, moved)
 }
 
 // operationDepartures reads operationQueries' answers (resps from the

@@ -71,20 +71,20 @@ func releaseErrors(versions, errs signoz.Response, rj *facts.Rejections, onset t
 // peerSeries reads the outbound spans' series by peer: resps are, for each of
 // PeerKeys in order, the count/p95 series and the error series grouped by
 // that key; a peer named under an earlier key is not read again.
-func peerSeries(resps []signoz.Response) (map[string][]Minute, error) {
-	byPeer := map[string][]Minute{}
+func peerSeries(resps []signoz.Response) (map[string][]Minute, map[string]string, error) {
+	byPeer, keyOf := map[string][]Minute{}, map[string]string{}
 	for i, key := range PeerKeys {
 		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelOf(key))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for peer, ms := range by {
 			if _, dup := byPeer[peer]; !dup {
-				byPeer[peer] = ms
+				byPeer[peer], keyOf[peer] = ms, key
 			}
 		}
 	}
-	return byPeer, nil
+	return byPeer, keyOf, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
