@@ -14,7 +14,8 @@ const (
 	// the bucket is passed over.
 	SandboxRefineOpsCap = "sandbox.refine_ops_cap"
 	// SandboxRefusedOthers is the test that a callee refusing the affected
-	// service's requests as sent (4xx) failed its other callers no more:
+	// service's requests as sent (4xx) answered its other callers with no
+	// more errors:
 	// without it a callee that refuses everybody (its own fault) leaves
 	// CoRegressed and FailingDependencies.
 	SandboxRefusedOthers = "sandbox.refused_others"
@@ -50,7 +51,7 @@ var Sparse = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFewerCallsNeedNoMoreFailures"},
 	{Name: SandboxRefineOpsCap, Check: "the onset refined over the failing operations' spans is kept only when no span of the service was off before it",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByOpsNeverPassesAFailure"},
-	{Name: SandboxRefusedOthers, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its other failures a minute rule out a rise of 1.5x",
+	{Name: SandboxRefusedOthers, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its other callers' error spans a minute rule out a rise of 1.5x",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefusedCalleeMustNotFailOthers"},
 	{Name: SandboxRefusedLatency, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its own p95, errors set aside, did not leave its baseline",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefusedCalleeMustKeepItsLatency"},
