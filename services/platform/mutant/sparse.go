@@ -14,10 +14,24 @@ const (
 	// the bucket is passed over.
 	SandboxRefineOpsCap = "sandbox.refine_ops_cap"
 	// SandboxRefusedOthers is the test that a callee refusing the affected
-	// service's requests as sent (4xx) failed its other callers no more:
+	// service's requests as sent (4xx) answered its other callers with no
+	// more errors:
 	// without it a callee that refuses everybody (its own fault) leaves
 	// CoRegressed and FailingDependencies.
 	SandboxRefusedOthers = "sandbox.refused_others"
+	// SandboxRefusedLatency is the test that a callee refusing the affected
+	// service's requests as sent kept its latency (its own series, errors
+	// set aside, holds no sustained p95 departure): without it a callee that
+	// slows for everyone while it refuses the service's calls (its own
+	// trouble) leaves CoRegressed and FailingDependencies.
+	SandboxRefusedLatency = "sandbox.refused_latency"
+	// SandboxRefusalClass is the answer class a callee's refusal is read
+	// from (HTTP 4xx but 401, 403, 407, 408, 425, 429, 499; gRPC
+	// INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION,
+	// OUT_OF_RANGE): without it every failed call reads as a refusal, and a
+	// callee that rate-limits (429) or fails (5xx, timeouts) leaves
+	// CoRegressed and FailingDependencies.
+	SandboxRefusalClass = "sandbox.refusal_class"
 	// GateRefusedOriginRelease is the gate's reading of the origin's release
 	// ledger when the sandbox judged the origin to refuse the alerted
 	// service's requests: without it a callee that released a stricter
@@ -37,8 +51,12 @@ var Sparse = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFewerCallsNeedNoMoreFailures"},
 	{Name: SandboxRefineOpsCap, Check: "the onset refined over the failing operations' spans is kept only when no span of the service was off before it",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByOpsNeverPassesAFailure"},
-	{Name: SandboxRefusedOthers, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its other failures a minute rule out a rise of 1.5x",
+	{Name: SandboxRefusedOthers, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its other callers' error spans a minute rule out a rise of 1.5x",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefusedCalleeMustNotFailOthers"},
+	{Name: SandboxRefusedLatency, Check: "a callee that refuses the service's calls as sent (4xx) leaves CoRegressed only when its own p95, errors set aside, did not leave its baseline",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefusedCalleeMustKeepItsLatency"},
+	{Name: SandboxRefusalClass, Check: "a failed call reads as a refusal only with a client-error status (4xx but 401/403/407/408/425/429/499; gRPC INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, OUT_OF_RANGE)",
+		KilledBy: "test:e2e:.:^TestCalleeTwinsOfHeldout2AreDenied$"},
 	{Name: GateRefusedOriginRelease, Check: "an origin the sandbox judged to refuse the alerted service's requests denies the rollback when its own ledger shows a release in the marker window or cannot be read",
 		KilledBy: "test:services/gate:./internal/policy:TestRefusedOriginThatReleasedDenies"},
 	{Name: SandboxImpatientWaited, Check: "a failing peer whose failed calls it answered leaves FailingDependencies only when the service waited on it, before the onset, on at least 3 answered calls 1.5x as long as the longest of those",

@@ -105,6 +105,11 @@ type PropagationInput struct {
 	// service's client spans to each peer around the peer's own onset.
 	Refusals map[string]float64
 	PeerFell map[string]*CallsFell
+	// Series are the co-regressed services' own minutes (requests, error
+	// spans, p95; AlternativeFacts.Series) and AlertAt the alert's time:
+	// a refusing callee's answers to its other callers are read from them.
+	Series  map[string][]Minute
+	AlertAt time.Time
 	// Rejections is set when the service's onset was placed by its server
 	// spans' rejections (Onset.Status): a rejection of the service's is
 	// then a failing span beneath its callers (a caller whose client span
@@ -144,11 +149,20 @@ func JudgePropagation(in PropagationInput) Judged {
 	return out
 }
 
-// refused reports whether svc refuses the service's requests as sent and
-// its other failures did not rise (refused.go).
+// refused reports whether svc, the origin of the service's failures,
+// refuses its requests as sent while its answers to its other callers held:
+// their errors did not rise and its latency did not leave its baseline
+// (refused.go).
 func refused(in PropagationInput, svc string) bool {
 	share, ok := in.Refusals[svc]
-	return ok && OthersHeld(in.Fell[svc], in.PeerFell[svc], share)
+	if !ok || in.Origin == nil || in.Origin.Service != svc {
+		return false
+	}
+	o, ok := in.Onsets[svc]
+	if !ok {
+		return false
+	}
+	return OthersHeld(CallsFellOf(in.Series[svc], o), in.PeerFell[svc], share) && LatencyHeld(in.Series[svc], in.AlertAt)
 }
 
 // spansByTrace indexes the fetched spans by trace and span id, each marked

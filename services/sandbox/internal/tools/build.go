@@ -394,7 +394,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.CoRegressed = facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
-		propLine = judgedLines(c.Service, j, fu)
+		propLine = judgedLines(c.Service, j, fu, st)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies)} {
 			propLine = joinLine(propLine, l)
 		}
@@ -632,8 +632,9 @@ func onsetLines(on Onset) []string {
 }
 
 // judgedLines say which co-regressed services only propagated, and which are
-// downstream (abandoned, or only called less).
-func judgedLines(svc string, j facts.Judged, fu followUps) string {
+// downstream (abandoned, only called less, or refusing its requests: st
+// holds those callees' own series and the service's calls to them).
+func judgedLines(svc string, j facts.Judged, fu followUps, st overviewState) string {
 	var text string
 	if len(j.Propagated) > 0 {
 		text = "other services that " + propagationLine(svc, j.Propagated, j.Seen)
@@ -645,7 +646,7 @@ func judgedLines(svc string, j facts.Judged, fu followUps) string {
 		text = joinLine(text, fewerLine(svc, j.Fewer, fu.fell))
 	}
 	if len(j.Refused) > 0 {
-		text = joinLine(text, refusedLine(svc, j.Refused, fu.fell))
+		text = joinLine(text, refusedLine(svc, j.Refused, st, fu.refusals))
 	}
 	return text
 }

@@ -329,12 +329,12 @@ func judgePropagation(c Call, lim Limits, st overviewState, follow []signoz.Resp
 	}
 	return facts.JudgePropagation(facts.PropagationInput{Service: c.Service, ThrMs: st.onset.P95ThresholdMs, CoRegressed: st.alt.CoRegressed, Examined: st.examined,
 		IDs: ids, Rows: rows, Thresholds: st.alt.Thresholds, Onsets: st.alt.Onsets, Load: st.alt.Load, Origin: origin, FailingDeps: st.failingDeps, Fell: fell,
-		Refusals: refusals, PeerFell: peerFell(st, refusals), Rejections: st.onset.Status != ""}), nil
+		Refusals: refusals, PeerFell: peerFell(st, refusals), Series: st.alt.Series, AlertAt: c.StartsAt, Rejections: st.onset.Status != ""}), nil
 }
 
 // peerFell is, for each refusing peer, the service's client spans to it
 // around the peer's own onset (facts.OthersHeld takes their errors off the
-// peer's failures).
+// peer's error spans).
 func peerFell(st overviewState, refusals map[string]float64) map[string]*facts.CallsFell {
 	out := map[string]*facts.CallsFell{}
 	for p := range refusals {
@@ -345,17 +345,21 @@ func peerFell(st overviewState, refusals map[string]float64) map[string]*facts.C
 	return out
 }
 
-// refusedLine says which callees refused svc's requests as sent.
-func refusedLine(svc string, refused []string, fell map[string]*facts.CallsFell) string {
+// refusedLine says which callees refused svc's requests as sent, with each
+// one's error spans a minute from its other callers since and before its
+// onset (facts.OthersFailed over its own series and svc's calls to it).
+func refusedLine(svc string, refused []string, st overviewState, refusals map[string]float64) string {
+	pf := peerFell(st, refusals)
 	var parts []string
 	for _, r := range refused {
 		part := r
-		if c := fell[r]; c != nil {
-			part = fmt.Sprintf("%s (%s failing spans a minute against %s before)", r, fmtF(round(c.ErrSince/c.MinutesSince)), fmtF(round(c.ErrBefore/c.MinutesBefore)))
+		callee := facts.CallsFellOf(st.alt.Series[r], st.alt.Onsets[r])
+		if since, before, ok := facts.OthersFailed(callee, pf[r], refusals[r]); ok {
+			part = fmt.Sprintf("%s (its other callers' error spans: %s a minute against %s before)", r, fmtF(round(since/callee.MinutesSince)), fmtF(round(before/callee.MinutesBefore)))
 		}
 		parts = append(parts, part)
 	}
-	return "callees that refuse " + svc + "'s requests as sent since the onset (4xx, gRPC INVALID_ARGUMENT and the like) while their other failures a minute did not rise (downstream of " + svc + ", not a shared cause; still the origin): " + strings.Join(parts, ", ")
+	return "callees that refuse " + svc + "'s requests as sent since the onset (4xx, gRPC INVALID_ARGUMENT and the like) while their other callers' errors a minute did not rise and their latency held (downstream of " + svc + ", not a shared cause; still the origin): " + strings.Join(parts, ", ")
 }
 
 // propagationLine says which co-regressed services regressed only through

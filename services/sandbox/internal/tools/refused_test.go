@@ -2,6 +2,8 @@ package tools_test
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -43,38 +45,72 @@ func otherCallerSince(spans []incident.Span, f func(incident.Span) (incident.Spa
 	return out
 }
 
+// withStatus sets the HTTP status of every failing span of storefront's
+// calls to pricing and of pricing's answers to them (the 422s) to code.
+func withStatus(spans []incident.Span, code string) []incident.Span {
+	out := slices.Clone(spans)
+	for i, s := range out {
+		if !s.HasError || s.Service() == "larder-beat" || string(s.Attributes["http.status_code"]) != "422" {
+			continue
+		}
+		attrs := maps.Clone(s.Attributes)
+		attrs["http.status_code"] = json.RawMessage(code)
+		out[i].Attributes = attrs
+	}
+	return out
+}
+
 // TestRefusedCalleeIsNoSharedCause: pricing answers 422 to storefront's new
-// requests and to no one else. As recorded, pricing's other failures (14 in
-// the 16 minutes since its onset, 60 in its 74-minute baseline) cannot rule
-// out a 1.5x rise at 5% (p = 0.13), so it stays a shared cause and a failing
-// dependency. With its other caller's traces since the release dropped (its
-// other failures since are then its slow spans alone) it refuses storefront's
-// requests and leaves both, still the origin. When pricing refuses its other
-// caller too (larder-beat's batch quotes answered 422), it failed on its own
-// and stays. Kills mutant sandbox.refused_others (the last case).
+// requests and to no one else. As recorded, its error spans from its other
+// caller (larder-beat's batch quotes: 4 in the 16 minutes since its onset,
+// 35 in its 74-minute baseline) rule out a 1.5x rise and its p95 never
+// leaves its baseline: it refuses storefront's requests, leaves CoRegressed
+// and FailingDependencies, and stays the origin (the gate reads its ledger).
+// It stays a shared cause and a failing dependency when it refuses its
+// other caller too (larder-beat's batch quotes answered 422: kills mutant
+// sandbox.refused_others), when it answers storefront with its own state
+// (429, a rate limit; 503, an outage: the answer class, mutant
+// sandbox.refusal_class), and when it slows for its other caller since the
+// release (larder-beat's quotes five times slower: its latency, mutant
+// sandbox.refused_latency).
 func TestRefusedCalleeIsNoSharedCause(t *testing.T) {
 	t.Parallel()
 	asRecorded := bundleOverview(t, func(s []incident.Span) []incident.Span { return s })
-	require.Contains(t, asRecorded.Facts.CoRegressed, "pricing", asRecorded.Compact)
-	require.Contains(t, asRecorded.Facts.FailingDependencies, "pricing", asRecorded.Compact)
+	require.NotContains(t, asRecorded.Facts.CoRegressed, "pricing", asRecorded.Compact)
+	require.NotContains(t, asRecorded.Facts.FailingDependencies, "pricing", asRecorded.Compact)
+	require.Contains(t, asRecorded.Facts.Downstream, "pricing", asRecorded.Compact)
+	require.NotNil(t, asRecorded.Facts.Origin)
+	require.Equal(t, "pricing", asRecorded.Facts.Origin.Service, "the refusing callee stays the origin: the gate reads its ledger")
+	require.Contains(t, asRecorded.Compact, "callees that refuse storefront's requests as sent")
+	require.Contains(t, asRecorded.Compact, "pricing (its other callers' error spans: 0.25 a minute against 0.473 before)")
 
-	quiet := bundleOverview(t, func(s []incident.Span) []incident.Span {
-		return otherCallerSince(s, func(incident.Span) (incident.Span, bool) { return incident.Span{}, false })
-	})
-	require.NotContains(t, quiet.Facts.CoRegressed, "pricing", quiet.Compact)
-	require.NotContains(t, quiet.Facts.FailingDependencies, "pricing", quiet.Compact)
-	require.Contains(t, quiet.Facts.Downstream, "pricing", quiet.Compact)
-	require.NotNil(t, quiet.Facts.Origin)
-	require.Equal(t, "pricing", quiet.Facts.Origin.Service, "the refusing callee stays the origin: the gate reads its ledger")
-	require.Contains(t, quiet.Compact, "callees that refuse storefront's requests as sent")
-
-	refusesAll := bundleOverview(t, func(s []incident.Span) []incident.Span {
-		return otherCallerSince(s, func(sp incident.Span) (incident.Span, bool) {
-			sp.HasError, sp.StatusCode = true, 2
-			sp.Attributes = map[string]json.RawMessage{"http.status_code": json.RawMessage("422"), "net.peer.name": json.RawMessage(`"pricing"`)}
-			return sp, true
+	stays := []struct {
+		name string
+		edit func([]incident.Span) []incident.Span
+	}{
+		{"refuses everybody", func(s []incident.Span) []incident.Span {
+			return otherCallerSince(s, func(sp incident.Span) (incident.Span, bool) {
+				sp.HasError, sp.StatusCode = true, 2
+				sp.Attributes = map[string]json.RawMessage{"http.status_code": json.RawMessage("422"), "net.peer.name": json.RawMessage(`"pricing"`)}
+				return sp, true
+			})
+		}},
+		{"rate-limits storefront (429)", func(s []incident.Span) []incident.Span { return withStatus(s, "429") }},
+		{"fails storefront (503)", func(s []incident.Span) []incident.Span { return withStatus(s, "503") }},
+		{"slows for its other caller", func(s []incident.Span) []incident.Span {
+			return otherCallerSince(s, func(sp incident.Span) (incident.Span, bool) {
+				sp.DurationNano *= 5
+				return sp, true
+			})
+		}},
+	}
+	for _, tc := range stays {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := bundleOverview(t, tc.edit)
+			require.Contains(t, o.Facts.CoRegressed, "pricing", o.Compact)
+			require.Contains(t, o.Facts.FailingDependencies, "pricing", o.Compact)
+			require.NotContains(t, o.Facts.Downstream, "pricing", o.Compact)
 		})
-	})
-	require.Contains(t, refusesAll.Facts.CoRegressed, "pricing", refusesAll.Compact)
-	require.NotContains(t, refusesAll.Facts.Downstream, "pricing", refusesAll.Compact)
+	}
 }
