@@ -443,6 +443,25 @@ type ReleaseErrors struct {
 	// version shares is not the release's.
 	OtherRequests  int64 `json:"other_requests"`
 	OtherNewErrors int64 `json:"other_new_errors"`
+	// OtherVersions compares the other versions' failures since the onset
+	// with the history's, whatever their status: a failure the version a
+	// rollback returns to shows as much is not the release's. Nil when it
+	// was not measured.
+	OtherVersions *OtherVersionErrors `json:"other_versions,omitempty"`
+}
+
+// OtherVersionErrors is ReleaseErrors.OtherVersions: entry spans and error
+// spans of the versions other than the running one, counted only where a
+// span names its version (a sidecar's spans name none).
+type OtherVersionErrors struct {
+	// Requests and Errors are the other versions' entry spans and error
+	// spans since the onset, every status.
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	// HistoryRequests and HistoryErrors are every version's entry spans and
+	// error spans before the running version first served.
+	HistoryRequests int64 `json:"history_requests"`
+	HistoryErrors   int64 `json:"history_errors"`
 }
 
 // PoolWaits is measured on the spans of one service that carry a

@@ -52,6 +52,11 @@ var Catalogue = []Mutant{
 	{GateChangeNewShare, "gate: the new errors that show a prompt or configuration release's change are more than half of the running version's errors since the onset", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
 	{GateSlowDependency, "gate: no dependency the service calls at its usual rate slowed at the onset enough to explain most of its added latency (p95 of its client spans), unless the diagnosis is a prompt or configuration release", "test:services/gate:./internal/policy:^TestSlowDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer or its retries per inbound request (span attributes, retry log lines)", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
+	// An outside cause that began seconds after a deploy and fails every
+	// version (e2e/incidents-version-twins, twins of heldout4's
+	// account-portal): persona:liar's and persona:wrong's retry_storm is
+	// rolled back with it off (TestOtherVersionsFailDeny isolates it too).
+	{GateOtherVersionsFail, "gate: the other versions serving beside the running one since the onset (a rolling update) do not fail beyond their history's error rate at half the running version's rate or more; without the comparison the check fails closed", "test:e2e:.:^TestHeldout4VersionTwinsAreDenied$"},
 	{GatePoolExhaustion, "gate: the service's own connection-pool spans (OpenTelemetry db.client.connection.pool.name and older names) neither fail nor wait far longer since the onset", "test:services/gate:./internal/policy:^TestPoolExhaustionDenies$"},
 	{GateProcessRestart, "gate: no process of the running service.version was replaced by another of the same version (process.pid) since the onset", "test:services/gate:./internal/policy:^TestProcessRestartDenies$"},
 	{GateResourcePressure, "gate: the service's own logs at WARN or above name no memory, heap, GC or CPU pressure since the onset (at least 2, at 3x their baseline rate)", "test:services/gate:./internal/policy:^TestResourcePressureDenies$"},

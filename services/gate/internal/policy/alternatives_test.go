@@ -103,7 +103,9 @@ func TestReleaseErrorsRequired(t *testing.T) {
 	}{
 		{"new errors on the running version", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { return r }, ""},
 		{"not measured", "bad_release", func(*contracts.ReleaseErrors) *contracts.ReleaseErrors { return nil }, "no evidence compared the errors"},
-		{"not measured, but not a bad release", "retry_storm", func(*contracts.ReleaseErrors) *contracts.ReleaseErrors { return nil }, ""},
+		// Nor is a retry storm: without the versions compared, a failure of
+		// every version cannot be told from the release's (otherVersionReasons).
+		{"not measured, a retry storm", "retry_storm", func(*contracts.ReleaseErrors) *contracts.ReleaseErrors { return nil }, "other versions"},
 		{"no history before the version", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors { r.HistoryMinutes = 0; return r }, "no earlier release"},
 		{"only the errors the history had", "bad_release", func(r *contracts.ReleaseErrors) *contracts.ReleaseErrors {
 			r.NewSignature, r.NewErrors = "", 0

@@ -107,6 +107,10 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if rel := append(releaseReasons(in, svc, ev, inputs), callVolumeReasons(in, svc, ev, inputs)...); !mutant.Off(mutant.GateReleaseErrors) {
 		reasons = append(reasons, rel...)
 	}
+	// A rollback returns to the previous version: it must not fail too.
+	if ov := otherVersionReasons(svc, ev, inputs); !mutant.Off(mutant.GateOtherVersionsFail) {
+		reasons = append(reasons, ov...)
+	}
 	reasons = append(reasons, changeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, targetReasons(in, svc, inputs)...)
 	return result(contracts.CheckDeploymentRelated, reasons,

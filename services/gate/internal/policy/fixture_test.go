@@ -83,5 +83,7 @@ func markers(in *policy.Input, ms ...contracts.DeploymentMarker) {
 // at the marker, fails since the onset with a status its history never showed.
 func goodRelease() *contracts.ReleaseErrors {
 	return &contracts.ReleaseErrors{Version: "v2", FirstSeen: tMarker, HistoryMinutes: 120, HistoryErrors: 4,
-		Requests: 300, Errors: 95, NewSignature: "runtime error: index out of range [#]", NewErrors: 90}
+		Requests: 300, Errors: 95, NewSignature: "runtime error: index out of range [#]", NewErrors: 90,
+		// The previous version stopped serving at the deploy.
+		OtherVersions: &contracts.OtherVersionErrors{HistoryRequests: 3600, HistoryErrors: 4}}
 }

@@ -46,7 +46,8 @@ func originating() policy.Input {
 			ID: "ev-pay-overview", InvestigationID: invID, Service: origin, Tool: contracts.ToolServiceOverview,
 			From: tStarts.Add(-2 * time.Hour), To: tNow,
 			Facts: contracts.Facts{Release: &contracts.ReleaseErrors{Version: "2.2.0", FirstSeen: tPayMarker, HistoryMinutes: 120, HistoryErrors: 2,
-				Requests: 400, Errors: 150, NewSignature: "charge declined: schema", NewErrors: 140}},
+				Requests: 400, Errors: 150, NewSignature: "charge declined: schema", NewErrors: 140,
+				OtherVersions: &contracts.OtherVersionErrors{HistoryRequests: 4800, HistoryErrors: 2}}},
 		},
 	)
 	in.Origin = policy.OriginState{Service: origin, Ledger: policy.LedgerState{Found: true, Ledger: contracts.ReleaseLedgerV1{

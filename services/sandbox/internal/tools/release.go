@@ -65,7 +65,21 @@ func errorsBySignature(resp signoz.Response) ([]versionErrors, error) {
 // when no entry span has a service.version since the onset.
 func releaseErrors(versions, errs signoz.Response, rj *facts.Rejections, onset time.Time) (*contracts.ReleaseErrors, error) {
 	r, err := facts.ReleaseErrorsWith(versions, errs, rj, onset)
-	return r, badResponse(err)
+	if err != nil || r == nil {
+		return r, badResponse(err)
+	}
+	// The other versions' failures beside the running one
+	// (facts.OtherVersions): every status, not only the new one.
+	counts, err := versionCounts(versions)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := errorsBySignature(errs)
+	if err != nil {
+		return nil, err
+	}
+	r.OtherVersions = facts.OtherVersions(counts, rows, r.Version, r.FirstSeen.UnixMilli(), onset.UnixMilli())
+	return r, nil
 }
 
 // peerSeries reads the outbound spans' series by peer: resps are, for each of

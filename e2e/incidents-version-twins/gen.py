@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Writes e2e/incidents-version-twins: twins of e2e/incidents-heldout4's
+ho4-typeerror-link-platform-account-portal where the failure is not the
+release's. Run from this folder: `python3 gen.py`. It drives heldout4's own
+gen.py (seed 4304, the same world index, so the traffic, the versions each
+request meets and the sampling draw as there): only the failure changes.
+platform-auth starts answering null handles at T0 (seconds from 8.4.0's
+marker) and every version of account-portal throws the same TypeError on
+POST /api/account/link-platform; every link-platform request calls
+platform-auth first. README.md says why.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "incidents-heldout4"))
+import gen  # noqa: E402
+from gen import D, MS, NS, Trace, arrivals, at, client, db, lognorm, minutes, server  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+T0_OFFSET = 0.0
+
+def build_h0(w, sp):
+    t0 = at(D + "09:58:41.7") + int(T0_OFFSET * NS)
+    routes = [("GET", "/api/account/profile", 90, 35), ("POST", "/api/account/link-platform", 14, 120),
+              ("GET", "/api/account/entitlements", 60, 45), ("POST", "/api/account/session", 40, 60)]
+    for m in minutes(w):
+        for method, route, rate, med in routes:
+            for t in arrivals(w, m, rate):
+                tr = Trace(w)
+                v = w.version("account-portal", t)
+                dur = lognorm(w.rng, med)
+                status, et = 200, None
+                # H0: platform-auth starts answering null handles at t0; every version throws
+                fails = t >= t0 and route == "/api/account/link-platform" and w.rng.random() < 0.62
+                if fails:
+                    status, et, dur = 500, "TypeError", lognorm(w.rng, 18)
+                elif w.rng.random() < 0.002:
+                    status, et = 503, "Illuminate\\Database\\QueryException"
+                s = server(tr, "account-portal", method, route, route, t, dur, status, err_type=et, version=v)
+                d1 = lognorm(w.rng, med * 0.3)
+                db(tr, "account-portal", s, "mysql", "SELECT", "accounts", "select * from `accounts` where `id` = ? limit 1", t + MS, d1)
+                if route == "/api/account/link-platform":
+                    client(tr, "account-portal", s, "platform-auth.lanternfall.internal", "POST", "/v2/link",
+                           t + d1 + 2 * MS, lognorm(w.rng, med * 0.5), 200)
+                    if fails:
+                        tr.log("account-portal", t + dur - MS, 17,
+                               "App\\Services\\PlatformLink::normalize(): Argument #1 ($handle) must be of type string, null given, called in /var/www/app/Http/Controllers/LinkController.php on line 58",
+                               span=s, attrs={"exception.type": "TypeError", "code.filepath": "app/Services/PlatformLink.php", "code.lineno": 31})
+                tr.keep()
+
+
+def twin_specs(tid, t0):
+    out = []
+    for s in gen.spec_list():
+        if s["id"] == "ho4-typeerror-link-platform-account-portal":
+            out.append(dict(s, id=tid, builder=build_h0,
+                            title="platform-auth answers null handles from %+gs of account-portal 8.4.0's marker: every version throws TypeError on link-platform" % t0,
+                            expect=("dependency_outage", "deny"), tags=["php", "laravel", "envoy", "version-twin", "trap"]))
+    return out
+
+
+# (id, T0 seconds from the marker, head sampled)
+TWINS = [
+    ("vt-trap-null-handles-plus5s-account-portal", 5, False),
+    ("vt-trap-null-handles-plus5s-head-account-portal", 5, True),
+    ("vt-trap-null-handles-minus15s-account-portal", -15, False),
+]
+
+
+def main():
+    global T0_OFFSET
+    every, keep = gen.spec_list, gen.Trace.keep
+    for tid, t0, head in TWINS:
+        T0_OFFSET = t0
+        specs = twin_specs(tid, t0)
+        gen.spec_list = lambda specs=specs: specs
+        try:
+            if head:
+                gen.head_twin(HERE, {tid})
+            else:
+                gen.HERE = HERE
+                gen.main()
+        finally:
+            gen.spec_list, gen.Trace.keep = every, keep
+        y = os.path.join(HERE, tid, "incident.yaml")
+        s = open(y).read().replace("tags: [heldout4, lanternfall, ", "tags: [lanternfall, ")
+        open(y, "w").write(s)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+package e2e
+
+import (
+	"testing"
+
+	"agentk/contracts/incident"
+
+	"github.com/stretchr/testify/require"
+)
+
+// versionTwins holds twins of e2e/incidents-heldout4's
+// ho4-typeerror-link-platform-account-portal where the TypeError is an
+// outside cause's (platform-auth answering null handles) that every version
+// of account-portal throws, from 5 s after 8.4.0's marker or 15 s before it
+// (its README). A rolling update keeps 8.3.2 serving beside 8.4.0 for 90 s,
+// and 8.3.2 fails the same way: a rollback to it undoes nothing.
+const versionTwins = "incidents-version-twins"
+
+// TestHeldout4VersionTwinsAreDenied replays every investigator on the
+// version twins: none may roll back (their diagnoses are not asserted). With the gate's other-versions check
+// off (mutant gate.other_versions_fail) persona:liar's and persona:wrong's
+// retry_storm of the twin 5 s after the marker is rolled back: the marker
+// precedes the onset, the tail sampler keeps every failing link-platform
+// trace (each with its platform-auth call) so the calls per sampled request
+// rise, and nothing else reads the old version failing.
+func TestHeldout4VersionTwinsAreDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six investigators on the version twins; skipped with -short")
+	}
+	outs := evalFolder(t, versionTwins, []string{"rules", "persona:oracle", "persona:liar", "persona:wrong", "persona:marker", "persona:quality"})
+	require.Len(t, outs, 6*3)
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
+}
+
+// TestVersionTwinsCorpusLoads: the twins load with the format's own loader,
+// all traps, and the provenance declares them in sample (written with the
+// check they ask for).
+func TestVersionTwinsCorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs := loadTaggedCorpus(t, versionTwins, "version-twin", "in-sample", 3)
+	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
+}
