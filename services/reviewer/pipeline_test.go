@@ -80,7 +80,9 @@ func TestReportToDecisionOverNATS(t *testing.T) {
 				// The release comparison a bad_release rollback needs: v2's
 				// entry spans fail with a signature no error had before v2.
 				Release: &contracts.ReleaseErrors{Version: "v2", FirstSeen: marker, HistoryMinutes: 60,
-					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}}}),
+					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78,
+					// The previous version stopped serving at the deploy.
+					OtherVersions: &contracts.OtherVersionErrors{HistoryRequests: 2400, HistoryErrors: 3}}}}),
 		seal(envelope.RoleSandbox, contracts.SubjectEvidence, contracts.EvidenceV1{ID: "ev-2", InvestigationID: "inv-1", Service: "shop-api",
 			Tool: contracts.ToolDeploymentMarkers, From: now.Add(-2 * time.Hour), To: now, RawSHA256: hash,
 			Link: "http://localhost:8080/traces-explorer", Facts: contracts.Facts{MarkerQuery: true,

@@ -160,7 +160,8 @@ func newWorld(t testing.TB) *world {
 		evidence: []contracts.EvidenceV1{
 			{ID: "ev-1", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow,
 				Facts: contracts.Facts{Onset: &tOnset, Release: &contracts.ReleaseErrors{Version: "v2", FirstSeen: tMarker, HistoryMinutes: 60,
-					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78}, PeakCallRatio: &peakCalls}},
+					Requests: 200, Errors: 80, NewSignature: "panic: runtime error", NewErrors: 78,
+					OtherVersions: &contracts.OtherVersionErrors{HistoryRequests: 2400, HistoryErrors: 3}}, PeakCallRatio: &peakCalls}},
 			{ID: "ev-2", InvestigationID: "inv-1", Service: svc, Tool: contracts.ToolDeploymentMarkers, From: tStarts.Add(-2 * time.Hour), To: tNow,
 				Facts: contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: svc, Version: "v2", At: tMarker}}}},
 		},

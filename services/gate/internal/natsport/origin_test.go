@@ -27,7 +27,8 @@ func originWorld(t *testing.T) *world {
 			Facts: contracts.Facts{MarkerQuery: true, DeploymentMarkers: []contracts.DeploymentMarker{{Service: "payment", Version: "2.2.0", At: payAt}}}},
 		contracts.EvidenceV1{ID: "ev-4", InvestigationID: "inv-1", Service: "payment", Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow,
 			Facts: contracts.Facts{Release: &contracts.ReleaseErrors{Version: "2.2.0", FirstSeen: payAt, HistoryMinutes: 60,
-				Requests: 200, Errors: 90, NewSignature: "charge: schema", NewErrors: 85}}},
+				Requests: 200, Errors: 90, NewSignature: "charge: schema", NewErrors: 85,
+				OtherVersions: &contracts.OtherVersionErrors{HistoryRequests: 2400, HistoryErrors: 2}}}},
 	)
 	w.evAs = append(w.evAs, envelope.RoleSandbox, envelope.RoleSandbox)
 	claim := contracts.Claim{ID: "c2", Class: "bad_release", Service: "payment", Statement: "payment 2.2.0 fails charges", Confidence: 0.85, EvidenceIDs: []string{"ev-1", "ev-3"}}
