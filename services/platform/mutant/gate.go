@@ -50,6 +50,10 @@ var Catalogue = []Mutant{
 	// cause after a deploy whose background errors carried one generic text
 	// the version's short history never showed (4 of its 21 errors).
 	{GateChangeNewShare, "gate: the new errors that show a prompt or configuration release's change are more than half of the running version's errors since the onset", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
+	// persona:quality's config_regression on a p95 regression of unknown
+	// cause after a deploy, whose 3 stray errors of 82 requests carried a
+	// generic text the version's history never showed (s51823-w011).
+	{GateChangeRegression, "gate: the new errors that show a prompt or configuration release's change fail at least 5% of the running version's requests since the onset, or come with a significant departure of some operation's error rate", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
 	{GateSlowDependency, "gate: no dependency the service calls at its usual rate slowed at the onset enough to explain most of its added latency (p95 of its client spans), unless the diagnosis is a prompt or configuration release", "test:services/gate:./internal/policy:^TestSlowDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer or its retries per inbound request (span attributes, retry log lines)", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
 	// An outside cause that began seconds after a deploy and fails every

@@ -36,6 +36,7 @@ const (
 	GateRetriedFault      = "gate.retried_fault"
 	GateChangeEvidence    = "gate.change_evidence"
 	GateChangeNewShare    = "gate.change_new_share"
+	GateChangeRegression  = "gate.change_regression"
 	GateReleaseErrors     = "gate.release_errors"
 	GateOtherVersionsFail = "gate.other_versions_fail"
 	GatePoolExhaustion    = "gate.pool_exhaustion"

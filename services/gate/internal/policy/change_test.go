@@ -16,35 +16,53 @@ import (
 // regression of unknown cause after a deploy, world s1018-w023, was rolled
 // back), carried by more than half of its errors since the onset (mutant
 // gate.change_new_share: background errors of generic texts, one of which
-// the version's 7 minutes of history missed). Other classes are not asked.
+// the version's 7 minutes of history missed), and coming with a significant
+// departure of some operation's error rate or failing 5% of the version's
+// requests (mutant gate.change_regression: 3 stray errors in 82 requests of
+// a p95 regression after a deploy, world s51823-w011). Other classes are
+// not asked.
 func TestPromptOrConfigNeedsAChange(t *testing.T) {
 	shift := []contracts.QualityShift{{Attribute: "gen_ai.usage.output_tokens", At: tOnset, Before: 120, Since: 480}}
 	few := func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 2, "unexpected EOF" }
+	noDeparture := func(f *contracts.Facts) { f.Departures = nil }
+	p95Departure := func(f *contracts.Facts) {
+		f.Departures[0].Signal, f.Departures[0].Before, f.Departures[0].Since = "p95", 120, 310
+	}
 	for _, tc := range []struct {
 		name    string
 		class   string
 		shifts  []contracts.QualityShift
 		release func(*contracts.ReleaseErrors)
 		allow   bool
+		facts   func(*contracts.Facts)
 	}{
-		{"config: new errors of the running version", "config_regression", nil, func(*contracts.ReleaseErrors) {}, true},
-		{"config: three new errors in 243 requests", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 3, 3, 243 }, true},
-		{"config: new errors with no history (service.version kept)", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.HistoryMinutes = 0 }, true},
-		{"prompt: a shift of its span attributes", "prompt_regression", shift, few, true},
-		{"config: two new errors, nothing shifted", "config_regression", nil, few, false},
-		{"prompt: no new error, nothing shifted", "prompt_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 0, "" }, false},
-		{"config: the old version fails the same way", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.OtherRequests, r.OtherNewErrors = 100, 20 }, false},
+		{"config: new errors of the running version", "config_regression", nil, func(*contracts.ReleaseErrors) {}, true, nil},
+		{"config: three new errors in 243 requests", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 3, 3, 243 }, true, nil},
+		{"config: new errors with no history (service.version kept)", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.HistoryMinutes = 0 }, true, nil},
+		{"prompt: a shift of its span attributes", "prompt_regression", shift, few, true, nil},
+		{"config: two new errors, nothing shifted", "config_regression", nil, few, false, nil},
+		{"prompt: no new error, nothing shifted", "prompt_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.NewSignature = 0, "" }, false, nil},
+		{"config: the old version fails the same way", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.OtherRequests, r.OtherNewErrors = 100, 20 }, false, nil},
 		{"config: new errors a minority of the version's errors (background texts its short history missed)", "config_regression", nil, func(r *contracts.ReleaseErrors) {
 			r.HistoryMinutes, r.HistoryErrors, r.Requests, r.Errors, r.NewErrors, r.NewSignature = 7, 3, 266, 21, 4, "connection reset by peer"
-		}, false},
-		{"config: not measured", "config_regression", nil, nil, false},
-		{"retry storm: not asked", "retry_storm", nil, few, true},
+		}, false, nil},
+		{"config: 3 new errors in 82 requests, no operation's error rate departed (a p95 regression's stray errors)", "config_regression", nil, func(r *contracts.ReleaseErrors) {
+			r.HistoryMinutes, r.HistoryErrors, r.Requests, r.Errors, r.NewErrors, r.NewSignature = 81, 1, 82, 4, 3, "unexpected EOF"
+		}, false, noDeparture},
+		{"config: 9 new errors in 243 requests, only an operation's p95 departed", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 9, 9, 243 }, false, p95Departure},
+		{"config: new errors fail 13% of the requests, no error departure", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 5, 6, 38 }, true, p95Departure},
+		{"prompt: a shift of its span attributes, no departure asked", "prompt_regression", shift, few, true, noDeparture},
+		{"config: not measured", "config_regression", nil, nil, false, nil},
+		{"retry storm: not asked", "retry_storm", nil, few, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()
 			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
 			f := &in.Evidence[0].Facts
 			f.QualityShifts = tc.shifts
+			if tc.facts != nil {
+				tc.facts(f)
+			}
 			if tc.release == nil {
 				f.Release = nil
 			} else {

@@ -46,7 +46,8 @@ func allowing() policy.Input {
 			{
 				ID: "ev-overview", InvestigationID: invID, Service: svc, Tool: contracts.ToolServiceOverview,
 				From: tStarts.Add(-2 * time.Hour), To: tNow,
-				Facts: contracts.Facts{Onset: ptr(tOnset), ErrorRate: ptr(0.31), Release: goodRelease(), PeakCallRatio: ptr(4.5), PeakCallPeer: "payments-api"},
+				Facts: contracts.Facts{Onset: ptr(tOnset), ErrorRate: ptr(0.31), Release: goodRelease(), PeakCallRatio: ptr(4.5), PeakCallPeer: "payments-api",
+					Departures: []contracts.OperationDeparture{{Operation: "POST /checkout Server", Signal: "error_rate", At: tOnset, Before: 0.01, Since: 0.31, P: 1e-12}}},
 			},
 			{
 				ID: "ev-markers", InvestigationID: invID, Service: svc, Tool: contracts.ToolDeploymentMarkers,
