@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"agentk/contracts"
 	"agentk/contracts/table"
@@ -21,7 +22,8 @@ const (
 	// FeatServer5xx: the service's own failing server spans answer HTTP 5xx
 	// (http.response.status_code, or http.status_code before semconv 1.23).
 	FeatServer5xx Feature = "server-error status class on the service's server spans (http.response.status_code / http.status_code)"
-	// FeatException: the failing spans carry exception.type or error.type.
+	// FeatException: most of the failing spans since the onset carry
+	// exception.type or error.type.
 	FeatException Feature = "exception.type / error.type on the service's failing spans"
 	// FeatNewVersion: every failing span of the service is on the version the
 	// latest deployment marker introduced (resource service.version).
@@ -365,9 +367,10 @@ func (f failures) majority() origin {
 
 // features reads the Features of the service's failing spans f and the
 // follow-up aggregates sh; newVersion is the version of the latest deployment
-// marker before the onset ("" when none). It returns each feature found with
-// the ids of the evidence it came from.
-func features(f failures, newVersion string, sh Shape) map[Feature][]string {
+// marker before the onset ("" when none), onset the overview's (nil when
+// none). It returns each feature found with the ids of the evidence it came
+// from.
+func features(f failures, newVersion string, onset *time.Time, sh Shape) map[Feature][]string {
 	out := map[Feature][]string{}
 	counts := map[Feature]int{}
 	ids := map[Feature]map[string]bool{}
@@ -397,9 +400,12 @@ func features(f failures, newVersion string, sh Shape) map[Feature][]string {
 	own := len(f.rows)
 	maj := f.majority()
 	keep(FeatServer5xx, counts[FeatServer5xx] > 0)
-	// An exception counts when most failing spans carry one: a few
-	// exceptions in the baseline's noise say nothing about a release.
-	keep(FeatException, 2*counts[FeatException] > own)
+	// An exception counts when most failing spans since the onset carry
+	// one: a few exceptions in the baseline's noise say nothing about a
+	// release, nor do the baseline's own failing spans, which error_traces
+	// returns beside the regression's.
+	exc, recent := f.exceptionsSince(onset)
+	keep(FeatException, 2*exc > recent)
 	keep(FeatPool, counts[FeatPool] > 0 || maj == originPool)
 	keep(FeatResend, counts[FeatResend] > 0 || f.attempts > 0)
 	keep(FeatPeer, maj == originPeer || maj == originDB)
@@ -410,6 +416,27 @@ func features(f failures, newVersion string, sh Shape) map[Feature][]string {
 	keep(FeatThrottled, counts[FeatThrottled] >= ThrottledMin)
 	shapeFeatures(out, f, sh)
 	return out
+}
+
+// exceptionsSince counts the failing spans recorded at or after onset (all
+// of them when onset is nil; a row without a readable time counts) and those
+// of them that carry an exception (FeatException). s3141777-w013 (a slow
+// doc-retriever, a release coinciding): 7 of 13 failing spans carried
+// error.type InternalError, 5 of them the baseline's noise hours before the
+// onset, 2 of the 8 since; read bad_release before.
+func (f failures) exceptionsSince(onset *time.Time) (exc, recent int) {
+	for _, row := range f.rows {
+		if onset != nil {
+			if at, err := time.Parse(time.RFC3339Nano, str(row, "time")); err == nil && at.Before(*onset) {
+				continue
+			}
+		}
+		recent++
+		if slices.Contains(rowFeatures(row, ""), FeatException) {
+			exc++
+		}
+	}
+	return exc, recent
 }
 
 // rowFeatures are the features one failing span shows by itself.

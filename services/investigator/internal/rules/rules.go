@@ -385,7 +385,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
 	sh := readShape(evidence)
-	o.Features = features(f, newVersion, sh)
+	o.Features = features(f, newVersion, onset, sh)
 	first, lead := slowFirst(service, evidence, sh.Model)
 	setIDs(o.Features, FeatSlowFirst, first)
 	setIDs(o.Features, FeatSlowLead, lead)
