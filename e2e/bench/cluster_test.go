@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"agentk/e2e/freeport"
+	"agentk/platform/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"

@@ -23,7 +23,7 @@ import (
 	"agentk/cmd/agentk/stack"
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
-	"agentk/e2e/freeport"
+	"agentk/platform/freeport"
 	"agentk/platform/fabric"
 	"agentk/platform/service"
 	"agentk/services/bridge/fakeslack"

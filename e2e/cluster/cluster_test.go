@@ -26,7 +26,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
-	"agentk/e2e/freeport"
+	"agentk/platform/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/deadline"
 	"agentk/platform/dockertest"

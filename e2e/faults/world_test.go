@@ -22,7 +22,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/contracts/incident"
 	"agentk/e2e/corpusgen"
-	"agentk/e2e/freeport"
+	"agentk/platform/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
 	"agentk/platform/identity"

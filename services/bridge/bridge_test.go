@@ -3,7 +3,6 @@ package bridge_test
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/freeport"
 	"agentk/platform/health"
 	"agentk/platform/service"
 	"agentk/services/bridge"
@@ -31,11 +31,7 @@ const (
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
+	return freeport.Addr(t)
 }
 
 type running struct {

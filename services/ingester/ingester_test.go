@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"agentk/platform/fabric"
+	"agentk/platform/freeport"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
 	"agentk/services/ingester/internal/httpport"
@@ -176,8 +176,5 @@ func TestStormOfTenThousandAlertsAcrossTwentyServices(t *testing.T) {
 
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port
+	return freeport.Port(t)
 }

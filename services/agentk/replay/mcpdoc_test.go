@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"agentk/cmd/agentk/replay"
+	"agentk/platform/freeport"
 
 	"github.com/stretchr/testify/require"
 )
@@ -133,12 +135,7 @@ func replayAllowed(t *testing.T, dir string, env map[string]string) {
 
 func freePort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	_, port, err := net.SplitHostPort(l.Addr().String())
-	require.NoError(t, err)
-	return port
+	return strconv.Itoa(freeport.Port(t))
 }
 
 // waitListening waits until addr accepts connections (the server started),

@@ -3,7 +3,6 @@ package bus_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"agentk/contracts/envelope"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/freeport"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
 	"agentk/platform/topology"
@@ -23,13 +23,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// freePort returns a loopback port nobody listens on right now.
+// freePort returns a loopback port nobody listens on right now, outside
+// the ephemeral range (freeport).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return freeport.Port(t)
 }
 
 // startCluster runs a three-node JetStream cluster of embedded servers in

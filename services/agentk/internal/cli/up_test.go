@@ -16,6 +16,7 @@ import (
 	"agentk/contracts"
 	"agentk/contracts/incident"
 	"agentk/platform/fabric"
+	"agentk/platform/freeport"
 	"agentk/platform/service"
 	"agentk/services/sandbox/fakesignoz"
 
@@ -32,11 +33,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// freePort is a loopback address for a server the child process binds
+// later, outside the ephemeral range (freeport): a port from Listen(":0")
+// was once taken by another connection before `agentk up` bound it.
 func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
+	t.Helper()
+	return freeport.Addr(t)
 }
 
 type upProcess struct {
