@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"agentk/platform/freeport"
 	"agentk/platform/bus"
 	"agentk/platform/fabric"
+	"agentk/platform/freeport"
 	"agentk/platform/identity"
 	"agentk/platform/natsembed"
 )
