@@ -583,16 +583,24 @@ func TestRedeliveryAfterDoneRepublishesTheSameAction(t *testing.T) {
 	require.EqualValues(t, 1, e.rt.applies.Load())
 }
 
-func TestCrashMidActionIsReconciledNotRepeated(t *testing.T) {
-	t.Parallel()
+// crashMidAction runs an approval into a runtime that panics mid-action,
+// as a crash would, and leaves the runtime sane again for the restart.
+func crashMidAction(t *testing.T) (*env, []byte) {
+	t.Helper()
 	e := newEnv(t)
 	e.seedLedger(t)
 	raw := testkit.Signed(t, e.keys, "dec-1", "shop-api", t0)
 	e.rt.panics = true
 	require.Panics(t, func() { _, _ = e.deployer().Handle(context.Background(), raw, 1) })
+	e.rt.panics = false
+	return e, raw
+}
+
+func TestCrashMidActionIsReconciledNotRepeated(t *testing.T) {
+	t.Parallel()
+	e, raw := crashMidAction(t)
 
 	// The process restarts: reconcile from Docker's state before consuming.
-	e.rt.panics = false
 	restarted := e.deployer()
 	pending, err := restarted.Reconcile(context.Background())
 	require.NoError(t, err)
@@ -619,12 +627,7 @@ func TestCrashMidActionIsReconciledNotRepeated(t *testing.T) {
 // back to "container runs , not  (dry run: nothing changed)" and failed).
 func TestCrashMidDryRunIsReportedAsADryRun(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.seedLedger(t)
-	raw := testkit.Signed(t, e.keys, "dec-1", "shop-api", t0)
-	e.rt.panics = true
-	require.Panics(t, func() { _, _ = e.deployer().Handle(context.Background(), raw, 1) })
-	e.rt.panics = false
+	e, raw := crashMidAction(t)
 	e.rt.verify = rollback.Verification{Detail: "dry run: nothing changed", DryRun: true}
 
 	pending, err := e.deployer().Reconcile(context.Background())
@@ -643,12 +646,7 @@ func TestCrashMidDryRunIsReportedAsADryRun(t *testing.T) {
 
 func TestCrashMidActionOnOldImageReportsFailed(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.seedLedger(t)
-	raw := testkit.Signed(t, e.keys, "dec-1", "shop-api", t0)
-	e.rt.panics = true
-	require.Panics(t, func() { _, _ = e.deployer().Handle(context.Background(), raw, 1) })
-	e.rt.panics = false
+	e, raw := crashMidAction(t)
 	e.rt.verify = rollback.Verification{Verified: false, ImageID: "sha256:v2", Detail: "still on v2"}
 	res, err := e.deployer().Handle(context.Background(), raw, 2)
 	require.NoError(t, err)
