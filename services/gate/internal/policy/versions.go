@@ -1,10 +1,10 @@
 package policy
 
 import (
-	"math"
 	"strconv"
 
 	"agentk/contracts"
+	"agentk/platform/stats"
 )
 
 // OtherVersionsFailP is the chance under the history's error rate below
@@ -47,35 +47,10 @@ func otherVersionReasons(svc string, ev []contracts.EvidenceV1, inputs map[strin
 	if r.Requests > 0 {
 		running = float64(r.Errors) / float64(r.Requests)
 	}
-	p := binomialTail(o.Requests, o.Errors, base)
+	p := stats.BinomTail(int(o.Errors), int(o.Requests), base)
 	if p >= OtherVersionsFailP || share < OtherVersionShare*running {
 		return nil
 	}
 	return []string{"the other versions of " + svc + " fail beside " + strconv.Quote(r.Version) + " since the onset (" + strconv.FormatInt(o.Errors, 10) + " of " + strconv.FormatInt(o.Requests, 10) +
 		" requests, against " + strconv.FormatInt(o.HistoryErrors, 10) + " of " + strconv.FormatInt(o.HistoryRequests, 10) + " before the release; chance " + strconv.FormatFloat(p, 'g', 2, 64) + "): a rollback to them would not undo the failure"}
-}
-
-// binomialTail is P(X ≥ k) for X ~ Binomial(n, p).
-func binomialTail(n, k int64, p float64) float64 {
-	switch {
-	case k <= 0:
-		return 1
-	case p <= 0:
-		return 0
-	case p >= 1:
-		return 1
-	}
-	var sum float64
-	for i := k; i <= n; i++ {
-		sum += math.Exp(logChoose(n, i) + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p))
-	}
-	return min(1, sum)
-}
-
-// logChoose is log(n choose k).
-func logChoose(n, k int64) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }

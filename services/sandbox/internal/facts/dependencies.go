@@ -7,6 +7,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/mutant"
+	"agentk/platform/stats"
 )
 
 // The service's dependencies, read from its client spans' series by peer
@@ -191,5 +192,5 @@ func callsHold(ms, inbound []Minute, on Onset, alpha float64) bool {
 // significantly at level alpha (binomial tail): the calls' test
 // (callsHold) and the retries' (retriesHold).
 func riseHolds(base, since, q, alpha float64) bool {
-	return since <= q*(base+since) || BinomTail(int(math.Round(since)), int(math.Round(base+since)), q) <= alpha
+	return since <= q*(base+since) || stats.BinomTail(int(math.Round(since)), int(math.Round(base+since)), q) <= alpha
 }

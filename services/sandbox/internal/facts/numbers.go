@@ -43,25 +43,3 @@ func Median(v []float64) float64 {
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
-
-// BinomTail is P(X ≥ k) for X ~ Binomial(n, q).
-func BinomTail(k, n int, q float64) float64 {
-	switch {
-	case k <= 0:
-		return 1
-	case k > n, q <= 0:
-		return 0
-	case q >= 1:
-		return 1
-	}
-	lf := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-	var sum float64
-	for i := k; i <= n; i++ {
-		t := math.Exp(lf(n) - lf(i) - lf(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
-		sum += t
-		if t < sum*1e-12 && float64(i) > float64(n)*q {
-			break
-		}
-	}
-	return math.Min(sum, 1)
-}

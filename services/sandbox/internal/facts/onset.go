@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentk/platform/mutant"
+	"agentk/platform/stats"
 )
 
 // Margins say how far the series must leave its baseline, and for how long, to
@@ -268,7 +269,7 @@ func (b baseline) errorsOff(requests, errors float64) bool {
 		return true
 	}
 	p0 := math.Max(b.errRate, 0.5/math.Max(b.requests, 1))
-	return BinomTail(int(math.Round(errors)), int(math.Round(requests)), math.Min(p0, 1)) <= b.alpha
+	return stats.BinomTail(int(math.Round(errors)), int(math.Round(requests)), math.Min(p0, 1)) <= b.alpha
 }
 
 func (b baseline) offAs(x bucket, m Margins, sig string) bool {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"agentk/platform/mutant"
+	"agentk/platform/stats"
 )
 
 // A shift that began a few minutes before the data ends (the alert fires
@@ -168,7 +169,7 @@ func shortTailShare(minutes int, r0, e0, r1, e1, thr float64) bool {
 		return true
 	}
 	p0 := math.Min(1, math.Max(e0, 0.5)/r0)
-	return BinomTail(int(math.Round(e1)), int(math.Round(r1)), p0) <= shortTailAlpha(thr)
+	return stats.BinomTail(int(math.Round(e1)), int(math.Round(r1)), p0) <= shortTailAlpha(thr)
 }
 
 func meanVar(ms []Minute) (float64, float64) {
