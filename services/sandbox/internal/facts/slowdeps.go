@@ -112,11 +112,13 @@ func EarliestWithSlowDependency(on Onset, byPeer map[string][]Minute, deps []Slo
 		if o.At == nil || !o.At.Before(*out.At) || o.At.Before(on.BaselineFrom) {
 			continue
 		}
-		out = on
-		out.At, out.Signal, out.BucketMinutes = o.At, o.Signal, o.BucketMinutes
-		out.Refined, out.Signatures, out.Pooled, out.Operation, out.Status, out.Quality, out.Rule = "", "", false, "", "", false, ""
-		out.QualityKey, out.QualityValue = "", ""
-		out.Dependency, out.DependencyP95Ms, out.OpFilter = d.Peer, o.P95ThresholdMs, filter(d.Peer)
+		// The calls' onset with the service's baseline and thresholds; what
+		// placed on (its refinement, operation, status, quality, rule) is not
+		// carried over.
+		out = Onset{At: o.At, Signal: o.Signal, BucketMinutes: o.BucketMinutes,
+			BaselineErrorRate: on.BaselineErrorRate, BaselineP95Ms: on.BaselineP95Ms, ErrorThreshold: on.ErrorThreshold, P95ThresholdMs: on.P95ThresholdMs,
+			BaselineFrom: on.BaselineFrom, BaselineMinutes: on.BaselineMinutes, BaselineRequests: on.BaselineRequests,
+			Dependency: d.Peer, DependencyP95Ms: o.P95ThresholdMs, OpFilter: filter(d.Peer)}
 		out.Reason = fmt.Sprintf("the calls to %s, a dependency that slowed at its usual call rate (p95 %s -> %s ms): %s (the service's other signals: %s)",
 			d.Peer, fmtF(d.BeforeMs), fmtF(d.NowMs), o.Reason, on.Reason)
 	}
