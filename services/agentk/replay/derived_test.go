@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +102,29 @@ func TestDecidedWaitsForTheAnnouncedDerivedDecision(t *testing.T) {
 	}
 	// An allowed decision being answered is never the end at the gate.
 	require.False(t, (&follower{out: out, clicked: true}).decided())
+}
+
+// TestFillCarriesEachFailedCheckReasonWhole: replay --json says why each
+// failed check failed, unclipped; passed checks are left out.
+func TestFillCarriesEachFailedCheckReasonWhole(t *testing.T) {
+	t.Parallel()
+	long := "no deployment.marker span of shop-api lies in the 30m0s before the onset 2026-11-30T10:06:00Z; " + strings.Repeat("x", 200)
+	o := derivedOutcome()
+	o.decision.Checks = []contracts.CheckResult{
+		{Name: contracts.CheckSLOBreach, Passed: true, Reason: "burn rate 4.8 ≥ 1"},
+		{Name: contracts.CheckConfidence, Reason: "best reviewed claim has confidence 0.5 < 0.7"},
+		{Name: contracts.CheckDeploymentRelated, Reason: long},
+	}
+	var r Result
+	o.fill(&r)
+	require.Equal(t, map[string]string{
+		contracts.CheckConfidence:        "best reviewed claim has confidence 0.5 < 0.7",
+		contracts.CheckDeploymentRelated: long,
+	}, r.FailedReasons)
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"failed_reasons":{`)
+	var none Result
+	(&outcome{}).fill(&none)
+	require.Nil(t, none.FailedReasons)
 }

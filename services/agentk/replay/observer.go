@@ -437,6 +437,7 @@ func (out *outcome) fill(r *Result) {
 		if d.FailedChecks != nil {
 			r.FailedChecks = d.FailedChecks
 		}
+		r.FailedReasons = failedReasons(d.Checks)
 		r.RollbackTarget = d.RollbackTarget
 	}
 	if a := out.approval; a != nil {
@@ -534,4 +535,19 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// failedReasons maps each failed check to its whole reason (nil when none failed).
+func failedReasons(checks []contracts.CheckResult) map[string]string {
+	var out map[string]string
+	for _, c := range checks {
+		if c.Passed {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[c.Name] = c.Reason
+	}
+	return out
 }

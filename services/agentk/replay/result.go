@@ -33,6 +33,9 @@ type Result struct {
 	Command       []string `json:"command,omitempty"`
 	IncidentID    string   `json:"incident_id,omitempty"`
 	DecisionID    string   `json:"decision_id,omitempty"`
+	// FailedReasons are the gate's reasons for each failed check, whole (the
+	// text output clips them to a line), so a scoring script can say why.
+	FailedReasons map[string]string `json:"failed_reasons,omitempty"`
 	// Culprit is the pipeline's decision about another service than the
 	// alerted one, when it made one (INCIDENT-FORMAT.md, DESIGN.md rule 17):
 	// the service whose release caused the incident, as the gate derived it.
