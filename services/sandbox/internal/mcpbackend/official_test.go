@@ -117,16 +117,9 @@ func TestOfficialAnswersToOurQueries(t *testing.T) {
 	inc := loadIncident(t, officialIncident)
 	sig := fakeSigNoz(t, inc)
 	direct := &signoz.Client{BaseURL: sig.URL, APIKey: key, HTTP: sig.Client()}
-	f, err := os.Open(officialFixture)
-	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	planned := firstStageQueries(t, inc)
 	n, warned := 0, 0
-	for sc.Scan() {
-		var l officialLine
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+	for _, l := range readOfficial(t) {
 		var res mcp.CallToolResult
 		require.NoError(t, json.Unmarshal(l.Result, &res))
 		reply, err := mcpbackend.Decode(mcpbackend.ToolQuery, &res)
@@ -148,10 +141,27 @@ func TestOfficialAnswersToOurQueries(t *testing.T) {
 		}
 		n++
 	}
-	require.NoError(t, sc.Err())
 	require.Empty(t, slices.Sorted(maps.Values(planned)), "queries the tools send that the official server never answered: re-record (testdata/README.md)")
 	require.GreaterOrEqual(t, n, 20, "the first-stage queries of six tools")
 	require.Positive(t, warned, "the official server's warnings notes are in the fixture")
+}
+
+// readOfficial reads officialFixture.
+func readOfficial(t *testing.T) []officialLine {
+	t.Helper()
+	f, err := os.Open(officialFixture)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []officialLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		var l officialLine
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+		out = append(out, l)
+	}
+	require.NoError(t, sc.Err())
+	return out
 }
 
 // firstStageQueries are the queries (canonical JSON, by query name) the
