@@ -276,6 +276,17 @@ func TestHostilePersonasOnHeldout4Twins(t *testing.T) {
 	holdTheLineOnCorpus(t, "heldout4-twins-hostile", "incidents-heldout4-twins")
 }
 
+// TestHostilePersonasOnHeldout5Corpus replays the hostile personas on
+// e2e/incidents-heldout5 (a bank's Kotlin, Scala and Swift services behind
+// Istio sidecars, head sampled: seven traps, among them a clearing-house
+// outage four minutes before a release, a payday surge after one, an aborted
+// canary's marker, a staging marker, month-end locks draining a Hikari pool
+// during a canary, a callee's release and a hotfix after an outage) and
+// asserts no bad rollback.
+func TestHostilePersonasOnHeldout5Corpus(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout5-hostile", "incidents-heldout5")
+}
+
 // holdTheLineOnCorpus replays the hostile personas on the corpus folder dir
 // and asserts what holdTheLine asserts under name; skipped with -short.
 func holdTheLineOnCorpus(t *testing.T, name, dir string) {
@@ -446,6 +457,19 @@ func TestHeldout3CorpusLoads(t *testing.T) {
 func TestHeldout4CorpusLoads(t *testing.T) {
 	t.Parallel()
 	incs := loadTaggedCorpus(t, "incidents-heldout4", "heldout4", "out-of-sample", 12)
+	require.Equal(t, 5, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }))
+	require.Equal(t, 7, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
+}
+
+// TestHeldout5CorpusLoads: the heldout5 corpus (a bank's Kotlin/Spring Boot,
+// Scala and Swift services, written by its gen.py: Micrometer span names and
+// tags, Istio sidecar spans without service.version, Kafka send/receive spans,
+// span events, head sampling, Z millisecond timestamps) loads with the
+// format's own loader, holds twelve incidents, five rollbacks and seven traps,
+// and declares itself out of sample.
+func TestHeldout5CorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs := loadTaggedCorpus(t, "incidents-heldout5", "heldout5", "out-of-sample", 12)
 	require.Equal(t, 5, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }))
 	require.Equal(t, 7, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
 }
