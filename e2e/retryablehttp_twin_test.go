@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"agentk/cmd/agentk/replay"
 	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
@@ -224,7 +223,10 @@ func callOf(calls map[string]incident.Span, req string) string {
 //     "retrying in 1s (4 left)", and r323 served three minutes clean
 //     first): no span of the ledger, nothing in the telemetry tells this
 //     twin from the release, so the release stays a missed rollback while
-//     the twin holds.
+//     the twin holds. persona:quality's config_regression was rolled back
+//     on main 352eab5: the version's new "upstream timed out after
+//     retries" stood for what a configuration changed (mutant
+//     gate.change_timeout).
 func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the retryablehttp twins; skipped with -short")
@@ -247,20 +249,8 @@ func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	incs = append(incs, ledger)
 	invs := append([]string{"rules", "persona:oracle", "persona:wrong", "persona:quality"}, hostilePersonas()...)
 	outs := evalRetrying(t, incs, invs)
-	var held []replay.Outcome
 	for _, o := range outs {
 		t.Logf("%s %s: verdict %s diagnosis %s failed %v %v", o.Incident, o.Investigator, o.Verdict, o.Diagnosis, o.FailedChecks, o.FailedReasons)
-		if o.Incident == ledger.Meta.ID && o.Investigator == "persona:quality" {
-			// KNOWN HOLE (main 352eab5, not this branch's doing): the gate
-			// lets config_regression lean on a failing and slow dependency
-			// whose failed calls carry the caller's own timeout, so
-			// persona:quality's claim rolls the outage twin back (allow, no
-			// failed check). Left for the lead: see
-			// docs/eval/generalisation.md, "session 16, h45impatient".
-			t.Logf("KNOWN HOLE, not held here: %s %s verdict %s", o.Incident, o.Investigator, o.Verdict)
-			continue
-		}
-		held = append(held, o)
 	}
-	holdSafe(t, "retryablehttp-twins", held)
+	holdSafe(t, "retryablehttp-twins", outs)
 }
