@@ -54,6 +54,11 @@ var Catalogue = []Mutant{
 	// cause after a deploy, whose 3 stray errors of 82 requests carried a
 	// generic text the version's history never showed (s51823-w011).
 	{GateChangeRegression, "gate: the new errors that show a prompt or configuration release's change fail at least 5% of the running version's requests since the onset, or come with a significant departure of some operation's error rate", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
+	// A dependency that stops answering in time makes the first version to
+	// meet it write a timeout text its history never showed:
+	// persona:quality's config_regression rolled back the ledger outage twin
+	// of sig-retryablehttp-ledger-sync (e2e/retryablehttp_twin_test.go).
+	{GateChangeTimeout, "gate: a new status that says the service gave up waiting (timeout, timed out, deadline) shows no change of a prompt or configuration release while a dependency fails at its usual call rate", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
 	{GateSlowDependency, "gate: no dependency the service calls at its usual rate slowed at the onset enough to explain most of its added latency (p95 of its client spans), unless the diagnosis is a prompt or configuration release", "test:services/gate:./internal/policy:^TestSlowDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer or its retries per inbound request (span attributes, retry log lines)", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
 	// An outside cause that began seconds after a deploy and fails every

@@ -37,6 +37,7 @@ const (
 	GateChangeEvidence    = "gate.change_evidence"
 	GateChangeNewShare    = "gate.change_new_share"
 	GateChangeRegression  = "gate.change_regression"
+	GateChangeTimeout     = "gate.change_timeout"
 	GateReleaseErrors     = "gate.release_errors"
 	GateOtherVersionsFail = "gate.other_versions_fail"
 	GatePoolExhaustion    = "gate.pool_exhaustion"

@@ -3,6 +3,7 @@ package policy
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"agentk/contracts"
 	"agentk/platform/mutant"
@@ -39,7 +40,9 @@ var changeClasses = []string{"prompt_regression", "config_regression"}
 // signature that is a minority of the same mixture, and with the old
 // version gone at the deploy none shares it (a regression of unknown cause
 // after a deploy: 4 "connection reset by peer" of 21 errors, the other 17
-// with texts the 7 minutes of history showed, was rolled back).
+// with texts the 7 minutes of history showed, was rolled back). Nor may it
+// say the service gave up waiting while a dependency fails at its usual
+// call rate (waitedOnFailingPeer).
 func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(changeClasses, in.Review.Best.Class) || mutant.Off(mutant.GateChangeEvidence) {
 		return nil
@@ -51,15 +54,43 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 		}
 	}
 	r := releaseFacts(svc, ev)
-	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) {
+	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) && !waitedOnFailingPeer(r, svc, ev) {
 		if seen := newErrorsSeen(r, svc, ev); seen != "" {
 			inputs["change"] = "new_errors " + strconv.FormatInt(r.NewErrors, 10) + "/" + strconv.FormatInt(r.Requests, 10) + " of " + r.Version + seen
 			return nil
 		}
 	}
-	return []string{"no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and no status its history never showed failed " +
+	reason := "no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and no status its history never showed failed " +
 		strconv.Itoa(MinReleaseErrors) + " or more requests of its running version, most of its errors since the onset, and " + ftoa(100*MinReleaseErrorShare) +
-		"% of its requests or an operation whose error rate left its baseline"}
+		"% of its requests or an operation whose error rate left its baseline"
+	if r != nil && waitedOnFailingPeer(r, svc, ev) {
+		reason += "; its new " + strconv.Quote(r.NewSignature) + " says it gave up waiting while " + strings.Join(dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies }), ", ") +
+			" fail at their usual call rate: what a dependency that stopped answering in time makes any version write"
+	}
+	return []string{reason}
+}
+
+// timeoutWords are what a status says when the caller gave up waiting (the
+// sandbox's callerTimeout reads the same words).
+var timeoutWords = []string{"timeout", "timed out", "deadline"}
+
+// waitedOnFailingPeer reports whether the running version's new signature
+// says the service gave up waiting while some dependency fails at its usual
+// call rate (contracts.Facts.FailingDependencies, which the sandbox leaves
+// without a peer it shows the service gave up on sooner than it used to:
+// facts.ImpatientPeers). Such a status is what a dependency that stopped
+// answering in time makes the service write under any version, the first
+// one to meet it included: it is no evidence of what a release changed
+// (sig-retryablehttp-ledger-sync's twin, e2e/retryablehttp_twin_test.go:
+// ledger.internal hanging at 08:58 under r323's unchanged client, its
+// "upstream timed out after retries" new with r323, was rolled back on
+// persona:quality's config_regression).
+func waitedOnFailingPeer(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1) bool {
+	if mutant.Off(mutant.GateChangeTimeout) || len(dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })) == 0 {
+		return false
+	}
+	sig := strings.ToLower(r.NewSignature)
+	return slices.ContainsFunc(timeoutWords, func(w string) bool { return strings.Contains(sig, w) })
 }
 
 // newErrorsSeen says how the running version's new errors are a regression

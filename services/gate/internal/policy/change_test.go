@@ -28,6 +28,7 @@ func TestPromptOrConfigNeedsAChange(t *testing.T) {
 	p95Departure := func(f *contracts.Facts) {
 		f.Departures[0].Signal, f.Departures[0].Before, f.Departures[0].Since = "p95", 120, 310
 	}
+	failingLedger := func(f *contracts.Facts) { f.FailingDependencies = []string{"ledger.internal"} }
 	for _, tc := range []struct {
 		name    string
 		class   string
@@ -52,6 +53,12 @@ func TestPromptOrConfigNeedsAChange(t *testing.T) {
 		{"config: 9 new errors in 243 requests, only an operation's p95 departed", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 9, 9, 243 }, false, p95Departure},
 		{"config: new errors fail 13% of the requests, no error departure", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewErrors, r.Errors, r.Requests = 5, 6, 38 }, true, p95Departure},
 		{"prompt: a shift of its span attributes, no departure asked", "prompt_regression", shift, few, true, noDeparture},
+		{"config: a timeout text new with the version while a dependency fails at its usual rate (the ledger outage twin)", "config_regression", nil, func(r *contracts.ReleaseErrors) {
+			r.NewSignature = "upstream timed out after retries"
+		}, false, failingLedger},
+		{"config: the same timeout text, no dependency failing", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewSignature = "upstream timed out after retries" }, true, nil},
+		{"config: a deadline text while a dependency fails", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewSignature = "context deadline exceeded" }, false, failingLedger},
+		{"config: a refusal text new with the version while a dependency fails (credentials)", "config_regression", nil, func(r *contracts.ReleaseErrors) { r.NewSignature = "401 Unauthorized" }, true, failingLedger},
 		{"config: not measured", "config_regression", nil, nil, false, nil},
 		{"retry storm: not asked", "retry_storm", nil, few, true, nil},
 	} {
