@@ -321,8 +321,8 @@ func (e *emitter) poisson(lambda float64) int {
 func (e *emitter) run() {
 	w := e.w
 	e.deployMarkers()
-	per := w.StoredPerMinute()
-	neighbourPer := math.Max(0.5, per*0.15)
+	per := w.ArrivalsPerMinute()
+	neighbourPer := math.Max(0.5, w.StoredPerMinute()*0.15)
 	for m := w.Start.Truncate(time.Minute); m.Before(w.Now); m = m.Add(time.Minute) {
 		factor := 1.0
 		if w.Class == "traffic_surge" && e.active(m) {

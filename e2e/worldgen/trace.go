@@ -193,6 +193,14 @@ func misconfiguredHost(t Topology) string {
 // request writes one stored trace that reaches the affected service, through
 // the caller or directly.
 func (e *emitter) request(t time.Time) {
+	ns, nl := len(e.out.Spans), len(e.out.Logs)
+	e.trace(t)
+	e.tailKeep(ns, nl)
+}
+
+// trace writes one trace that reaches the affected service, through the
+// caller or directly (request decides whether a tail sampler keeps it).
+func (e *emitter) trace(t time.Time) {
 	w, r := e.w, e.r
 	topo := w.Topo
 	ep := e.endpoint()

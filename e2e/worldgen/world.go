@@ -140,6 +140,9 @@ type World struct {
 	// ClientRetries is how many more attempts the affected service makes
 	// when its dependency fails (0: none); drawn only with a false marker.
 	ClientRetries int
+	// Tail is the tail sampler of a TailSampled world (nil: head sampling,
+	// 1 in Sampling). Rate is then the arrivals, Sampling 1.
+	Tail *TailSampler
 
 	Expect incident.Expect
 
@@ -203,6 +206,7 @@ func Draw(seed uint64, i int) World {
 	w.drawShapes(rand.New(rand.NewPCG(seed^0x35, uint64(i)+35)))
 	w.drawSparse(rand.New(rand.NewPCG(seed^0x37, uint64(i)+37)))
 	w.drawQueue(rand.New(rand.NewPCG(seed^0x41, uint64(i)+41)))
+	w.drawTail(rand.New(rand.NewPCG(seed^0x45, uint64(i)+45)))
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w
@@ -391,8 +395,14 @@ func (w *World) drawTraffic(r *rand.Rand) {
 const minStoredPerMinute = 4.0
 
 // StoredPerMinute is the expected number of stored traces of the affected
-// service per minute before the onset.
-func (w World) StoredPerMinute() float64 { return w.Rate * 60 / float64(w.Sampling) }
+// service per minute before the onset (under a tail sampler, those it keeps
+// at random: the slow and failing ones of the baseline come on top).
+func (w World) StoredPerMinute() float64 {
+	if w.Tail != nil {
+		return w.Rate * 60 / float64(w.Tail.Keep)
+	}
+	return w.Rate * 60 / float64(w.Sampling)
+}
 
 // drawDeploys places the deployment markers the class and the variants call for.
 func (w *World) drawDeploys(r *rand.Rand) {

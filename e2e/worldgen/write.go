@@ -186,6 +186,14 @@ func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func (w World) Title() string {
 	t := fmt.Sprintf("%s on %s (%s semconv, %s of telemetry, %.2f req/s sampled 1/%d)",
 		strings.ReplaceAll(w.Class, "_", " "), w.Topo.Affected, w.Semconv, w.Duration().Round(time.Minute), w.Rate, w.Sampling)
+	if tl := w.Tail; tl != nil {
+		errs := "errors as the rest"
+		if tl.KeepErrors {
+			errs = "every error"
+		}
+		t = fmt.Sprintf("%s on %s (%s semconv, %s of telemetry, %.2f req/s tail-sampled: over %.0f ms, %s, 1/%d of the rest)",
+			strings.ReplaceAll(w.Class, "_", " "), w.Topo.Affected, w.Semconv, w.Duration().Round(time.Minute), w.Rate, tl.ThresholdMs, errs, tl.Keep)
+	}
 	if len(w.Variants) > 0 {
 		vs := make([]string, len(w.Variants))
 		for i, v := range w.Variants {
