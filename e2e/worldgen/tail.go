@@ -3,6 +3,7 @@ package worldgen
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -28,6 +29,10 @@ type TailSampler struct {
 	// KeepErrors: a trace with a failing span is always kept (else it is
 	// sampled like the rest unless it is slow).
 	KeepErrors bool
+	// headRate and headSampling are the world's load and head sampler
+	// before the tail sampler replaced it (WithoutTail).
+	headRate     float64
+	headSampling int
 }
 
 // TailShare is the share of worlds drawn with TailSampled.
@@ -61,12 +66,26 @@ func (w *World) drawTail(rs *rand.Rand) {
 	}
 	arrivals := math.Min(w.StoredPerMinute()*float64(t.Keep), maxTailArrivals)
 	rate, sampling := w.Rate, w.Sampling
+	t.headRate, t.headSampling = w.Rate, w.Sampling
 	w.Tail, w.Rate, w.Sampling = t, math.Ceil(arrivals/60*100)/100, 1
 	if !w.enoughEvidence() {
 		w.Tail, w.Rate, w.Sampling = nil, rate, sampling
 		return
 	}
 	w.add(TailSampled)
+}
+
+// WithoutTail is w as drawn before its tail sampler (the head sampler,
+// the variant gone): a world a test pinned before TailSampled existed
+// (e2e's strayErrors) stays the world it pinned, byte for byte.
+func (w World) WithoutTail() World {
+	if w.Tail == nil {
+		return w
+	}
+	w.Rate, w.Sampling, w.Tail = w.Tail.headRate, w.Tail.headSampling, nil
+	w.Variants = slices.DeleteFunc(slices.Clone(w.Variants), func(v Variant) bool { return v == TailSampled })
+	w.Expect = expect(w)
+	return w
 }
 
 // ArrivalsPerMinute is how many requests of the affected service a minute

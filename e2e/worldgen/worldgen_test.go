@@ -286,8 +286,9 @@ func TestFalseMarkers(t *testing.T) {
 		if len(w.FalseMarkers) == 0 {
 			continue
 		}
-		// A queue consumer's variant is drawn after (drawQueue).
-		vs := slices.DeleteFunc(slices.Clone(w.Variants), func(v Variant) bool { return v == QueueConsumer })
+		// A queue consumer's and a tail sampler's variants are drawn after
+		// (drawQueue, drawTail).
+		vs := slices.DeleteFunc(slices.Clone(w.Variants), func(v Variant) bool { return v == QueueConsumer || v == TailSampled })
 		v := vs[len(vs)-1]
 		if v == ClientRetries {
 			require.Equal(t, "dependency_outage", w.Class, w.ID)
