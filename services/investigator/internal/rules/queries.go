@@ -29,6 +29,13 @@ const (
 	// qChange: the deployment markers by deployment.type, which says
 	// whether a release changed code or configuration.
 	qChange = "rules-change"
+	// The ordinary entry spans (server, consumer; no error, under SlowRatio
+	// times the slowest entry span's p95 before the onset) before and
+	// after the onset: a sampler that keeps every failing or slow trace
+	// multiplies the kept count of a regression, not of its ordinary
+	// requests (ordinary.go).
+	qOrdinaryBefore = "rules-ordinary-before"
+	qOrdinaryAfter  = "rules-ordinary-after"
 )
 
 // NoOnsetLead is how long before the alert's start the "before" side of the
@@ -84,6 +91,9 @@ func followUps(s loop.State, n int) ([]loop.ToolRequest, error) {
 	case 2:
 		ids = []string{qChange}
 		args = []contracts.ToolArgs{{Service: svc, Aggregation: "count", GroupBy: []string{"deployment.type"}, Filter: "name = '" + markerSpan + "'", Limit: 10}}
+		if oi, oa := ordinaryQueries(s, svc, before, after); len(oi) > 0 {
+			ids, args = append(ids, oi...), append(args, oa...)
+		}
 	}
 	var out []loop.ToolRequest
 	for i, a := range args {

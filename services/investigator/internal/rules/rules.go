@@ -94,6 +94,11 @@ type Observations struct {
 	// TrafficRatio is inbound traffic since the onset over the baseline.
 	TrafficRatio float64
 	HaveTraffic  bool
+	// OrdinaryRatio is the ordinary entry spans a minute since the onset
+	// over those a minute before it (ordinary.go); HaveOrdinary when
+	// measured.
+	OrdinaryRatio float64
+	HaveOrdinary  bool
 	// Signals maps each signal found to the ids of the evidence it was found in.
 	Signals map[Signal][]string
 	// OverviewIDs and MarkerIDs cite the service overview and marker queries.
@@ -169,7 +174,7 @@ var Table = []Rule{
 	// arriving (lag.go).
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
 		func(o Observations) bool {
-			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio || o.feat(FeatLagArrivals)
+			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio && !o.outcomesCarryRise() || o.feat(FeatLagArrivals)
 		}, nil, true, []Feature{FeatLagArrivals}},
 	// db_pool_exhaustion reads FeatPool: failures begin in a database
 	// client's internal span (acquiring a connection) or carry
@@ -385,6 +390,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	f := readFailures(service, evidence)
 	o.origin = f.majority()
 	sh := readShape(evidence)
+	o.OrdinaryRatio, o.HaveOrdinary = sh.ordinaryRatio()
 	o.Features = features(f, newVersion, onset, sh)
 	first, lead := slowFirst(service, evidence, sh.Model)
 	setIDs(o.Features, FeatSlowFirst, first)
@@ -618,10 +624,11 @@ func compactIDs(ids []string) []string {
 }
 
 // Investigator is the rules investigator as a loop.Model. After the minimum
-// plan it asks two turns of aggregates (followUps): span latency by name and
-// kind before and after the onset, the model-call spans, the failing spans
-// by name and kind, and the dependency hosts each version calls. Then it
-// diagnoses.
+// plan it asks three turns of aggregates (followUps): span latency by name
+// and kind before and after the onset, the model-call spans, the failing
+// spans by name and kind, the dependency hosts each version calls, the
+// markers' change types and the ordinary entry spans before and after the
+// onset (ordinary.go). Then it diagnoses.
 type Investigator struct{}
 
 // Next implements loop.Model. It never spends tokens.

@@ -30,6 +30,9 @@ type Shape struct {
 	HostsAfter  map[string]bool
 	// ChangeTypes are the deployment.type values of the markers.
 	ChangeTypes map[string]bool
+	// Ordinary are the counts of qOrdinaryBefore and qOrdinaryAfter, and
+	// OrdinaryMinutes the length of the window each counted, by query id.
+	Ordinary, OrdinaryMinutes map[string]float64
 	// IDs are the evidence ids of each query, by query id.
 	IDs map[string][]string
 }
@@ -46,6 +49,8 @@ func queryOf(e loop.Evidence) string {
 	}
 	before := a.To != nil && a.From == nil
 	switch {
+	case strings.Contains(a.Filter, entryFilter):
+		return pickQuery(slices.Contains(a.GroupBy, "kind_string"), qOrdinaryBefore, qOrdinaryAfter)
 	case slices.Contains(a.GroupBy, "deployment.type"):
 		return qChange
 	case slices.Contains(a.GroupBy, "gen_ai.request.model"):
@@ -72,13 +77,17 @@ func pickQuery(before bool, b, a string) string {
 // readShape reads the follow-up aggregates among evidence.
 func readShape(evidence []loop.Evidence) Shape {
 	sh := Shape{Latency: map[string]*spanStat{}, Model: map[string]bool{}, Failing: map[string]float64{},
-		FailingKind: map[string]string{}, HostsBefore: map[string]bool{}, HostsAfter: map[string]bool{}, ChangeTypes: map[string]bool{}, IDs: map[string][]string{}}
+		FailingKind: map[string]string{}, HostsBefore: map[string]bool{}, HostsAfter: map[string]bool{}, ChangeTypes: map[string]bool{}, IDs: map[string][]string{},
+		Ordinary: map[string]float64{}, OrdinaryMinutes: map[string]float64{}}
 	for _, e := range evidence {
 		q := queryOf(e)
 		if q == "" {
 			continue
 		}
 		sh.IDs[q] = append(sh.IDs[q], e.ID)
+		if q == qOrdinaryBefore || q == qOrdinaryAfter {
+			sh.OrdinaryMinutes[q] = e.To.Sub(e.From).Minutes()
+		}
 		for _, row := range spanRows(e.Compact) {
 			sh.add(q, row)
 		}
@@ -110,6 +119,8 @@ func (sh *Shape) add(q string, row map[string]any) {
 	case qErrors:
 		sh.Failing[name] += count
 		sh.FailingKind[name] = str(row, "kind_string")
+	case qOrdinaryBefore, qOrdinaryAfter:
+		sh.Ordinary[q] += count
 	case qHostsBefore, qPeersBefore:
 		sh.HostsBefore[str(row, "server.address", "net.peer.name")] = true
 	case qChange:
