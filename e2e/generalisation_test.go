@@ -60,7 +60,18 @@ var knownGaps = map[string]string{
 	// regression's own errors: no count admits s18-w076 soundly, and
 	// when the old version's regression ends with the deploy nothing after
 	// the marker tells the two apart either. Decided: it stays denied.
-	"worlds/persona:oracle/verdicts": "s18-w076 (two known-signature errors of the old version lead the onset before the marker; the signature-aware onset passes at most one): issue 35 open",
+	//
+	// Since branch h45tail s18-w076 is drawn tail-sampled (worldgen's
+	// tail-sampled variant, 22 of the 200 CI worlds): measured there, the
+	// oracle misses 5 of the 22 (s18-w024, s18-w032, s18-w040, s18-w076,
+	// s1018-w076), every one on the gate's load check ("inbound traffic is
+	// 2.9-6.5x its baseline"): the kept count of a regression under a
+	// sampler that keeps every error or slow trace. The check fails closed
+	// on purpose (a kept count is an upper bound on arrivals when the
+	// sampler is unknown); the right answer is still allow, so they are
+	// misses. 195 of 200 before the culprit worlds; 178 of 178 without the
+	// variant.
+	"worlds/persona:oracle/verdicts": "5 tail-sampled worlds (s18-w024, s18-w032, s18-w040, s18-w076, s1018-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces (issue 35, heldout4's finding 1)",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the
