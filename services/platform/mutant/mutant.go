@@ -38,6 +38,7 @@ const (
 	GateChangeNewShare    = "gate.change_new_share"
 	GateChangeRegression  = "gate.change_regression"
 	GateChangeTimeout     = "gate.change_timeout"
+	GateChangeTimeoutSlow = "gate.change_timeout_slow"
 	GateReleaseErrors     = "gate.release_errors"
 	GateOtherVersionsFail = "gate.other_versions_fail"
 	GatePoolExhaustion    = "gate.pool_exhaustion"
