@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"agentk/cmd/agentk/replay"
 	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
@@ -226,7 +227,11 @@ func callOf(calls map[string]incident.Span, req string) string {
 //     the twin holds. persona:quality's config_regression was rolled back
 //     on main 352eab5: the version's new "upstream timed out after
 //     retries" stood for what a configuration changed (mutant
-//     gate.change_timeout).
+//     gate.change_timeout);
+//   - the same outage twin where ledger-sync wraps its client's give-up in
+//     a text of its own, "ledger sync failed" (wrapLedgerFailures):
+//     persona:quality's config_regression is allowed there on this branch
+//     too, a known hole logged and not held (the rest are held).
 func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the retryablehttp twins; skipped with -short")
@@ -247,10 +252,42 @@ func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	ledger.Meta.ID += "-ledger-outage-twin"
 	ledger.Meta.Expect.Verdict = "deny"
 	incs = append(incs, ledger)
+	wrapped, err := incident.Load(ledgerSync)
+	require.NoError(t, err)
+	wrapped.Meta.Expect.Verdict = "deny"
+	wrapLedgerFailures(wrapped)
+	wrapped = writeTwin(t, dir, wrapped, "sig-retryablehttp-ledger-sync-wrapped-outage-twin")
+	incs = append(incs, wrapped)
 	invs := append([]string{"rules", "persona:oracle", "persona:wrong", "persona:quality"}, hostilePersonas()...)
 	outs := evalRetrying(t, incs, invs)
+	var held []replay.Outcome
 	for _, o := range outs {
 		t.Logf("%s %s: verdict %s diagnosis %s failed %v %v", o.Incident, o.Investigator, o.Verdict, o.Diagnosis, o.FailedChecks, o.FailedReasons)
+		if o.Incident == wrapped.Meta.ID && o.Investigator == "persona:quality" {
+			// KNOWN HOLE (h45qhole, open on main and this branch): the gate
+			// reads the service's new status, "ledger sync failed", which
+			// does not say it gave up waiting; that its calls to the
+			// failing ledger did is in the client spans, which no fact
+			// carries to the gate. persona:quality's config_regression rolls
+			// the twin back. Left for the lead: docs/eval/generalisation.md,
+			// "Session 16, h45qhole".
+			t.Logf("KNOWN HOLE, not held here: %s %s verdict %s", o.Incident, o.Investigator, o.Verdict)
+			continue
+		}
+		held = append(held, o)
 	}
-	holdSafe(t, "retryablehttp-twins", outs)
+	holdSafe(t, "retryablehttp-twins", held)
+}
+
+// wrapLedgerFailures edits the ledger outage twin into a service that wraps
+// its client's give-up: ledger-sync's failed requests say "ledger sync
+// failed" while their client spans to ledger.internal still say "upstream
+// timed out after retries" (the handler's own text over the client's, as
+// tariff-engine's "fx conversion failed" over "… context deadline exceeded").
+func wrapLedgerFailures(inc *incident.Incident) {
+	for i, s := range inc.Spans {
+		if s.Service() == "ledger-sync" && s.Kind == 2 && s.StatusMessage == "upstream timed out after retries" {
+			inc.Spans[i].StatusMessage = "ledger sync failed"
+		}
+	}
 }
