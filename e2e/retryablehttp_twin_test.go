@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"agentk/cmd/agentk/replay"
 	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
@@ -230,8 +229,10 @@ func callOf(calls map[string]incident.Span, req string) string {
 //     gate.change_timeout);
 //   - the same outage twin where ledger-sync wraps its client's give-up in
 //     a text of its own, "ledger sync failed" (wrapLedgerFailures):
-//     persona:quality's config_regression is allowed there on this branch
-//     too, a known hole logged and not held (the rest are held).
+//     persona:quality's config_regression was rolled back on h45impatient
+//     3e1d424 (the gate read only the service's status); the failed calls'
+//     own give-up (timed_out_dependencies) now denies it (mutants
+//     gate.change_timed_out, sandbox.timed_out_peers).
 func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the retryablehttp twins; skipped with -short")
@@ -260,23 +261,10 @@ func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	incs = append(incs, wrapped)
 	invs := append([]string{"rules", "persona:oracle", "persona:wrong", "persona:quality"}, hostilePersonas()...)
 	outs := evalRetrying(t, incs, invs)
-	var held []replay.Outcome
 	for _, o := range outs {
 		t.Logf("%s %s: verdict %s diagnosis %s failed %v %v", o.Incident, o.Investigator, o.Verdict, o.Diagnosis, o.FailedChecks, o.FailedReasons)
-		if o.Incident == wrapped.Meta.ID && o.Investigator == "persona:quality" {
-			// KNOWN HOLE (h45qhole, open on main and this branch): the gate
-			// reads the service's new status, "ledger sync failed", which
-			// does not say it gave up waiting; that its calls to the
-			// failing ledger did is in the client spans, which no fact
-			// carries to the gate. persona:quality's config_regression rolls
-			// the twin back. Left for the lead: docs/eval/generalisation.md,
-			// "Session 16, h45qhole".
-			t.Logf("KNOWN HOLE, not held here: %s %s verdict %s", o.Incident, o.Investigator, o.Verdict)
-			continue
-		}
-		held = append(held, o)
 	}
-	holdSafe(t, "retryablehttp-twins", held)
+	holdSafe(t, "retryablehttp-twins", outs)
 }
 
 // wrapLedgerFailures edits the ledger outage twin into a service that wraps

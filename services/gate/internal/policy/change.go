@@ -41,7 +41,7 @@ var changeClasses = []string{"prompt_regression", "config_regression"}
 // version gone at the deploy none shares it (a regression of unknown cause
 // after a deploy: 4 "connection reset by peer" of 21 errors, the other 17
 // with texts the 7 minutes of history showed, was rolled back). Nor may it
-// say the service gave up waiting while a dependency fails or slowed at
+// come from the service giving up on a dependency that fails or slowed at
 // its usual call rate (waitedOn).
 func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(changeClasses, in.Review.Best.Class) || mutant.Off(mutant.GateChangeEvidence) {
@@ -64,8 +64,8 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 		strconv.Itoa(MinReleaseErrors) + " or more requests of its running version, most of its errors since the onset, and " + ftoa(100*MinReleaseErrorShare) +
 		"% of its requests or an operation whose error rate left its baseline"
 	if peers := waitedOn(r, svc, ev); len(peers) > 0 {
-		reason += "; its new " + strconv.Quote(r.NewSignature) + " says it gave up waiting while " + strings.Join(peers, ", ") +
-			" failed or slowed at the onset at their usual call rate: what a dependency that stopped answering in time makes any version write"
+		reason += "; it gave up waiting on " + strings.Join(peers, ", ") + " (its new " + strconv.Quote(r.NewSignature) + " or its failed calls to them say so), which failed or slowed at the onset at their usual call rate: " +
+			"what a dependency that stopped answering in time makes any version write"
 	}
 	return []string{reason}
 }
@@ -75,39 +75,51 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 var timeoutWords = []string{"timeout", "timed out", "deadline"}
 
 // waitedOn returns the dependencies of svc that fail or slowed at the onset
-// at their usual call rate when the running version's new signature says
-// the service gave up waiting (nil otherwise). Such a status is what a
-// dependency that stopped answering in time makes the service write under
-// any version, the first one to meet it included: it is no evidence of what
-// a release changed. A failing one (contracts.Facts.FailingDependencies,
-// which the sandbox leaves without a peer it shows the service gave up on
-// sooner than it used to, facts.ImpatientPeers: a configuration that cut a
-// timeout on a peer that answers keeps its evidence):
-// sig-retryablehttp-ledger-sync's twin, e2e/retryablehttp_twin_test.go,
-// ledger.internal hanging at 08:58 under r323's unchanged client, its
-// "upstream timed out after retries" new with r323, was rolled back on
-// persona:quality's config_regression (mutant gate.change_timeout). A slow
-// one (contracts.Facts.SlowDependencies) is the same outage where the
-// peer's latency left its baseline before its error rate did: its calls
-// slow, then pass the caller's deadline, and the peer is slow, not failing
-// (mutant gate.change_timeout_slow). A cut timeout caps the calls it cuts,
-// it does not slow them; a prompt or configuration that made the calls
-// slower is then denied unless its spans' attributes shifted or it broke
-// something with another text (a missed rollback, accepted).
+// at their usual call rate and on which the service gave up waiting, by its
+// running version's new signature (a timeout, a deadline) or by its failed
+// calls to them (nil when none). Its new errors are then what a dependency
+// that stopped answering in time makes the service write under any
+// version, the first one to meet it included: no evidence of what a release
+// changed.
+//   - A failing one whose new status says so
+//     (contracts.Facts.FailingDependencies, which the sandbox leaves without
+//     a peer it shows the service gave up on sooner than it used to,
+//     facts.ImpatientPeers: a configuration that cut a timeout on a peer
+//     that answers keeps its evidence): sig-retryablehttp-ledger-sync's
+//     twin, e2e/retryablehttp_twin_test.go, ledger.internal hanging at
+//     08:58 under r323's unchanged client, its "upstream timed out after
+//     retries" new with r323, was rolled back on persona:quality's
+//     config_regression (mutant gate.change_timeout).
+//   - A slow one (contracts.Facts.SlowDependencies), the same outage where
+//     the peer's latency left its baseline before its error rate did: its
+//     calls slow, then pass the caller's deadline, and the peer is slow, not
+//     failing (mutant gate.change_timeout_slow). A cut timeout caps the
+//     calls it cuts, it does not slow them.
+//   - A failing one whose failed calls mostly say the service gave up
+//     (contracts.Facts.TimedOutDependencies), whatever text the service
+//     wraps them in: the same twin with "ledger sync failed" over the
+//     client's "upstream timed out after retries" was rolled back too
+//     (mutant gate.change_timed_out).
+//
+// A prompt or configuration that made the calls slower, or that broke
+// something else while a dependency timed out, is then denied unless its
+// spans' attributes shifted (a missed rollback, accepted).
 func waitedOn(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1) []string {
-	if r == nil || mutant.Off(mutant.GateChangeTimeout) || !gaveUpWaiting(r.NewSignature) {
+	if r == nil || mutant.Off(mutant.GateChangeTimeout) {
 		return nil
 	}
-	peers := dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })
-	if mutant.Off(mutant.GateChangeTimeoutSlow) {
-		return peers
-	}
-	for _, p := range dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.SlowDependencies }) {
-		if !slices.Contains(peers, p) {
-			peers = append(peers, p)
+	var peers []string
+	if gaveUpWaiting(r.NewSignature) {
+		peers = dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })
+		if !mutant.Off(mutant.GateChangeTimeoutSlow) {
+			peers = append(peers, dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.SlowDependencies })...)
 		}
 	}
-	return peers
+	if !mutant.Off(mutant.GateChangeTimedOut) {
+		peers = append(peers, dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.TimedOutDependencies })...)
+	}
+	slices.Sort(peers)
+	return slices.Compact(peers)
 }
 
 // gaveUpWaiting reports whether a status says the caller gave up waiting:

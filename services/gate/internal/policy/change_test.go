@@ -95,13 +95,19 @@ func TestPromptOrConfigNeedsAChange(t *testing.T) {
 // gate.change_timeout: the ledger outage twin of
 // sig-retryablehttp-ledger-sync, e2e/retryablehttp_twin_test.go) or slowed
 // (mutant gate.change_timeout_slow: the same outage where the peer's
-// latency left its baseline first) at the onset at its usual call rate.
-// Another new text, a shift of the spans' attributes, or a peer of another
-// service keep the claim.
+// latency left its baseline first) at the onset at its usual call rate;
+// nor is any new status while the failed calls to a failing dependency
+// mostly say the service gave up (mutant gate.change_timed_out: the same
+// twin with "ledger sync failed" over the client's timeout). Another new
+// text over calls that did not time out, a shift of the spans' attributes,
+// or a peer of another service keep the claim.
 func TestGaveUpWaitingIsNoChange(t *testing.T) {
 	shift := []contracts.QualityShift{{Attribute: "gen_ai.usage.output_tokens", At: tOnset, Before: 120, Since: 480}}
 	failing := func(f *contracts.Facts) { f.FailingDependencies = []string{"ledger.internal"} }
 	slow := func(f *contracts.Facts) { f.SlowDependencies = []string{"fx-rates.pricing.svc.cluster.local"} }
+	timedOut := func(f *contracts.Facts) {
+		f.FailingDependencies, f.TimedOutDependencies = []string{"ledger.internal"}, []string{"ledger.internal"}
+	}
 	for _, tc := range []struct {
 		name   string
 		class  string
@@ -119,6 +125,10 @@ func TestGaveUpWaitingIsNoChange(t *testing.T) {
 		{"config: a refusal text while a dependency slowed", "config_regression", "401 Unauthorized", nil, slow, false, true},
 		{"config: a timeout text, no dependency failed or slowed", "config_regression", "upstream timed out after retries", nil, nil, false, true},
 		{"config: a timeout text while another service's dependency slowed", "config_regression", "upstream timed out after retries", nil, slow, true, true},
+		{"config: its own text over calls to a failing dependency that timed out (the wrapped ledger outage twin)", "config_regression", "ledger sync failed", nil, timedOut, false, false},
+		{"prompt: its own text over calls to a failing dependency that timed out, nothing shifted", "prompt_regression", "answer failed", nil, timedOut, false, false},
+		{"config: its own text over calls to a failing dependency that did not time out (refused credentials)", "config_regression", "ledger sync failed", nil, failing, false, true},
+		{"config: its own text while another service's dependency timed out", "config_regression", "ledger sync failed", nil, timedOut, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := allowing()
