@@ -136,6 +136,13 @@ type Facts struct {
 	// (refused credentials, a wrong host) fails them with the caller's own
 	// errors, not the peer's.
 	DependencyFaults []string `json:"dependency_faults,omitempty"`
+	// TimedOutDependencies lists the FailingDependencies whose failed calls
+	// since the onset (as DependencyFaults counts them) mostly say the
+	// caller gave up waiting: an error.type or status message that names a
+	// timeout or a deadline. The service's own failures over such calls are
+	// what a dependency that stopped answering in time makes any version
+	// write, whatever text the service wraps them in.
+	TimedOutDependencies []string `json:"timed_out_dependencies,omitempty"`
 	// RetriedFaults are the peers that fail like FailingDependencies (called
 	// before the onset, their client spans' errors leaving their baseline at
 	// the onset, their failed calls mostly carrying the peer's own failure

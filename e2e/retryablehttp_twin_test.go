@@ -226,7 +226,13 @@ func callOf(calls map[string]incident.Span, req string) string {
 //     the twin holds. persona:quality's config_regression was rolled back
 //     on main 352eab5: the version's new "upstream timed out after
 //     retries" stood for what a configuration changed (mutant
-//     gate.change_timeout).
+//     gate.change_timeout);
+//   - the same outage twin where ledger-sync wraps its client's give-up in
+//     a text of its own, "ledger sync failed" (wrapLedgerFailures):
+//     persona:quality's config_regression was rolled back on h45impatient
+//     3e1d424 (the gate read only the service's status); the failed calls'
+//     own give-up (timed_out_dependencies) now denies it (mutants
+//     gate.change_timed_out, sandbox.timed_out_peers).
 func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the retryablehttp twins; skipped with -short")
@@ -247,10 +253,29 @@ func TestRetryablehttpTwinsAreDenied(t *testing.T) {
 	ledger.Meta.ID += "-ledger-outage-twin"
 	ledger.Meta.Expect.Verdict = "deny"
 	incs = append(incs, ledger)
+	wrapped, err := incident.Load(ledgerSync)
+	require.NoError(t, err)
+	wrapped.Meta.Expect.Verdict = "deny"
+	wrapLedgerFailures(wrapped)
+	wrapped = writeTwin(t, dir, wrapped, "sig-retryablehttp-ledger-sync-wrapped-outage-twin")
+	incs = append(incs, wrapped)
 	invs := append([]string{"rules", "persona:oracle", "persona:wrong", "persona:quality"}, hostilePersonas()...)
 	outs := evalRetrying(t, incs, invs)
 	for _, o := range outs {
 		t.Logf("%s %s: verdict %s diagnosis %s failed %v %v", o.Incident, o.Investigator, o.Verdict, o.Diagnosis, o.FailedChecks, o.FailedReasons)
 	}
 	holdSafe(t, "retryablehttp-twins", outs)
+}
+
+// wrapLedgerFailures edits the ledger outage twin into a service that wraps
+// its client's give-up: ledger-sync's failed requests say "ledger sync
+// failed" while their client spans to ledger.internal still say "upstream
+// timed out after retries" (the handler's own text over the client's, as
+// tariff-engine's "fx conversion failed" over "… context deadline exceeded").
+func wrapLedgerFailures(inc *incident.Incident) {
+	for i, s := range inc.Spans {
+		if s.Service() == "ledger-sync" && s.Kind == 2 && s.StatusMessage == "upstream timed out after retries" {
+			inc.Spans[i].StatusMessage = "ledger sync failed"
+		}
+	}
 }

@@ -59,6 +59,14 @@ var Catalogue = []Mutant{
 	// persona:quality's config_regression rolled back the ledger outage twin
 	// of sig-retryablehttp-ledger-sync (e2e/retryablehttp_twin_test.go).
 	{GateChangeTimeout, "gate: a new status that says the service gave up waiting (timeout, timed out, deadline) shows no change of a prompt or configuration release while a dependency fails at its usual call rate", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
+	// The same outage where the peer's latency left its baseline before
+	// its error rate: its calls slow, then pass the caller's deadline, and
+	// the sandbox finds it slow, not failing (h45qhole).
+	{GateChangeTimeoutSlow, "gate: a new status that says the service gave up waiting shows no change of a prompt or configuration release while a dependency slowed at the onset at its usual call rate either", "test:services/gate:./internal/policy:^TestGaveUpWaitingIsNoChange$"},
+	// The same outage where the service wraps its client's give-up in a
+	// text of its own ("ledger sync failed" over "upstream timed out after
+	// retries"): the failed calls to the peer say it (h45qhole).
+	{GateChangeTimedOut, "gate: new errors of the running version show no change of a prompt or configuration release, whatever their text, while a failing dependency's failed calls mostly say the service gave up waiting (timed_out_dependencies)", "test:services/gate:./internal/policy:^TestGaveUpWaitingIsNoChange$"},
 	{GateSlowDependency, "gate: no dependency the service calls at its usual rate slowed at the onset enough to explain most of its added latency (p95 of its client spans), unless the diagnosis is a prompt or configuration release", "test:services/gate:./internal/policy:^TestSlowDependencyDenies$"},
 	{GateReleaseErrors, "gate: the diagnosis's own evidence: a bad release's errors are new with the running service.version and not shared by the other versions; a retry storm multiplied the calls to a peer or its retries per inbound request (span attributes, retry log lines)", "test:services/gate:./internal/policy:^(TestReleaseErrorsRequired|TestRetryStormNeedsMoreCalls)$"},
 	// An outside cause that began seconds after a deploy and fails every

@@ -5,6 +5,10 @@ const (
 	// SandboxMCPAllowlist is the MCP backend's refusal to call a tool outside
 	// its read-only allowlist.
 	SandboxMCPAllowlist = "sandbox.mcp_allowlist"
+	// SandboxTimedOutPeers is the overview's naming the failing
+	// dependencies whose failed calls mostly say the caller gave up waiting
+	// (facts.TimedOutPeers); without it none is named.
+	SandboxTimedOutPeers = "sandbox.timed_out_peers"
 	// SandboxMCPFirstBlock is the MCP backend's reading of a tool result's
 	// first text block alone as the payload (the official server appends
 	// notes as further blocks); without it the blocks are joined.
@@ -208,4 +212,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestFailingBrokerOfProducerSpans"},
 	{Name: SandboxPeerErrorType, Check: "a failed call with no HTTP or gRPC status is the peer's own failure when its error.type or status message says the peer failed (closed, refused, unavailable, out of resources), never the caller's timeout or its refused credentials",
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsWithoutStatus"},
+	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 }

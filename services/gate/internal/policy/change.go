@@ -41,8 +41,8 @@ var changeClasses = []string{"prompt_regression", "config_regression"}
 // version gone at the deploy none shares it (a regression of unknown cause
 // after a deploy: 4 "connection reset by peer" of 21 errors, the other 17
 // with texts the 7 minutes of history showed, was rolled back). Nor may it
-// say the service gave up waiting while a dependency fails at its usual
-// call rate (waitedOnFailingPeer).
+// come from the service giving up on a dependency that fails or slowed at
+// its usual call rate (waitedOn).
 func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || !slices.Contains(changeClasses, in.Review.Best.Class) || mutant.Off(mutant.GateChangeEvidence) {
 		return nil
@@ -54,7 +54,7 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 		}
 	}
 	r := releaseFacts(svc, ev)
-	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) && !waitedOnFailingPeer(r, svc, ev) {
+	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) && len(waitedOn(r, svc, ev)) == 0 {
 		if seen := newErrorsSeen(r, svc, ev); seen != "" {
 			inputs["change"] = "new_errors " + strconv.FormatInt(r.NewErrors, 10) + "/" + strconv.FormatInt(r.Requests, 10) + " of " + r.Version + seen
 			return nil
@@ -63,9 +63,9 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 	reason := "no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and no status its history never showed failed " +
 		strconv.Itoa(MinReleaseErrors) + " or more requests of its running version, most of its errors since the onset, and " + ftoa(100*MinReleaseErrorShare) +
 		"% of its requests or an operation whose error rate left its baseline"
-	if r != nil && waitedOnFailingPeer(r, svc, ev) {
-		reason += "; its new " + strconv.Quote(r.NewSignature) + " says it gave up waiting while " + strings.Join(dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies }), ", ") +
-			" fail at their usual call rate: what a dependency that stopped answering in time makes any version write"
+	if peers := waitedOn(r, svc, ev); len(peers) > 0 {
+		reason += "; it gave up waiting on " + strings.Join(peers, ", ") + " (its new " + strconv.Quote(r.NewSignature) + " or its failed calls to them say so), which failed or slowed at the onset at their usual call rate: " +
+			"what a dependency that stopped answering in time makes any version write"
 	}
 	return []string{reason}
 }
@@ -74,22 +74,58 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 // sandbox's callerTimeout reads the same words).
 var timeoutWords = []string{"timeout", "timed out", "deadline"}
 
-// waitedOnFailingPeer reports whether the running version's new signature
-// says the service gave up waiting while some dependency fails at its usual
-// call rate (contracts.Facts.FailingDependencies, which the sandbox leaves
-// without a peer it shows the service gave up on sooner than it used to:
-// facts.ImpatientPeers). Such a status is what a dependency that stopped
-// answering in time makes the service write under any version, the first
-// one to meet it included: it is no evidence of what a release changed
-// (sig-retryablehttp-ledger-sync's twin, e2e/retryablehttp_twin_test.go:
-// ledger.internal hanging at 08:58 under r323's unchanged client, its
-// "upstream timed out after retries" new with r323, was rolled back on
-// persona:quality's config_regression).
-func waitedOnFailingPeer(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1) bool {
-	if mutant.Off(mutant.GateChangeTimeout) || len(dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })) == 0 {
-		return false
+// waitedOn returns the dependencies of svc that fail or slowed at the onset
+// at their usual call rate and on which the service gave up waiting, by its
+// running version's new signature (a timeout, a deadline) or by its failed
+// calls to them (nil when none). Its new errors are then what a dependency
+// that stopped answering in time makes the service write under any
+// version, the first one to meet it included: no evidence of what a release
+// changed.
+//   - A failing one whose new status says so
+//     (contracts.Facts.FailingDependencies, which the sandbox leaves without
+//     a peer it shows the service gave up on sooner than it used to,
+//     facts.ImpatientPeers: a configuration that cut a timeout on a peer
+//     that answers keeps its evidence): sig-retryablehttp-ledger-sync's
+//     twin, e2e/retryablehttp_twin_test.go, ledger.internal hanging at
+//     08:58 under r323's unchanged client, its "upstream timed out after
+//     retries" new with r323, was rolled back on persona:quality's
+//     config_regression (mutant gate.change_timeout).
+//   - A slow one (contracts.Facts.SlowDependencies), the same outage where
+//     the peer's latency left its baseline before its error rate did: its
+//     calls slow, then pass the caller's deadline, and the peer is slow, not
+//     failing (mutant gate.change_timeout_slow). A cut timeout caps the
+//     calls it cuts, it does not slow them.
+//   - A failing one whose failed calls mostly say the service gave up
+//     (contracts.Facts.TimedOutDependencies), whatever text the service
+//     wraps them in: the same twin with "ledger sync failed" over the
+//     client's "upstream timed out after retries" was rolled back too
+//     (mutant gate.change_timed_out).
+//
+// A prompt or configuration that made the calls slower, or that broke
+// something else while a dependency timed out, is then denied unless its
+// spans' attributes shifted (a missed rollback, accepted).
+func waitedOn(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1) []string {
+	if r == nil || mutant.Off(mutant.GateChangeTimeout) {
+		return nil
 	}
-	sig := strings.ToLower(r.NewSignature)
+	var peers []string
+	if gaveUpWaiting(r.NewSignature) {
+		peers = dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })
+		if !mutant.Off(mutant.GateChangeTimeoutSlow) {
+			peers = append(peers, dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.SlowDependencies })...)
+		}
+	}
+	if !mutant.Off(mutant.GateChangeTimedOut) {
+		peers = append(peers, dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.TimedOutDependencies })...)
+	}
+	slices.Sort(peers)
+	return slices.Compact(peers)
+}
+
+// gaveUpWaiting reports whether a status says the caller gave up waiting:
+// it names a timeout or a deadline (timeoutWords).
+func gaveUpWaiting(sig string) bool {
+	sig = strings.ToLower(sig)
 	return slices.ContainsFunc(timeoutWords, func(w string) bool { return strings.Contains(sig, w) })
 }
 

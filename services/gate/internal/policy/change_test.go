@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"testing"
+	"time"
 
 	"agentk/contracts"
 	"agentk/services/gate/internal/policy"
@@ -82,6 +83,73 @@ func TestPromptOrConfigNeedsAChange(t *testing.T) {
 			}
 			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
 			require.Contains(t, d.Checks[4].Reason, "changed")
+		})
+	}
+}
+
+// TestGaveUpWaitingIsNoChange: a new status of the running version that
+// says the service gave up waiting (a timeout, a deadline) is what a
+// dependency that stopped answering in time makes any version write, the
+// first to meet it included, so it shows no change of a prompt or
+// configuration release while a dependency of the service failed (mutant
+// gate.change_timeout: the ledger outage twin of
+// sig-retryablehttp-ledger-sync, e2e/retryablehttp_twin_test.go) or slowed
+// (mutant gate.change_timeout_slow: the same outage where the peer's
+// latency left its baseline first) at the onset at its usual call rate;
+// nor is any new status while the failed calls to a failing dependency
+// mostly say the service gave up (mutant gate.change_timed_out: the same
+// twin with "ledger sync failed" over the client's timeout). Another new
+// text over calls that did not time out, a shift of the spans' attributes,
+// or a peer of another service keep the claim.
+func TestGaveUpWaitingIsNoChange(t *testing.T) {
+	shift := []contracts.QualityShift{{Attribute: "gen_ai.usage.output_tokens", At: tOnset, Before: 120, Since: 480}}
+	failing := func(f *contracts.Facts) { f.FailingDependencies = []string{"ledger.internal"} }
+	slow := func(f *contracts.Facts) { f.SlowDependencies = []string{"fx-rates.pricing.svc.cluster.local"} }
+	timedOut := func(f *contracts.Facts) {
+		f.FailingDependencies, f.TimedOutDependencies = []string{"ledger.internal"}, []string{"ledger.internal"}
+	}
+	for _, tc := range []struct {
+		name   string
+		class  string
+		sig    string
+		shifts []contracts.QualityShift
+		facts  func(*contracts.Facts)
+		other  bool // the peer is on another service's evidence
+		allow  bool
+	}{
+		{"config: a timeout text while a dependency fails (the ledger outage twin)", "config_regression", "upstream timed out after retries", nil, failing, false, false},
+		{"config: a timeout text while a dependency slowed", "config_regression", "upstream timed out after retries", nil, slow, false, false},
+		{"config: a deadline text while a dependency slowed", "config_regression", "Get \"http://fx-rates/v2/convert\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", nil, slow, false, false},
+		{"prompt: a timeout text while the model slowed, nothing shifted", "prompt_regression", "llm request timeout", nil, slow, false, false},
+		{"prompt: a timeout text while the model slowed, its output tokens shifted", "prompt_regression", "llm request timeout", shift, slow, false, true},
+		{"config: a refusal text while a dependency slowed", "config_regression", "401 Unauthorized", nil, slow, false, true},
+		{"config: a timeout text, no dependency failed or slowed", "config_regression", "upstream timed out after retries", nil, nil, false, true},
+		{"config: a timeout text while another service's dependency slowed", "config_regression", "upstream timed out after retries", nil, slow, true, true},
+		{"config: its own text over calls to a failing dependency that timed out (the wrapped ledger outage twin)", "config_regression", "ledger sync failed", nil, timedOut, false, false},
+		{"prompt: its own text over calls to a failing dependency that timed out, nothing shifted", "prompt_regression", "answer failed", nil, timedOut, false, false},
+		{"config: its own text over calls to a failing dependency that did not time out (refused credentials)", "config_regression", "ledger sync failed", nil, failing, false, true},
+		{"config: its own text while another service's dependency timed out", "config_regression", "ledger sync failed", nil, timedOut, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = tc.class, tc.class
+			in.Evidence[0].Facts.QualityShifts = tc.shifts
+			in.Evidence[0].Facts.Release.NewSignature = tc.sig
+			switch {
+			case tc.facts != nil && tc.other:
+				ev := contracts.EvidenceV1{ID: "ev-pricing", InvestigationID: invID, Service: "pricing", Tool: contracts.ToolServiceOverview, From: tStarts.Add(-2 * time.Hour), To: tNow}
+				tc.facts(&ev.Facts)
+				in.Evidence = append(in.Evidence, ev)
+			case tc.facts != nil:
+				tc.facts(&in.Evidence[0].Facts)
+			}
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks, "%v", d.Checks)
+			require.Contains(t, d.Checks[4].Reason, "gave up waiting")
 		})
 	}
 }

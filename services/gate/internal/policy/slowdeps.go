@@ -17,7 +17,8 @@ import (
 // service asks the dependency (longer answers from a model, more neighbours
 // from an index) without changing how often it asks
 // (hw-prompt-verbose-faq-bot: a verbose prompt doubles the model calls'
-// latency). A bad release's own code and a retry storm's multiplied calls
+// latency); its change must then show otherwise than by the service's new
+// timeouts on them (changeReasons, waitedOn). A bad release's own code and a retry storm's multiplied calls
 // do not slow the calls they leave as they were.
 func slowDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	peers := dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.SlowDependencies })

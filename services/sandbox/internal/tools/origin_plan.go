@@ -173,6 +173,9 @@ type followUps struct {
 	// retriedFaults are the retried peers whose failed calls mostly carry
 	// the peer's own failure status, not the caller's own timeout.
 	retriedFaults []string
+	// timedOut are the failing dependencies whose failed calls mostly say
+	// the service gave up waiting (facts.TimedOutPeers).
+	timedOut []string
 	// impatient are the failing dependencies whose failed calls they
 	// answered, on which the service waited longer before the onset
 	// (facts.ImpatientPeers, read in the origin's rows).
@@ -221,6 +224,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 			return out, err
 		}
 		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.timedOut = facts.TimedOutPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
 	}
