@@ -134,6 +134,15 @@ const (
 	// message says so (a connection the peer closed, its unavailability,
 	// its exhausted resources), never a timeout of the caller's.
 	SandboxPeerErrorType = "sandbox.peer_error_type"
+	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
+	// observation (Spring): its client.name as the peer a call names, its
+	// status and outcome as the peer's answer.
+	SandboxMicrometerCalls = "sandbox.micrometer_calls"
+	// SandboxPoolTexts is the reading of a failed span whose status message
+	// is a connection pool's own exhaustion (HikariCP's "Connection is not
+	// available", c3p0's, DBCP's, SQLAlchemy's QueuePool's...) as a
+	// connection-pool span.
+	SandboxPoolTexts = "sandbox.pool_texts"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -208,4 +217,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestFailingBrokerOfProducerSpans"},
 	{Name: SandboxPeerErrorType, Check: "a failed call with no HTTP or gRPC status is the peer's own failure when its error.type or status message says the peer failed (closed, refused, unavailable, out of resources), never the caller's timeout or its refused credentials",
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsWithoutStatus"},
+	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome: a peer that answers 503 to it is a failing dependency with its own failure",
+		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
+	{Name: SandboxPoolTexts, Check: "a failed span whose status message is a connection pool's own exhaustion (HikariCP, c3p0, DBCP, Tomcat JDBC, SQLAlchemy, knex, Npgsql, SqlClient, Jedis) counts as a connection-pool span",
+		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
 }
