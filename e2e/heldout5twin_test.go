@@ -45,3 +45,9 @@ func TestHeldout5TwinsCorpusLoads(t *testing.T) {
 	incs := loadTaggedCorpus(t, heldout5Twins, "twin", "in-sample", 2)
 	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
 }
+
+// TestHostilePersonasOnHeldout5Twins replays the hostile personas on the
+// heldout5 twins and asserts no bad rollback.
+func TestHostilePersonasOnHeldout5Twins(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout5-twins-hostile", heldout5Twins)
+}
