@@ -136,7 +136,8 @@ const (
 	SandboxPeerErrorType = "sandbox.peer_error_type"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
-	// status and outcome as the peer's answer.
+	// status and outcome as the peer's answer; and of datasource-micrometer's
+	// JDBC spans' jdbc.datasource.name as the database they call.
 	SandboxMicrometerCalls = "sandbox.micrometer_calls"
 	// SandboxPoolTexts is the reading of a failed span whose status message
 	// is a connection pool's own exhaustion (HikariCP's "Connection is not
@@ -217,7 +218,7 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestFailingBrokerOfProducerSpans"},
 	{Name: SandboxPeerErrorType, Check: "a failed call with no HTTP or gRPC status is the peer's own failure when its error.type or status message says the peer failed (closed, refused, unavailable, out of resources), never the caller's timeout or its refused credentials",
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsWithoutStatus"},
-	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome: a peer that answers 503 to it is a failing dependency with its own failure",
+	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",
 		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
 	{Name: SandboxPoolTexts, Check: "a failed span whose status message is a connection pool's own exhaustion (HikariCP, c3p0, DBCP, Tomcat JDBC, SQLAlchemy, knex, Npgsql, SqlClient, Jedis) counts as a connection-pool span",
 		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},

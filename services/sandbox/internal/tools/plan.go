@@ -105,7 +105,7 @@ var spanFields = []signoz.FieldKey{
 	tag("gen_ai.system", "string"), tag("gen_ai.provider.name", "string"),
 	// Micrometer's HTTP client observation (Spring): its peer and answer
 	// (PeerKeys, facts.FaultStatusKeys).
-	tag(MicrometerPeerKey, "string"), tag(facts.MicrometerStatusKey, "string"), tag(facts.MicrometerOutcomeKey, "string"),
+	tag(MicrometerPeerKey, "string"), tag(DataSourcePeerKey, "string"), tag(facts.MicrometerStatusKey, "string"), tag(facts.MicrometerOutcomeKey, "string"),
 }
 
 // SpanAttributes are the attributes spanRow shows, in order.

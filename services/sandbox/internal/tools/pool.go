@@ -19,9 +19,9 @@ var PoolKeys = facts.PoolKeys
 // (PoolExhaustedTexts). Entry spans are left out of both: a server span
 // that merely names its pool is not a wait for a connection, and one whose
 // message names a pool's timeout may echo a callee's. So are the text's
-// spans that name a peer (PeerKeys): a call's error text is its peer's
-// (a callee whose pool ran dry), while a pool's own span, or a JDBC
-// connection span, names no host.
+// spans that name a host (PeerKeys but the DataSource): a call's error text
+// is its peer's (a callee whose pool ran dry), while a pool's own span, or a
+// JDBC connection span, names no host (its DataSource is the pool's own).
 func poolFilter(svcFilter string) string {
 	var has []string
 	for _, k := range PoolKeys {
@@ -36,7 +36,9 @@ func poolFilter(svcFilter string) string {
 		says = append(says, "status_message CONTAINS "+Quote(t))
 	}
 	for _, k := range PeerKeys {
-		named = append(named, k+" NOT EXISTS")
+		if k != DataSourcePeerKey {
+			named = append(named, k+" NOT EXISTS")
+		}
 	}
 	text := "(has_error = true AND " + strings.Join(named, " AND ") + " AND (" + strings.Join(says, " OR ") + "))"
 	return and(svcFilter, "kind NOT IN (2, 5)", "("+marked+" OR "+text+")")

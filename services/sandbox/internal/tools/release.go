@@ -40,21 +40,28 @@ func outboundSpans() string {
 // called: the stable semantic conventions' server.address, the older
 // net.peer.name, and Micrometer's HTTP client observation's client.name
 // (Spring's RestClient, RestTemplate and WebClient: the request URI's host,
-// "none" without one; MicrometerPeerKey). SigNoz groups only spans that
+// "none" without one; MicrometerPeerKey), and datasource-micrometer's
+// jdbc.datasource.name (DataSourcePeerKey). SigNoz groups only spans that
 // carry the key, so each is queried on its own. The logical peer.service is
 // not one: a release that points the same peer.service at another host
 // changed the dependency.
-var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey}
+var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, DataSourcePeerKey}
 
 // MicrometerPeerKey is the peer key of Micrometer's HTTP client
-// observation; its value "none" names no peer (micrometerPeer).
-const MicrometerPeerKey = "client.name"
+// observation; its value "none" names no peer (peerNamed).
+// DataSourcePeerKey names the database of datasource-micrometer's JDBC
+// client spans (connection, query), which carry no host and no db.system:
+// the DataSource bean they go through, one database a service.
+const (
+	MicrometerPeerKey = "client.name"
+	DataSourcePeerKey = "jdbc.datasource.name"
+)
 
 // peerNamed reports whether a span grouped under key names a peer: not
 // Micrometer's "none", and Micrometer's key only while its reading is on
 // (mutant sandbox.micrometer_calls).
 func peerNamed(key, peer string) bool {
-	if key != MicrometerPeerKey {
+	if key != MicrometerPeerKey && key != DataSourcePeerKey {
 		return true
 	}
 	return peer != "none" && !mutant.Off(mutant.SandboxMicrometerCalls)
