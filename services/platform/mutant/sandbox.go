@@ -138,6 +138,16 @@ const (
 	// message says so (a connection the peer closed, its unavailability,
 	// its exhausted resources), never a timeout of the caller's.
 	SandboxPeerErrorType = "sandbox.peer_error_type"
+	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
+	// observation (Spring): its client.name as the peer a call names, its
+	// status and outcome as the peer's answer; and of datasource-micrometer's
+	// JDBC spans' jdbc.datasource.name as the database they call.
+	SandboxMicrometerCalls = "sandbox.micrometer_calls"
+	// SandboxPoolTexts is the reading of a failed span whose status message
+	// is a connection pool's own exhaustion (HikariCP's "Connection is not
+	// available", c3p0's, DBCP's, SQLAlchemy's QueuePool's...) as a
+	// connection-pool span.
+	SandboxPoolTexts = "sandbox.pool_texts"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -214,4 +224,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsWithoutStatus"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
+	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",
+		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
+	{Name: SandboxPoolTexts, Check: "a failed span whose status message is a connection pool's own exhaustion (HikariCP, c3p0, DBCP, Tomcat JDBC, SQLAlchemy, knex, Npgsql, SqlClient, Jedis) counts as a connection-pool span",
+		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
 }

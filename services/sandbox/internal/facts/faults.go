@@ -9,10 +9,54 @@ import (
 	"agentk/services/sandbox/internal/signoz"
 )
 
-// FaultStatusKeys are the client-span attributes of OpenTelemetry's HTTP
-// (stable and older) and gRPC conventions that carry the status the peer
-// answered with.
-var FaultStatusKeys = []string{"http.response.status_code", "http.status_code", "rpc.grpc.status_code"}
+// FaultStatusKeys are the client-span attributes that carry the status the
+// peer answered with, in the order they are read: OpenTelemetry's HTTP
+// conventions (stable and older), gRPC's, and Micrometer's HTTP client
+// observation (Spring's RestClient, RestTemplate and WebClient), whose
+// status is the HTTP status as a string (MicrometerStatusKey).
+var FaultStatusKeys = []string{"http.response.status_code", "http.status_code", "rpc.grpc.status_code", MicrometerStatusKey}
+
+// MicrometerStatusKey and MicrometerOutcomeKey are the low-cardinality keys
+// of Micrometer's HTTP client observation: the status ("503", or
+// "CLIENT_ERROR" when no response came) and its class (SUCCESS,
+// CLIENT_ERROR, SERVER_ERROR, UNKNOWN). Its spans name the peer by
+// client.name (PeerKeys in tools), not server.address, and carry neither
+// OpenTelemetry status: fh5-twin-clearing-outage-after-release-payments-gateway's
+// clearing house answering 503 was no failing dependency while only the
+// semantic conventions' keys were read, and three investigators' rollbacks
+// were allowed.
+const (
+	MicrometerStatusKey  = "status"
+	MicrometerOutcomeKey = "outcome"
+)
+
+// statusOf returns the status a failed outbound span carries under the
+// first of FaultStatusKeys it holds as a number, and whether it is an HTTP
+// status (else gRPC's); ok is false when it carries none. Micrometer's keys
+// are read only on a span that has no OpenTelemetry status, and its status
+// only as an HTTP status (100 to 599).
+func statusOf(d map[string]any) (v float64, http, ok bool) {
+	for _, k := range FaultStatusKeys {
+		if k == MicrometerStatusKey && mutant.Off(mutant.SandboxMicrometerCalls) {
+			continue
+		}
+		v, ok := signoz.ToFloat(AttrValue(d, k))
+		if !ok || (k == MicrometerStatusKey && (v < 100 || v > 599)) {
+			continue
+		}
+		return v, k != "rpc.grpc.status_code", true
+	}
+	return 0, false, false
+}
+
+// micrometerOutcome is the outcome of Micrometer's HTTP client observation
+// on d ("" when the span has none, or the mutant is off).
+func micrometerOutcome(d map[string]any) string {
+	if mutant.Off(mutant.SandboxMicrometerCalls) {
+		return ""
+	}
+	return strings.ToUpper(AttrString(d, MicrometerOutcomeKey))
+}
 
 // MinFaultCalls is the least number of failed calls to a peer, in the
 // failing traces read, whose statuses DependencyFaults judges.
@@ -25,19 +69,19 @@ const MinFaultCalls = 3
 var grpcFaults = []int{14, 8, 13, 15}
 
 // peerFault reports whether a failed outbound span's status is the peer's
-// own failure: HTTP 5xx or 429, or one of grpcFaults; a span with neither
+// own failure: HTTP 5xx or 429, or one of grpcFaults (statusOf); Micrometer's
+// outcome SERVER_ERROR without a status; a span with neither
 // status (a message published to a broker, a Redis or SMTP command) when
 // its error.type or status message says the peer failed (peerError).
 func peerFault(d map[string]any) bool {
-	for i, k := range FaultStatusKeys {
-		v, ok := signoz.ToFloat(AttrValue(d, k))
-		if !ok {
-			continue
-		}
-		if i < 2 {
+	if v, http, ok := statusOf(d); ok {
+		if http {
 			return v >= 500 || v == 429
 		}
 		return slices.Contains(grpcFaults, int(v))
+	}
+	if micrometerOutcome(d) == "SERVER_ERROR" {
+		return true
 	}
 	return peerError(d)
 }

@@ -63,17 +63,14 @@ func refusal(d map[string]any) bool {
 	if mutant.Off(mutant.SandboxRefusalClass) {
 		return true
 	}
-	for i, k := range FaultStatusKeys {
-		v, ok := signoz.ToFloat(AttrValue(d, k))
-		if !ok {
-			continue
-		}
-		if i < 2 {
-			return v >= 400 && v < 500 && !slices.Contains(httpNotRefusals, int(v))
-		}
-		return slices.Contains(grpcRefusals, int(v))
+	v, http, ok := statusOf(d)
+	switch {
+	case !ok:
+		return false
+	case http:
+		return v >= 400 && v < 500 && !slices.Contains(httpNotRefusals, int(v))
 	}
-	return false
+	return slices.Contains(grpcRefusals, int(v))
 }
 
 // RefusedPeers returns the peers among peers to which svc's failed client

@@ -7,6 +7,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/links"
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -102,6 +103,9 @@ var spanFields = []signoz.FieldKey{
 	tag("error.type", "string"), tag("db.system.name", "string"), tag("db.operation.name", "string"),
 	tag("db.client.connection.pool.name", "string"), tag("http.request.resend_count", "number"),
 	tag("gen_ai.system", "string"), tag("gen_ai.provider.name", "string"),
+	// Micrometer's HTTP client observation (Spring): its peer and answer
+	// (PeerKeys, facts.FaultStatusKeys).
+	tag(MicrometerPeerKey, "string"), tag(DataSourcePeerKey, "string"), tag(facts.MicrometerStatusKey, "string"), tag(facts.MicrometerOutcomeKey, "string"),
 }
 
 // SpanAttributes are the attributes spanRow shows, in order.

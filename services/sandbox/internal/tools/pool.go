@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
@@ -13,15 +14,58 @@ import (
 // (facts.PoolKeys).
 var PoolKeys = facts.PoolKeys
 
-// poolFilter selects the service's spans that carry any of PoolKeys. The
-// entry spans are left out: a server span that merely names its pool is not
-// a wait for a connection.
+// poolFilter selects the service's spans that carry any of PoolKeys, and
+// its failed spans whose status message is a pool's own exhaustion
+// (PoolExhaustedTexts). Entry spans are left out of both: a server span
+// that merely names its pool is not a wait for a connection, and one whose
+// message names a pool's timeout may echo a callee's. So are the text's
+// spans that name a host (PeerKeys but the DataSource): a call's error text
+// is its peer's (a callee whose pool ran dry), while a pool's own span, or a
+// JDBC connection span, names no host (its DataSource is the pool's own).
 func poolFilter(svcFilter string) string {
 	var has []string
 	for _, k := range PoolKeys {
 		has = append(has, k+" EXISTS")
 	}
-	return and(svcFilter, "kind NOT IN (2, 5)", "("+strings.Join(has, " OR ")+")")
+	marked := "(" + strings.Join(has, " OR ") + ")"
+	if mutant.Off(mutant.SandboxPoolTexts) {
+		return and(svcFilter, "kind NOT IN (2, 5)", marked)
+	}
+	says, named := []string{}, []string{}
+	for _, t := range PoolExhaustedTexts {
+		says = append(says, "status_message CONTAINS "+Quote(t))
+	}
+	for _, k := range PeerKeys {
+		if k != DataSourcePeerKey {
+			named = append(named, k+" NOT EXISTS")
+		}
+	}
+	text := "(has_error = true AND " + strings.Join(named, " AND ") + " AND (" + strings.Join(says, " OR ") + "))"
+	return and(svcFilter, "kind NOT IN (2, 5)", "("+marked+" OR "+text+")")
+}
+
+// PoolExhaustedTexts are what common connection pools say when a caller
+// timed out waiting for a connection (matched case-insensitively, as
+// substrings of the status message): HikariCP, c3p0, Apache DBCP and
+// commons-pool, Tomcat JDBC, Agroal, SQLAlchemy's QueuePool, knex,
+// Sequelize, Npgsql, .NET's SqlClient, Jedis. Many instrumentations mark no
+// span of the pool (datasource-micrometer's JDBC connection span carries
+// none of PoolKeys), but the failure text is the pool's own:
+// fh5-twin-month-end-locks-rolling-loans-api's Hikari pool ran dry under a
+// batch's locks and, with no pool span read, three investigators' rollbacks
+// were allowed.
+var PoolExhaustedTexts = []string{
+	"Connection is not available, request timed out",
+	"checkout a Connection has timed out",
+	"Timeout waiting for idle object",
+	"Timeout: Pool empty",
+	"Acquisition timeout while waiting for new connection",
+	"QueuePool limit of size",
+	"Timeout acquiring a connection",
+	"ConnectionAcquireTimeoutError",
+	"connection pool has been exhausted",
+	"prior to obtaining a connection from the pool",
+	"Could not get a resource from the pool",
 }
 
 // poolWaits measures contracts.PoolWaits (facts.PoolWaits) from the pool

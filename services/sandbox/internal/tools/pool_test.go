@@ -122,17 +122,22 @@ func TestPoolWaits(t *testing.T) {
 		// measured: api's pool spans were found; failed: most of api's
 		// failing entry spans have a failing pool span; slower: the waits rose.
 		measured, failed, slower bool
+		// textOnly: api's pool spans are only its failed spans that say the
+		// pool timed out (no pool attribute, no baseline).
+		textOnly bool
 	}{
-		{"api's pool runs dry (stable attribute)", pooled{key: stable, apiPool: true}, true, true, true},
-		{"api's pool runs dry (1.2x attribute)", pooled{key: experimental, apiPool: true}, true, true, true},
-		{"api's pool runs dry (oldest attribute)", pooled{key: oldest, apiPool: true}, true, true, true},
-		{"api's pool waits longer, nothing fails", pooled{key: stable, apiSlowPool: true}, true, false, true},
-		{"a bad release of api, its pool healthy", pooled{key: stable, apiPanic: true}, true, false, false},
-		{"a bad release of api; the neighbour's pool runs dry", pooled{key: stable, apiPanic: true, neighbourPool: true}, true, false, false},
-		{"a bad release of api; the caller's pool runs dry", pooled{key: oldest, apiPanic: true, callerPool: true}, true, false, false},
-		{"the callee's pool runs dry beneath api's calls", pooled{key: experimental, calleePool: true}, true, false, false},
-		{"api writes no pool attribute", pooled{apiPool: true}, false, false, false},
-		{"api's server spans name the pool; only its pool spans count", pooled{key: stable, apiPanic: true, serverKey: true}, true, false, false},
+		{"api's pool runs dry (stable attribute)", pooled{key: stable, apiPool: true}, true, true, true, false},
+		{"api's pool runs dry (1.2x attribute)", pooled{key: experimental, apiPool: true}, true, true, true, false},
+		{"api's pool runs dry (oldest attribute)", pooled{key: oldest, apiPool: true}, true, true, true, false},
+		{"api's pool waits longer, nothing fails", pooled{key: stable, apiSlowPool: true}, true, false, true, false},
+		{"a bad release of api, its pool healthy", pooled{key: stable, apiPanic: true}, true, false, false, false},
+		{"a bad release of api; the neighbour's pool runs dry", pooled{key: stable, apiPanic: true, neighbourPool: true}, true, false, false, false},
+		{"a bad release of api; the caller's pool runs dry", pooled{key: oldest, apiPanic: true, callerPool: true}, true, false, false, false},
+		{"the callee's pool runs dry beneath api's calls", pooled{key: experimental, calleePool: true}, true, false, false, false},
+		{"api writes no pool attribute; its pool's timeout is read from the text", pooled{apiPool: true}, true, true, true, true},
+		{"a bad release of api writes no pool attribute", pooled{apiPanic: true}, false, false, false, false},
+		{"the callee's pool runs dry beneath api's calls; api writes no pool attribute", pooled{calleePool: true}, false, false, false, false},
+		{"api's server spans name the pool; only its pool spans count", pooled{key: stable, apiPanic: true, serverKey: true}, true, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +150,12 @@ func TestPoolWaits(t *testing.T) {
 				return
 			}
 			require.NotNil(t, pw, out.Compact)
+			if tt.textOnly {
+				require.Equal(t, pw.Failed, pw.Spans, "%+v", pw)
+				require.Equal(t, pw.EntryErrors, pw.Failed, "one pool span that timed out beneath each failed request")
+				require.Zero(t, pw.BaselineSpans)
+				return
+			}
 			require.Positive(t, pw.Spans)
 			require.Positive(t, pw.BaselineSpans)
 			require.Zero(t, pw.BaselineFailed, "no pool failed before the onset")

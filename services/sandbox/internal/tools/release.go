@@ -37,11 +37,35 @@ func outboundSpans() string {
 }
 
 // PeerKeys are the attributes of an outbound span that name the host it
-// called: the stable semantic conventions' server.address and the older
-// net.peer.name. SigNoz groups only spans that carry the key, so each is
-// queried on its own. The logical peer.service is not one: a release that
-// points the same peer.service at another host changed the dependency.
-var PeerKeys = []string{"server.address", "net.peer.name"}
+// called: the stable semantic conventions' server.address, the older
+// net.peer.name, and Micrometer's HTTP client observation's client.name
+// (Spring's RestClient, RestTemplate and WebClient: the request URI's host,
+// "none" without one; MicrometerPeerKey), and datasource-micrometer's
+// jdbc.datasource.name (DataSourcePeerKey). SigNoz groups only spans that
+// carry the key, so each is queried on its own. The logical peer.service is
+// not one: a release that points the same peer.service at another host
+// changed the dependency.
+var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, DataSourcePeerKey}
+
+// MicrometerPeerKey is the peer key of Micrometer's HTTP client
+// observation; its value "none" names no peer (peerNamed).
+// DataSourcePeerKey names the database of datasource-micrometer's JDBC
+// client spans (connection, query), which carry no host and no db.system:
+// the DataSource bean they go through, one database a service.
+const (
+	MicrometerPeerKey = "client.name"
+	DataSourcePeerKey = "jdbc.datasource.name"
+)
+
+// peerNamed reports whether a span grouped under key names a peer: not
+// Micrometer's "none", and Micrometer's key only while its reading is on
+// (mutant sandbox.micrometer_calls).
+func peerNamed(key, peer string) bool {
+	if key != MicrometerPeerKey && key != DataSourcePeerKey {
+		return true
+	}
+	return peer != "none" && !mutant.Off(mutant.SandboxMicrometerCalls)
+}
 
 // versionCounts reads entry spans per minute by service.version
 // (facts.VersionCounts).
@@ -93,7 +117,7 @@ func peerSeries(resps []signoz.Response) (map[string][]Minute, map[string]string
 			return nil, nil, err
 		}
 		for peer, ms := range by {
-			if _, dup := byPeer[peer]; !dup {
+			if _, dup := byPeer[peer]; !dup && peerNamed(key, peer) {
 				byPeer[peer], keyOf[peer] = ms, key
 			}
 		}
