@@ -49,18 +49,20 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 // spans), and the incidents that send the kinds of query those four do not
 // (TestEveryKindOfQueryWasAnsweredByTheOfficialServer): in-span retries with
 // a quality key's onset spans, a slow dependency's calls placing the onset
-// with a latency origin, an operation's onset spans, a rule's latency series
-// and a rule's count series.
+// with a latency origin, an operation's onset spans, a rule's latency series,
+// a rule's count series, and the attribute sample a Micrometer client's
+// spans send (heldout5's twin).
 var stagesIncidents = map[string]string{
-	"cx-mobile-edge-fare-cache-two-hops":       "incidents-culprit",
-	"cx-notify-hub-smtp-down-template-release": "incidents-culprit",
-	"rule-error-logs-release-ledger":           "incidents-rule",
-	"mesh-mailer-lag-campaign-flood":           "incidents-mesh",
-	"ho2-inspan-retries-release-menu-writer":   "incidents-heldout2",
-	"hw-prompt-verbose-faq-bot":                "incidents-handwritten",
-	"ho3-config-amend-rpc-manifest-svc":        "incidents-heldout3",
-	"rule-p95-lags-errors-stale-release-pay":   "incidents-rule",
-	"rule-refusals-count-prompt-answer-bot":    "incidents-rule",
+	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
+	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
+	"rule-error-logs-release-ledger":                          "incidents-rule",
+	"mesh-mailer-lag-campaign-flood":                          "incidents-mesh",
+	"ho2-inspan-retries-release-menu-writer":                  "incidents-heldout2",
+	"hw-prompt-verbose-faq-bot":                               "incidents-handwritten",
+	"ho3-config-amend-rpc-manifest-svc":                       "incidents-heldout3",
+	"rule-p95-lags-errors-stale-release-pay":                  "incidents-rule",
+	"rule-refusals-count-prompt-answer-bot":                   "incidents-rule",
+	"fh5-twin-clearing-outage-after-release-payments-gateway": "incidents-heldout5-twins",
 }
 
 type stageLine struct {
