@@ -18,6 +18,11 @@ const (
 	// another service than the report's (Claim.Service) that cites no
 	// evidence about that service.
 	ReviewerClaimService = "reviewer.claim_service"
+	// SandboxSidecarApp is the reading of a mesh sidecar's service name
+	// `<app>.<namespace>` as its app's (facts.SidecarApp): without it the
+	// callee's sidecar, answering 200 over a failing gRPC call, hides where
+	// the failures begin, and the caller's own sidecar stands as a callee.
+	SandboxSidecarApp = "sandbox.sidecar_app"
 )
 
 // Origin lists those mutants and the test that kills each.
@@ -28,4 +33,6 @@ var Origin = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestDownstreamEffectsAreNotASharedCause"},
 	{Name: ReviewerClaimService, Check: "a claim about another service than the report's (Claim.Service) is kept only when it cites evidence about that service",
 		KilledBy: "test:services/reviewer:./internal/review:TestClaimAboutAnotherServiceCitesItsEvidence"},
+	{Name: SandboxSidecarApp, Check: "a mesh sidecar's service `<app>.<namespace>` is read as its app when `<app>` is exactly a known service, so the origin is the callee app behind its sidecar",
+		KilledBy: "test:services/sandbox:./internal/facts:TestOriginThroughMeshSidecars"},
 }

@@ -95,6 +95,50 @@ func treesOf(rows []signoz.RawRow, baseP95 map[string]float64) map[string]*spanT
 			slices.Sort(t.kids[p])
 		}
 	}
+	asApps(out)
+	return out
+}
+
+// asApps reads each mesh sidecar's spans (service `<app>.<namespace>`,
+// SidecarApp over the services of the fetched spans) as its app's: a
+// proxy is never a second service, nor where a failure begins apart from
+// its app.
+func asApps(trees map[string]*spanTree) {
+	var known []string
+	for _, t := range trees {
+		for _, s := range t.spans {
+			known = append(known, s.service)
+		}
+	}
+	slices.Sort(known)
+	known = slices.Compact(known)
+	apps := map[string]string{}
+	for _, k := range known {
+		if app, ok := SidecarApp(k, known); ok {
+			apps[k] = app
+		}
+	}
+	for _, t := range trees {
+		for id, s := range t.spans {
+			if app, ok := apps[s.service]; ok {
+				s.service, s.proxy = app, true
+				t.spans[id] = s
+			}
+		}
+	}
+}
+
+// kidsOf are s's children, a sidecar's span that did not fail (a proxy
+// that answered 200 over a failing gRPC call) seen through to its own.
+func (t *spanTree) kidsOf(id string, depth int) []string {
+	var out []string
+	for _, k := range t.kids[id] {
+		if c := t.spans[k]; c.proxy && !c.err && depth < 64 {
+			out = append(out, t.kidsOf(k, depth+1)...)
+			continue
+		}
+		out = append(out, k)
+	}
 	return out
 }
 
@@ -104,7 +148,7 @@ func treesOf(rows []signoz.RawRow, baseP95 map[string]float64) map[string]*spanT
 // call) is not where s's failure begins.
 func (t *spanTree) errorBeginnings(s traceSpan, depth int) []traceSpan {
 	var out []traceSpan
-	for _, k := range t.kids[s.id] {
+	for _, k := range t.kidsOf(s.id, 0) {
 		c := t.spans[k]
 		if !c.err || depth >= 64 || t.abandoned(s, c) {
 			continue

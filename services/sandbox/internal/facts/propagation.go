@@ -29,6 +29,9 @@ type traceSpan struct {
 	failing             bool
 	// rejected: a server span that answered a rejection (StatusRejected).
 	rejected bool
+	// proxy: a mesh sidecar's span, its service read as its app's
+	// (SidecarApp; origin.go's treesOf).
+	proxy bool
 	// op ("name KIND"), err (the span's own error), start and dur are read
 	// where the query selected them (origin.go).
 	op    string
