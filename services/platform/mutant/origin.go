@@ -23,6 +23,12 @@ const (
 	// callee's sidecar, answering 200 over a failing gRPC call, hides where
 	// the failures begin, and the caller's own sidecar stands as a callee.
 	SandboxSidecarApp = "sandbox.sidecar_app"
+	// SandboxFailingDepDNS is the reading of a failing dependency's peer
+	// name as a co-regressed service's Kubernetes DNS name
+	// (facts.KnownService): without it a callee the mesh names
+	// `<name>.<namespace>.svc.cluster.local`, failing and called less,
+	// leaves the shared causes as a mere downstream effect.
+	SandboxFailingDepDNS = "sandbox.failing_dep_dns"
 )
 
 // Origin lists those mutants and the test that kills each.
@@ -35,4 +41,6 @@ var Origin = []Mutant{
 		KilledBy: "test:services/reviewer:./internal/review:TestClaimAboutAnotherServiceCitesItsEvidence"},
 	{Name: SandboxSidecarApp, Check: "a mesh sidecar's service `<app>.<namespace>` is read as its app when `<app>` is exactly a known service, so the origin is the callee app behind its sidecar",
 		KilledBy: "test:services/sandbox:./internal/facts:TestOriginThroughMeshSidecars"},
+	{Name: SandboxFailingDepDNS, Check: "a failing dependency named by its Kubernetes service DNS name is that co-regressed service, which stays a shared cause even when called less",
+		KilledBy: "test:services/sandbox:./internal/facts:TestJudgePropagation"},
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -141,7 +142,7 @@ func JudgePropagation(in PropagationInput) Judged {
 			out.Propagated = append(out.Propagated, svc)
 		case (in.Origin == nil || in.Origin.Service != svc) && IsDownstream(p):
 			out.Downstream, out.Abandoned = append(out.Downstream, svc), append(out.Abandoned, svc)
-		case (in.Origin == nil || in.Origin.Service != svc) && !slices.Contains(in.FailingDeps, svc) && FewerCalls(in.Fell[svc]):
+		case (in.Origin == nil || in.Origin.Service != svc) && !failingDep(in, svc) && FewerCalls(in.Fell[svc]):
 			out.Downstream, out.Fewer = append(out.Downstream, svc), append(out.Fewer, svc)
 		case refused(in, svc):
 			out.Downstream, out.Refused = append(out.Downstream, svc), append(out.Refused, svc)
@@ -150,6 +151,26 @@ func JudgePropagation(in PropagationInput) Judged {
 		}
 	}
 	return out
+}
+
+// failingDep reports whether svc is one of the service's failing
+// dependencies, named by the peer name its client spans carry: svc itself
+// or its Kubernetes service DNS name (KnownService, over the service and the
+// co-regressed ones).
+func failingDep(in PropagationInput, svc string) bool {
+	if slices.Contains(in.FailingDeps, svc) {
+		return true
+	}
+	if mutant.Off(mutant.SandboxFailingDepDNS) {
+		return false
+	}
+	known := append(slices.Clone(in.CoRegressed), in.Service)
+	for _, d := range in.FailingDeps {
+		if k, ok := KnownService(d, known); ok && k == svc {
+			return true
+		}
+	}
+	return false
 }
 
 // refused reports whether svc, the origin of the service's failures,

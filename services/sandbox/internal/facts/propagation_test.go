@@ -30,7 +30,8 @@ func propagationTrace(tid, svc, shape string) []signoz.RawRow {
 // failing under a load api multiplied, propagated; a callee api abandons is
 // downstream, unless it is the origin; a callee failing on its own beneath
 // api's calls at its usual load is a shared cause; a callee only called less
-// is downstream unless it is a failing dependency; a service not examined
+// is downstream unless it is a failing dependency (by name or by its
+// Kubernetes DNS name; kills mutant sandbox.failing_dep_dns); a service not examined
 // stays shared (fail closed).
 func TestJudgePropagation(t *testing.T) {
 	t.Parallel()
@@ -53,6 +54,8 @@ func TestJudgePropagation(t *testing.T) {
 		{"a callee api abandons that is the origin", "abandoned", &one, nil, "svc", nil, "shared"},
 		{"no failing traces, called half as much", "", nil, fewer, "", nil, "fewer"},
 		{"called half as much, but a failing dependency", "", nil, fewer, "", []string{"svc"}, "shared"},
+		{"called half as much, a failing dependency by its cluster DNS name", "", nil, fewer, "", []string{"svc.payments.svc.cluster.local:8443"}, "shared"},
+		{"called half as much, a failing canary's DNS name is not svc", "", nil, fewer, "", []string{"svc-canary.payments.svc.cluster.local"}, "fewer"},
 		{"no failing traces, called half as much, failing twice as often", "", nil, more, "", nil, "shared"},
 		{"no failing traces, called as much", "", nil, same, "", nil, "shared"},
 	}
