@@ -79,20 +79,28 @@ var calleeTwins = []struct {
 // deployer seeds its ledger from the folder's releases.yaml).
 func loadEarlyBundle(t *testing.T) *incident.Incident {
 	t.Helper()
-	inc, err := incident.Load(filepath.Join(heldout2, bundle))
+	return loadMovedRelease(t, filepath.Join(heldout2, bundle), "storefront", "5.14.0", bundleRelease)
+}
+
+// loadMovedRelease loads the incident in dir, which must expect allow, with
+// svc's deployment.marker spans and the ledger's start of its running
+// release (which must be version) moved to at.
+func loadMovedRelease(t *testing.T, dir, svc, version string, at time.Time) *incident.Incident {
+	t.Helper()
+	inc, err := incident.Load(dir)
 	require.NoError(t, err)
 	require.Equal(t, "allow", inc.Meta.Expect.Verdict)
 	moved := false
 	for i, s := range inc.Spans {
-		if s.Name == "deployment.marker" && s.Service() == "storefront" {
-			inc.Spans[i].Timestamp, moved = bundleRelease, true
+		if s.Name == "deployment.marker" && s.Service() == svc {
+			inc.Spans[i].Timestamp, moved = at, true
 		}
 	}
-	rel := inc.Releases.Services["storefront"]
+	rel := inc.Releases.Services[svc]
 	last := &rel[len(rel)-1]
 	require.True(t, moved)
-	require.Equal(t, "5.14.0", last.Version)
-	last.DeployedAt = bundleRelease
+	require.Equal(t, version, last.Version)
+	last.DeployedAt = at
 	return inc
 }
 

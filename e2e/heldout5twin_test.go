@@ -29,12 +29,7 @@ func TestHeldout5TwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on the heldout5 twins; skipped with -short")
 	}
-	outs := evalFolder(t, heldout5Twins, []string{"rules", "persona:oracle", "persona:liar", "persona:wrong", "persona:marker", "persona:quality"})
-	require.Len(t, outs, 6*2)
-	for _, o := range outs {
-		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
-		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-	}
+	requireNoneRollsBack(t, heldout5Twins, 2)
 }
 
 // TestHeldout5TwinsCorpusLoads: the twins load with the format's own

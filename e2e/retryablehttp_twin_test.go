@@ -39,21 +39,7 @@ var (
 // marker and ledger start moved to tariffRelease.
 func loadEarlyTariff(t *testing.T) *incident.Incident {
 	t.Helper()
-	inc, err := incident.Load(tariffEngine)
-	require.NoError(t, err)
-	require.Equal(t, "allow", inc.Meta.Expect.Verdict)
-	moved := false
-	for i, s := range inc.Spans {
-		if s.Name == "deployment.marker" && s.Service() == "tariff-engine" {
-			inc.Spans[i].Timestamp, moved = tariffRelease, true
-		}
-	}
-	rel := inc.Releases.Services["tariff-engine"]
-	last := &rel[len(rel)-1]
-	require.True(t, moved)
-	require.Equal(t, "git-b92a4f1", last.Version)
-	last.DeployedAt = tariffRelease
-	return inc
+	return loadMovedRelease(t, tariffEngine, "tariff-engine", "git-b92a4f1", tariffRelease)
 }
 
 // fxSlowsAlone edits the early twin into fx-rates slowing threefold on its

@@ -27,12 +27,7 @@ func TestHeldout4VersionTwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on the version twins; skipped with -short")
 	}
-	outs := evalFolder(t, versionTwins, []string{"rules", "persona:oracle", "persona:liar", "persona:wrong", "persona:marker", "persona:quality"})
-	require.Len(t, outs, 6*3)
-	for _, o := range outs {
-		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
-		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-	}
+	requireNoneRollsBack(t, versionTwins, 3)
 }
 
 // TestVersionTwinsCorpusLoads: the twins load with the format's own loader,
@@ -42,4 +37,20 @@ func TestVersionTwinsCorpusLoads(t *testing.T) {
 	t.Parallel()
 	incs := loadTaggedCorpus(t, versionTwins, "version-twin", "in-sample", 3)
 	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
+}
+
+// twinInvestigators are the investigators every twin corpus is replayed
+// with: the rules and the personas whose claims could buy a rollback.
+var twinInvestigators = []string{"rules", "persona:oracle", "persona:liar", "persona:wrong", "persona:marker", "persona:quality"}
+
+// requireNoneRollsBack replays twinInvestigators on the n incidents of dir
+// and requires each replay to end in a deny (diagnoses are not asserted).
+func requireNoneRollsBack(t *testing.T, dir string, n int) {
+	t.Helper()
+	outs := evalFolder(t, dir, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators)*n)
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
 }
