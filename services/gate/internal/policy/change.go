@@ -70,10 +70,6 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 	return []string{reason}
 }
 
-// timeoutWords are what a status says when the caller gave up waiting (the
-// sandbox's callerTimeout reads the same words).
-var timeoutWords = []string{"timeout", "timed out", "deadline"}
-
 // waitedOn returns the dependencies of svc that fail or slowed at the onset
 // at their usual call rate and on which the service gave up waiting, by its
 // running version's new signature (a timeout, a deadline) or by its failed
@@ -109,7 +105,7 @@ func waitedOn(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1)
 		return nil
 	}
 	var peers []string
-	if gaveUpWaiting(r.NewSignature) {
+	if contracts.SaysGaveUpWaiting(r.NewSignature) {
 		peers = dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.FailingDependencies })
 		if !mutant.Off(mutant.GateChangeTimeoutSlow) {
 			peers = append(peers, dependencyPeers(svc, ev, func(f contracts.Facts) []string { return f.SlowDependencies })...)
@@ -122,12 +118,6 @@ func waitedOn(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1)
 	return slices.Compact(peers)
 }
 
-// gaveUpWaiting reports whether a status says the caller gave up waiting:
-// it names a timeout or a deadline (timeoutWords).
-func gaveUpWaiting(sig string) bool {
-	sig = strings.ToLower(sig)
-	return slices.ContainsFunc(timeoutWords, func(w string) bool { return strings.Contains(sig, w) })
-}
 
 // newErrorsSeen says how the running version's new errors are a regression
 // and not stray errors ("" when they are not): they fail at least

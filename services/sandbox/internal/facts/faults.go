@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"agentk/contracts"
 	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
@@ -160,13 +161,7 @@ func RetriedOwnFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, 
 // up waiting: error.type or the status message names a timeout or a
 // deadline.
 func callerTimeout(d map[string]any) bool {
-	for _, v := range []string{AttrString(d, "error.type"), AttrString(d, "status_message")} {
-		v = strings.ToLower(v)
-		if strings.Contains(v, "timeout") || strings.Contains(v, "timed out") || strings.Contains(v, "deadline") {
-			return true
-		}
-	}
-	return false
+	return contracts.SaysGaveUpWaiting(AttrString(d, "error.type")) || contracts.SaysGaveUpWaiting(AttrString(d, "status_message"))
 }
 
 // judgeFaults counts, per peer of peers, the failed client spans of svc
