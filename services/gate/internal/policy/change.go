@@ -54,7 +54,8 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 		}
 	}
 	r := releaseFacts(svc, ev)
-	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) && len(waitedOn(r, svc, ev)) == 0 {
+	waited := waitedOn(r, svc, ev)
+	if r != nil && r.NewErrors >= MinReleaseErrors && !sharedByOthers(r) && (2*r.NewErrors > r.Errors || mutant.Off(mutant.GateChangeNewShare)) && len(waited) == 0 {
 		if seen := newErrorsSeen(r, svc, ev); seen != "" {
 			inputs["change"] = "new_errors " + strconv.FormatInt(r.NewErrors, 10) + "/" + strconv.FormatInt(r.Requests, 10) + " of " + r.Version + seen
 			return nil
@@ -63,8 +64,8 @@ func changeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[s
 	reason := "no evidence shows what a " + in.Review.Best.Class + " of " + svc + " changed: no attribute of its spans shifted, and no status its history never showed failed " +
 		strconv.Itoa(MinReleaseErrors) + " or more requests of its running version, most of its errors since the onset, and " + ftoa(100*MinReleaseErrorShare) +
 		"% of its requests or an operation whose error rate left its baseline"
-	if peers := waitedOn(r, svc, ev); len(peers) > 0 {
-		reason += "; it gave up waiting on " + strings.Join(peers, ", ") + " (its new " + strconv.Quote(r.NewSignature) + " or its failed calls to them say so), which failed or slowed at the onset at their usual call rate: " +
+	if len(waited) > 0 {
+		reason += "; it gave up waiting on " + strings.Join(waited, ", ") + " (its new " + strconv.Quote(r.NewSignature) + " or its failed calls to them say so), which failed or slowed at the onset at their usual call rate: " +
 			"what a dependency that stopped answering in time makes any version write"
 	}
 	return []string{reason}
