@@ -128,6 +128,10 @@ const (
 	// peer's series, of how long before the service's onset a failing
 	// dependency's own onset may lie.
 	SandboxDependencyBucket = "sandbox.dependency_bucket"
+	// SandboxPeerErrorOnset is the search for a peer's error-rate onset
+	// when its series' onset was found by its latency (a peer that slowed,
+	// then failed).
+	SandboxPeerErrorOnset = "sandbox.peer_error_onset"
 	// SandboxProducerCalls is the reading of a service's producer spans (a
 	// message sent to a broker) as calls to a peer, beside its client
 	// spans: the peers' series and the failed calls judged for the peer's
@@ -218,6 +222,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresConsumerLag"},
 	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
+	{Name: SandboxPeerErrorOnset, Check: "a peer whose calls slowed before or as they began failing is a failing dependency: its error-rate onset is searched when its series' onset is its latency's",
+		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencySlowedFirst"},
 	{Name: SandboxProducerCalls, Check: "a service's producer spans are calls to the broker they name, as its client spans are to their host: a broker that fails every publish is a failing dependency",
 		KilledBy: "test:services/sandbox:./internal/tools:TestFailingBrokerOfProducerSpans"},
 	{Name: SandboxPeerErrorType, Check: "a failed call with no HTTP or gRPC status is the peer's own failure when its error.type or status message says the peer failed (closed, refused, unavailable, out of resources), never the caller's timeout or its refused credentials",

@@ -44,7 +44,7 @@ func RetriedPeers(byPeer map[string][]Minute, alertAt time.Time, on Onset) []str
 func failingPeers(byPeer map[string][]Minute, alertAt time.Time, on Onset) (failing, retried []string) {
 	for _, peer := range sortedKeys(byPeer) {
 		ms := byPeer[peer]
-		o := FindOnset(ms, alertAt, DefaultMargins)
+		o := errorOnset(ms, alertAt)
 		if o.At == nil || o.Signal != "error_rate" {
 			continue
 		}
@@ -61,6 +61,28 @@ func failingPeers(byPeer map[string][]Minute, alertAt time.Time, on Onset) (fail
 		}
 	}
 	return failing, retried
+}
+
+// errorOnset is the onset of a peer's error rate (FindOnset). Where the
+// peer's calls slowed before or as they began failing, the search names the
+// run by its latency and the errors that follow were no failing dependency:
+// kf6-trap-index-rebuild-sql-pool-dispatch-api's SQL Server, its updates
+// waiting on an index rebuild's locks (x100 slower) and then chosen as
+// deadlock victims, was not, and three investigators' rollbacks of the
+// release 47 s before were allowed. So when the onset found is the latency's,
+// the search runs again on the error rate alone (every minute's p95 left
+// out): a peer that both slowed and began failing at the onset fails.
+func errorOnset(ms []Minute, alertAt time.Time) Onset {
+	o := FindOnset(ms, alertAt, DefaultMargins)
+	if o.At == nil || o.Signal == "error_rate" || mutant.Off(mutant.SandboxPeerErrorOnset) {
+		return o
+	}
+	errs := make([]Minute, len(ms))
+	for i, m := range ms {
+		m.P95Ms = math.NaN()
+		errs[i] = m
+	}
+	return FindOnset(errs, alertAt, DefaultMargins)
 }
 
 // RetriedFaults describes each peer of retried that faults holds (its

@@ -61,6 +61,44 @@ func TestFailingDependencies(t *testing.T) {
 	}
 }
 
+// TestFailingDependencySlowedFirst: a peer whose calls slowed from the
+// service's onset and began failing two minutes later, at its usual call
+// rate, is a failing dependency: the onset search names its run by the
+// latency, and before its error-rate onset was searched as well (mutant
+// sandbox.peer_error_onset) it was none
+// (kf6-trap-index-rebuild-sql-pool-dispatch-api: SQL Server's updates
+// waited on an index rebuild's locks, then were chosen as deadlock victims;
+// three investigators' rollbacks of the release 47 s before were allowed).
+// One only slower stays none, and one slowed and failing ten minutes after
+// the service too.
+func TestFailingDependencySlowedFirst(t *testing.T) {
+	t.Parallel()
+	onset := at(40)
+	on := facts.Onset{At: &onset, Signal: "p95", BaselineFrom: t0}
+	slowThenFailing := func(failFrom int) []facts.Minute {
+		ms := peerMinutes(20, 20, 5, failFrom)
+		for i := 40; i < 60; i++ {
+			ms[i].P95Ms = 2400
+		}
+		return ms
+	}
+	for _, tt := range []struct {
+		name string
+		ms   []facts.Minute
+		want []string
+	}{
+		{"slower from the onset, failing two minutes later", slowThenFailing(42), []string{"sql"}},
+		{"slower and failing from the onset", slowThenFailing(40), []string{"sql"}},
+		{"slower from the onset, failing ten minutes after the service", slowThenFailing(52), nil},
+		{"only slower", slowThenFailing(60), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, facts.FailingDependencies(map[string][]facts.Minute{"sql": tt.ms}, at(59), on))
+		})
+	}
+}
+
 // TestPeakCalls: the peer whose calls rose most since the onset, and by how
 // much; none when no peer was called in the baseline.
 func TestPeakCalls(t *testing.T) {
