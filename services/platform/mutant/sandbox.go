@@ -132,6 +132,10 @@ const (
 	// when its series' onset was found by its latency (a peer that slowed,
 	// then failed).
 	SandboxPeerErrorOnset = "sandbox.peer_error_onset"
+	// SandboxPoolEntryTexts is the reading of a failed entry span whose
+	// status message is a pool's exhaustion as a pool span (a pool that
+	// fails before any command writes no span of its own).
+	SandboxPoolEntryTexts = "sandbox.pool_entry_texts"
 	// SandboxProducerCalls is the reading of a service's producer spans (a
 	// message sent to a broker) as calls to a peer, beside its client
 	// spans: the peers' series and the failed calls judged for the peer's
@@ -224,6 +228,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
 	{Name: SandboxPeerErrorOnset, Check: "a peer whose calls slowed before or as they began failing is a failing dependency: its error-rate onset is searched when its series' onset is its latency's",
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencySlowedFirst"},
+	{Name: SandboxPoolEntryTexts, Check: "a failed entry span whose status message is a connection pool's exhaustion (ADO.NET's, which fails before any command span) counts as a failed pool span",
+		KilledBy: "test:services/sandbox:./internal/tools:TestPoolTextOnEntrySpans"},
 	{Name: SandboxProducerCalls, Check: "a service's producer spans are calls to the broker they name, as its client spans are to their host: a broker that fails every publish is a failing dependency",
 		KilledBy: "test:services/sandbox:./internal/tools:TestFailingBrokerOfProducerSpans"},
 	{Name: SandboxPeerErrorType, Check: "a failed call with no HTTP or gRPC status is the peer's own failure when its error.type or status message says the peer failed (closed, refused, unavailable, out of resources), never the caller's timeout or its refused credentials",

@@ -64,3 +64,21 @@ func TestMicrometerAndJDBCPeers(t *testing.T) {
 	loansOld := micrometerOverview(t, "fh5-twin-month-end-locks-rolling-loans-api", "loans-api", without("jdbc.datasource.name"))
 	require.NotContains(t, loansOld.Facts.SlowDependencies, "dataSource", loansOld.Compact)
 }
+
+// TestPoolTextOnEntrySpans: ADO.NET's pool fails in SqlConnection.Open,
+// before SqlClient's instrumentation starts a command span, so on heldout6's
+// pool-only twin (an index rebuild's locks drain dispatch-api's pool; its
+// SqlClient spans only slow down) the pool's "Timeout expired … prior to
+// obtaining a connection from the pool" is on the failed ASP.NET Core server
+// spans alone: they are read as failed pool spans, at least as many as the
+// service's failing requests. With mutant sandbox.pool_entry_texts (the
+// old reading) no pool is found and persona:marker's and persona:quality's
+// rollbacks were allowed.
+func TestPoolTextOnEntrySpans(t *testing.T) {
+	t.Parallel()
+	keep := func(spans []incident.Span) []incident.Span { return spans }
+	out := editedOverview(t, "incidents-heldout6-twins/kf6-twin-index-rebuild-pool-only-dispatch-api", keep)
+	require.NotNil(t, out.Facts.ConnectionPool, out.Compact)
+	require.GreaterOrEqual(t, out.Facts.ConnectionPool.Failed, int64(3), out.Compact)
+	require.GreaterOrEqual(t, 4*out.Facts.ConnectionPool.Failed, out.Facts.ConnectionPool.EntryErrors, out.Compact)
+}

@@ -16,9 +16,9 @@ var PoolKeys = facts.PoolKeys
 
 // poolFilter selects the service's spans that carry any of PoolKeys, and
 // its failed spans whose status message is a pool's own exhaustion
-// (PoolExhaustedTexts). Entry spans are left out of both: a server span
-// that merely names its pool is not a wait for a connection, and one whose
-// message names a pool's timeout may echo a callee's. So are the text's
+// (PoolExhaustedTexts). Entry spans are left out of the first: a server span
+// that merely names its pool is not a wait for a connection; a failed one
+// whose status message is a pool's exhaustion is read (below). So are the text's
 // spans that name a host (PeerKeys but the DataSource): a call's error text
 // is its peer's (a callee whose pool ran dry), while a pool's own span, or a
 // JDBC connection span, names no host (its DataSource is the pool's own).
@@ -41,7 +41,22 @@ func poolFilter(svcFilter string) string {
 		}
 	}
 	text := "(has_error = true AND " + strings.Join(named, " AND ") + " AND (" + strings.Join(says, " OR ") + "))"
-	return and(svcFilter, "kind NOT IN (2, 5)", "("+marked+" OR "+text+")")
+	inner := "(kind NOT IN (2, 5) AND (" + marked + " OR " + text + "))"
+	if mutant.Off(mutant.SandboxPoolEntryTexts) {
+		return and(svcFilter, inner)
+	}
+	// A pool that fails before any command writes no span of its own:
+	// ADO.NET's SqlConnection.Open waits for a connection and throws before
+	// SqlClient's instrumentation starts a command span, so the pool's text
+	// is only on the failed entry span (its exception event and status).
+	// kf6-twin-index-rebuild-pool-only-dispatch-api: an index rebuild's
+	// locks drained dispatch-api's pool 7 s after its rollout finished, and
+	// persona:marker's and persona:quality's rollbacks were allowed. An
+	// entry span's text may echo a callee's pool; read as this service's, it
+	// only denies (a pool that ran dry denies every deployment class), so an
+	// echo costs a rollback, never allows one.
+	own := "(kind IN (2, 5) AND has_error = true AND (" + strings.Join(says, " OR ") + "))"
+	return and(svcFilter, "("+inner+" OR "+own+")")
 }
 
 // PoolExhaustedTexts are what common connection pools say when a caller
