@@ -973,7 +973,8 @@ def inc_carrier(out="2026-12-05T10:01:10.0000", rel="2026-12-05T10:02:05.7330", 
 
 
 def inc_sql(batch="2026-12-05T02:17:45.0000", rel="2026-12-05T02:16:58.2093", now="2026-12-05T02:31:00.0000",
-            starts="2026-12-05T02:24:00Z", ident="kf6-trap-index-rebuild-sql-pool-dispatch-api", roll=180):
+            starts="2026-12-05T02:24:00Z", ident="kf6-trap-index-rebuild-sql-pool-dispatch-api", roll=180,
+            deadlocks=True):
     """A SQL Agent index rebuild holds schema locks on Assignments: timeouts, deadlocks, the pool runs dry."""
     bns = at(batch)
 
@@ -992,7 +993,7 @@ def inc_sql(batch="2026-12-05T02:17:45.0000", rel="2026-12-05T02:16:58.2093", no
                           "DbConnectionInternal oldConnection, DbConnectionInternal& connection)",
                           "Kestrel.Dispatch.Assignments.AssignDriverHandler.Handle(AssignDriver command, "
                           "CancellationToken ct) in /src/Kestrel.Dispatch/Assignments/AssignDriverHandler.cs:line 44"])
-        if p and w.rng.random() < 0.25 * p:
+        if deadlocks and p and w.rng.random() < 0.25 * p:
             if w.rng.random() < 0.5:
                 c.sql("KestrelDispatch", "UPDATE [Assignments] SET [DriverId] = @p0 WHERE [Id] = @p1",
                       lognormal(w.rng, 2400, 0.4), err_no=1205,
@@ -1509,6 +1510,16 @@ def twin_sql_rolling():
     return spec
 
 
+def twin_sql_slow_only():
+    """The index-rebuild twin without a failed SqlClient span: the updates only wait on the locks (no deadlock
+    victim, no command timeout) and the pool that runs dry fails on the ASP.NET Core server span alone."""
+    spec = inc_sql(rel="2026-12-05T02:16:58.2093", batch="2026-12-05T02:17:45.0000", roll=40, deadlocks=False,
+                   ident="kf6-twin-index-rebuild-pool-only-dispatch-api")
+    spec["tags"] = spec["tags"] + ["twin"]
+    spec["onset"] = "02:17:45, 7 s after the rollout finished"
+    return spec
+
+
 def twin_servicebus_alone():
     """The Service Bus trap without invoicing-api: orders-api is the namespace's only publisher recorded, so no
     other service co-regresses; the throttling is seen only in the Azure SDK's ServiceBusSender.Send spans."""
@@ -1526,7 +1537,7 @@ def twin_redis_head():
     return spec
 
 
-TWINS = {"carrier-after": twin_carrier_after, "sql-rolling": twin_sql_rolling,
+TWINS = {"carrier-after": twin_carrier_after, "sql-rolling": twin_sql_rolling, "sql-slow-only": twin_sql_slow_only,
          "servicebus-alone": twin_servicebus_alone, "redis-head": twin_redis_head}
 
 
