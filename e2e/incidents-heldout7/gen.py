@@ -445,9 +445,11 @@ def aws(tr, svc, ver, ch, t, parent, ctx):
     attempts, d = 1, 0.0
     code = None
     max_attempts = eff.get("max_attempts", 3)
+    kids = []
     while True:
         one = lognormal(rng, med) * eff.get("slow", 1.0)
         err = eff.get("error") if rng.random() < eff.get("error_p", 0.0) else None
+        kids.append((d, one, err))
         d += one
         if not err:
             code = None
@@ -487,6 +489,8 @@ def aws(tr, svc, ver, ch, t, parent, ctx):
             if rt != "go" else ["github.com/aws/smithy-go/transport/http.(*ClientHandler).Handle(client.go:57)"])
     sid = tr.sid()
     tr.span(sid, svc, ver, name, 3 if kind != "sqs" else 4, t, d * MS, parent, a, err=errmsg, events=events)
+    if w.spec.get("aws_http_children") and rt == "node":
+        aws_http_children(tr, svc, ver, kind, res, t, sid, kids)
     if attempts > 1 and rt != "go":
         applog(tr, svc, ver, t + int(d * MS), "WARN" if not code else "ERROR",
                "aws-sdk %s.%s %s after %d attempts" % (service, method, "failed" if code else "succeeded", attempts),
@@ -495,6 +499,25 @@ def aws(tr, svc, ver, ch, t, parent, ctx):
     if code:
         return int(d * MS), (eff.get("status", 503), code, "%s.%s: %s" % (service, method, errmsg))
     return int(d * MS), None
+
+
+def aws_http_children(tr, svc, ver, kind, res, t, parent, kids):
+    """The node http instrumentation's span for each attempt the SDK sends, under the AWS SDK span: what
+    auto-instrumentations-node writes unless the aws-sdk instrumentation's suppressInternalInstrumentation
+    is set (the corpus's services set it; the '-http' twins do not)."""
+    hostn = {"ddb": "dynamodb.%s.amazonaws.com" % REGION, "s3": "%s.s3.%s.amazonaws.com" % (res, REGION),
+             "sqs": "sqs.%s.amazonaws.com" % REGION}[kind]
+    for off, one, err in kids:
+        status = AWS_ERR[err][0] if err else 200
+        path = "/" if kind != "s3" else "/pkg/t_77aa/v3/package.tar"
+        method = "POST" if kind != "s3" else "GET"
+        a = {"http.url": "https://%s%s" % (hostn, path), "http.method": method, "http.target": path,
+             "net.peer.name": hostn, "net.peer.ip": "52.%d.%d.%d" % (tr.w.rng.randint(16, 95), tr.w.rng.randint(0, 255),
+                                                                      tr.w.rng.randint(1, 254)),
+             "net.peer.port": 443, "http.host": "%s:443" % hostn, "http.flavor": "1.1", "http.status_code": status,
+             "http.status_text": STATUS_TEXT.get(status, "BAD REQUEST").upper()}
+        tr.span(tr.sid(), svc, ver, method, 3, t + int((off + 0.05) * MS), int(one * MS), parent, a,
+                err="%d" % status if status >= 400 else None)
 
 
 def http_call(tr, svc, ver, ch, t, parent, ctx):
@@ -1302,7 +1325,7 @@ def inc_s3():
     return {
         "id": "lm7-trap-s3-slowdown-downloads-api",
         "title": "downloads-api 2.3.0 rolled out by 15:32; at 15:33:20 the offline repackager's PUT burst on the "
-                 "same S3 prefix makes GetObject answer SlowDown and half the package downloads fail",
+                 "same S3 prefix makes GetObject answer SlowDown; one package download in eight fails after three attempts",
         "service": "downloads-api", "start": "2026-12-07T14:20:00.000", "now": "2026-12-07T15:44:00.000",
         "one_in": 20,
         "ledger": {"downloads-api": [("2.2.9", "2026-12-03T12:00:42.000"), ("2.3.0", rel)]},
@@ -1322,8 +1345,9 @@ def inc_s3():
         "story": "2.3.0 (a new field in the downloads list) finishes rolling out at 15:31:58. At 15:33:20 the "
                  "offline-repackager Lambda, fed by a re-encode campaign, writes thousands of objects under the "
                  "prefix downloads-api reads; S3 answers 503 SlowDown to GetObject until it repartitions. The "
-                 "SDK retries each GetObject up to three times inside one span (pino logs $metadata.attempts) "
-                 "and half the package downloads answer 503. Every failing request is 2.3.0's; a rollback "
+                 "SDK retries each GetObject up to three times inside one span (pino logs $metadata.attempts): "
+                 "half the attempts fail at the peak, one package download in eight fails all three and answers 503 "
+                 "(about 5% of downloads-api's requests). Every failing request is 2.3.0's; a rollback "
                  "changes nothing.",
         "onset": "15:33:2x, 82 s after the rollout finished",
     }
@@ -1461,7 +1485,69 @@ def generate(make, root):
                                                              n2 / 1e6))
 
 
-TWINS = {}
+def twin_ddb_after():
+    """The DynamoDB trap with a 60 s rolling update: 5.2.0 serves alone from 14:04:12, the scan begins at
+    14:05:31, so every failing request is 5.2.0's. Not part of the corpus."""
+    spec = inc_ddb()
+    spec["id"] = "lm7-twin-ddb-throttle-after-rollout-entitlements-api"
+    spec["title"] = spec["title"].replace("rolls out over 4 min from 14:03", "rolls out over 60 s at 14:03")
+    spec["rollout"] = {"entitlements-api": 60}
+    spec["tags"] = spec["tags"] + ["twin"]
+    spec["onset"] = "14:05:3x, 80 s after the rollout finished"
+    return spec
+
+
+def twin_s3_heavier():
+    """The S3 SlowDown trap with SlowDown on 80% of attempts at its peak (about 45% of package downloads fail
+    after three attempts, ~20% of all requests), not 50% (one in eight, 4.9% of requests, under the gate's 5%
+    share by one request). Not part of the corpus."""
+    spec = inc_s3()
+    burst = at("2026-12-07T15:33:20.000")
+
+    def fault(w, svc, name, t, ver, what, ctx):
+        if what == "s3" and svc == "downloads-api" and name == "lumen-offline-packages":
+            r = ramp(t, burst, burst + 45 * S)
+            if r:
+                return {"error": "SlowDown", "error_p": 0.8 * r, "slow": 1 + 0.8 * r, "status": 503}
+        return None
+    spec["fault"] = fault
+    spec["id"] = "lm7-twin-s3-slowdown-heavier-downloads-api"
+    spec["title"] = "downloads-api 2.3.0 rolled out by 15:32; at 15:33:20 the offline repackager's PUT burst makes " \
+                    "S3 answer SlowDown to 80% of GetObject attempts and ~45% of package downloads fail"
+    spec["tags"] = spec["tags"] + ["twin"]
+    return spec
+
+
+def twin_stuck_longer():
+    """The unfinished-rollout trap with the database down from 11:09:12 to the alert (connection refused
+    throughout), so the onset is measured. Not part of the corpus."""
+    spec = inc_stuck()
+    fo = at("2026-12-07T11:09:12.000")
+
+    def fault(w, svc, name, t, ver, what, ctx):
+        if what == "pg" and svc == "transcode-api" and t >= fo and w.rng.random() < 0.7:
+            return {"fail": ("*net.OpError", "failed to connect to `host=lumen-media.cluster-c9xk2rw1lq0e."
+                             "eu-west-1.rds.amazonaws.com user=transcode database=lumen`: dial error (dial tcp "
+                             "10.0.3.14:5432: connect: connection refused)"), "fail_ms": lognormal(w.rng, 8)}
+        return None
+    spec["fault"] = fault
+    spec["id"] = "lm7-twin-stuck-rollout-longer-outage-transcode-api"
+    spec["tags"] = spec["tags"] + ["twin"]
+    spec["onset"] = "11:09:12, 6.6 min after the marker; the outage lasts to the alert"
+    return spec
+
+
+def with_http_children(make, suffix):
+    def twin():
+        spec = make()
+        spec["id"] = spec["id"].replace("-twin-", "-twin-%s-" % suffix)
+        spec["aws_http_children"] = True
+        return spec
+    return twin
+
+
+TWINS = {"ddb-after-http": with_http_children(twin_ddb_after, "http"),
+         "s3-heavier-http": with_http_children(twin_s3_heavier, "http"), "ddb-after": twin_ddb_after, "s3-heavier": twin_s3_heavier, "stuck-longer": twin_stuck_longer}
 
 
 def main():
