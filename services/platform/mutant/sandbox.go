@@ -146,6 +146,10 @@ const (
 	// message says so (a connection the peer closed, its unavailability,
 	// its exhausted resources), never a timeout of the caller's.
 	SandboxPeerErrorType = "sandbox.peer_error_type"
+	// SandboxThrottledCalls is the reading of a failed call answered with
+	// an HTTP 4xx as the peer's own failure when it, or the SDK span it was
+	// sent under, says the peer throttled it (AWS's 400 throttles).
+	SandboxThrottledCalls = "sandbox.throttled_calls"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -234,6 +238,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestFailingBrokerOfProducerSpans"},
 	{Name: SandboxPeerErrorType, Check: "a failed call with no HTTP or gRPC status is the peer's own failure when its error.type or status message says the peer failed (closed, refused, unavailable, out of resources), never the caller's timeout or its refused credentials",
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsWithoutStatus"},
+	{Name: SandboxThrottledCalls, Check: "a failed call answered with an HTTP 4xx is the peer's own failure when it, or the failed outbound span it was sent under (an SDK's span around its attempts), says the peer throttled it (AWS's 400 throttles), never a 4xx that says nothing of throttling",
+		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsThrottled"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

@@ -168,7 +168,7 @@ func callerTimeout(d map[string]any) bool {
 // since the onset and those own says are the peer's own failure, and keeps
 // the peers with at least MinFaultCalls of which more than half are.
 func judgeFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string, own func(map[string]any) bool) []string {
-	calls, faults := countFailedCalls(rows, svc, onset, peers, keys, own)
+	calls, faults := countFailedCalls(rows, svc, onset, peers, keys, withThrottles(rows, own))
 	var out []string
 	for _, p := range peers {
 		if calls[p] >= MinFaultCalls && 2*faults[p] > calls[p] {
