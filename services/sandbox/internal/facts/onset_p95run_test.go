@@ -115,6 +115,24 @@ func TestP95RunOfABimodalBaseline(t *testing.T) {
 			mostNone: 2,
 		},
 		{
+			name: "every route slower from the alert, three minutes before the data end, is still the onset",
+			at: func(i, slow int) Minute {
+				fast := svc.fastMs
+				if i >= 12 {
+					fast = 150
+				}
+				return svc.minute(rise.Add(time.Duration(i)*time.Minute), slow, fast, false)
+			},
+			meanFrom: svc.slowMean,
+			late:     func(on time.Time) bool { return on.After(synthEnd) },
+			// 2 as the margins alone; one more (seed 11) where about half
+			// the baseline's minutes are the slow route's: kept in the
+			// baseline rather than set apart as recovered episodes, they put
+			// its median p95 there and nothing is off (no onset: the gate
+			// fails closed).
+			mostNone: 3,
+		},
+		{
 			name: "the slow route's share tripled from before a marker is still an onset before the marker",
 			at: func(i, slow int) Minute {
 				return svc.minute(rise.Add(time.Duration(i)*time.Minute), slow, svc.fastMs, false)
