@@ -70,6 +70,9 @@ const (
 	// operation's series (Margins.BucketAlpha): one stray error in a thin
 	// series is no departure.
 	SandboxOperationBucketTest = "sandbox.operation_bucket_test"
+	// SandboxP95RunLength is the onset's asking a p95 departure to run
+	// longer than its baseline's own off buckets explain (p95RunHolds).
+	SandboxP95RunLength = "sandbox.p95_run_length"
 	// SandboxRetryAttempts is the counting of a client span's retry
 	// attribute as attempts to its peer (the calls per peer).
 	SandboxRetryAttempts = "sandbox.retry_attempts"
@@ -200,6 +203,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestBaselineHoldingAnEarlierEpisode"},
 	{Name: SandboxOperationBucketTest, Check: "one stray error a few minutes before a thin operation's real rise does not lead its onset",
 		KilledBy: "test:services/sandbox:./internal/facts:TestThinOperationStrayErrorBeforeTheRise"},
+	{Name: SandboxP95RunLength, Check: "a p95 run no longer than the baseline's own off buckets explain (a slow route's kept spans near a twentieth of a minute's) is no onset",
+		KilledBy: "test:services/sandbox:./internal/facts:TestP95RunOfABimodalBaseline"},
 	{Name: SandboxRetryAttempts, Check: "a client span's retry count counts as attempts to its peer (retries folded into one span multiply the calls as spans per attempt do)",
 		KilledBy: "test:services/sandbox:./internal/tools:TestRetryCountIsAttemptsToThePeer"},
 	{Name: SandboxRetriedAttempts, Check: "a retried peer's failure rate is per attempt: each retry a span's retry count counted is a failed attempt (an outage retried inside one span is not read under its rate)",

@@ -494,7 +494,71 @@ func (o *onsetSearch) departure(i int) (departure, bool) {
 			break
 		}
 	}
+	if d.sig == "p95" && !o.p95RunHolds(d) {
+		// No more buckets off than the baseline's own rate explains: no
+		// departure, and no episode to set apart from later baselines
+		// either (the baseline keeps its own noise).
+		return d, false
+	}
 	return d, true
+}
+
+// P95RunAlpha is the chance allowed, at the baseline's own rate of buckets
+// off in p95, of a p95 departure's buckets arising by chance from any bucket
+// of the baseline (p95RunHolds). It is loose on purpose: a departure refused
+// moves the onset later, the side a stale marker needs; at 0.05 a slow
+// route's share tripled before a marker lost its onset in one draw of 20
+// where the margins alone found it (TestP95RunOfABimodalBaseline), at 0.2
+// in none.
+const P95RunAlpha = 0.2
+
+// p95RunHolds reports whether a p95 departure holds more buckets off than
+// its baseline's own rate of off buckets explains. The p95 threshold is set
+// from the baseline's median and MAD, which say nothing of how often a
+// bucket passes it: where a slow operation's sampled spans are near a
+// twentieth of a minute's (a PDF route, 1.6 kept a minute at 1 in 5), a
+// minute's p95 is that operation's whenever two of its spans are kept, and
+// Sustain buckets off in a row are a Poisson run the baseline shows as
+// often. With q the share of the baseline's buckets (those with MinRequests
+// and a p95) off in p95 and B their number, the run must have, over some
+// stretch of L ≥ Sustain buckets from its start, k buckets off with
+// B·P(Binomial(L, q) ≥ k) ≤ P95RunAlpha: a real regression off most
+// buckets passes over a few more buckets whatever q, a blip followed by the
+// baseline's own rate seldom does. A baseline never off (q = 0), the usual
+// case, asks nothing more, and neither does a run too near the end of the
+// data to be judged.
+func (o *onsetSearch) p95RunHolds(d departure) bool {
+	var k, b int
+	for _, x := range d.back {
+		if x.requests < o.m.MinRequests || math.IsNaN(x.p95) {
+			continue
+		}
+		b++
+		if x.p95 >= d.base.p95Thr {
+			k++
+		}
+	}
+	if k == 0 || mutant.Off(mutant.SandboxP95RunLength) {
+		return true
+	}
+	q := float64(k) / float64(b)
+	// Where the data end before a run all off could pass, the test cannot
+	// tell and the margins' reading stands (a regression that began a few
+	// minutes before the alert: stranger's st-even-slowdown-catalog-read,
+	// 40 minutes of history).
+	if float64(b)*math.Pow(q, float64(len(d.fw))) > P95RunAlpha {
+		return true
+	}
+	off := 0
+	for l, y := range d.fw {
+		if d.base.offAs(y, o.m, "p95") {
+			off++
+		}
+		if l+1 >= d.n && float64(b)*stats.BinomTail(off, l+1, q) <= P95RunAlpha {
+			return true
+		}
+	}
+	return false
 }
 
 // runEnd is the last bucket of the run: up to Tolerance buckets back on

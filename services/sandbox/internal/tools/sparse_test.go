@@ -44,7 +44,7 @@ func TestSparseCalleeCalledLessIsDownstream(t *testing.T) {
 	out, _ := sparseOverview(t, "sp-gateway-panics-ledger-error-share")
 	require.Contains(t, out.Facts.Downstream, "ledger-svc", out.Compact)
 	require.NotContains(t, out.Facts.CoRegressed, "ledger-svc", out.Compact)
-	require.Contains(t, out.Compact, "ledger-svc (called 0.545x its baseline rate")
+	require.Contains(t, out.Compact, "ledger-svc (called 0.537x its baseline rate")
 	trap, _ := sparseOverview(t, "sp-trap-ledger-locks-gateway-release")
 	require.Contains(t, trap.Facts.CoRegressed, "ledger-svc", trap.Compact)
 	require.NotContains(t, trap.Facts.Downstream, "ledger-svc", trap.Compact)
