@@ -153,6 +153,9 @@ const (
 	// an HTTP 4xx as the peer's own failure when it, or the SDK span it was
 	// sent under, says the peer throttled it (AWS's 400 throttles).
 	SandboxThrottledCalls = "sandbox.throttled_calls"
+	// SandboxAWSPeers is the naming of an AWS SDK span's peer by its
+	// rpc.service when it names no host.
+	SandboxAWSPeers = "sandbox.aws_peers"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -245,6 +248,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsWithoutStatus"},
 	{Name: SandboxThrottledCalls, Check: "a failed call answered with an HTTP 4xx is the peer's own failure when it, or the failed outbound span it was sent under (an SDK's span around its attempts), says the peer throttled it (AWS's 400 throttles), never a 4xx that says nothing of throttling",
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsThrottled"},
+	{Name: SandboxAWSPeers, Check: "an AWS SDK span (rpc.system aws-api) that names no host names its peer by rpc.service (DynamoDB, S3, SQS): a managed service failing or slowing is a failing or slow dependency",
+		KilledBy: "test:services/sandbox:./internal/tools:TestAWSSDKPeers"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

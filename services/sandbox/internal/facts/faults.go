@@ -224,12 +224,7 @@ func countFailedCalls(rows []signoz.RawRow, svc string, onset time.Time, peers, 
 		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
 			continue
 		}
-		peer := ""
-		for _, k := range keys {
-			if peer = AttrString(d, k); peer != "" {
-				break
-			}
-		}
+		peer := CallPeer(d, keys)
 		if !slices.Contains(peers, peer) {
 			continue
 		}
@@ -239,4 +234,28 @@ func countFailedCalls(rows []signoz.RawRow, svc string, onset time.Time, peers, 
 		}
 	}
 	return calls, hits
+}
+
+// AWSServiceKey and AWSSystemKey are the AWS SDK instrumentations' span
+// attributes that name the managed service called (DynamoDB, S3, SQS) and
+// the SDK (AWSSystem); such a span names no host (tools.peerFilter).
+const (
+	AWSServiceKey = "rpc.service"
+	AWSSystemKey  = "rpc.system"
+	AWSSystem     = "aws-api"
+)
+
+// CallPeer is the peer a failed outbound span names: the first of keys it
+// carries, the AWS SDK's rpc.service only on a span of the AWS SDK (gRPC's
+// rpc.service names a service, not the host called).
+func CallPeer(d map[string]any, keys []string) string {
+	for _, k := range keys {
+		if k == AWSServiceKey && AttrString(d, AWSSystemKey) != AWSSystem {
+			continue
+		}
+		if peer := AttrString(d, k); peer != "" {
+			return peer
+		}
+	}
+	return ""
 }

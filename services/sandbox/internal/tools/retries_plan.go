@@ -67,7 +67,7 @@ func retryPeerQueries(svc string, ow Window, keys []string) []Query {
 	for _, k := range foldedRetryKeys(keys) {
 		for _, p := range PeerKeys {
 			qs = append(qs, Query{Name: "per_minute_retry_peer_" + k + "_" + p, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-				StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, clientSpans)}, Aggregations: []signoz.Aggregation{{Expression: "sum(" + k + ")"}},
+				StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, clientSpans, peerFilter(p))}, Aggregations: []signoz.Aggregation{{Expression: "sum(" + k + ")"}},
 				GroupBy: []signoz.FieldKey{{Name: p, FieldContext: "attribute", FieldDataType: "string"}}, Limit: 50})})
 		}
 	}
