@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -45,14 +46,20 @@ const (
 
 // buildOnly reports whether next differs from prev only in semantic-version
 // build metadata ("5.2.4+cfg.37" to "5.2.4+cfg.38", "4.11.0" to
-// "4.11.0+cfg.2"): both have a build part or one of them does, and the
-// versions before it are equal and not empty. An image tag writes "_" for
+// "4.11.0+cfg.2"): one of them has a build part, and the versions before it
+// are equal and a semantic version (semverCore). An image tag writes "_" for
 // "+" (OCI tags allow no "+").
 func buildOnly(prev, next string) bool {
 	pc, pb, pok := strings.Cut(strings.ReplaceAll(prev, "_", "+"), "+")
 	nc, nb, nok := strings.Cut(strings.ReplaceAll(next, "_", "+"), "+")
-	return (pok || nok) && pc != "" && pc == nc && pb != nb
+	return (pok || nok) && semverCore.MatchString(pc) && pc == nc && pb != nb
 }
+
+// semverCore is a semantic version without build metadata: MAJOR.MINOR.PATCH
+// and an optional pre-release, an optional leading "v". A version written
+// with underscores ("v1_2_3") is no semantic version, and its parts no
+// build metadata.
+var semverCore = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 
 // buildOnlyRelease returns the marker ids when the latest marker m changes
 // only the build metadata of its version (FeatBuildOnly).

@@ -50,6 +50,8 @@ func TestFactsWhereTheSpansNameTooLittle(t *testing.T) {
 	}{
 		{"a release of the same version rebuilt with other settings", []loop.Evidence{overview(0.3, contracts.Facts{}), marker(contracts.DeploymentMarker{Version: "5.2.4+cfg.38", PreviousVersion: "5.2.4+cfg.37"}), ownFault}, "config_regression"},
 		{"a release of a new version", []loop.Evidence{overview(0.3, contracts.Facts{}), release, ownFault}, "bad_release"},
+		{"a tag rebuilt with other settings", []loop.Evidence{overview(0.3, contracts.Facts{}), marker(contracts.DeploymentMarker{Version: "4.11.0_cfg.2", PreviousVersion: "4.11.0"}), ownFault}, "config_regression"},
+		{"versions written with underscores are no build metadata", []loop.Evidence{overview(0.3, contracts.Facts{}), marker(contracts.DeploymentMarker{Version: "v1_2_3", PreviousVersion: "v1_2_2"}), ownFault}, "bad_release"},
 		{"a pool the sandbox found dry", []loop.Evidence{overview(0.3, contracts.Facts{ConnectionPool: pool(12, 0)}), release, ownFault}, "db_pool_exhaustion"},
 		{"a pool that fails as often as in its baseline", []loop.Evidence{overview(0.3, contracts.Facts{ConnectionPool: pool(1, 10)}), release, ownFault}, "bad_release"},
 		{"a peer failing with its own status, no release", []loop.Evidence{overview(0.3, contracts.Facts{FailingDependencies: []string{"clearing.example"}, DependencyFaults: []string{"clearing.example"}}), noMarker, ownFault}, "dependency_outage"},
