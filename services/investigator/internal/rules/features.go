@@ -214,7 +214,7 @@ func originOf(row map[string]any) origin {
 	switch {
 	case kind == "Client" && db:
 		return originDB
-	case kind == "Client" && str(row, "peer.service", "server.address", "net.peer.name") != "":
+	case outbound(kind) && str(row, "peer.service", "server.address", "net.peer.name") != "":
 		return originPeer
 	case db:
 		return originPool
@@ -229,13 +229,20 @@ func originOf(row map[string]any) origin {
 	return originOwn
 }
 
+// outbound reports whether a span of kind leaves the process for a peer: a
+// client span, or a producer span, which names the broker it sends to by
+// server.address as a client span names its host (messaging semantic
+// conventions; the sandbox's peers read both). ho4-trap-broker-memory-alarm-
+// store-api (publishes a broker refused) read as the service's own code.
+func outbound(kind string) bool { return kind == "Client" || kind == "Producer" }
+
 // originWithin is the origin of a failing span that no failing span sits
 // beneath: a span inside a failing client call (a DNS lookup, a TLS
 // handshake under the call's span) belongs to that call.
 func originWithin(row map[string]any, byID map[string]map[string]any) origin {
 	seen := 0
 	for up := row; up != nil && seen < 16; seen++ {
-		if o := originOf(up); str(up, "kind") == "Client" && o != originOwn {
+		if o := originOf(up); outbound(str(up, "kind")) && o != originOwn {
 			return o
 		}
 		up = byID[str(up, "trace_id")+"/"+str(up, "parent_span_id")]

@@ -117,6 +117,18 @@ type Observations struct {
 
 func (o Observations) has(s Signal) bool { return len(o.Signals[s]) > 0 }
 
+// perRequestShift reports whether, after a deployment of the service, what
+// each request does changed since the onset: its retries per request rose
+// (FeatRetryRise, FeatRetryLoad), or the model's answers shifted with few
+// errors (FeatAnswerShift). A traffic surge multiplies the requests and
+// leaves each one's work as it was; a count of kept spans that rose with it
+// is the sampler keeping the changed requests (ho4-faraday-retry-store-api-
+// inventory and ho4-prompt-v12-report-triage read traffic_surge).
+func (o Observations) perRequestShift() bool {
+	r, _ := o.rate()
+	return o.Deploy && (o.feat(FeatRetryRise) || o.feat(FeatRetryLoad) || o.feat(FeatAnswerShift) && r < HighErrorRate)
+}
+
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
 
 // rate is the error rate since the onset when the overview measured it,
@@ -171,16 +183,19 @@ var Table = []Rule{
 	// traffic_surge reads the inbound request rate against its baseline
 	// (the overview's traffic ratio): load moved every endpoint together;
 	// or FeatLagArrivals: a queue consumer's lag rose with the messages
-	// arriving (lag.go).
+	// arriving (lag.go). Not when, after a deployment of the service, what
+	// each request does changed (perRequestShift): a surge multiplies the
+	// requests, not the retries or the model's answers of each one.
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
 		func(o Observations) bool {
-			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio && !o.outcomesCarryRise() || o.feat(FeatLagArrivals)
+			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio && !o.outcomesCarryRise() && !o.perRequestShift() || o.feat(FeatLagArrivals)
 		}, nil, true, []Feature{FeatLagArrivals}},
 	// db_pool_exhaustion reads FeatPool: failures begin in a database
 	// client's internal span (acquiring a connection) or carry
-	// db.client.connection.pool.name; or the pool signal.
+	// db.client.connection.pool.name; or the pool signal; or FeatPoolDry,
+	// the sandbox's count of the service's failing pool spans.
 	{"db_pool_exhaustion", 0.8, "connection pool exhaustion: traces or logs show pool checkout timeouts or an exhausted pool",
-		func(o Observations) bool { return o.has(SigPool) || o.feat(FeatPool) }, []Signal{SigPool}, false, []Feature{FeatPool}},
+		func(o Observations) bool { return o.has(SigPool) || o.feat(FeatPool) || o.feat(FeatPoolDry) }, []Signal{SigPool}, false, []Feature{FeatPool, FeatPoolDry}},
 	// retry_storm reads FeatResend (http.request.resend_count, or several
 	// failing client spans to one peer in a trace), or the retry signal
 	// unless the failing calls go to a new host, after a deployment.
@@ -212,12 +227,13 @@ var Table = []Rule{
 	// changed configuration), FeatNewHost (the new release calls a host
 	// never called before, or one it calls NewPeerRatio times more than in
 	// the baseline: newPeer) or failing database calls (FeatDB: the database
-	// refuses the release's settings), or the config signal, after a
-	// deployment.
+	// refuses the release's settings), FeatBuildOnly (the release changed
+	// only its version's build metadata: the same code, other settings),
+	// or the config signal, after a deployment.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.feat(FeatSettingShift) || o.has(SigConfig))
-		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift}},
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.feat(FeatSettingShift) || o.feat(FeatBuildOnly) || o.has(SigConfig))
+		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift, FeatBuildOnly}},
 	// config_regression also without a deployment: FeatFlagFlip, a setting
 	// or feature flag of the service, or of the service where its failures
 	// begin, shifted at the onset. A flag flipped at run time is a
@@ -278,20 +294,23 @@ var Table = []Rule{
 	// dependency_outage reads FeatPeer (most failing traces begin in a
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
-	// own spans, with no deployment of this service; not when a dependency
-	// slowed minutes before the onset (slowLed: its timeouts).
+	// own spans, or FeatPeerFault (the sandbox found a peer answering with
+	// its own failure status, whatever the span rows name it by), with no
+	// deployment of this service; not when a dependency slowed minutes
+	// before the onset (slowLed: its timeouts).
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.has(SigDependency) && !o.feat(FeatOwnCode))
-		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
-	// without FeatNewHost), so the peer is failing and a rollback would
-	// not fix it.
+	// without FeatNewHost), or the sandbox found a peer called at its usual
+	// rate answering with its own failure (FeatPeerFault), so the peer is
+	// failing and a rollback would not fix it.
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
 		func(o Observations) bool {
-			return o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatOwnLoad) && !o.feat(FeatVersionOnly) && o.feat(FeatPeer)
-		}, []Signal{SigDependency}, true, []Feature{FeatPeer}},
+			return o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatOwnLoad) && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault))
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault}},
 	// retrieval_latency also before a deployment's rows: FeatSlowFirst, a
 	// dependency call's p95 was the first thing to leave its baseline, and
 	// no failing span carries an exception. A handful of its timeouts in
@@ -359,6 +378,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	o := Observations{Signals: map[Signal][]string{}}
 	var onset *time.Time
 	var markers []contracts.DeploymentMarker
+	var envs []string
 	for _, e := range evidence {
 		f := e.Facts
 		switch e.Tool {
@@ -379,12 +399,15 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 				o.MarkerIDs = append(o.MarkerIDs, e.ID)
 			}
 			markers = append(markers, f.DeploymentMarkers...)
+			envs = append(envs, f.ServiceEnvironments...)
 		default:
 			o.observeSignals(service, e)
 		}
 	}
 	newVersion := ""
-	if latest := o.latestDeploy(service, onset, markers); latest != nil {
+	markers = slices.DeleteFunc(markers, func(m contracts.DeploymentMarker) bool { return otherEnvironment(m, envs) })
+	latest := o.latestDeploy(service, onset, markers)
+	if latest != nil {
 		newVersion = latest.Version
 	}
 	f := readFailures(service, evidence)
@@ -407,6 +430,9 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
 	setIDs(o.Features, FeatNewHost, newPeer(service, evidence, f.hosts))
+	setIDs(o.Features, FeatBuildOnly, o.buildOnlyRelease(latest))
+	setIDs(o.Features, FeatPoolDry, poolDry(service, evidence))
+	setIDs(o.Features, FeatPeerFault, peerFaults(service, evidence))
 	if onset == nil {
 		setIDs(o.Features, FeatReleasedAnswers, o.answersAfterRelease(service, markers, evidence))
 	}

@@ -1,0 +1,110 @@
+package rules
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"agentk/contracts"
+	"agentk/services/investigator/internal/loop"
+)
+
+// Features read from the sandbox's facts about the service's calls, its
+// connection pool and its releases, where the span rows name too little: a
+// client span that names its peer by client.name or only in http.url (Spring's
+// RestClient observation), a JDBC connection span without db.* or a pool name
+// (datasource-micrometer). The sandbox measured these over every span of the
+// window; the rules read its verdicts as the gate does (branch h46rules, after
+// e2e/incidents-heldout5's Micrometer services read unknown, bad_release and
+// retrieval_latency for a failing clearing house, a locked database and a
+// failing SMS gateway).
+const (
+	// FeatBuildOnly: the latest deployment marker of the service changes only
+	// the build metadata of a semantic version (the part after "+"): the
+	// same code version, rebuilt with other settings (semver 2.0: build
+	// metadata is ignored in precedence). A release that changed only what
+	// the build carries is a configuration change.
+	FeatBuildOnly Feature = "the release changes only the build metadata of its semantic version (deployment.marker version, previous version)"
+	// FeatPoolDry: the service's own connection-pool spans failed since the
+	// onset, at least MinPoolFailures of them, PoolErrorShare of its failing
+	// entry spans or more, at PoolNewRate times their baseline share or more
+	// (facts.connection_pool; the gate's pool-exhaustion reading).
+	FeatPoolDry Feature = "the service's connection-pool spans fail since the onset: its requests wait for a database connection (facts.connection_pool)"
+	// FeatPeerFault: a peer the service called before the onset at its usual
+	// rate fails since the onset with its own failure status
+	// (facts.dependency_faults): the peer said it failed.
+	FeatPeerFault Feature = "a dependency called at its usual rate answers with its own failure since the onset (facts.dependency_faults)"
+)
+
+// Pool thresholds, the gate's (policy.MinPoolFailures, PoolErrorShare,
+// PoolNewRate): the rules read a pool as dry where the gate does.
+const (
+	MinPoolFailures = 3
+	PoolErrorShare  = 0.25
+	PoolNewRate     = 2.0
+)
+
+// buildOnly reports whether next differs from prev only in semantic-version
+// build metadata ("5.2.4+cfg.37" to "5.2.4+cfg.38", "4.11.0" to
+// "4.11.0+cfg.2"): one of them has a build part, and the versions before it
+// are equal and a semantic version (semverCore). An image tag writes "_" for
+// "+" (OCI tags allow no "+").
+func buildOnly(prev, next string) bool {
+	pc, pb, pok := strings.Cut(strings.ReplaceAll(prev, "_", "+"), "+")
+	nc, nb, nok := strings.Cut(strings.ReplaceAll(next, "_", "+"), "+")
+	return (pok || nok) && semverCore.MatchString(pc) && pc == nc && pb != nb
+}
+
+// semverCore is a semantic version without build metadata: MAJOR.MINOR.PATCH
+// and an optional pre-release, an optional leading "v". A version written
+// with underscores ("v1_2_3") is no semantic version, and its parts no
+// build metadata.
+var semverCore = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+// buildOnlyRelease returns the marker ids when the latest marker m changes
+// only the build metadata of its version (FeatBuildOnly).
+func (o *Observations) buildOnlyRelease(m *contracts.DeploymentMarker) []string {
+	if m == nil || !buildOnly(m.PreviousVersion, m.Version) {
+		return nil
+	}
+	return slices.Clone(o.MarkerIDs)
+}
+
+// poolDry returns the ids of the service's overviews whose connection-pool
+// measurement shows a pool that ran dry since the onset (FeatPoolDry).
+func poolDry(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		p := e.Facts.ConnectionPool
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || p == nil || p.Spans == 0 {
+			continue
+		}
+		newRate := p.BaselineSpans == 0 ||
+			float64(p.Failed)/float64(p.Spans) >= PoolNewRate*float64(p.BaselineFailed)/float64(p.BaselineSpans)
+		if p.Failed >= MinPoolFailures && float64(p.Failed) >= PoolErrorShare*float64(p.EntryErrors) && newRate {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// peerFaults returns the ids of the service's overviews that name a
+// dependency failing with its own status (FeatPeerFault).
+func peerFaults(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) && len(e.Facts.DependencyFaults) > 0 {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// otherEnvironment reports whether marker m names a deployment environment
+// that the service's own spans do not run in (envs, the marker queries'
+// facts.service_environments; unknown when empty): a staging or canary
+// ring's release under the production service's name is not the
+// production service's deployment (the gate's marker-environment check).
+func otherEnvironment(m contracts.DeploymentMarker, envs []string) bool {
+	return m.Environment != "" && len(envs) > 0 && !slices.Contains(envs, m.Environment)
+}
