@@ -41,3 +41,11 @@ func TestHeldout7TwinsCorpusLoads(t *testing.T) {
 	incs := loadTaggedCorpus(t, heldout7Twins, "twin", "in-sample", 3)
 	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
 }
+
+// TestHostilePersonasOnHeldout7Twins replays the hostile personas on the
+// heldout7 twins and asserts no bad rollback. (The corpus itself has none
+// yet: persona:quality's config_regression on its expired-token trap is
+// still allowed; its README, "An expired partner token".)
+func TestHostilePersonasOnHeldout7Twins(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout7-twins-hostile", heldout7Twins)
+}
