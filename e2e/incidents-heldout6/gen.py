@@ -836,16 +836,36 @@ def inc_rates_cfg():
     }
 
 
-def inc_warehouse():
-    """Back to back: 4.0.0 broke, was rolled back to 3.9.6; 4.0.1 an hour later breaks slot reservation."""
+SQL_UNAVAILABLE = ("Microsoft.Data.SqlClient.SqlException", "Database 'KestrelWarehouse' on server "
+                   "'sql-kestrel-prod' is not currently available. Please retry the connection later.",
+                   ["Microsoft.Data.SqlClient.SqlConnection.OnError(SqlException exception, Boolean "
+                    "breakConnection, Action`1 wrapCloseInAction)"])
+
+
+def inc_warehouse(outage=None, ident="kf6-back-to-back-slots-warehouse-api"):
+    """Back to back: 4.0.0 broke, was rolled back to 3.9.6; 4.0.1 an hour later breaks slot reservation. With
+    outage (a time), the database also answers 40613 (not currently available) to 35% of every statement from
+    then on, the old ones included: an outage coinciding with the release (the twin)."""
     rel0 = "2026-12-05T07:48:10.3170"
     rb = "2026-12-05T08:05:02.6640"
     rel1 = "2026-12-05T09:38:44.0530"
+    down = at(outage) if outage else None
+
+    def old_sql(c, text, ms):
+        """An old statement (every version sends it): fails 40613 during the twin's outage."""
+        if down is not None and c.t >= down and c.w.rng.random() < 0.35:
+            c.sql("KestrelWarehouse", text, ms, err_no=40613, exc=SQL_UNAVAILABLE)
+            return 500, (SQL_UNAVAILABLE[0], SQL_UNAVAILABLE[1], ["Kestrel.Warehouse.Slots.SlotRepository."
+                                                                  "QueryAsync(CancellationToken ct)"])
+        c.sql("KestrelWarehouse", text, ms)
+        return None
 
     def reserve(c):
         w = c.w
-        c.sql("KestrelWarehouse", "SELECT [s].[Id], [s].[Capacity], [s].[Reserved] FROM [DockSlots] AS [s] WITH "
-              "(UPDLOCK) WHERE [s].[DcCode] = @dc AND [s].[StartsAt] = @at", lognormal(w.rng, 4))
+        failed = old_sql(c, "SELECT [s].[Id], [s].[Capacity], [s].[Reserved] FROM [DockSlots] AS [s] WITH "
+                         "(UPDLOCK) WHERE [s].[DcCode] = @dc AND [s].[StartsAt] = @at", lognormal(w.rng, 4))
+        if failed:
+            return failed
         if c.ver == "4.0.0" and w.rng.random() < 0.3:
             return 500, ("System.InvalidOperationException", "Sequence contains no elements",
                          ["System.Linq.ThrowHelper.ThrowNoElementsException()",
@@ -869,9 +889,9 @@ def inc_warehouse():
 
     def slots(c):
         c.seredis("HGETALL", lognormal(c.w.rng, 0.6))
-        c.sql("KestrelWarehouse", "SELECT [s].[Id], [s].[StartsAt], [s].[Capacity] - [s].[Reserved] FROM "
-              "[DockSlots] AS [s] WHERE [s].[DcCode] = @dc AND [s].[StartsAt] >= @from", lognormal(c.w.rng, 7))
-        return 200, None
+        return old_sql(c, "SELECT [s].[Id], [s].[StartsAt], [s].[Capacity] - [s].[Reserved] FROM "
+                       "[DockSlots] AS [s] WHERE [s].[DcCode] = @dc AND [s].[StartsAt] >= @from",
+                       lognormal(c.w.rng, 7)) or (200, None)
 
     ops = [entry("warehouse-api", dict(method="POST", route="/api/slots/reserve", path=fixed("/api/slots/reserve"),
                                        rate=22, client="Kestrel.Orders/9.3 (+dotnet)"), reserve),
@@ -879,7 +899,7 @@ def inc_warehouse():
                                        path=lambda rng: "/api/slots/" + rng.choice(["NL-TLB", "DE-DUI", "BE-ANR"]),
                                        rate=35), slots)]
     return {
-        "id": "kf6-back-to-back-slots-warehouse-api",
+        "id": ident,
         "title": "warehouse-api, back to back: 4.0.0 failed slot picks and was rolled back at 08:05; 4.0.1 at "
                  "09:38 writes a column the database does not have, 38% of reservations fail",
         "service": "warehouse-api", "start": "2026-12-05T07:25:00.0000", "now": "2026-12-05T09:56:30.0000",
@@ -1537,7 +1557,23 @@ def twin_redis_head():
     return spec
 
 
-TWINS = {"carrier-after": twin_carrier_after, "sql-rolling": twin_sql_rolling, "sql-slow-only": twin_sql_slow_only,
+def twin_warehouse_outage():
+    """The back-to-back release with the database also failing the statements every version sends (40613, not
+    currently available, 35% of them) from 09:39:00, 16 s after 4.0.1's rollout began: the new statement's
+    failures are 4.0.1's, but the old ones fail too, and a rollback to 3.9.6 would still fail them."""
+    spec = inc_warehouse(outage="2026-12-05T09:39:00.0000", ident="kf6-twin-back-to-back-sql-outage-warehouse-api")
+    spec["title"] = ("warehouse-api 4.0.1 writes a column the database does not have while the database itself "
+                     "answers 40613 to 35% of every statement from 09:39:00")
+    spec["expect"] = {"root_cause": "dependency_outage", "verdict": "deny"}
+    spec["tags"] = spec["tags"] + ["twin"]
+    spec["onset"] = "09:38:5x-09:39:00, the first 4.0.1 pods and the database's outage"
+    spec["story"] = ("As kf6-back-to-back-slots-warehouse-api, but from 09:39:00 Azure SQL answers 40613 'not "
+                     "currently available' to 35% of every statement, the reads 3.9.6 sends included: the "
+                     "database fails on calls the release did not change, and a rollback fixes only part.")
+    return spec
+
+
+TWINS = {"warehouse-outage": twin_warehouse_outage, "carrier-after": twin_carrier_after, "sql-rolling": twin_sql_rolling, "sql-slow-only": twin_sql_slow_only,
          "servicebus-alone": twin_servicebus_alone, "redis-head": twin_redis_head}
 
 

@@ -135,6 +135,11 @@ const (
 	// when its series' onset was found by its latency (a peer that slowed,
 	// then failed).
 	SandboxPeerErrorOnset = "sandbox.peer_error_onset"
+	// SandboxNewCallsOldHealthy is NewCallFailures' second half: a failing
+	// dependency whose failures are the release's new calls leaves the
+	// failing dependencies only while the calls the service made before
+	// still succeed at their usual rate (an outage at the release stays).
+	SandboxNewCallsOldHealthy = "sandbox.new_calls_old_healthy"
 	// SandboxPoolEntryTexts is the reading of a failed entry span whose
 	// status message is a pool's exhaustion as a pool span (a pool that
 	// fails before any command writes no span of its own).
@@ -240,6 +245,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
 	{Name: SandboxPeerErrorOnset, Check: "a peer whose calls slowed before or as they began failing is a failing dependency: its error-rate onset is searched when its series' onset is its latency's",
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencySlowedFirst"},
+	{Name: SandboxNewCallsOldHealthy, Check: "a failing dependency whose failures since the onset are the running version's new calls is the release's effect only when the old calls still succeed at their usual rate, at least 30 kept, their failures not significantly above the baseline's",
+		KilledBy: "test:services/sandbox:./internal/facts:TestNewCallFailuresOldCallsMustBeHealthy"},
 	{Name: SandboxPoolEntryTexts, Check: "a failed entry span whose status message is a connection pool's exhaustion (ADO.NET's, which fails before any command span) counts as a failed pool span",
 		KilledBy: "test:services/sandbox:./internal/tools:TestPoolTextOnEntrySpans"},
 	{Name: SandboxProducerCalls, Check: "a service's producer spans are calls to the broker they name, as its client spans are to their host: a broker that fails every publish is a failing dependency",

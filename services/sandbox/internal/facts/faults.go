@@ -93,7 +93,11 @@ func peerFault(d map[string]any) bool {
 // reset or refused, its own unavailability, exhausted resources or
 // throttling (RabbitMQ's memory alarm closing a publisher's connection,
 // Redis's OOM or LOADING, a Kafka partition without a leader, SQS's
-// ServiceUnavailable). Matched lower-cased, as substrings.
+// ServiceUnavailable, Azure SQL's 40613 "Database '...' on server '...' is
+// not currently available": kf6-twin-back-to-back-sql-outage-warehouse-api's
+// outage at warehouse-api 4.0.1's release was rolled back on rules' and
+// persona:quality's config_regression without it). Matched lower-cased, as
+// substrings.
 var peerErrorWords = []string{
 	"connectionclosed", "connection closed", "closed connection", "connection reset", "connectionreset", "econnreset",
 	"connection refused", "connectionrefused", "econnrefused", "cannotconnect", "broken pipe", "disconnected", "unexpectedly closed",
@@ -101,6 +105,7 @@ var peerErrorWords = []string{
 	"out of memory", "oom command", "throttl", "too many requests", "overload", "busy", "loading the dataset", "masterdown", "clusterdown",
 	"tryagain", "not_leader", "notleader", "leader not available", "leader_not_available", "leadernotavailable",
 	"not_enough_replicas", "notenoughreplicas", "internal error", "internalerror", "internal server error",
+	"not currently available",
 }
 
 // callerErrorWords say that the caller's own request or setup failed, not

@@ -53,6 +53,8 @@ func TestDependencyFaultsWithoutStatus(t *testing.T) {
 		{"the SMTP relay drops connections", "Client", "SMTPServerDisconnected", "SMTPServerDisconnected: Connection unexpectedly closed", nil, peer},
 		{"connection refused, status message only", "Client", "", "dial tcp 10.0.4.7:5672: connect: connection refused", nil, peer},
 		{"gRPC's RESOURCE_EXHAUSTED named in error.type only", "Client", "RESOURCE_EXHAUSTED", "", nil, peer},
+		{"Azure SQL 40613: the database is not currently available (SqlClient)", "Client", "40613", "Database 'KestrelWarehouse' on server 'sql-kestrel-prod' is not currently available. Please retry the connection later.", map[string]any{"db.response.status_code": "40613"}, peer},
+		{"SQL Server 207: a column the statement names does not exist (the request as sent)", "Client", "207", "Invalid column name 'CutoffUtc'.", map[string]any{"db.response.status_code": "207"}, nil},
 		{"the caller's own timeout", "Producer", "Timeout::Error", "execution expired", nil, nil},
 		{"a delivery that timed out at the producer", "Producer", "Kafka::DeliveryFailed", "Local: Message timed out", nil, nil},
 		{"a deadline the caller set on an unavailable peer", "Client", "ServiceUnavailable", "context deadline exceeded", nil, nil},
