@@ -19,17 +19,19 @@ const MinCleanCalls = 10
 // FailingDependencies) that the running version called at the peer's usual
 // error rate in at least one whole minute that began at or after the
 // ledger's start of that version and ended at or before the peer's failure
-// onset, with at least MinCleanCalls calls in those minutes
-// (contracts.Facts.CallsSinceRelease). A configuration release breaks the
+// onset and in which no other version served an entry span, with at least
+// MinCleanCalls calls in those minutes (contracts.Facts.CallsSinceRelease). A configuration release breaks the
 // calls to a dependency (a wrong host, refused credentials) from the calls
 // it makes with that configuration; the running configuration that already
 // reached the peer did not break it later, and the exemption of
 // dependencyCauses does not hold. It only denies: a configuration whose
 // effect is delayed (a cached token) costs a rollback, never allows a wrong
-// one. Minutes of a rolling update that still hold the old version's calls
-// can only add clean calls, so they err toward a deny too.
-// lm7-trap-expired-token-search-api: 8.4.2 called its partner 23 times
-// without a failure in the two minutes before the partner's token expired,
+// one. A minute in which a rolling update's old pods still served is left
+// out: the peer series cannot tell their calls from the running version's
+// (kf6-back-to-back-slots-warehouse-api: 3.9.6's clean SQL calls in the
+// minute 4.0.1 rolled out would have denied a right rollback).
+// lm7-trap-expired-token-search-api: 8.4.2 alone called its partner 10
+// times without a failure in the minute before the partner's token expired,
 // and persona:quality's config_regression was rolled back.
 func cleanCallsBeforeOnset(in Input, svc string, ev []contracts.EvidenceV1, peers []string, inputs map[string]string) []string {
 	cur, ok := runningRelease(in.Ledger)
@@ -66,7 +68,7 @@ func cleanCalls(c contracts.CallsSinceRelease, cur contracts.Release) string {
 	var first, last time.Time
 	n := 0
 	for _, m := range c.Minutes {
-		if m.At.Before(cur.DeployedAt) || m.At.Add(time.Minute).After(c.Onset) || m.Calls <= 0 {
+		if m.At.Before(cur.DeployedAt) || m.At.Add(time.Minute).After(c.Onset) || m.Calls <= 0 || m.OtherVersions > 0 {
 			continue
 		}
 		if n == 0 || m.At.Before(first) {

@@ -51,6 +51,8 @@ func TestConfigReleaseCalledThePeerCleanly(t *testing.T) {
 			[]contracts.PeerCallMinute{min("10:02", 5, 0), min("10:03", 4, 0)}, []string{peer}, true, nil},
 		{"a minute that ends after the peer's onset", "config_regression", "10:03", [2]float64{300, 0},
 			[]contracts.PeerCallMinute{min("10:02", 5, 0), min("10:03", 20, 0)}, []string{peer}, true, nil},
+		{"clean calls only in minutes the old version still served", "config_regression", "10:05", [2]float64{300, 0},
+			[]contracts.PeerCallMinute{{At: at("10:02"), Calls: 12, OtherVersions: 3}, {At: at("10:03"), Calls: 11, OtherVersions: 1}}, []string{peer}, true, nil},
 		{"a peer that is no failing dependency", "config_regression", "10:05", [2]float64{300, 0},
 			[]contracts.PeerCallMinute{min("10:02", 12, 0), min("10:03", 11, 0)}, nil, true, nil},
 	} {
