@@ -71,22 +71,7 @@ var knownGaps = map[string]string{
 	// sampler is unknown); the right answer is still allow, so they are
 	// misses. 195 of 200 before the culprit worlds; 178 of 178 without the
 	// variant.
-	//
-	// Since branch h46token (session 17) a configuration release is no
-	// exemption from the failing-dependency check when the running version
-	// had already called the failing peer cleanly (gate.config_clean_calls:
-	// heldout7's expired partner token, persona:quality's config_regression
-	// rolled back). worldgen draws configuration regressions whose calls
-	// begin failing 10 to 17 minutes after the release, with the new
-	// version's clean calls before: s18-w010, s18-w058, s18-w066, s18-w098,
-	// s1018-w066 and s1018-w074 are denied now (deny, the safe failure),
-	// and the rules' verdicts fall under their target. The telemetry cannot
-	// tell a configuration whose effect is delayed from a dependency that
-	// failed on its own after the release; the sound separation left for the
-	// next step is the peer's calls from callers that were not released
-	// (docs/eval/generalisation.md, h46aws and h46token).
-	"worlds/persona:oracle/verdicts": "5 tail-sampled worlds (s18-w024, s18-w032, s18-w040, s18-w076, s1018-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces (issue 35, heldout4's finding 1); 6 configuration regressions whose calls fail minutes after the release (s18-w010, s18-w058, s18-w066, s18-w098, s1018-w066, s1018-w074): gate.config_clean_calls denies a configuration release that had called the failing peer cleanly",
-	"worlds/rules/verdicts":          "the oracle's 11 (above), the same worlds: 195/206 (h46token's gate.config_clean_calls denies 6 configuration regressions whose calls fail minutes after the release)",
+	"worlds/persona:oracle/verdicts": "5 tail-sampled worlds (s18-w024, s18-w032, s18-w040, s18-w076, s1018-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces (issue 35, heldout4's finding 1)",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the
