@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"sort"
 	"time"
 
 	"agentk/contracts"
@@ -43,10 +42,6 @@ func CallsSinceRelease(byPeer map[string][]Minute, failing []string, alertAt tim
 				c.Minutes = append(c.Minutes, contracts.PeerCallMinute{At: m.At, Calls: m.Requests, Errors: m.Errors, OtherVersions: others[m.At.UnixMilli()]})
 			}
 		}
-		// The peer's minutes come in the order its series was read, which
-		// need not be time's; the fact is written in time order so that
-		// the same telemetry gives the same evidence.
-		sort.Slice(c.Minutes, func(i, j int) bool { return c.Minutes[i].At.Before(c.Minutes[j].At) })
 		if len(c.Minutes) > 0 {
 			out = append(out, c)
 		}
