@@ -152,10 +152,6 @@ type Facts struct {
 	// or a release's retries that overloaded it. The gate tells them apart
 	// by how far the calls rose against the peer's failure rate.
 	RetriedFaults []RetriedFault `json:"retried_faults,omitempty"`
-	// CallsSinceRelease are the calls to each of FailingDependencies between
-	// the running version's first served minute and the peer's failure onset
-	// (see CallsSinceRelease).
-	CallsSinceRelease []CallsSinceRelease `json:"calls_since_release,omitempty"`
 	// SlowDependencies lists the peers of the service's outbound spans that
 	// the service already called before the onset, that it calls since at its
 	// usual rate (at most DependencyCallRatio of its baseline) and whose

@@ -1537,44 +1537,6 @@ def twin_stuck_longer():
     return spec
 
 
-def twin_token_config():
-    """The expired-token trap's counterpart (branch h46token): 8.4.2's configuration names a wrong client
-    credential, so every enrichment call 8.4.2 sends answers 401 from its first, while 8.4.1's pods, until
-    the rollout replaces them, still succeed. A configuration release, rightly rolled back: the gate's
-    clean-calls reading must not deny it. Not part of the corpus."""
-    spec = inc_token()
-    host = "api.metaflix-partner.example"
-
-    def fault(w, svc, name, t, ver, what, ctx):
-        if what == "ext" and name == host and ver == "8.4.2":
-            return {"status": 401, "slow": 0.3, "propagate": (502, "HTTPError", "Response code 401 (Unauthorized)")}
-        if what == "server" and svc == "search-api" and ver == "8.4.2" and ctx.get("entry") == "search":
-            return {"logmsg": "partner enrichment failed"}
-        return None
-    spec["fault"] = fault
-    spec["id"] = "lm7-twin-token-config-search-api"
-    spec["title"] = "search-api 8.4.2 rolled out at 23:57 with a wrong partner client credential: every " \
-                    "enrichment call of 8.4.2 answers 401"
-    spec["expect"] = {"root_cause": "config_regression", "verdict": "allow"}
-    spec["tags"] = [t for t in spec["tags"] if t != "trap"] + ["twin"]
-    spec["story"] = "8.4.2 ships a partner client credential from the wrong secret: from its first pod on, " \
-                    "every enrichment call it sends answers 401 invalid_client and the search handler answers " \
-                    "502 for the 60% of searches that need it; 8.4.1's pods succeed until replaced. Rolling " \
-                    "back to 8.4.1 restores the right credential."
-    spec["onset"] = "23:57:xx, with the rollout's first pod"
-    return spec
-
-
-def twin_token_config_slow():
-    """token-config with a 10-minute rolling update (23:57:12 to 00:07): for minutes 8.4.1's pods still call
-    the partner cleanly beside 8.4.2's failing calls. Not part of the corpus."""
-    spec = twin_token_config()
-    spec["id"] = "lm7-twin-token-config-slow-rollout-search-api"
-    spec["rollout"] = {"search-api": 600}
-    spec["onset"] = "23:57:xx, with the rollout's first pod; the rollout lasts 10 min"
-    return spec
-
-
 def with_http_children(make, suffix):
     def twin():
         spec = make()
@@ -1585,9 +1547,7 @@ def with_http_children(make, suffix):
 
 
 TWINS = {"ddb-after-http": with_http_children(twin_ddb_after, "http"),
-         "s3-heavier-http": with_http_children(twin_s3_heavier, "http"), "ddb-after": twin_ddb_after, "s3-heavier": twin_s3_heavier, "stuck-longer": twin_stuck_longer,
-         "token-config": twin_token_config,
-         "token-config-slow": twin_token_config_slow}
+         "s3-heavier-http": with_http_children(twin_s3_heavier, "http"), "ddb-after": twin_ddb_after, "s3-heavier": twin_s3_heavier, "stuck-longer": twin_stuck_longer}
 
 
 def main():

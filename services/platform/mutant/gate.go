@@ -41,11 +41,6 @@ var Catalogue = []Mutant{
 	// Every investigator's rollback of ho3-trap-carrier-503-booking-gateway
 	// (e2e/incidents-heldout3): an outside API's 503s whose calls the
 	// unchanged 3-attempt policy took 1.00 -> 2.36 a booking.
-	// persona:quality's config_regression on
-	// lm7-trap-expired-token-search-api (e2e/incidents-heldout7): 8.4.2
-	// called its partner cleanly for two minutes, then the partner's token
-	// expired.
-	{GateConfigCleanCalls, "gate: a configuration release explains no failing dependency that the running version called at the peer's usual error rate (at least 10 calls in whole minutes after the ledger's start of that version, in which no other version served, and before the peer's first minute failing beyond that rate)", "test:services/gate:./internal/policy:^TestConfigReleaseCalledThePeerCleanly$"},
 	{GateRetriedFault, "gate: no dependency failing since the onset with its own failure status whose calls rose no more than retrying its failures explains (1/(1-p) at a failure rate p, or 1+p+...+p^(N-1) under the previous version's seen limit of N attempts)", "test:services/gate:./internal/policy:^TestRetriedFaultDenies$"},
 	// persona:quality's config_regression or prompt_regression on a
 	// regression of unknown cause that follows a deploy (s1018-w023 and

@@ -34,7 +34,6 @@ const (
 	GateFailingDependency = "gate.failing_dependency"
 	GateDependencyFault   = "gate.dependency_fault"
 	GateRetriedFault      = "gate.retried_fault"
-	GateConfigCleanCalls  = "gate.config_clean_calls"
 	GateChangeEvidence    = "gate.change_evidence"
 	GateChangeNewShare    = "gate.change_new_share"
 	GateChangeRegression  = "gate.change_regression"
