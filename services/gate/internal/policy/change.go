@@ -119,7 +119,6 @@ func waitedOn(r *contracts.ReleaseErrors, svc string, ev []contracts.EvidenceV1)
 	return slices.Compact(peers)
 }
 
-
 // newErrorsSeen says how the running version's new errors are a regression
 // and not stray errors ("" when they are not): they fail at least
 // MinReleaseErrorShare of its requests since the onset (bad_release's bar),

@@ -226,7 +226,7 @@ func countFailedCalls(rows []signoz.RawRow, svc string, onset time.Time, peers, 
 		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !outboundKind(d) {
 			continue
 		}
-		if v, ok := AttrValue(d, "has_error").(bool); !ok || !v {
+		if !failed(d) {
 			continue
 		}
 		peer := CallPeer(d, keys)

@@ -50,7 +50,7 @@ func readSpan(r signoz.RawRow) (tid string, s traceSpan, ok bool) {
 		return "", traceSpan{}, false
 	}
 	s = traceSpan{id: sid, parent: AttrString(d, "parent_span_id"), service: ResourceValue(d, "service.name"), start: RowTime(r)}
-	if v, ok := AttrValue(d, "has_error").(bool); ok && v {
+	if failed(d) {
 		s.failing, s.err = true, true
 	}
 	s.rejected = StatusRejected(d)

@@ -101,7 +101,7 @@ func RejectName(v any) string {
 // StatusRejected reports whether a raw span row is a server span that
 // answered a rejection (has_error false; kind SERVER).
 func StatusRejected(d map[string]any) bool {
-	if e, _ := AttrValue(d, "has_error").(bool); e {
+	if failed(d) {
 		return false
 	}
 	if k := AttrString(d, "kind_string"); k != "Server" && AttrString(d, "kind") != "2" {
@@ -266,4 +266,10 @@ func ReleaseErrorsWith(versions, errs signoz.Response, rj *Rejections, onset tim
 		return ReleaseErrors(versions, errs, onset)
 	}
 	return releaseErrors(versions, errs, rj.Rows, onset)
+}
+
+// failed reports whether a span row has has_error set.
+func failed(d map[string]any) bool {
+	v, ok := AttrValue(d, "has_error").(bool)
+	return ok && v
 }

@@ -66,9 +66,3 @@ func withThrottles(rows []signoz.RawRow, own func(map[string]any) bool) func(map
 		return p != nil && outboundKind(p) && failed(p) && saysThrottled(p)
 	}
 }
-
-// failed reports whether a span row has has_error set.
-func failed(d map[string]any) bool {
-	v, ok := AttrValue(d, "has_error").(bool)
-	return ok && v
-}
