@@ -497,6 +497,30 @@ type PoolWaits struct {
 	EntryErrors int64 `json:"entry_errors"`
 }
 
+// Pool-failure thresholds: the service's own connection-pool spans show a
+// pool that ran dry (PoolWaits.FailedDry) when, since the onset, at least
+// MinPoolFailures of them failed, as many as PoolErrorShare of the service's
+// failing entry spans, at PoolNewRate times or more the share of pool spans
+// that failed in the baseline. The gate denies on it and the rules diagnose
+// by it: one reading for both.
+const (
+	MinPoolFailures = 3
+	PoolErrorShare  = 0.25
+	PoolNewRate     = 2.0
+)
+
+// FailedDry reports whether the pool spans' failures since the onset say
+// the pool ran dry (the thresholds above); false for a nil pool or one
+// without spans since the onset.
+func (p *PoolWaits) FailedDry() bool {
+	if p == nil || p.Spans == 0 {
+		return false
+	}
+	newRate := p.BaselineSpans == 0 ||
+		float64(p.Failed)/float64(p.Spans) >= PoolNewRate*float64(p.BaselineFailed)/float64(p.BaselineSpans)
+	return p.Failed >= MinPoolFailures && float64(p.Failed) >= PoolErrorShare*float64(p.EntryErrors) && newRate
+}
+
 // DeploymentMarker is one deployment.marker span.
 type DeploymentMarker struct {
 	Service         string    `json:"service"`

@@ -270,17 +270,13 @@ func callFacts(svc string, ev []contracts.EvidenceV1) (peak *float64, peer strin
 }
 
 // Pool-exhaustion thresholds: the service's own connection-pool spans (see
-// contracts.PoolWaits) show a pool that ran dry when, since the onset, at
-// least MinPoolFailures of them failed, as many as PoolErrorShare of the
-// service's failing entry spans, at PoolNewRate times or more the share of
-// pool spans that failed in the baseline; or when the median wait (p95 per
-// minute) rose to PoolWaitRatio times its baseline and at least MinPoolWaitMs.
+// contracts.PoolWaits) show a pool that ran dry when their failures say so
+// (contracts.PoolWaits.FailedDry: contracts.MinPoolFailures and its
+// siblings), or when the median wait (p95 per minute) rose to PoolWaitRatio
+// times its baseline and at least MinPoolWaitMs.
 const (
-	MinPoolFailures = 3
-	PoolErrorShare  = 0.25
-	PoolNewRate     = 2.0
-	PoolWaitRatio   = 5.0
-	MinPoolWaitMs   = 250.0
+	PoolWaitRatio = 5.0
+	MinPoolWaitMs = 250.0
 )
 
 // poolFacts returns the pool measurement of svc's evidence (the first that
@@ -310,9 +306,7 @@ func poolExhaustion(svc string, ev []contracts.EvidenceV1, inputs map[string]str
 	inputs["pool_baseline_failed"] = strconv.FormatInt(p.BaselineFailed, 10) + "/" + strconv.FormatInt(p.BaselineSpans, 10)
 	inputs["pool_entry_errors"] = strconv.FormatInt(p.EntryErrors, 10)
 	var reasons []string
-	newRate := p.Spans > 0 && (p.BaselineSpans == 0 ||
-		float64(p.Failed)/float64(p.Spans) >= PoolNewRate*float64(p.BaselineFailed)/float64(p.BaselineSpans))
-	if p.Failed >= MinPoolFailures && float64(p.Failed) >= PoolErrorShare*float64(p.EntryErrors) && newRate {
+	if p.FailedDry() {
 		reasons = append(reasons, strconv.FormatInt(p.Failed, 10)+" of "+svc+"'s connection-pool spans failed since the onset, against "+
 			strconv.FormatInt(p.EntryErrors, 10)+" failing requests: its requests fail waiting for a database connection, a pool that ran dry, which a rollback does not surely fix")
 	}

@@ -26,22 +26,15 @@ const (
 	// the build carries is a configuration change.
 	FeatBuildOnly Feature = "the release changes only the build metadata of its semantic version (deployment.marker version, previous version)"
 	// FeatPoolDry: the service's own connection-pool spans failed since the
-	// onset, at least MinPoolFailures of them, PoolErrorShare of its failing
-	// entry spans or more, at PoolNewRate times their baseline share or more
-	// (facts.connection_pool; the gate's pool-exhaustion reading).
+	// onset, at least contracts.MinPoolFailures of them, PoolErrorShare of
+	// its failing entry spans or more, at PoolNewRate times their baseline
+	// share or more (facts.connection_pool; the gate's pool-exhaustion
+	// reading, contracts.PoolWaits.FailedDry).
 	FeatPoolDry Feature = "the service's connection-pool spans fail since the onset: its requests wait for a database connection (facts.connection_pool)"
 	// FeatPeerFault: a peer the service called before the onset at its usual
 	// rate fails since the onset with its own failure status
 	// (facts.dependency_faults): the peer said it failed.
 	FeatPeerFault Feature = "a dependency called at its usual rate answers with its own failure since the onset (facts.dependency_faults)"
-)
-
-// Pool thresholds, the gate's (policy.MinPoolFailures, PoolErrorShare,
-// PoolNewRate): the rules read a pool as dry where the gate does.
-const (
-	MinPoolFailures = 3
-	PoolErrorShare  = 0.25
-	PoolNewRate     = 2.0
 )
 
 // buildOnly reports whether next differs from prev only in semantic-version
@@ -71,17 +64,12 @@ func (o *Observations) buildOnlyRelease(m *contracts.DeploymentMarker) []string 
 }
 
 // poolDry returns the ids of the service's overviews whose connection-pool
-// measurement shows a pool that ran dry since the onset (FeatPoolDry).
+// measurement shows a pool that ran dry since the onset (FeatPoolDry), read
+// as the gate reads it (contracts.PoolWaits.FailedDry).
 func poolDry(service string, evidence []loop.Evidence) []string {
 	var ids []string
 	for _, e := range evidence {
-		p := e.Facts.ConnectionPool
-		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || p == nil || p.Spans == 0 {
-			continue
-		}
-		newRate := p.BaselineSpans == 0 ||
-			float64(p.Failed)/float64(p.Spans) >= PoolNewRate*float64(p.BaselineFailed)/float64(p.BaselineSpans)
-		if p.Failed >= MinPoolFailures && float64(p.Failed) >= PoolErrorShare*float64(p.EntryErrors) && newRate {
+		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) && e.Facts.ConnectionPool.FailedDry() {
 			ids = appendOnce(ids, e.ID)
 		}
 	}
