@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// editSpans returns a spans edit applying edit to every span of svc whose
+// editAWSSpans returns a spans edit applying edit to every span of svc whose
 // attribute rpc.system is aws-api (the AWS SDK's spans).
 func editAWSSpans(svc string, edit func(incident.Span) incident.Span) func([]incident.Span) []incident.Span {
 	return func(spans []incident.Span) []incident.Span {
