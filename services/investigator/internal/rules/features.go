@@ -53,8 +53,9 @@ const (
 	// FeatModelSlow: a model call (a span with gen_ai.request.model) grew
 	// its p95 by SlowRatio: the model writes longer answers or works harder.
 	FeatModelSlow Feature = "the model call (gen_ai.request.model) slowed after the onset"
-	// FeatOneError: most of the service's failing server spans fail with
-	// one and the same status message: one new fault repeated, not assorted
+	// FeatOneError: most of the service's failing server spans (its
+	// failing internal spans when no server span fails) fail with one and
+	// the same status message: one new fault repeated, not assorted
 	// transient errors.
 	FeatOneError Feature = "one status message on most failing server spans (status_message)"
 	// FeatConfigChange: a deployment marker of the service says the
@@ -341,13 +342,23 @@ const (
 	OneErrorMin   = 3
 )
 
+// oneError reports FeatOneError. When no server span fails (a GraphQL
+// server answers its errors with HTTP 200, so only the resolver's internal
+// span records the failure), the service's failing internal spans stand for
+// them: the fault is still its own code's. lm7-gql-continuewatching-gateway-gql (a TypeError in one
+// resolver, 20 of 20 failing spans internal) read unknown.
 func (f failures) oneError() bool {
 	msgs := map[string]int{}
 	n := 0
-	for _, row := range f.rows {
-		if str(row, "kind") == "Server" {
-			msgs[str(row, "status_message")]++
-			n++
+	for _, kind := range []string{"Server", "Internal"} {
+		for _, row := range f.rows {
+			if str(row, "kind") == kind {
+				msgs[str(row, "status_message")]++
+				n++
+			}
+		}
+		if n > 0 {
+			break
 		}
 	}
 	for m, c := range msgs {
@@ -356,6 +367,29 @@ func (f failures) oneError() bool {
 		}
 	}
 	return false
+}
+
+// refusedWords say that the peer refused or reset the connection, or could
+// not be reached: a call that failed at once, not a timeout of a peer that
+// slowed (lower-cased substrings of error.type and the status message).
+var refusedWords = []string{"connection refused", "econnrefused", "connection reset", "econnreset", "no route to host"}
+
+// refused reports FeatRefused: at least OneErrorMin of the service's failing
+// outbound spans, most of them, say the peer refused or reset the
+// connection.
+func (f failures) refused() bool {
+	n, c := 0, 0
+	for _, row := range f.rows {
+		if !outbound(str(row, "kind")) {
+			continue
+		}
+		n++
+		text := strings.ToLower(str(row, "error.type") + " " + str(row, "status_message"))
+		if slices.ContainsFunc(refusedWords, func(w string) bool { return strings.Contains(text, w) }) {
+			c++
+		}
+	}
+	return c >= OneErrorMin && 2*c > n
 }
 
 // majority is the origin of at least half of the failing traces, if any.
@@ -420,6 +454,7 @@ func features(f failures, newVersion string, onset *time.Time, sh Shape) map[Fea
 	keep(FeatOwnCode, maj == originOwn)
 	keep(FeatNewVersion, own >= 3 && counts[FeatNewVersion] == own)
 	keep(FeatOneError, f.oneError())
+	keep(FeatRefused, f.refused())
 	keep(FeatThrottled, counts[FeatThrottled] >= ThrottledMin)
 	shapeFeatures(out, f, sh)
 	return out

@@ -151,10 +151,29 @@ func (o Observations) slowLed() bool {
 // fails at ReleaseErrorRate or more (or its error rate was not measured),
 // or no dependency span merely slowed (FeatChildSlowed, which FeatChildSlow
 // implies). A few timed-out calls to a dependency that slowed down are a
-// symptom of the slowdown, not an outage.
+// symptom of the slowdown, not an outage. Calls the peer answered with its
+// own failure status (FeatPeerAnswered) or refused (FeatRefused) are no
+// timeouts: the peer failed, however few of them and whatever slowed
+// (lm7-trap-s3-slowdown-downloads-api: S3's 503 SlowDown on one download
+// in eight read bad_release; lm7-trap-stuck-rollout-transcode-api: a
+// failing-over database refusing connections read retrieval_latency).
 func (o Observations) failing() bool {
 	r, ok := o.rate()
-	return !ok || r >= ReleaseErrorRate || !o.feat(FeatChildSlowed)
+	return !ok || r >= ReleaseErrorRate || !o.feat(FeatChildSlowed) || o.feat(FeatPeerAnswered) || o.feat(FeatRefused)
+}
+
+// dbRefusedSettings reports whether the failing database calls (FeatDB)
+// read as the database refusing what the release sent: not when the
+// database slowed (the span that dominates the latency growth,
+// FeatChildSlow, or a dependency the sandbox found slower,
+// FeatSlowDependency) or answered with its own failure status
+// (FeatPeerFault). A database that refuses a setting answers at once with
+// the caller's error; one that times out or throttles failed by itself
+// (kf6-trap-redis-patching-timeouts-pricing-api, Redis GETs timing out
+// after 5 s during patching, and lm7-trap-ddb-throttle-entitlements-api,
+// DynamoDB throttling reads, read config_regression).
+func (o Observations) dbRefusedSettings() bool {
+	return o.feat(FeatDB) && !o.feat(FeatChildSlow) && !o.feat(FeatSlowDependency) && !o.feat(FeatPeerFault)
 }
 
 // Rule is one row of the table: when When holds, the incident is Class with
@@ -229,10 +248,16 @@ var Table = []Rule{
 	// the baseline: newPeer) or failing database calls (FeatDB: the database
 	// refuses the release's settings), FeatBuildOnly (the release changed
 	// only its version's build metadata: the same code, other settings),
-	// or the config signal, after a deployment.
+	// or the config signal, after a deployment. Not failing database calls
+	// where the database slowed or failed by itself (dbRefusedSettings),
+	// nor the config signal's words when a peer called at its usual rate
+	// answers with its own failure (FeatPeerFault): they are the peer's
+	// ("the level of configured provisioned throughput ... was exceeded",
+	// DynamoDB throttling lm7-trap-ddb-throttle-entitlements-api), since a
+	// release's settings fail its calls with the caller's own errors.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.feat(FeatDB) || o.feat(FeatSettingShift) || o.feat(FeatBuildOnly) || o.has(SigConfig))
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.dbRefusedSettings() || o.feat(FeatSettingShift) || o.feat(FeatBuildOnly) || o.has(SigConfig) && !o.feat(FeatPeerFault))
 		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift, FeatBuildOnly}},
 	// config_regression also without a deployment: FeatFlagFlip, a setting
 	// or feature flag of the service, or of the service where its failures
@@ -301,7 +326,7 @@ var Table = []Rule{
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
 			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault) || o.has(SigDependency) && !o.feat(FeatOwnCode))
-		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault}},
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault, FeatPeerAnswered, FeatRefused}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), or the sandbox found a peer called at its usual
@@ -310,7 +335,7 @@ var Table = []Rule{
 	{"dependency_outage", 0.6, "most failures are this service's calls to a dependency failing, although a deployment of it precedes the onset",
 		func(o Observations) bool {
 			return o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatOwnLoad) && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault))
-		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault}},
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault, FeatPeerAnswered, FeatRefused}},
 	// retrieval_latency also before a deployment's rows: FeatSlowFirst, a
 	// dependency call's p95 was the first thing to leave its baseline, and
 	// no failing span carries an exception. A handful of its timeouts in
@@ -433,6 +458,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	setIDs(o.Features, FeatBuildOnly, o.buildOnlyRelease(latest))
 	setIDs(o.Features, FeatPoolDry, poolDry(service, evidence))
 	setIDs(o.Features, FeatPeerFault, peerFaults(service, evidence))
+	setIDs(o.Features, FeatPeerAnswered, peerAnswered(service, evidence))
 	if onset == nil {
 		setIDs(o.Features, FeatReleasedAnswers, o.answersAfterRelease(service, markers, evidence))
 	}

@@ -35,6 +35,17 @@ const (
 	// rate fails since the onset with its own failure status
 	// (facts.dependency_faults): the peer said it failed.
 	FeatPeerFault Feature = "a dependency called at its usual rate answers with its own failure since the onset (facts.dependency_faults)"
+	// FeatPeerAnswered: a peer of FeatPeerFault whose failed calls do not
+	// mostly say the caller gave up waiting (facts.dependency_faults less
+	// facts.timed_out_dependencies): it answered, with its own failure
+	// status (S3's 503 SlowDown, a throttle), so its failed calls are no
+	// timeouts of a dependency that merely slowed.
+	FeatPeerAnswered Feature = "a dependency answers with its own failure status, not a timeout, since the onset (facts.dependency_faults, facts.timed_out_dependencies)"
+	// FeatRefused: most of the service's failing outbound spans, at least
+	// OneErrorMin, say the peer refused or reset the connection or could
+	// not be reached (error.type, status message): the calls failed at
+	// once, no timeout of a peer that slowed.
+	FeatRefused Feature = "the failing calls say the peer refused or reset the connection (error.type / status message)"
 )
 
 // buildOnly reports whether next differs from prev only in semantic-version
@@ -82,6 +93,23 @@ func peerFaults(service string, evidence []loop.Evidence) []string {
 	var ids []string
 	for _, e := range evidence {
 		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) && len(e.Facts.DependencyFaults) > 0 {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// peerAnswered returns the ids of the service's overviews that name a
+// dependency failing with its own status that did not time out
+// (FeatPeerAnswered).
+func peerAnswered(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		f := e.Facts
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service {
+			continue
+		}
+		if slices.ContainsFunc(f.DependencyFaults, func(p string) bool { return !slices.Contains(f.TimedOutDependencies, p) }) {
 			ids = appendOnce(ids, e.ID)
 		}
 	}
