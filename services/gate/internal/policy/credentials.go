@@ -17,22 +17,16 @@ import (
 // credential answers too, and nothing in the telemetry tells the two apart
 // (docs/eval/generalisation.md, session 18, h47token). The gate therefore
 // denies the configuration release when the running version's credential
-// was accepted by the peer after that version started and the refusals
-// began soon after: a delayed configuration (a client secret changed while
-// a cached access token lives on) is then denied too, a missed rollback
-// and never a wrong one.
+// was accepted by the peer after that version started (the ledger, not
+// the recording's start): a delayed configuration (a client secret changed
+// while a cached access token lives on) is then denied too, a missed
+// rollback and never a wrong one.
 const (
 	// MinAcceptedCalls is how many kept calls the running version must
 	// have made to the peer, none failed, in the whole minutes the gate
 	// keeps: with none of 5 refused, a credential refused half the time is
 	// ruled out at 3%.
 	MinAcceptedCalls = 5
-	// CredentialWindow is the longest time from the ledger's start of the
-	// running version to the peer's failure start that the check reads. It
-	// bounds what the check reads to a window measured from the release,
-	// not from the recording's start: the verdict does not move with how
-	// much history precedes the onset.
-	CredentialWindow = 10 * time.Minute
 )
 
 // acceptedCredential returns a reason for every peer of peers (svc's
@@ -41,8 +35,10 @@ const (
 // calls to it were accepted, at least MinAcceptedCalls of them without a
 // failure, in whole minutes that began at or after the ledger's start of
 // that version, in which no other version served, and that ended by the
-// peer's failure start, itself no later than CredentialWindow after that
-// start (contracts.Facts.CallsSinceRelease).
+// peer's failure start (contracts.Facts.CallsSinceRelease). It reads no
+// minute before the ledger's start: history before the release moves
+// nothing, and a recording that begins after it loses only the minutes it
+// does not hold.
 func acceptedCredential(in Input, svc string, ev []contracts.EvidenceV1, peers []string, inputs map[string]string) []string {
 	cur, ok := runningRelease(in.Ledger)
 	if !ok || cur.DeployedAt.IsZero() || mutant.Off(mutant.GateConfigAcceptedCredential) {
@@ -69,10 +65,9 @@ func acceptedCredential(in Input, svc string, ev []contracts.EvidenceV1, peers [
 }
 
 // accepted describes c's kept minutes when they hold at least
-// MinAcceptedCalls calls; "" otherwise or when the failure start is more
-// than CredentialWindow after cur's start.
+// MinAcceptedCalls calls; "" otherwise.
 func accepted(c contracts.CallsSinceRelease, cur contracts.Release) string {
-	if c.FailureStart.Before(cur.DeployedAt) || c.FailureStart.Sub(cur.DeployedAt) > CredentialWindow {
+	if c.FailureStart.Before(cur.DeployedAt) {
 		return ""
 	}
 	var calls float64

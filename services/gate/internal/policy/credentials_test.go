@@ -13,9 +13,7 @@ import (
 // A configuration release is exempt from the failing-dependency check
 // because a configuration can break the calls to a dependency; it is not
 // when the dependency refuses the credential only after accepting the
-// running version's calls, the refusals beginning within
-// policy.CredentialWindow of its release
-// (lm7-trap-expired-token-search-api: a partner token that expired two
+// running version's calls after its release (lm7-trap-expired-token-search-api: a partner token that expired two
 // minutes after a code release; persona:quality's config_regression was
 // rolled back). Mutant gate.config_accepted_credential.
 func TestConfigReleaseCredentialWasAccepted(t *testing.T) {
@@ -44,8 +42,10 @@ func TestConfigReleaseCredentialWasAccepted(t *testing.T) {
 			[]string{peer, "7 calls, none failed", "2 whole minute(s) from 2026-11-30T10:02:00Z to 2026-11-30T10:04:00Z", "from 2026-11-30T10:05:00Z, 3m0s after the release", `started (the ledger: 2026-11-30T10:02:00Z)`}},
 		{"refusals nine minutes after the start", "config_regression", "10:11",
 			[]contracts.PeerCallMinute{min("10:09", 5)}, []string{peer}, []string{peer}, false, []string{"9m0s after the release"}},
-		{"refusals beyond the window", "config_regression", "10:13",
-			[]contracts.PeerCallMinute{min("10:02", 30), min("10:12", 30)}, []string{peer}, []string{peer}, true, nil},
+		{"refusals long after the release", "config_regression", "11:40",
+			[]contracts.PeerCallMinute{min("11:38", 30)}, []string{peer}, []string{peer}, false, []string{"1h38m0s after the release"}},
+		{"refusals before the ledger's start", "config_regression", "10:01",
+			[]contracts.PeerCallMinute{min("10:00", 30)}, []string{peer}, []string{peer}, true, nil},
 		{"a peer that fails otherwise than refusing the credential", "config_regression", "10:05",
 			[]contracts.PeerCallMinute{min("10:02", 12), min("10:03", 11)}, nil, []string{peer}, true, nil},
 		{"accepted only before the ledger's start", "config_regression", "10:05",

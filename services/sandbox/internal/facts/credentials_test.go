@@ -54,8 +54,12 @@ func TestAuthRefusedPeers(t *testing.T) {
 // order; no baseline is read, so minutes before the release change nothing.
 func TestCallsSinceRelease(t *testing.T) {
 	t.Parallel()
-	at := func(m int) time.Time { return time.Date(2026, 12, 6, 23, 50, 0, 0, time.UTC).Add(time.Duration(m) * time.Minute) }
-	min := func(m int, calls, errs float64) facts.Minute { return facts.Minute{At: at(m), Requests: calls, Errors: errs} }
+	at := func(m int) time.Time {
+		return time.Date(2026, 12, 6, 23, 50, 0, 0, time.UTC).Add(time.Duration(m) * time.Minute)
+	}
+	min := func(m int, calls, errs float64) facts.Minute {
+		return facts.Minute{At: at(m), Requests: calls, Errors: errs}
+	}
 	const p = "api.partner.example"
 	series := []facts.Minute{min(0, 7, 1), min(6, 4, 0), min(7, 7, 0), min(8, 13, 0), min(9, 10, 0), min(10, 2, 2), min(11, 4, 4)}
 	others := map[int64]float64{at(7).UnixMilli(): 20, at(8).UnixMilli(): 5}
