@@ -152,6 +152,14 @@ type Facts struct {
 	// or a release's retries that overloaded it. The gate tells them apart
 	// by how far the calls rose against the peer's failure rate.
 	RetriedFaults []RetriedFault `json:"retried_faults,omitempty"`
+	// AuthRefusedDependencies lists the FailingDependencies whose failed
+	// calls since the onset mostly refuse the service's credential (HTTP
+	// 401, 403, 407; gRPC UNAUTHENTICATED, PERMISSION_DENIED), and
+	// CallsSinceRelease the service's calls to each of them between the
+	// running version's first served minute and the refusals (see
+	// CallsSinceRelease).
+	AuthRefusedDependencies []string            `json:"auth_refused_dependencies,omitempty"`
+	CallsSinceRelease       []CallsSinceRelease `json:"calls_since_release,omitempty"`
 	// SlowDependencies lists the peers of the service's outbound spans that
 	// the service already called before the onset, that it calls since at its
 	// usual rate (at most DependencyCallRatio of its baseline) and whose

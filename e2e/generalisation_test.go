@@ -496,9 +496,9 @@ func TestHeldout5CorpusLoads(t *testing.T) {
 // sampler, microsecond Z timestamps) loads with the format's own loader,
 // holds twelve incidents, five rollbacks and seven traps, and declares
 // itself in sample (scored once before any tuning; the AWS SDK peers of
-// branch h46aws were written against its DynamoDB trap; its remaining bad
-// rollback, persona:quality's on the expired token, is in its README and
-// docs/eval/generalisation.md, not replayed here).
+// branch h46aws were written against its DynamoDB trap, the accepted
+// credential of branch h47token against its expired token;
+// TestHostilePersonasOnHeldout7 replays it).
 func TestHeldout7CorpusLoads(t *testing.T) {
 	t.Parallel()
 	incs := loadTaggedCorpus(t, "incidents-heldout7", "heldout7", "in-sample", 12)

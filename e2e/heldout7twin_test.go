@@ -43,9 +43,8 @@ func TestHeldout7TwinsCorpusLoads(t *testing.T) {
 }
 
 // TestHostilePersonasOnHeldout7Twins replays the hostile personas on the
-// heldout7 twins and asserts no bad rollback. (The corpus itself has none
-// yet: persona:quality's config_regression on its expired-token trap is
-// still allowed; its README, "An expired partner token".)
+// heldout7 twins and asserts no bad rollback (the corpus's own:
+// TestHostilePersonasOnHeldout7).
 func TestHostilePersonasOnHeldout7Twins(t *testing.T) {
 	holdTheLineOnCorpus(t, "heldout7-twins-hostile", heldout7Twins)
 }

@@ -1537,6 +1537,84 @@ def twin_stuck_longer():
     return spec
 
 
+def twin_token_config():
+    """The expired-token trap's counterpart: 8.4.2's configuration names a wrong client credential, so every
+    enrichment call 8.4.2 sends answers 401 from its first, while 8.4.1's pods, until the rollout replaces
+    them, still succeed. A configuration release, rightly rolled back. Not part of the corpus."""
+    spec = inc_token()
+    host = "api.metaflix-partner.example"
+
+    def fault(w, svc, name, t, ver, what, ctx):
+        if what == "ext" and name == host and ver == "8.4.2":
+            return {"status": 401, "slow": 0.3, "propagate": (502, "HTTPError", "Response code 401 (Unauthorized)")}
+        if what == "server" and svc == "search-api" and ver == "8.4.2" and ctx.get("entry") == "search":
+            return {"logmsg": "partner enrichment failed"}
+        return None
+    spec["fault"] = fault
+    spec["id"] = "lm7-twin-token-config-search-api"
+    spec["title"] = "search-api 8.4.2 rolled out at 23:57 with a wrong partner client credential: every " \
+                    "enrichment call of 8.4.2 answers 401"
+    spec["expect"] = {"root_cause": "config_regression", "verdict": "allow"}
+    spec["tags"] = [t for t in spec["tags"] if t != "trap"] + ["twin"]
+    spec["story"] = "8.4.2 ships a partner client credential from the wrong secret: from its first pod on, " \
+                    "every enrichment call it sends answers 401 invalid_client and the search handler answers " \
+                    "502 for the 60% of searches that need it; 8.4.1's pods succeed until replaced. Rolling " \
+                    "back to 8.4.1 restores the right credential."
+    spec["onset"] = "23:57:xx, with the rollout's first pod"
+    return spec
+
+
+def twin_token_config_slow():
+    """token-config with a 10-minute rolling update (23:57:12 to 00:07): for minutes 8.4.1's pods still call
+    the partner cleanly beside 8.4.2's failing calls. Not part of the corpus."""
+    spec = twin_token_config()
+    spec["id"] = "lm7-twin-token-config-slow-rollout-search-api"
+    spec["rollout"] = {"search-api": 600}
+    spec["onset"] = "23:57:xx, with the rollout's first pod; the rollout lasts 10 min"
+    return spec
+
+
+def twin_token_cached():
+    """The expired-token trap's fault and timing (its own draw of traffic), with the other story (branch h47token): 8.4.2's
+    configuration replaces the partner client secret with a revoked one, but the access token obtained with
+    the old secret stays in the shared cache until it expires at 00:00:00; 8.4.2's refresh with the revoked
+    secret is refused and every call answers 401. A configuration release, rightly rolled back, that the
+    telemetry cannot tell from the trap. Not part of the corpus."""
+    spec = inc_token()
+    spec["id"] = "lm7-twin-token-cached-search-api"
+    spec["title"] = "search-api 8.4.2 rolled out at 23:57 with a revoked partner client secret; the cached " \
+                    "access token expires at midnight and every enrichment call answers 401"
+    spec["expect"] = {"root_cause": "config_regression", "verdict": "allow"}
+    spec["tags"] = [t for t in spec["tags"] if t != "trap"] + ["twin"]
+    spec["story"] = "8.4.2 ships the partner client secret the partner revoked last week. The access token " \
+                    "obtained with the old secret is cached (shared) until 00:00:00; 8.4.2's refresh is then " \
+                    "refused and every enrichment call answers 401. Rolling back to 8.4.1 restores the valid secret."
+    return spec
+
+
+def twin_token_late():
+    """The expired-token trap with the token expiring at 00:09:00, 11 min 48 s after the release began, beyond
+    the gate's credential window (branch h47token): a dependency outage the check does not read. Not part
+    of the corpus."""
+    spec = inc_token()
+    expiry = at("2026-12-07T00:09:00.000")
+    host = "api.metaflix-partner.example"
+
+    def fault(w, svc, name, t, ver, what, ctx):
+        if what == "ext" and name == host and t >= expiry:
+            return {"status": 401, "slow": 0.3, "propagate": (502, "HTTPError", "Response code 401 (Unauthorized)")}
+        if what == "server" and svc == "search-api" and t >= expiry and ctx.get("entry") == "search":
+            return {"logmsg": "partner enrichment failed"}
+        return None
+    spec["fault"] = fault
+    spec["id"] = "lm7-twin-token-late-search-api"
+    spec["now"] = "2026-12-07T00:20:00.000"
+    spec["alert"] = dict(spec["alert"], starts="2026-12-07T00:14:00.000")
+    spec["tags"] = spec["tags"] + ["twin"]
+    spec["onset"] = "00:09:00, 10.5 min after the rollout finished"
+    return spec
+
+
 def with_http_children(make, suffix):
     def twin():
         spec = make()
@@ -1547,7 +1625,9 @@ def with_http_children(make, suffix):
 
 
 TWINS = {"ddb-after-http": with_http_children(twin_ddb_after, "http"),
-         "s3-heavier-http": with_http_children(twin_s3_heavier, "http"), "ddb-after": twin_ddb_after, "s3-heavier": twin_s3_heavier, "stuck-longer": twin_stuck_longer}
+         "s3-heavier-http": with_http_children(twin_s3_heavier, "http"), "ddb-after": twin_ddb_after, "s3-heavier": twin_s3_heavier, "stuck-longer": twin_stuck_longer,
+         "token-config": twin_token_config, "token-config-slow": twin_token_config_slow,
+         "token-cached": twin_token_cached, "token-late": twin_token_late}
 
 
 def main():

@@ -81,7 +81,7 @@ func failingDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs
 	}
 	if in.Review.Best != nil && slices.Contains(dependencyCauses, in.Review.Best.Class) {
 		if len(faults) == 0 || mutant.Off(mutant.GateDependencyFault) {
-			return nil
+			return acceptedCredential(in, svc, ev, peers, inputs)
 		}
 		return []string{"calls from " + svc + " to " + strings.Join(faults, ", ") + " began failing at the onset at their usual rate, answered with the peer's own failure (5xx, 429, gRPC UNAVAILABLE, or an error by which it closed, refused or could not serve the call): a failing dependency, not a configuration release of " + svc + ", explains the regression"}
 	}

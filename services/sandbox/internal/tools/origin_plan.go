@@ -172,6 +172,9 @@ type followUps struct {
 	// those whose failed calls mostly carry a refusal (facts.RefusedPeers).
 	faults   []string
 	refusals map[string]float64
+	// authRefused are the failing dependencies whose failed calls mostly
+	// refuse the service's credential (facts.AuthRefusedPeers).
+	authRefused []string
 	// retriedFaults are the retried peers whose failed calls mostly carry
 	// the peer's own failure status, not the caller's own timeout.
 	retriedFaults []string
@@ -228,6 +231,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.timedOut = facts.TimedOutPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
 	}
 	return out, nil

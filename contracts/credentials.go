@@ -1,0 +1,31 @@
+package contracts
+
+import "time"
+
+// CallsSinceRelease are a service's calls to one of its
+// AuthRefusedDependencies (a peer that refuses its credential since the
+// onset: HTTP 401, 403, 407, gRPC UNAUTHENTICATED, PERMISSION_DENIED) in the
+// minutes from the running version's first served minute
+// (ReleaseErrors.FirstSeen) up to the peer's failure start, the first minute
+// from there on with a failed call to it. Every minute listed had no failed
+// call. The gate keeps the minutes that begin at or after the ledger's start
+// of the running version and in which no other version served: calls the
+// peer accepted there carried the credential the running version's
+// configuration presents.
+type CallsSinceRelease struct {
+	Peer         string    `json:"peer"`
+	FailureStart time.Time `json:"failure_start"`
+	// Minutes are the minutes between, in time order, each without a failed
+	// call to the peer.
+	Minutes []PeerCallMinute `json:"minutes,omitempty"`
+}
+
+// PeerCallMinute is one minute of a service's calls to a peer (kept spans),
+// and the entry spans that minute of versions other than the running one (a
+// rolling update's old pods, whose calls the peer series does not tell
+// apart).
+type PeerCallMinute struct {
+	At            time.Time `json:"at"`
+	Calls         float64   `json:"calls"`
+	OtherVersions float64   `json:"other_versions,omitempty"`
+}

@@ -1,0 +1,90 @@
+package facts
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// Refused credentials (e2e/incidents-heldout7's
+// lm7-trap-expired-token-search-api): a peer that answers a service's calls
+// with 401 or 403 (gRPC UNAUTHENTICATED, PERMISSION_DENIED) refuses the
+// credential the service presents. A configuration release that broke the
+// credential and a credential that expired on its own answer alike, and
+// nothing the peer said there (the span, the exception, the log line:
+// "Response code 401 (Unauthorized)") tells them apart. What the recording
+// can show is whether the running version's credential was accepted after
+// that version started and before the refusals began
+// (contracts.CallsSinceRelease); the gate reads it.
+
+// httpAuthRefusals and grpcAuthRefusals are the statuses by which a peer
+// refuses the caller's credential: HTTP 401, 403 and 407; gRPC
+// UNAUTHENTICATED (16) and PERMISSION_DENIED (7).
+var (
+	httpAuthRefusals = []int{401, 403, 407}
+	grpcAuthRefusals = []int{16, 7}
+)
+
+// authRefusal reports whether a failed outbound span's status refuses the
+// caller's credential (httpAuthRefusals, grpcAuthRefusals).
+func authRefusal(d map[string]any) bool {
+	v, http, ok := statusOf(d)
+	switch {
+	case !ok:
+		return false
+	case http:
+		return slices.Contains(httpAuthRefusals, int(v))
+	}
+	return slices.Contains(grpcAuthRefusals, int(v))
+}
+
+// AuthRefusedPeers returns the peers among peers whose failed outbound spans
+// of svc since the onset, in rows, number at least MinFaultCalls and more
+// than half of them refuse the credential (authRefusal), in peers' order.
+// Peers are named as DependencyFaults names them.
+func AuthRefusedPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
+	return judgeFaults(rows, svc, onset, peers, keys, authRefusal)
+}
+
+// CallsSinceRelease describes, for each peer of refused (failing
+// dependencies whose failed calls refuse the credential, AuthRefusedPeers),
+// the service's calls to it in every minute from the running version's
+// first served minute (since, ReleaseErrors.FirstSeen) up to the peer's
+// failure start, each minute with the other versions' entry spans that
+// minute (others, by Unix milliseconds). The failure start is the first
+// minute from since on with a failed call to the peer; no baseline is
+// read, so the fact does not move with how much history precedes the
+// release. A peer with no such minute is left out; minutes are written in
+// time order.
+func CallsSinceRelease(byPeer map[string][]Minute, refused []string, since time.Time, others map[int64]float64) []contracts.CallsSinceRelease {
+	if since.IsZero() {
+		return nil
+	}
+	var out []contracts.CallsSinceRelease
+	for _, p := range refused {
+		ms := slices.Clone(byPeer[p])
+		sort.Slice(ms, func(i, j int) bool { return ms[i].At.Before(ms[j].At) })
+		c := contracts.CallsSinceRelease{Peer: p}
+		for _, m := range ms {
+			if !m.At.Before(since) && m.Errors > 0 {
+				c.FailureStart = m.At
+				break
+			}
+		}
+		if c.FailureStart.IsZero() {
+			continue
+		}
+		for _, m := range ms {
+			if !m.At.Before(since) && m.At.Before(c.FailureStart) && m.Requests > 0 {
+				c.Minutes = append(c.Minutes, contracts.PeerCallMinute{At: m.At, Calls: m.Requests, OtherVersions: others[m.At.UnixMilli()]})
+			}
+		}
+		if len(c.Minutes) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}

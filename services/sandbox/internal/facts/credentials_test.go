@@ -1,0 +1,77 @@
+package facts_test
+
+import (
+	"testing"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/signoz"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAuthRefusedPeers: a peer whose failed calls since the onset mostly
+// answer 401, 403 or 407 (gRPC UNAUTHENTICATED, PERMISSION_DENIED) refuses
+// the caller's credential; a 5xx, a 400 or a call with no status does not
+// (lm7-trap-expired-token-search-api: the partner's 401s).
+func TestAuthRefusedPeers(t *testing.T) {
+	t.Parallel()
+	onset := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	call := func(attrs map[string]any) signoz.RawRow {
+		a := map[string]any{"net.peer.name": "api.partner.example"}
+		for k, v := range attrs {
+			a[k] = v
+		}
+		d := map[string]any{"kind_string": "Client", "has_error": true,
+			"resources_string": map[string]any{"service.name": "search-api"}, "attributes_string": a}
+		return signoz.RawRow{Timestamp: onset.Add(time.Minute), Data: d}
+	}
+	peer := []string{"api.partner.example"}
+	for _, tt := range []struct {
+		name  string
+		attrs map[string]any
+		want  []string
+	}{
+		{"401", map[string]any{"http.status_code": 401.0}, peer},
+		{"403 (stable conventions)", map[string]any{"http.response.status_code": 403.0}, peer},
+		{"gRPC UNAUTHENTICATED", map[string]any{"rpc.grpc.status_code": 16.0}, peer},
+		{"503", map[string]any{"http.status_code": 503.0}, nil},
+		{"400", map[string]any{"http.status_code": 400.0}, nil},
+		{"no status", map[string]any{"error.type": "ConnectionError"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rows := []signoz.RawRow{call(tt.attrs), call(tt.attrs), call(tt.attrs)}
+			require.Equal(t, tt.want, facts.AuthRefusedPeers(rows, "search-api", onset, peer, []string{"server.address", "net.peer.name"}))
+		})
+	}
+}
+
+// TestCallsSinceRelease: the minutes from the running version's first
+// served minute up to the first with a failed call to the peer, each with
+// the other versions' entry spans, in time order whatever the series'
+// order; no baseline is read, so minutes before the release change nothing.
+func TestCallsSinceRelease(t *testing.T) {
+	t.Parallel()
+	at := func(m int) time.Time {
+		return time.Date(2026, 12, 6, 23, 50, 0, 0, time.UTC).Add(time.Duration(m) * time.Minute)
+	}
+	min := func(m int, calls, errs float64) facts.Minute {
+		return facts.Minute{At: at(m), Requests: calls, Errors: errs}
+	}
+	const p = "api.partner.example"
+	series := []facts.Minute{min(0, 7, 1), min(6, 4, 0), min(7, 7, 0), min(8, 13, 0), min(9, 10, 0), min(10, 2, 2), min(11, 4, 4)}
+	others := map[int64]float64{at(7).UnixMilli(): 20, at(8).UnixMilli(): 5}
+	want := []contracts.CallsSinceRelease{{Peer: p, FailureStart: at(10), Minutes: []contracts.PeerCallMinute{
+		{At: at(7), Calls: 7, OtherVersions: 20}, {At: at(8), Calls: 13, OtherVersions: 5}, {At: at(9), Calls: 10}}}}
+	require.Equal(t, want, facts.CallsSinceRelease(map[string][]facts.Minute{p: series}, []string{p}, at(7), others))
+	reversed := make([]facts.Minute, len(series))
+	for i, m := range series {
+		reversed[len(series)-1-i] = m
+	}
+	require.Equal(t, want, facts.CallsSinceRelease(map[string][]facts.Minute{p: reversed}, []string{p}, at(7), others), "the series in another order")
+	require.Equal(t, want, facts.CallsSinceRelease(map[string][]facts.Minute{p: series[1:]}, []string{p}, at(7), others), "less history before the release")
+	require.Empty(t, facts.CallsSinceRelease(map[string][]facts.Minute{p: series}, nil, at(7), others), "no refusing peer")
+	require.Empty(t, facts.CallsSinceRelease(map[string][]facts.Minute{p: series[:5]}, []string{p}, at(7), others), "no failure since the release")
+}
