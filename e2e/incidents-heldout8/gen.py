@@ -1210,9 +1210,32 @@ def twin_gcs_go():
     }
 
 
+def twin_memorystore_sparse():
+    """The Memorystore trap sampled 1 in 40 with 40 s of refused connections (not 80 s)
+    before the cold primary's timeouts: a handful of refusals open the peer's failures."""
+    spec = memorystore()
+    bad = at("2026-12-09T09:44:10.077")
+    inner = spec["fault"]
+
+    def fault(w, t, svc, ver, call):
+        if call["kind"] == "redis" and bad + 40 * S <= t < bad + 80 * S:
+            if w.rng.random() < 0.22:
+                m = "Waited 1.0 seconds"
+                return {"err": m, "fatal": True, "exc": ("Redis::TimeoutError", m), "add": 1000 * MS}
+            return {"mult": 5}
+        return inner(w, t, svc, ver, call)
+    spec["fault"] = fault
+    spec["id"] = "qh8-twin-memorystore-sparse-session-web"
+    spec["title"] = "Memorystore fails over at 09:44:10 (40 s refused, then timeouts); session-web sampled 1 in 40; 9.14.2 finished at 09:43:03"
+    spec["one_in"] = 40
+    spec["tags"] = [x for x in spec["tags"] if not x.startswith("head-")] + ["twin", "head-1-in-40"]
+    return spec
+
+
 INCIDENTS = [canary_panic, faraday_storm, prompt_assist, pubsub_config, back_to_back, kafka_consumer,
              spanner_outage, memorystore, canary_stable, callee_release, surge, restart_marker]
-TWINS = {"spanner-grpc": twin_spanner_grpc, "spanner-mid-rollout": twin_spanner_midrollout, "gcs-go": twin_gcs_go}
+TWINS = {"spanner-grpc": twin_spanner_grpc, "spanner-mid-rollout": twin_spanner_midrollout, "gcs-go": twin_gcs_go,
+         "memorystore-sparse": twin_memorystore_sparse}
 
 
 
