@@ -50,8 +50,10 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 // (TestEveryKindOfQueryWasAnsweredByTheOfficialServer): in-span retries with
 // a quality key's onset spans, a slow dependency's calls placing the onset
 // with a latency origin, an operation's onset spans, a rule's latency series,
-// a rule's count series, and the attribute sample a Micrometer client's
-// spans send (heldout5's twin).
+// a rule's count series, the attribute sample a Micrometer client's
+// spans send (heldout5's twin), and a failing dependency's calls by call
+// key and version (new_calls_*: a database's, heldout6's back-to-back
+// release, and an AWS SDK service's, heldout7's throttled-table twin).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
@@ -63,6 +65,8 @@ var stagesIncidents = map[string]string{
 	"rule-p95-lags-errors-stale-release-pay":                  "incidents-rule",
 	"rule-refusals-count-prompt-answer-bot":                   "incidents-rule",
 	"fh5-twin-clearing-outage-after-release-payments-gateway": "incidents-heldout5-twins",
+	"kf6-back-to-back-slots-warehouse-api":                    "incidents-heldout6",
+	"lm7-twin-ddb-throttle-after-rollout-entitlements-api":    "incidents-heldout7-twins",
 }
 
 type stageLine struct {

@@ -185,6 +185,9 @@ type followUps struct {
 	// answered, on which the service waited longer before the onset
 	// (facts.ImpatientPeers, read in the origin's rows).
 	impatient []string
+	// newCalls are the failing dependencies whose failures are the
+	// running version's new calls (newcalls_plan.go).
+	newCalls []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -233,6 +236,18 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
+		rest = rest[1:]
 	}
-	return out, nil
+	return out, readNewCallFailures(c, st, rest, &out)
+}
+
+// readNewCallFailures reads newCallQueries' answers (rest: the third
+// stage's after dependency_faults) into out.newCalls.
+func readNewCallFailures(c Call, st overviewState, rest []signoz.Response, out *followUps) error {
+	if len(newCallQueries(c, st)) == 0 {
+		return nil
+	}
+	var err error
+	out.newCalls, err = newCallFailures(c, st, rest)
+	return err
 }

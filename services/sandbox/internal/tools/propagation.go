@@ -43,6 +43,8 @@ type overviewState struct {
 	retriedDeps []string
 	peers       map[string][]Minute
 	inbound     []Minute
+	// keyOf is the peer key each peer's series came from.
+	keyOf map[string]string
 	// slowDeps are the peers slower at their usual call rate.
 	slowDeps []facts.SlowDependency
 	// pool is what the service's connection-pool spans showed.
@@ -137,7 +139,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.failingDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset)
-	st.retriedDeps, st.peers, st.inbound = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound
+	st.retriedDeps, st.peers, st.inbound, st.keyOf = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound, keyOf
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
@@ -256,7 +258,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			if q := faultQuery(c, st); q != nil {
 				qs = append(qs, *q)
 			}
-			return qs, nil
+			return append(qs, newCallQueries(c, st)...), nil
 		}
 		return nil, nil
 	}
