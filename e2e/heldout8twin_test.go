@@ -60,6 +60,15 @@ func TestHeldout8TwinsCorpusLoads(t *testing.T) {
 	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
 }
 
+// TestHostilePersonasOnHeldout8Corpus replays the hostile personas on
+// e2e/incidents-heldout8 and asserts no bad rollback: as scored on main
+// before h47ho8, persona:marker's bad_release and persona:quality's
+// config_regression were allowed on its Spanner trap, and persona:quality's
+// on its Memorystore failover.
+func TestHostilePersonasOnHeldout8Corpus(t *testing.T) {
+	holdTheLineOnCorpus(t, "heldout8-hostile", "incidents-heldout8")
+}
+
 // TestHostilePersonasOnHeldout8Twins replays the hostile personas on the
 // heldout8 twins and asserts no bad rollback.
 func TestHostilePersonasOnHeldout8Twins(t *testing.T) {
