@@ -53,7 +53,8 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 // a rule's count series, the attribute sample a Micrometer client's
 // spans send (heldout5's twin), and a failing dependency's calls by call
 // key and version (new_calls_*: a database's, heldout6's back-to-back
-// release, and an AWS SDK service's, heldout7's throttled-table twin).
+// release, an AWS SDK service's, heldout7's throttled-table twin, and a
+// Google Cloud client library's, heldout8's Cloud Storage twin).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
@@ -67,6 +68,7 @@ var stagesIncidents = map[string]string{
 	"fh5-twin-clearing-outage-after-release-payments-gateway": "incidents-heldout5-twins",
 	"kf6-back-to-back-slots-warehouse-api":                    "incidents-heldout6",
 	"lm7-twin-ddb-throttle-after-rollout-entitlements-api":    "incidents-heldout7-twins",
+	"qh8-twin-gcs-backend-error-receipts-go":                  "incidents-heldout8-twins",
 }
 
 type stageLine struct {
