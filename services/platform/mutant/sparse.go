@@ -62,6 +62,10 @@ const (
 	// only inside its first bucket. Without it a pooled onset moves past a
 	// departure a later bucket holds.
 	SandboxVersionOnsetBucket = "sandbox.version_onset_bucket"
+	// SandboxVersionOnsetRequests is RefineByVersion's count of requests
+	// (a trace's spans once): without it the attempts of retried requests
+	// weigh as independent failures and confine a failure on too few.
+	SandboxVersionOnsetRequests = "sandbox.version_onset_requests"
 )
 
 // Sparse lists those mutants and the test that kills each.
@@ -87,5 +91,7 @@ var Sparse = []Mutant{
 	{Name: SandboxVersionOnsetOthers, Check: "a failure is confined to one version only when the other versions' clean spans of the failing operations rule out a failure of every version (chance at most 0.01)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
 	{Name: SandboxVersionOnsetBucket, Check: "a failure confined to one version moves the onset only inside its first bucket",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
+	{Name: SandboxVersionOnsetRequests, Check: "a failure is confined to one version by its requests (a trace's spans once), not by the attempts of each",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
 }

@@ -40,9 +40,11 @@ import (
 
 // ConfinedAlpha is the largest chance, were the failure every version's
 // alike, that every span off of the failing operations falls among V's:
-// for k spans off among V's n and m clean spans of the other versions,
-// C(n, k) / C(n+m, k) (Fisher's exact test, one-sided; no share of V's is
-// estimated, so three failures of three canary spans weigh as three).
+// for k requests off among V's n and m clean requests of the other
+// versions, C(n, k) / C(n+m, k) (Fisher's exact test, one-sided; no share
+// of V's is estimated, so three failures of three canary requests weigh as
+// three). Requests, not spans: the attempts of one retried request are one
+// observation.
 const ConfinedAlpha = 0.01
 
 // Confinement is the tally behind RefineByVersion.
@@ -51,10 +53,10 @@ type Confinement struct {
 	// of its spans off.
 	Version string
 	Ops     []string
-	// Spans and Off are V's spans of Ops since the first span off, and how
-	// many are off; Others the other versions' spans of Ops there (none
-	// off); Chance is ConfinedAlpha's test's.
-	Spans, Off, Others int
+	// Requests and Off are V's requests of Ops since the first span off
+	// (versionRequests), and how many are off; Others the other versions'
+	// requests of Ops there (none off); Chance is ConfinedAlpha's test's.
+	Requests, Off, Others int
 	Chance             float64
 	// Since is V's first span in the window.
 	Since time.Time
@@ -78,13 +80,10 @@ func Confined(marks []SpanMark, served func(version string) bool) (Confinement, 
 			c.Ops = appendNew(c.Ops, m.Ops...)
 		}
 	}
-	for _, m := range marks[first:] {
-		if !sharesOp(m, c.Ops) {
-			continue
-		}
+	for _, m := range versionRequests(marks[first:], c.Ops) {
 		switch m.Version {
 		case c.Version:
-			c.Spans++
+			c.Requests++
 			if m.Off {
 				c.Off++
 			}
@@ -96,7 +95,7 @@ func Confined(marks []SpanMark, served func(version string) bool) (Confinement, 
 	c.Since = marks[slices.IndexFunc(marks, func(m SpanMark) bool { return m.Version == c.Version })].At
 	c.Chance = 1
 	for i := 0; i < c.Off; i++ {
-		c.Chance *= float64(c.Spans-i) / float64(c.Spans+c.Others-i)
+		c.Chance *= float64(c.Requests-i) / float64(c.Requests+c.Others-i)
 	}
 	newVersion := !served(c.Version) || mutant.Off(mutant.SandboxVersionOnsetNew)
 	clean := c.Chance <= ConfinedAlpha || mutant.Off(mutant.SandboxVersionOnsetOthers)
@@ -134,8 +133,8 @@ func RefineByVersion(bucket, on Onset, marks []SpanMark, served func(version str
 	if by.At == nil || !by.At.After(*on.At) || !by.At.Before(end) && !mutant.Off(mutant.SandboxVersionOnsetBucket) {
 		return on
 	}
-	by.Refined = strings.TrimPrefix(fmt.Sprintf("%s; placed over version %q's spans of %s from its first at %s: every span off since the first is of that version, which served no entry span before the onset's minute, and the other versions' %d spans of those operations there were on the baseline while %d of its %d were off (chance %s were the failure every version's)",
-		strings.TrimSuffix(by.Refined, "."), c.Version, strings.Join(c.Ops, ", "), c.Since.UTC().Format(time.RFC3339Nano), c.Others, c.Off, c.Spans, fmtF(c.Chance)), "; ")
+	by.Refined = strings.TrimPrefix(fmt.Sprintf("%s; placed over version %q's spans of %s from its first at %s: every span off since the first is of that version, which served no entry span before the onset's minute, and the other versions' %d requests of those operations there were on the baseline while %d of its %d were off (chance %s were the failure every version's)",
+		strings.TrimSuffix(by.Refined, "."), c.Version, strings.Join(c.Ops, ", "), c.Since.UTC().Format(time.RFC3339Nano), c.Others, c.Off, c.Requests, fmtF(c.Chance)), "; ")
 	return by
 }
 
@@ -154,6 +153,26 @@ func ServedBefore(counts map[string]map[int64]float64, at time.Time) func(versio
 		}
 		return false
 	}
+}
+
+// versionRequests are the requests of marks on ops, one mark each (PerTrace)
+// for every trace and version: the attempts of one request (a client span
+// each) are no independent observations, and a request that reached two
+// versions counts once for each.
+func versionRequests(marks []SpanMark, ops []string) []SpanMark {
+	var sel []SpanMark
+	for _, m := range marks {
+		if !sharesOp(m, ops) {
+			continue
+		}
+		if m.Trace != "" && !mutant.Off(mutant.SandboxVersionOnsetRequests) {
+			m.Trace += "\x00" + m.Version
+		} else {
+			m.Trace = ""
+		}
+		sel = append(sel, m)
+	}
+	return PerTrace(sel)
 }
 
 // sharesOp reports whether m belongs to one of ops.

@@ -67,7 +67,7 @@ func TestRefineByVersionPlacesACanary(t *testing.T) {
 	require.Equal(t, []string{"POST /v1/transfers Server", "route /v1/transfers"}, c.Ops)
 	require.Less(t, c.Chance, facts.ConfinedAlpha)
 
-	// Fisher's exact test: three canary spans, all off, beside twelve
+	// Fisher's exact test: three canary requests, all off, beside twelve
 	// clean stable ones put all three failures among the canary's with
 	// chance C(3,3)/C(15,3) = 1/455 were the failure every version's.
 	three := []facts.SpanMark{}
@@ -80,7 +80,7 @@ func TestRefineByVersionPlacesACanary(t *testing.T) {
 	}
 	c3, ok := facts.Confined(three, notServed)
 	require.True(t, ok)
-	require.Equal(t, [3]int{3, 3, 12}, [3]int{c3.Spans, c3.Off, c3.Others})
+	require.Equal(t, [3]int{3, 3, 12}, [3]int{c3.Requests, c3.Off, c3.Others})
 	require.InDelta(t, 1.0/455, c3.Chance, 1e-12)
 
 	got := facts.RefineByVersion(on, all, marks, notServed)
@@ -101,7 +101,9 @@ func TestRefineByVersionPlacesACanary(t *testing.T) {
 // that served before the onset's minute kills sandbox.version_onset_new;
 // the recreate whose old version answered the route twice more kills
 // sandbox.version_onset_others; the canary first serving in the second
-// bucket kills sandbox.version_onset_bucket.
+// bucket kills sandbox.version_onset_bucket; the canary whose three failing
+// requests made five attempts each beside three clean ones of the stable
+// version kills sandbox.version_onset_requests.
 func TestRefineByVersionNeedsAll(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 12, 8, 10, 14, 0, 0, time.UTC)
@@ -130,9 +132,15 @@ func TestRefineByVersionNeedsAll(t *testing.T) {
 			return m, true
 		}, notServed},
 		{"no span names its version", 0, keep, notServed},
+		{"the canary's failing requests retried five times", 0, nil, notServed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			marks := canaryWindow(t0, tc.late, tc.stable)
+			var marks []facts.SpanMark
+			if tc.stable != nil {
+				marks = canaryWindow(t0, tc.late, tc.stable)
+			} else {
+				marks = retriedCanary(t0)
+			}
 			if tc.name == "no span names its version" {
 				for i := range marks {
 					marks[i].Version = ""
@@ -147,4 +155,22 @@ func TestRefineByVersionNeedsAll(t *testing.T) {
 			}
 		})
 	}
+}
+
+// retriedCanary is a canary's three requests to a failing route, five
+// failing attempt spans each (one trace a request), beside three clean
+// requests of the stable version, one span each, after the first failure:
+// as requests, all three failures among the canary's have chance
+// C(3,3)/C(6,3) = 1/20 were the failure every version's; as spans, 1/816.
+func retriedCanary(t0 time.Time) []facts.SpanMark {
+	call := []string{"GET Client"}
+	var ms []facts.SpanMark
+	for r := 0; r < 3; r++ {
+		for a := 0; a < 5; a++ {
+			ms = append(ms, facts.SpanMark{At: t0.Add(time.Duration(30+10*r+a) * time.Second), Off: true, Ops: call, Version: "3.8.0", Trace: string(rune('a' + r))})
+		}
+		ms = append(ms, facts.SpanMark{At: t0.Add(time.Duration(36+10*r) * time.Second), Ops: call, Version: "3.7.2", Trace: string(rune('x' + r))})
+	}
+	sortMarks(ms)
+	return ms
 }
