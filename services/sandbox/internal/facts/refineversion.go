@@ -57,7 +57,7 @@ type Confinement struct {
 	// (versionRequests), and how many are off; Others the other versions'
 	// requests of Ops there (none off); Chance is ConfinedAlpha's test's.
 	Requests, Off, Others int
-	Chance             float64
+	Chance                float64
 	// Since is V's first span in the window.
 	Since time.Time
 }
