@@ -1234,8 +1234,37 @@ def twin_memorystore_sparse():
 
 INCIDENTS = [canary_panic, faraday_storm, prompt_assist, pubsub_config, back_to_back, kafka_consumer,
              spanner_outage, memorystore, canary_stable, callee_release, surge, restart_marker]
+def twin_canary_outside(shift, name):
+    """The canary trap's twin for the version-confined onset (session 19): the same canary of
+    ledger-rs 3.4.0 at weight 25, clean; from shift seconds after its start a rates feed job
+    leaves fx_rates without the pairs of one region, and every version (the stable 3.3.2 too)
+    panics on 60% of its POST /v1/transfers. A rollback to 3.3.2 undoes nothing."""
+    spec = canary_panic()
+    rel = at("2026-12-08T10:14:22.318")
+
+    def fault(w, t, svc, ver, call):
+        if call["kind"] == "self" and call["op"] == "POST /v1/transfers" and t >= rel + shift * S and w.rng.random() < 0.6:
+            msg = "panicked at src/transfer/fx.rs:198:37: called `Option::unwrap()` on a `None` value"
+            return {"err": msg, "exc": ("panic", msg), "frames": PANIC + ["ledger_rs::transfer::fx::rate_for"],
+                    "log": "request handler panicked: " + msg}
+        return None
+    spec["fault"] = fault
+    spec["id"] = "qh8-twin-canary-%s-transfers-ledger-rs" % name
+    spec["title"] = ("ledger-rs: the fx_rates feed drops a region's pairs %+d s from the 3.4.0 canary's start; "
+                     "every version panics on 60%% of POST /v1/transfers" % shift)
+    spec["expect"] = {"root_cause": "dependency_outage", "verdict": "deny"}
+    spec["tags"] = spec["tags"] + ["twin", "every-version-fails", "trap"]
+    spec["onset"] = "%+d s from the canary's start, on both versions" % shift
+    spec["story"] = ("The fx_rates feed job drops a region's currency pairs; every ledger-rs version unwraps the "
+                     "missing rate and panics. The canary started seconds apart from it; aborting it sends every "
+                     "request to 3.3.2, which fails the same way.")
+    return spec
+
+
 TWINS = {"spanner-grpc": twin_spanner_grpc, "spanner-mid-rollout": twin_spanner_midrollout, "gcs-go": twin_gcs_go,
-         "memorystore-sparse": twin_memorystore_sparse}
+         "memorystore-sparse": twin_memorystore_sparse,
+         "canary-outside-plus8s": lambda: twin_canary_outside(8, "outside-plus8s"),
+         "canary-outside-minus10s": lambda: twin_canary_outside(-10, "outside-minus10s")}
 
 
 

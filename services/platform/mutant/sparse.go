@@ -43,6 +43,29 @@ const (
 	// client timeout (the client gives up on answered calls too) leaves
 	// FailingDependencies.
 	SandboxImpatientWaited = "sandbox.impatient_waited"
+	// SandboxVersionOnset is the onset of a failure confined to a version
+	// that began serving in the onset's window placed over that version's
+	// spans (facts.RefineByVersion): without it a canary's failure reads as
+	// beginning before the canary served.
+	SandboxVersionOnset = "sandbox.version_onset"
+	// SandboxVersionOnsetNew is RefineByVersion's test that the version
+	// served no entry span before the onset's minute: without it a version
+	// that served for minutes before failing has its onset moved to its
+	// first span of the window.
+	SandboxVersionOnsetNew = "sandbox.version_onset_new"
+	// SandboxVersionOnsetOthers is RefineByVersion's test that the other
+	// versions' clean spans of the failing operations are enough to rule
+	// out a failure of every version: without it a handful of them (a
+	// recreate's last requests) confine a failure to the new version.
+	SandboxVersionOnsetOthers = "sandbox.version_onset_others"
+	// SandboxVersionOnsetBucket is RefineByVersion's bound: the onset moves
+	// only inside its first bucket. Without it a pooled onset moves past a
+	// departure a later bucket holds.
+	SandboxVersionOnsetBucket = "sandbox.version_onset_bucket"
+	// SandboxVersionOnsetRequests is RefineByVersion's count of requests
+	// (a trace's spans once): without it the attempts of retried requests
+	// weigh as independent failures and confine a failure on too few.
+	SandboxVersionOnsetRequests = "sandbox.version_onset_requests"
 )
 
 // Sparse lists those mutants and the test that kills each.
@@ -61,4 +84,14 @@ var Sparse = []Mutant{
 		KilledBy: "test:services/gate:./internal/policy:TestRefusedOriginThatReleasedDenies"},
 	{Name: SandboxImpatientWaited, Check: "a failing peer whose failed calls it answered leaves FailingDependencies only when the service waited on it, before the onset, on at least 3 answered calls 1.5x as long as the longest of those",
 		KilledBy: "test:services/sandbox:./internal/facts:TestImpatientPeerMustHaveWaitedBefore"},
+	{Name: SandboxVersionOnset, Check: "a failure confined to a version that began serving in the onset's window has its onset placed over that version's spans of the failing operations, from its first",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionPlacesACanary"},
+	{Name: SandboxVersionOnsetNew, Check: "a failure confined to one version moves the onset to that version's first span only when it served no entry span before the onset's minute",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
+	{Name: SandboxVersionOnsetOthers, Check: "a failure is confined to one version only when the other versions' clean spans of the failing operations rule out a failure of every version (chance at most 0.01)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
+	{Name: SandboxVersionOnsetBucket, Check: "a failure confined to one version moves the onset only inside its first bucket",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
+	{Name: SandboxVersionOnsetRequests, Check: "a failure is confined to one version by its requests (a trace's spans once), not by the attempts of each",
+		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
 }

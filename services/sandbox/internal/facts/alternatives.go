@@ -87,12 +87,7 @@ func InboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]M
 	if err != nil {
 		return nil, err
 	}
-	byTs := map[int64]float64{}
-	for _, c := range counts {
-		for ts, n := range c {
-			byTs[ts] += n
-		}
-	}
+	byTs := MinuteTotals(counts)
 	entries := make([]Minute, 0, len(byTs))
 	for _, ts := range slices.Sorted(maps.Keys(byTs)) {
 		entries = append(entries, Minute{At: time.UnixMilli(ts).UTC(), Requests: byTs[ts], P95Ms: math.NaN()})

@@ -31,6 +31,8 @@ type SpanMark struct {
 	Ops []string
 	// Trace is the span's trace id ("" unknown).
 	Trace string
+	// Version is the span's service.version ("" unknown; RefineByVersion).
+	Version string
 }
 
 // OnsetMarks reads the bucket's spans, sorted, each judged off by the onset's
@@ -66,7 +68,7 @@ func OnsetMarks(on Onset, rows []signoz.RawRow) []SpanMark {
 			off = on.QualityKey != "" && AttrString(r.Data, on.QualityKey) == on.QualityValue
 		}
 		ops := OpKeys(AttrString(r.Data, "name"), AttrString(r.Data, "kind_string"), AttrString(r.Data, "http.route"), AttrString(r.Data, "rpc.method"))
-		out = append(out, SpanMark{At: at, Off: off, Ops: ops, Trace: AttrString(r.Data, "trace_id")})
+		out = append(out, SpanMark{At: at, Off: off, Ops: ops, Trace: AttrString(r.Data, "trace_id"), Version: ResourceValue(r.Data, "service.version")})
 	}
 	slices.SortStableFunc(out, func(a, b SpanMark) int { return a.At.Compare(b.At) })
 	return out

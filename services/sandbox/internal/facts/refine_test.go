@@ -109,14 +109,15 @@ func TestOnsetMarks(t *testing.T) {
 		return signoz.RawRow{Timestamp: at.Add(time.Duration(s) * time.Second), Data: map[string]any{"has_error": err, "duration_nano": ms * 1e6, "trace_id": "t" + string(rune('0'+s))}}
 	}
 	rows := []signoz.RawRow{row(3, false, 900), row(1, true, 10), {Data: map[string]any{"has_error": true}}, row(2, false, 100)}
+	rows[1].Data["service.version"] = "2.1.0" // a selected resource field comes back flat
 	errs := OnsetMarks(Onset{Signal: "error_rate"}, rows)
-	require.Equal(t, []SpanMark{{at.Add(time.Second), true, nil, "t1"}, {at.Add(2 * time.Second), false, nil, "t2"}, {at.Add(3 * time.Second), false, nil, "t3"}}, errs)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), true, nil, "t1", "2.1.0"}, {at.Add(2 * time.Second), false, nil, "t2", ""}, {at.Add(3 * time.Second), false, nil, "t3", ""}}, errs)
 	slow := OnsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500}, rows)
-	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1"}, {at.Add(2 * time.Second), false, nil, "t2"}, {at.Add(3 * time.Second), true, nil, "t3"}}, slow)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1", "2.1.0"}, {at.Add(2 * time.Second), false, nil, "t2", ""}, {at.Add(3 * time.Second), true, nil, "t3", ""}}, slow)
 	// A slow dependency's calls are judged by their own threshold, not the
 	// service's.
 	calls := OnsetMarks(Onset{Signal: "p95", P95ThresholdMs: 500, Dependency: "doc-retriever", DependencyP95Ms: 50}, rows)
-	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1"}, {at.Add(2 * time.Second), true, nil, "t2"}, {at.Add(3 * time.Second), true, nil, "t3"}}, calls)
+	require.Equal(t, []SpanMark{{at.Add(time.Second), false, nil, "t1", "2.1.0"}, {at.Add(2 * time.Second), true, nil, "t2", ""}, {at.Add(3 * time.Second), true, nil, "t3", ""}}, calls)
 }
 
 // TestRefineLeavesPooledOnsets: the refinement reads the spans of the first

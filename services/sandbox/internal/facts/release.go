@@ -3,6 +3,7 @@ package facts
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +51,21 @@ func VersionCounts(resp signoz.Response) (map[string]map[int64]float64, error) {
 		out[v][ts] += n
 	})
 	return out, err
+}
+
+// MinuteTotals sums counts (VersionCounts) per minute over every version
+// but those of except: Unix milliseconds → count.
+func MinuteTotals(counts map[string]map[int64]float64, except ...string) map[int64]float64 {
+	out := map[int64]float64{}
+	for v, byMinute := range counts {
+		if slices.Contains(except, v) {
+			continue
+		}
+		for ts, n := range byMinute {
+			out[ts] += n
+		}
+	}
+	return out
 }
 
 // VersionErrors is one minute's error spans of one version and signature.

@@ -160,3 +160,25 @@ func TestReleaseErrors(t *testing.T) {
 	_, err = facts.ReleaseErrors(response(t), rawResponse(), at(50))
 	require.ErrorIs(t, err, facts.ErrBadResponse)
 }
+
+func TestMinuteTotals(t *testing.T) {
+	t.Parallel()
+	counts := map[string]map[int64]float64{
+		"1.2.0": {60000: 3, 120000: 4},
+		"1.3.0": {120000: 5, 180000: 6},
+		"":      {60000: 1},
+	}
+	for _, tc := range []struct {
+		name   string
+		except []string
+		want   map[int64]float64
+	}{
+		{"every version, the unversioned too", nil, map[int64]float64{60000: 4, 120000: 9, 180000: 6}},
+		{"all but the running version", []string{"1.3.0"}, map[int64]float64{60000: 4, 120000: 4}},
+		{"all but the unversioned", []string{""}, map[int64]float64{60000: 3, 120000: 9, 180000: 6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, facts.MinuteTotals(counts, tc.except...))
+		})
+	}
+}

@@ -370,7 +370,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = facts.RefineByOps(on, onsetMarks(on, rows), facts.DepartedAt(on, st.departures)), follow[1:]
+			on, follow = refineOnset(on, rows, st, resps[9]), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {

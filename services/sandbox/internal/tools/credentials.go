@@ -22,14 +22,5 @@ func callsSinceRelease(st overviewState, versions signoz.Response, refused []str
 	if err != nil {
 		return nil
 	}
-	others := map[int64]float64{}
-	for v, byMinute := range counts {
-		if v == r.Version {
-			continue
-		}
-		for ms, n := range byMinute {
-			others[ms] += n
-		}
-	}
-	return facts.CallsSinceRelease(st.peers, refused, r.FirstSeen, others)
+	return facts.CallsSinceRelease(st.peers, refused, r.FirstSeen, facts.MinuteTotals(counts, r.Version))
 }

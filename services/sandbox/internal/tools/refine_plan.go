@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -17,7 +18,10 @@ var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_erro
 	// A server's rejection is off in an onset it placed (facts.StatusRejected).
 	tag("rpc.grpc.status_code", "number"), tag("rpc.response.status_code", "string"),
 	// A request's spans count once (facts.PerTrace).
-	span("trace_id", "string")}
+	span("trace_id", "string"),
+	// A failure confined to a version that began serving in the window
+	// (facts.RefineByVersion).
+	resource("service.version", signoz.SignalTraces)}
 
 // refineQuery asks for the affected service's spans from the onset over the
 // departure's first Sustain buckets (those FindOnset saw off), oldest first;
@@ -36,4 +40,18 @@ func refineQuery(c Call, on Onset) Query {
 		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), notMarker, on.OpFilter)}, Limit: RefineSpans, SelectFields: fields,
 		Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: "asc"}}})}
 
+}
+
+// refineOnset places on inside its bucket from the bucket's spans (rows):
+// over the operations that departed there (facts.RefineByOps), then over
+// the version its failure is confined to (facts.RefineByVersion; versions,
+// the entry spans by service.version, say which versions served before).
+func refineOnset(on Onset, rows []signoz.RawRow, st overviewState, versions signoz.Response) Onset {
+	marks := onsetMarks(on, rows)
+	counts, err := facts.VersionCounts(versions)
+	if err != nil {
+		counts = nil // unreadable: no version is confined
+	}
+	refined := facts.RefineByOps(on, marks, facts.DepartedAt(on, st.departures))
+	return facts.RefineByVersion(on, refined, marks, facts.ServedBefore(counts, *on.At))
 }
