@@ -94,6 +94,36 @@ func overviewArrivals(c Call, lim Limits, resps []signoz.Response, at int, st ov
 	return arr, release, asked, nil
 }
 
+// overviewConsumer reads stage two's queue-consumer answers from
+// resps[two:]: the lag (overviewLag), then the arrivals and the release
+// comparison without the redeliveries (overviewArrivals), which replaces
+// st's; asked counts the queries both asked.
+func overviewConsumer(c Call, lim Limits, resps []signoz.Response, two int, st *overviewState) (*contracts.ConsumerLag, *contracts.PublishedArrivals, int, error) {
+	lag, asked, err := overviewLag(c, lim, resps, two)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	arr, release, more, err := overviewArrivals(c, lim, resps, two+asked, *st)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st.release = release
+	return lag, arr, asked + more, nil
+}
+
+// trafficLines render the inbound traffic ratio and, for a queue consumer,
+// its arrivals read from its producers.
+func trafficLines(f contracts.Facts) []string {
+	var lines []string
+	if f.TrafficRatio != nil {
+		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
+	}
+	if l := arrivalsLine(f.PublishedArrivals); l != "" {
+		lines = append(lines, l)
+	}
+	return lines
+}
+
 // arrivalsLine renders the consumer's arrivals for the model.
 func arrivalsLine(a *contracts.PublishedArrivals) string {
 	if a == nil {

@@ -351,17 +351,12 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if err != nil {
 		return Output{}, err
 	}
-	lag, asked, err := overviewLag(c, lim, resps, two)
+	lag, arr, asked, err := overviewConsumer(c, lim, resps, two, &st)
 	if err != nil {
 		return Output{}, err
 	}
 	f.ConsumerLag = lag
-	arr, release, askedArr, err := overviewArrivals(c, lim, resps, two+asked, st)
-	if err != nil {
-		return Output{}, err
-	}
-	st.release = release
-	base := two + asked + askedArr
+	base := two + asked
 	on := st.onset
 	var propLine string
 	if on.At == nil {
@@ -519,12 +514,7 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	if len(f.QualityShifts) > 0 {
 		lines = append(lines, qualityLine(f.QualityShifts))
 	}
-	if f.TrafficRatio != nil {
-		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
-	}
-	if l := arrivalsLine(f.PublishedArrivals); l != "" {
-		lines = append(lines, l)
-	}
+	lines = append(lines, trafficLines(f)...)
 	if len(f.CoRegressed) > 0 {
 		lines = append(lines, "other services that regressed at the same time: "+strings.Join(f.CoRegressed, ", "))
 	}
