@@ -207,6 +207,13 @@ type Facts struct {
 	// consumes no message whose producer span was read. It is measured on
 	// its own: it never places Onset, and the gate does not read it.
 	ConsumerLag *ConsumerLag `json:"consumer_lag,omitempty"`
+	// PublishedArrivals is a queue consumer's inbound traffic ratio read
+	// from what its producers published to its destinations, not from its
+	// deliveries (which redeliveries and a tail sampler keeping every failed
+	// delivery multiply); nil unless the service consumes messages whose
+	// producers' spans were read and its deliveries in the baseline were
+	// within 2x of the publishes either way.
+	PublishedArrivals *PublishedArrivals `json:"published_arrivals,omitempty"`
 	// OnsetOperation names the operation ("name KIND", "route <r>", "rpc
 	// <m>") whose own departure placed Onset, when it is earlier than the
 	// service aggregate's (or that found none); empty otherwise.
@@ -373,6 +380,25 @@ type ConsumerLag struct {
 	ProcessRatio *float64   `json:"process_ratio,omitempty"`
 }
 
+// PublishedArrivals is Facts.PublishedArrivals. Ratio is the inbound
+// traffic ratio (Facts.TrafficRatio) had the consumer's deliveries since the
+// onset followed the publishes to its Destinations at the baseline's
+// deliveries per publish, its other inbound spans counted as they are;
+// PublishRatio the publishes a minute since the onset over the baseline's.
+// The counts are sampled spans: the baseline's publishes, deliveries and
+// other inbound spans (BaselineOther), and the publishes and deliveries
+// since the onset.
+type PublishedArrivals struct {
+	Destinations       []string `json:"destinations,omitempty"`
+	Ratio              float64  `json:"ratio"`
+	PublishRatio       float64  `json:"publish_ratio"`
+	BaselinePublishes  int64    `json:"baseline_publishes"`
+	BaselineDeliveries int64    `json:"baseline_deliveries"`
+	BaselineOther      int64    `json:"baseline_other"`
+	Publishes          int64    `json:"publishes"`
+	Deliveries         int64    `json:"deliveries"`
+}
+
 // ResourcePressure is what the service's process said about its resources:
 // WARN-or-above log records naming memory, heap, garbage collection, CPU
 // throttling or an out-of-memory error, since the onset (over Minutes) and in
@@ -463,6 +489,11 @@ type ReleaseErrors struct {
 	// rollback returns to shows as much is not the release's. Nil when it
 	// was not measured.
 	OtherVersions *OtherVersionErrors `json:"other_versions,omitempty"`
+	// Redelivered counts the entry spans since the onset, of every version,
+	// that were a message delivered again (messaging.rabbitmq.message.redelivered):
+	// they are left out of every count since the onset above, a message
+	// failed by one version being no request of the version it comes back to.
+	Redelivered int64 `json:"redelivered,omitempty"`
 }
 
 // OtherVersionErrors is ReleaseErrors.OtherVersions: entry spans and error

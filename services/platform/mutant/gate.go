@@ -34,6 +34,11 @@ var Catalogue = []Mutant{
 	// contradicted by the ledger, so the named test isolates the check.
 	{GateMarkerEnvironment, "gate: a deployment marker whose deployment environment differs from the signed alert's, is not one the service's spans run in, or is one of several the spans run in with the alert naming none, is not this service's deployment", "test:services/gate:./internal/policy:^TestMarkerFromAnotherEnvironment$"},
 	{GateAlternativeCause, "gate: no co-regressed service and no traffic surge explains the regression", "eval"},
+	// ho4-amqp-crash-progression-worker (e2e/incidents-heldout4): a
+	// consumer's deliveries 25x (every failed delivery kept by the tail
+	// sampler, each redelivered twice) while its producers published as
+	// before.
+	{GatePublishedArrivals, "gate: a queue consumer's inbound traffic above the surge ratio is load only when its producers' publishes (scaled by the baseline's deliveries per publish) rose as much; the deliveries beyond them are redeliveries and kept failures", "test:services/gate:./internal/policy:^TestPublishedArrivalsLiftTheSurge$"},
 	{GateFailingDependency, "gate: no dependency the service calls at its usual rate began failing at the onset (unless the diagnosis is a configuration release)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
 	// persona:quality's config_regression on a dependency outage that
 	// follows a deploy (hw-partner-503-route-planner and three more).

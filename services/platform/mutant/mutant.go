@@ -34,6 +34,7 @@ const (
 	GateFailingDependency        = "gate.failing_dependency"
 	GateDependencyFault          = "gate.dependency_fault"
 	GateRetriedFault             = "gate.retried_fault"
+	GatePublishedArrivals        = "gate.published_arrivals"
 	GateConfigAcceptedCredential = "gate.config_accepted_credential"
 	GateChangeEvidence           = "gate.change_evidence"
 	GateChangeNewShare           = "gate.change_new_share"

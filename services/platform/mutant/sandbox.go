@@ -127,6 +127,13 @@ const (
 	// SandboxConsumerLag is the overview's measuring a queue consumer's lag
 	// (producer span start to consumer span start) and what moved it.
 	SandboxConsumerLag = "sandbox.consumer_lag"
+	// SandboxPublishedArrivals is the calibration of a queue consumer's
+	// arrivals read from its producers' spans: its deliveries in the
+	// baseline must be within a factor of the publishes.
+	SandboxPublishedArrivals = "sandbox.published_arrivals"
+	// SandboxRedeliveries is the release comparison's leaving out the
+	// messages delivered again (redelivered) since the onset.
+	SandboxRedeliveries = "sandbox.redeliveries"
 	// SandboxDependencyBucket is the widening, by one bucket of a sparse
 	// peer's series, of how long before the service's onset a failing
 	// dependency's own onset may lie.
@@ -248,6 +255,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestRetryRise"},
 	{Name: SandboxConsumerLag, Check: "the overview of a queue consumer measures its lag (producer span start to consumer span start) and whether the arrivals or the time a message moved it",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresConsumerLag"},
+	{Name: SandboxPublishedArrivals, Check: "a queue consumer's arrivals are read from its producers' spans only when its deliveries in the baseline were within 2x of the publishes either way (the publishes are its feed, not a shared exchange's nor a batch producer's)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestPublishedArrivals"},
+	{Name: SandboxRedeliveries, Check: "the release comparison leaves out the deliveries flagged redelivered since the onset, of every version: a message the running version failed, delivered again to an old pod, is no failure of the old version",
+		KilledBy: "test:services/sandbox:./internal/facts:TestWithoutRedeliveries"},
 	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
 	{Name: SandboxPeerErrorOnset, Check: "a peer whose calls slowed before or as they began failing is a failing dependency: its error-rate onset is searched when its series' onset is its latency's",

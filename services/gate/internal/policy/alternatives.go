@@ -17,6 +17,7 @@ import (
 func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	co := map[string]bool{}
 	ratio, haveRatio := 0.0, false
+	var arrivals *contracts.PublishedArrivals
 	for _, e := range ev {
 		if e.Service != svc {
 			continue
@@ -28,6 +29,9 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 		}
 		if r := e.Facts.TrafficRatio; r != nil && (!haveRatio || *r > ratio) {
 			ratio, haveRatio = *r, true
+		}
+		if a := e.Facts.PublishedArrivals; a != nil && (arrivals == nil || a.Ratio > arrivals.Ratio) {
+			arrivals = a
 		}
 	}
 	var reasons []string
@@ -42,11 +46,29 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 	}
 	if haveRatio {
 		inputs["traffic_ratio"] = strconv.FormatFloat(ratio, 'f', -1, 64)
-		if limit := in.Config.TrafficSurgeRatio; limit > 0 && ratio >= limit {
+		if limit := in.Config.TrafficSurgeRatio; limit > 0 && ratio >= limit && !publishedBelow(arrivals, limit, inputs) {
 			reasons = append(reasons, "inbound traffic is "+strconv.FormatFloat(ratio, 'f', 2, 64)+"x its baseline since the onset: load, not a release, explains the regression")
 		}
 	}
 	return reasons
+}
+
+// publishedBelow says whether a queue consumer's arrivals, read from what
+// its producers published (contracts.PublishedArrivals), stayed under the
+// surge ratio limit; it records them in inputs. A consumer's deliveries are
+// not its load: a message it failed is delivered again, and a tail sampler
+// keeps every failed delivery, so a release that breaks a consumer
+// multiplies its deliveries as a surge would
+// (ho4-amqp-crash-progression-worker: 25x the deliveries, 0.98x the
+// publishes). A surge of load is a surge of publishes
+// (ho4-trap-finale-surge-replay-indexer: 5.3x), which this never lifts.
+func publishedBelow(a *contracts.PublishedArrivals, limit float64, inputs map[string]string) bool {
+	if a == nil || mutant.Off(mutant.GatePublishedArrivals) {
+		return false
+	}
+	inputs["published_arrivals_ratio"] = strconv.FormatFloat(a.Ratio, 'f', -1, 64)
+	inputs["publish_ratio"] = strconv.FormatFloat(a.PublishRatio, 'f', -1, 64)
+	return a.Ratio < limit
 }
 
 // dependencyCauses are the deployment classes that a dependency failing at

@@ -428,3 +428,44 @@ func TestRetriedFaultDenies(t *testing.T) {
 		})
 	}
 }
+
+// A queue consumer's deliveries above the surge ratio are no load when what
+// its producers published stayed under it (contracts.PublishedArrivals:
+// ho4-amqp-crash-progression-worker, 24.95x the deliveries, 0.98x the
+// publishes); a surge of publishes stays a surge
+// (ho4-trap-finale-surge-replay-indexer, 3.00x the deliveries, 5.28x), and
+// a consumer whose arrivals were not read keeps its deliveries' ratio. Kills
+// mutant gate.published_arrivals (the first case).
+func TestPublishedArrivalsLiftTheSurge(t *testing.T) {
+	arrivals := func(r float64) *contracts.PublishedArrivals {
+		return &contracts.PublishedArrivals{Destinations: []string{"match.results"}, Ratio: r, PublishRatio: r, BaselinePublishes: 533, BaselineDeliveries: 531}
+	}
+	for _, tc := range []struct {
+		name  string
+		facts func(*contracts.Facts)
+		allow bool
+	}{
+		{"deliveries 25x, publishes as before", func(f *contracts.Facts) { f.TrafficRatio, f.PublishedArrivals = ptr(24.95), arrivals(0.98) }, true},
+		{"deliveries 3x, publishes 5x", func(f *contracts.Facts) { f.TrafficRatio, f.PublishedArrivals = ptr(3.0), arrivals(5.28) }, false},
+		{"deliveries 3x, publishes just at the surge ratio", func(f *contracts.Facts) { f.TrafficRatio, f.PublishedArrivals = ptr(3.0), arrivals(2.5) }, false},
+		{"deliveries 25x, arrivals not read", func(f *contracts.Facts) { f.TrafficRatio = ptr(24.95) }, false},
+		{"publishes as before do not lift a co-regression", func(f *contracts.Facts) {
+			f.TrafficRatio, f.PublishedArrivals, f.CoRegressed = ptr(24.95), arrivals(0.98), []string{"shop-worker"}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			tc.facts(&in.Evidence[0].Facts)
+			// The fixture's retry storm, its calls per inbound request as
+			// they were: the surge is the only alternative under test.
+			in.Evidence[0].Facts.PeakCallRatio = ptr(4.5 * *in.Evidence[0].Facts.TrafficRatio)
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+		})
+	}
+}

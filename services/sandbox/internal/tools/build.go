@@ -351,7 +351,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	if err != nil {
 		return Output{}, err
 	}
-	lag, asked, err := overviewLag(c, lim, resps, two)
+	lag, arr, asked, err := overviewConsumer(c, lim, resps, two, &st)
 	if err != nil {
 		return Output{}, err
 	}
@@ -392,7 +392,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.DependencyFaults, f.TimedOutDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
-		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
+		f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals = st.peakCall, st.peakPeer, st.retries, arr
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
 		propLine = judgedLines(c.Service, j, fu, st)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls)} {
@@ -514,9 +514,7 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	if len(f.QualityShifts) > 0 {
 		lines = append(lines, qualityLine(f.QualityShifts))
 	}
-	if f.TrafficRatio != nil {
-		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
-	}
+	lines = append(lines, trafficLines(f)...)
 	if len(f.CoRegressed) > 0 {
 		lines = append(lines, "other services that regressed at the same time: "+strings.Join(f.CoRegressed, ", "))
 	}

@@ -213,7 +213,8 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 		// sample shows (it places the onset, so it precedes the rest).
 		// The consumer lag's query closes it (consumerlag_plan.go).
 		keys, retry := sampleKeys(resps[overviewQueries-1])
-		lag := lagQueries(c, lim, resps[overviewQueries-1])
+		// The consumer's arrivals and redeliveries follow it (arrivals_plan.go).
+		lag := append(lagQueries(c, lim, resps[overviewQueries-1]), arrivalQueries(c, lim, resps[overviewQueries-1])...)
 		if len(resps) == overviewQueries && len(keys)+len(retry)+len(lag) > 0 {
 			svc, ow := serviceFilter(c.Service), OnsetWindow(c)
 			return append(append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), lag...), nil

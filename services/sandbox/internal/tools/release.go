@@ -207,5 +207,8 @@ func releaseLine(r *contracts.ReleaseErrors) string {
 	if r.OtherRequests > 0 {
 		s += fmt.Sprintf("; other versions since the onset: %d requests, %d of those errors", r.OtherRequests, r.OtherNewErrors)
 	}
+	if r.Redelivered > 0 {
+		s += fmt.Sprintf(" (%d deliveries of messages delivered again left out since the onset)", r.Redelivered)
+	}
 	return s
 }
