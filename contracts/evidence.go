@@ -200,6 +200,13 @@ type Facts struct {
 	// most since the onset over its baseline; nil when no such attribute was
 	// measured on both sides.
 	RuntimeSaturation *RuntimeLevel `json:"runtime_saturation,omitempty"`
+	// ConfigChanges are the minutes in which the service's own logs (any
+	// severity) said its configuration changed at runtime (a feature flag
+	// changed, a configuration refreshed: facts.ConfigChangeVocabulary),
+	// from 10 minutes before the onset to 5 after it, in time order; nil
+	// when there were none. Log text is the service's claim: the gate reads
+	// it only to deny (policy.runtimeChangeReasons).
+	ConfigChanges []LogMinute `json:"config_changes,omitempty"`
 	// ConsumerLag is what the service's lag as a queue consumer did (the
 	// start of its consumer spans less the start of their parent producer
 	// spans, OpenTelemetry's messaging conventions) and what moved it: the
@@ -371,6 +378,13 @@ type ConsumerLag struct {
 	SinceMs      *float64   `json:"since_ms,omitempty"`
 	ArrivalRatio *float64   `json:"arrival_ratio,omitempty"`
 	ProcessRatio *float64   `json:"process_ratio,omitempty"`
+}
+
+// LogMinute is one minute's count of matching log records: At the minute's
+// start.
+type LogMinute struct {
+	At   time.Time `json:"at"`
+	Logs int64     `json:"logs"`
 }
 
 // ResourcePressure is what the service's process said about its resources:
