@@ -207,6 +207,12 @@ type Facts struct {
 	// when there were none. Log text is the service's claim: the gate reads
 	// it only to deny (policy.runtimeChangeReasons).
 	ConfigChanges []LogMinute `json:"config_changes,omitempty"`
+	// RegionTraffic is the service's entry spans per region (the resource
+	// attribute cloud.region), since the onset over the onset's baseline,
+	// when two regions or more served in the baseline; nil otherwise. A
+	// region that lost its traffic while another took it over (a failover)
+	// is load moved, not a release (policy.regionShiftReasons).
+	RegionTraffic []RegionTraffic `json:"region_traffic,omitempty"`
 	// ConsumerLag is what the service's lag as a queue consumer did (the
 	// start of its consumer spans less the start of their parent producer
 	// spans, OpenTelemetry's messaging conventions) and what moved it: the
@@ -378,6 +384,16 @@ type ConsumerLag struct {
 	SinceMs      *float64   `json:"since_ms,omitempty"`
 	ArrivalRatio *float64   `json:"arrival_ratio,omitempty"`
 	ProcessRatio *float64   `json:"process_ratio,omitempty"`
+}
+
+// RegionTraffic is one region's entry spans a minute, in the onset's
+// baseline (BaselinePerMin) and since the onset (PerMin), and Ratio the
+// second over the first.
+type RegionTraffic struct {
+	Region         string  `json:"region"`
+	BaselinePerMin float64 `json:"baseline_per_min"`
+	PerMin         float64 `json:"per_min"`
+	Ratio          float64 `json:"ratio"`
 }
 
 // LogMinute is one minute's count of matching log records: At the minute's

@@ -394,7 +394,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries = st.peakCall, st.peakPeer, st.retries
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
-		f.ConfigChanges = st.configChanges
+		f.ConfigChanges, f.RegionTraffic = st.configChanges, st.regions
 		propLine = judgedLines(c.Service, j, fu, st)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls)} {
 			propLine = joinLine(propLine, l)
@@ -547,6 +547,9 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	}
 	if len(f.ConfigChanges) > 0 {
 		lines = append(lines, configChangeLine(f.ConfigChanges))
+	}
+	if len(f.RegionTraffic) > 0 {
+		lines = append(lines, regionLine(f.RegionTraffic))
 	}
 	if len(f.FailingDependencies) > 0 {
 		var peers []string
