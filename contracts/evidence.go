@@ -200,6 +200,19 @@ type Facts struct {
 	// most since the onset over its baseline; nil when no such attribute was
 	// measured on both sides.
 	RuntimeSaturation *RuntimeLevel `json:"runtime_saturation,omitempty"`
+	// ConfigChanges are the minutes in which the service's own logs (any
+	// severity) said its configuration changed at runtime (a feature flag
+	// changed, a configuration refreshed: facts.ConfigChangeVocabulary),
+	// from 10 minutes before the onset to 5 after it, in time order; nil
+	// when there were none. Log text is the service's claim: the gate reads
+	// it only to deny (policy.runtimeChangeReasons).
+	ConfigChanges []LogMinute `json:"config_changes,omitempty"`
+	// RegionTraffic is the service's entry spans per region (the resource
+	// attribute cloud.region), since the onset over the onset's baseline,
+	// when two regions or more served in the baseline; nil otherwise. A
+	// region that lost its traffic while another took it over (a failover)
+	// is load moved, not a release (policy.regionShiftReasons).
+	RegionTraffic []RegionTraffic `json:"region_traffic,omitempty"`
 	// ConsumerLag is what the service's lag as a queue consumer did (the
 	// start of its consumer spans less the start of their parent producer
 	// spans, OpenTelemetry's messaging conventions) and what moved it: the
@@ -397,6 +410,23 @@ type PublishedArrivals struct {
 	BaselineOther      int64    `json:"baseline_other"`
 	Publishes          int64    `json:"publishes"`
 	Deliveries         int64    `json:"deliveries"`
+}
+
+// RegionTraffic is one region's entry spans a minute, in the onset's
+// baseline (BaselinePerMin) and since the onset (PerMin), and Ratio the
+// second over the first.
+type RegionTraffic struct {
+	Region         string  `json:"region"`
+	BaselinePerMin float64 `json:"baseline_per_min"`
+	PerMin         float64 `json:"per_min"`
+	Ratio          float64 `json:"ratio"`
+}
+
+// LogMinute is one minute's count of matching log records: At the minute's
+// start.
+type LogMinute struct {
+	At   time.Time `json:"at"`
+	Logs int64     `json:"logs"`
 }
 
 // ResourcePressure is what the service's process said about its resources:

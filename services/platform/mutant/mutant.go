@@ -44,6 +44,8 @@ const (
 	GateChangeTimedOut           = "gate.change_timed_out"
 	GateReleaseErrors            = "gate.release_errors"
 	GateOtherVersionsFail        = "gate.other_versions_fail"
+	GateRuntimeConfigChange      = "gate.runtime_config_change"
+	GateRegionShift              = "gate.region_shift"
 	GatePoolExhaustion           = "gate.pool_exhaustion"
 	GateProcessRestart           = "gate.process_restart"
 	GateResourcePressure         = "gate.resource_pressure"

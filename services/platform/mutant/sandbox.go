@@ -175,6 +175,12 @@ const (
 	// failed calls (the minute from the first since the onset) for the
 	// peer's own failure, beside every failed call since the onset.
 	SandboxFaultsAtOnset = "sandbox.faults_at_onset"
+	// SandboxConfigChangeLogs is the reading of the service's logs that
+	// say its configuration changed at runtime (contracts.Facts.ConfigChanges).
+	SandboxConfigChangeLogs = "sandbox.config_change_logs"
+	// SandboxRegionTraffic is the service's entry spans per region on both
+	// sides of the onset (contracts.Facts.RegionTraffic).
+	SandboxRegionTraffic = "sandbox.region_traffic"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -279,6 +285,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestGCPClientPeers"},
 	{Name: SandboxFaultsAtOnset, Check: "a failing dependency whose first failed calls since the onset (a minute from the first) mostly carry the peer's own failure is a dependency fault, whatever its later failures say (a failover's refused connections, then timeouts)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsAtOnset"},
+	{Name: SandboxConfigChangeLogs, Check: "the overview reads the service's own logs (any severity) that say its configuration changed at runtime (a feature flag changed, a configuration refreshed) around the onset",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsConfigChangeLogs"},
+	{Name: SandboxRegionTraffic, Check: "the overview measures the service's entry spans per region (cloud.region) since the onset over the baseline when two regions or more served",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresRegionTraffic"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

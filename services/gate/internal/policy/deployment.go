@@ -111,6 +111,10 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if ov := otherVersionReasons(svc, ev, inputs); !mutant.Off(mutant.GateOtherVersionsFail) {
 		reasons = append(reasons, ov...)
 	}
+	// Requests that moved from one region to another: load, not a release.
+	reasons = append(reasons, regionShiftReasons(in, svc, ev, inputs)...)
+	// A configuration that changed at runtime at the onset is no release.
+	reasons = append(reasons, runtimeChangeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, changeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, targetReasons(in, svc, inputs)...)
 	return result(contracts.CheckDeploymentRelated, reasons,

@@ -393,7 +393,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals = st.peakCall, st.peakPeer, st.retries, arr
-		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation = st.pool, st.restarts, st.pressure, st.runtime
+		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions
 		propLine = judgedLines(c.Service, j, fu, st)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls)} {
 			propLine = joinLine(propLine, l)
@@ -542,6 +542,7 @@ func overviewLines(f contracts.Facts, on Onset, propLine string) []string {
 	if l := f.RuntimeSaturation; l != nil {
 		lines = append(lines, runtimeLine(l))
 	}
+	lines = append(lines, movedLines(f)...)
 	if len(f.FailingDependencies) > 0 {
 		var peers []string
 		for _, p := range f.FailingDependencies {
@@ -647,4 +648,17 @@ func judgedLines(svc string, j facts.Judged, fu followUps, st overviewState) str
 		text = joinLine(text, refusedLine(svc, j.Refused, st, fu.refusals))
 	}
 	return text
+}
+
+// movedLines say what else moved at the onset: a configuration changed at
+// runtime, requests that moved between regions.
+func movedLines(f contracts.Facts) []string {
+	var lines []string
+	if len(f.ConfigChanges) > 0 {
+		lines = append(lines, configChangeLine(f.ConfigChanges))
+	}
+	if len(f.RegionTraffic) > 0 {
+		lines = append(lines, regionLine(f.RegionTraffic))
+	}
+	return lines
 }

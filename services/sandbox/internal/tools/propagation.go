@@ -53,6 +53,12 @@ type overviewState struct {
 	restarts []contracts.ProcessRestart
 	// pressure counts the logs naming a resource under pressure.
 	pressure *contracts.ResourcePressure
+	// configChanges are the minutes the service logged a runtime
+	// configuration change, around the onset.
+	configChanges []contracts.LogMinute
+	// regions are the service's entry spans per region on both sides
+	// of the onset.
+	regions []contracts.RegionTraffic
 	// runtime is the runtime attribute that rose most since the onset;
 	// runtimeRefused is what SigNoz said when it refused to measure them.
 	runtime        *contracts.RuntimeLevel
@@ -85,7 +91,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+5:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+7:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -129,6 +135,12 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.runtimeRefused = resps[peerEnd+4].Refused
 	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
+		return st, err
+	}
+	if st.configChanges, err = configChanges(resps[peerEnd+5], *st.onset.At); err != nil {
+		return st, err
+	}
+	if st.regions, err = regionTraffic(resps[peerEnd+6], st.onset); err != nil {
 		return st, err
 	}
 	inbound, err := inboundMinutes(resps[6], resps[9], st.onset.BaselineFrom, *st.onset.At)
