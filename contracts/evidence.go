@@ -604,6 +604,10 @@ type DeploymentMarker struct {
 	// (deployment.environment.name, or the older deployment.environment);
 	// empty when it names none.
 	Environment string `json:"environment,omitempty"`
+	// Type is the marker span's deployment.type, what the deploy tool says
+	// the release changed ("release", "config", "prompt"); empty when it
+	// says nothing.
+	Type string `json:"type,omitempty"`
 }
 
 // EvidenceRef names one sandbox-signed evidence envelope without carrying

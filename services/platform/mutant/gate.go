@@ -63,6 +63,11 @@ var Catalogue = []Mutant{
 	// cause after a deploy, whose 3 stray errors of 82 requests carried a
 	// generic text the version's history never showed (s51823-w011).
 	{GateChangeRegression, "gate: the new errors that show a prompt or configuration release's change fail at least 5% of the running version's requests since the onset, or come with a significant departure of some operation's error rate", "test:services/gate:./internal/policy:^TestPromptOrConfigNeedsAChange$"},
+	// An outside cause failing one route of every version seconds after a
+	// code release, its message new and the old version's failures unkept
+	// by a head sampler, was rolled back on persona:quality's
+	// config_regression (twins of heldout4's account-portal, gen.py --probe).
+	{GateChangeOpSettings, "gate: an operation's error-rate departure stands for a prompt or configuration release's change (under 5% of its requests) only when the release changed settings: the ledger's versions differ only in build metadata, or its marker's deployment.type says config or prompt", "test:services/gate:./internal/policy:^TestOneOperationNeedsASettingsRelease$"},
 	// A dependency that stops answering in time makes the first version to
 	// meet it write a timeout text its history never showed:
 	// persona:quality's config_regression rolled back the ledger outage twin

@@ -39,6 +39,7 @@ const (
 	GateChangeEvidence           = "gate.change_evidence"
 	GateChangeNewShare           = "gate.change_new_share"
 	GateChangeRegression         = "gate.change_regression"
+	GateChangeOpSettings         = "gate.change_op_settings"
 	GateChangeTimeout            = "gate.change_timeout"
 	GateChangeTimeoutSlow        = "gate.change_timeout_slow"
 	GateChangeTimedOut           = "gate.change_timed_out"

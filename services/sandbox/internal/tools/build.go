@@ -120,7 +120,7 @@ func buildMarkers(c Call, resps []signoz.Response, lim Limits, cl compact.Limits
 		m := contracts.DeploymentMarker{
 			Service: c.Service, Version: attrString(d, "deployment.version"),
 			PreviousVersion: attrString(d, "deployment.previous_version"), DeploymentID: attrString(d, "deployment.id"),
-			At: rowTime(r), TraceID: attrString(d, "trace_id"), SpanID: attrString(d, "span_id"),
+			At: rowTime(r), TraceID: attrString(d, "trace_id"), SpanID: attrString(d, "span_id"), Type: attrString(d, "deployment.type"),
 		}
 		if m.Version == "" || m.At.IsZero() || m.At.Before(c.Window.From) || m.At.After(c.Window.To) {
 			continue
@@ -136,6 +136,9 @@ func buildMarkers(c Call, resps []signoz.Response, lim Limits, cl compact.Limits
 			"previous_version": m.PreviousVersion, "deployment_id": m.DeploymentID, "trace_id": m.TraceID}
 		if m.Environment != "" {
 			row["environment"] = m.Environment
+		}
+		if m.Type != "" {
+			row["type"] = m.Type
 		}
 		shown = append(shown, row)
 	}

@@ -119,6 +119,7 @@ var markerFields = []signoz.FieldKey{
 	span("trace_id", "string"), span("span_id", "string"), span("name", "string"), span("timestamp", "number"),
 	resource("service.name", signoz.SignalTraces), resource("service.version", signoz.SignalTraces),
 	tag("deployment.version", "string"), tag("deployment.previous_version", "string"), tag("deployment.id", "string"),
+	tag("deployment.type", "string"),
 }
 
 var logFields = []signoz.FieldKey{
