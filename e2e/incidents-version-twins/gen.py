@@ -87,5 +87,59 @@ def main():
         open(y, "w").write(s)
 
 
+# --probe: seeds other than 4304 (heldout4's), not part of the corpus.
+PROBE_SEEDS = [4311, 4322, 4333, 4344, 4355]
+TYPE_ERROR_TEXT = "App\\Services\\PlatformLink::normalize(): Argument #1 ($handle) must be of type string, null given"
+
+
+def with_status_message(server_fn):
+    """server_fn, but a TypeError's server span carries the exception's text as
+    its status message (as most runtimes' instrumentations write it; PHP's does
+    not)."""
+    def server_msg(tr, svc, method, route, path, start, dur, status, err_type=None, attrs=None, version=None):
+        s = server_fn(tr, svc, method, route, path, start, dur, status, err_type=err_type, attrs=attrs, version=version)
+        if err_type == "TypeError":
+            s["status_message"] = TYPE_ERROR_TEXT
+        return s
+    return server_msg
+
+
+def probe(out):
+    """Writes into out (not part of the corpus) the twins over PROBE_SEEDS:
+    the outside cause from +5 s and +30 s of the marker, head-sampled, as the
+    corpus writes it (pr-) and with the TypeError's text as the span's status
+    message (msg-); and heldout4's own release failure, tail- and
+    head-sampled (br-). README.md says what they show."""
+    global T0_OFFSET, server
+    every, keep, plain = gen.spec_list, gen.Trace.keep, server
+    os.makedirs(out, exist_ok=True)
+    runs = []
+    for seed in PROBE_SEEDS:
+        for t0 in (5, 30):
+            runs.append(("pr-s%d-t%d-head-account-portal" % (seed, t0), seed, t0, True, plain, True))
+            runs.append(("msg-s%d-t%d-head-account-portal" % (seed, t0), seed, t0, True, with_status_message(plain), True))
+        for head in (False, True):
+            runs.append(("br-s%d-%s-account-portal" % (seed, "head" if head else "tail"), seed, 0, head, plain, False))
+    for tid, seed, t0, head, server_fn, twin in runs:
+        T0_OFFSET, server, gen.SEED = t0, server_fn, seed
+        if twin:
+            specs = twin_specs(tid, t0)
+        else:
+            specs = [dict(s, id=tid) for s in every() if s["id"] == "ho4-typeerror-link-platform-account-portal"]
+        gen.spec_list = lambda specs=specs: specs
+        try:
+            if head:
+                gen.head_twin(out, {tid})
+            else:
+                gen.HERE = out
+                gen.main()
+        finally:
+            gen.spec_list, gen.Trace.keep, server, gen.SEED = every, keep, plain, 4304
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2 and sys.argv[1] == "--probe":
+        # python3 gen.py --probe OUT-DIR
+        probe(sys.argv[2])
+    else:
+        main()
