@@ -59,19 +59,26 @@ def twin_specs(tid, t0):
     return out
 
 
-# (id, T0 seconds from the marker, head sampled)
+# (id, T0 seconds from the marker, head sampled, the TypeError's text as the
+# server span's status message)
 TWINS = [
-    ("vt-trap-null-handles-plus5s-account-portal", 5, False),
-    ("vt-trap-null-handles-plus5s-head-account-portal", 5, True),
-    ("vt-trap-null-handles-minus15s-account-portal", -15, False),
+    ("vt-trap-null-handles-plus5s-account-portal", 5, False, False),
+    ("vt-trap-null-handles-plus5s-head-account-portal", 5, True, False),
+    ("vt-trap-null-handles-minus15s-account-portal", -15, False, False),
+    # Session 19 (h48misc's probes, README.md): with a status message, the
+    # head-sampled twins were rolled back on persona:quality's
+    # config_regression (gate.change_op_settings).
+    ("vt-trap-null-handles-plus5s-head-msg-account-portal", 5, True, True),
+    ("vt-trap-null-handles-plus30s-head-msg-account-portal", 30, True, True),
 ]
 
 
 def main():
-    global T0_OFFSET
-    every, keep = gen.spec_list, gen.Trace.keep
-    for tid, t0, head in TWINS:
+    global T0_OFFSET, server
+    every, keep, plain = gen.spec_list, gen.Trace.keep, server
+    for tid, t0, head, msg in TWINS:
         T0_OFFSET = t0
+        server = with_status_message(plain) if msg else plain
         specs = twin_specs(tid, t0)
         gen.spec_list = lambda specs=specs: specs
         try:
@@ -81,7 +88,7 @@ def main():
                 gen.HERE = HERE
                 gen.main()
         finally:
-            gen.spec_list, gen.Trace.keep = every, keep
+            gen.spec_list, gen.Trace.keep, server = every, keep, plain
         y = os.path.join(HERE, tid, "incident.yaml")
         s = open(y).read().replace("tags: [heldout4, lanternfall, ", "tags: [lanternfall, ")
         open(y, "w").write(s)
