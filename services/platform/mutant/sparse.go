@@ -88,7 +88,7 @@ var Sparse = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionPlacesACanary"},
 	{Name: SandboxVersionOnsetNew, Check: "a failure confined to one version moves the onset to that version's first span only when it served no entry span before the onset's minute",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
-	{Name: SandboxVersionOnsetOthers, Check: "a failure is confined to one version only when the other versions' clean spans of the failing operations rule out a failure of every version (chance at most 0.01)",
+	{Name: SandboxVersionOnsetOthers, Check: "a failure is confined to one version only when the other versions' clean requests of the failing operations rule out a failure of every version (Fisher's exact test, chance at most 0.01)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},
 	{Name: SandboxVersionOnsetBucket, Check: "a failure confined to one version moves the onset only inside its first bucket",
 		KilledBy: "test:services/sandbox:./internal/facts:TestRefineByVersionNeedsAll"},

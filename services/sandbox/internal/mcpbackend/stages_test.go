@@ -457,7 +457,11 @@ func TestOfficialAnswersOfTheLaterStages(t *testing.T) {
 				require.Equal(t, string(signoz.RuleBody(r.inc.RuleJSON)), string(signoz.RuleBody(reply.Payload)))
 			}
 			if id == "mesh-mailer-lag-campaign-flood" {
-				require.Equal(t, 1, stages["later "+mcpbackend.ToolQuery], "the consumer lag's query (its producer and consumer spans) is recorded")
+				// The consumer lag's query (its producer and consumer spans)
+				// and the published arrivals' four (facts.PublishedArrivals:
+				// the publishes, the deliveries, the redelivered entry spans
+				// and their errors).
+				require.Equal(t, 5, stages["later "+mcpbackend.ToolQuery], "the consumer lag's query and the published arrivals' are recorded")
 			} else {
 				require.GreaterOrEqual(t, stages["later "+mcpbackend.ToolQuery], 4, "the origin's and the propagation's queries are recorded")
 			}
