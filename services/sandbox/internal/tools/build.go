@@ -383,16 +383,14 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if err != nil {
 			return Output{}, err
 		}
-		cPeers, cSvcs := confinedCallees(c, st, fu)
-		shared, propagated := withoutPeers(j.Shared, cSvcs), j.Propagated
-		j.Downstream = append(j.Downstream, cSvcs...)
+		cPeers, cSvcs := confinedCallees(c, st, fu, &j)
 		// A callee that failed under the load of this service's own calls
 		// (propagated: a retry storm) is where the failing spans begin but
 		// not what broke: it is no origin.
-		if fu.origin != nil && slices.Contains(propagated, fu.origin.Service) {
+		if fu.origin != nil && slices.Contains(j.Propagated, fu.origin.Service) {
 			fu.origin = nil
 		}
-		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
+		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, j.Shared, j.Propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(st.failingDeps, slices.Concat(j.Abandoned, j.Refused, fu.impatient)), append(fu.newCalls, cPeers...)), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults, f.TimedOutDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)

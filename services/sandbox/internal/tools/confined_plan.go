@@ -16,9 +16,10 @@ import (
 // they name: the callee is the origin of the service's failures (its
 // server spans fail beneath the service's calls), and, when it regressed
 // with the service, its other callers' errors did not rise and its latency
-// held (facts.OthersHeld with every failed call of the service taken off,
-// facts.LatencyHeld). Anything it cannot read keeps the peer.
-func confinedCallees(c Call, st overviewState, fu followUps) (peers, services []string) {
+// held (facts.OthersQuiet, every failed call of the service taken off;
+// facts.LatencyHeld). Anything it cannot read keeps the peer. The services
+// leave j's shared causes for its downstream ones.
+func confinedCallees(c Call, st overviewState, fu followUps, j *facts.Judged) (peers, services []string) {
 	if fu.origin == nil || st.onset.At == nil {
 		return nil, nil
 	}
@@ -38,6 +39,7 @@ func confinedCallees(c Call, st overviewState, fu followUps) (peers, services []
 			services = append(services, svc)
 		}
 	}
+	j.Shared, j.Downstream = withoutPeers(j.Shared, services), append(j.Downstream, services...)
 	return peers, services
 }
 
