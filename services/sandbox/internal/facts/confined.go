@@ -3,6 +3,7 @@ package facts
 import (
 	"math"
 	"slices"
+	"time"
 
 	"agentk/platform/mutant"
 	"agentk/platform/stats"
@@ -34,7 +35,9 @@ import (
 // service's failures (its own server spans fail beneath the service's
 // calls, so the calls reached it and failed in its code, not at a refused
 // or pinned connection), its other callers' errors did not rise and its
-// latency held (OthersHeld, LatencyHeld).
+// latency held (OthersQuiet, LatencyHeld); and the service's failed calls
+// to it do not mostly say it is out of capacity or unavailable
+// (CapacityPeers).
 const (
 	MinConfinedCalls = 5
 	ConfinedLevel    = 0.01
@@ -124,4 +127,42 @@ func OthersQuiet(callee, calls *CallsFell) bool {
 	}
 	lambda := (before + 1) / callee.MinutesBefore * callee.MinutesSince
 	return since < 1 || 1-poissonAtMost(since-1, lambda) >= OthersQuietLevel
+}
+
+// capacityStatuses are the HTTP statuses and grpcCapacity the gRPC codes by
+// which a callee says it is out of capacity or unavailable, not that it
+// failed on the request: a rate limit, an overload or an outage can fall
+// on one caller's calls only (a quota per client key, the new pods'
+// connections), so a callee answering so stays a failing dependency
+// however its failures split by version (refused.go's answer class;
+// TestRefusedCalleeIsNoSharedCause's 429 and 503).
+var (
+	capacityStatuses = []int{429, 502, 503, 504}
+	grpcCapacity     = []int{8, 14}
+)
+
+// capacityAnswer reports whether a failed outbound span says the callee is
+// out of capacity or unavailable: one of capacityStatuses or grpcCapacity,
+// or, with neither status, an error.type or status message by which the
+// peer closed, refused or could not serve the call (peerError).
+func capacityAnswer(d map[string]any) bool {
+	if v, http, ok := statusOf(d); ok {
+		if http {
+			return slices.Contains(capacityStatuses, int(v))
+		}
+		return slices.Contains(grpcCapacity, int(v))
+	}
+	return peerError(d)
+}
+
+// CapacityPeers returns the peers among peers to which svc's failed
+// outbound spans since the onset, in rows, number at least MinFaultCalls
+// and of which more than half say the peer is out of capacity or
+// unavailable (capacityAnswer). Peers are named as DependencyFaults names
+// them.
+func CapacityPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
+	if mutant.Off(mutant.SandboxConfinedAnswerClass) {
+		return nil
+	}
+	return judgeFaults(rows, svc, onset, peers, keys, capacityAnswer)
 }

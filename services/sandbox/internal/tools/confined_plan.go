@@ -17,7 +17,9 @@ import (
 // server spans fail beneath the service's calls), and, when it regressed
 // with the service, its other callers' errors did not rise and its latency
 // held (facts.OthersQuiet, every failed call of the service taken off;
-// facts.LatencyHeld). Anything it cannot read keeps the peer. The services
+// facts.LatencyHeld); and the service's failed calls to it do not mostly
+// say it is out of capacity or unavailable (facts.CapacityPeers). Anything
+// it cannot read keeps the peer. The services
 // leave j's shared causes for its downstream ones.
 func confinedCallees(c Call, st overviewState, fu followUps, j *facts.Judged) (peers, services []string) {
 	if fu.origin == nil || st.onset.At == nil {
@@ -25,7 +27,7 @@ func confinedCallees(c Call, st overviewState, fu followUps, j *facts.Judged) (p
 	}
 	svc := fu.origin.Service
 	for _, p := range fu.confined {
-		if !slices.Contains(fu.calleePeers, p) || svc == c.Service {
+		if !slices.Contains(fu.calleePeers, p) || slices.Contains(fu.capacity, p) || svc == c.Service {
 			continue
 		}
 		if slices.Contains(st.alt.CoRegressed, svc) {

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"maps"
 	"testing"
 	"time"
 
@@ -34,8 +35,9 @@ func isOldPostEntry(s incident.Span) bool {
 // TestOverviewVersionConfined: ledger-svc failing only on 6.1.1's calls,
 // beneath them, while 6.1.0's calls in the same minutes succeed, is the
 // release's effect: no failing dependency, no shared cause. The same
-// callee failing 6.1.0's calls too (an outage during the rollout), or with
-// 6.1.0's calls since the onset cut to two (too few to tell), stays both.
+// callee failing 6.1.0's calls too (an outage during the rollout), with
+// 6.1.0's calls since the onset cut to two (too few to tell), or answering
+// UNAVAILABLE (its own state), stays both.
 func TestOverviewVersionConfined(t *testing.T) {
 	out := editedOverview(t, lm7, func(s []incident.Span) []incident.Span { return s })
 	require.NotContains(t, out.Facts.FailingDependencies, lm7Peer)
@@ -72,6 +74,23 @@ func TestOverviewVersionConfined(t *testing.T) {
 		return kept
 	}
 	out = editedOverview(t, lm7, fewOld)
+	require.Contains(t, out.Facts.FailingDependencies, lm7Peer)
+	require.Contains(t, out.Facts.CoRegressed, "ledger-svc")
+
+	// ledger-svc answering 6.1.1's failed calls UNAVAILABLE, its own
+	// state, stays a failing dependency however the failures split by
+	// version (mutant sandbox.confined_answer_class).
+	unavailable := func(spans []incident.Span) []incident.Span {
+		for i, s := range spans {
+			if s.HasError && string(s.Attributes["rpc.grpc.status_code"]) == "13" {
+				attrs := maps.Clone(s.Attributes)
+				attrs["rpc.grpc.status_code"] = json.RawMessage("14")
+				spans[i].Attributes = attrs
+			}
+		}
+		return spans
+	}
+	out = editedOverview(t, lm7, unavailable)
 	require.Contains(t, out.Facts.FailingDependencies, lm7Peer)
 	require.Contains(t, out.Facts.CoRegressed, "ledger-svc")
 }

@@ -195,6 +195,9 @@ type followUps struct {
 	// spans (facts.FailingCalleePeers).
 	calleePeers []string
 	originRows  []signoz.RawRow
+	// capacity are the failing dependencies whose failed calls mostly say
+	// they are out of capacity or unavailable (facts.CapacityPeers).
+	capacity []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -244,6 +247,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
+		out.capacity = facts.CapacityPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		if out.origin != nil {
 			out.calleePeers = facts.FailingCalleePeers(out.originRows, rows, c.Service, out.origin.Service, PeerKeys)
 		}
