@@ -147,6 +147,16 @@ const (
 	// failing dependencies only while the calls the service made before
 	// still succeed at their usual rate (an outage at the release stays).
 	SandboxNewCallsOldHealthy = "sandbox.new_calls_old_healthy"
+	// SandboxConfinedOtherCalls is VersionConfined's test of the other
+	// versions' calls: enough of them, failing significantly less than
+	// the running version's (off: any other version's calls without a
+	// failure, however few, confine the failures to the release).
+	SandboxConfinedOtherCalls = "sandbox.confined_other_calls"
+	// SandboxConfinedAnswerClass is the answer class of a confined
+	// callee: one that answers the running version's calls with a rate
+	// limit, an overload or its unavailability (429, 503, gRPC
+	// UNAVAILABLE) stays a failing dependency (off: no callee is).
+	SandboxConfinedAnswerClass = "sandbox.confined_answer_class"
 	// SandboxPoolEntryTexts is the reading of a failed entry span whose
 	// status message is a pool's exhaustion as a pool span (a pool that
 	// fails before any command writes no span of its own).
@@ -271,6 +281,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencySlowedFirst"},
 	{Name: SandboxNewCallsOldHealthy, Check: "a failing dependency whose failures since the onset are the running version's new calls is the release's effect only when the old calls still succeed at their usual rate, at least 30 kept, their failures not significantly above the baseline's",
 		KilledBy: "test:services/sandbox:./internal/facts:TestNewCallFailuresOldCallsMustBeHealthy"},
+	{Name: SandboxConfinedOtherCalls, Check: "a failing dependency whose failures are confined to the running version's calls is the release's effect only when the other versions' calls of the same keys since the onset number at least 5 and fail significantly less (binomial, 0.01) than the running version's share",
+		KilledBy: "test:services/sandbox:./internal/facts:TestVersionConfined"},
+	{Name: SandboxConfinedAnswerClass, Check: "a callee whose failures are confined to the running version's calls stays a failing dependency and a shared cause when most of those calls were answered with a rate limit, an overload or its unavailability (HTTP 429, 502, 503, 504; gRPC RESOURCE_EXHAUSTED, UNAVAILABLE; a closed or refused connection)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestRefusedCalleeIsNoSharedCause"},
 	{Name: SandboxPoolEntryTexts, Check: "a failed entry span whose status message is a connection pool's exhaustion (ADO.NET's, which fails before any command span) counts as a failed pool span",
 		KilledBy: "test:services/sandbox:./internal/tools:TestPoolTextOnEntrySpans"},
 	{Name: SandboxProducerCalls, Check: "a service's producer spans are calls to the broker they name, as its client spans are to their host: a broker that fails every publish is a failing dependency",

@@ -33,6 +33,9 @@ type PeerCall struct {
 	BaseCalls, BaseErrors float64
 	// Calls and Errors are the spans of the key since the onset.
 	Calls, Errors float64
+	// OtherCalls and OtherErrors are those of Calls and Errors sent by a
+	// version other than the running one (VersionConfined).
+	OtherCalls, OtherErrors float64
 }
 
 // NewCallShare is the least share of a peer's failed calls since the onset

@@ -383,22 +383,22 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		if err != nil {
 			return Output{}, err
 		}
-		shared, propagated := j.Shared, j.Propagated
+		cPeers, cSvcs := confinedCallees(c, st, fu, &j)
 		// A callee that failed under the load of this service's own calls
 		// (propagated: a retry storm) is where the failing spans begin but
 		// not what broke: it is no origin.
-		if fu.origin != nil && slices.Contains(propagated, fu.origin.Service) {
+		if fu.origin != nil && slices.Contains(j.Propagated, fu.origin.Service) {
 			fu.origin = nil
 		}
-		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, shared, propagated, j.Downstream, fu.origin
-		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(st.failingDeps, slices.Concat(j.Abandoned, j.Refused, fu.impatient)), fu.newCalls), facts.SlowPeers(st.slowDeps, j.Abandoned)
+		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, j.Shared, j.Propagated, j.Downstream, fu.origin
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(st.failingDeps, slices.Concat(j.Abandoned, j.Refused, fu.impatient)), append(fu.newCalls, cPeers...)), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults, f.TimedOutDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
-		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, j.Refused))
+		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals = st.peakCall, st.peakPeer, st.retries, arr
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions
 		propLine = judgedLines(c.Service, j, fu, st)
-		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls)} {
+		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls), confinedLine(c.Service, st.release, cPeers)} {
 			propLine = joinLine(propLine, l)
 		}
 	}

@@ -121,6 +121,8 @@ func readNewCalls(resp signoz.Response, ck, pk, running string, since bool, by m
 		}
 		n, e := r.aggs[0], r.aggs[1]
 		switch {
+		case since && ver != running:
+			pc.Calls, pc.Errors, pc.OtherCalls, pc.OtherErrors = pc.Calls+n, pc.Errors+e, pc.OtherCalls+n, pc.OtherErrors+e
 		case since:
 			pc.Calls, pc.Errors = pc.Calls+n, pc.Errors+e
 		case ver != running:
@@ -141,10 +143,12 @@ func groupString(r tableRow, key string) string {
 
 // newCallFailures reads newCallQueries' answers (resps, in their order)
 // and returns the failing dependencies facts.NewCallFailures names the
-// release's own calls, in failingDeps' order. Each peer is read under the
-// call key that covers most of its calls since the onset (the most
-// specific on a tie); a key whose either answer is unreadable is left out.
-func newCallFailures(c Call, st overviewState, resps []signoz.Response) ([]string, error) {
+// release's own calls, in failingDeps' order, and apart those whose
+// failures facts.VersionConfined confines to the running version's calls.
+// Each peer is read under the call key that covers most of its calls since
+// the onset (the most specific on a tie); a key whose either answer is
+// unreadable is left out.
+func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCalls, confined []string, err error) {
 	byKey := newCallPeers(st)
 	by := map[string]map[string]keyedCalls{}
 	for _, peers := range byKey {
@@ -159,11 +163,11 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) ([]strin
 		}
 		for _, ck := range NewCallKeys {
 			if i+1 >= len(resps) {
-				return nil, nil
+				return nil, nil, nil
 			}
 			ok, err := readBothSides(resps[i], resps[i+1], ck, pk, st.release.Version, by)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !ok {
 				for p := range by {
@@ -174,13 +178,16 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) ([]strin
 		}
 	}
 	baseMin, sinceMin := servedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), servedMinutes(st.minutes, *st.onset.At, c.Incident.To)
-	var out []string
 	for _, p := range st.failingDeps {
-		if calls := widestKey(by[p]); facts.NewCallFailures(calls, baseMin, sinceMin) {
-			out = append(out, p)
+		calls := widestKey(by[p])
+		switch {
+		case facts.NewCallFailures(calls, baseMin, sinceMin):
+			newCalls = append(newCalls, p)
+		case facts.VersionConfined(calls):
+			confined = append(confined, p)
 		}
 	}
-	return out, nil
+	return newCalls, confined, nil
 }
 
 // readBothSides reads a call key's baseline and since answers; false when

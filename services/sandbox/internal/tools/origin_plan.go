@@ -186,8 +186,18 @@ type followUps struct {
 	// (facts.ImpatientPeers, read in the origin's rows).
 	impatient []string
 	// newCalls are the failing dependencies whose failures are the
-	// running version's new calls (newcalls_plan.go).
-	newCalls []string
+	// running version's new calls (newcalls_plan.go); confined those
+	// whose failures are the running version's calls only
+	// (facts.VersionConfined), before the callee checks of confinedCallees.
+	newCalls, confined []string
+	// calleePeers are the peer names under which the service's client
+	// spans in the origin's traces are answered by the origin's failing
+	// spans (facts.FailingCalleePeers).
+	calleePeers []string
+	originRows  []signoz.RawRow
+	// capacity are the failing dependencies whose failed calls mostly say
+	// they are out of capacity or unavailable (facts.CapacityPeers).
+	capacity []string
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -224,6 +234,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.origin, out.counts = facts.JudgeOrigin(facts.OriginInput{Service: c.Service, Signal: originSignal(st.onset), ThrMs: st.onset.P95ThresholdMs,
 			Since: since, Baseline: before, Rows: rows, Onset: *st.onset.At, Onsets: st.alt.Onsets, Share: originShare(lim)})
 		out.impatient = facts.ImpatientPeers(rows, c.Service, *st.onset.At, st.failingDeps)
+		out.originRows = rows
 		rest = rest[1:]
 	}
 	if len(st.failingDeps)+len(st.retriedDeps) > 0 && len(rest) > 0 {
@@ -236,6 +247,10 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
+		out.capacity = facts.CapacityPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		if out.origin != nil {
+			out.calleePeers = facts.FailingCalleePeers(out.originRows, rows, c.Service, out.origin.Service, PeerKeys)
+		}
 		rest = rest[1:]
 	}
 	return out, readNewCallFailures(c, st, rest, &out)
@@ -248,6 +263,6 @@ func readNewCallFailures(c Call, st overviewState, rest []signoz.Response, out *
 		return nil
 	}
 	var err error
-	out.newCalls, err = newCallFailures(c, st, rest)
+	out.newCalls, out.confined, err = newCallFailures(c, st, rest)
 	return err
 }
