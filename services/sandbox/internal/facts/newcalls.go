@@ -1,8 +1,10 @@
 package facts
 
 import (
+	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"agentk/platform/mutant"
 	"agentk/platform/stats"
@@ -116,4 +118,41 @@ func WithoutNewCallFailures(failing []string, byPeer map[string][]PeerCall, base
 	return slices.DeleteFunc(slices.Clone(failing), func(p string) bool {
 		return NewCallFailures(byPeer[p], baseMin, sinceMin)
 	})
+}
+
+// WidestKey is a peer's calls under the call key (byKey: call key → key
+// value → calls) that counts most calls since the onset, the first of
+// order on a tie, sorted by key value: the key that covers most of what
+// the service sends the peer (a statement, an RPC method, a route).
+func WidestKey(byKey map[string]map[string]*PeerCall, order []string) []PeerCall {
+	best, bestN := "", 0.0
+	for _, ck := range order {
+		n := 0.0
+		for _, pc := range byKey[ck] {
+			n += pc.Calls
+		}
+		if n > bestN {
+			best, bestN = ck, n
+		}
+	}
+	var out []PeerCall
+	for _, k := range slices.Sorted(maps.Keys(byKey[best])) {
+		out = append(out, *byKey[best][k])
+	}
+	return out
+}
+
+// ServedMinutes counts the minutes in [from, to) in which the service
+// served a request: the rates NewCallFailures compares are a served
+// minute's, so that a window reaching past the recording's end (the
+// incident's, minutes after its last span) or over a pause does not read
+// as calls that stopped.
+func ServedMinutes(minutes []Minute, from, to time.Time) float64 {
+	n := 0.0
+	for _, m := range minutes {
+		if !m.At.Before(from) && m.At.Before(to) && m.Requests > 0 {
+			n++
+		}
+	}
+	return n
 }

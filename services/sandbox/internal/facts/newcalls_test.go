@@ -2,6 +2,7 @@ package facts_test
 
 import (
 	"testing"
+	"time"
 
 	"agentk/services/sandbox/internal/facts"
 
@@ -65,4 +66,49 @@ func TestNewCallFailuresOldCallsMustBeHealthy(t *testing.T) {
 	}
 	healthy := []facts.PeerCall{oldRead(40, 0), newInsert(15, 15)}
 	require.Equal(t, []string{"redis"}, facts.WithoutNewCallFailures([]string{"sql", "redis"}, map[string][]facts.PeerCall{"sql": healthy}, newCallsBase, newCallsSince))
+}
+
+func TestWidestKey(t *testing.T) {
+	t.Parallel()
+	call := func(key string, n float64) *facts.PeerCall { return &facts.PeerCall{Key: key, Calls: n} }
+	order := []string{"db.query.text", "rpc.method", "http.route"}
+	for _, tc := range []struct {
+		name  string
+		byKey map[string]map[string]*facts.PeerCall
+		want  []string
+	}{
+		{"the key that counts most calls, its values sorted", map[string]map[string]*facts.PeerCall{
+			"db.query.text": {"SELECT b": call("SELECT b", 3), "SELECT a": call("SELECT a", 2)},
+			"http.route":    {"/x": call("/x", 9)},
+		}, []string{"/x"}},
+		{"a tie goes to the first of the order", map[string]map[string]*facts.PeerCall{
+			"rpc.method":    {"Get": call("Get", 4)},
+			"db.query.text": {"SELECT b": call("SELECT b", 3), "SELECT a": call("SELECT a", 1)},
+		}, []string{"SELECT a", "SELECT b"}},
+		{"no calls", map[string]map[string]*facts.PeerCall{"rpc.method": {}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range facts.WidestKey(tc.byKey, order) {
+				got = append(got, c.Key)
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestServedMinutes(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	var ms []facts.Minute
+	for i := 0; i < 10; i++ {
+		n := 5.0
+		if i == 3 || i == 4 {
+			n = 0 // a pause
+		}
+		ms = append(ms, facts.Minute{At: t0.Add(time.Duration(i) * time.Minute), Requests: n})
+	}
+	require.Equal(t, 8.0, facts.ServedMinutes(ms, t0, t0.Add(10*time.Minute)))
+	require.Equal(t, 3.0, facts.ServedMinutes(ms, t0.Add(2*time.Minute), t0.Add(7*time.Minute)), "from inclusive, to exclusive, the pause left out")
+	require.Equal(t, 2.0, facts.ServedMinutes(ms, t0.Add(8*time.Minute), t0.Add(time.Hour)), "a window past the recording counts what was served")
 }

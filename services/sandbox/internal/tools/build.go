@@ -398,7 +398,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals = st.peakCall, st.peakPeer, st.retries, arr
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions
 		propLine = judgedLines(c.Service, j, fu, st)
-		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls), confinedLine(c.Service, st.release, cPeers)} {
+		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls, fu.newCallsCut), confinedLine(c.Service, st.release, cPeers)} {
 			propLine = joinLine(propLine, l)
 		}
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -90,7 +89,7 @@ func newCallQueries(c Call, st overviewState) []Query {
 }
 
 // keyedCalls are one peer's calls under one call key: by key value.
-type keyedCalls map[string]*facts.PeerCall
+type keyedCalls = map[string]*facts.PeerCall
 
 // readNewCalls adds one answer of newCallQueries (rows) to by (peer → call
 // key → value), on its side; false when the answer cannot be read whole
@@ -146,9 +145,10 @@ func groupString(r tableRow, key string) string {
 // release's own calls, in failingDeps' order, and apart those whose
 // failures facts.VersionConfined confines to the running version's calls.
 // Each peer is read under the call key that covers most of its calls since
-// the onset (the most specific on a tie); a key whose either answer is
-// unreadable is left out.
-func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCalls, confined []string, err error) {
+// the onset (the most specific on a tie, facts.WidestKey); a key whose
+// either answer is unreadable is left out. Answers fewer than planned (a
+// stage cut short) compare nothing, and cut says so for the overview.
+func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCalls, confined []string, cut string, err error) {
 	byKey := newCallPeers(st)
 	by := map[string]map[string]keyedCalls{}
 	for _, peers := range byKey {
@@ -163,11 +163,11 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCall
 		}
 		for _, ck := range NewCallKeys {
 			if i+1 >= len(resps) {
-				return nil, nil, nil
+				return nil, nil, fmt.Sprintf("the new calls' comparison was not read: %d of its %d answers came back", len(resps), len(newCallQueries(c, st))), nil
 			}
 			ok, err := readBothSides(resps[i], resps[i+1], ck, pk, st.release.Version, by)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, "", err
 			}
 			if !ok {
 				for p := range by {
@@ -177,9 +177,9 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCall
 			i += 2
 		}
 	}
-	baseMin, sinceMin := servedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), servedMinutes(st.minutes, *st.onset.At, c.Incident.To)
+	baseMin, sinceMin := facts.ServedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), facts.ServedMinutes(st.minutes, *st.onset.At, c.Incident.To)
 	for _, p := range st.failingDeps {
-		calls := widestKey(by[p])
+		calls := facts.WidestKey(by[p], NewCallKeys)
 		switch {
 		case facts.NewCallFailures(calls, baseMin, sinceMin):
 			newCalls = append(newCalls, p)
@@ -187,7 +187,7 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCall
 			confined = append(confined, p)
 		}
 	}
-	return newCalls, confined, nil
+	return newCalls, confined, "", nil
 }
 
 // readBothSides reads a call key's baseline and since answers; false when
@@ -200,29 +200,12 @@ func readBothSides(base, since signoz.Response, ck, pk, running string, by map[s
 	return readNewCalls(since, ck, pk, running, true, by)
 }
 
-// widestKey is the calls of the call key that counts most calls since the
-// onset, the first of NewCallKeys on a tie, sorted by key value.
-func widestKey(byCk map[string]keyedCalls) []facts.PeerCall {
-	best, bestN := "", 0.0
-	for _, ck := range NewCallKeys {
-		n := 0.0
-		for _, pc := range byCk[ck] {
-			n += pc.Calls
-		}
-		if n > bestN {
-			best, bestN = ck, n
-		}
-	}
-	var out []facts.PeerCall
-	for _, k := range slices.Sorted(maps.Keys(byCk[best])) {
-		out = append(out, *byCk[best][k])
-	}
-	return out
-}
-
 // newCallLine says which failing dependencies fail only on the running
-// version's new calls.
-func newCallLine(svc string, r *contracts.ReleaseErrors, peers []string) string {
+// version's new calls, or that the comparison was cut short (cut).
+func newCallLine(svc string, r *contracts.ReleaseErrors, peers []string, cut string) string {
+	if cut != "" {
+		return cut
+	}
 	if len(peers) == 0 || r == nil {
 		return ""
 	}
@@ -234,19 +217,4 @@ func newCallLine(svc string, r *contracts.ReleaseErrors, peers []string) string 
 // withoutPeers is deps less the peers of drop, in order.
 func withoutPeers(deps, drop []string) []string {
 	return slices.DeleteFunc(slices.Clone(deps), func(p string) bool { return slices.Contains(drop, p) })
-}
-
-// servedMinutes counts the minutes in [from, to) in which the service
-// served a request: the rates NewCallFailures compares are a served
-// minute's, so that a window reaching past the recording's end (the
-// incident's, minutes after its last span) or over a pause does not read
-// as calls that stopped.
-func servedMinutes(minutes []Minute, from, to time.Time) float64 {
-	n := 0.0
-	for _, m := range minutes {
-		if !m.At.Before(from) && m.At.Before(to) && m.Requests > 0 {
-			n++
-		}
-	}
-	return n
 }

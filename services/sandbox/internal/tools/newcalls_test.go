@@ -2,11 +2,14 @@ package tools_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"agentk/contracts/incident"
+	"agentk/services/sandbox/internal/compact"
+	"agentk/services/sandbox/internal/tools"
 
 	"github.com/stretchr/testify/require"
 )
@@ -82,4 +85,21 @@ func dropOldStatements(spans []incident.Span) []incident.Span {
 func TestOverviewNewCallsNeedOldCalls(t *testing.T) {
 	out := editedOverview(t, kf6, dropOldStatements)
 	require.Contains(t, out.Facts.FailingDependencies, kf6SQL)
+}
+
+// TestOverviewNewCallsCutShort: when the new calls' answers come back fewer
+// than planned (the last one missing), nothing is compared, the database
+// stays a failing dependency, and the overview says the comparison was not
+// read rather than saying nothing.
+func TestOverviewNewCallsCutShort(t *testing.T) {
+	inc, err := incident.Load(filepath.Join("../../../../e2e", kf6))
+	require.NoError(t, err)
+	h := newHarness(t, inc, alertStartsAt(t, inc))
+	h.now = inc.Meta.Now
+	c, resps := overviewAnswers(t, h, inc.Meta.Service, "")
+	out, err := tools.Build(c, resps[:len(resps)-1], h.lim, compact.DefaultLimits)
+	require.NoError(t, err)
+	require.Contains(t, out.Facts.FailingDependencies, kf6SQL)
+	require.Contains(t, out.Compact, "the new calls' comparison was not read:")
+	require.NotContains(t, out.Compact, "new calls (call keys")
 }

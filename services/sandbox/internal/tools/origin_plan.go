@@ -190,6 +190,9 @@ type followUps struct {
 	// whose failures are the running version's calls only
 	// (facts.VersionConfined), before the callee checks of confinedCallees.
 	newCalls, confined []string
+	// newCallsCut says the new calls' answers came back fewer than
+	// planned, so nothing was compared ("" when they all did).
+	newCallsCut string
 	// calleePeers are the peer names under which the service's client
 	// spans in the origin's traces are answered by the origin's failing
 	// spans (facts.FailingCalleePeers).
@@ -263,6 +266,6 @@ func readNewCallFailures(c Call, st overviewState, rest []signoz.Response, out *
 		return nil
 	}
 	var err error
-	out.newCalls, out.confined, err = newCallFailures(c, st, rest)
+	out.newCalls, out.confined, out.newCallsCut, err = newCallFailures(c, st, rest)
 	return err
 }

@@ -25,6 +25,16 @@ const ruleCorpus = "../../../../e2e/incidents-rule"
 // queries, then the overview's plan.
 func overviewWithRule(t *testing.T, h harness, svc, ruleID string) tools.Output {
 	t.Helper()
+	c, resps := overviewAnswers(t, h, svc, ruleID)
+	out, err := tools.Build(c, resps, h.lim, compact.DefaultLimits)
+	require.NoError(t, err)
+	return out
+}
+
+// overviewAnswers is overviewWithRule's call and the fake SigNoz's answers
+// to every stage of its plan, before Build reads them.
+func overviewAnswers(t *testing.T, h harness, svc, ruleID string) (tools.Call, []signoz.Response) {
+	t.Helper()
 	c, err := tools.Validate(contracts.ToolServiceOverview, json.RawMessage(`{"service":"`+svc+`"}`), h.startsAt, h.now, h.lim)
 	require.NoError(t, err)
 	c.Rule = &tools.RuleRead{Unread: tools.RuleUnread("", nil)}
@@ -65,9 +75,7 @@ func overviewWithRule(t *testing.T, h harness, svc, ruleID string) tools.Output 
 		queries, err = p.Then(resps)
 		require.NoError(t, err)
 	}
-	out, err := tools.Build(c, resps, h.lim, compact.DefaultLimits)
-	require.NoError(t, err)
-	return out
+	return c, resps
 }
 
 // editedOverview runs service_overview (overviewWithRule, no rule) on the
