@@ -59,6 +59,9 @@ type overviewState struct {
 	// regions are the service's entry spans per region on both sides
 	// of the onset.
 	regions []contracts.RegionTraffic
+	// nodes are the service's entry spans and errors per node and
+	// version since the onset.
+	nodes []contracts.NodeTraffic
 	// runtime is the runtime attribute that rose most since the onset;
 	// runtimeRefused is what SigNoz said when it refused to measure them.
 	runtime        *contracts.RuntimeLevel
@@ -91,7 +94,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+7:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+8:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -141,6 +144,9 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	if st.regions, err = regionTraffic(resps[peerEnd+6], st.onset); err != nil {
+		return st, err
+	}
+	if st.nodes, err = nodeTraffic(resps[peerEnd+7], st.onset); err != nil {
 		return st, err
 	}
 	inbound, err := inboundMinutes(resps[6], resps[9], st.onset.BaselineFrom, *st.onset.At)
