@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"path/filepath"
 	"testing"
 
 	"agentk/contracts/incident"
+	"agentk/e2e/worldgen"
 
 	"github.com/stretchr/testify/require"
 )
@@ -78,4 +80,27 @@ func TestHeldout10TwinsCorpusLoads(t *testing.T) {
 	t.Parallel()
 	incs := loadTaggedCorpus(t, heldout10Twins, "heldout10", "in-sample", 4)
 	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
+}
+
+// TestRelabelWorldIsDenied replays every investigator on the fresh world
+// that main rolled back (seed 491049, drawn for branch h49ho10): v23
+// renamed its prompt template an hour before the alert, the answers
+// degraded only at 05:51; the template's switch at the release placed the
+// onset right after the marker and the rules', the oracle's and
+// persona:quality's prompt_regression were rolled back (mutant
+// sandbox.quality_relabel). None may roll back.
+func TestRelabelWorldIsDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six investigators on one drawn world; skipped with -short")
+	}
+	w := worldgen.Draw(491049, 6)
+	require.Equal(t, "s491049-w006-prompt-regression-assist-gw", w.ID, "worldgen no longer draws the same world")
+	dir := scratchDir(t, "relabel")
+	require.NoError(t, worldgen.WriteOne(dir, w))
+	outs := evalDirs(t, []string{filepath.Join(dir, w.ID)}, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators))
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
 }
