@@ -213,6 +213,13 @@ type Facts struct {
 	// region that lost its traffic while another took it over (a failover)
 	// is load moved, not a release (policy.regionShiftReasons).
 	RegionTraffic []RegionTraffic `json:"region_traffic,omitempty"`
+	// NodeTraffic is the service's entry spans and their errors since the
+	// onset per Kubernetes node (the resource attribute k8s.node.name) and
+	// service.version, when two nodes or more served since the onset; nil
+	// otherwise. Errors confined to the pods of one node while the same
+	// version serves cleanly on the others are the node's, not the
+	// release's (policy.nodeConfinedReasons).
+	NodeTraffic []NodeTraffic `json:"node_traffic,omitempty"`
 	// ConsumerLag is what the service's lag as a queue consumer did (the
 	// start of its consumer spans less the start of their parent producer
 	// spans, OpenTelemetry's messaging conventions) and what moved it: the
@@ -420,6 +427,16 @@ type RegionTraffic struct {
 	BaselinePerMin float64 `json:"baseline_per_min"`
 	PerMin         float64 `json:"per_min"`
 	Ratio          float64 `json:"ratio"`
+}
+
+// NodeTraffic is the entry spans (Requests) and the failed ones (Errors)
+// that the pods of one version on one node served since the onset. Version
+// is "" when the spans carry no service.version.
+type NodeTraffic struct {
+	Node     string `json:"node"`
+	Version  string `json:"version"`
+	Requests int64  `json:"requests"`
+	Errors   int64  `json:"errors"`
 }
 
 // LogMinute is one minute's count of matching log records: At the minute's

@@ -47,6 +47,7 @@ const (
 	GateOtherVersionsFail        = "gate.other_versions_fail"
 	GateRuntimeConfigChange      = "gate.runtime_config_change"
 	GateRegionShift              = "gate.region_shift"
+	GateNodeConfined             = "gate.node_confined"
 	GatePoolExhaustion           = "gate.pool_exhaustion"
 	GateProcessRestart           = "gate.process_restart"
 	GateResourcePressure         = "gate.resource_pressure"

@@ -191,6 +191,12 @@ const (
 	// SandboxRegionTraffic is the service's entry spans per region on both
 	// sides of the onset (contracts.Facts.RegionTraffic).
 	SandboxRegionTraffic = "sandbox.region_traffic"
+	// SandboxNodeTraffic is the service's entry spans and errors since the
+	// onset per Kubernetes node and version (contracts.Facts.NodeTraffic).
+	SandboxNodeTraffic = "sandbox.node_traffic"
+	// SandboxQualityRelabel is the quality onset passing over a relabel (a
+	// value never seen before on nearly every span since).
+	SandboxQualityRelabel = "sandbox.quality_relabel"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -303,6 +309,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsConfigChangeLogs"},
 	{Name: SandboxRegionTraffic, Check: "the overview measures the service's entry spans per region (cloud.region) since the onset over the baseline when two regions or more served",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresRegionTraffic"},
+	{Name: SandboxNodeTraffic, Check: "the overview counts the service's entry spans and their errors since the onset per Kubernetes node (k8s.node.name) and service.version when two nodes or more served",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresNodeTraffic"},
+	{Name: SandboxQualityRelabel, Check: "a quality departure that is a relabel (a value no span carried before, on 95% or more of the spans since: a template's or a build's name changed with a release) places no onset; the earliest other departure does",
+		KilledBy: "test:services/sandbox:./internal/facts:TestQualityRelabelPlacesNoOnset"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

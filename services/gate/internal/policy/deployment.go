@@ -113,6 +113,9 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	}
 	// Requests that moved from one region to another: load, not a release.
 	reasons = append(reasons, regionShiftReasons(in, svc, ev, inputs)...)
+	// Errors confined to a few nodes while the same version serves cleanly
+	// on the others: the nodes', not the release's.
+	reasons = append(reasons, nodeConfinedReasons(in, svc, ev, inputs)...)
 	// A configuration that changed at runtime at the onset is no release.
 	reasons = append(reasons, runtimeChangeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, changeReasons(in, svc, ev, inputs)...)

@@ -39,10 +39,18 @@ const (
 	QualityMinMinutes = 5
 )
 
-// QualityDeparture is one attribute's significant shift.
+// RelabelMinShare is the least share, after the split, of a value no span
+// carried before it for its departure to be a relabel.
+const RelabelMinShare = 0.95
+
+// QualityDeparture is one attribute's significant shift. A relabel is a
+// value no span carried before that nearly every span carries since (a
+// prompt template's or a build's name changed with a release): it names a
+// change, not a degradation, and places no onset (EarliestWithQuality).
 type QualityDeparture struct {
-	fact contracts.QualityShift
-	on   Onset
+	fact    contracts.QualityShift
+	on      Onset
+	relabel bool
 }
 
 // Fact is the shift as the overview states it.
@@ -173,8 +181,9 @@ func valueShift(key, value string, ms []Minute, alertAt time.Time, thr float64, 
 	on := qualityOnset(ms[:s], at, "value_share", fmt.Sprintf("the share of %s = %s rose from %s to %s at %s (2·ΔlogL %s)", key, compact.Quote(value), fmtF(round(before)), fmtF(round(after)), at.Format(time.RFC3339), fmtF(round(lr))), m)
 	on.QualityKey, on.QualityValue = key, value
 	return &QualityDeparture{
-		fact: contracts.QualityShift{Attribute: key, Value: value, At: at, Before: round(before), Since: round(after), Statistic: round(lr)},
-		on:   on,
+		fact:    contracts.QualityShift{Attribute: key, Value: value, At: at, Before: round(before), Since: round(after), Statistic: round(lr)},
+		on:      on,
+		relabel: e0 == 0 && after >= RelabelMinShare,
 	}
 }
 
@@ -293,7 +302,11 @@ func EarliestWithQuality(on Onset, deps []QualityDeparture) Onset {
 	if on.Short || len(deps) == 0 || mutant.Off(mutant.SandboxQualityOnset) {
 		return on
 	}
-	first := deps[0].on
+	i := slices.IndexFunc(deps, func(d QualityDeparture) bool { return !d.relabel || mutant.Off(mutant.SandboxQualityRelabel) })
+	if i < 0 {
+		return on
+	}
+	first := deps[i].on
 	if on.At != nil && !first.At.Before(*on.At) {
 		return on
 	}

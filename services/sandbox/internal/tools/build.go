@@ -396,7 +396,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals = st.peakCall, st.peakPeer, st.retries, arr
-		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions
+		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic, f.NodeTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions, st.nodes
 		propLine = judgedLines(c.Service, j, fu, st)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls, fu.newCallsCut), confinedLine(c.Service, st.release, cPeers)} {
 			propLine = joinLine(propLine, l)
@@ -654,7 +654,7 @@ func judgedLines(svc string, j facts.Judged, fu followUps, st overviewState) str
 }
 
 // movedLines say what else moved at the onset: a configuration changed at
-// runtime, requests that moved between regions.
+// runtime, requests that moved between regions, errors by node.
 func movedLines(f contracts.Facts) []string {
 	var lines []string
 	if len(f.ConfigChanges) > 0 {
@@ -662,6 +662,9 @@ func movedLines(f contracts.Facts) []string {
 	}
 	if len(f.RegionTraffic) > 0 {
 		lines = append(lines, regionLine(f.RegionTraffic))
+	}
+	if len(f.NodeTraffic) > 0 {
+		lines = append(lines, nodeLine(f.NodeTraffic))
 	}
 	return lines
 }

@@ -58,6 +58,7 @@ const (
 	qPressure  = "per_minute_pressure_logs"
 	qConfigChg = "per_minute_config_change_logs"
 	qRegions   = "per_minute_regions"
+	qNodes     = "per_minute_nodes"
 	qRuntime   = "per_minute_runtime_attributes"
 )
 
@@ -237,7 +238,9 @@ func releaseQueries(c Call, ow Window) []Query {
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
 	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
 		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow), configChangeQuery(svc, ow),
-		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20)),
+		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
+		series(qNodes, and(svc, entrySpans), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
+			[]signoz.FieldKey{{Name: facts.NodeTrafficKey, FieldContext: "resource", FieldDataType: "string"}, version}, 100)),
 		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 

@@ -59,6 +59,9 @@ type overviewState struct {
 	// regions are the service's entry spans per region on both sides
 	// of the onset.
 	regions []contracts.RegionTraffic
+	// nodes are the service's entry spans and errors per node and
+	// version since the onset.
+	nodes []contracts.NodeTraffic
 	// runtime is the runtime attribute that rose most since the onset;
 	// runtimeRefused is what SigNoz said when it refused to measure them.
 	runtime        *contracts.RuntimeLevel
@@ -91,7 +94,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+7:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+8:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -137,10 +140,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
 		return st, err
 	}
-	if st.configChanges, err = configChanges(resps[peerEnd+5], *st.onset.At); err != nil {
-		return st, err
-	}
-	if st.regions, err = regionTraffic(resps[peerEnd+6], st.onset); err != nil {
+	if err = st.readMoved(resps[peerEnd+5 : peerEnd+8]); err != nil {
 		return st, err
 	}
 	inbound, err := inboundMinutes(resps[6], resps[9], st.onset.BaselineFrom, *st.onset.At)
@@ -155,6 +155,20 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
+}
+
+// readMoved reads what else moved at the onset from resps (the config-change
+// logs, the entry spans by region, the entry spans by node, in plan order).
+func (st *overviewState) readMoved(resps []signoz.Response) error {
+	var err error
+	if st.configChanges, err = configChanges(resps[0], *st.onset.At); err != nil {
+		return err
+	}
+	if st.regions, err = regionTraffic(resps[1], st.onset); err != nil {
+		return err
+	}
+	st.nodes, err = nodeTraffic(resps[2], st.onset)
+	return err
 }
 
 // slowDependencyOnset is the onset, moved to where the calls to a slow

@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+
+	"agentk/contracts/incident"
+	"agentk/e2e/worldgen"
+
+	"github.com/stretchr/testify/require"
+)
+
+// heldout10Twins holds four harsher twins of e2e/incidents-heldout10's
+// traps (its README, "Twins"): the neighbour starving the node 45 s after
+// fleet-api's rollout finished, two pods of eight there, sampled 1 in 20;
+// the larger payloads 35 s after telemetry-router's release; a compactor
+// run 55 s after telemetry-writer's release with no earlier run in the
+// history; a purge that only triples the origin's traffic.
+const heldout10Twins = "incidents-heldout10-twins"
+
+// heldout10Traps are heldout10's trap rolled back on main (its README,
+// "The bad rollbacks"): a retraining job starving one Kubernetes node
+// minutes after fleet-api 6.3.1 rolled out, the same version clean on the
+// other nodes (persona:marker's and persona:quality's rollbacks; mutants
+// gate.node_confined, sandbox.node_traffic), and its fast twin.
+var heldout10Traps = []string{
+	"incidents-heldout10/kw10-trap-noisy-node-fleet-api",
+	heldout10Twins + "/kw10-twin-noisy-node-fast-fleet-api",
+}
+
+// TestHeldout10TrapsAreDenied replays every investigator on the noisy-node
+// trap and its twin, which main rolled back: none may roll back.
+func TestHeldout10TrapsAreDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six investigators on two heldout10 traps; skipped with -short")
+	}
+	outs := evalDirs(t, heldout10Traps, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators)*len(heldout10Traps))
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
+}
+
+// TestHeldout10TwinsAreDenied replays every investigator on the heldout10
+// twins: none may roll back (their diagnoses are not asserted).
+func TestHeldout10TwinsAreDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six investigators on the heldout10 twins; skipped with -short")
+	}
+	requireNoneRollsBack(t, heldout10Twins, 4)
+}
+
+// TestHostilePersonasOnHeldout10Traps replays the hostile personas on the
+// noisy-node trap and its twin and asserts no bad rollback.
+func TestHostilePersonasOnHeldout10Traps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the hostile personas on two heldout10 traps; skipped with -short")
+	}
+	holdTheLine(t, "heldout10-traps-hostile", evalDirs(t, heldout10Traps, hostilePersonas()))
+}
+
+// TestHeldout10CorpusLoads: the heldout10 corpus (a telemetry platform on
+// k3s deployed by Flux, written by its gen.py: grpc-gateway with loopback
+// gRPC spans, Go services without service.version, NATS JetStream
+// consumers, Hono with Prisma, a collector's probabilistic sampler, -05:00
+// millisecond timestamps) loads with the format's own loader, holds eleven
+// incidents, five rollbacks and six traps, and declares itself in sample
+// (scored once before any tuning; its noisy-node trap was read for branch
+// h49ho10's fix).
+func TestHeldout10CorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs := loadTaggedCorpus(t, "incidents-heldout10", "heldout10", "in-sample", 11)
+	require.Equal(t, 5, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "allow" }))
+	require.Equal(t, 6, countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
+}
+
+// TestHeldout10TwinsCorpusLoads: the twins load, all traps, in sample.
+func TestHeldout10TwinsCorpusLoads(t *testing.T) {
+	t.Parallel()
+	incs := loadTaggedCorpus(t, heldout10Twins, "heldout10", "in-sample", 4)
+	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
+}
+
+// TestRelabelWorldIsDenied replays every investigator on the fresh world
+// that main rolled back (seed 491049, drawn for branch h49ho10): v23
+// renamed its prompt template an hour before the alert, the answers
+// degraded only at 05:51; the template's switch at the release placed the
+// onset right after the marker and the rules', the oracle's and
+// persona:quality's prompt_regression were rolled back (mutant
+// sandbox.quality_relabel). None may roll back.
+func TestRelabelWorldIsDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six investigators on one drawn world; skipped with -short")
+	}
+	w := worldgen.Draw(491049, 6)
+	require.Equal(t, "s491049-w006-prompt-regression-assist-gw", w.ID, "worldgen no longer draws the same world")
+	dir := scratchDir(t, "relabel")
+	require.NoError(t, worldgen.WriteOne(dir, w))
+	outs := evalDirs(t, []string{filepath.Join(dir, w.ID)}, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators))
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
+}

@@ -1,0 +1,35 @@
+package tools
+
+import (
+	"strconv"
+	"strings"
+
+	"agentk/contracts"
+	"agentk/platform/mutant"
+	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// nodeTraffic is the service's entry spans and errors since the onset per
+// Kubernetes node and version (facts.NodeTraffic); nil with one node.
+func nodeTraffic(resp signoz.Response, on Onset) ([]contracts.NodeTraffic, error) {
+	if mutant.Off(mutant.SandboxNodeTraffic) {
+		return nil, nil
+	}
+	ns, err := facts.NodeTraffic(resp, *on.At)
+	return ns, badResponse(err)
+}
+
+// nodeLine says each node's entry spans and errors since the onset, for the
+// model and the human.
+func nodeLine(ns []contracts.NodeTraffic) string {
+	parts := make([]string, 0, len(ns))
+	for _, n := range ns {
+		v := n.Version
+		if v == "" {
+			v = "no version"
+		}
+		parts = append(parts, n.Node+" "+v+" "+strconv.FormatInt(n.Errors, 10)+"/"+strconv.FormatInt(n.Requests, 10))
+	}
+	return "entry spans failed/served since the onset by node (k8s.node.name) and version: " + strings.Join(parts, ", ")
+}
