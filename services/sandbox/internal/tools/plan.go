@@ -58,6 +58,7 @@ const (
 	qPressure  = "per_minute_pressure_logs"
 	qConfigChg = "per_minute_config_change_logs"
 	qRegions   = "per_minute_regions"
+	qAttempts  = "per_minute_entry_attempts"
 	qRuntime   = "per_minute_runtime_attributes"
 )
 
@@ -237,7 +238,8 @@ func releaseQueries(c Call, ow Window) []Query {
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
 	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
 		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow), configChangeQuery(svc, ow),
-		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20)),
+		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
+		attemptsQuery(series(qAttempts, and(svc, entrySpans, "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1))),
 		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
@@ -314,4 +316,13 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Aggregations: []signoz.Aggregation{{Expression: agg}}, GroupBy: gb, Limit: c.Limit, Order: desc(agg)})}}}
 	}
 	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))
+}
+
+// attemptsQuery is the entry spans with a parent per minute and their
+// distinct parent spans (facts.RepeatedAttempts: several entry spans
+// beneath one parent are attempts of one call). Optional: a SigNoz that
+// refuses the aggregation leaves every entry span a request, as before.
+func attemptsQuery(q Query) Query {
+	q.Optional = true
+	return q
 }
