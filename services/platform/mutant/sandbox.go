@@ -181,7 +181,7 @@ const (
 	// SandboxRegionTraffic is the service's entry spans per region on both
 	// sides of the onset (contracts.Facts.RegionTraffic).
 	SandboxRegionTraffic = "sandbox.region_traffic"
-	// SandboxEntryAttempts is the reading of the entry spans that share
+	// SandboxEntryAttempts is the reading of the server spans that share
 	// their parent span with another (a workflow engine's attempts of one
 	// activity call) as one inbound request (facts.InboundMinutes).
 	SandboxEntryAttempts = "sandbox.entry_attempts"
@@ -293,7 +293,7 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsConfigChangeLogs"},
 	{Name: SandboxRegionTraffic, Check: "the overview measures the service's entry spans per region (cloud.region) since the onset over the baseline when two regions or more served",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresRegionTraffic"},
-	{Name: SandboxEntryAttempts, Check: "the inbound requests read from a service's entry spans count the entry spans that share one parent span (a Temporal activity's attempts beneath its one StartActivity call) as one request, so retries the service runs through a workflow engine are no inbound traffic",
+	{Name: SandboxEntryAttempts, Check: "the inbound requests read from a service's entry spans count the server spans that share one parent span (a Temporal activity's attempts beneath its one StartActivity call) as one request, so retries the service runs through a workflow engine are no inbound traffic",
 		KilledBy: "test:services/sandbox:./internal/facts:TestInboundMinutesCountAttemptsOnce"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},

@@ -80,8 +80,8 @@ func Alternatives(roots, versions, attempts, others, othersErr signoz.Response, 
 // stranger corpus's st-promo-surge-search-api, where persona:liar's
 // retry_storm was allowed for want of the ratio.
 //
-// Entry spans that share their parent span are attempts of one call, not
-// requests (attempts: the entry spans with a parent per minute, count and
+// Server spans that share their parent span are attempts of one call, not
+// requests (attempts: the server spans with a parent per minute, count and
 // count_distinct(parent_span_id); RepeatedAttempts): a Temporal worker's
 // activity attempts are RunActivity server spans beneath the one
 // StartActivity span of the workflow, so a release whose retries multiply
@@ -158,7 +158,7 @@ func TrafficRatio(ms []Minute, from, onset time.Time) *float64 {
 	return &r
 }
 
-// RepeatedAttempts reads the entry spans with a parent per minute
+// RepeatedAttempts reads the server spans with a parent per minute
 // (aggregation 0: their count; 1: their distinct parent spans) and returns,
 // per minute (Unix milliseconds), how many of them repeat a parent an
 // earlier one of the minute had: the attempts of a call beyond its first.

@@ -239,7 +239,7 @@ func releaseQueries(c Call, ow Window) []Query {
 	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
 		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow), configChangeQuery(svc, ow),
 		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
-		attemptsQuery(series(qAttempts, and(svc, entrySpans, "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1))),
+		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1))),
 		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
@@ -318,9 +318,12 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))
 }
 
-// attemptsQuery is the entry spans with a parent per minute and their
-// distinct parent spans (facts.RepeatedAttempts: several entry spans
-// beneath one parent are attempts of one call). Optional: a SigNoz that
+// attemptsQuery is the server spans with a parent per minute and their
+// distinct parent spans (facts.RepeatedAttempts: several server spans
+// beneath one parent are attempts of one call). Consumer spans are left
+// out: a batch consumer's process spans share the poll's receive span, and
+// collapsed they would hide a surge of messages (a redelivery is read from
+// the publishes instead, facts.PublishedArrivals). Optional: a SigNoz that
 // refuses the aggregation leaves every entry span a request, as before.
 func attemptsQuery(q Query) Query {
 	q.Optional = true
