@@ -197,6 +197,10 @@ const (
 	// SandboxQualityRelabel is the quality onset passing over a relabel (a
 	// value never seen before on nearly every span since).
 	SandboxQualityRelabel = "sandbox.quality_relabel"
+	// SandboxEntryAttempts is the reading of the server spans that share
+	// their parent span with another (a workflow engine's attempts of one
+	// activity call) as one inbound request (facts.InboundMinutes).
+	SandboxEntryAttempts = "sandbox.entry_attempts"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -313,6 +317,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresNodeTraffic"},
 	{Name: SandboxQualityRelabel, Check: "a quality departure that is a relabel (a value no span carried before, on 95% or more of the spans since: a template's or a build's name changed with a release) places no onset; the earliest other departure does",
 		KilledBy: "test:services/sandbox:./internal/facts:TestQualityRelabelPlacesNoOnset"},
+	{Name: SandboxEntryAttempts, Check: "the inbound requests read from a service's entry spans count the server spans that share one parent span (a Temporal activity's attempts beneath its one StartActivity call) as one request, so retries the service runs through a workflow engine are no inbound traffic",
+		KilledBy: "test:services/sandbox:./internal/facts:TestInboundMinutesCountAttemptsOnce"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -40,10 +41,10 @@ type AlternativeFacts struct {
 // inbound traffic rose from the onset on (InboundMinutes: the root spans, or
 // the entry spans of a service that callers reach), and which other services
 // left their baselines within CoRegressionWindow of the onset.
-func Alternatives(roots, versions, others, othersErr signoz.Response, alertAt time.Time, on Onset) (AlternativeFacts, error) {
+func Alternatives(roots, versions, attempts, others, othersErr signoz.Response, alertAt time.Time, on Onset) (AlternativeFacts, error) {
 	var out AlternativeFacts
 	onset := *on.At
-	inbound, err := InboundMinutes(roots, versions, on.BaselineFrom, onset)
+	inbound, err := InboundMinutes(roots, versions, attempts, on.BaselineFrom, onset)
 	if err != nil {
 		return out, err
 	}
@@ -78,7 +79,18 @@ func Alternatives(roots, versions, others, othersErr signoz.Response, alertAt ti
 // a surge of its callers' requests would otherwise go unmeasured: the
 // stranger corpus's st-promo-surge-search-api, where persona:liar's
 // retry_storm was allowed for want of the ratio.
-func InboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]Minute, error) {
+//
+// Server spans that share their parent span are attempts of one call, not
+// requests (attempts: the server spans with a parent per minute, count and
+// count_distinct(parent_span_id); RepeatedAttempts): a Temporal worker's
+// activity attempts are RunActivity server spans beneath the one
+// StartActivity span of the workflow, so a release whose retries multiply
+// the attempts multiplied its "inbound" entry spans with them, and its calls
+// per inbound request hid the storm (heldout9's
+// fb9-temporal-activity-timeout-ticketing-worker: inbound 2.48x, calls per
+// request 1.62x). A caller's own retries are client spans of their own
+// with a server span each: still counted, once each.
+func InboundMinutes(roots, versions, attempts signoz.Response, from, onset time.Time) ([]Minute, error) {
 	rootMinutes, err := PerMinute(roots, roots)
 	if err != nil {
 		return nil, err
@@ -88,6 +100,15 @@ func InboundMinutes(roots, versions signoz.Response, from, onset time.Time) ([]M
 		return nil, err
 	}
 	byTs := MinuteTotals(counts)
+	repeats, err := RepeatedAttempts(attempts)
+	if err != nil {
+		return nil, err
+	}
+	for ts, n := range repeats {
+		if _, ok := byTs[ts]; ok {
+			byTs[ts] = math.Max(byTs[ts]-n, 0)
+		}
+	}
 	entries := make([]Minute, 0, len(byTs))
 	for _, ts := range slices.Sorted(maps.Keys(byTs)) {
 		entries = append(entries, Minute{At: time.UnixMilli(ts).UTC(), Requests: byTs[ts], P95Ms: math.NaN()})
@@ -135,4 +156,35 @@ func TrafficRatio(ms []Minute, from, onset time.Time) *float64 {
 		return nil
 	}
 	return &r
+}
+
+// RepeatedAttempts reads the server spans with a parent per minute
+// (aggregation 0: their count; 1: their distinct parent spans) and returns,
+// per minute (Unix milliseconds), how many of them repeat a parent an
+// earlier one of the minute had: the attempts of a call beyond its first.
+// A refused or absent answer, or mutant sandbox.entry_attempts, reads as
+// none.
+func RepeatedAttempts(attempts signoz.Response) (map[int64]float64, error) {
+	out := map[int64]float64{}
+	if attempts.Refused != "" || attempts.Type == "" || mutant.Off(mutant.SandboxEntryAttempts) {
+		return out, nil
+	}
+	count, distinct := map[int64]float64{}, map[int64]float64{}
+	err := Samples(attempts, All, func(_ string, agg int, ts int64, v float64) {
+		switch agg {
+		case 0:
+			count[ts] += v
+		case 1:
+			distinct[ts] += v
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for ts, n := range count {
+		if d, ok := distinct[ts]; ok && n > d {
+			out[ts] = n - d
+		}
+	}
+	return out, nil
 }

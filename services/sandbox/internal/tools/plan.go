@@ -59,6 +59,7 @@ const (
 	qConfigChg = "per_minute_config_change_logs"
 	qRegions   = "per_minute_regions"
 	qNodes     = "per_minute_nodes"
+	qAttempts  = "per_minute_entry_attempts"
 	qRuntime   = "per_minute_runtime_attributes"
 )
 
@@ -240,7 +241,8 @@ func releaseQueries(c Call, ow Window) []Query {
 		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow), configChangeQuery(svc, ow),
 		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
 		series(qNodes, and(svc, entrySpans), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
-			[]signoz.FieldKey{{Name: facts.NodeTrafficKey, FieldContext: "resource", FieldDataType: "string"}, version}, 100)),
+			[]signoz.FieldKey{{Name: facts.NodeTrafficKey, FieldContext: "resource", FieldDataType: "string"}, version}, 100),
+		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1))),
 		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
@@ -317,4 +319,16 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Aggregations: []signoz.Aggregation{{Expression: agg}}, GroupBy: gb, Limit: c.Limit, Order: desc(agg)})}}}
 	}
 	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))
+}
+
+// attemptsQuery is the server spans with a parent per minute and their
+// distinct parent spans (facts.RepeatedAttempts: several server spans
+// beneath one parent are attempts of one call). Consumer spans are left
+// out: a batch consumer's process spans share the poll's receive span, and
+// collapsed they would hide a surge of messages (a redelivery is read from
+// the publishes instead, facts.PublishedArrivals). Optional: a SigNoz that
+// refuses the aggregation leaves every entry span a request, as before.
+func attemptsQuery(q Query) Query {
+	q.Optional = true
+	return q
 }

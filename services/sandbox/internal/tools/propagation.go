@@ -94,7 +94,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	peerEnd := 11 + 2*len(PeerKeys)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+8:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+9:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -104,7 +104,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset = facts.EarliestWithQuality(st.onset, st.quality)
-	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], resps[6], resps[9], c.StartsAt); err != nil {
+	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], resps[6], resps[9], resps[peerEnd+8], c.StartsAt); err != nil {
 		return st, err
 	}
 	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
@@ -121,7 +121,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset, st.slowDeps = slowDependencyOnset(c, st.onset, peers, keyOf, st.minutes)
-	if st.alt, err = alternatives(resps[6], resps[9], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+	if st.alt, err = alternatives(resps[6], resps[9], resps[peerEnd+8], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
 	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
@@ -143,7 +143,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err = st.readMoved(resps[peerEnd+5 : peerEnd+8]); err != nil {
 		return st, err
 	}
-	inbound, err := inboundMinutes(resps[6], resps[9], st.onset.BaselineFrom, *st.onset.At)
+	inbound, err := inboundMinutes(resps[6], resps[9], resps[peerEnd+8], st.onset.BaselineFrom, *st.onset.At)
 	if err != nil {
 		return st, err
 	}

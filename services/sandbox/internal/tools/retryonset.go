@@ -11,12 +11,12 @@ import (
 // found none; facts.RetryOnset, facts.EarliestWithRetries): each retry
 // source's retries (the sample's retry attributes, attrs in
 // retryAttrQueries order; the retry log lines, logs) per inbound request
-// (roots and versions: inboundMinutes' answers) a minute.
-func withRetryOnset(on Onset, keys []string, attrs []signoz.Response, logs, roots, versions signoz.Response, alertAt time.Time) (Onset, error) {
+// (roots, versions and attempts: inboundMinutes' answers) a minute.
+func withRetryOnset(on Onset, keys []string, attrs []signoz.Response, logs, roots, versions, attempts signoz.Response, alertAt time.Time) (Onset, error) {
 	if on.Short {
 		return on, nil
 	}
-	inbound, err := inboundMinutes(roots, versions, time.Time{}, alertAt)
+	inbound, err := inboundMinutes(roots, versions, attempts, time.Time{}, alertAt)
 	if err != nil {
 		return on, err
 	}
