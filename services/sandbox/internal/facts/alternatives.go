@@ -132,22 +132,8 @@ func InboundMinutes(roots, versions, attempts signoz.Response, from, onset time.
 // minute with data, over the mean of the onset's baseline [from, onset); nil
 // when either is unknown. Counts are sampled, the ratio is not.
 func TrafficRatio(ms []Minute, from, onset time.Time) *float64 {
-	var base, after float64
-	var last time.Time
-	for _, m := range ms {
-		if m.At.After(last) {
-			last = m.At
-		}
-		switch {
-		case m.At.Before(from):
-		case m.At.Before(onset):
-			base += m.Requests
-		default:
-			after += m.Requests
-		}
-	}
+	base, after, afterMin := split(ms, from, onset)
 	baseMin := onset.Sub(from).Minutes()
-	afterMin := last.Sub(onset).Minutes() + 1
 	if from.IsZero() || baseMin < 1 || afterMin < 1 || base == 0 {
 		return nil
 	}
