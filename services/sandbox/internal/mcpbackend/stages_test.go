@@ -54,7 +54,10 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 // spans send (heldout5's twin), and a failing dependency's calls by call
 // key and version (new_calls_*: a database's, heldout6's back-to-back
 // release, an AWS SDK service's, heldout7's throttled-table twin, and a
-// Google Cloud client library's, heldout8's Cloud Storage twin).
+// Google Cloud client library's, heldout8's Cloud Storage twin), and two of
+// heldout10's, which send two kinds no other recorded incident sends (an
+// operation's onset spans under an attribute filter; a per-minute count of
+// the service's spans by name).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
@@ -69,6 +72,8 @@ var stagesIncidents = map[string]string{
 	"kf6-back-to-back-slots-warehouse-api":                    "incidents-heldout6",
 	"lm7-twin-ddb-throttle-after-rollout-entitlements-api":    "incidents-heldout7-twins",
 	"qh8-twin-gcs-backend-error-receipts-go":                  "incidents-heldout8-twins",
+	"kw10-manifest-key-id-ota-svc":                            "incidents-heldout10",
+	"kw10-twin-noisy-node-fast-fleet-api":                     "incidents-heldout10-twins",
 }
 
 type stageLine struct {
