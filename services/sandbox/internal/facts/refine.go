@@ -177,11 +177,7 @@ func PerTrace(marks []SpanMark) []SpanMark {
 		if m.At.Before(g.At) {
 			g.At = m.At
 		}
-		for _, o := range m.Ops {
-			if !slices.Contains(g.Ops, o) {
-				g.Ops = append(g.Ops, o)
-			}
-		}
+		g.Ops = appendNew(g.Ops, m.Ops...)
 	}
 	slices.SortStableFunc(out, func(a, b SpanMark) int { return a.At.Compare(b.At) })
 	return out

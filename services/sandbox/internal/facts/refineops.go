@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"slices"
 	"strings"
 
 	"agentk/platform/mutant"
@@ -55,7 +54,7 @@ func refineByOps(on Onset, marks []SpanMark, ops []string, refine func(Onset, []
 	}
 	var sel []SpanMark
 	for _, m := range marks {
-		if slices.ContainsFunc(m.Ops, func(o string) bool { return slices.Contains(ops, o) }) {
+		if sharesOp(m, ops) {
 			sel = append(sel, m)
 		}
 	}
