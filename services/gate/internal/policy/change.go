@@ -193,7 +193,7 @@ func settingsRelease(l LedgerState, svc string, ev []contracts.EvidenceV1) strin
 	if !ok {
 		return ""
 	}
-	if n := len(l.Ledger.Releases); n >= 2 && buildMetadataOnly(l.Ledger.Releases[n-2].Version, cur.Version) {
+	if n := len(l.Ledger.Releases); n >= 2 && onlyBuild(l.Ledger.Releases[n-2].Version, cur.Version) {
 		return "the ledger's " + strconv.Quote(l.Ledger.Releases[n-2].Version) + " to " + strconv.Quote(cur.Version) + " changed only build metadata"
 	}
 	for _, e := range ev {
@@ -206,11 +206,8 @@ func settingsRelease(l LedgerState, svc string, ev []contracts.EvidenceV1) strin
 	return ""
 }
 
-// buildMetadataOnly reports whether next differs from prev only after a
-// "+" (or "_", an image tag's) that both or one of them carry, their cores
-// equal and not empty.
-func buildMetadataOnly(prev, next string) bool {
-	pc, pb, pok := strings.Cut(strings.ReplaceAll(prev, "_", "+"), "+")
-	nc, nb, nok := strings.Cut(strings.ReplaceAll(next, "_", "+"), "+")
-	return (pok || nok) && pc != "" && pc == nc && pb != nb
+// onlyBuild is contracts.BuildMetadataOnly's verdict.
+func onlyBuild(prev, next string) bool {
+	_, ok := contracts.BuildMetadataOnly(prev, next)
+	return ok
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"regexp"
 	"slices"
-	"strings"
 
 	"agentk/contracts"
 	"agentk/services/investigator/internal/loop"
@@ -54,9 +53,8 @@ const (
 // are equal and a semantic version (semverCore). An image tag writes "_" for
 // "+" (OCI tags allow no "+").
 func buildOnly(prev, next string) bool {
-	pc, pb, pok := strings.Cut(strings.ReplaceAll(prev, "_", "+"), "+")
-	nc, nb, nok := strings.Cut(strings.ReplaceAll(next, "_", "+"), "+")
-	return (pok || nok) && semverCore.MatchString(pc) && pc == nc && pb != nb
+	core, ok := contracts.BuildMetadataOnly(prev, next)
+	return ok && semverCore.MatchString(core)
 }
 
 // semverCore is a semantic version without build metadata: MAJOR.MINOR.PATCH
