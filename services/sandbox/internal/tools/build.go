@@ -373,7 +373,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			if err != nil {
 				return Output{}, err
 			}
-			on, follow = refineOnset(on, rows, st, resps[9]), follow[1:]
+			on, follow = refineOnset(on, rows, st), follow[1:]
 		}
 		fu, err := overviewFollow(c, lim, st, follow)
 		if err != nil {
@@ -394,7 +394,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(st.failingDeps, slices.Concat(j.Abandoned, j.Refused, fu.impatient)), append(fu.newCalls, cPeers...)), facts.SlowPeers(st.slowDeps, j.Abandoned)
 		f.DependencyFaults, f.TimedOutDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
-		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, resps[9], f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
+		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
 		f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals = st.peakCall, st.peakPeer, st.retries, arr
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic, f.NodeTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions, st.nodes
 		propLine = judgedLines(c.Service, j, fu, st)

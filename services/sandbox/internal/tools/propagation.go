@@ -35,6 +35,10 @@ type overviewState struct {
 	onset   Onset
 	alt     facts.AlternativeFacts
 	release *contracts.ReleaseErrors
+	// versions are the entry spans per minute by service.version
+	// (facts.VersionCounts of the first stage's answer), read once; nil
+	// when that answer could not be read.
+	versions map[string]map[int64]float64
 	// failingDeps are the peers failing at their usual call rate;
 	// retriedDeps those failing whose calls rose above it, judged with
 	// the peers' series (peers: the service's client spans by peer, a
@@ -126,6 +130,9 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
 		return st, err
+	}
+	if c, err := facts.VersionCounts(resps[9]); err == nil {
+		st.versions = c
 	}
 	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
 		return st, err

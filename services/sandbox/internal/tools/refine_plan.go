@@ -44,14 +44,11 @@ func refineQuery(c Call, on Onset) Query {
 
 // refineOnset places on inside its bucket from the bucket's spans (rows):
 // over the operations that departed there (facts.RefineByOps), then over
-// the version its failure is confined to (facts.RefineByVersion; versions,
-// the entry spans by service.version, say which versions served before).
-func refineOnset(on Onset, rows []signoz.RawRow, st overviewState, versions signoz.Response) Onset {
+// the version its failure is confined to (facts.RefineByVersion;
+// st.versions, the entry spans by service.version, say which versions
+// served before; unread, no version is confined).
+func refineOnset(on Onset, rows []signoz.RawRow, st overviewState) Onset {
 	marks := onsetMarks(on, rows)
-	counts, err := facts.VersionCounts(versions)
-	if err != nil {
-		counts = nil // unreadable: no version is confined
-	}
 	refined := facts.RefineByOps(on, marks, facts.DepartedAt(on, st.departures))
-	return facts.RefineByVersion(on, refined, marks, facts.ServedBefore(counts, *on.At))
+	return facts.RefineByVersion(on, refined, marks, facts.ServedBefore(st.versions, *on.At))
 }
