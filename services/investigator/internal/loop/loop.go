@@ -24,6 +24,9 @@ type run struct {
 	repeats int
 	callSeq int
 	planOK  bool
+	// budgetFinal is set when the token budget made the last turn a final
+	// one (ask): the model may answer, not call tools.
+	budgetFinal bool
 }
 
 // Investigate runs one investigation and returns its report, unsealed. The
@@ -114,7 +117,7 @@ func (r *run) investigate(ctx, ictx context.Context) ([]contracts.Claim, string,
 			}
 			return claims, "", nil
 		}
-		if overBudget {
+		if overBudget || r.budgetFinal {
 			return nil, ReasonTokens, nil
 		}
 		if ended, err := r.turn(ctx, ictx, ans); ended {
@@ -181,6 +184,14 @@ func (r *run) ask(ctx, ictx context.Context) (Answer, string, error) {
 	r.state.Final = r.report.Iterations >= r.d.Budget.MaxIterations
 	r.state.TokensLeft = r.d.Budget.MaxTokens - r.report.TokensIn - r.report.TokensOut
 	ans, err := r.d.Model.Next(ictx, r.state)
+	if errors.Is(err, ErrTokenBudget) && !r.state.Final && ictx.Err() == nil {
+		// A turn with tools no longer fits what is left of the budget; a final
+		// turn (no tools, answer now) is smaller and may. The model answers on
+		// the evidence it has rather than the investigation ending with none;
+		// tool calls in that answer end it on the budget (investigate).
+		r.state.Final, r.budgetFinal = true, true
+		ans, err = r.d.Model.Next(ictx, r.state)
+	}
 	r.report.TokensIn += ans.TokensIn
 	r.report.TokensOut += ans.TokensOut
 	if ans.Model != "" {

@@ -38,6 +38,18 @@ func answer(content string, in, out int) func(loop.State) (loop.Answer, error) {
 	}
 }
 
+// finalOnly refuses a turn with tools as over the token budget, as the LLM
+// client does when only a final turn (no tools, a smaller request) fits what
+// is left, and answers the final turn with next.
+func finalOnly(next func(loop.State) (loop.Answer, error)) func(loop.State) (loop.Answer, error) {
+	return func(s loop.State) (loop.Answer, error) {
+		if !s.Final {
+			return loop.Answer{}, loop.ErrTokenBudget
+		}
+		return next(s)
+	}
+}
+
 func calls(args string, tools ...string) func(loop.State) (loop.Answer, error) {
 	return func(loop.State) (loop.Answer, error) {
 		var cs []loop.ToolRequest
@@ -88,6 +100,10 @@ func TestInvestigate(t *testing.T) {
 		{name: "token budget from usage", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){answer(good, 7990, 60)},
 			reason: loop.ReasonTokens, class: "retry_storm", iterations: 5, toolCalls: 4},
 		{name: "token budget refused by the model", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){func(loop.State) (loop.Answer, error) { return loop.Answer{}, loop.ErrTokenBudget }},
+			reason: loop.ReasonTokens, class: contracts.ClassUnknown, iterations: 5, toolCalls: 4},
+		{name: "a turn with tools no longer fits: the final turn answers", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){calls(agg, contracts.ToolAggregateTraces), finalOnly(answer(good, 900, 60))},
+			completed: true, class: "retry_storm", iterations: 6, toolCalls: 5},
+		{name: "tool calls in the budget's final turn end it on the budget", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){finalOnly(calls(`{"service":"shop-api","limit":5}`, contracts.ToolErrorTraces))},
 			reason: loop.ReasonTokens, class: contracts.ClassUnknown, iterations: 5, toolCalls: 4},
 		{name: "loop breaker on identical calls", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){calls(agg, contracts.ToolAggregateTraces), calls(`{"group_by":["name"],"field":"duration_nano","aggregation":"p95","service":"shop-api"}`, contracts.ToolAggregateTraces, contracts.ToolAggregateTraces)},
 			reason: loop.ReasonLoop, class: contracts.ClassUnknown, iterations: 6, toolCalls: 5},
