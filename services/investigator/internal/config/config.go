@@ -99,7 +99,7 @@ var Spec = config.Spec{Component: "investigator", Err: ErrInvalid, Vars: []confi
 	{Name: EnvLLMTimeout, Kind: config.KindDuration, Default: "60s", Doc: "one HTTP request"},
 	{Name: EnvRetryBackoff, Kind: config.KindDuration, DocDefault: "`500ms`", Doc: "first wait between retried model requests (429 without Retry-After, 5xx, malformed, timeout); doubles per attempt up to 8 s"},
 	{Name: EnvPersona, Doc: "scripted persona name (eval harness): reports say `persona:<name>`"},
-	{Name: EnvMaxTokens, Kind: config.KindInt, Default: "8000", Min: 1, Doc: "tokens in + out per investigation"},
+	{Name: EnvMaxTokens, Kind: config.KindInt, Default: "16000", Min: 1, Doc: "tokens in + out per investigation"},
 	{Name: EnvMaxIterations, Kind: config.KindInt, Default: "8", Min: float64(plan.MinIterations + 1), Doc: "plan steps + model turns; at least plan + 1"},
 	{Name: EnvWallTime, Kind: config.KindDuration, Default: "2m", Doc: "wall time per investigation"},
 	{Name: EnvParallel, Kind: config.KindInt, Default: "2", Min: 1, Doc: "concurrent investigations"},

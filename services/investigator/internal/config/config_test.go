@@ -26,7 +26,7 @@ func TestFromEnv(t *testing.T) {
 		{"empty is rules", map[string]string{}, func(t *testing.T, c Config) {
 			require.Equal(t, KindRules, c.Kind)
 			require.Equal(t, "rules", c.InvestigatorName())
-			require.Equal(t, 8000, c.Budget.MaxTokens)
+			require.Equal(t, 16000, c.Budget.MaxTokens)
 		}, nil},
 		{"a key selects the llm on groq", map[string]string{"AGENTK_LLM_API_KEY": "sk-1"}, func(t *testing.T, c Config) {
 			require.Equal(t, KindLLM, c.Kind)

@@ -114,7 +114,7 @@ func TestPersonasOverHTTP(t *testing.T) {
 			}
 			require.Positive(t, r.rep.TokensIn)
 			require.Positive(t, r.rep.TokensOut)
-			require.LessOrEqual(t, r.rep.TokensIn+r.rep.TokensOut, 8000)
+			require.LessOrEqual(t, r.rep.TokensIn+r.rep.TokensOut, loop.DefaultBudget().MaxTokens)
 			require.Equal(t, "scripted-"+tc.persona, r.rep.Model)
 			require.NotContains(t, r.logs, key)
 			for _, a := range r.auth {

@@ -97,7 +97,7 @@ func TestInvestigate(t *testing.T) {
 			completed: true, class: contracts.ClassUnknown, iterations: 5, toolCalls: 4},
 		{name: "iteration budget", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){calls(agg, contracts.ToolAggregateTraces), calls(`{"service":"shop-api","limit":5}`, contracts.ToolErrorTraces), calls(`{"service":"shop-api","limit":6}`, contracts.ToolErrorTraces)},
 			budget: func(b *loop.Budget) { b.MaxIterations = 6 }, reason: loop.ReasonIterations, class: contracts.ClassUnknown, iterations: 6, toolCalls: 6},
-		{name: "token budget from usage", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){answer(good, 7990, 60)},
+		{name: "token budget from usage", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){answer(good, loop.DefaultBudget().MaxTokens-10, 60)},
 			reason: loop.ReasonTokens, class: "retry_storm", iterations: 5, toolCalls: 4},
 		{name: "token budget refused by the model", scenario: looptest.RetryStorm(), turns: []func(loop.State) (loop.Answer, error){func(loop.State) (loop.Answer, error) { return loop.Answer{}, loop.ErrTokenBudget }},
 			reason: loop.ReasonTokens, class: contracts.ClassUnknown, iterations: 5, toolCalls: 4},

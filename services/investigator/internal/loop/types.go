@@ -129,9 +129,14 @@ type Budget struct {
 	MaxCallsPerTurn int
 }
 
-// DefaultBudget fits one investigation in a free-tier provider's minute.
+// DefaultBudget bounds one investigation: up to four model turns over the
+// minimum plan's evidence. Every turn sends the whole conversation again, so
+// the tokens grow with each turn: on every committed corpus the scripted
+// oracle's two turns spend up to 7,310 tokens (p50 5,398), and its first
+// request alone up to about 6,000 where the overviews are large; 16,000
+// leaves a real model room for a third and fourth turn.
 func DefaultBudget() Budget {
-	return Budget{MaxIterations: 8, MaxTokens: 8000, WallTime: 2 * time.Minute, MaxRepeats: 2, MaxCallsPerTurn: 4}
+	return Budget{MaxIterations: 8, MaxTokens: 16000, WallTime: 2 * time.Minute, MaxRepeats: 2, MaxCallsPerTurn: 4}
 }
 
 // Input is one investigation to run.
