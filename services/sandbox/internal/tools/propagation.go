@@ -81,6 +81,9 @@ type overviewState struct {
 	quality []qualityDeparture
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
+	// versionKey is facts.ImageTagKey where the versions were read from
+	// the image tags (facts.ImageTagVersions), else empty.
+	versionKey string
 }
 
 // overviewBase derives the state from the first stage's answers (resps) and
@@ -88,6 +91,14 @@ type overviewState struct {
 func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) {
 	var st overviewState
 	var err error
+	peerEnd := 11 + 2*len(PeerKeys)
+	// A service whose entry spans name no service.version: its versions
+	// are its image tags (facts.ImageTagVersions), read in place of the
+	// entry spans by service.version and their errors.
+	if facts.ImageTagVersions(resps[9], resps[peerEnd+9]) {
+		resps = slices.Clone(resps)
+		resps[9], resps[10], st.versionKey = resps[peerEnd+9], resps[peerEnd+10], facts.ImageTagKey
+	}
 	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
 		return st, err
 	}
@@ -96,9 +107,8 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
-	peerEnd := 11 + 2*len(PeerKeys)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+9:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+12:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -119,6 +129,14 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err != nil {
 		return st, err
 	}
+	// The service calling itself (grpc-gateway's loopback call into its
+	// own gRPC server) is no peer (facts.SelfCallPeers).
+	if rows, err := rawRows(resps, peerEnd+11); err == nil {
+		for _, p := range facts.SelfCallPeers(rows, SelfCallKeys) {
+			delete(peers, p)
+			delete(keyOf, p)
+		}
+	}
 	// A client that retries inside one span makes as many attempts as
 	// the span's retry count says: the calls to its peer are the attempts.
 	if err := addRetryAttempts(peers, qual[min(len(qual), len(keys)+len(retry)):]); err != nil {
@@ -130,6 +148,9 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
 		return st, err
+	}
+	if st.release != nil && st.versionKey != "" {
+		st.release.VersionKey = st.versionKey
 	}
 	if c, err := facts.VersionCounts(resps[9]); err == nil {
 		st.versions = c
