@@ -514,6 +514,12 @@ type ReleaseErrors struct {
 	// onset; FirstSeen the first minute it served one.
 	Version   string    `json:"version"`
 	FirstSeen time.Time `json:"first_seen"`
+	// VersionKey is the resource attribute the versions were read from
+	// where it is not service.version: container.image.tag, on a service
+	// whose entry spans name no service.version. The gate trusts such a
+	// comparison only where the release ledger's running release is that
+	// tag.
+	VersionKey string `json:"version_key,omitempty"`
 	// HistoryMinutes counts minutes with entry spans before FirstSeen: with
 	// none, the recording holds no release and nothing to compare with.
 	HistoryMinutes int `json:"history_minutes"`

@@ -10,12 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// heldout10Twins holds four harsher twins of e2e/incidents-heldout10's
+// heldout10Twins holds six harsher twins of e2e/incidents-heldout10's
 // traps (its README, "Twins"): the neighbour starving the node 45 s after
 // fleet-api's rollout finished, two pods of eight there, sampled 1 in 20;
 // the larger payloads 35 s after telemetry-router's release; a compactor
 // run 55 s after telemetry-writer's release with no earlier run in the
-// history; a purge that only triples the origin's traffic.
+// history; a purge that only triples the origin's traffic; and (branch
+// h50self) two where ingest-gw's loopback address 127.0.0.1, on which its
+// grpc-gateway calls itself, also carries a mesh sidecar's calls to
+// device-registry, which fails (or slows) by itself minutes after a
+// harmless release: the loopback peer must stay a dependency
+// (facts.SelfCallPeers, mutant sandbox.self_calls_every).
 const heldout10Twins = "incidents-heldout10-twins"
 
 // heldout10Traps are heldout10's trap rolled back on main (its README,
@@ -23,9 +28,45 @@ const heldout10Twins = "incidents-heldout10-twins"
 // minutes after fleet-api 6.3.1 rolled out, the same version clean on the
 // other nodes (persona:marker's and persona:quality's rollbacks; mutants
 // gate.node_confined, sandbox.node_traffic), and its fast twin.
+//
+// Branch h50self reads the versions of services that name no
+// service.version from their image tags; the CronJob trap and its twin
+// were held only while no version was read, and their pool timeouts then
+// read as new with the release (persona:marker's and persona:quality's
+// rollbacks; mutant gate.pool_signature). The sidecar twins hold the
+// loopback reading.
 var heldout10Traps = []string{
 	"incidents-heldout10/kw10-trap-noisy-node-fleet-api",
 	heldout10Twins + "/kw10-twin-noisy-node-fast-fleet-api",
+	"incidents-heldout10/kw10-trap-cron-compactor-telemetry-writer",
+	heldout10Twins + "/kw10-twin-compactor-close-telemetry-writer",
+	heldout10Twins + "/kw10-twin-sidecar-registry-ingest-gw",
+	heldout10Twins + "/kw10-twin-sidecar-registry-slow-ingest-gw",
+}
+
+// heldout10Lifts are heldout10's rollbacks that branch h50self lifted for
+// persona:oracle: grpc-gateway's loopback call into its own gRPC server is
+// no dependency (facts.SelfCallPeers), and the Go services' versions are
+// their image tags where the release ledger agrees (facts.ImageTagVersions,
+// gate.image_tag_ledger).
+var heldout10Lifts = []string{
+	"incidents-heldout10/kw10-grpc-retry-policy-ingest-gw",
+	"incidents-heldout10/kw10-manifest-key-id-ota-svc",
+	"incidents-heldout10/kw10-nil-map-crashloop-telemetry-router",
+}
+
+// TestHeldout10LiftsAreAllowed replays persona:oracle (always right) on
+// the three rollbacks lifted by branch h50self: each is rolled back.
+func TestHeldout10LiftsAreAllowed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays persona:oracle on three heldout10 rollbacks; skipped with -short")
+	}
+	outs := evalDirs(t, heldout10Lifts, []string{"persona:oracle"})
+	require.Len(t, outs, len(heldout10Lifts))
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "allow", o.Verdict, "%s %s: %s denied (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
 }
 
 // TestHeldout10TrapsAreDenied replays every investigator on the noisy-node
@@ -48,7 +89,7 @@ func TestHeldout10TwinsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on the heldout10 twins; skipped with -short")
 	}
-	requireNoneRollsBack(t, heldout10Twins, 4)
+	requireNoneRollsBack(t, heldout10Twins, 6)
 }
 
 // TestHostilePersonasOnHeldout10Traps replays the hostile personas on the
@@ -78,7 +119,7 @@ func TestHeldout10CorpusLoads(t *testing.T) {
 // TestHeldout10TwinsCorpusLoads: the twins load, all traps, in sample.
 func TestHeldout10TwinsCorpusLoads(t *testing.T) {
 	t.Parallel()
-	incs := loadTaggedCorpus(t, heldout10Twins, "heldout10", "in-sample", 4)
+	incs := loadTaggedCorpus(t, heldout10Twins, "heldout10", "in-sample", 6)
 	require.Equal(t, len(incs), countExpect(incs, func(e incident.Expect) bool { return e.Verdict == "deny" }))
 }
 

@@ -265,8 +265,11 @@ def readings_path(w):
 
 
 def ingest_traffic(w, rate, reg_ms=lambda t: 60.0, retry=None, size=lambda t, m: 3900,
-                   model=lambda t: "hp-x3", router=None):
-    """Devices push readings through ingest-gw: registry lookup, NATS publish; telemetry-router consumes."""
+                   model=lambda t: "hp-x3", router=None, reg_host="device-registry.ingest.svc", reg_port=9090,
+                   reg_fail=lambda t: None):
+    """Devices push readings through ingest-gw: registry lookup, NATS publish; telemetry-router consumes.
+    reg_host/reg_port: where the registry call goes (a mesh sidecar on loopback: 127.0.0.1:15001);
+    reg_fail(t): the registry's own failure (a gRPC status message, UNAVAILABLE) or None."""
     router = router or router_default
 
     def one(t):
@@ -276,8 +279,14 @@ def ingest_traffic(w, rate, reg_ms=lambda t: 60.0, retry=None, size=lambda t, m:
         sz = size(t, m)
         calls, final, spent = [], 0, 0.0
         deadline, attempts = retry(t, pod) if retry else (800, 1)
+        outage = reg_fail(t)
         for i in range(attempts):
             d = lat(w, reg_ms(t), 0.45)
+            if outage:
+                calls.append((spent, lat(w, 4.0), 14, i))
+                spent += calls[-1][1]
+                final = 14
+                break
             if d > deadline:
                 calls.append((spent, deadline, 4, i))
                 spent += deadline + 0.4
@@ -287,25 +296,28 @@ def ingest_traffic(w, rate, reg_ms=lambda t: 60.0, retry=None, size=lambda t, m:
             spent += d
             final = 0
             break
-        st = 504 if final else 200
+        st = {0: 200, 4: 504, 14: 503}[final]
         dur = spent + lat(w, 3.2) + 1.5
 
         def inner(sid):
             for off, d, code, i in calls:
+                msg = {4: "context deadline exceeded", 14: "rpc error: code = Unavailable desc = " + (outage or "")}.get(code)
                 c = grpc_client(w, out, tid, pod, t + int((1 + off) * MS), d, "registry.v1.Registry/GetDevice",
-                                "device-registry.ingest.svc", sid, code, "context deadline exceeded" if code else None,
-                                i if retry else None)
+                                reg_host, sid, code, msg, i if retry else None)
+                if reg_port != 9090:
+                    out[-1][1]["attributes"]["server.port"] = reg_port
                 rp = w.pod("device-registry", t)
                 if rp:
-                    sd = d - 1.0 if code == 0 else lat(w, reg_ms(t) * 1.6, 0.3)
+                    sd = d - 1.0 if code == 0 else (d - 1.0 if code == 14 else lat(w, reg_ms(t) * 1.6, 0.3))
                     s = w.span(out, tid, rp, "registry.v1.Registry/GetDevice", 2, t + int((1.4 + off) * MS),
-                               max(0.5, sd), parent=c, attrs={
+                               max(0.5, sd), parent=c, err=outage if code == 14 else None, attrs={
                                    "rpc.system": "grpc", "rpc.service": "registry.v1.Registry",
-                                   "rpc.method": "GetDevice", "rpc.grpc.status_code": 0,
-                                   "network.peer.address": "10.42.%d.%d" % (w.rng.randrange(1, 9), w.rng.randrange(2, 250))})
+                                   "rpc.method": "GetDevice", "rpc.grpc.status_code": 14 if code == 14 else 0,
+                                   "network.peer.address": "127.0.0.6" if reg_port != 9090 else
+                                   "10.42.%d.%d" % (w.rng.randrange(1, 9), w.rng.randrange(2, 250))})
                     pgx(w, out, tid, rp, t + int((1.8 + off) * MS), max(0.3, sd * 0.3), "SELECT", "devices",
                         "SELECT id, model, fw_version, tariff_zone FROM devices WHERE id = $1", s,
-                        host="pg-registry.ingest.svc")
+                        host="pg-registry.ingest.svc", err=outage if code == 14 else None)
             if st == 200:
                 p = nats_pub(w, out, tid, pod, t + int((spent + 2) * MS), "telemetry.raw", sz, sid)
                 router(w, out, tid, t + int((spent + 2 + lat(w, 40)) * MS), sz, p, m)
@@ -313,7 +325,8 @@ def ingest_traffic(w, rate, reg_ms=lambda t: 60.0, retry=None, size=lambda t, m:
                 "ingest.v1.IngestService/PushReadings", inner)
         if st >= 500:
             golog(w, pod, t + int(dur * MS), "ERROR", "push readings failed", tid, "",
-                  error="rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+                  error="rpc error: code = DeadlineExceeded desc = context deadline exceeded" if final == 4 else
+                  "rpc error: code = Unavailable desc = " + outage,
                   grpc_method="registry.v1.Registry/GetDevice", attempts=len(calls))
         w.keep(tid, out)
     w.each_request(rate, one)
@@ -916,6 +929,42 @@ def t6_quota(rel_t="18:59:10.045", q_at="19:02:30", one_in=6, ident="kw10-trap-g
 
 # ---------------------------------------------------------------- writing
 
+# T7 (twins only) --------------------------------------------------------------------------------
+def t7_sidecar_registry(rel_t="09:31:20.210", fail_at="09:33:40", share=0.45, slow=False, one_in=8,
+                        ident="kw10-twin-sidecar-registry-ingest-gw", start="08:05:00", now="09:45:00",
+                        alert=("IngestReadings5xx", "ingest", "12.2", "09:38:00")):
+    """A mesh sidecar on loopback: ingest-gw's calls to device-registry go to 127.0.0.1:15001 (envoy's
+    outbound listener), the same address its grpc-gateway calls itself on (127.0.0.1:9090); beneath the
+    sidecar's call is device-registry's server span. device-registry's database fails it by itself
+    (or slows it) minutes after a release of ingest-gw that changed nothing that matters."""
+    sp = spec(ident,
+              "device-registry fails ingest-gw's lookups through the mesh sidecar on 127.0.0.1 (%s) %s after ingest-gw 3.8.1"
+              % ("slow: 504s" if slow else "UNAVAILABLE: 503s", fail_at),
+              "ingest-gw", start, now, one_in, {"root_cause": "dependency_outage", "verdict": "deny"}, fail_at[:5],
+              "ingest-gw 3.8.1 bumps its NATS client; its pods reach device-registry through the mesh sidecar on "
+              "127.0.0.1:15001, the address its grpc-gateway calls itself on (127.0.0.1:9090). device-registry's "
+              "database %s by itself; 3.8.0 would fail the same way." %
+              ("slows it past ingest-gw's 800 ms deadline" if slow else "refuses it (the registry answers UNAVAILABLE)"),
+              ["grpc-gateway", "mesh-sidecar-loopback", "no-service-version", "probabilistic-1-in-%d" % one_in],
+              alert, [rel("ingest-gw", ("3.8.0", "2026-12-10T15:02:11.420"), ("3.8.1", rel_t))])
+
+    def build(w):
+        r, f = at(rel_t), at(fail_at)
+        w.fleet("ingest-gw", [("3.8.0", 6, w.start - 4 * 1440 * MIN, r + 40 * S, None), ("3.8.1", 6, r, None, None)])
+        w.fleet("device-registry", [("6.2.1", 4, w.start - 9 * 1440 * MIN, None, None)])
+        w.fleet("telemetry-router", [("2.13.1", 4, w.start - 2 * 1440 * MIN, None, None)])
+        w.marker("ingest-gw", "3.8.1", "3.8.0", r + 280 * MS, "v3.8.1")
+        if slow:
+            reg = lambda t: 60.0 + 900.0 * ramp(t, f, f + 90 * S)
+            ingest_traffic(w, lambda t: 240, reg_ms=reg, reg_host="127.0.0.1", reg_port=15001)
+        else:
+            fail = lambda t: ("pg: connection refused (pg-registry.ingest.svc:5432)"
+                              if t >= f and w.rng.random() < share else None)
+            ingest_traffic(w, lambda t: 240, reg_host="127.0.0.1", reg_port=15001, reg_fail=fail)
+    sp["build"] = build
+    return sp
+
+
 def q(s):
     return json.dumps(s)
 
@@ -1010,6 +1059,13 @@ TWINS = {
     "purge-small": lambda: t2_purge(rel_t="10:41:05.330", purge="10:41:55", peak=3.2, one_in=20,
                                     ident="kw10-twin-purge-small-ota-svc",
                                     alert=("OtaManifest5xx", "fleet", "5.2", "10:48:00"), now="10:53:00"),
+    # h50self's twins of the loopback reading (facts.SelfCallPeers): the same loopback address as
+    # grpc-gateway's self call, a mesh sidecar's, another service beneath.
+    "sidecar-registry": lambda: t7_sidecar_registry(),
+    "sidecar-registry-slow": lambda: t7_sidecar_registry(rel_t="14:02:11.870", fail_at="14:04:05", slow=True, one_in=10,
+                                                         ident="kw10-twin-sidecar-registry-slow-ingest-gw",
+                                                         start="12:40:00", now="14:15:00",
+                                                         alert=("IngestReadings5xx", "ingest", "9.6", "14:09:00")),
 }
 
 

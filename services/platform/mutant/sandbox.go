@@ -194,6 +194,14 @@ const (
 	// SandboxNodeTraffic is the service's entry spans and errors since the
 	// onset per Kubernetes node and version (contracts.Facts.NodeTraffic).
 	SandboxNodeTraffic = "sandbox.node_traffic"
+	// SandboxImageTagVersions is the reading of a service's versions from
+	// its image tags (container.image.tag) when no span names
+	// service.version.
+	SandboxImageTagVersions = "sandbox.image_tag_versions"
+	// SandboxSelfCallsEvery is the condition that every sampled call to a
+	// peer has a server span of the calling service beneath it before the
+	// peer is read as the service calling itself, no dependency.
+	SandboxSelfCallsEvery = "sandbox.self_calls_every"
 	// SandboxQualityRelabel is the quality onset passing over a relabel (a
 	// value never seen before on nearly every span since).
 	SandboxQualityRelabel = "sandbox.quality_relabel"
@@ -318,6 +326,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresRegionTraffic"},
 	{Name: SandboxNodeTraffic, Check: "the overview counts the service's entry spans and their errors since the onset per Kubernetes node (k8s.node.name) and service.version when two nodes or more served",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresNodeTraffic"},
+	{Name: SandboxImageTagVersions, Check: "the versions of a service whose entry spans name no service.version are read from their image tags (container.image.tag): the release comparison, the version-confined onset",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsImageTagVersions"},
+	{Name: SandboxSelfCallsEvery, Check: "a peer is read as the service calling itself (grpc-gateway's loopback call into its own gRPC server), not a dependency, only when every sampled call to it (at least 5) has a server span of the calling service beneath it: a loopback address that also carries calls a mesh sidecar forwards to another service stays a dependency",
+		KilledBy: "test:services/sandbox:./internal/facts:TestSelfCallPeers"},
 	{Name: SandboxQualityRelabel, Check: "a quality departure that is a relabel (a value no span carried before, on 95% or more of the spans since: a template's or a build's name changed with a release) places no onset; the earliest other departure does",
 		KilledBy: "test:services/sandbox:./internal/facts:TestQualityRelabelPlacesNoOnset"},
 	{Name: SandboxQualityPlatform, Check: "the quality stage follows no attribute a FaaS platform sets on every invocation (faas.coldstart, faas.trigger, cloud.region: how the platform ran the function, not what it answered), so a cold-start share that moves with the platform's scaling supports no prompt or configuration regression",

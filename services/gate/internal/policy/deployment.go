@@ -68,6 +68,7 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	if in.EvidenceRejected > 0 {
 		inputs["evidence_rejected"] = strconv.Itoa(in.EvidenceRejected)
 	}
+	ev = ledgerAgreedReleases(in, svc, ev, inputs)
 	reasons := diagnosisReasons(in, inputs)
 	reasons = append(reasons, markerReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, qualityOnsetReasons(in, svc, ev, inputs)...)

@@ -60,6 +60,9 @@ const (
 	qRegions   = "per_minute_regions"
 	qNodes     = "per_minute_nodes"
 	qAttempts  = "per_minute_entry_attempts"
+	qTagVers   = "per_minute_image_tags"
+	qTagVersEr = "per_minute_image_tag_errors"
+	qSelfCalls = "self_call_sample"
 	qRuntime   = "per_minute_runtime_attributes"
 )
 
@@ -222,6 +225,10 @@ func releaseQueries(c Call, ow Window) []Query {
 	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
 	byVersion := []signoz.FieldKey{version}
 	bySignature := []signoz.FieldKey{version, {Name: "status_message", FieldContext: "span", FieldDataType: "string"}}
+	// The same two by image tag, of the entry spans that name no
+	// service.version (facts.ImageTagVersions).
+	imageTag := signoz.FieldKey{Name: facts.ImageTagKey, FieldContext: "resource", FieldDataType: "string"}
+	byTag, byTagSignature := []signoz.FieldKey{imageTag}, []signoz.FieldKey{imageTag, bySignature[1]}
 	series := func(name, filter string, aggs []signoz.Aggregation, by []signoz.FieldKey, limit int) Query {
 		return Query{Name: name, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
 			Filter: signoz.Filter{Expression: filter}, Aggregations: aggs, GroupBy: by, Limit: limit})}
@@ -242,7 +249,10 @@ func releaseQueries(c Call, ow Window) []Query {
 		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
 		series(qNodes, and(svc, entrySpans), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
 			[]signoz.FieldKey{{Name: facts.NodeTrafficKey, FieldContext: "resource", FieldDataType: "string"}, version}, 100),
-		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1))),
+		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1)),
+		optional(series(qTagVers, and(svc, entrySpans, noVersion), one, byTag, 50)),
+		optional(series(qTagVersEr, and(svc, entrySpans, noVersion, "has_error = true"), one, byTagSignature, 100)),
+		selfCallQuery(c, svc)),
 		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
@@ -320,6 +330,36 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	}
 	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))
 }
+
+// noVersion keeps the spans that name no service.version: a service's
+// versions are read from its image tags only where none does
+// (facts.ImageTagVersions).
+const noVersion = "service.version NOT EXISTS"
+
+// optional marks a query Optional: a SigNoz that refuses it (a key it never
+// saw) leaves its measurement out.
+func optional(q Query) Query {
+	q.Optional = true
+	return q
+}
+
+// SelfCallSpans bounds the sample of the service's own client and server
+// spans that facts.SelfCallPeers reads.
+const SelfCallSpans = 500
+
+// selfCallQuery is the sample of the service's client and server spans,
+// newest first, over the call's window (facts.SelfCallPeers: a peer whose
+// calls each have the service's own server span beneath them is the service
+// calling itself). Optional: refused, every peer stays a dependency.
+func selfCallQuery(c Call, svc string) Query {
+	fields := []signoz.FieldKey{span("trace_id", "string"), span("span_id", "string"), span("parent_span_id", "string"), span("timestamp", "number"),
+		span("kind_string", "string"), tag("server.address", "string"), tag("net.peer.name", "string")}
+	return optional(Query{Name: qSelfCalls, Request: signoz.NewRequest(signoz.RequestRaw, c.Window.From.UnixMilli(), c.Window.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+		Filter: signoz.Filter{Expression: and(svc, notMarker, "kind IN (2, 3)")}, Limit: SelfCallSpans, Order: desc("timestamp"), SelectFields: fields})})
+}
+
+// SelfCallKeys are the peer keys a self call names its address by.
+var SelfCallKeys = []string{"server.address", "net.peer.name"}
 
 // attemptsQuery is the server spans with a parent per minute and their
 // distinct parent spans (facts.RepeatedAttempts: several server spans

@@ -81,6 +81,9 @@ type overviewState struct {
 	quality []qualityDeparture
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
+	// versionKey is facts.ImageTagKey where the versions were read from
+	// the image tags (facts.ImageTagVersions), else empty.
+	versionKey string
 }
 
 // overviewBase derives the state from the first stage's answers (resps) and
@@ -88,6 +91,8 @@ type overviewState struct {
 func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) {
 	var st overviewState
 	var err error
+	peerEnd := 11 + 2*len(PeerKeys)
+	resps, st.versionKey = withImageTags(resps, peerEnd)
 	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
 		return st, err
 	}
@@ -96,9 +101,8 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
-	peerEnd := 11 + 2*len(PeerKeys)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+9:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+12:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -115,7 +119,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.onset.At == nil {
 		return st, nil
 	}
-	peers, keyOf, err := peerSeries(resps[11:peerEnd])
+	peers, keyOf, err := outboundPeers(resps, peerEnd)
 	if err != nil {
 		return st, err
 	}
@@ -131,6 +135,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
 		return st, err
 	}
+	st.release = keyedRelease(st.release, st.versionKey)
 	if c, err := facts.VersionCounts(resps[9]); err == nil {
 		st.versions = c
 	}
@@ -162,6 +167,48 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	return st, nil
+}
+
+// withImageTags returns the first stage's answers (resps) with, for a
+// service whose entry spans name no service.version, the entry spans by
+// image tag and their errors in place of those by service.version
+// (facts.ImageTagVersions), and the key they were read from; resps is not
+// changed.
+func withImageTags(resps []signoz.Response, peerEnd int) ([]signoz.Response, string) {
+	if !facts.ImageTagVersions(resps[9], resps[peerEnd+9]) {
+		return resps, ""
+	}
+	out := slices.Clone(resps)
+	out[9], out[10] = resps[peerEnd+9], resps[peerEnd+10]
+	return out, facts.ImageTagKey
+}
+
+// keyedRelease is r naming the key its versions were read from (empty for
+// service.version).
+func keyedRelease(r *contracts.ReleaseErrors, key string) *contracts.ReleaseErrors {
+	if r != nil && key != "" {
+		r.VersionKey = key
+	}
+	return r
+}
+
+// outboundPeers reads the series of the service's calls by peer
+// (peerSeries) less the peers that are the service calling itself
+// (grpc-gateway's loopback call into its own gRPC server;
+// facts.SelfCallPeers over the first stage's sample of its spans, which a
+// refusal leaves unread: every peer stays).
+func outboundPeers(resps []signoz.Response, peerEnd int) (map[string][]Minute, map[string]string, error) {
+	peers, keyOf, err := peerSeries(resps[11:peerEnd])
+	if err != nil {
+		return nil, nil, err
+	}
+	if rows, err := rawRows(resps, peerEnd+11); err == nil {
+		for _, p := range facts.SelfCallPeers(rows, SelfCallKeys) {
+			delete(peers, p)
+			delete(keyOf, p)
+		}
+	}
+	return peers, keyOf, nil
 }
 
 // readMoved reads what else moved at the onset from resps (the config-change

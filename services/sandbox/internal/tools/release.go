@@ -197,8 +197,12 @@ func releaseLine(r *contracts.ReleaseErrors) string {
 	if r == nil {
 		return "errors by service.version: no entry span since the onset carries service.version"
 	}
-	s := fmt.Sprintf("errors by service.version: %s first served at %s after %d min of earlier history (%d error spans); since the onset %d requests, %d errors",
-		compact.Quote(r.Version), r.FirstSeen.Format(time.RFC3339), r.HistoryMinutes, r.HistoryErrors, r.Requests, r.Errors)
+	key := "service.version"
+	if r.VersionKey != "" {
+		key = r.VersionKey + " (no entry span names service.version)"
+	}
+	s := fmt.Sprintf("errors by %s: %s first served at %s after %d min of earlier history (%d error spans); since the onset %d requests, %d errors",
+		key, compact.Quote(r.Version), r.FirstSeen.Format(time.RFC3339), r.HistoryMinutes, r.HistoryErrors, r.Requests, r.Errors)
 	if r.NewSignature != "" {
 		s += fmt.Sprintf(", %d with a status the history never showed (%s)", r.NewErrors, compact.Quote(r.NewSignature))
 	} else {
