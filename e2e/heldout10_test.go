@@ -145,3 +145,25 @@ func TestRelabelWorldIsDenied(t *testing.T) {
 		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
 	}
 }
+
+// TestLoadShedWorldIsDenied: seed 613273's w009 (drawn by h50self, never
+// tuned on) is a surge 10 minutes after fulfilment 1.21.0, read at 2.43x its
+// baseline (under the gate's 2.5x), the service answering 429 "too many
+// concurrent requests", new with the running version; persona:marker's
+// bad_release and persona:quality's config_regression were rolled back
+// (gate.load_shed).
+func TestLoadShedWorldIsDenied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays six investigators on one drawn world; skipped with -short")
+	}
+	w := worldgen.Draw(613273, 9)
+	require.Equal(t, "s613273-w009-traffic-surge-fulfilment", w.ID, "worldgen no longer draws the same world")
+	dir := scratchDir(t, "loadshed")
+	require.NoError(t, worldgen.WriteOne(dir, w))
+	outs := evalDirs(t, []string{filepath.Join(dir, w.ID)}, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators))
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
+}

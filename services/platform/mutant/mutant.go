@@ -51,6 +51,7 @@ const (
 	GateImageTagLedger           = "gate.image_tag_ledger"
 	GatePoolExhaustion           = "gate.pool_exhaustion"
 	GatePoolSignature            = "gate.pool_signature"
+	GateLoadShed                 = "gate.load_shed"
 	GateProcessRestart           = "gate.process_restart"
 	GateResourcePressure         = "gate.resource_pressure"
 	GateRuntimeSaturation        = "gate.runtime_saturation"
