@@ -551,14 +551,16 @@ def grading_svc(w, t, svc, op, tr, parent, exam=None, fixed=None):
     uri = op.split()[2]
     url = uri.replace("{id}", exam).replace("{examId}", exam)
     throttled = f.get("cosmos_429") and rng.random() < f["cosmos_429"]
+    sdk_retries = 0 if f.get("no_sdk_retry") else 9
+    t429 = (lambda m: lognormal(rng, 12, 0.3)) if f.get("no_sdk_retry") else (lambda m: lognormal(rng, m, 0.4))
     if op == "http get /api/exams/{id}":
         if throttled:
-            cur += cosmos(w, tr, sid, cur, pod, "readItem", "exams", lognormal(rng, 2400, 0.4), 429, 3200, 0.0, 9)
+            cur += cosmos(w, tr, sid, cur, pod, "readItem", "exams", t429(2400), 429, 3200, 0.0, sdk_retries)
             status, exc = 500, "CosmosException"
         else:
             retr = 0
             extra = 0
-            if f.get("cosmos_429") and rng.random() < f["cosmos_429"] * 1.5:
+            if f.get("cosmos_429") and not f.get("no_sdk_retry") and rng.random() < f["cosmos_429"] * 1.5:
                 retr = rng.randint(1, 4)
                 extra = retr * lognormal(rng, 180, 0.4)
             cur += cosmos(w, tr, sid, cur, pod, "readItem", "exams", lognormal(rng, 7, 0.3) + extra, 200, 0, None, retr)
@@ -569,7 +571,7 @@ def grading_svc(w, t, svc, op, tr, parent, exam=None, fixed=None):
             cur += int(lognormal(rng, 3, 0.3) * MS)
     elif op == "http post /api/grades/{examId}":
         if throttled:
-            cur += cosmos(w, tr, sid, cur, pod, "upsertItem", "grades", lognormal(rng, 2600, 0.4), 429, 3200, 0.0, 9)
+            cur += cosmos(w, tr, sid, cur, pod, "upsertItem", "grades", t429(2600), 429, 3200, 0.0, sdk_retries)
             status, exc = 500, "CosmosException"
         else:
             base = (fixed / MS - 12) if fixed else lognormal(rng, 28, 0.35)
@@ -586,7 +588,7 @@ def grading_svc(w, t, svc, op, tr, parent, exam=None, fixed=None):
         msg = {"CosmosException": "Servlet.service() for servlet [dispatcherServlet] threw exception "
                                   "com.azure.cosmos.CosmosException: {\"statusCode\":429,\"subStatusCode\":3200,"
                                   "\"message\":\"Request rate is large. More Request Units may be needed\"} "
-                                  "(retries exhausted after 9 attempts)",
+                                  "(retries exhausted after %d attempts)" % sdk_retries,
                "HttpMessageNotWritableException": "Servlet.service() threw exception org.springframework.http."
                                                   "converter.HttpMessageNotWritableException: Could not write JSON: "
                                                   "failed to lazily initialize a collection of role: "
@@ -756,16 +758,20 @@ def laravel(w, t, svc, op, tr, parent):
     if uses_cache:
         d = int(lognormal(rng, 1.1, 0.3) * MS)
         refused = cache_host == "127.0.0.1"
+        wrongpass = not refused and f.get("redis_auth") and rng.random() < f["redis_auth"]
         attrs = {"db.system": "redis", "db.operation": "GET", "server.address": cache_host,
                  "server.port": 6379 if refused else 6380}
-        if refused:
+        if refused or wrongpass:
             attrs["error.type"] = "RedisException"
-            d = int(lognormal(rng, 0.3, 0.2) * MS)
-        w.span(tr, sid, "Redis::get", 3, cur, d, pod, attrs, err=refused,
-               msg="Connection refused" if refused else "")
+            d = int(lognormal(rng, 0.3 if refused else 2.2, 0.2) * MS)
+        w.span(tr, sid, "Redis::get", 3, cur, d, pod, attrs, err=bool(refused or wrongpass),
+               msg="Connection refused" if refused else ("WRONGPASS invalid username-password pair or user is disabled."
+                                                         if wrongpass else ""))
         cur += d
         if refused:
             status, err = 500, "redis"
+        elif wrongpass:
+            status, err = 500, "wrongpass"
     if not err:
         if f.get("db_auth") and rng.random() < f["db_auth"]:
             d = int(lognormal(rng, 18, 0.3) * MS)
@@ -776,6 +782,14 @@ def laravel(w, t, svc, op, tr, parent):
             cur += d
             status, err = 500, "auth"
         else:
+            if w.spec.get("pdo_connect"):
+                # opentelemetry-php's PDO instrumentation writes a span for every connection a
+                # PHP-FPM request opens (the twins only; the scored corpus has none)
+                d = int(lognormal(rng, 6.5, 0.3) * MS)
+                w.span(tr, sid, "PDO::__construct", 3, cur, d, pod, {
+                    "db.system": "mysql", "db.name": "portal", "db.user": "portal_app",
+                    "server.address": "proctorly-mysql.mysql.database.azure.com"})
+                cur += d
             nq = {"/courses/{course}": 2, "/dashboard": 3, "/enrolments": 2}[route]
             for i in range(nq):
                 d = int(lognormal(rng, 2.8 * f.get("db_slow", 1.0), 0.35) * MS)
@@ -808,6 +822,11 @@ def laravel(w, t, svc, op, tr, parent):
         w.log(t + dur, pod, "ERROR", "Connection refused {\"exception\":\"[object] (RedisException(code: 0): "
               "Connection refused at /var/www/html/vendor/laravel/framework/src/Illuminate/Redis/Connectors/"
               "PhpRedisConnector.php:196)\"}", tr, sid, {"channel": "production", "laravel.route": route})
+    elif err == "wrongpass":
+        w.log(t + dur, pod, "ERROR", "WRONGPASS invalid username-password pair or user is disabled. {\"exception\":\"[object] "
+              "(RedisException(code: 0): WRONGPASS invalid username-password pair or user is disabled. at /var/www/html/"
+              "vendor/laravel/framework/src/Illuminate/Redis/Connectors/PhpRedisConnector.php:159)\"}", tr, sid,
+              {"channel": "production", "laravel.route": route})
     elif err == "auth":
         w.log(t + dur, pod, "ERROR", "SQLSTATE[HY000] [1045] Access denied for user 'portal_app'@'%s' (using "
               "password: YES) (Connection: mysql, SQL: select * from `courses` where `courses`.`id` = ? limit 1)"
@@ -1142,7 +1161,79 @@ def specs():
 # ---------------------------------------------------------------- the twins (written after the score)
 
 def twin_specs():
-    return []
+    """Harsher twins of the two traps main rolled back (README.md, "Twins")."""
+    out = []
+
+    def fx_t1(w, t, svc, op, pod):
+        p = 0.22 * ramp(t, at("13:04:00"), at("13:04:40"))
+        return {"cosmos_429": p} if svc == "grading-svc" else {}
+    out.append(dict(
+        id="pr12-twin-cosmos-ru-fast-grading-svc", service="grading-svc", one_in=8,
+        start="12:05:00", now="13:12:00", alert_at="13:08:00", alertname="GradingSvc5xx", burn=9.0,
+        title="twin: the regrade job's RU burn throttles Cosmos DB 50 s after grading-svc 20261204.14 finished rolling out, 1 in 8 sampled, 22% failing",
+        serving={"grading-svc": [("20261203.4", None, 0), ("20261204.14", "13:02:10", 80)],
+                 "regrade-batch": [("20261201.2", None, 0)]},
+        pods={"grading-svc": 4, "regrade-batch": 2}, sandbox=["grading-svc"],
+        traffic=[("grading-svc", "http get /api/exams/{id}", 160), ("grading-svc", "http post /api/grades/{examId}", 90),
+                 ("grading-svc", "http get /api/exams/{id}/rubric", 14),
+                 ("regrade-batch", "job", lambda w, m0: 90 if m0 >= at("13:03:00") else 0)],
+        fx=fx_t1, expect=("dependency_outage", "deny"), onset="13:04",
+        tags=["trap", "twin", "spring-boot", "cosmosdb", "ru-exhaustion", "429"],
+        story="As pr12-trap-cosmos-ru-regrade-grading-svc, harsher: the last 20261204.14 pod was up at 13:03:10, the "
+              "regrade job's writes begin at 13:03 and Cosmos throttles from 13:04:00 (50 s after the rollout), 1 in 8 "
+              "sampled, 22% of requests failing after the SDK's 9 throttle retries."))
+
+    def fx_t2(w, t, svc, op, pod):
+        p = 0.30 * ramp(t, at("13:05:00"), at("13:05:30"))
+        return {"cosmos_429": p, "no_sdk_retry": True} if svc == "grading-svc" else {}
+    out.append(dict(
+        id="pr12-twin-cosmos-no-sdk-retry-grading-svc", service="grading-svc", one_in=6,
+        start="12:10:00", now="13:13:00", alert_at="13:09:00", alertname="GradingSvc5xx", burn=13.0,
+        title="twin: Cosmos DB 429s answered at once (the SDK's throttle retries are off: maxRetryAttemptsOnThrottledRequests=0 since months) two minutes after grading-svc 20261204.14",
+        serving={"grading-svc": [("20261203.4", None, 0), ("20261204.14", "13:02:10", 80)],
+                 "regrade-batch": [("20261201.2", None, 0)]},
+        pods={"grading-svc": 4, "regrade-batch": 2}, sandbox=["grading-svc"],
+        traffic=[("grading-svc", "http get /api/exams/{id}", 160), ("grading-svc", "http post /api/grades/{examId}", 90),
+                 ("grading-svc", "http get /api/exams/{id}/rubric", 14),
+                 ("regrade-batch", "job", lambda w, m0: 90 if m0 >= at("13:04:00") else 0)],
+        fx=fx_t2, expect=("dependency_outage", "deny"), onset="13:05",
+        tags=["trap", "twin", "spring-boot", "cosmosdb", "ru-exhaustion", "429", "no-retry"],
+        story="The same RU exhaustion with the Cosmos client's throttle retries switched off long ago: each throttled "
+              "call fails at once with 429/3200 and no retry count, at the usual call rate (a failing dependency, not a "
+              "retried one); 30% of requests fail from 13:05."))
+
+    def fx_t3(w, t, svc, op, pod):
+        return {"redis_auth": 0.9 * ramp(t, at("10:41:20"), at("10:41:50"))}
+    out.append(dict(
+        id="pr12-twin-redis-key-rotation-course-portal", service="course-portal", one_in=10,
+        start="09:35:00", now="10:49:00", alert_at="10:45:00", alertname="CoursePortal5xxRatio", burn=30.0,
+        title="twin: Key Vault rotates the Azure Cache for Redis access key two minutes after course-portal 20261204.10 finished rolling out: WRONGPASS on the cached routes, 1 in 10 sampled",
+        serving={"course-portal": [("20261203.12", None, 0), ("20261204.10", "10:38:00", 100)]},
+        pods={"course-portal": 5}, sandbox=["course-portal"], pdo_connect=True,
+        traffic=[("course-portal", "GET /courses/{course}", 150), ("course-portal", "GET /dashboard", 80),
+                 ("course-portal", "POST /enrolments", 25)],
+        fx=fx_t3, expect=("config_regression", "deny"), onset="10:41",
+        tags=["trap", "twin", "laravel", "key-vault", "secret-rotation", "redis", "wrongpass"],
+        story="The rotation function regenerates the cache's primary access key at 10:41:20; every PHP-FPM worker "
+              "connects per request with the key it read at start: 90% of cache reads answer WRONGPASS and the two "
+              "cached routes 500. The release (10:38:00 to 10:39:20) did not touch the key."))
+
+    def fx_t4(w, t, svc, op, pod):
+        return {"db_auth": 0.6 * ramp(t, at("10:41:05"), at("10:41:30"))}
+    out.append(dict(
+        id="pr12-twin-mysql-rotation-sparse-course-portal", service="course-portal", one_in=12,
+        start="09:40:00", now="10:49:00", alert_at="10:45:00", alertname="CoursePortal5xxRatio", burn=21.0,
+        title="twin: the MySQL password rotated 105 s after course-portal 20261204.10 finished rolling out, 1 in 12 sampled, 60% of new connections refused (1045)",
+        serving={"course-portal": [("20261203.12", None, 0), ("20261204.10", "10:38:00", 100)]},
+        pods={"course-portal": 5}, sandbox=["course-portal"], pdo_connect=True,
+        traffic=[("course-portal", "GET /courses/{course}", 150), ("course-portal", "GET /dashboard", 80),
+                 ("course-portal", "POST /enrolments", 25)],
+        fx=fx_t4, expect=("config_regression", "deny"), onset="10:41",
+        tags=["trap", "twin", "laravel", "key-vault", "secret-rotation", "pdo", "sparse"],
+        story="As pr12-trap-keyvault-rotation-course-portal, harsher: the rotation lands 105 s after the last new pod, "
+              "1 in 12 sampled, and only 60% of requests fail (workers with a persistent connection from before keep "
+              "working)."))
+    return out
 
 
 # ---------------------------------------------------------------- files
@@ -1227,7 +1318,7 @@ def write_incident(root, spec, corpus_tag):
 
 def main(argv):
     if len(argv) > 1 and argv[1] == "--twins":
-        root = argv[2]
+        root = argv[2] if len(argv) > 2 else os.path.join(HERE, "..", "incidents-heldout12-twins")
         for spec in twin_specs():
             write_incident(root, spec, "heldout12")
         return
