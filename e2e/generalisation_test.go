@@ -71,7 +71,26 @@ var knownGaps = map[string]string{
 	// sampler is unknown); the right answer is still allow, so they are
 	// misses. 195 of 200 before the culprit worlds; 178 of 178 without the
 	// variant.
-	"worlds/persona:oracle/verdicts": "5 tail-sampled worlds (s18-w024, s18-w032, s18-w040, s18-w076, s1018-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces (issue 35, heldout4's finding 1)",
+	//
+	// Since branch h50ho12 a database refusing the login (MySQL 1045,
+	// PostgreSQL 28P01 "password authentication failed", SQL Server 18456,
+	// Redis WRONGPASS) is a refused credential (facts.databaseAuthRefusal,
+	// mutant sandbox.database_auth_refusal), so the gate's
+	// accepted-credential check (gate.config_accepted_credential) denies a
+	// configuration release whose database accepted the running version's
+	// calls for whole minutes after its release and then refused them:
+	// heldout12's Key Vault rotation (85% of course-portal's requests refused
+	// four minutes after a clean release) was rolled back on main. The
+	// generator's delayed database configurations are the same telemetry
+	// with the other story (a release's wrong password that is accepted for
+	// minutes first) and are now denied: 7 of the 206 CI worlds
+	// (s18-w010, s18-w058, s18-w066, s18-w098, s1018-w018, s1018-w066,
+	// s1018-w074), for the oracle and the rules alike. h47token (session
+	// 18) kept these worlds by reading only HTTP and gRPC refusals; this
+	// trades them for the trap, the safe failure (docs/eval/generalisation.md,
+	// session 20, h50ho12).
+	"worlds/persona:oracle/verdicts": "5 tail-sampled worlds (s18-w024, s18-w032, s18-w040, s18-w076, s1018-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces (issue 35, heldout4's finding 1); 7 delayed database configurations (s18-w010, s18-w058, s18-w066, s18-w098, s1018-w018, s1018-w066, s1018-w074): a database that accepted the running version's calls after its release, then refused the login, cannot be told from a credential rotated outside it (heldout12's Key Vault trap; sandbox.database_auth_refusal)",
+	"worlds/rules/verdicts":          "94.2% (194/206): the oracle's 12 (5 tail-sampled worlds, 7 delayed database configurations denied since a database's refused login is a refused credential, sandbox.database_auth_refusal; see worlds/persona:oracle/verdicts)",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the

@@ -222,6 +222,16 @@ const (
 	// available", c3p0's, DBCP's, SQLAlchemy's QueuePool's...) as a
 	// connection-pool span.
 	SandboxPoolTexts = "sandbox.pool_texts"
+	// SandboxDatabaseThrottle is the reading of a failed call with no HTTP
+	// status whose status message or error.type says a managed database
+	// throttled it (Cosmos DB's "Request rate is large") as the peer's own
+	// failure.
+	SandboxDatabaseThrottle = "sandbox.database_throttle"
+	// SandboxDatabaseAuthRefusal is the reading of a failed call with no HTTP
+	// or gRPC status whose status message or error.type says the database
+	// refused the caller's credential (MySQL 1045, PostgreSQL 28P01, SQL
+	// Server 18456, Redis WRONGPASS) as a refused credential.
+	SandboxDatabaseAuthRefusal = "sandbox.database_auth_refusal"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -342,4 +352,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
 	{Name: SandboxPoolTexts, Check: "a failed span whose status message is a connection pool's own exhaustion (HikariCP, c3p0, DBCP, Tomcat JDBC, SQLAlchemy, knex, Npgsql, SqlClient, Jedis) counts as a connection-pool span",
 		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
+	{Name: SandboxDatabaseThrottle, Check: "a failed call with no HTTP status whose status message or error.type says a managed database throttled it (Cosmos DB's 429: \"Request rate is large\", RequestRateTooLarge) is the peer's own failure",
+		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsDatabaseThrottle"},
+	{Name: SandboxDatabaseAuthRefusal, Check: "a failed call with no HTTP or gRPC status whose status message or error.type says the database refused the caller's credential (MySQL 1045, PostgreSQL 28P01, SQL Server 18456, Redis WRONGPASS or NOAUTH) refuses the credential (auth_refused_dependencies)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestAuthRefusedPeers"},
 }

@@ -3,9 +3,11 @@ package facts
 import (
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/signoz"
 )
 
@@ -34,11 +36,45 @@ func authRefusal(d map[string]any) bool {
 	v, http, ok := statusOf(d)
 	switch {
 	case !ok:
-		return false
+		return databaseAuthRefusal(d)
 	case http:
 		return slices.Contains(httpAuthRefusals, int(v))
 	}
 	return slices.Contains(grpcAuthRefusals, int(v))
+}
+
+// databaseAuthRefusalWords are how a database refuses the caller's
+// credential in the status message or error.type of a client span that
+// carries no HTTP or gRPC status: MySQL's and MariaDB's 1045 ("Access denied
+// for user"), PostgreSQL's 28P01 ("password authentication failed"), SQL
+// Server's 18456 ("Login failed for user"), Redis's WRONGPASS and NOAUTH,
+// MongoDB's and SASL's "Authentication failed". A rotated password refuses
+// every pod that still holds the old one exactly as a configuration release
+// that shipped a wrong one would: pr12-trap-keyvault-rotation-course-portal
+// (Key Vault rotated the MySQL password four minutes after course-portal's
+// release, PDO answered SQLSTATE[HY000] [1045]) had the rules', the
+// oracle's and persona:quality's config_regression rolled back while only
+// HTTP and gRPC statuses were read as refused credentials. Matched
+// lower-cased, as substrings.
+var databaseAuthRefusalWords = []string{
+	"[1045]", "access denied for user", "28p01", "password authentication failed", "login failed for user",
+	"wrongpass", "noauth", "authentication failed",
+}
+
+// databaseAuthRefusal reports whether a failed outbound span with no HTTP or
+// gRPC status says the database refused the caller's credential
+// (databaseAuthRefusalWords).
+func databaseAuthRefusal(d map[string]any) bool {
+	if mutant.Off(mutant.SandboxDatabaseAuthRefusal) {
+		return false
+	}
+	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
+	for _, w := range databaseAuthRefusalWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // AuthRefusedPeers returns the peers among peers whose failed outbound spans

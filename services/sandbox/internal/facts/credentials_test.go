@@ -13,7 +13,10 @@ import (
 
 // TestAuthRefusedPeers: a peer whose failed calls since the onset mostly
 // answer 401, 403 or 407 (gRPC UNAUTHENTICATED, PERMISSION_DENIED) refuses
-// the caller's credential; a 5xx, a 400 or a call with no status does not
+// the caller's credential, and so does a call with no status whose text says
+// the database refused it (MySQL 1045, PostgreSQL 28P01, SQL Server 18456,
+// Redis WRONGPASS; mutant sandbox.database_auth_refusal); a 5xx, a 400 or a
+// call with no status that says nothing of it does not
 // (lm7-trap-expired-token-search-api: the partner's 401s).
 func TestAuthRefusedPeers(t *testing.T) {
 	t.Parallel()
@@ -39,6 +42,14 @@ func TestAuthRefusedPeers(t *testing.T) {
 		{"503", map[string]any{"http.status_code": 503.0}, nil},
 		{"400", map[string]any{"http.status_code": 400.0}, nil},
 		{"no status", map[string]any{"error.type": "ConnectionError"}, nil},
+		// A database's refusal, with no HTTP or gRPC status (mutant
+		// sandbox.database_auth_refusal; heldout12's Key Vault rotation).
+		{"MySQL 1045 through PDO", map[string]any{"error.type": "PDOException", "status_message": "SQLSTATE[HY000] [1045] Access denied for user 'portal_app'@'10.244.3.17' (using password: YES)"}, peer},
+		{"PostgreSQL 28P01", map[string]any{"error.type": "28P01", "status_message": "FATAL: password authentication failed for user \"app\""}, peer},
+		{"SQL Server 18456", map[string]any{"status_message": "Login failed for user 'svc_reporting'."}, peer},
+		{"Redis WRONGPASS", map[string]any{"error.type": "Redis::CommandError", "status_message": "WRONGPASS invalid username-password pair or user is disabled."}, peer},
+		{"a database that went away is no refused credential", map[string]any{"error.type": "PDOException", "status_message": "SQLSTATE[HY000] [2002] Connection refused"}, nil},
+		{"a status decides where there is one (503)", map[string]any{"http.status_code": 503.0, "status_message": "authentication failed upstream"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -137,6 +137,32 @@ func peerError(d map[string]any) bool {
 			return true
 		}
 	}
+	return databaseThrottle(text)
+}
+
+// databaseThrottleWords are how a managed database's SDK says, in the
+// status message or error.type of a span with no HTTP status, that the
+// database throttled the call: Azure Cosmos DB's 429 ("Request rate is
+// large. More Request Units may be needed", RequestRateTooLarge), which the
+// Azure SDK's spans carry in db.cosmosdb.status_code, not an HTTP
+// attribute. pr12-trap-cosmos-ru-regrade-grading-svc: another team's job
+// used up the account's request units minutes after grading-svc's release,
+// the SDK retried each throttled call inside its span (db.cosmosdb.retry_count)
+// and five investigators' rollbacks were allowed while the 429s read as
+// nothing. Matched lower-cased, as substrings of the text peerError reads.
+var databaseThrottleWords = []string{"request rate is large", "requestratetoolarge", "request rate too large"}
+
+// databaseThrottle reports whether text (lower-cased) says a managed
+// database throttled the call (databaseThrottleWords).
+func databaseThrottle(text string) bool {
+	if mutant.Off(mutant.SandboxDatabaseThrottle) {
+		return false
+	}
+	for _, w := range databaseThrottleWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
 	return false
 }
 
