@@ -45,7 +45,48 @@ const (
 	// not be reached (error.type, status message): the calls failed at
 	// once, no timeout of a peer that slowed.
 	FeatRefused Feature = "the failing calls say the peer refused or reset the connection (error.type / status message)"
+	// FeatRegionShift: since the onset a region of the service kept at most
+	// RegionLostRatio of its baseline entry spans a minute (it served
+	// MinRegionPerMin or more) while another rose RegionGainRatio times or
+	// more over its own and took over at least half of what the first lost
+	// (facts.region_traffic, cloud.region): a region failed over and its
+	// load moved onto the other's processes. The gate reads the same fact
+	// the same way (policy.regionShiftReasons) and denies a
+	// deployment-class diagnosis on it.
+	FeatRegionShift Feature = "the requests moved from one region to another at the onset (facts.region_traffic, cloud.region)"
 )
+
+// Thresholds of FeatRegionShift: the gate's policy.RegionLostRatio,
+// RegionGainRatio and MinRegionPerMin.
+const (
+	RegionLostRatio = 0.5
+	RegionGainRatio = 1.5
+	MinRegionPerMin = 2.0
+)
+
+// regionShift returns the ids of the overviews of service whose
+// facts.region_traffic shows FeatRegionShift.
+func regionShift(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		rt := e.Facts.RegionTraffic
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(rt) < 2 {
+			continue
+		}
+		for _, lost := range rt {
+			if lost.BaselinePerMin < MinRegionPerMin || lost.PerMin > RegionLostRatio*lost.BaselinePerMin {
+				continue
+			}
+			if slices.ContainsFunc(rt, func(gain contracts.RegionTraffic) bool {
+				return gain.Region != lost.Region && gain.BaselinePerMin > 0 && gain.PerMin >= RegionGainRatio*gain.BaselinePerMin &&
+					gain.PerMin-gain.BaselinePerMin >= 0.5*(lost.BaselinePerMin-lost.PerMin)
+			}) {
+				ids = appendOnce(ids, e.ID)
+			}
+		}
+	}
+	return ids
+}
 
 // buildOnly reports whether next differs from prev only in semantic-version
 // build metadata ("5.2.4+cfg.37" to "5.2.4+cfg.38", "4.11.0" to
