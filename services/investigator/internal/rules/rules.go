@@ -221,6 +221,15 @@ var Table = []Rule{
 		func(o Observations) bool {
 			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio && !o.outcomesCarryRise() && !o.perRequestShift() || o.feat(FeatLagArrivals) || o.feat(FeatRegionShift)
 		}, nil, true, []Feature{FeatLagArrivals, FeatRegionShift}},
+	// resource_saturation, before the pool's row: FeatNodeConfined, the
+	// running version's errors are confined to a few nodes while the same
+	// version serves cleanly on the others. A release fails wherever it
+	// runs; a node starved of CPU by a neighbour fails only there, and the
+	// pool's checkouts that time out on it are its symptom
+	// (kw10-trap-noisy-node-fleet-api and its fast twin, a retraining job
+	// without a CPU limit on one node, read db_pool_exhaustion).
+	{"resource_saturation", 0.7, "the errors are confined to a few nodes while the same version serves cleanly on the others: a node short of CPU or memory, not the release",
+		func(o Observations) bool { return o.feat(FeatNodeConfined) }, nil, false, []Feature{FeatNodeConfined}},
 	// db_pool_exhaustion reads FeatPool: failures begin in a database
 	// client's internal span (acquiring a connection) or carry
 	// db.client.connection.pool.name; or the pool signal; or FeatPoolDry,
@@ -501,6 +510,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	setIDs(o.Features, FeatBuildOnly, o.buildOnlyRelease(latest))
 	setIDs(o.Features, FeatPoolDry, poolDry(service, evidence))
 	setIDs(o.Features, FeatRegionShift, regionShift(service, evidence))
+	setIDs(o.Features, FeatNodeConfined, nodeConfined(service, evidence))
 	setIDs(o.Features, FeatPeerFault, peerFaults(service, evidence))
 	setIDs(o.Features, FeatPeerAnswered, peerAnswered(service, evidence))
 	if onset == nil {

@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"slices"
+	"strings"
 
 	"agentk/contracts"
 	"agentk/services/investigator/internal/loop"
@@ -54,7 +55,93 @@ const (
 	// the same way (policy.regionShiftReasons) and denies a
 	// deployment-class diagnosis on it.
 	FeatRegionShift Feature = "the requests moved from one region to another at the onset (facts.region_traffic, cloud.region)"
+	// FeatNodeConfined: since the onset the running version's errors are
+	// confined to a few nodes (facts.node_traffic, k8s.node.name): the
+	// nodes with the highest error rates hold NodeErrorShare of its errors
+	// (MinNodeErrors or more) while serving at most NodeServedShare of its
+	// requests, and its other nodes served requests enough to have shown
+	// MinCleanExpected errors at that rate yet failed at most CleanRateRatio
+	// of it. The same version serving cleanly elsewhere is not what fails:
+	// a node starved by a neighbour is. The gate reads the same fact the
+	// same way (policy.nodeConfinedReasons), with the ledger's running
+	// version where the rules take the release fact's.
+	FeatNodeConfined Feature = "the running version's errors are confined to a few nodes, the same version clean on the others (facts.node_traffic, the Kubernetes node name)"
 )
+
+// Thresholds of FeatNodeConfined: the gate's policy.MinNodeErrors,
+// NodeErrorShare, NodeServedShare, MinCleanExpected and CleanRateRatio.
+const (
+	MinNodeErrors    = 5
+	NodeErrorShare   = 0.8
+	NodeServedShare  = 0.5
+	MinCleanExpected = 8.0
+	CleanRateRatio   = 0.2
+)
+
+type nodeCount struct {
+	node      string
+	req, errs int64
+}
+
+func (n nodeCount) rate() float64 { return float64(n.errs) / float64(n.req) }
+
+// nodeConfined returns the ids of the overviews of service whose
+// facts.node_traffic shows FeatNodeConfined for the version serving since
+// the onset (facts.release.version; every span when none names a version).
+func nodeConfined(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		f := e.Facts
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(f.NodeTraffic) < 2 {
+			continue
+		}
+		running := ""
+		if f.Release != nil {
+			running = f.Release.Version
+		}
+		versioned := slices.ContainsFunc(f.NodeTraffic, func(n contracts.NodeTraffic) bool { return n.Version != "" })
+		at := map[string]int{}
+		var nodes []nodeCount
+		var total nodeCount
+		for _, n := range f.NodeTraffic {
+			if n.Requests <= 0 || versioned && n.Version != running {
+				continue
+			}
+			i, seen := at[n.Node]
+			if !seen {
+				i, at[n.Node] = len(nodes), len(nodes)
+				nodes = append(nodes, nodeCount{node: n.Node})
+			}
+			nodes[i].req, nodes[i].errs = nodes[i].req+n.Requests, nodes[i].errs+n.Errors
+			total.req, total.errs = total.req+n.Requests, total.errs+n.Errors
+		}
+		if len(nodes) < 2 || total.errs < MinNodeErrors {
+			continue
+		}
+		slices.SortStableFunc(nodes, func(a, b nodeCount) int {
+			switch ra, rb := a.rate(), b.rate(); {
+			case ra > rb:
+				return -1
+			case ra < rb:
+				return 1
+			}
+			return strings.Compare(a.node, b.node)
+		})
+		var hot nodeCount
+		for _, n := range nodes {
+			if float64(hot.errs) >= NodeErrorShare*float64(total.errs) {
+				break
+			}
+			hot.req, hot.errs = hot.req+n.req, hot.errs+n.errs
+		}
+		clean := nodeCount{req: total.req - hot.req, errs: total.errs - hot.errs}
+		expected := float64(clean.req) * hot.rate()
+		if float64(hot.req) <= NodeServedShare*float64(total.req) && expected >= MinCleanExpected && float64(clean.errs) <= CleanRateRatio*expected {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
 
 // Thresholds of FeatRegionShift: the gate's policy.RegionLostRatio,
 // RegionGainRatio and MinRegionPerMin.

@@ -13,7 +13,8 @@ import (
 // TestWhatEveryVersionAndTheServiceSay covers the facts read in session 20
 // (branch h50rules), each with a twin that differs in the one fact: a
 // region's requests moved onto another (traffic_surge, was
-// db_pool_exhaustion); every
+// db_pool_exhaustion); the errors confined to one node, the same version
+// clean on the others (resource_saturation, was db_pool_exhaustion); every
 // version failing in its own code since the onset (dependency_outage, was
 // bad_release), not when messages were redelivered or the failures begin in
 // calls to a peer; a configuration change the service logged at the onset
@@ -92,11 +93,24 @@ func TestWhatEveryVersionAndTheServiceSay(t *testing.T) {
 		return contracts.Facts{RegionTraffic: []contracts.RegionTraffic{{Region: "eu-central-1", BaselinePerMin: 7.9, PerMin: 17.9, Ratio: 2.27},
 			{Region: "eu-west-1", BaselinePerMin: 10.9, PerMin: westSince, Ratio: westSince / 10.9}}}
 	}
+	// kw10-trap-noisy-node-fleet-api's shape: after a release, the pool's
+	// checkouts fail on one node of three, the same version clean on the
+	// others.
+	nodes := func(otherErrors int64) contracts.Facts {
+		return contracts.Facts{Release: &contracts.ReleaseErrors{Version: "v5", FirstSeen: markerAt, HistoryMinutes: 90, Requests: 600, Errors: 40 + 2*otherErrors},
+			NodeTraffic: []contracts.NodeTraffic{{Node: "node-a", Version: "v5", Requests: 200, Errors: 40},
+				{Node: "node-b", Version: "v5", Requests: 200, Errors: otherErrors}, {Node: "node-c", Version: "v5", Requests: 200, Errors: otherErrors},
+				{Node: "node-b", Version: "v4", Requests: 30, Errors: 9}}}
+	}
 	kbSearch := ev("lg", contracts.ToolErrorLogs, contracts.Facts{}, `"kb search returned no article above the threshold"`)
 	tests := []featureCase{
 		{"after a release, one region's requests moved onto the other, whose pool ran dry", []loop.Evidence{overview(regions(0)), marker, poolFails},
 			"traffic_surge", rules.FeatRegionShift},
 		{"after a release, both regions kept their requests, the pool ran dry", []loop.Evidence{overview(regions(10.2)), marker, poolFails},
+			"db_pool_exhaustion", rules.FeatPool},
+		{"after a release, the pool fails on one node, the same version clean on the others", []loop.Evidence{overview(nodes(0)), marker, poolFails},
+			"resource_saturation", rules.FeatNodeConfined},
+		{"after a release, the pool fails on every node", []loop.Evidence{overview(nodes(30)), marker, poolFails},
 			"db_pool_exhaustion", rules.FeatPool},
 		{"after a release, the versions beside it fail as much in their own code", []loop.Evidence{overview(versions(51, 10, 0)), marker, ownFault},
 			"dependency_outage", rules.FeatOtherVersionsFail},
