@@ -91,56 +91,65 @@ func (n nodeCount) rate() float64 { return float64(n.errs) / float64(n.req) }
 func nodeConfined(service string, evidence []loop.Evidence) []string {
 	var ids []string
 	for _, e := range evidence {
-		f := e.Facts
-		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(f.NodeTraffic) < 2 {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.NodeTraffic) < 2 {
 			continue
 		}
-		running := ""
-		if f.Release != nil {
-			running = f.Release.Version
-		}
-		versioned := slices.ContainsFunc(f.NodeTraffic, func(n contracts.NodeTraffic) bool { return n.Version != "" })
-		at := map[string]int{}
-		var nodes []nodeCount
-		var total nodeCount
-		for _, n := range f.NodeTraffic {
-			if n.Requests <= 0 || versioned && n.Version != running {
-				continue
-			}
-			i, seen := at[n.Node]
-			if !seen {
-				i, at[n.Node] = len(nodes), len(nodes)
-				nodes = append(nodes, nodeCount{node: n.Node})
-			}
-			nodes[i].req, nodes[i].errs = nodes[i].req+n.Requests, nodes[i].errs+n.Errors
-			total.req, total.errs = total.req+n.Requests, total.errs+n.Errors
-		}
-		if len(nodes) < 2 || total.errs < MinNodeErrors {
-			continue
-		}
-		slices.SortStableFunc(nodes, func(a, b nodeCount) int {
-			switch ra, rb := a.rate(), b.rate(); {
-			case ra > rb:
-				return -1
-			case ra < rb:
-				return 1
-			}
-			return strings.Compare(a.node, b.node)
-		})
-		var hot nodeCount
-		for _, n := range nodes {
-			if float64(hot.errs) >= NodeErrorShare*float64(total.errs) {
-				break
-			}
-			hot.req, hot.errs = hot.req+n.req, hot.errs+n.errs
-		}
-		clean := nodeCount{req: total.req - hot.req, errs: total.errs - hot.errs}
-		expected := float64(clean.req) * hot.rate()
-		if float64(hot.req) <= NodeServedShare*float64(total.req) && expected >= MinCleanExpected && float64(clean.errs) <= CleanRateRatio*expected {
+		if nodes, total := runningNodes(e.Facts); len(nodes) >= 2 && total.errs >= MinNodeErrors && confined(nodes, total) {
 			ids = appendOnce(ids, e.ID)
 		}
 	}
 	return ids
+}
+
+// runningNodes are the entry spans and errors since the onset per node of
+// the version serving since the onset (every span's when none names a
+// version), and their total.
+func runningNodes(f contracts.Facts) (nodes []nodeCount, total nodeCount) {
+	running := ""
+	if f.Release != nil {
+		running = f.Release.Version
+	}
+	versioned := slices.ContainsFunc(f.NodeTraffic, func(n contracts.NodeTraffic) bool { return n.Version != "" })
+	at := map[string]int{}
+	for _, n := range f.NodeTraffic {
+		if n.Requests <= 0 || versioned && n.Version != running {
+			continue
+		}
+		i, seen := at[n.Node]
+		if !seen {
+			i, at[n.Node] = len(nodes), len(nodes)
+			nodes = append(nodes, nodeCount{node: n.Node})
+		}
+		nodes[i].req, nodes[i].errs = nodes[i].req+n.Requests, nodes[i].errs+n.Errors
+		total.req, total.errs = total.req+n.Requests, total.errs+n.Errors
+	}
+	return nodes, total
+}
+
+// confined reports whether the nodes with the highest error rates hold
+// NodeErrorShare of the errors while serving at most NodeServedShare of the
+// requests, and the others served enough to show MinCleanExpected errors
+// at that rate yet failed at most CleanRateRatio of it.
+func confined(nodes []nodeCount, total nodeCount) bool {
+	slices.SortStableFunc(nodes, func(a, b nodeCount) int {
+		switch ra, rb := a.rate(), b.rate(); {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return strings.Compare(a.node, b.node)
+	})
+	var hot nodeCount
+	for _, n := range nodes {
+		if float64(hot.errs) >= NodeErrorShare*float64(total.errs) {
+			break
+		}
+		hot.req, hot.errs = hot.req+n.req, hot.errs+n.errs
+	}
+	clean := nodeCount{req: total.req - hot.req, errs: total.errs - hot.errs}
+	expected := float64(clean.req) * hot.rate()
+	return float64(hot.req) <= NodeServedShare*float64(total.req) && expected >= MinCleanExpected && float64(clean.errs) <= CleanRateRatio*expected
 }
 
 // Thresholds of FeatRegionShift: the gate's policy.RegionLostRatio,
