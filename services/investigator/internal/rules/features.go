@@ -133,6 +133,14 @@ const (
 	// reasons, prompt attributes) within MarkerWindow after a deployment
 	// marker of the service.
 	FeatReleasedAnswers Feature = "no onset, but the model's answers shifted after a deployment marker of the service (facts.quality_shifts, deployment.marker)"
+	// FeatConfigLogged: the service's own logs said its configuration
+	// changed at run time (a feature flag switched, a configuration
+	// refreshed: facts.config_changes) in the minutes around the onset, a
+	// minute or more after its latest deployment marker (configLogged): a
+	// change no release carried, which a rollback would not undo. The gate
+	// denies a deployment-class diagnosis on the same lines
+	// (policy.runtimeChangeReasons).
+	FeatConfigLogged Feature = "the service logged a configuration change at run time at the onset, after its release (facts.config_changes)"
 	// FeatThrottled: at least ThrottledMin of the service's failing server
 	// spans answer HTTP 429 (Too Many Requests): the service itself says
 	// it was sent more requests than it takes.

@@ -26,6 +26,44 @@ const MarkerTolerance = 5 * time.Minute
 // almost none.
 const NewPeerRatio = 10.0
 
+// The window around the onset's minute whose configuration-change logs
+// read as FeatConfigLogged (the gate's policy.ConfigChangeBeforeOnset and
+// ConfigChangeAfterOnset), and how long after the latest deployment marker a
+// minute must begin for its lines to count (ConfigChangeAfterRelease: a
+// process starting may say its configuration changed as it loads it).
+const (
+	ConfigLogBeforeOnset  = 3 * time.Minute
+	ConfigLogAfterOnset   = time.Minute
+	ConfigLogAfterRelease = time.Minute
+)
+
+// configLogged returns the ids of the overviews of service whose
+// facts.config_changes hold a minute, from ConfigLogBeforeOnset before the
+// onset's minute to ConfigLogAfterOnset after it and at least
+// ConfigLogAfterRelease after the latest deployment marker before the onset
+// (latest, nil when none), in which the service's own logs said its
+// configuration changed at run time (FeatConfigLogged).
+func configLogged(service string, onset *time.Time, latest *contracts.DeploymentMarker, evidence []loop.Evidence) []string {
+	if onset == nil {
+		return nil
+	}
+	onMin := onset.Truncate(time.Minute)
+	var ids []string
+	for _, e := range evidence {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service {
+			continue
+		}
+		for _, m := range e.Facts.ConfigChanges {
+			if m.Logs <= 0 || m.At.Before(onMin.Add(-ConfigLogBeforeOnset)) || m.At.After(onMin.Add(ConfigLogAfterOnset)) ||
+				latest != nil && m.At.Before(latest.At.Add(ConfigLogAfterRelease)) {
+				continue
+			}
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
+
 // flagFlip returns the ids of the overviews of service, or of the service
 // where its failures begin (Facts.Origin), whose quality shifts show an
 // attribute naming a setting, flag or variant (settingAttr: feature_flag.*,

@@ -131,6 +131,14 @@ func (o Observations) perRequestShift() bool {
 
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
 
+// answersSlowed reports whether the model call slowed (FeatModelSlow) while
+// its answers shifted (FeatAnswerShift): the model works longer on what it
+// is asked, which a slow provider answering the same questions does not
+// change.
+func (o Observations) answersSlowed() bool {
+	return o.feat(FeatModelSlow) && o.feat(FeatAnswerShift)
+}
+
 // rate is the error rate since the onset when the overview measured it,
 // else the window's.
 func (o Observations) rate() (float64, bool) {
@@ -202,19 +210,47 @@ var Table = []Rule{
 	// traffic_surge reads the inbound request rate against its baseline
 	// (the overview's traffic ratio): load moved every endpoint together;
 	// or FeatLagArrivals: a queue consumer's lag rose with the messages
-	// arriving (lag.go). Not when, after a deployment of the service, what
+	// arriving (lag.go); or FeatRegionShift: a region lost its requests and
+	// another took them over, load moved onto fewer processes though the
+	// service's traffic as a whole held (fb9-trap-region-failover-booking-
+	// api, eu-west-1's requests sent to eu-central-1, whose connections ran
+	// out, read db_pool_exhaustion). Not when, after a deployment of the service, what
 	// each request does changed (perRequestShift): a surge multiplies the
 	// requests, not the retries or the model's answers of each one.
 	{"traffic_surge", 0.75, "inbound traffic since the onset is far above its baseline: load, not a release, explains the regression",
 		func(o Observations) bool {
-			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio && !o.outcomesCarryRise() && !o.perRequestShift() || o.feat(FeatLagArrivals)
-		}, nil, true, []Feature{FeatLagArrivals}},
+			return o.HaveTraffic && o.TrafficRatio >= SurgeRatio && !o.outcomesCarryRise() && !o.perRequestShift() || o.feat(FeatLagArrivals) || o.feat(FeatRegionShift)
+		}, nil, true, []Feature{FeatLagArrivals, FeatRegionShift}},
+	// resource_saturation, before the pool's row: FeatNodeConfined, the
+	// running version's errors are confined to a few nodes while the same
+	// version serves cleanly on the others. A release fails wherever it
+	// runs; a node starved of CPU by a neighbour fails only there, and the
+	// pool's checkouts that time out on it are its symptom
+	// (kw10-trap-noisy-node-fleet-api and its fast twin, a retraining job
+	// without a CPU limit on one node, read db_pool_exhaustion).
+	{"resource_saturation", 0.7, "the errors are confined to a few nodes while the same version serves cleanly on the others: a node short of CPU or memory, not the release",
+		func(o Observations) bool { return o.feat(FeatNodeConfined) }, nil, false, []Feature{FeatNodeConfined}},
 	// db_pool_exhaustion reads FeatPool: failures begin in a database
 	// client's internal span (acquiring a connection) or carry
 	// db.client.connection.pool.name; or the pool signal; or FeatPoolDry,
 	// the sandbox's count of the service's failing pool spans.
 	{"db_pool_exhaustion", 0.8, "connection pool exhaustion: traces or logs show pool checkout timeouts or an exhausted pool",
 		func(o Observations) bool { return o.has(SigPool) || o.feat(FeatPool) || o.feat(FeatPoolDry) }, []Signal{SigPool}, false, []Feature{FeatPool, FeatPoolDry}},
+	// dependency_outage also after a deployment of the service, before the
+	// release rows: FeatOtherVersionsFail, the versions still serving beside
+	// the released one fail as much since the onset, and the failures begin
+	// in the service's own code (FeatOwnCode), not in calls it multiplied
+	// (a retry storm fails every version's calls to the peer it floods). A
+	// fault of the released code fails that version only; the same fault
+	// in every version's own code is a change outside the code it runs: a
+	// dependency's answers (a platform answering null handles, a rate
+	// source answering none). incidents-version-twins' null-handle traps
+	// and heldout8's canary-outside twins read bad_release. The gate
+	// denies every deployment-class diagnosis on the same fact.
+	{"dependency_outage", 0.6, "a deployment of this service precedes the onset, but the versions serving beside the released one fail as much in their own code: a change outside the release",
+		func(o Observations) bool {
+			return o.Deploy && o.feat(FeatOtherVersionsFail) && o.feat(FeatOwnCode)
+		}, nil, true, []Feature{FeatOtherVersionsFail, FeatOwnCode}},
 	// retry_storm reads FeatResend (http.request.resend_count, or several
 	// failing client spans to one peer in a trace), or the retry signal
 	// unless the failing calls go to a new host, after a deployment.
@@ -248,7 +284,10 @@ var Table = []Rule{
 	// the baseline: newPeer) or failing database calls (FeatDB: the database
 	// refuses the release's settings), FeatBuildOnly (the release changed
 	// only its version's build metadata: the same code, other settings),
-	// or the config signal, after a deployment. Not failing database calls
+	// FeatConfigLogged (the service logged a run-time configuration change
+	// at the onset, a minute or more after the release: a flag switched
+	// after the rollout, fb9-trap-flag-flip-no-release-loyalty-svc read
+	// bad_release), or the config signal, after a deployment. Not failing database calls
 	// where the database slowed or failed by itself (dbRefusedSettings),
 	// nor the config signal's words when a peer called at its usual rate
 	// answers with its own failure (FeatPeerFault): they are the peer's
@@ -257,15 +296,16 @@ var Table = []Rule{
 	// release's settings fail its calls with the caller's own errors.
 	{"config_regression", 0.7, "a deployment of this service precedes the onset and its calls fail on settings it changed",
 		func(o Observations) bool {
-			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.dbRefusedSettings() || o.feat(FeatSettingShift) || o.feat(FeatBuildOnly) || o.has(SigConfig) && !o.feat(FeatPeerFault))
-		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift, FeatBuildOnly}},
+			return o.Deploy && (o.feat(FeatConfigChange) || o.feat(FeatNewHost) || o.dbRefusedSettings() || o.feat(FeatSettingShift) || o.feat(FeatBuildOnly) || o.feat(FeatConfigLogged) || o.has(SigConfig) && !o.feat(FeatPeerFault))
+		}, []Signal{SigConfig}, true, []Feature{FeatConfigChange, FeatNewHost, FeatDB, FeatSettingShift, FeatBuildOnly, FeatConfigLogged}},
 	// config_regression also without a deployment: FeatFlagFlip, a setting
 	// or feature flag of the service, or of the service where its failures
-	// begin, shifted at the onset. A flag flipped at run time is a
+	// begin, shifted at the onset, or FeatConfigLogged, the service's own
+	// logs said its configuration changed at the onset. A flag flipped at run time is a
 	// configuration change no release carried, so a rollback would not
 	// undo it (the gate denies it for want of a marker).
 	{"config_regression", 0.6, "no deployment precedes the onset, but a setting or feature flag changed at the onset: a configuration change at run time, which a rollback would not undo",
-		func(o Observations) bool { return !o.Deploy && o.feat(FeatFlagFlip) }, nil, true, []Feature{FeatFlagFlip}},
+		func(o Observations) bool { return !o.Deploy && (o.feat(FeatFlagFlip) || o.feat(FeatConfigLogged)) }, nil, true, []Feature{FeatFlagFlip, FeatConfigLogged}},
 	// traffic_surge also when the traffic could not be set against a
 	// baseline (no onset, so no traffic ratio): FeatThrottled, the
 	// service's own server spans refuse requests as too many (HTTP 429),
@@ -362,10 +402,20 @@ var Table = []Rule{
 		}, []Signal{SigCrash}, true, []Feature{FeatServer5xx, FeatOwnCode, FeatOneError, FeatException, FeatNewVersion, FeatOwnLoad, FeatVersionOnly}},
 	// retrieval_latency reads FeatChildSlow (one dependency span, not a
 	// model call, dominates the latency growth) or FeatSlowDependency (the
-	// sandbox's slow dependency at its usual call rate).
+	// sandbox's slow dependency at its usual call rate). Not FeatChildSlow
+	// when the retries per inbound request rose (FeatRetryRise): a span
+	// that retries inside itself grows by its attempts, each as fast as
+	// before (s263119-w012, an HTTP client's 4–8 attempts inside one
+	// internal span, read retrieval_latency). Not FeatSlowDependency when
+	// the model call slowed and its answers shifted (FeatModelSlow with
+	// FeatAnswerShift), nor the retrieval signal's words then: the provider
+	// that slowed is the model writing longer answers to what it was asked
+	// (fb9-prompt-v19-tone-agent-desk, output tokens 197 -> 582 a reply,
+	// its knowledge-base "search" in the rows, read retrieval_latency).
 	{"retrieval_latency", 0.7, "one dependency span slowed and dominates the service's latency growth",
 		func(o Observations) bool {
-			return o.feat(FeatChildSlow) || o.feat(FeatSlowDependency) || !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval)
+			return o.feat(FeatChildSlow) && !o.feat(FeatRetryRise) ||
+				!o.answersSlowed() && (o.feat(FeatSlowDependency) || !o.Deploy && o.HaveP95 && o.P95Ms >= HighP95Ms && o.has(SigRetrieval))
 		},
 		[]Signal{SigRetrieval}, true, []Feature{FeatChildSlow, FeatSlowDependency}},
 	{"retry_storm", 0.45, "traces or logs show retries multiplying, but no deployment precedes the onset",
@@ -452,11 +502,15 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	setIDs(o.Features, FeatRetriedFault, retried)
 	setIDs(o.Features, FeatVersionOnly, versionOnly(service, evidence))
 	setIDs(o.Features, FeatConfigSignature, configSignature(service, evidence))
+	setIDs(o.Features, FeatOtherVersionsFail, otherVersionsFail(service, evidence))
 	shiftFeatures(o.Features, evidence)
 	setIDs(o.Features, FeatFlagFlip, flagFlip(service, onset, evidence))
+	setIDs(o.Features, FeatConfigLogged, configLogged(service, onset, latest, evidence))
 	setIDs(o.Features, FeatNewHost, newPeer(service, evidence, f.hosts))
 	setIDs(o.Features, FeatBuildOnly, o.buildOnlyRelease(latest))
 	setIDs(o.Features, FeatPoolDry, poolDry(service, evidence))
+	setIDs(o.Features, FeatRegionShift, regionShift(service, evidence))
+	setIDs(o.Features, FeatNodeConfined, nodeConfined(service, evidence))
 	setIDs(o.Features, FeatPeerFault, peerFaults(service, evidence))
 	setIDs(o.Features, FeatPeerAnswered, peerAnswered(service, evidence))
 	if onset == nil {
