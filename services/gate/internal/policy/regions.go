@@ -15,23 +15,11 @@ import (
 // requests and another took them over. Load moved onto fewer processes
 // explains the regression as a surge does, and a rollback restarts the
 // region that is left in the middle of it.
-const (
-	// RegionLostRatio is the most a region may keep of its baseline
-	// requests a minute since the onset to have lost its traffic.
-	RegionLostRatio = 0.5
-	// RegionGainRatio is the least rise over its baseline of the region
-	// that took the traffic over.
-	RegionGainRatio = 1.5
-	// MinRegionPerMin is the least entry spans a minute the region that
-	// lost its traffic must have served in the baseline.
-	MinRegionPerMin = 2.0
-)
 
 // regionShiftReasons denies a deployment-class diagnosis when, since the
-// onset, a region of the service (contracts.Facts.RegionTraffic) kept at
-// most RegionLostRatio of its baseline requests a minute (at least
-// MinRegionPerMin) while another rose RegionGainRatio or more over its own
-// and took over at least half of what the first lost.
+// onset, a region of the service (contracts.Facts.RegionTraffic) lost its
+// requests to another (contracts.RegionShift: the thresholds the rules
+// investigator reads too).
 func regionShiftReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	if in.Review.Best == nil || mutant.Off(mutant.GateRegionShift) {
 		return nil
@@ -43,20 +31,13 @@ func regionShiftReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs 
 		if e.Service != svc || len(e.Facts.RegionTraffic) < 2 {
 			continue
 		}
-		for _, lost := range e.Facts.RegionTraffic {
-			if lost.BaselinePerMin < MinRegionPerMin || lost.PerMin > RegionLostRatio*lost.BaselinePerMin {
-				continue
-			}
-			for _, gain := range e.Facts.RegionTraffic {
-				if gain.Region == lost.Region || gain.BaselinePerMin <= 0 || gain.PerMin < RegionGainRatio*gain.BaselinePerMin ||
-					gain.PerMin-gain.BaselinePerMin < 0.5*(lost.BaselinePerMin-lost.PerMin) {
-					continue
-				}
-				inputs["region_shift"] = lost.Region + "->" + gain.Region
-				return []string{"the requests of " + svc + " moved between regions at the onset: " + lost.Region + " served " + ftoa(lost.BaselinePerMin) + " a minute before it and " + ftoa(lost.PerMin) +
-					" since, " + gain.Region + " " + ftoa(gain.BaselinePerMin) + " and " + ftoa(gain.PerMin) + " (cloud.region of its entry spans): a region failing over concentrated the load, which a rollback would not undo"}
-			}
+		lost, gain, ok := contracts.RegionShift(e.Facts.RegionTraffic)
+		if !ok {
+			continue
 		}
+		inputs["region_shift"] = lost.Region + "->" + gain.Region
+		return []string{"the requests of " + svc + " moved between regions at the onset: " + lost.Region + " served " + ftoa(lost.BaselinePerMin) + " a minute before it and " + ftoa(lost.PerMin) +
+			" since, " + gain.Region + " " + ftoa(gain.BaselinePerMin) + " and " + ftoa(gain.PerMin) + " (cloud.region of its entry spans): a region failing over concentrated the load, which a rollback would not undo"}
 	}
 	return nil
 }

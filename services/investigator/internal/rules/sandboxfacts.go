@@ -3,7 +3,6 @@ package rules
 import (
 	"regexp"
 	"slices"
-	"strings"
 
 	"agentk/contracts"
 	"agentk/services/investigator/internal/loop"
@@ -47,138 +46,55 @@ const (
 	// once, no timeout of a peer that slowed.
 	FeatRefused Feature = "the failing calls say the peer refused or reset the connection (error.type / status message)"
 	// FeatRegionShift: since the onset a region of the service kept at most
-	// RegionLostRatio of its baseline entry spans a minute (it served
-	// MinRegionPerMin or more) while another rose RegionGainRatio times or
-	// more over its own and took over at least half of what the first lost
+	// contracts.RegionLostRatio of its baseline entry spans a minute (it
+	// served contracts.MinRegionPerMin or more) while another rose
+	// contracts.RegionGainRatio times or more over its own and took over at least half of what the first lost
 	// (facts.region_traffic, cloud.region): a region failed over and its
 	// load moved onto the other's processes. The gate reads the same fact
-	// the same way (policy.regionShiftReasons) and denies a
+	// the same way (contracts.RegionShift) and denies a
 	// deployment-class diagnosis on it.
 	FeatRegionShift Feature = "the requests moved from one region to another at the onset (facts.region_traffic, cloud.region)"
 	// FeatNodeConfined: since the onset the running version's errors are
-	// confined to a few nodes (facts.node_traffic, k8s.node.name): the
-	// nodes with the highest error rates hold NodeErrorShare of its errors
-	// (MinNodeErrors or more) while serving at most NodeServedShare of its
-	// requests, and its other nodes served requests enough to have shown
-	// MinCleanExpected errors at that rate yet failed at most CleanRateRatio
-	// of it. The same version serving cleanly elsewhere is not what fails:
-	// a node starved by a neighbour is. The gate reads the same fact the
-	// same way (policy.nodeConfinedReasons), with the ledger's running
+	// confined to a few nodes (facts.node_traffic, k8s.node.name;
+	// contracts.NodesConfined and its thresholds). The same version serving
+	// cleanly elsewhere is not what fails: a node starved by a neighbour is.
+	// The gate reads the same fact the same way, with the ledger's running
 	// version where the rules take the release fact's.
 	FeatNodeConfined Feature = "the running version's errors are confined to a few nodes, the same version clean on the others (facts.node_traffic, the Kubernetes node name)"
 )
 
-// Thresholds of FeatNodeConfined: the gate's policy.MinNodeErrors,
-// NodeErrorShare, NodeServedShare, MinCleanExpected and CleanRateRatio.
-const (
-	MinNodeErrors    = 5
-	NodeErrorShare   = 0.8
-	NodeServedShare  = 0.5
-	MinCleanExpected = 8.0
-	CleanRateRatio   = 0.2
-)
-
-type nodeCount struct {
-	node      string
-	req, errs int64
-}
-
-func (n nodeCount) rate() float64 { return float64(n.errs) / float64(n.req) }
-
 // nodeConfined returns the ids of the overviews of service whose
 // facts.node_traffic shows FeatNodeConfined for the version serving since
-// the onset (facts.release.version; every span when none names a version).
+// the onset (facts.release.version; every span when none names a version),
+// read as the gate reads it (contracts.NodesConfined).
 func nodeConfined(service string, evidence []loop.Evidence) []string {
 	var ids []string
 	for _, e := range evidence {
 		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.NodeTraffic) < 2 {
 			continue
 		}
-		if nodes, total := runningNodes(e.Facts); len(nodes) >= 2 && total.errs >= MinNodeErrors && confined(nodes, total) {
+		running := ""
+		if e.Facts.Release != nil {
+			running = e.Facts.Release.Version
+		}
+		if _, ok := contracts.NodesConfined(e.Facts.NodeTraffic, running); ok {
 			ids = appendOnce(ids, e.ID)
 		}
 	}
 	return ids
 }
 
-// runningNodes are the entry spans and errors since the onset per node of
-// the version serving since the onset (every span's when none names a
-// version), and their total.
-func runningNodes(f contracts.Facts) (nodes []nodeCount, total nodeCount) {
-	running := ""
-	if f.Release != nil {
-		running = f.Release.Version
-	}
-	versioned := slices.ContainsFunc(f.NodeTraffic, func(n contracts.NodeTraffic) bool { return n.Version != "" })
-	at := map[string]int{}
-	for _, n := range f.NodeTraffic {
-		if n.Requests <= 0 || versioned && n.Version != running {
-			continue
-		}
-		i, seen := at[n.Node]
-		if !seen {
-			i, at[n.Node] = len(nodes), len(nodes)
-			nodes = append(nodes, nodeCount{node: n.Node})
-		}
-		nodes[i].req, nodes[i].errs = nodes[i].req+n.Requests, nodes[i].errs+n.Errors
-		total.req, total.errs = total.req+n.Requests, total.errs+n.Errors
-	}
-	return nodes, total
-}
-
-// confined reports whether the nodes with the highest error rates hold
-// NodeErrorShare of the errors while serving at most NodeServedShare of the
-// requests, and the others served enough to show MinCleanExpected errors
-// at that rate yet failed at most CleanRateRatio of it.
-func confined(nodes []nodeCount, total nodeCount) bool {
-	slices.SortStableFunc(nodes, func(a, b nodeCount) int {
-		switch ra, rb := a.rate(), b.rate(); {
-		case ra > rb:
-			return -1
-		case ra < rb:
-			return 1
-		}
-		return strings.Compare(a.node, b.node)
-	})
-	var hot nodeCount
-	for _, n := range nodes {
-		if float64(hot.errs) >= NodeErrorShare*float64(total.errs) {
-			break
-		}
-		hot.req, hot.errs = hot.req+n.req, hot.errs+n.errs
-	}
-	clean := nodeCount{req: total.req - hot.req, errs: total.errs - hot.errs}
-	expected := float64(clean.req) * hot.rate()
-	return float64(hot.req) <= NodeServedShare*float64(total.req) && expected >= MinCleanExpected && float64(clean.errs) <= CleanRateRatio*expected
-}
-
-// Thresholds of FeatRegionShift: the gate's policy.RegionLostRatio,
-// RegionGainRatio and MinRegionPerMin.
-const (
-	RegionLostRatio = 0.5
-	RegionGainRatio = 1.5
-	MinRegionPerMin = 2.0
-)
-
 // regionShift returns the ids of the overviews of service whose
-// facts.region_traffic shows FeatRegionShift.
+// facts.region_traffic shows FeatRegionShift, read as the gate reads it
+// (contracts.RegionShift).
 func regionShift(service string, evidence []loop.Evidence) []string {
 	var ids []string
 	for _, e := range evidence {
-		rt := e.Facts.RegionTraffic
-		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(rt) < 2 {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || len(e.Facts.RegionTraffic) < 2 {
 			continue
 		}
-		for _, lost := range rt {
-			if lost.BaselinePerMin < MinRegionPerMin || lost.PerMin > RegionLostRatio*lost.BaselinePerMin {
-				continue
-			}
-			if slices.ContainsFunc(rt, func(gain contracts.RegionTraffic) bool {
-				return gain.Region != lost.Region && gain.BaselinePerMin > 0 && gain.PerMin >= RegionGainRatio*gain.BaselinePerMin &&
-					gain.PerMin-gain.BaselinePerMin >= 0.5*(lost.BaselinePerMin-lost.PerMin)
-			}) {
-				ids = appendOnce(ids, e.ID)
-			}
+		if _, _, ok := contracts.RegionShift(e.Facts.RegionTraffic); ok {
+			ids = appendOnce(ids, e.ID)
 		}
 	}
 	return ids
