@@ -74,8 +74,8 @@ const LoadShedRatio = 1.5
 // persona:marker's bad_release and persona:quality's config_regression
 // were rolled back.
 func loadShedReasons(svc string, ev []contracts.EvidenceV1, ratio float64, arrivals *contracts.PublishedArrivals, inputs map[string]string) []string {
-	r := releaseFacts(svc, ev)
-	if r == nil || r.NewSignature == "" || 2*r.NewErrors <= r.Errors || !ShedsLoad(r.NewSignature) || mutant.Off(mutant.GateLoadShed) {
+	r := newErrorsSay(svc, ev, ShedsLoad)
+	if r == nil || mutant.Off(mutant.GateLoadShed) {
 		return nil
 	}
 	load, what := ratio, "inbound traffic"
@@ -410,13 +410,24 @@ func poolExhaustion(svc string, ev []contracts.EvidenceV1, inputs map[string]str
 // persona:marker's bad_release and persona:quality's config_regression
 // were rolled back, on its twin too.
 func poolSignatureReasons(svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
-	r := releaseFacts(svc, ev)
-	if r == nil || r.NewSignature == "" || 2*r.NewErrors <= r.Errors || !PoolGaveOut(r.NewSignature) || mutant.Off(mutant.GatePoolSignature) {
+	r := newErrorsSay(svc, ev, PoolGaveOut)
+	if r == nil || mutant.Off(mutant.GatePoolSignature) {
 		return nil
 	}
 	inputs["pool_signature"] = r.NewSignature
 	return []string{strconv.FormatInt(r.NewErrors, 10) + " of " + svc + "'s " + strconv.FormatInt(r.Errors, 10) + " errors since the onset say a connection pool gave out (" +
 		strconv.Quote(r.NewSignature) + "): its requests fail waiting for a database connection, a pool that ran dry, which a rollback does not surely fix"}
+}
+
+// newErrorsSay returns svc's release comparison when most of the running
+// version's errors since the onset carry a status the history never showed
+// (contracts.ReleaseErrors.NewSignature) of which says is true; nil else.
+func newErrorsSay(svc string, ev []contracts.EvidenceV1, says func(string) bool) *contracts.ReleaseErrors {
+	r := releaseFacts(svc, ev)
+	if r == nil || r.NewSignature == "" || 2*r.NewErrors <= r.Errors || !says(r.NewSignature) {
+		return nil
+	}
+	return r
 }
 
 // PoolGaveOut reports whether a status message says a connection pool gave
