@@ -35,7 +35,14 @@ func loadIncident(t testing.TB, id string) *incident.Incident {
 func fakeSigNoz(t testing.TB, inc *incident.Incident) *httptest.Server {
 	t.Helper()
 	ts := httptest.NewServer(fakesignoz.New(inc, fakesignoz.Options{APIKey: key}))
-	t.Cleanup(ts.Close)
+	// A parallel subtest's *testing.T, and the cleanups it ran, live until
+	// its parent ends: the cleanup lets go of the handler (the incident's
+	// telemetry) once the server is closed, or one parent's subtests over
+	// every corpus incident hold them all (22 GB, OOM-killed in CI).
+	t.Cleanup(func() {
+		ts.Close()
+		ts.Config.Handler = nil
+	})
 	return ts
 }
 
