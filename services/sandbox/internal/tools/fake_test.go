@@ -89,7 +89,12 @@ type harness struct {
 func newHarness(t testing.TB, inc *incident.Incident, startsAt time.Time) harness {
 	t.Helper()
 	srv := httptest.NewServer(fakesignoz.New(inc, fakesignoz.Options{APIKey: "ro-key"}))
-	t.Cleanup(srv.Close)
+	// A parallel subtest's cleanups live until its parent ends: let go of the
+	// handler (the incident's telemetry) once closed, as mcpbackend's do.
+	t.Cleanup(func() {
+		srv.Close()
+		srv.Config.Handler = nil
+	})
 	return harness{
 		client:   &signoz.Client{BaseURL: srv.URL, APIKey: "ro-key", HTTP: srv.Client()},
 		startsAt: startsAt, now: startsAt.Add(15 * time.Minute),
