@@ -58,26 +58,17 @@ const (
 	FeatConfigSignature Feature = "the released version's new error names a setting (facts.release.new_signature)"
 	// FeatOtherVersionsFail: while the version released before the onset
 	// serves, the other versions, still serving beside it, fail since the
-	// onset beyond the history's error rate (one-sided binomial, chance
-	// under OtherVersionsFailP) at OtherVersionShare of the running
-	// version's rate or more, at least LatentErrors errors over at least
-	// OtherVersionsMin requests, every status counted (facts.release.
-	// other_versions): the version a rollback returns to fails as much, so
-	// the failure is not the release's. The gate reads the same fact the
-	// same way (policy.otherVersionReasons) and denies on it. Not when
+	// onset beyond the history's error rate at half the running version's
+	// rate or more, every status counted (facts.release.other_versions,
+	// read by stats.OtherVersionsFail): the version a rollback returns to
+	// fails as much, so the failure is not the release's. The gate reads
+	// the same fact with the same function (policy.otherVersionReasons)
+	// and denies on it. Not when
 	// messages were delivered again (facts.release.redelivered): a message
 	// the released version failed comes back to the others and fails them
 	// too, its failure carried, not their own (ho4-amqp-crash-progression-
 	// worker: 6226 redeliveries, 23 of the old version's 35 messages).
 	FeatOtherVersionsFail Feature = "the other versions serving beside the released one fail as much since the onset (facts.release.other_versions)"
-)
-
-// Thresholds of FeatOtherVersionsFail: the gate's OtherVersionsFailP,
-// MinOtherRequests and OtherVersionShare.
-const (
-	OtherVersionsFailP = 0.01
-	OtherVersionsMin   = 10
-	OtherVersionShare  = 0.5
 )
 
 // otherVersionsFail returns the ids of the overviews of service whose
@@ -86,22 +77,10 @@ func otherVersionsFail(service string, evidence []loop.Evidence) []string {
 	var ids []string
 	for _, e := range evidence {
 		r := e.Facts.Release
-		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || r == nil || r.OtherVersions == nil || r.Redelivered > 0 {
+		if e.Tool != contracts.ToolServiceOverview || e.Service != "" && e.Service != service || r == nil || r.Redelivered > 0 {
 			continue
 		}
-		o := r.OtherVersions
-		if o.Requests < OtherVersionsMin || o.Errors < LatentErrors || o.Errors > o.Requests {
-			continue
-		}
-		base := 0.0
-		if o.HistoryRequests > 0 {
-			base = min(1, float64(o.HistoryErrors)/float64(o.HistoryRequests))
-		}
-		share, running := float64(o.Errors)/float64(o.Requests), 0.0
-		if r.Requests > 0 {
-			running = float64(r.Errors) / float64(r.Requests)
-		}
-		if stats.BinomTail(int(o.Errors), int(o.Requests), base) < OtherVersionsFailP && share >= OtherVersionShare*running {
+		if _, fail, _ := stats.OtherVersionsFail(r); fail {
 			ids = appendOnce(ids, e.ID)
 		}
 	}
