@@ -120,7 +120,9 @@ func Decide(in Input) []contracts.DecisionV1 {
 //   - deployment_related: that claim's class is deployment-class, a marker
 //     of S that S's release ledger corroborates lies before S's own onset
 //     (the earliest of the origin's measured onset and any onset of S's own
-//     evidence), none of S's own facts points elsewhere, and S's ledger has a
+//     evidence; S's own onset stands alone when it refines, inside its
+//     minute, the whole-minute onset the alerted evidence measured:
+//     ownOnsetInBucket), none of S's own facts points elsewhere, and S's ledger has a
 //     rollback target; and the alerted service's own decision did not allow
 //     (its own release would then explain both);
 //   - sandbox_scope: S is a sandbox service, and the review matches the alert.
