@@ -20,3 +20,9 @@ const GateClaimService = "gate.claim_service"
 // denied when the alerted service's own decision allowed: its own release
 // then explains the regression, and one alert buys one rollback.
 const GateOriginAlertedAllowed = "gate.origin_alerted_allowed"
+
+// GateOriginOnsetBucket is the bound on a derived decision's onset: the
+// origin's own refined onset stands for the minute-grained onset the alerted
+// service's evidence measured for it only inside that minute. Switched off,
+// an own onset of any later minute would replace an earlier departure.
+const GateOriginOnsetBucket = "gate.origin_onset_bucket"

@@ -106,6 +106,7 @@ var Catalogue = []Mutant{
 	{GateClaimService, "gate: a claim about another service than the alerted one (the failures' origin) never lends the alerted service's decision its confidence or diagnosis", "test:services/gate:./internal/policy:^TestOriginClaimNeverAllowsTheAlertedService$"},
 	{GateOriginAlertedAllowed, "gate: a derived decision is denied when the alerted service's own decision allowed", "test:services/gate:./internal/policy:^TestOriginDeniedWhenTheAlertedServiceIsAllowed$"},
 	{GateOriginShare, "gate: a derived decision about the service where the alerted service's failures begin passes slo_breach only when at least the configured share (default half) of the alerted service's new failures begin there", "test:services/gate:./internal/policy:^TestOriginShareBelowThresholdDeniesBoth$"},
+	{GateOriginOnsetBucket, "gate: a derived decision's onset is the origin's own refined onset in place of the alerted service's minute-grained reading of it only when the own onset lies inside that minute", "test:services/gate:./internal/policy:^TestOriginOwnOnsetOnlyInsideTheMinute$"},
 	{ReviewerEvidenceIDs, "reviewer: a claim cites only verified sandbox evidence of its own investigation", "eval"},
 	{ReviewerNumbers, "reviewer: every number of a claim is a number token, with its unit, of the evidence it cites", "eval"},
 }

@@ -120,7 +120,9 @@ func Decide(in Input) []contracts.DecisionV1 {
 //   - deployment_related: that claim's class is deployment-class, a marker
 //     of S that S's release ledger corroborates lies before S's own onset
 //     (the earliest of the origin's measured onset and any onset of S's own
-//     evidence), none of S's own facts points elsewhere, and S's ledger has a
+//     evidence; S's own onset stands alone when it refines, inside its
+//     minute, the whole-minute onset the alerted evidence measured:
+//     ownOnsetInBucket), none of S's own facts points elsewhere, and S's ledger has a
 //     rollback target; and the alerted service's own decision did not allow
 //     (its own release would then explain both);
 //   - sandbox_scope: S is a sandbox service, and the review matches the alert.
@@ -216,7 +218,7 @@ func originInput(in Input, s string) Input {
 // evidence from) carries one.
 func originEvidence(in Input, o contracts.FailureOrigin, from string) []contracts.EvidenceV1 {
 	ev := belonging(in.Evidence, in.Review.InvestigationID)
-	if o.Onset != nil && !o.Onset.IsZero() {
+	if o.Onset != nil && !o.Onset.IsZero() && !ownOnsetInBucket(ev, o.Service, *o.Onset) {
 		// The origin's own onset, as the alerted service's evidence measured
 		// it; onset() takes the earliest of it and S's own evidence. Its own
 		// id ("<evidence>#origin"): it carries no other fact of that evidence.
@@ -224,6 +226,22 @@ func originEvidence(in Input, o contracts.FailureOrigin, from string) []contract
 			Facts: contracts.Facts{Onset: o.Onset}})
 	}
 	return ev
+}
+
+// ownOnsetInBucket reports whether the origin's onset as the alerted
+// service's evidence measured it (at) is a whole minute and S's own evidence
+// places S's earliest onset inside that minute: the same departure, placed
+// within its bucket from S's own spans (the refinement every alerted service's
+// onset gets). The alerted service's overview reads S only by the minute, so
+// at is that bucket's start, not an instant the spans showed; S's own onset
+// then stands for it, as it would had S alerted. An own onset outside that
+// minute is another reading of S, and the earlier of the two stays.
+func ownOnsetInBucket(ev []contracts.EvidenceV1, s string, at time.Time) bool {
+	own, _, ok := onset(ev, s)
+	if !ok || !at.Equal(at.Truncate(time.Minute)) || own.Before(at) {
+		return false
+	}
+	return own.Before(at.Add(time.Minute)) || mutant.Off(mutant.GateOriginOnsetBucket)
 }
 
 // reviewAbout narrows a review to the claims about service s: the kept and

@@ -322,3 +322,45 @@ func TestOriginOfTakesTheLargestShare(t *testing.T) {
 		require.Equal(t, "ev-overview", from)
 	}
 }
+
+// The alerted service's overview reads the origin only by the minute
+// (heldout8's wallet-rs: 12:33:00), so a release seconds into that minute
+// (12:33:09) always reads as after it. The origin's own overview refines its
+// onset inside the minute from its own spans (12:33:14): that reading stands
+// for the bucket's start, as it would had the origin alerted. Outside that
+// minute, or when the alerted evidence's onset is no bucket start, the
+// earlier of the two stays.
+func TestOriginOwnOnsetOnlyInsideTheMinute(t *testing.T) {
+	t.Parallel()
+	marker := tOnset.Add(9 * time.Second)
+	cases := []struct {
+		name      string
+		origin    time.Time
+		own       time.Time
+		wantAllow bool
+	}{
+		{"own onset refined inside the origin's minute, after the marker", tOnset, tOnset.Add(14 * time.Second), true},
+		{"own onset in the next minute: the origin's earlier reading stays", tOnset, tOnset.Add(74 * time.Second), false},
+		{"own onset inside the minute but before the marker", tOnset, tOnset.Add(5 * time.Second), false},
+		{"the alerted evidence's onset is no bucket start", tOnset.Add(3 * time.Second), tOnset.Add(14 * time.Second), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in := originating()
+			in.Evidence[0].Facts.Origin.Onset = ptr(c.origin)
+			in.Evidence[2].Facts.DeploymentMarkers[0].At = marker
+			in.Evidence[3].Facts.Release.FirstSeen = marker
+			in.Evidence[3].Facts.Onset = ptr(c.own)
+			in.Origin.Ledger.Ledger.Releases[1].DeployedAt = marker
+			d := policy.Decide(in)[1]
+			if c.wantAllow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%+v", d.Checks)
+				require.Equal(t, "ev-pay-overview", check(d, contracts.CheckDeploymentRelated).Inputs["onset_evidence"])
+				return
+			}
+			require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+		})
+	}
+}

@@ -17,7 +17,8 @@ import (
 
 // TestProbeOnsets prints, for every incident folder under
 // $AGENTK_ONSET_PROBE, the overview's onset and the markers of the alert's
-// service: a diagnostic for looking at a corpus, skipped without the variable.
+// service (or of $AGENTK_ONSET_PROBE_SVC: a callee named as the culprit): a
+// diagnostic for looking at a corpus, skipped without the variable.
 func TestProbeOnsets(t *testing.T) {
 	dir := os.Getenv("AGENTK_ONSET_PROBE")
 	if dir == "" {
@@ -37,7 +38,11 @@ func TestProbeOnsets(t *testing.T) {
 		if !inc.Meta.Now.IsZero() {
 			h.now = inc.Meta.Now
 		}
-		svc := `{"service":"` + inc.Meta.Service + `"}`
+		name := inc.Meta.Service
+		if o := os.Getenv("AGENTK_ONSET_PROBE_SVC"); o != "" {
+			name = o
+		}
+		svc := `{"service":"` + name + `"}`
 		ov, err := h.run(t, contracts.ToolServiceOverview, svc)
 		require.NoError(t, err)
 		mk, err := h.run(t, contracts.ToolDeploymentMarkers, svc)
