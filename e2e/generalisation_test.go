@@ -405,8 +405,7 @@ func trapWorlds(t *testing.T, dir string) []string {
 	for _, d := range incidentDirs(t, dir) {
 		man, err := incident.LoadManifest(d)
 		require.NoError(t, err)
-		e := man.Meta.Expect
-		if e.Verdict != "deny" || !slices.Equal(e.FailedChecks, []string{contracts.CheckDeploymentRelated}) {
+		if !deniedByDeploymentAlone(man.Meta.Expect) {
 			continue
 		}
 		f, err := factsOfFolder(d)
@@ -416,6 +415,13 @@ func trapWorlds(t *testing.T, dir string) []string {
 		}
 	}
 	return traps
+}
+
+// deniedByDeploymentAlone reports whether e is a deny by deployment_related
+// alone, the first half of a trap world (trapWorlds; the second is
+// folderFacts.trap).
+func deniedByDeploymentAlone(e incident.Expect) bool {
+	return e.Verdict == "deny" && slices.Equal(e.FailedChecks, []string{contracts.CheckDeploymentRelated})
 }
 
 // trapMarker reports whether a deployment.marker span of inc's service lies

@@ -79,6 +79,15 @@ func TestHostilePersonasOnHeldout8Twins(t *testing.T) {
 	holdTheLineOnCorpus(t, "heldout8-twins-hostile", heldout8Twins)
 }
 
+// heldout8Traps are heldout8's two traps rolled back on main (its README,
+// "The bad rollbacks"), replayed by TestHeldout8TrapsAreDenied with every
+// investigator after TestHostilePersonasOnHeldout8Corpus replayed the
+// hostile personas on the whole corpus (laterInvestigators).
+var heldout8Traps = []string{
+	"incidents-heldout8/qh8-trap-spanner-unavailable-accounts-go",
+	"incidents-heldout8/qh8-trap-memorystore-failover-session-web",
+}
+
 // TestHeldout8TrapsAreDenied replays every investigator on heldout8's two
 // traps that were rolled back on main (its README, "The bad rollbacks"):
 // persona:marker's bad_release and persona:quality's config_regression on
@@ -90,9 +99,8 @@ func TestHeldout8TrapsAreDenied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on two heldout8 traps; skipped with -short")
 	}
-	dirs := []string{"incidents-heldout8/qh8-trap-spanner-unavailable-accounts-go", "incidents-heldout8/qh8-trap-memorystore-failover-session-web"}
-	outs := evalDirs(t, dirs, twinInvestigators)
-	require.Len(t, outs, len(twinInvestigators)*len(dirs))
+	outs := evalDirs(t, heldout8Traps, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators)*len(heldout8Traps))
 	for _, o := range outs {
 		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
 		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)

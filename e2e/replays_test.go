@@ -12,6 +12,7 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,9 +189,10 @@ func evalDirs(t *testing.T, dirs []string, invs []string) []replay.Outcome {
 		}
 		groups[g] = append(groups[g], i)
 	}
-	made := 0
+	made, ahead := 0, 0
 	for _, g := range order {
-		made += replayGroup(t, dirs, keys, groups[g], need[g], now)
+		m, a := replayGroup(t, dirs, keys, groups[g], need[g], now)
+		made, ahead = made+m, ahead+a
 	}
 	var outs []replay.Outcome
 	for _, inv := range invs {
@@ -204,46 +206,156 @@ func evalDirs(t *testing.T, dirs []string, invs []string) []replay.Outcome {
 			outs = append(outs, o)
 		}
 	}
-	t.Logf("replays: %d made, %d read from earlier tests", made, len(outs)-made)
+	t.Logf("replays: %d made, %d read from earlier tests; %d made for later tests", made-ahead, len(outs)-(made-ahead), ahead)
 	return outs
 }
 
 // replayGroup replays the folders dirs[at...] for each of invs, 40 at a
 // time, records each outcome in now and the ones without an error in
-// replays, and returns how many replays it made.
-func replayGroup(t *testing.T, dirs, keys []string, at []int, invs []string, now map[replayKey]replay.Outcome) int {
+// replays, and returns how many replays it made. In a whole run of the
+// package (wholeRun) a folder is replayed at once with the investigators
+// later tests will ask of it too (laterInvestigators), so that it is
+// loaded and indexed once rather than once per test: those outcomes go to
+// replays only, for the later tests to read and assert on.
+func replayGroup(t *testing.T, dirs, keys []string, at []int, invs []string, now map[replayKey]replay.Outcome) (made, ahead int) {
 	t.Helper()
-	made := 0
 	for len(at) > 0 {
 		n := min(40, len(at))
-		var batch []string
+		var batch, batchKeys []string
 		for _, i := range at[:n] {
 			batch = append(batch, dirs[i])
-		}
-		incs := loadDirs(t, batch)
-		var batchKeys []string
-		for _, i := range at[:n] {
 			batchKeys = append(batchKeys, keys[i])
 		}
+		incs := loadDirs(t, batch)
 		remember(batchKeys, incs)
-		outs := evalRetrying(t, incs, invs)
-		require.Len(t, outs, len(invs)*n)
-		for k, inv := range invs {
-			for j, i := range at[:n] {
-				o := outs[k*n+j] // Eval's order: investigator by investigator
-				require.Equal(t, inv, o.Investigator)
-				require.Equal(t, incs[j].Meta.ID, o.Incident)
-				key := replayKey{keys[i], inv}
-				now[key] = o
-				if o.Error == "" {
-					replays.outs[key] = o
-				}
+		// The batch's folders by the investigators later tests add.
+		subs, extra := map[string][]int{}, map[string][]string{}
+		var order []string
+		for j := range batch {
+			more := laterInvestigators(batch[j], batchKeys[j], incs[j], invs)
+			g := strings.Join(more, ",")
+			if _, ok := subs[g]; !ok {
+				order = append(order, g)
+				extra[g] = more
 			}
+			subs[g] = append(subs[g], j)
 		}
-		made += len(outs)
+		for _, g := range order {
+			m, a := replayBatch(t, batch, batchKeys, incs, subs[g], invs, extra[g], now)
+			made, ahead = made+m, ahead+a
+		}
 		at = at[n:]
 	}
-	return made
+	return made, ahead
+}
+
+// replayBatch replays incs[js...] for each of invs and more, records the
+// outcomes of invs in now and every one without an error in replays, and
+// returns how many replays it made and how many of them were of more.
+func replayBatch(t *testing.T, dirs, keys []string, incs []*incident.Incident, js []int, invs, more []string, now map[replayKey]replay.Outcome) (made, ahead int) {
+	t.Helper()
+	sub := make([]*incident.Incident, len(js))
+	for k, j := range js {
+		sub[k] = incs[j]
+	}
+	all := append(slices.Clone(invs), more...)
+	outs := evalRetrying(t, sub, all)
+	require.Len(t, outs, len(all)*len(js))
+	for k, inv := range all {
+		for m, j := range js {
+			o := outs[k*len(js)+m] // Eval's order: investigator by investigator
+			require.Equal(t, inv, o.Investigator)
+			require.Equal(t, incs[j].Meta.ID, o.Incident, dirs[j])
+			key := replayKey{keys[j], inv}
+			if k < len(invs) {
+				now[key] = o
+			}
+			if o.Error == "" {
+				replays.outs[key] = o
+			}
+		}
+	}
+	return len(outs), len(more) * len(js)
+}
+
+// wholeRun reports whether the package's tests run whole: no -run, no
+// -skip, no -short. Only then are a folder's replays for later tests made
+// ahead (laterInvestigators): run alone (a mutant's killer, go test -run),
+// a test replays what it asks and nothing more.
+func wholeRun() bool {
+	if testing.Short() {
+		return false
+	}
+	for _, name := range []string{"test.run", "test.skip"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// laterInvestigators are the investigators that tests running later in a
+// whole run (wholeRun) ask of the folder dir (content key, loaded as inc)
+// beyond invs and the replays already made: the tests run in file order,
+// and each of these pairs asks the same folders first with some
+// investigators, then with others.
+//   - incidents-stranger: TestGeneralisationCorpora (the oracle, the rules),
+//     then TestHostilePersonasOnStrangerCorpus (hostilePersonas);
+//   - incidents-false-markers and the CI worlds with a false marker:
+//     TestHostilePersonasOnFalseMarkerWorlds (hostilePersonas,
+//     persona:wrong), then TestFalseMarkersWithEveryInvestigator
+//     (everyInvestigator);
+//   - the CI worlds' traps (trapWorlds): TestGeneralisationCorpora, then
+//     TestHostilePersonasOnWorldTraps (hostilePersonas);
+//   - heldout8Traps: TestHostilePersonasOnHeldout8Corpus, then
+//     TestHeldout8TrapsAreDenied (twinInvestigators).
+//
+// A rule that no longer matches what a later test asks costs time, never
+// an assertion: every test still asks for every outcome it asserts on, and
+// reads here only outcomes with no error of the same folder content and
+// investigator.
+func laterInvestigators(dir, key string, inc *incident.Incident, invs []string) []string {
+	if !wholeRun() {
+		return nil
+	}
+	var later []string
+	world, falseMarker := ciWorld(dir)
+	if filepath.Dir(dir) == stranger {
+		later = append(later, hostilePersonas()...)
+	}
+	if filepath.Dir(dir) == falseMarkers || falseMarker {
+		later = append(later, everyInvestigator()...)
+	}
+	if world && deniedByDeploymentAlone(inc.Meta.Expect) && trapMarker(inc) {
+		later = append(later, hostilePersonas()...)
+	}
+	if slices.Contains(heldout8Traps, dir) {
+		later = append(later, twinInvestigators...)
+	}
+	var more []string
+	for _, inv := range later {
+		_, made := replays.outs[replayKey{key, inv}]
+		if !made && !slices.Contains(invs, inv) && !slices.Contains(more, inv) {
+			more = append(more, inv)
+		}
+	}
+	return more
+}
+
+// ciWorld reports whether dir is a CI world's folder (ciWorldDirs) and
+// whether that world carries a false marker.
+func ciWorld(dir string) (world, falseMarker bool) {
+	if shared.dir == "" || filepath.Dir(dir) != filepath.Join(shared.dir, "worlds") {
+		return false, false
+	}
+	ciWorlds.mu.Lock()
+	defer ciWorlds.mu.Unlock()
+	for _, w := range ciWorlds.worlds {
+		if w.ID == filepath.Base(dir) {
+			return true, len(w.FalseMarkers) > 0
+		}
+	}
+	return false, false
 }
 
 // loadDirs loads the incident folders dirs side by side, GOMAXPROCS at a

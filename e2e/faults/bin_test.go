@@ -69,8 +69,13 @@ func binaries(t *testing.T) (nats, agentk string) {
 		}
 		agentkBin = filepath.Join(dir, "agentk")
 		// The crash-point build: platform/crashpoint's kill points exist only
-		// in a binary built with this tag, never in a production one.
-		cmd := exec.Command("go", "build", "-tags", "agentk_crashpoints", "-o", agentkBin, "./services/agentk")
+		// in a binary built with this tag, never in a production one. Built
+		// as scripts/images.sh builds the image's agentk (CGO_ENABLED=0,
+		// -trimpath) so that in make test, where e2e/compose's make images
+		// ran first, every package the tag does not change (all but
+		// crashpoint, the deployer's natsport and what imports them) comes
+		// from the build cache instead of compiling a third time.
+		cmd := exec.Command("go", "build", "-trimpath", "-tags", "agentk_crashpoints", "-o", agentkBin, "./services/agentk")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
