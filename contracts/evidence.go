@@ -515,10 +515,12 @@ type ReleaseErrors struct {
 	Version   string    `json:"version"`
 	FirstSeen time.Time `json:"first_seen"`
 	// VersionKey is the resource attribute the versions were read from
-	// where it is not service.version: container.image.tag, on a service
-	// whose entry spans name no service.version. The gate trusts such a
-	// comparison only where the release ledger's running release is that
-	// tag.
+	// where it is not service.version: one of FallbackVersionKeys
+	// (faas.version, container.image.tag), the first that names a value,
+	// on a service whose entry spans name no service.version. The gate
+	// trusts such a comparison only where the release ledger's running
+	// release is that version (its version, or the last ':' part of its
+	// image: a tag, a Lambda version's ARN).
 	VersionKey string `json:"version_key,omitempty"`
 	// HistoryMinutes counts minutes with entry spans before FirstSeen: with
 	// none, the recording holds no release and nothing to compare with.

@@ -61,6 +61,29 @@ func TestHostilePersonasOnHeldout11Traps(t *testing.T) {
 	holdTheLine(t, "heldout11-traps-hostile", evalDirs(t, heldout11Traps, hostilePersonas()))
 }
 
+// TestHeldout11FaaSVersionReleases: heldout11's Python and Java functions
+// name their version only in faas.version; read from it (where the ledger
+// runs that version), the Java retry storm and the Python configuration
+// release are persona:oracle's rollbacks, and the redrive of a dead-letter
+// queue two minutes after a Python release (its batches' messages 5.3x) is
+// no investigator's rollback.
+func TestHeldout11FaaSVersionReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays heldout11's faas.version incidents; skipped with -short")
+	}
+	outs := evalDirs(t, []string{"incidents-heldout11/lb11-carrier-timeout-retries-label-svc", "incidents-heldout11/lb11-env-holds-table-booking-fn"},
+		[]string{"persona:oracle"})
+	require.Len(t, outs, 2)
+	for _, o := range outs {
+		require.Empty(t, o.Error, o.Incident)
+		require.Equal(t, "allow", o.Verdict, "%s: failed %v", o.Incident, o.FailedChecks)
+	}
+	for _, o := range evalDirs(t, []string{"incidents-heldout11/lb11-trap-dlq-redrive-dispatch-worker"}, twinInvestigators) {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.Equal(t, "deny", o.Verdict, "%s: %s rolled back", o.Investigator, o.Diagnosis)
+	}
+}
+
 // TestHeldout11CorpusLoads: the heldout11 corpus (a parcel-locker network
 // serverless on AWS Lambda, written by its gen.py: ADOT faas.* spans,
 // Python and Java functions with only faas.version, CodeDeploy traffic

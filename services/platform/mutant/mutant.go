@@ -49,6 +49,7 @@ const (
 	GateRegionShift              = "gate.region_shift"
 	GateNodeConfined             = "gate.node_confined"
 	GateImageTagLedger           = "gate.image_tag_ledger"
+	GateLedgerWholeVersion       = "gate.ledger_whole_version"
 	GatePoolExhaustion           = "gate.pool_exhaustion"
 	GatePoolSignature            = "gate.pool_signature"
 	GateLoadShed                 = "gate.load_shed"

@@ -195,7 +195,7 @@ const (
 	// onset per Kubernetes node and version (contracts.Facts.NodeTraffic).
 	SandboxNodeTraffic = "sandbox.node_traffic"
 	// SandboxImageTagVersions is the reading of a service's versions from
-	// its image tags (container.image.tag) when no span names
+	// a fallback key (faas.version, container.image.tag) when no span names
 	// service.version.
 	SandboxImageTagVersions = "sandbox.image_tag_versions"
 	// SandboxSelfCallsEvery is the condition that every sampled call to a
@@ -212,6 +212,9 @@ const (
 	// their parent span with another (a workflow engine's attempts of one
 	// activity call) as one inbound request (facts.InboundMinutes).
 	SandboxEntryAttempts = "sandbox.entry_attempts"
+	// SandboxBatchMessages is the reading of a batch consumer's entry spans
+	// as the messages their batches carried (facts.BatchMessages).
+	SandboxBatchMessages = "sandbox.batch_messages"
 	// SandboxMicrometerCalls is the reading of Micrometer's HTTP client
 	// observation (Spring): its client.name as the peer a call names, its
 	// status and outcome as the peer's answer; and of datasource-micrometer's
@@ -336,8 +339,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresRegionTraffic"},
 	{Name: SandboxNodeTraffic, Check: "the overview counts the service's entry spans and their errors since the onset per Kubernetes node (k8s.node.name) and service.version when two nodes or more served",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresNodeTraffic"},
-	{Name: SandboxImageTagVersions, Check: "the versions of a service whose entry spans name no service.version are read from their image tags (container.image.tag): the release comparison, the version-confined onset",
-		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsImageTagVersions"},
+	{Name: SandboxImageTagVersions, Check: "the versions of a service whose entry spans name no service.version are read from a fallback key (faas.version, then container.image.tag): the release comparison, the version-confined onset",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsImageTagVersions|TestOverviewReadsFaaSVersions"},
 	{Name: SandboxSelfCallsEvery, Check: "a peer is read as the service calling itself (grpc-gateway's loopback call into its own gRPC server), not a dependency, only when every sampled call to it (at least 5) has a server span of the calling service beneath it: a loopback address that also carries calls a mesh sidecar forwards to another service stays a dependency",
 		KilledBy: "test:services/sandbox:./internal/facts:TestSelfCallPeers"},
 	{Name: SandboxQualityRelabel, Check: "a quality departure that is a relabel (a value no span carried before, on 95% or more of the spans since: a template's or a build's name changed with a release) places no onset; the earliest other departure does",
@@ -346,6 +349,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestQualityKeysLeavePlatformAttributesAside"},
 	{Name: SandboxEntryAttempts, Check: "the inbound requests read from a service's entry spans count the server spans that share one parent span (a Temporal activity's attempts beneath its one StartActivity call) as one request, so retries the service runs through a workflow engine are no inbound traffic",
 		KilledBy: "test:services/sandbox:./internal/facts:TestInboundMinutesCountAttemptsOnce"},
+	{Name: SandboxBatchMessages, Check: "a batch consumer's inbound traffic counts the messages its batches carried (messaging.batch.message_count), not its invocations: a dead-letter queue's redrive that fills every batch is a surge, and the calls per inbound message do not read as a retry storm",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewCountsBatchMessages"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",

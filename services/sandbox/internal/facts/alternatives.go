@@ -41,10 +41,10 @@ type AlternativeFacts struct {
 // inbound traffic rose from the onset on (InboundMinutes: the root spans, or
 // the entry spans of a service that callers reach), and which other services
 // left their baselines within CoRegressionWindow of the onset.
-func Alternatives(roots, versions, attempts, others, othersErr signoz.Response, alertAt time.Time, on Onset) (AlternativeFacts, error) {
+func Alternatives(roots, versions signoz.Response, arrivals EntryArrivals, others, othersErr signoz.Response, alertAt time.Time, on Onset) (AlternativeFacts, error) {
 	var out AlternativeFacts
 	onset := *on.At
-	inbound, err := InboundMinutes(roots, versions, attempts, on.BaselineFrom, onset)
+	inbound, err := InboundMinutes(roots, versions, arrivals, on.BaselineFrom, onset)
 	if err != nil {
 		return out, err
 	}
@@ -90,7 +90,11 @@ func Alternatives(roots, versions, attempts, others, othersErr signoz.Response, 
 // fb9-temporal-activity-timeout-ticketing-worker: inbound 2.48x, calls per
 // request 1.62x). A caller's own retries are client spans of their own
 // with a server span each: still counted, once each.
-func InboundMinutes(roots, versions, attempts signoz.Response, from, onset time.Time) ([]Minute, error) {
+//
+// A batch consumer's entry spans count the messages they carried
+// (arrivals.Batches; BatchMessages), each span as many arrivals as its
+// batch's messages.
+func InboundMinutes(roots, versions signoz.Response, arrivals EntryArrivals, from, onset time.Time) ([]Minute, error) {
 	rootMinutes, err := PerMinute(roots, roots)
 	if err != nil {
 		return nil, err
@@ -100,7 +104,11 @@ func InboundMinutes(roots, versions, attempts signoz.Response, from, onset time.
 		return nil, err
 	}
 	byTs := MinuteTotals(counts)
-	repeats, err := RepeatedAttempts(attempts)
+	repeats, err := RepeatedAttempts(arrivals.Attempts)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := BatchMessages(arrivals.Batches)
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +131,9 @@ func InboundMinutes(roots, versions, attempts signoz.Response, from, onset time.
 		return n
 	}
 	if r, e := inBaseline(rootMinutes), inBaseline(entries); e > 0 && r < e/2 {
-		return entries, nil
+		return withBatchMessages(entries, extra), nil
 	}
-	return rootMinutes, nil
+	return withBatchMessages(rootMinutes, extra), nil
 }
 
 // TrafficRatio is the mean requests per minute from the onset to the last

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"agentk/services/sandbox/internal/facts"
-	"agentk/services/sandbox/internal/signoz"
 
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +77,7 @@ func TestAlternatives(t *testing.T) {
 	versions := response(t)
 	onset := at(40)
 	alert := at(55)
-	got, err := facts.Alternatives(roots, versions, signoz.Response{}, others, othersErr, alert, facts.Onset{At: &onset, BaselineFrom: at(0)})
+	got, err := facts.Alternatives(roots, versions, facts.EntryArrivals{}, others, othersErr, alert, facts.Onset{At: &onset, BaselineFrom: at(0)})
 	require.NoError(t, err)
 	require.Equal(t, []string{"db"}, got.CoRegressed)
 	require.Equal(t, ptr(2), got.TrafficRatio)
@@ -89,7 +88,7 @@ func TestAlternatives(t *testing.T) {
 	require.NotContains(t, got.Series, "cache")
 	require.Contains(t, got.Onsets, "cache", "a far onset is still an onset")
 	require.True(t, got.Onsets["db"].At.Sub(onset).Abs() <= facts.CoRegressionWindow)
-	_, err = facts.Alternatives(roots, versions, signoz.Response{}, rawResponse(), othersErr, alert, facts.Onset{At: &onset, BaselineFrom: at(0)})
+	_, err = facts.Alternatives(roots, versions, facts.EntryArrivals{}, rawResponse(), othersErr, alert, facts.Onset{At: &onset, BaselineFrom: at(0)})
 	require.ErrorIs(t, err, facts.ErrBadResponse)
 }
 

@@ -33,7 +33,7 @@ func TestInboundMinutesCountAttemptsOnce(t *testing.T) {
 	count := ser{labels(), 0, minutes(0, 60, entries)}
 	ratio := func(att ...ser) float64 {
 		t.Helper()
-		in, err := facts.InboundMinutes(roots, versions, response(t, att...), at(0), onset)
+		in, err := facts.InboundMinutes(roots, versions, facts.EntryArrivals{Attempts: response(t, att...)}, at(0), onset)
 		require.NoError(t, err)
 		r := facts.TrafficRatio(in, at(0), onset)
 		require.NotNil(t, r)
@@ -43,7 +43,7 @@ func TestInboundMinutesCountAttemptsOnce(t *testing.T) {
 		"four attempts beneath one StartActivity are one request")
 	require.InDelta(t, 2.5, ratio(count, attempts(entries)), 1e-9, "entry spans with distinct parents are requests each")
 	require.InDelta(t, 2.5, ratio(), 1e-9, "no attempts answer: every entry span counts")
-	in, err := facts.InboundMinutes(roots, versions, rawResponse(), at(0), onset)
+	in, err := facts.InboundMinutes(roots, versions, facts.EntryArrivals{Attempts: rawResponse()}, at(0), onset)
 	require.ErrorIs(t, err, facts.ErrBadResponse)
 	require.Nil(t, in)
 }

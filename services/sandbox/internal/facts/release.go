@@ -41,7 +41,7 @@ func Signature(msg string) string {
 // ErrBadResponse when resp is not a time series.
 func VersionCounts(resp signoz.Response) (map[string]map[int64]float64, error) {
 	out := map[string]map[int64]float64{}
-	err := Samples(resp, LabelOf(VersionKeys...), func(v string, agg int, ts int64, n float64) {
+	err := Samples(resp, LabelOf(contracts.VersionKeys...), func(v string, agg int, ts int64, n float64) {
 		if agg != 0 {
 			return
 		}
@@ -83,7 +83,7 @@ type VersionErrors struct {
 func ErrorsBySignature(resp signoz.Response) ([]VersionErrors, error) {
 	var out []VersionErrors
 	label := func(s signoz.Series) string {
-		v := LabelOf(VersionKeys...)(s)
+		v := LabelOf(contracts.VersionKeys...)(s)
 		if v == "" {
 			return ""
 		}

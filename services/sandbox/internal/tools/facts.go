@@ -74,13 +74,13 @@ const CoRegressionWindow = facts.CoRegressionWindow
 
 // alternatives derives the facts that point away from a release
 // (facts.Alternatives).
-func alternatives(roots, versions, attempts, others, othersErr signoz.Response, alertAt time.Time, on Onset) (facts.AlternativeFacts, error) {
-	a, err := facts.Alternatives(roots, versions, attempts, others, othersErr, alertAt, on)
+func alternatives(roots, versions signoz.Response, arrivals facts.EntryArrivals, others, othersErr signoz.Response, alertAt time.Time, on Onset) (facts.AlternativeFacts, error) {
+	a, err := facts.Alternatives(roots, versions, arrivals, others, othersErr, alertAt, on)
 	return a, badResponse(err)
 }
 
 // inboundMinutes are the inbound requests per minute (facts.InboundMinutes).
-func inboundMinutes(roots, versions, attempts signoz.Response, from, onset time.Time) ([]Minute, error) {
-	ms, err := facts.InboundMinutes(roots, versions, attempts, from, onset)
+func inboundMinutes(roots, versions signoz.Response, arrivals facts.EntryArrivals, from, onset time.Time) ([]Minute, error) {
+	ms, err := facts.InboundMinutes(roots, versions, arrivals, from, onset)
 	return ms, badResponse(err)
 }

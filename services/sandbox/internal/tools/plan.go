@@ -60,11 +60,17 @@ const (
 	qRegions   = "per_minute_regions"
 	qNodes     = "per_minute_nodes"
 	qAttempts  = "per_minute_entry_attempts"
-	qTagVers   = "per_minute_image_tags"
-	qTagVersEr = "per_minute_image_tag_errors"
+	qBatches   = "per_minute_batch_messages"
 	qSelfCalls = "self_call_sample"
 	qRuntime   = "per_minute_runtime_attributes"
 )
+
+// fallbackQueryNames are the names of the two queries by each of
+// contracts.FallbackVersionKeys (the entry spans, their errors by status).
+var fallbackQueryNames = map[string][2]string{
+	contracts.FaaSVersionKey: {"per_minute_faas_versions", "per_minute_faas_version_errors"},
+	contracts.ImageTagKey:    {"per_minute_image_tags", "per_minute_image_tag_errors"},
+}
 
 // overviewQueries is how many queries service_overview's first stage sends:
 // nine, then releaseQueries' (the release comparison's, the peers', the
@@ -225,10 +231,6 @@ func releaseQueries(c Call, ow Window) []Query {
 	version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
 	byVersion := []signoz.FieldKey{version}
 	bySignature := []signoz.FieldKey{version, {Name: "status_message", FieldContext: "span", FieldDataType: "string"}}
-	// The same two by image tag, of the entry spans that name no
-	// service.version (facts.ImageTagVersions).
-	imageTag := signoz.FieldKey{Name: facts.ImageTagKey, FieldContext: "resource", FieldDataType: "string"}
-	byTag, byTagSignature := []signoz.FieldKey{imageTag}, []signoz.FieldKey{imageTag, bySignature[1]}
 	series := func(name, filter string, aggs []signoz.Aggregation, by []signoz.FieldKey, limit int) Query {
 		return Query{Name: name, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
 			Filter: signoz.Filter{Expression: filter}, Aggregations: aggs, GroupBy: by, Limit: limit})}
@@ -238,22 +240,32 @@ func releaseQueries(c Call, ow Window) []Query {
 		series(qVersions, and(svc, entrySpans), one, byVersion, 50),
 		series(qVersionEr, and(svc, entrySpans, "has_error = true"), one, bySignature, 100),
 	}
+	// The same two by each fallback version key, in order, of the entry
+	// spans that name no service.version (facts.FallbackVersionKey).
+	var fallbacks []Query
+	for _, k := range contracts.FallbackVersionKeys() {
+		key := signoz.FieldKey{Name: k, FieldContext: "resource", FieldDataType: "string"}
+		names := fallbackQueryNames[k]
+		fallbacks = append(fallbacks, optional(series(names[0], and(svc, entrySpans, noVersion), one, []signoz.FieldKey{key}, 50)),
+			optional(series(names[1], and(svc, entrySpans, noVersion, "has_error = true"), one, []signoz.FieldKey{key, bySignature[1]}, 100)))
+	}
 	for _, k := range PeerKeys {
 		byPeer := []signoz.FieldKey{{Name: k, FieldContext: "attribute", FieldDataType: "string"}}
 		qs = append(qs, series(qPeers+"_"+k, and(svc, outboundFor(k), peerFilter(k)), two, byPeer, 50),
 			series(qPeerErrs+"_"+k, and(svc, outboundFor(k), peerFilter(k), "has_error = true"), one, byPeer, 50))
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
-	return append(append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
+	qs = append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
 		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow), configChangeQuery(svc, ow),
 		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
 		series(qNodes, and(svc, entrySpans), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
 			[]signoz.FieldKey{{Name: facts.NodeTrafficKey, FieldContext: "resource", FieldDataType: "string"}, version}, 100),
-		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1)),
-		optional(series(qTagVers, and(svc, entrySpans, noVersion), one, byTag, 50)),
-		optional(series(qTagVersEr, and(svc, entrySpans, noVersion, "has_error = true"), one, byTagSignature, 100)),
-		selfCallQuery(c, svc)),
-		append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
+		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1)))
+	// A batch consumer's messages (facts.BatchMessages).
+	batches := optional(series(qBatches, and(svc, entrySpans, facts.BatchSizeKey+" EXISTS"),
+		[]signoz.Aggregation{{Expression: "count()"}, {Expression: "sum(" + facts.BatchSizeKey + ")"}}, nil, 1))
+	qs = append(append(qs, fallbacks...), batches, selfCallQuery(c, svc))
+	return append(qs, append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
 // PlanCall returns the queries answering c and its deep link under linkBase.
@@ -332,8 +344,8 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 }
 
 // noVersion keeps the spans that name no service.version: a service's
-// versions are read from its image tags only where none does
-// (facts.ImageTagVersions).
+// versions are read from a fallback key only where none does
+// (facts.FallbackVersionKey).
 const noVersion = "service.version NOT EXISTS"
 
 // optional marks a query Optional: a SigNoz that refuses it (a key it never

@@ -81,8 +81,8 @@ type overviewState struct {
 	quality []qualityDeparture
 	// examined are the co-regressed services whose traces are fetched, in order.
 	examined []string
-	// versionKey is facts.ImageTagKey where the versions were read from
-	// the image tags (facts.ImageTagVersions), else empty.
+	// versionKey is the fallback key (faas.version, container.image.tag)
+	// the versions were read from (facts.FallbackVersionKey), else empty.
 	versionKey string
 }
 
@@ -91,8 +91,8 @@ type overviewState struct {
 func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) {
 	var st overviewState
 	var err error
-	peerEnd := 11 + 2*len(PeerKeys)
-	resps, st.versionKey = withImageTags(resps, peerEnd)
+	peerEnd, selfCalls, arrivals := firstStage(resps)
+	resps, st.versionKey = withFallbackVersions(resps, peerEnd)
 	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
 		return st, err
 	}
@@ -102,7 +102,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	}
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[peerEnd+12:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, resps[selfCalls+1:]); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
@@ -112,14 +112,14 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset = facts.EarliestWithQuality(st.onset, st.quality)
-	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], resps[6], resps[9], resps[peerEnd+8], c.StartsAt); err != nil {
+	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], resps[6], resps[9], arrivals, c.StartsAt); err != nil {
 		return st, err
 	}
 	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
 	if st.onset.At == nil {
 		return st, nil
 	}
-	peers, keyOf, err := outboundPeers(resps, peerEnd)
+	peers, keyOf, err := outboundPeers(resps, peerEnd, selfCalls)
 	if err != nil {
 		return st, err
 	}
@@ -129,7 +129,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset, st.slowDeps = slowDependencyOnset(c, st.onset, peers, keyOf, st.minutes)
-	if st.alt, err = alternatives(resps[6], resps[9], resps[peerEnd+8], resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+	if st.alt, err = alternatives(resps[6], resps[9], arrivals, resps[7], resps[8], c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
 	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
@@ -155,7 +155,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if err = st.readMoved(resps[peerEnd+5 : peerEnd+8]); err != nil {
 		return st, err
 	}
-	inbound, err := inboundMinutes(resps[6], resps[9], resps[peerEnd+8], st.onset.BaselineFrom, *st.onset.At)
+	inbound, err := inboundMinutes(resps[6], resps[9], arrivals, st.onset.BaselineFrom, *st.onset.At)
 	if err != nil {
 		return st, err
 	}
@@ -169,18 +169,37 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	return st, nil
 }
 
-// withImageTags returns the first stage's answers (resps) with, for a
-// service whose entry spans name no service.version, the entry spans by
-// image tag and their errors in place of those by service.version
-// (facts.ImageTagVersions), and the key they were read from; resps is not
+// firstStage returns where the first stage's answers (resps) end the
+// peers' series (peerEnd: the pool's follow) and hold the self-call sample
+// (after the fallback keys' queries and the batch messages; the
+// operations' series follow it), and the answers that turn the entry spans
+// into arrivals (facts.EntryArrivals).
+func firstStage(resps []signoz.Response) (peerEnd, selfCalls int, arrivals facts.EntryArrivals) {
+	peerEnd = 11 + 2*len(PeerKeys)
+	batches := peerEnd + 9 + 2*len(contracts.FallbackVersionKeys())
+	return peerEnd, batches + 1, facts.EntryArrivals{Attempts: resps[peerEnd+8], Batches: resps[batches]}
+}
+
+// withFallbackVersions returns the first stage's answers (resps) with, for
+// a service whose entry spans name no service.version, the entry spans by
+// the first fallback key that names a value (faas.version,
+// container.image.tag) and their errors in place of those by
+// service.version (facts.FallbackVersionKey), and that key; resps is not
 // changed.
-func withImageTags(resps []signoz.Response, peerEnd int) ([]signoz.Response, string) {
-	if !facts.ImageTagVersions(resps[9], resps[peerEnd+9]) {
+func withFallbackVersions(resps []signoz.Response, peerEnd int) ([]signoz.Response, string) {
+	keys := contracts.FallbackVersionKeys()
+	var series []signoz.Response
+	for i := range keys {
+		series = append(series, resps[peerEnd+9+2*i])
+	}
+	key := facts.FallbackVersionKey(resps[9], series)
+	i := slices.Index(keys, key)
+	if i < 0 {
 		return resps, ""
 	}
 	out := slices.Clone(resps)
-	out[9], out[10] = resps[peerEnd+9], resps[peerEnd+10]
-	return out, facts.ImageTagKey
+	out[9], out[10] = resps[peerEnd+9+2*i], resps[peerEnd+10+2*i]
+	return out, key
 }
 
 // keyedRelease is r naming the key its versions were read from (empty for
@@ -196,13 +215,13 @@ func keyedRelease(r *contracts.ReleaseErrors, key string) *contracts.ReleaseErro
 // (peerSeries) less the peers that are the service calling itself
 // (grpc-gateway's loopback call into its own gRPC server;
 // facts.SelfCallPeers over the first stage's sample of its spans, which a
-// refusal leaves unread: every peer stays).
-func outboundPeers(resps []signoz.Response, peerEnd int) (map[string][]Minute, map[string]string, error) {
+// refusal leaves unread: every peer stays; resps[selfCalls]).
+func outboundPeers(resps []signoz.Response, peerEnd, selfCalls int) (map[string][]Minute, map[string]string, error) {
 	peers, keyOf, err := peerSeries(resps[11:peerEnd])
 	if err != nil {
 		return nil, nil, err
 	}
-	if rows, err := rawRows(resps, peerEnd+11); err == nil {
+	if rows, err := rawRows(resps, selfCalls); err == nil {
 		for _, p := range facts.SelfCallPeers(rows, SelfCallKeys) {
 			delete(peers, p)
 			delete(keyOf, p)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"agentk/contracts"
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
@@ -21,7 +22,7 @@ var refineFields = []signoz.FieldKey{span("timestamp", "number"), span("has_erro
 	span("trace_id", "string"),
 	// A failure confined to a version that began serving in the window
 	// (facts.RefineByVersion).
-	resource("service.version", signoz.SignalTraces), resource(facts.ImageTagKey, signoz.SignalTraces)}
+	resource(contracts.ServiceVersionKey, signoz.SignalTraces), resource(contracts.FaaSVersionKey, signoz.SignalTraces), resource(contracts.ImageTagKey, signoz.SignalTraces)}
 
 // refineQuery asks for the affected service's spans from the onset over the
 // departure's first Sustain buckets (those FindOnset saw off), oldest first;
@@ -48,8 +49,8 @@ func refineQuery(c Call, on Onset) Query {
 // st.versions, the entry spans by service.version, say which versions
 // served before; unread, no version is confined).
 func refineOnset(on Onset, rows []signoz.RawRow, st overviewState) Onset {
-	if st.versionKey == facts.ImageTagKey {
-		rows = facts.TagAsVersion(rows)
+	if st.versionKey != "" {
+		rows = facts.KeyAsVersion(rows, st.versionKey)
 	}
 	marks := onsetMarks(on, rows)
 	refined := facts.RefineByOps(on, marks, facts.DepartedAt(on, st.departures))

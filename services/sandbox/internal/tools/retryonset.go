@@ -12,11 +12,11 @@ import (
 // source's retries (the sample's retry attributes, attrs in
 // retryAttrQueries order; the retry log lines, logs) per inbound request
 // (roots, versions and attempts: inboundMinutes' answers) a minute.
-func withRetryOnset(on Onset, keys []string, attrs []signoz.Response, logs, roots, versions, attempts signoz.Response, alertAt time.Time) (Onset, error) {
+func withRetryOnset(on Onset, keys []string, attrs []signoz.Response, logs, roots, versions signoz.Response, arrivals facts.EntryArrivals, alertAt time.Time) (Onset, error) {
 	if on.Short {
 		return on, nil
 	}
-	inbound, err := inboundMinutes(roots, versions, attempts, time.Time{}, alertAt)
+	inbound, err := inboundMinutes(roots, versions, arrivals, time.Time{}, alertAt)
 	if err != nil {
 		return on, err
 	}

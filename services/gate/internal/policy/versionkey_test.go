@@ -46,6 +46,46 @@ func TestImageTagReleaseNeedsLedger(t *testing.T) {
 	require.Equal(t, contracts.VerdictAllow, policy.Evaluate(in).Verdict)
 }
 
+// TestFaaSVersionReleaseNeedsLedger: a release comparison read from
+// faas.version (heldout11's Python and Java Lambda functions, "42") counts
+// only where the release ledger's running release is that version: by its
+// version, or as the whole last ':' part of its image (the version's ARN);
+// a version the ledger does not run, a part of its number, the alias or
+// the unpublished $LATEST buy no rollback, and neither does a key that is
+// no fallback version key.
+func TestFaaSVersionReleaseNeedsLedger(t *testing.T) {
+	const arn = "arn:aws:lambda:ap-south-1:482113907561:function:"
+	for _, tc := range []struct {
+		name, key, version, ledgerVersion, ledgerImage string
+		allow                                          bool
+	}{
+		{"the ledger runs that version", "faas.version", "v2", "v2", arn + "booking-fn:42", true},
+		{"the ledger's ARN ends in that version", "faas.version", "58", "v2", arn + "locker-api:58", true},
+		{"the previous version", "faas.version", "41", "v2", arn + "booking-fn:42", false},
+		{"a part of the ARN's version", "faas.version", "7", "v2", arn + "locker-api:57", false},
+		{"the function's name and version", "faas.version", "locker-api:57", "v2", arn + "locker-api:57", false},
+		{"the unpublished version", "faas.version", "$LATEST", "v2", arn + "booking-fn:42", false},
+		{"the alias", "faas.version", "live", "v2", arn + "booking-fn:42", false},
+		{"no fallback key", "faas.name", "58", "v2", arn + "locker-api:58", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			r := goodRelease()
+			r.Version, r.VersionKey = tc.version, tc.key
+			in.Evidence[0].Facts.Release = r
+			rs := in.Ledger.Ledger.Releases
+			rs[len(rs)-1].Version, rs[len(rs)-1].Image = tc.ledgerVersion, tc.ledgerImage
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks, "%v", d.Checks)
+			require.Contains(t, d.Checks[4].Reason, "no evidence compared the errors of")
+		})
+	}
+}
+
 // TestPoolSignatureDenies: most of the running version's errors carrying a
 // new status that says a connection pool gave out deny every deployment
 // class, as the pool's own failing spans do.

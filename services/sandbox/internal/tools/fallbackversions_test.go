@@ -28,6 +28,27 @@ func TestOverviewReadsImageTagVersions(t *testing.T) {
 	require.Empty(t, named.Facts.Release.VersionKey)
 }
 
+// TestOverviewReadsFaaSVersions: heldout11's Python and Java Lambda
+// functions name no service.version, only faas.version (the Lambda
+// version number); the overview reads their versions from it (the release
+// comparison says so, and counts the new version's new errors), and a Node
+// function whose spans name service.version keeps it.
+func TestOverviewReadsFaaSVersions(t *testing.T) {
+	t.Parallel()
+	out := editedOverview(t, "incidents-heldout11/lb11-env-holds-table-booking-fn", asRecorded)
+	r := out.Facts.Release
+	require.NotNil(t, r, out.Compact)
+	require.Equal(t, "faas.version", r.VersionKey)
+	require.Equal(t, "42", r.Version)
+	require.Positive(t, r.NewErrors, out.Compact)
+	require.Contains(t, out.Compact, "errors by faas.version (no entry span names service.version)")
+
+	named := editedOverview(t, "incidents-heldout11/lb11-canary-slotcode-locker-api", asRecorded)
+	require.NotNil(t, named.Facts.Release, named.Compact)
+	require.Empty(t, named.Facts.Release.VersionKey)
+	require.Equal(t, "4.13.0", named.Facts.Release.Version)
+}
+
 // TestGatewaySelfCallIsNoDependency: grpc-gateway's loopback call into the
 // service's own gRPC server (127.0.0.1:9090, the same service's server span
 // beneath) is no failing or slow dependency (kw10-grpc-retry-policy-ingest-gw);
