@@ -124,6 +124,33 @@ func AuthRefusedPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, 
 	return judgeFaults(rows, svc, onset, peers, keys, authRefusal)
 }
 
+// CallsBeforeSlowing describes, for each peer of slow (dependencies that
+// slowed at the onset at their usual call rate, SlowDependencies), the
+// service's calls to it in every minute from the running version's first
+// served minute (since) up to the onset, each with the other versions'
+// entry spans that minute (others, by Unix milliseconds); FailureStart is
+// the onset. A peer with no such minute is left out.
+func CallsBeforeSlowing(byPeer map[string][]Minute, slow []string, since, onset time.Time, others map[int64]float64) []contracts.CallsSinceRelease {
+	if since.IsZero() || onset.IsZero() {
+		return nil
+	}
+	var out []contracts.CallsSinceRelease
+	for _, p := range slow {
+		ms := slices.Clone(byPeer[p])
+		sort.Slice(ms, func(i, j int) bool { return ms[i].At.Before(ms[j].At) })
+		c := contracts.CallsSinceRelease{Peer: p, FailureStart: onset}
+		for _, m := range ms {
+			if !m.At.Before(since) && m.At.Before(onset) && m.Requests > 0 {
+				c.Minutes = append(c.Minutes, contracts.PeerCallMinute{At: m.At, Calls: m.Requests, OtherVersions: others[m.At.UnixMilli()]})
+			}
+		}
+		if len(c.Minutes) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // CallsSinceRelease describes, for each peer of refused (failing
 // dependencies whose failed calls refuse the credential, AuthRefusedPeers),
 // the service's calls to it in every minute from the running version's

@@ -124,3 +124,18 @@ func TestCallsSinceRelease(t *testing.T) {
 	require.Empty(t, facts.CallsSinceRelease(map[string][]facts.Minute{p: series}, nil, at(7), others), "no refusing peer")
 	require.Empty(t, facts.CallsSinceRelease(map[string][]facts.Minute{p: series[:5]}, []string{p}, at(7), others), "no failure since the release")
 }
+
+// TestCallsBeforeSlowing: the minutes from the running version's first
+// served minute up to the onset, each with the other versions' entry
+// spans, whatever the series' order; the onset is the failure start.
+func TestCallsBeforeSlowing(t *testing.T) {
+	t.Parallel()
+	at := func(m int) time.Time { return time.Date(2026, 12, 7, 14, m, 0, 0, time.UTC) }
+	const p = "opensearch.example"
+	series := []facts.Minute{{At: at(6), Requests: 40}, {At: at(1), Requests: 30}, {At: at(4), Requests: 38}, {At: at(3), Requests: 35}, {At: at(7), Requests: 41, Errors: 20}}
+	others := map[int64]float64{at(3).UnixMilli(): 12}
+	want := []contracts.CallsSinceRelease{{Peer: p, FailureStart: at(7), Minutes: []contracts.PeerCallMinute{
+		{At: at(3), Calls: 35, OtherVersions: 12}, {At: at(4), Calls: 38}, {At: at(6), Calls: 40}}}}
+	require.Equal(t, want, facts.CallsBeforeSlowing(map[string][]facts.Minute{p: series}, []string{p, "absent"}, at(3), at(7), others))
+	require.Nil(t, facts.CallsBeforeSlowing(map[string][]facts.Minute{p: series}, []string{p}, time.Time{}, at(7), others))
+}
