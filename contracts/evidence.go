@@ -168,6 +168,12 @@ type Facts struct {
 	// service's ordinary use of it, which a rollback does not fix. The
 	// evidence text gives each one's p95 before and since the onset.
 	SlowDependencies []string `json:"slow_dependencies,omitempty"`
+	// CallsBeforeSlowing are the service's calls to each of its
+	// SlowDependencies from the running version's first served minute up to
+	// the onset, where the peer slowed (FailureStart is the onset): the
+	// minutes in which the peer answered what the running version asks at
+	// its baseline latency. Same shape and reading as CallsSinceRelease.
+	CallsBeforeSlowing []CallsSinceRelease `json:"calls_before_slowing,omitempty"`
 	// PeakCallRatio is the highest call rate of the service to one peer of its
 	// client spans (server.address or net.peer.name) since the onset, over
 	// that peer's rate in the onset's baseline, and PeakCallPeer that peer,

@@ -50,6 +50,11 @@ var Catalogue = []Mutant{
 	// lm7-trap-expired-token-search-api (e2e/incidents-heldout7): 8.4.2's
 	// token was accepted for two minutes after its release, then expired.
 	{GateConfigAcceptedCredential, "gate: a configuration release explains no failing dependency that refuses the service's credential (HTTP 401, 403, 407, gRPC UNAUTHENTICATED or PERMISSION_DENIED) after accepting the running version's calls (at least 5, none failed, in whole minutes after the ledger's start of that version in which no other version served, ending by the refusals)", "test:services/gate:./internal/policy:^TestConfigReleaseCredentialWasAccepted$"},
+	// persona:quality's config_regression on
+	// pr13tw-trap-opensearch-yellow-ratio-catalog
+	// (e2e/incidents-heldout13-twins): OpenSearch answered catalog 3.8.0-1
+	// at its baseline latency for two minutes, then a data node left.
+	{GateChangeSlowAnswered, "gate: a prompt or configuration release explains no dependency that slowed at the onset at its usual call rate after answering the running version's calls at its baseline (at least 5, in whole minutes after the ledger's start of that version in which no other version served, ending by the onset)", "test:services/gate:./internal/policy:^TestChangeReleaseSlowPeerAnsweredIt$"},
 	{GateRetriedFault, "gate: no dependency failing since the onset with its own failure status whose calls rose no more than retrying its failures explains (1/(1-p) at a failure rate p, or 1+p+...+p^(N-1) under the previous version's seen limit of N attempts)", "test:services/gate:./internal/policy:^TestRetriedFaultDenies$"},
 	// persona:quality's config_regression or prompt_regression on a
 	// regression of unknown cause that follows a deploy (s1018-w023 and

@@ -43,6 +43,7 @@ const (
 	GateChangeTimeout            = "gate.change_timeout"
 	GateChangeTimeoutSlow        = "gate.change_timeout_slow"
 	GateChangeTimedOut           = "gate.change_timed_out"
+	GateChangeSlowAnswered       = "gate.change_slow_answered"
 	GateReleaseErrors            = "gate.release_errors"
 	GateOtherVersionsFail        = "gate.other_versions_fail"
 	GateRuntimeConfigChange      = "gate.runtime_config_change"

@@ -235,6 +235,11 @@ const (
 	// refused the caller's credential (MySQL 1045, PostgreSQL 28P01, SQL
 	// Server 18456, Redis WRONGPASS) as a refused credential.
 	SandboxDatabaseAuthRefusal = "sandbox.database_auth_refusal"
+	// SandboxTLSCertificateRefusal is the reading of a failed call with no
+	// HTTP or gRPC status whose status message or error.type says its TLS
+	// handshake failed on a certificate's validity (expired, not yet
+	// valid, revoked) as a refused credential.
+	SandboxTLSCertificateRefusal = "sandbox.tls_certificate_refusal"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -361,4 +366,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestDependencyFaultsDatabaseThrottle"},
 	{Name: SandboxDatabaseAuthRefusal, Check: "a failed call with no HTTP or gRPC status whose status message or error.type says the database refused the caller's credential (MySQL 1045, PostgreSQL 28P01, SQL Server 18456, Redis WRONGPASS or NOAUTH) refuses the credential (auth_refused_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestAuthRefusedPeers"},
+	{Name: SandboxTLSCertificateRefusal, Check: "a failed call with no HTTP or gRPC status whose status message or error.type says its TLS handshake failed on a certificate's validity (the peer's certificate_expired or certificate_revoked alert, x509 \"certificate has expired\", CertificateExpiredException) refuses the credential (auth_refused_dependencies)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestAuthRefusedPeersTLSCertificate"},
 }

@@ -70,9 +70,19 @@ func accepted(c contracts.CallsSinceRelease, cur contracts.Release) string {
 	if c.FailureStart.Before(cur.DeployedAt) {
 		return ""
 	}
-	var calls float64
-	var first, last time.Time
-	n := 0
+	calls, n, first, last := keptMinutes(c, cur)
+	if n == 0 || calls < MinAcceptedCalls {
+		return ""
+	}
+	return "were accepted after " + strconv.Quote(cur.Version) + " started (the ledger: " + ttoa(cur.DeployedAt) + "): " + ftoa(calls) + " calls, none failed, in " +
+		strconv.Itoa(n) + " whole minute(s) from " + ttoa(first) + " to " + ttoa(last.Add(time.Minute)) + " in which no other version served, then refused its credential (HTTP 401, 403, 407, gRPC UNAUTHENTICATED or PERMISSION_DENIED, a database refusing the login, or a TLS handshake refusing a lapsed certificate) from " +
+		ttoa(c.FailureStart) + ", " + c.FailureStart.Sub(cur.DeployedAt).Round(time.Second).String() + " after the release"
+}
+
+// keptMinutes sums c's minutes that began at or after the ledger's start of
+// cur, ended by c.FailureStart, held calls and in which no other version
+// served: their calls, how many, the first and the last.
+func keptMinutes(c contracts.CallsSinceRelease, cur contracts.Release) (calls float64, n int, first, last time.Time) {
 	for _, m := range c.Minutes {
 		if m.At.Before(cur.DeployedAt) || m.At.Add(time.Minute).After(c.FailureStart) || m.Calls <= 0 || m.OtherVersions > 0 {
 			continue
@@ -85,10 +95,5 @@ func accepted(c contracts.CallsSinceRelease, cur contracts.Release) string {
 		}
 		calls, n = calls+m.Calls, n+1
 	}
-	if n == 0 || calls < MinAcceptedCalls {
-		return ""
-	}
-	return "were accepted after " + strconv.Quote(cur.Version) + " started (the ledger: " + ttoa(cur.DeployedAt) + "): " + ftoa(calls) + " calls, none failed, in " +
-		strconv.Itoa(n) + " whole minute(s) from " + ttoa(first) + " to " + ttoa(last.Add(time.Minute)) + " in which no other version served, then refused its credential (HTTP 401, 403, 407, gRPC UNAUTHENTICATED or PERMISSION_DENIED, or a database refusing the login) from " +
-		ttoa(c.FailureStart) + ", " + c.FailureStart.Sub(cur.DeployedAt).Round(time.Second).String() + " after the release"
+	return calls, n, first, last
 }

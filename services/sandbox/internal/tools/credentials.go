@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"time"
+
 	"agentk/contracts"
 	"agentk/services/sandbox/internal/facts"
 )
@@ -18,4 +20,16 @@ func callsSinceRelease(st overviewState, refused []string) []contracts.CallsSinc
 		return nil
 	}
 	return facts.CallsSinceRelease(st.peers, refused, r.FirstSeen, facts.MinuteTotals(st.versions, r.Version))
+}
+
+// callsBeforeSlowing measures contracts.Facts.CallsBeforeSlowing
+// (facts.CallsBeforeSlowing) for the peers of slow, from the running
+// version's first served minute to the onset. Nil when the release, the
+// versions or the onset were not measured.
+func callsBeforeSlowing(st overviewState, slow []string, onset *time.Time) []contracts.CallsSinceRelease {
+	r := st.release
+	if r == nil || len(slow) == 0 || st.versions == nil || onset == nil {
+		return nil
+	}
+	return facts.CallsBeforeSlowing(st.peers, slow, r.FirstSeen, *onset, facts.MinuteTotals(st.versions, r.Version))
 }
