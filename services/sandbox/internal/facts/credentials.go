@@ -3,7 +3,6 @@ package facts
 import (
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -68,13 +67,7 @@ func databaseAuthRefusal(d map[string]any) bool {
 	if mutant.Off(mutant.SandboxDatabaseAuthRefusal) {
 		return false
 	}
-	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
-	for _, w := range databaseAuthRefusalWords {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
+	return saysAny(d, databaseAuthRefusalWords)
 }
 
 // tlsCertificateRefusalWords are how a TLS handshake fails on a
@@ -107,13 +100,7 @@ func tlsCertificateRefusal(d map[string]any) bool {
 	if mutant.Off(mutant.SandboxTLSCertificateRefusal) {
 		return false
 	}
-	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
-	for _, w := range tlsCertificateRefusalWords {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
+	return saysAny(d, tlsCertificateRefusalWords)
 }
 
 // AuthRefusedPeers returns the peers among peers whose failed outbound spans

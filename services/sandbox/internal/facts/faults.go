@@ -126,18 +126,10 @@ func peerError(d map[string]any) bool {
 	if mutant.Off(mutant.SandboxPeerErrorType) || callerTimeout(d) {
 		return false
 	}
-	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
-	for _, w := range callerErrorWords {
-		if strings.Contains(text, w) {
-			return false
-		}
+	if saysAny(d, callerErrorWords) {
+		return false
 	}
-	for _, w := range peerErrorWords {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return databaseThrottle(text)
+	return saysAny(d, peerErrorWords) || databaseThrottle(spanText(d))
 }
 
 // databaseThrottleWords are how a managed database's SDK says, in the

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"strings"
 
 	"agentk/platform/mutant"
@@ -18,16 +19,23 @@ import (
 var throttleWords = []string{"throttl", "provisionedthroughput", "provisioned throughput", "allowed throughput",
 	"throughput limit", "requestlimitexceeded"}
 
+// spanText is a span's error.type and status message, lower-cased: what
+// the word lists (throttleWords, peerErrorWords, databaseAuthRefusalWords,
+// ...) are matched against, as substrings.
+func spanText(d map[string]any) string {
+	return strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
+}
+
+// saysAny reports whether spanText(d) holds any of words.
+func saysAny(d map[string]any, words []string) bool {
+	text := spanText(d)
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) })
+}
+
 // saysThrottled reports whether a span's error.type or status message says
 // the peer throttled the call.
 func saysThrottled(d map[string]any) bool {
-	text := strings.ToLower(AttrString(d, "error.type") + " " + AttrString(d, "status_message"))
-	for _, w := range throttleWords {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
+	return saysAny(d, throttleWords)
 }
 
 // withThrottles returns own, widened to a failed call answered with an
