@@ -152,6 +152,21 @@ func TrafficRatio(ms []Minute, from, onset time.Time) *float64 {
 	return &r
 }
 
+// aggPair sums resp's first two aggregations per minute (Unix
+// milliseconds): aggregation 0 into a, 1 into b.
+func aggPair(resp signoz.Response) (a, b map[int64]float64, err error) {
+	a, b = map[int64]float64{}, map[int64]float64{}
+	err = Samples(resp, All, func(_ string, agg int, ts int64, v float64) {
+		switch agg {
+		case 0:
+			a[ts] += v
+		case 1:
+			b[ts] += v
+		}
+	})
+	return a, b, err
+}
+
 // RepeatedAttempts reads the server spans with a parent per minute
 // (aggregation 0: their count; 1: their distinct parent spans) and returns,
 // per minute (Unix milliseconds), how many of them repeat a parent an
@@ -163,15 +178,7 @@ func RepeatedAttempts(attempts signoz.Response) (map[int64]float64, error) {
 	if attempts.Refused != "" || attempts.Type == "" || mutant.Off(mutant.SandboxEntryAttempts) {
 		return out, nil
 	}
-	count, distinct := map[int64]float64{}, map[int64]float64{}
-	err := Samples(attempts, All, func(_ string, agg int, ts int64, v float64) {
-		switch agg {
-		case 0:
-			count[ts] += v
-		case 1:
-			distinct[ts] += v
-		}
-	})
+	count, distinct, err := aggPair(attempts)
 	if err != nil {
 		return nil, err
 	}

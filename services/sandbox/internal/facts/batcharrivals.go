@@ -36,15 +36,7 @@ func BatchMessages(batches signoz.Response) (map[int64]float64, error) {
 	if batches.Refused != "" || batches.Type == "" || mutant.Off(mutant.SandboxBatchMessages) {
 		return out, nil
 	}
-	count, messages := map[int64]float64{}, map[int64]float64{}
-	err := Samples(batches, All, func(_ string, agg int, ts int64, v float64) {
-		switch agg {
-		case 0:
-			count[ts] += v
-		case 1:
-			messages[ts] += v
-		}
-	})
+	count, messages, err := aggPair(batches)
 	if err != nil {
 		return nil, err
 	}
