@@ -73,8 +73,8 @@ type Outcome struct {
 }
 
 // Eval replays every incident for each investigator, workers at a time and,
-// beside them, one replay at a time of an investigator that waits on the
-// clock (laneFor). Each replay has its own embedded NATS server, so they
+// beside them, up to waitingLanes replays of an investigator that waits on
+// the clock (laneFor). Each replay has its own embedded NATS server, so they
 // do not share state; they share each incident's indexed telemetry,
 // o.Shared. The replays run
 // incident by incident, every investigator of one incident before the next
@@ -116,7 +116,9 @@ func eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 	for w := 0; w < workers; w++ {
 		go s.work(ctx, o, queue)
 	}
-	go s.work(ctx, o, lane)
+	for l := 0; l < waitingLanes; l++ {
+		go s.work(ctx, o, lane)
+	}
 	go func() {
 		defer close(queue)
 		defer close(lane)
@@ -144,14 +146,24 @@ func eval(ctx context.Context, incidents []*incident.Incident, investigators []s
 	return s.out
 }
 
+// waitingLanes is how many replays that wait on the clock (laneFor) run at
+// once beside the workers. Asleep, they take no core: a replay of
+// persona:flaky is about 2.9 s of wall for 0.2 s of CPU (e2e's
+// TestEvalCorpus with flaky alone: 33 replays, 31.9 s wall, 7.2 s of CPU),
+// another investigator's about 0.1 s of CPU. With one lane, an Eval with
+// flaky on two idle cores waited on the clock more than it computed; six
+// keep the workers busy (docs/ci.md: the model and the measures).
+const waitingLanes = 6
+
 // laneFor returns lane for an investigator whose replays wait on the clock
-// by design (scripted.Waits: flaky's Retry-After and hang, about 2 s of a
+// by design (scripted.Waits: flaky's Retry-After and hang, about 2.7 s of a
 // replay asleep with no more CPU than the oracle's), nil for the others (a
 // nil channel is never ready). Such a replay goes to whichever is free
-// first, a worker or the lane, where one runs at a time beside the
+// first, a worker or one of the waitingLanes lanes, where it runs beside the
 // workers: on a 2-core machine with two workers, each wait held a core
 // idle. A busy lane never holds the other replays back, so an Eval runs at
-// most workers+1 replays at once, one of them a waiting one.
+// most workers+waitingLanes replays at once, at most waitingLanes of them in
+// the lanes.
 func laneFor(investigator string, lane chan int) chan int {
 	if name, ok := strings.CutPrefix(investigator, "persona:"); ok && scripted.Waits(name) {
 		return lane

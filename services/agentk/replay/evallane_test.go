@@ -18,8 +18,9 @@ import (
 // replay runs while its oracle replay does (each stand-in replay below
 // returns only once the other runs beside it, or after 5 s: one worker
 // alone would replay them one after the other),
-// never more than workers+1 replays run at once, never two flaky ones, and
-// the outcomes come back in Eval's order.
+// never more than workers replays of the other investigators run at once
+// nor more than workers+waitingLanes in all, and the outcomes come back in
+// Eval's order.
 func TestWaitingReplaysRunBesideTheWorkers(t *testing.T) {
 	t.Parallel()
 	var incs []*incident.Incident
@@ -36,10 +37,10 @@ func TestWaitingReplaysRunBesideTheWorkers(t *testing.T) {
 		met     chan struct{}
 	}
 	var (
-		mu                sync.Mutex
-		running           = map[*entry]bool{}
-		most, mostWaiting int
-		alone             []string
+		mu              sync.Mutex
+		running         = map[*entry]bool{}
+		most, mostOther int
+		alone           []string
 	)
 	run := func(ctx context.Context, inc *incident.Incident, o Options) (Result, error) {
 		me := &entry{inc: inc.Meta.ID, waiting: strings.HasSuffix(o.Investigator, "flaky"), met: make(chan struct{})}
@@ -66,7 +67,7 @@ func TestWaitingReplaysRunBesideTheWorkers(t *testing.T) {
 		if me.waiting {
 			waiting++
 		}
-		most, mostWaiting = max(most, len(running)), max(mostWaiting, waiting)
+		most, mostOther = max(most, len(running)), max(mostOther, len(running)-waiting)
 		mu.Unlock()
 		defer func() {
 			mu.Lock()
@@ -85,13 +86,57 @@ func TestWaitingReplaysRunBesideTheWorkers(t *testing.T) {
 	invs := []string{"persona:oracle", "persona:flaky"}
 	outs := eval(context.Background(), incs, invs, Options{Shared: &Shared{}}, 1, nil, run)
 	require.Empty(t, alone, "replays that ran with none of the other kind beside them")
-	require.LessOrEqual(t, most, 2, "at most workers+1 replays at once")
-	require.Equal(t, 1, mostWaiting, "one waiting replay at a time in the lane")
+	require.LessOrEqual(t, most, 1+waitingLanes, "at most workers+waitingLanes replays at once")
+	require.Equal(t, 1, mostOther, "the lanes ran a replay that does not wait")
 	require.Len(t, outs, 6)
 	for k, inv := range invs {
 		for n, inc := range incs {
 			require.Equal(t, inv, outs[k*len(incs)+n].Investigator)
 			require.Equal(t, inc.Meta.ID, outs[k*len(incs)+n].Incident)
 		}
+	}
+}
+
+// The waiting replays run waitingLanes at a time in the lanes, beside the
+// workers: with one worker and persona:flaky alone, waitingLanes+1 replays
+// run at once (each stand-in returns once that many run, or after 5 s: one
+// lane would hold two at most, and an Eval with flaky would wait on the
+// clock about 2.9 s per incident over two).
+func TestWaitingReplaysShareTheLanes(t *testing.T) {
+	t.Parallel()
+	n := waitingLanes + 1
+	var incs []*incident.Incident
+	for i := range n {
+		inc := &incident.Incident{}
+		inc.Meta.ID = fmt.Sprintf("inc-%d", i)
+		incs = append(incs, inc)
+	}
+	var (
+		mu            sync.Mutex
+		running, most int
+		all           = make(chan struct{})
+	)
+	run := func(ctx context.Context, inc *incident.Incident, o Options) (Result, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		if running == n {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(5 * time.Second):
+		}
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return Result{Incident: inc.Meta.ID, Investigator: o.Investigator}, nil
+	}
+	outs := eval(context.Background(), incs, []string{"persona:flaky"}, Options{Shared: &Shared{}}, 1, nil, run)
+	require.Equal(t, n, most, "waiting replays running at once, with one worker and %d lanes", waitingLanes)
+	require.Len(t, outs, n)
+	for k, inc := range incs {
+		require.Equal(t, inc.Meta.ID, outs[k].Incident)
 	}
 }
