@@ -17,8 +17,6 @@ import (
 func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	co := map[string]bool{}
 	ratio, haveRatio := 0.0, false
-	var arrivals *contracts.PublishedArrivals
-	var logged *contracts.LoggedArrivals
 	for _, e := range ev {
 		if e.Service != svc {
 			continue
@@ -31,13 +29,8 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 		if r := e.Facts.TrafficRatio; r != nil && (!haveRatio || *r > ratio) {
 			ratio, haveRatio = *r, true
 		}
-		if a := e.Facts.PublishedArrivals; a != nil && (arrivals == nil || a.Ratio > arrivals.Ratio) {
-			arrivals = a
-		}
-		if l := e.Facts.LoggedArrivals; l != nil && (logged == nil || l.Ratio > logged.Ratio) {
-			logged = l
-		}
 	}
+	arrivals, logged := arrivalFacts(svc, ev)
 	var reasons []string
 	if len(co) > 0 {
 		names := make([]string, 0, len(co))
@@ -57,6 +50,26 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 		}
 	}
 	return reasons
+}
+
+// arrivalFacts are the highest arrivals of svc's evidence read from
+// outside its kept entry spans: a queue consumer's from its producers'
+// publishes, and any service's from its logged trace ids.
+func arrivalFacts(svc string, ev []contracts.EvidenceV1) (*contracts.PublishedArrivals, *contracts.LoggedArrivals) {
+	var arrivals *contracts.PublishedArrivals
+	var logged *contracts.LoggedArrivals
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		if a := e.Facts.PublishedArrivals; a != nil && (arrivals == nil || a.Ratio > arrivals.Ratio) {
+			arrivals = a
+		}
+		if l := e.Facts.LoggedArrivals; l != nil && (logged == nil || l.Ratio > logged.Ratio) {
+			logged = l
+		}
+	}
+	return arrivals, logged
 }
 
 // LoadShedRatio is the inbound traffic, as a multiple of its baseline, at
