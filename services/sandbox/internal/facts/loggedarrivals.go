@@ -2,6 +2,7 @@ package facts
 
 import (
 	"math"
+	"time"
 
 	"agentk/contracts"
 	"agentk/platform/mutant"
@@ -31,6 +32,10 @@ import (
 //   - excess: the baseline's logs hold at least MinLogExcess times the
 //     trace ids of its kept entry spans. Logs sampled with the traces (the
 //     generator's worlds: a dropped trace drops its logs) hold as many.
+//   - the kept traces as a second count: in every minute since the onset
+//     the logs hold nearly as many trace ids as the kept entry spans
+//     (loggedEveryMinute), so logs that thin out after the samples cannot
+//     read as arrivals that fell.
 //
 // A surge beyond capacity under such logs is a surge of logged trace ids
 // and is still denied; a surge whose excess the service turns away without
@@ -91,11 +96,33 @@ func LoggedArrivals(in LoggedArrivalsInput) *contracts.LoggedArrivals {
 		return nil
 	}
 	// The spans are sampled, the logs are not; and since the onset the
-	// logs still hold every kept trace they covered.
-	if logBase < MinLogExcess*keptBase || logAfter < MinLogCoverage*keptAfter {
+	// logs still hold the kept traces, minute by minute.
+	if logBase < MinLogExcess*keptBase || logAfter < MinLogCoverage*keptAfter || !loggedEveryMinute(in.Logged, in.Inbound, onset) {
 		return nil
 	}
 	return out
+}
+
+// loggedEveryMinute says whether, in every minute from the onset on, the
+// logged trace ids are at least MinLogCoverage of the kept entry spans,
+// less twice the kept count's square root (a request's record may fall in
+// the minute after its span began). Logs that stop or thin out after the
+// coverage sample since the onset (a logger that drops lines under a surge,
+// a disk that fills) would read as arrivals that fell.
+func loggedEveryMinute(logged, kept []Minute, onset time.Time) bool {
+	byMin := map[int64]float64{}
+	for _, m := range logged {
+		byMin[m.At.Unix()] += m.Requests
+	}
+	for _, m := range kept {
+		if m.At.Before(onset) || m.Requests <= 0 {
+			continue
+		}
+		if byMin[m.At.Unix()] < MinLogCoverage*m.Requests-2*math.Sqrt(m.Requests) {
+			return false
+		}
+	}
+	return true
 }
 
 // coveredBy counts the trace ids of sample that logs holds.

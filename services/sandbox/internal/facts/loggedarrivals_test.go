@@ -30,6 +30,16 @@ func logged(ids []string, n, extra int) map[string]bool {
 	return out
 }
 
+// thinned is ms with every minute from minute from on scaled by share.
+func thinned(ms []facts.Minute, from int, share float64) []facts.Minute {
+	for i := range ms {
+		if i >= from {
+			ms[i].Requests *= share
+		}
+	}
+	return ms
+}
+
 // TestLoggedArrivals: a service's arrivals are read from its logged trace
 // ids only when samples of its kept entry traces before and since the onset
 // are nearly all logged and the baseline's logs outnumber the kept traces
@@ -73,6 +83,11 @@ func TestLoggedArrivals(t *testing.T) {
 		// failures since the onset have no record, the logs read steady.
 		{name: "requests turned away unlogged", logs: stepSeries(100, 100), kept: stepSeries(10, 280),
 			baseLogs: logged(base, 40, 200), logsS: logged(since, 10, 200), none: true},
+		// TRAP: logs that thin out after the coverage samples (a logger
+		// dropping lines under a surge): from minute 50 on, a tenth of the
+		// requests are logged.
+		{name: "logs that thin out later", logs: thinned(stepSeries(100, 400), 50, 0.1), kept: stepSeries(10, 280),
+			baseLogs: logged(base, 40, 200), logsS: logged(since, 40, 200), none: true},
 		{name: "a sample cut at its limit", logs: stepSeries(100, 100), kept: stepSeries(10, 55),
 			baseLogs: logged(base, 40, 200), logsS: logged(since, 40, 200), cut: true, none: true},
 		{name: "too few logs in the baseline", logs: stepSeries(0.5, 0.5), kept: stepSeries(0.1, 0.5),
