@@ -99,7 +99,7 @@ var knownGaps = map[string]string{
 	// trades them for the trap, the safe failure (docs/eval/generalisation.md,
 	// session 20, h50ho12).
 	"worlds/persona:oracle/verdicts": "2 tail-sampled worlds (s18-w040, s18-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces when no unsampled request log proves the arrivals (issue 35, heldout4's finding 1; facts.LoggedArrivals); 7 delayed database configurations (s18-w010, s18-w058, s18-w066, s18-w098, s1018-w018, s1018-w066, s1018-w074): a database that accepted the running version's calls after its release, then refused the login, cannot be told from a credential rotated outside it (heldout12's Key Vault trap; sandbox.database_auth_refusal)",
-	"worlds/rules/verdicts":          "94.2% (194/206): the oracle's 12 (5 tail-sampled worlds, 7 delayed database configurations denied since a database's refused login is a refused credential, sandbox.database_auth_refusal; see worlds/persona:oracle/verdicts)",
+	"worlds/rules/verdicts":          "93.7% (193/206, measured by h52tail): the oracle's 12 (2 tail-sampled worlds; 7 delayed database configurations denied since a database's refused login is a refused credential, sandbox.database_auth_refusal; 3 prompt regressions whose LLM slowed after the release, s18-w014, s18-w038, s18-w118, gate.change_slow_answered; see worlds/persona:oracle/verdicts) and s18-w032 (tail-sampled, its logs lift the load, read as a dependency outage)",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the
