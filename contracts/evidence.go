@@ -240,6 +240,15 @@ type Facts struct {
 	// producers' spans were read and its deliveries in the baseline were
 	// within 2x of the publishes either way.
 	PublishedArrivals *PublishedArrivals `json:"published_arrivals,omitempty"`
+	// LoggedArrivals is the service's inbound traffic ratio read from its
+	// own log records that carry a trace id (distinct trace ids a minute),
+	// not from its kept entry spans, which a tail sampler keeping every
+	// failing trace multiplies as a surge would. Nil unless the logs were
+	// shown complete against the traces: nearly every sampled kept entry
+	// trace, in the baseline and since the onset, has a log record, and
+	// the baseline's logs hold clearly more trace ids than its kept entry
+	// spans (the spans are sampled, the logs are not).
+	LoggedArrivals *LoggedArrivals `json:"logged_arrivals,omitempty"`
 	// OnsetOperation names the operation ("name KIND", "route <r>", "rpc
 	// <m>") whose own departure placed Onset, when it is earlier than the
 	// service aggregate's (or that found none); empty otherwise.
@@ -423,6 +432,27 @@ type PublishedArrivals struct {
 	BaselineOther      int64    `json:"baseline_other"`
 	Publishes          int64    `json:"publishes"`
 	Deliveries         int64    `json:"deliveries"`
+}
+
+// LoggedArrivals is Facts.LoggedArrivals. Ratio is the logged trace ids a
+// minute since the onset over the baseline's; KeptRatio the kept entry
+// spans' (Facts.TrafficRatio, from the same series). BaselineLogged and
+// BaselineKept are the baseline's logged trace ids and kept entry spans
+// (their quotient is about the sampler's 1 in N); Logged and Kept the same
+// since the onset. BaselineCovered of BaselineSampled kept entry traces of
+// the baseline's sample had a log record, Covered of Sampled since the
+// onset.
+type LoggedArrivals struct {
+	Ratio           float64 `json:"ratio"`
+	KeptRatio       float64 `json:"kept_ratio"`
+	BaselineLogged  int64   `json:"baseline_logged"`
+	BaselineKept    int64   `json:"baseline_kept"`
+	Logged          int64   `json:"logged"`
+	Kept            int64   `json:"kept"`
+	BaselineSampled int64   `json:"baseline_sampled"`
+	BaselineCovered int64   `json:"baseline_covered"`
+	Sampled         int64   `json:"sampled"`
+	Covered         int64   `json:"covered"`
 }
 
 // RegionTraffic is one region's entry spans a minute, in the onset's

@@ -72,6 +72,15 @@ var knownGaps = map[string]string{
 	// misses. 195 of 200 before the culprit worlds; 178 of 178 without the
 	// variant.
 	//
+	// Since branch h52tail some tail-sampled worlds log every request
+	// unsampled (worldgen's TailSampler.Logs) and the sandbox reads their
+	// arrivals from the logged trace ids once the logs are shown to cover
+	// the kept traces and to outnumber them (facts.LoggedArrivals, mutant
+	// gate.logged_arrivals): s18-w024, s18-w032 and s1018-w076 are met.
+	// s18-w040's logs escaping the sampler are its error lines only, and
+	// s18-w076's are sampled with its traces: no arrivals source, the kept
+	// count stands (the safe failure).
+	//
 	// Since branch h50ho12 a database refusing the login (MySQL 1045,
 	// PostgreSQL 28P01 "password authentication failed", SQL Server 18456,
 	// Redis WRONGPASS) is a refused credential (facts.databaseAuthRefusal,
@@ -89,8 +98,8 @@ var knownGaps = map[string]string{
 	// 18) kept these worlds by reading only HTTP and gRPC refusals; this
 	// trades them for the trap, the safe failure (docs/eval/generalisation.md,
 	// session 20, h50ho12).
-	"worlds/persona:oracle/verdicts": "5 tail-sampled worlds (s18-w024, s18-w032, s18-w040, s18-w076, s1018-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces (issue 35, heldout4's finding 1); 7 delayed database configurations (s18-w010, s18-w058, s18-w066, s18-w098, s1018-w018, s1018-w066, s1018-w074): a database that accepted the running version's calls after its release, then refused the login, cannot be told from a credential rotated outside it (heldout12's Key Vault trap; sandbox.database_auth_refusal)",
-	"worlds/rules/verdicts":          "94.2% (194/206): the oracle's 12 (5 tail-sampled worlds, 7 delayed database configurations denied since a database's refused login is a refused credential, sandbox.database_auth_refusal; see worlds/persona:oracle/verdicts)",
+	"worlds/persona:oracle/verdicts": "2 tail-sampled worlds (s18-w040, s18-w076): the gate's load check fails closed on a tail sampler's kept errors and slow traces when no unsampled request log proves the arrivals (issue 35, heldout4's finding 1; facts.LoggedArrivals); 7 delayed database configurations (s18-w010, s18-w058, s18-w066, s18-w098, s1018-w018, s1018-w066, s1018-w074): a database that accepted the running version's calls after its release, then refused the login, cannot be told from a credential rotated outside it (heldout12's Key Vault trap; sandbox.database_auth_refusal)",
+	"worlds/rules/verdicts":          "93.7% (193/206, measured by h52tail): the oracle's 12 (2 tail-sampled worlds; 7 delayed database configurations denied since a database's refused login is a refused credential, sandbox.database_auth_refusal; 3 prompt regressions whose LLM slowed after the release, s18-w014, s18-w038, s18-w118, gate.change_slow_answered; see worlds/persona:oracle/verdicts) and s18-w032 (tail-sampled, its logs lift the load, read as a dependency outage)",
 	// Empty. The oracle's last missed rollback on the worlds
 	// (s18-w044-retry-storm-shipping-rates: a stray baseline error put the
 	// onset's 2-minute bucket 2 min before the deploy) is placed since the

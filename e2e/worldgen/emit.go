@@ -51,6 +51,11 @@ type LogRec struct {
 	Attributes     map[string]any `json:"attributes"`
 
 	at time.Time
+	// kind says which request's record this is: an access line
+	// (logRequest) or a failed request's error (logFailure); zero for the
+	// records about no one request. A tail sampler that does not sample
+	// the logs keeps them by it (TailSampler.Logs).
+	kind int
 }
 
 // Telemetry is a world's recorded spans and logs, each in time order.

@@ -25,12 +25,22 @@ func (e *emitter) severityText(n int) string {
 }
 
 func (e *emitter) log(at time.Time, sev int, body, trace, span, svc, version string, attrs map[string]any) {
+	e.logKind(at, sev, body, trace, span, svc, version, attrs, 0)
+}
+
+// The kinds of a request's log record (LogRec.kind).
+const (
+	logRequest = 1 + iota
+	logFailure
+)
+
+func (e *emitter) logKind(at time.Time, sev int, body, trace, span, svc, version string, attrs map[string]any, kind int) {
 	if attrs == nil {
 		attrs = map[string]any{}
 	}
 	e.out.Logs = append(e.out.Logs, LogRec{
 		Timestamp: ts(at), SeverityText: e.severityText(sev), SeverityNumber: sev, Body: body,
-		TraceID: trace, SpanID: span, Resource: e.resource(svc, version, at), Attributes: attrs, at: at,
+		TraceID: trace, SpanID: span, Resource: e.resource(svc, version, at), Attributes: attrs, at: at, kind: kind,
 	})
 }
 
@@ -46,12 +56,12 @@ func (e *emitter) errorLog(trace, span string, at time.Time, o outcome, v string
 	if e.w.Topo.Lang == "go" {
 		body = fmt.Sprintf("request failed: %s", o.msg)
 	}
-	e.log(at, sevError, body, trace, span, e.w.Topo.Affected, v, attrs)
+	e.logKind(at, sevError, body, trace, span, e.w.Topo.Affected, v, attrs, logFailure)
 }
 
 func (e *emitter) accessLog(trace, span string, at time.Time, ep int, o outcome, v string) {
 	epd := e.w.Topo.Endpoints[ep]
-	e.log(at, sevInfo, fmt.Sprintf("%s %s %d", epd.Method, epd.Route, o.status), trace, span, e.w.Topo.Affected, v, nil)
+	e.logKind(at, sevInfo, fmt.Sprintf("%s %s %d", epd.Method, epd.Route, o.status), trace, span, e.w.Topo.Affected, v, nil, logRequest)
 }
 
 // minuteLogs writes the logs that are not about one request: start-up lines

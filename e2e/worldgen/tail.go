@@ -29,11 +29,25 @@ type TailSampler struct {
 	// KeepErrors: a trace with a failing span is always kept (else it is
 	// sampled like the rest unless it is slow).
 	KeepErrors bool
+	// Logs says which of the affected service's request log records the
+	// sampler leaves alone when it drops their trace: none (LogsWithTraces,
+	// the logs are sampled with the spans), every request's access line
+	// (LogsRequests: the service logs every request, unsampled, the only
+	// arrivals source the sampler does not touch), or its error lines only
+	// (LogsErrors).
+	Logs string
 	// headRate and headSampling are the world's load and head sampler
 	// before the tail sampler replaced it (WithoutTail).
 	headRate     float64
 	headSampling int
 }
+
+// The log sampling of a TailSampled world (TailSampler.Logs).
+const (
+	LogsWithTraces = ""
+	LogsRequests   = "requests"
+	LogsErrors     = "errors"
+)
 
 // TailShare is the share of worlds drawn with TailSampled.
 const TailShare = 0.15
@@ -73,6 +87,15 @@ func (w *World) drawTail(rs *rand.Rand) {
 		return
 	}
 	w.add(TailSampled)
+	// Last, from the same stream, which logs escape the sampler: drawn
+	// after everything else, so a world drawn before it is the same world
+	// with the same spans.
+	switch x := rs.Float64(); {
+	case x < 0.4:
+		t.Logs = LogsRequests
+	case x < 0.55:
+		t.Logs = LogsErrors
+	}
 }
 
 // WithoutTail is w as drawn before its tail sampler (the head sampler,
@@ -100,7 +123,8 @@ func (w World) ArrivalsPerMinute() float64 {
 
 // tailKeep reports whether the tail sampler keeps the trace whose spans
 // and logs the emitter wrote from spans[ns:] and logs[nl:], and drops it
-// (spans and logs: logs exist only for kept traces) when not. Under head
+// when not: its spans, and its logs but those the world's log sampling
+// leaves alone (TailSampler.Logs). Under head
 // sampling every generated trace is kept.
 func (e *emitter) tailKeep(ns, nl int) {
 	t := e.w.Tail
@@ -123,5 +147,11 @@ func (e *emitter) tailKeep(ns, nl int) {
 	if len(spans) == 0 || failed && t.KeepErrors || float64(last.Sub(first))/1e6 > t.ThresholdMs || e.r.IntN(t.Keep) == 0 {
 		return
 	}
-	e.out.Spans, e.out.Logs = e.out.Spans[:ns], e.out.Logs[:nl]
+	kept := e.out.Logs[:nl]
+	for _, l := range e.out.Logs[nl:] {
+		if t.Logs == LogsRequests && l.kind == logRequest || t.Logs == LogsErrors && l.kind == logFailure {
+			kept = append(kept, l)
+		}
+	}
+	e.out.Spans, e.out.Logs = e.out.Spans[:ns], kept
 }

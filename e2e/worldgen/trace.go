@@ -231,9 +231,15 @@ func (e *emitter) trace(t time.Time) {
 		dur = time.Duration(float64(base) * o.slow)
 	}
 	e.serverSpan(trace, sID, parent, start, dur, ep, o, v)
+	// A tail-sampled world whose service logs every request
+	// (TailSampler.Logs) writes its access line beside its error line.
+	every := w.Tail != nil && w.Tail.Logs == LogsRequests
 	if o.fail && (o.exc || r.Float64() < 0.5) {
 		e.errorLog(trace, sID, start.Add(dur), o, v)
-	} else if r.Float64() < 0.12 {
+		if every {
+			e.accessLog(trace, sID, start.Add(dur), ep, o, v)
+		}
+	} else if r.Float64() < 0.12 || every {
 		e.accessLog(trace, sID, start.Add(dur), ep, o, v)
 	}
 	if viaCaller {

@@ -39,6 +39,11 @@ var Catalogue = []Mutant{
 	// sampler, each redelivered twice) while its producers published as
 	// before.
 	{GatePublishedArrivals, "gate: a queue consumer's inbound traffic above the surge ratio is load only when its producers' publishes (scaled by the baseline's deliveries per publish) rose as much; the deliveries beyond them are redeliveries and kept failures", "test:services/gate:./internal/policy:^TestPublishedArrivalsLiftTheSurge$"},
+	// A tail sampler keeps every failing trace: a regression multiplies
+	// the kept entry spans (e2e/incidents-heldout13, five tail-sampled CI
+	// worlds). The service's unsampled logs, shown complete against the
+	// traces, are its arrivals.
+	{GateLoggedArrivals, "gate: inbound traffic above the surge ratio read from kept entry spans is load only when the service's logged trace ids (logs shown to cover the kept traces and to outnumber them: unsampled) rose as much", "test:services/gate:./internal/policy:^TestLoggedArrivalsLiftTheSurge$"},
 	{GateFailingDependency, "gate: no dependency the service calls at its usual rate began failing at the onset (unless the diagnosis is a configuration release)", "test:services/gate:./internal/policy:^TestFailingDependencyDenies$"},
 	// persona:quality's config_regression on a dependency outage that
 	// follows a deploy (hw-partner-503-route-planner and three more).

@@ -35,6 +35,7 @@ const (
 	GateDependencyFault          = "gate.dependency_fault"
 	GateRetriedFault             = "gate.retried_fault"
 	GatePublishedArrivals        = "gate.published_arrivals"
+	GateLoggedArrivals           = "gate.logged_arrivals"
 	GateConfigAcceptedCredential = "gate.config_accepted_credential"
 	GateChangeEvidence           = "gate.change_evidence"
 	GateChangeNewShare           = "gate.change_new_share"

@@ -131,6 +131,10 @@ const (
 	// arrivals read from its producers' spans: its deliveries in the
 	// baseline must be within a factor of the publishes.
 	SandboxPublishedArrivals = "sandbox.published_arrivals"
+	// SandboxLoggedArrivals is the proof that a service's log records are
+	// an arrivals source the sampler does not touch: they cover the kept
+	// entry traces before and since the onset and outnumber them before.
+	SandboxLoggedArrivals = "sandbox.logged_arrivals"
 	// SandboxRedeliveries is the release comparison's leaving out the
 	// messages delivered again (redelivered) since the onset.
 	SandboxRedeliveries = "sandbox.redeliveries"
@@ -312,6 +316,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresConsumerLag"},
 	{Name: SandboxPublishedArrivals, Check: "a queue consumer's arrivals are read from its producers' spans only when its deliveries in the baseline were within 2x of the publishes either way (the publishes are its feed, not a shared exchange's nor a batch producer's)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestPublishedArrivals"},
+	{Name: SandboxLoggedArrivals, Check: "a service's inbound traffic is read from its logged trace ids only when a sample of its kept entry traces in the baseline and another since the onset are 95% covered by its log records and its baseline's logs hold 1.5x the kept traces (not logs of errors only, of one instance, sampled with the traces, or missing once it fails)",
+		KilledBy: "test:services/sandbox:./internal/facts:TestLoggedArrivals"},
 	{Name: SandboxRedeliveries, Check: "the release comparison leaves out the deliveries flagged redelivered since the onset, of every version: a message the running version failed, delivered again to an old pod, is no failure of the old version",
 		KilledBy: "test:services/sandbox:./internal/facts:TestWithoutRedeliveries"},
 	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",

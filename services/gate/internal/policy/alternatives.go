@@ -17,7 +17,6 @@ import (
 func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
 	co := map[string]bool{}
 	ratio, haveRatio := 0.0, false
-	var arrivals *contracts.PublishedArrivals
 	for _, e := range ev {
 		if e.Service != svc {
 			continue
@@ -30,10 +29,8 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 		if r := e.Facts.TrafficRatio; r != nil && (!haveRatio || *r > ratio) {
 			ratio, haveRatio = *r, true
 		}
-		if a := e.Facts.PublishedArrivals; a != nil && (arrivals == nil || a.Ratio > arrivals.Ratio) {
-			arrivals = a
-		}
 	}
+	arrivals, logged := arrivalFacts(svc, ev)
 	var reasons []string
 	if len(co) > 0 {
 		names := make([]string, 0, len(co))
@@ -46,13 +43,33 @@ func alternatives(in Input, svc string, ev []contracts.EvidenceV1, inputs map[st
 	}
 	if haveRatio {
 		inputs["traffic_ratio"] = strconv.FormatFloat(ratio, 'f', -1, 64)
-		if limit := in.Config.TrafficSurgeRatio; limit > 0 && ratio >= limit && !publishedBelow(arrivals, limit, inputs) {
+		if limit := in.Config.TrafficSurgeRatio; limit > 0 && ratio >= limit && !publishedBelow(arrivals, limit, inputs) && !loggedBelow(logged, limit, inputs) {
 			reasons = append(reasons, "inbound traffic is "+strconv.FormatFloat(ratio, 'f', 2, 64)+"x its baseline since the onset: load, not a release, explains the regression")
 		} else {
 			reasons = append(reasons, loadShedReasons(svc, ev, ratio, arrivals, inputs)...)
 		}
 	}
 	return reasons
+}
+
+// arrivalFacts are the highest arrivals of svc's evidence read from
+// outside its kept entry spans: a queue consumer's from its producers'
+// publishes, and any service's from its logged trace ids.
+func arrivalFacts(svc string, ev []contracts.EvidenceV1) (*contracts.PublishedArrivals, *contracts.LoggedArrivals) {
+	var arrivals *contracts.PublishedArrivals
+	var logged *contracts.LoggedArrivals
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		if a := e.Facts.PublishedArrivals; a != nil && (arrivals == nil || a.Ratio > arrivals.Ratio) {
+			arrivals = a
+		}
+		if l := e.Facts.LoggedArrivals; l != nil && (logged == nil || l.Ratio > logged.Ratio) {
+			logged = l
+		}
+	}
+	return arrivals, logged
 }
 
 // LoadShedRatio is the inbound traffic, as a multiple of its baseline, at
@@ -121,6 +138,23 @@ func publishedBelow(a *contracts.PublishedArrivals, limit float64, inputs map[st
 	inputs["published_arrivals_ratio"] = strconv.FormatFloat(a.Ratio, 'f', -1, 64)
 	inputs["publish_ratio"] = strconv.FormatFloat(a.PublishRatio, 'f', -1, 64)
 	return a.Ratio < limit
+}
+
+// loggedBelow says whether the service's arrivals, read from its logged
+// trace ids (contracts.LoggedArrivals: the sandbox reads them only when its
+// log records cover the kept entry traces before and since the onset and
+// outnumber them before, so that neither a tail sampler nor an error-only
+// or sampled log explains them), stayed under the surge ratio limit; it
+// records them in inputs. A tail sampler keeps every failing trace: a
+// release failing half the requests under a 1-in-10 sampler keeps 5.5x the
+// entry spans while its arrivals hold. A surge beyond capacity is a surge
+// of logged trace ids, which this never lifts.
+func loggedBelow(l *contracts.LoggedArrivals, limit float64, inputs map[string]string) bool {
+	if l == nil || mutant.Off(mutant.GateLoggedArrivals) {
+		return false
+	}
+	inputs["logged_arrivals_ratio"] = strconv.FormatFloat(l.Ratio, 'f', -1, 64)
+	return l.Ratio < limit
 }
 
 // dependencyCauses are the deployment classes that a dependency failing at

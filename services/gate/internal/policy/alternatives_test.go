@@ -469,3 +469,42 @@ func TestPublishedArrivalsLiftTheSurge(t *testing.T) {
 		})
 	}
 }
+
+// TestLoggedArrivalsLiftTheSurge: kept entry spans above the surge ratio
+// are load unless the service's logged trace ids (the sandbox's
+// contracts.LoggedArrivals) stayed under it; a surge of logged trace ids
+// stays load, and the logs lift no co-regression. Kills mutant
+// gate.logged_arrivals.
+func TestLoggedArrivalsLiftTheSurge(t *testing.T) {
+	logged := func(r, kept float64) *contracts.LoggedArrivals {
+		return &contracts.LoggedArrivals{Ratio: r, KeptRatio: kept, BaselineLogged: 3000, BaselineKept: 300, BaselineSampled: 200, BaselineCovered: 199, Sampled: 200, Covered: 200}
+	}
+	for _, tc := range []struct {
+		name  string
+		facts func(*contracts.Facts)
+		allow bool
+	}{
+		{"kept spans 5.5x, logged arrivals as before", func(f *contracts.Facts) { f.TrafficRatio, f.LoggedArrivals = ptr(5.5), logged(1.02, 5.5) }, true},
+		{"kept spans 7x, logged arrivals 4x: a surge beyond capacity", func(f *contracts.Facts) { f.TrafficRatio, f.LoggedArrivals = ptr(7.0), logged(4.0, 7.0) }, false},
+		{"kept spans 3x, logged arrivals just at the surge ratio", func(f *contracts.Facts) { f.TrafficRatio, f.LoggedArrivals = ptr(3.0), logged(2.5, 3.0) }, false},
+		{"kept spans 5.5x, logs not read", func(f *contracts.Facts) { f.TrafficRatio = ptr(5.5) }, false},
+		{"logged arrivals as before do not lift a co-regression", func(f *contracts.Facts) {
+			f.TrafficRatio, f.LoggedArrivals, f.CoRegressed = ptr(5.5), logged(1.02, 5.5), []string{"shop-worker"}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			tc.facts(&in.Evidence[0].Facts)
+			// The fixture's retry storm, its calls per inbound request as
+			// they were: the surge is the only alternative under test.
+			in.Evidence[0].Facts.PeakCallRatio = ptr(4.5 * *in.Evidence[0].Facts.TrafficRatio)
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				return
+			}
+			require.Equal(t, contracts.VerdictDeny, d.Verdict)
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+		})
+	}
+}

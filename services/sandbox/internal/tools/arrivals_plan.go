@@ -112,14 +112,17 @@ func overviewConsumer(c Call, lim Limits, resps []signoz.Response, two int, st *
 }
 
 // trafficLines render the inbound traffic ratio and, for a queue consumer,
-// its arrivals read from its producers.
+// its arrivals read from its producers, and the arrivals read from the
+// service's logs.
 func trafficLines(f contracts.Facts) []string {
 	var lines []string
 	if f.TrafficRatio != nil {
 		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
 	}
-	if l := arrivalsLine(f.PublishedArrivals); l != "" {
-		lines = append(lines, l)
+	for _, l := range []string{arrivalsLine(f.PublishedArrivals), loggedLine(f.LoggedArrivals)} {
+		if l != "" {
+			lines = append(lines, l)
+		}
 	}
 	return lines
 }

@@ -201,20 +201,27 @@ type followUps struct {
 	// capacity are the failing dependencies whose failed calls mostly say
 	// they are out of capacity or unavailable (facts.CapacityPeers).
 	capacity []string
+	// logged are the service's arrivals read from its logs
+	// (loggedarrivals_plan.go).
+	logged *contracts.LoggedArrivals
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
-// examined service's failing spans, the two originQueries, then the third
+// examined service's failing spans, the two originQueries, each examined
+// service's failing counts and loggedQueries' answers, then the third
 // stage's failing_traces and origin_traces, each where overviewThen planned
 // it (derived again from the same answers).
 func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Response) (followUps, error) {
-	n := len(st.examined)
-	if len(follow) < 2*n+2 {
+	n, k := len(st.examined), len(loggedQueries(c, st))
+	if len(follow) < 2*n+2+k {
 		return followUps{prop: follow}, nil
 	}
 	out := followUps{prop: slices.Clone(follow[:n])}
-	rest := follow[2*n+2:]
+	rest := follow[2*n+2+k:]
 	var err error
+	if out.logged, err = readLoggedArrivals(c, st, follow[2*n+2:2*n+2+k]); err != nil {
+		return out, err
+	}
 	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {
 		return out, err
 	}

@@ -338,8 +338,10 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			// and in the baseline: where its failures begin (origin_plan.go).
 			// Last, each examined service's failing spans a minute
 			// (fewercalls_plan.go).
-			return append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), nil
-		case base + 1 + 2*len(st.examined) + 2:
+			// Then the logged arrivals, when the kept traffic rose
+			// (loggedarrivals_plan.go).
+			return append(append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), loggedQueries(c, st)...), nil
+		case base + 1 + 2*len(st.examined) + 2 + len(loggedQueries(c, st)):
 			var qs []Query
 			q, err := propagationTracesQuery(c, lim, st, resps[base+1:base+1+len(st.examined)])
 			if err != nil {
