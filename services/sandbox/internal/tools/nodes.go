@@ -11,12 +11,18 @@ import (
 )
 
 // nodeTraffic is the service's entry spans and errors since the onset per
-// Kubernetes node and version (facts.NodeTraffic); nil with one node.
-func nodeTraffic(resp signoz.Response, on Onset) ([]contracts.NodeTraffic, error) {
+// Kubernetes node and version (facts.NodeTraffic, resp), else, where no
+// k8s.node.name names two nodes, per machine (facts.HostTraffic: hosts by
+// version and bare, those that name no version); nil with one node.
+func nodeTraffic(resp, hosts, bare signoz.Response, on Onset) ([]contracts.NodeTraffic, error) {
 	if mutant.Off(mutant.SandboxNodeTraffic) {
 		return nil, nil
 	}
 	ns, err := facts.NodeTraffic(resp, *on.At)
+	if err != nil || ns != nil || mutant.Off(mutant.SandboxNodeHost) || hosts.Refused != "" || bare.Refused != "" {
+		return ns, badResponse(err)
+	}
+	ns, err = facts.HostTraffic(hosts, bare, *on.At)
 	return ns, badResponse(err)
 }
 
