@@ -37,5 +37,5 @@ func nodeLine(ns []contracts.NodeTraffic) string {
 		}
 		parts = append(parts, n.Node+" "+v+" "+strconv.FormatInt(n.Errors, 10)+"/"+strconv.FormatInt(n.Requests, 10))
 	}
-	return "entry spans failed/served since the onset by node (k8s.node.name) and version: " + strings.Join(parts, ", ")
+	return "entry spans failed/served since the onset by node (k8s.node.name, else a machine's host.name) and version: " + strings.Join(parts, ", ")
 }

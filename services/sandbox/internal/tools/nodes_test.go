@@ -53,7 +53,7 @@ func TestOverviewMeasuresNodeTraffic(t *testing.T) {
 		}
 		require.Zero(t, n.Errors, out.out.Compact)
 	}
-	require.Contains(t, out.out.Compact, "entry spans failed/served since the onset by node (k8s.node.name) and version: w1 6.3.1 0/")
+	require.Contains(t, out.out.Compact, "entry spans failed/served since the onset by node (k8s.node.name, else a machine's host.name) and version: w1 6.3.1 0/")
 }
 
 // machineSpans are a service of one version on three hosts named by
