@@ -198,6 +198,14 @@ const (
 	// SandboxNodeTraffic is the service's entry spans and errors since the
 	// onset per Kubernetes node and version (contracts.Facts.NodeTraffic).
 	SandboxNodeTraffic = "sandbox.node_traffic"
+	// SandboxNodeHost is the reading of a machine's host.name as its node
+	// where no k8s.node.name names one (contracts.Facts.NodeTraffic).
+	SandboxNodeHost = "sandbox.node_host"
+	// SandboxNodeHostMachine keeps host.name from standing for the node on
+	// spans of a pod, a container or a function (whose host.name is its
+	// own: one replica, perhaps a canary) or that no host detector's
+	// attribute marks as a machine's.
+	SandboxNodeHostMachine = "sandbox.node_host_machine"
 	// SandboxImageTagVersions is the reading of a service's versions from
 	// a fallback key (faas.version, container.image.tag) when no span names
 	// service.version.
@@ -350,6 +358,10 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresRegionTraffic"},
 	{Name: SandboxNodeTraffic, Check: "the overview counts the service's entry spans and their errors since the onset per Kubernetes node (k8s.node.name) and service.version when two nodes or more served",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresNodeTraffic"},
+	{Name: SandboxNodeHost, Check: "the overview counts the entry spans per machine (host.name) where no k8s.node.name names a node, on spans a host detector marks as a machine's (on-premises VMs, EC2 instances)",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewMeasuresMachineTraffic"},
+	{Name: SandboxNodeHostMachine, Check: "host.name stands for the node only on a machine's spans: not a pod's, a container's, an ECS task's or a function's (whose host.name names one replica), and only with a host detector's host.id, host.arch or host.type",
+		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsNoReplicaAsANode"},
 	{Name: SandboxImageTagVersions, Check: "the versions of a service whose entry spans name no service.version are read from a fallback key (faas.version, then container.image.tag): the release comparison, the version-confined onset",
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewReadsImageTagVersions|TestOverviewReadsFaaSVersions"},
 	{Name: SandboxSelfCallsEvery, Check: "a peer is read as the service calling itself (grpc-gateway's loopback call into its own gRPC server), not a dependency, only when every sampled call to it (at least 5) has a server span of the calling service beneath it: a loopback address that also carries calls a mesh sidecar forwards to another service stays a dependency",

@@ -17,7 +17,13 @@ import (
 // running version's, so the release comparison saw errors new with it; the
 // nodes tell the cause: the very same version does not fail elsewhere.
 // The thresholds are contracts.MinNodeErrors and its siblings, which the
-// rules investigator reads too (contracts.NodesConfined).
+// rules investigator reads too (contracts.NodesConfined). A node is the
+// span's k8s.node.name or, on machines with no Kubernetes (heldout13's VMs
+// under Ansible serial: 1), the machine's host.name; the sandbox never
+// reads a pod's or a container's own host.name as one (a replica, perhaps
+// the release's canary). Only the running version's spans are compared, so
+// a release that reached one VM so far, failing there, is confined to no
+// node: it has no other to be clean on.
 
 // runningNodes reads, for the first evidence of svc whose spans name nodes,
 // where the ledger's running version (every span, when none names a
@@ -55,7 +61,7 @@ func nodeConfinedReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs
 		return nil
 	}
 	inputs["node_confined"] = strings.Join(c.Nodes, ",")
-	return []string{"the errors of " + svc + " since the onset are confined to " + strings.Join(c.Nodes, ", ") + " (k8s.node.name): " +
+	return []string{"the errors of " + svc + " since the onset are confined to " + strings.Join(c.Nodes, ", ") + " (k8s.node.name, else a machine's host.name): " +
 		strconv.FormatInt(c.Hot.Errors, 10) + " of " + strconv.FormatInt(c.Hot.Requests, 10) + " requests failed there, " + strconv.FormatInt(c.Clean.Errors, 10) + " of " +
 		strconv.FormatInt(c.Clean.Requests, 10) + " on its " + strconv.Itoa(c.Served-len(c.Nodes)) + " other nodes, the same version: a node's fault (a noisy neighbour, a failing host), which a rollback would not fix"}
 }

@@ -54,5 +54,5 @@ func TestNodeConfinedDenies(t *testing.T) {
 	}
 	in := allowing()
 	in.Evidence[0].Facts.NodeTraffic = noisy
-	require.Contains(t, policy.Evaluate(in).Checks[4].Reason, "confined to w7 (k8s.node.name): 47 of 147 requests failed there, 1 of 270 on its 5 other nodes")
+	require.Contains(t, policy.Evaluate(in).Checks[4].Reason, "confined to w7 (k8s.node.name, else a machine's host.name): 47 of 147 requests failed there, 1 of 270 on its 5 other nodes")
 }

@@ -55,7 +55,8 @@ const (
 	// deployment-class diagnosis on it.
 	FeatRegionShift Feature = "the requests moved from one region to another at the onset (facts.region_traffic, cloud.region)"
 	// FeatNodeConfined: since the onset the running version's errors are
-	// confined to a few nodes (facts.node_traffic, k8s.node.name;
+	// confined to a few nodes (facts.node_traffic: k8s.node.name, else a
+	// machine's host.name, never a pod's or a container's;
 	// contracts.NodesConfined and its thresholds). The same version serving
 	// cleanly elsewhere is not what fails: a node starved by a neighbour is.
 	// The gate reads the same fact the same way, with the ledger's running

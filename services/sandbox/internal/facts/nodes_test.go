@@ -48,3 +48,38 @@ func TestNodeTraffic(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []contracts.NodeTraffic{{Node: "w1", Requests: 30}, {Node: "w2", Requests: 40}}, got)
 }
+
+// TestHostTraffic: a machine's host.name is its node; the spans that name
+// no version come from their own series (bare) as rows with Version "".
+func TestHostTraffic(t *testing.T) {
+	t.Parallel()
+	n := func(v float64) func(int) float64 { return func(int) float64 { return v } }
+	host := func(h, version string) map[string]any {
+		m := map[string]any{facts.HostTrafficKey: h}
+		if version != "" {
+			m["service.version"] = version
+		}
+		return m
+	}
+	versioned := response(t,
+		ser{labels: host("vm-01", "2.16.1-1"), values: minutes(30, 40, n(5))},
+		ser{labels: host("vm-02", "2.16.1-1"), values: minutes(30, 40, n(6))},
+		ser{labels: host("vm-02", "2.16.1-1"), agg: 1, values: minutes(30, 40, n(3))},
+	)
+	bare := response(t,
+		ser{labels: host("vm-03", ""), values: minutes(30, 40, n(2))},
+		ser{labels: host("vm-03", ""), agg: 1, values: minutes(30, 40, n(1))},
+	)
+	got, err := facts.HostTraffic(versioned, bare, at(30))
+	require.NoError(t, err)
+	require.Equal(t, []contracts.NodeTraffic{
+		{Node: "vm-01", Version: "2.16.1-1", Requests: 50},
+		{Node: "vm-02", Version: "2.16.1-1", Requests: 60, Errors: 30},
+		{Node: "vm-03", Requests: 20, Errors: 10},
+	}, got)
+
+	// One machine: nothing to compare.
+	got, err = facts.HostTraffic(response(t, ser{labels: host("vm-01", "1"), values: minutes(30, 40, n(5))}), response(t), at(30))
+	require.NoError(t, err)
+	require.Nil(t, got)
+}

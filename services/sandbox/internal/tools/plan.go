@@ -7,6 +7,7 @@ import (
 
 	"agentk/contracts"
 	"agentk/platform/links"
+	"agentk/platform/mutant"
 	"agentk/services/sandbox/internal/facts"
 	"agentk/services/sandbox/internal/signoz"
 )
@@ -59,6 +60,8 @@ const (
 	qConfigChg = "per_minute_config_change_logs"
 	qRegions   = "per_minute_regions"
 	qNodes     = "per_minute_nodes"
+	qHosts     = "per_minute_hosts"
+	qHostsBare = "per_minute_hosts_unversioned"
 	qAttempts  = "per_minute_entry_attempts"
 	qBatches   = "per_minute_batch_messages"
 	qSelfCalls = "self_call_sample"
@@ -255,11 +258,18 @@ func releaseQueries(c Call, ow Window) []Query {
 			series(qPeerErrs+"_"+k, and(svc, outboundFor(k), peerFilter(k), "has_error = true"), one, byPeer, 50))
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
+	host := signoz.FieldKey{Name: facts.HostTrafficKey, FieldContext: "resource", FieldDataType: "string"}
 	qs = append(qs, series(qPool, poolFilter(svc), two, nil, 1), series(qPoolErrs, and(poolFilter(svc), "has_error = true"), one, nil, 1),
 		series(qProcesses, and(svc, entrySpans), one, []signoz.FieldKey{version, pid}, 100), pressureQuery(svc, ow), runtimeQuery(c.Service, ow), configChangeQuery(svc, ow),
 		series(qRegions, and(svc, entrySpans), one, []signoz.FieldKey{{Name: facts.RegionTrafficKey, FieldContext: "resource", FieldDataType: "string"}}, 20),
 		series(qNodes, and(svc, entrySpans), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
 			[]signoz.FieldKey{{Name: facts.NodeTrafficKey, FieldContext: "resource", FieldDataType: "string"}, version}, 100),
+		// The same by machine (facts.HostTraffic), with and without a
+		// version: SigNoz keeps only the spans that carry every group-by key.
+		optional(series(qHosts, and(svc, entrySpans, machineFilter()), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
+			[]signoz.FieldKey{host, version}, 100)),
+		optional(series(qHostsBare, and(svc, entrySpans, noVersion, machineFilter()), []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}},
+			[]signoz.FieldKey{host}, 50)),
 		attemptsQuery(series(qAttempts, and(svc, "kind = 2", "parent_span_id != ''"), []signoz.Aggregation{{Expression: "count()"}, {Expression: "count_distinct(parent_span_id)"}}, nil, 1)))
 	// A batch consumer's messages (facts.BatchMessages).
 	batches := optional(series(qBatches, and(svc, entrySpans, facts.BatchSizeKey+" EXISTS"),
@@ -341,6 +351,16 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 			signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Aggregations: []signoz.Aggregation{{Expression: agg}}, GroupBy: gb, Limit: c.Limit, Order: desc(agg)})}}}
 	}
 	panic(fmt.Sprintf("tools: PlanCall of unvalidated tool %q", c.Tool))
+}
+
+// machineFilter keeps the entry spans whose host.name names a machine
+// (facts.MachineHostFilter): the pods, containers and functions whose
+// host.name is their own are left out.
+func machineFilter() string {
+	if mutant.Off(mutant.SandboxNodeHostMachine) {
+		return facts.HostTrafficKey + " EXISTS"
+	}
+	return "(" + facts.MachineHostFilter + ")"
 }
 
 // noVersion keeps the spans that name no service.version: a service's

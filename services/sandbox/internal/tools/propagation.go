@@ -152,7 +152,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
 		return st, err
 	}
-	if err = st.readMoved(resps[peerEnd+5 : peerEnd+8]); err != nil {
+	if err = st.readMoved(resps[peerEnd+5 : peerEnd+10]); err != nil {
 		return st, err
 	}
 	inbound, err := inboundMinutes(resps[6], resps[9], arrivals, st.onset.BaselineFrom, *st.onset.At)
@@ -176,8 +176,8 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 // into arrivals (facts.EntryArrivals).
 func firstStage(resps []signoz.Response) (peerEnd, selfCalls int, arrivals facts.EntryArrivals) {
 	peerEnd = 11 + 2*len(PeerKeys)
-	batches := peerEnd + 9 + 2*len(contracts.FallbackVersionKeys())
-	return peerEnd, batches + 1, facts.EntryArrivals{Attempts: resps[peerEnd+8], Batches: resps[batches]}
+	batches := peerEnd + 11 + 2*len(contracts.FallbackVersionKeys())
+	return peerEnd, batches + 1, facts.EntryArrivals{Attempts: resps[peerEnd+10], Batches: resps[batches]}
 }
 
 // withFallbackVersions returns the first stage's answers (resps) with, for
@@ -190,7 +190,7 @@ func withFallbackVersions(resps []signoz.Response, peerEnd int) ([]signoz.Respon
 	keys := contracts.FallbackVersionKeys()
 	var series []signoz.Response
 	for i := range keys {
-		series = append(series, resps[peerEnd+9+2*i])
+		series = append(series, resps[peerEnd+11+2*i])
 	}
 	key := facts.FallbackVersionKey(resps[9], series)
 	i := slices.Index(keys, key)
@@ -198,7 +198,7 @@ func withFallbackVersions(resps []signoz.Response, peerEnd int) ([]signoz.Respon
 		return resps, ""
 	}
 	out := slices.Clone(resps)
-	out[9], out[10] = resps[peerEnd+9+2*i], resps[peerEnd+10+2*i]
+	out[9], out[10] = resps[peerEnd+11+2*i], resps[peerEnd+12+2*i]
 	return out, key
 }
 
@@ -231,7 +231,8 @@ func outboundPeers(resps []signoz.Response, peerEnd, selfCalls int) (map[string]
 }
 
 // readMoved reads what else moved at the onset from resps (the config-change
-// logs, the entry spans by region, the entry spans by node, in plan order).
+// logs, the entry spans by region, the entry spans by node, then by
+// machine with and without a version, in plan order).
 func (st *overviewState) readMoved(resps []signoz.Response) error {
 	var err error
 	if st.configChanges, err = configChanges(resps[0], *st.onset.At); err != nil {
@@ -240,7 +241,7 @@ func (st *overviewState) readMoved(resps []signoz.Response) error {
 	if st.regions, err = regionTraffic(resps[1], st.onset); err != nil {
 		return err
 	}
-	st.nodes, err = nodeTraffic(resps[2], st.onset)
+	st.nodes, err = nodeTraffic(resps[2], resps[3], resps[4], st.onset)
 	return err
 }
 
