@@ -29,3 +29,20 @@ type PeerCallMinute struct {
 	Calls         float64   `json:"calls"`
 	OtherVersions float64   `json:"other_versions,omitempty"`
 }
+
+// SentChange is one size a service asks of a peer that the running
+// version's calls to it carry larger than the earlier versions' calls did
+// (Facts.SentChanges): the attribute, the calls of each side read and
+// their medians, and the Mann-Whitney statistic (z, one-sided, larger
+// after) of the difference. Before are the earlier versions' calls before
+// the running version's first one; After the running version's calls from
+// its first up to the onset.
+type SentChange struct {
+	Peer         string  `json:"peer"`
+	Attribute    string  `json:"attribute"`
+	BeforeCalls  int     `json:"before_calls"`
+	BeforeMedian float64 `json:"before_median"`
+	AfterCalls   int     `json:"after_calls"`
+	AfterMedian  float64 `json:"after_median"`
+	Z            float64 `json:"z"`
+}

@@ -174,6 +174,13 @@ type Facts struct {
 	// minutes in which the peer answered what the running version asks at
 	// its baseline latency. Same shape and reading as CallsSinceRelease.
 	CallsBeforeSlowing []CallsSinceRelease `json:"calls_before_slowing,omitempty"`
+	// SentChanges are the sizes the running version asks of each of its
+	// SlowDependencies (input tokens, the tokens it allows, the request
+	// body) that are larger than the earlier versions' asks from the
+	// running version's first calls to the peer up to the onset, beyond
+	// chance: what a prompt or configuration release changes from its
+	// first request and a dependency slowing by itself does not.
+	SentChanges []SentChange `json:"sent_changes,omitempty"`
 	// PeakCallRatio is the highest call rate of the service to one peer of its
 	// client spans (server.address or net.peer.name) since the onset, over
 	// that peer's rate in the onset's baseline, and PeakCallPeer that peer,

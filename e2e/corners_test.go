@@ -80,6 +80,12 @@ var knownCornerMisses = map[string]string{
 	// baseline: the same telemetry as heldout13's OpenSearch trap (a data
 	// node leaving 3 minutes after catalog's release), whose
 	// persona:quality config_regression was rolled back without the check.
-	// Traded for the trap, the safe failure.
-	"s1818-c00-prompt-regression-summarizer": "a prompt regression whose LLM slowed 3.5 min after the release, after answering 8 of its calls at the baseline: gate.change_slow_answered cannot tell it from a dependency that slowed by itself (heldout13-twins' OpenSearch trap)",
+	// Traded for the trap, the safe failure. Since h52prompt (session 22)
+	// the denial is lifted when the running version's calls asked the
+	// slowed peer for more from their first (facts.SentChanges): this
+	// corner's v18 sends the model prompts drawn as v17's (worldgen's
+	// genAIAttrs draws input tokens whatever the version; z -0.4 on its 35
+	// and 8 calls), so nothing it sends tells it from the trap, and it
+	// stays (e2e/incidents-sent holds it with longer prompts, allowed).
+	"s1818-c00-prompt-regression-summarizer": "a prompt regression whose LLM slowed 3.5 min after the release, after answering 8 of its calls at the baseline: gate.change_slow_answered cannot tell it from a dependency that slowed by itself (heldout13-twins' OpenSearch trap), and v18 sends the model what v17 did (no size of its asks larger)",
 }

@@ -60,6 +60,7 @@ var Catalogue = []Mutant{
 	// (e2e/incidents-heldout13-twins): OpenSearch answered catalog 3.8.0-1
 	// at its baseline latency for two minutes, then a data node left.
 	{GateChangeSlowAnswered, "gate: a prompt or configuration release explains no dependency that slowed at the onset at its usual call rate after answering the running version's calls at its baseline (at least 5, in whole minutes after the ledger's start of that version in which no other version served, ending by the onset)", "test:services/gate:./internal/policy:^TestChangeReleaseSlowPeerAnsweredIt$"},
+	{GateChangeSlowSentPeer, "gate: change_slow_answered's denial is lifted only by a larger ask (sent_changes) of the slowed dependency itself, never by one of another peer", "test:services/gate:./internal/policy:^TestChangeReleaseSlowPeerSentMore$"},
 	{GateRetriedFault, "gate: no dependency failing since the onset with its own failure status whose calls rose no more than retrying its failures explains (1/(1-p) at a failure rate p, or 1+p+...+p^(N-1) under the previous version's seen limit of N attempts)", "test:services/gate:./internal/policy:^TestRetriedFaultDenies$"},
 	// persona:quality's config_regression or prompt_regression on a
 	// regression of unknown cause that follows a deploy (s1018-w023 and

@@ -45,6 +45,7 @@ const (
 	GateChangeTimeoutSlow        = "gate.change_timeout_slow"
 	GateChangeTimedOut           = "gate.change_timed_out"
 	GateChangeSlowAnswered       = "gate.change_slow_answered"
+	GateChangeSlowSentPeer       = "gate.change_slow_sent_peer"
 	GateReleaseErrors            = "gate.release_errors"
 	GateOtherVersionsFail        = "gate.other_versions_fail"
 	GateRuntimeConfigChange      = "gate.runtime_config_change"

@@ -252,6 +252,14 @@ const (
 	// handshake failed on a certificate's validity (expired, not yet
 	// valid, revoked) as a refused credential.
 	SandboxTLSCertificateRefusal = "sandbox.tls_certificate_refusal"
+	// SandboxSentSizeOnly is the reading of only the sizes a call asks of
+	// its peer (input tokens, tokens allowed, request body) as what a
+	// release changed in what it sends to a slowed dependency.
+	SandboxSentSizeOnly = "sandbox.sent_size_only"
+	// SandboxQualityRequest is the quality stage's leaving aside the
+	// parameters of a request the service sent (gen_ai.request.*, a
+	// ".request." segment).
+	SandboxQualityRequest = "sandbox.quality_request"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -386,4 +394,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestAuthRefusedPeers"},
 	{Name: SandboxTLSCertificateRefusal, Check: "a failed call with no HTTP or gRPC status whose status message or error.type says its TLS handshake failed on a certificate's validity (the peer's certificate_expired or certificate_revoked alert, x509 \"certificate has expired\", CertificateExpiredException) refuses the credential (auth_refused_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestAuthRefusedPeersTLSCertificate"},
+	{Name: SandboxSentSizeOnly, Check: "a release's changed ask of a slowed dependency (sent_changes) is read only on the sizes a call asks (input or prompt tokens, the tokens it allows, the request body's bytes), never on another attribute such as its temperature",
+		KilledBy: "test:services/sandbox:./internal/facts:^TestSentChanges$"},
+	{Name: SandboxQualityRequest, Check: "the quality stage follows no parameter of a request the service sent (an attribute with a \".request.\" segment: gen_ai.request.temperature, a client's request timeout), so a parameter that flips with the release places no onset at it",
+		KilledBy: "test:e2e:.:^TestSentCorpus$"},
 }

@@ -44,20 +44,40 @@ func acceptedCredential(in Input, svc string, ev []contracts.EvidenceV1, peers [
 	if !ok || cur.DeployedAt.IsZero() || mutant.Off(mutant.GateConfigAcceptedCredential) {
 		return nil
 	}
+	return perCalledPeer(ev, svc, peers, "accepted_credential.", inputs, func(f contracts.Facts) []contracts.CallsSinceRelease { return f.CallsSinceRelease },
+		func(f contracts.Facts, c contracts.CallsSinceRelease) (string, string) {
+			if !slices.Contains(f.AuthRefusedDependencies, c.Peer) {
+				return "", ""
+			}
+			why := accepted(c, cur)
+			if why == "" {
+				return "", ""
+			}
+			return why, "calls from " + svc + " to " + c.Peer + " " + why + ": the credential " + strconv.Quote(cur.Version) + " presents was accepted after its release, " +
+				"so a credential that lapsed (an expired token) cannot be told from a configuration release of " + svc + " that broke it, and a rollback is not allowed on that diagnosis"
+		})
+}
+
+// perCalledPeer is the reading acceptedCredential and
+// answeredBeforeSlowing share: for svc's evidence, every peer of peers
+// among the calls of (a CallsSinceRelease list of the facts) judged once,
+// its first record judged that says why (non-empty) recorded in inputs
+// under prefix and the peer, and its reason returned.
+func perCalledPeer(ev []contracts.EvidenceV1, svc string, peers []string, prefix string, inputs map[string]string,
+	of func(contracts.Facts) []contracts.CallsSinceRelease, judge func(contracts.Facts, contracts.CallsSinceRelease) (why, reason string)) []string {
 	var reasons, seen []string
 	for _, e := range ev {
 		if e.Service != svc {
 			continue
 		}
-		for _, c := range e.Facts.CallsSinceRelease {
-			if slices.Contains(seen, c.Peer) || !slices.Contains(peers, c.Peer) || !slices.Contains(e.Facts.AuthRefusedDependencies, c.Peer) {
+		for _, c := range of(e.Facts) {
+			if slices.Contains(seen, c.Peer) || !slices.Contains(peers, c.Peer) {
 				continue
 			}
-			if why := accepted(c, cur); why != "" {
+			if why, reason := judge(e.Facts, c); why != "" {
 				seen = append(seen, c.Peer)
-				inputs["accepted_credential."+c.Peer] = why
-				reasons = append(reasons, "calls from "+svc+" to "+c.Peer+" "+why+": the credential "+strconv.Quote(cur.Version)+" presents was accepted after its release, "+
-					"so a credential that lapsed (an expired token) cannot be told from a configuration release of "+svc+" that broke it, and a rollback is not allowed on that diagnosis")
+				inputs[prefix+c.Peer] = why
+				reasons = append(reasons, reason)
 			}
 		}
 	}

@@ -48,34 +48,58 @@ func slowDependencies(in Input, svc string, ev []contracts.EvidenceV1, inputs ma
 // (e2e/incidents-heldout13-twins' pr13tw-trap-opensearch-yellow-ratio-catalog:
 // an OpenSearch data node left three minutes after catalog's release, the
 // searches timed out with shards failed, persona:quality's
-// config_regression was rolled back on main). A configuration whose effect
-// on a dependency is delayed (a cache it turned off expiring) is then
-// denied too: a missed rollback, never a wrong one.
+// config_regression was rolled back on main). Unless those very calls
+// asked the peer for more than the earlier versions' did (sentMore): then
+// the release changed what it asks, and the peer answering its first
+// larger asks at the baseline before it slowed (a model's queue filling,
+// a cache of the old asks expiring) does not say it slowed by itself. A
+// configuration whose effect on a dependency is delayed and shows in no
+// size of its asks is denied: a missed rollback, never a wrong one.
 func answeredBeforeSlowing(in Input, svc string, ev []contracts.EvidenceV1, peers []string, inputs map[string]string) []string {
 	cur, ok := runningRelease(in.Ledger)
 	if !ok || cur.DeployedAt.IsZero() || mutant.Off(mutant.GateChangeSlowAnswered) {
 		return nil
 	}
-	var reasons, seen []string
-	for _, e := range ev {
-		if e.Service != svc {
-			continue
-		}
-		for _, c := range e.Facts.CallsBeforeSlowing {
-			if slices.Contains(seen, c.Peer) || !slices.Contains(peers, c.Peer) || c.FailureStart.Before(cur.DeployedAt) {
-				continue
+	return perCalledPeer(ev, svc, peers, "answered_before_slowing.", inputs, func(f contracts.Facts) []contracts.CallsSinceRelease { return f.CallsBeforeSlowing },
+		func(f contracts.Facts, c contracts.CallsSinceRelease) (string, string) {
+			if c.FailureStart.Before(cur.DeployedAt) {
+				return "", ""
 			}
 			calls, n, first, last := keptMinutes(c, cur)
 			if n == 0 || calls < MinAcceptedCalls {
-				continue
+				return "", ""
 			}
-			seen = append(seen, c.Peer)
+			if more := sentMore(f, c.Peer, cur.Version); more != "" {
+				inputs["sent_more."+c.Peer] = more
+				return "", ""
+			}
 			why := "answered " + ftoa(calls) + " calls of " + strconv.Quote(cur.Version) + " in " + strconv.Itoa(n) + " whole minute(s) from " + ttoa(first) + " to " + ttoa(last.Add(time.Minute)) +
 				" after it started (the ledger: " + ttoa(cur.DeployedAt) + "), in which no other version served, before it slowed at the onset " + ttoa(c.FailureStart)
-			inputs["answered_before_slowing."+c.Peer] = why
-			reasons = append(reasons, svc+"'s calls to "+c.Peer+" slowed at the onset at their usual rate; the peer "+why+
-				": what the release asks of it did not change, so a slow dependency, not a "+in.Review.Best.Class+" of "+svc+", explains the regression")
+			return why, svc + "'s calls to " + c.Peer + " slowed at the onset at their usual rate; the peer " + why +
+				", asked no more than before (no size of the calls larger since the release): what the release asks of it did not change, so a slow dependency, not a " + in.Review.Best.Class + " of " + svc + ", explains the regression"
+		})
+}
+
+// MinSentZ is the Mann-Whitney z (one-sided, chance under 0.001) a larger
+// ask of the slowed peer must reach for the gate, whatever the sandbox
+// was configured with: the sandbox's facts.SentZ, kept twice on purpose so
+// that a sandbox judging looser cannot lift a denial.
+const MinSentZ = 3.09
+
+// sentMore describes the first size (contracts.Facts.SentChanges) that the
+// running version's calls to peer asked larger than the earlier versions'
+// calls beyond chance (MinSentZ), from its first calls to the onset; ""
+// when none. Only the slowed peer's own asks count: a release that asks
+// another dependency for more says nothing about why this one slowed
+// (e2e/incidents-handwritten's hw-trap-llm-prompt-search-slowed; mutant
+// gate.change_slow_sent_peer reads any peer's).
+func sentMore(f contracts.Facts, peer, version string) string {
+	for _, x := range f.SentChanges {
+		if (x.Peer != peer && !mutant.Off(mutant.GateChangeSlowSentPeer)) || x.AfterMedian <= x.BeforeMedian || x.Z < MinSentZ {
+			continue
 		}
+		return x.Peer + "'s calls asked more since " + strconv.Quote(version) + " started, from its first calls to the onset: " + x.Attribute + " median " + ftoa(x.BeforeMedian) + " -> " + ftoa(x.AfterMedian) +
+			" (" + strconv.Itoa(x.BeforeCalls) + " calls of the earlier versions, " + strconv.Itoa(x.AfterCalls) + " since; Mann-Whitney z " + ftoa(x.Z) + ")"
 	}
-	return reasons
+	return ""
 }

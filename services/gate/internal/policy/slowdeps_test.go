@@ -100,3 +100,45 @@ func TestChangeReleaseSlowPeerAnsweredIt(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeReleaseSlowPeerSentMore: change_slow_answered's denial is
+// lifted when the running version's calls to the slowed peer asked it for
+// more, beyond chance, from their first (contracts.Facts.SentChanges), and
+// only then: a larger ask of another peer (mutant
+// gate.change_slow_sent_peer), a smaller one or one within chance leave
+// it denied.
+func TestChangeReleaseSlowPeerSentMore(t *testing.T) {
+	const peer, other = "api.openai.com", "qdrant.internal"
+	at := func(m int) time.Time { return time.Date(2026, 11, 30, 10, m, 0, 0, time.UTC) }
+	sent := func(p string, before, after, z float64) contracts.SentChange {
+		return contracts.SentChange{Peer: p, Attribute: "gen_ai.usage.input_tokens", BeforeCalls: 40, BeforeMedian: before, AfterCalls: 12, AfterMedian: after, Z: z}
+	}
+	for _, tc := range []struct {
+		name  string
+		sent  []contracts.SentChange
+		allow bool
+	}{
+		{"the slowed peer asked more", []contracts.SentChange{sent(peer, 1200, 2900, 4.8)}, true},
+		{"no larger ask", nil, false},
+		{"another peer asked more", []contracts.SentChange{sent(other, 1200, 2900, 4.8)}, false},
+		{"a smaller ask", []contracts.SentChange{sent(peer, 2900, 1200, 4.8)}, false},
+		{"within chance", []contracts.SentChange{sent(peer, 1200, 2900, 2.5)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := allowing()
+			in.Review.Best.Class, in.Review.Kept[0].Class = "prompt_regression", "prompt_regression"
+			in.Evidence[0].Facts.SlowDependencies = []string{peer}
+			in.Evidence[0].Facts.CallsBeforeSlowing = []contracts.CallsSinceRelease{{Peer: peer, FailureStart: at(5),
+				Minutes: []contracts.PeerCallMinute{{At: at(3), Calls: 4}, {At: at(4), Calls: 4}}}}
+			in.Evidence[0].Facts.SentChanges = tc.sent
+			d := policy.Evaluate(in)
+			if tc.allow {
+				require.Equal(t, contracts.VerdictAllow, d.Verdict, "%v", d.Checks)
+				require.Contains(t, d.Checks[4].Inputs["sent_more."+peer], "gen_ai.usage.input_tokens median 1200 -> 2900")
+				return
+			}
+			require.Equal(t, []string{contracts.CheckDeploymentRelated}, d.FailedChecks)
+			require.Contains(t, d.Checks[4].Reason, "asked no more than before")
+		})
+	}
+}

@@ -57,7 +57,9 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 // Google Cloud client library's, heldout8's Cloud Storage twin), and two of
 // heldout10's, which send two kinds no other recorded incident sends (an
 // operation's onset spans under an attribute filter; a per-minute count of
-// the service's spans by name).
+// the service's spans by name), and heldout13's OpenSearch twin, whose slow
+// dependency's calls before and since the release are read whole
+// (sent_before_*, sent_since_*: facts.SentChanges).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
@@ -74,6 +76,7 @@ var stagesIncidents = map[string]string{
 	"qh8-twin-gcs-backend-error-receipts-go":                  "incidents-heldout8-twins",
 	"kw10-manifest-key-id-ota-svc":                            "incidents-heldout10",
 	"kw10-twin-noisy-node-fast-fleet-api":                     "incidents-heldout10-twins",
+	"pr13tw-trap-opensearch-yellow-ratio-catalog":             "incidents-heldout13-twins",
 }
 
 type stageLine struct {

@@ -190,6 +190,8 @@ type followUps struct {
 	// whose failures are the running version's calls only
 	// (facts.VersionConfined), before the callee checks of confinedCallees.
 	newCalls, confined []string
+	// sent are sentQueries' answers, after the new calls' (sent_plan.go).
+	sent []signoz.Response
 	// newCallsCut says the new calls' answers came back fewer than
 	// planned, so nothing was compared ("" when they all did).
 	newCallsCut string
@@ -262,6 +264,9 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 			out.calleePeers = facts.FailingCalleePeers(out.originRows, rows, c.Service, out.origin.Service, PeerKeys)
 		}
 		rest = rest[1:]
+	}
+	if n := len(newCallQueries(c, st)); len(rest) >= n {
+		out.sent = rest[n:]
 	}
 	return out, readNewCallFailures(c, st, rest, &out)
 }

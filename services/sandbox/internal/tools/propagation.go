@@ -361,7 +361,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			if q := faultQuery(c, st); q != nil {
 				qs = append(qs, *q)
 			}
-			return append(qs, newCallQueries(c, st)...), nil
+			return append(append(qs, newCallQueries(c, st)...), sentQueries(c, st)...), nil
 		}
 		return nil, nil
 	}

@@ -150,6 +150,23 @@ func sampleAttributes(res []signoz.RawResult) map[string]*keySeen {
 // config_regression (mutant sandbox.quality_platform).
 var platformIgnored = []string{"faas.", "cloud."}
 
+// requestParameter reports whether k names a parameter of a request the
+// service sent (a ".request." segment: gen_ai.request.temperature,
+// gen_ai.request.max_tokens, a client library's
+// opensearch.request.timeout_ms): what the service asked, set by its code
+// or configuration, not what it was answered. Such an attribute flips with
+// every release that changes it and would place the onset at the release
+// as a quality shift, before the minutes in which the slowed peer answered
+// the new version at its baseline (e2e/incidents-sent's
+// sent-trap-timeout-opensearch-yellow-catalog: catalog 3.8.0-1's 5 s search
+// timeout read as the onset, persona:quality's config_regression was
+// rolled back on OpenSearch going YELLOW three minutes later). A size of
+// what was sent is read where it counts, on the slowed peer's calls
+// (facts.SentChanges; mutant sandbox.quality_request).
+func requestParameter(k string) bool {
+	return strings.Contains(k, ".request.") && !mutant.Off(mutant.SandboxQualityRequest)
+}
+
 func ignoredQuality(k string) bool {
 	if slices.Contains(RuntimeAttributes, k) || isRetryAttribute(k) {
 		return true
@@ -158,6 +175,9 @@ func ignoredQuality(k string) bool {
 		if strings.HasPrefix(k, p) {
 			return true
 		}
+	}
+	if requestParameter(k) {
+		return true
 	}
 	if mutant.Off(mutant.SandboxQualityPlatform) {
 		return false
