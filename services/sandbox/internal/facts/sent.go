@@ -164,23 +164,12 @@ func sentChange(peer, key string, before, after []float64) (contracts.SentChange
 	if len(before) < MinSentCalls || len(after) < MinSentCalls {
 		return contracts.SentChange{}, false
 	}
-	mb, ma := median(before), median(after)
+	mb, ma := Median(before), Median(after)
 	z := mannWhitneyZ(before, after)
 	if ma < SentRatio*mb || ma <= 0 || z < SentZ {
 		return contracts.SentChange{}, false
 	}
 	return contracts.SentChange{Peer: peer, Attribute: key, BeforeCalls: len(before), BeforeMedian: mb, AfterCalls: len(after), AfterMedian: ma, Z: math.Round(z*100) / 100}, true
-}
-
-// median is xs' median (xs is not modified).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // mannWhitneyZ is the Mann-Whitney U statistic of after over before in
