@@ -68,11 +68,7 @@ func newCallQueries(c Call, st overviewState) []Query {
 		if len(peers) == 0 {
 			continue
 		}
-		var quoted []string
-		for _, p := range peers {
-			quoted = append(quoted, Quote(p))
-		}
-		filter := and(serviceFilter(c.Service), outboundSpans(), peerFilter(pk), pk+" IN ("+strings.Join(quoted, ", ")+")")
+		filter := and(serviceFilter(c.Service), outboundSpans(), peerFilter(pk), quotedIn(pk, peers))
 		version := signoz.FieldKey{Name: "service.version", FieldContext: "resource", FieldDataType: "string"}
 		peer := signoz.FieldKey{Name: pk, FieldContext: "attribute", FieldDataType: "string"}
 		aggs := []signoz.Aggregation{{Expression: "count()"}, {Expression: "countIf(has_error = true)"}}

@@ -181,6 +181,15 @@ func excludeFilter(exclude []string) string {
 	return "service.name NOT IN (" + strings.Join(q, ", ") + ")"
 }
 
+// quotedIn is the filter "key IN (v1, v2, …)" with each value quoted.
+func quotedIn(key string, values []string) string {
+	var q []string
+	for _, v := range values {
+		q = append(q, Quote(v))
+	}
+	return key + " IN (" + strings.Join(q, ", ") + ")"
+}
+
 func and(parts ...string) string {
 	var out []string
 	for _, p := range parts {

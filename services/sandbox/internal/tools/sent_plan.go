@@ -51,11 +51,7 @@ func sentQueries(c Call, st overviewState) []Query {
 		if len(peers) == 0 {
 			continue
 		}
-		var quoted []string
-		for _, p := range peers {
-			quoted = append(quoted, Quote(p))
-		}
-		filter := and(serviceFilter(c.Service), outboundFor(pk), peerFilter(pk), pk+" IN ("+strings.Join(quoted, ", ")+")")
+		filter := and(serviceFilter(c.Service), outboundFor(pk), peerFilter(pk), quotedIn(pk, peers))
 		q := func(name string, from, to time.Time, dir string) Query {
 			return Query{Name: name + "_" + pk, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
 				Filter: signoz.Filter{Expression: filter}, Limit: SentCalls, Order: []signoz.OrderBy{{Key: signoz.OrderKey{Name: "timestamp"}, Direction: dir}}})}
