@@ -3,8 +3,8 @@ package e2e
 import (
 	"testing"
 
-	"agentk/contracts/incident"
 	"agentk/cmd/agentk/replay"
+	"agentk/contracts/incident"
 
 	"github.com/stretchr/testify/require"
 )
