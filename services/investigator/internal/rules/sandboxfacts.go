@@ -61,7 +61,7 @@ const (
 	// cleanly elsewhere is not what fails: a node starved by a neighbour is.
 	// The gate reads the same fact the same way, with the ledger's running
 	// version where the rules take the release fact's.
-	FeatNodeConfined Feature = "the running version's errors are confined to a few nodes, the same version clean on the others (facts.node_traffic, the Kubernetes node name)"
+	FeatNodeConfined Feature = "the running version's errors are confined to a few nodes, the same version clean on the others (facts.node_traffic: the Kubernetes node name, else a machine's host.name)"
 )
 
 // nodeConfined returns the ids of the overviews of service whose
