@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -64,8 +63,7 @@ func TestOurDoubleAnswersAsTheOfficialServer(t *testing.T) {
 	}
 	n := 0
 	for _, file := range []string{officialFixture, stagesFixture} {
-		f, err := os.Open(file)
-		require.NoError(t, err)
+		f := openFixture(t, file)
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 0, 1<<20), 32<<20)
 		for sc.Scan() {

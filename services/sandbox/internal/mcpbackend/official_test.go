@@ -96,8 +96,7 @@ func TestRecordOfficialAnswers(t *testing.T) {
 		rec.tool = c[0]
 		evidence(t, rec, c[0], c[1], startsAt, now, nil)
 	}
-	f, err := os.Create(officialFixture)
-	require.NoError(t, err)
+	f := createFixture(t, officialFixture)
 	enc := json.NewEncoder(f)
 	enc.SetEscapeHTML(false)
 	for _, l := range rec.lines {
@@ -149,8 +148,7 @@ func TestOfficialAnswersToOurQueries(t *testing.T) {
 // readOfficial reads officialFixture.
 func readOfficial(t *testing.T) []officialLine {
 	t.Helper()
-	f, err := os.Open(officialFixture)
-	require.NoError(t, err)
+	f := openFixture(t, officialFixture)
 	defer f.Close()
 	var out []officialLine
 	sc := bufio.NewScanner(f)

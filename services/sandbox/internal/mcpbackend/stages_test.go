@@ -41,7 +41,7 @@ const stagedCorpora = "incidents*"
 // call: {"incident", "stage", "tool", "arguments", "result"}. Recorded by
 // TestOverviewThroughTheOfficialServer with AGENTK_TEST_RECORD=1; checked in
 // CI by TestOfficialAnswersOfTheLaterStages.
-var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
+var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl.gz")
 
 // stagesIncidents are the incidents recorded into stagesFixture: an origin
 // two hops down, a trap with two origins, a rule that places the onset, a
@@ -59,7 +59,9 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl")
 // operation's onset spans under an attribute filter; a per-minute count of
 // the service's spans by name), and heldout13's OpenSearch twin, whose slow
 // dependency's calls before and since the release are read whole
-// (sent_before_*, sent_since_*: facts.SentChanges).
+// (sent_before_*, sent_since_*: facts.SentChanges), and a surge whose kept
+// entry spans rose, for which the overview reads the service's logged trace
+// ids and the coverage samples (logged_*: facts.LoggedArrivals).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
@@ -77,6 +79,7 @@ var stagesIncidents = map[string]string{
 	"kw10-manifest-key-id-ota-svc":                            "incidents-heldout10",
 	"kw10-twin-noisy-node-fast-fleet-api":                     "incidents-heldout10-twins",
 	"pr13tw-trap-opensearch-yellow-ratio-catalog":             "incidents-heldout13-twins",
+	"hw-newsletter-surge-storefront":                          "incidents-handwritten",
 }
 
 type stageLine struct {
@@ -293,8 +296,7 @@ func TestOverviewThroughTheOfficialServer(t *testing.T) {
 	if os.Getenv("AGENTK_TEST_RECORD") == "" || t.Failed() {
 		return
 	}
-	f, err := os.Create(stagesFixture)
-	require.NoError(t, err)
+	f := createFixture(t, stagesFixture)
 	enc := json.NewEncoder(f)
 	enc.SetEscapeHTML(false)
 	for _, l := range recorded {
@@ -334,8 +336,7 @@ func recordStages(t *testing.T, official, sigURL string, r overviewRun, id strin
 // readStages reads stagesFixture.
 func readStages(t *testing.T) []stageLine {
 	t.Helper()
-	f, err := os.Open(stagesFixture)
-	require.NoError(t, err)
+	f := openFixture(t, stagesFixture)
 	defer f.Close()
 	var out []stageLine
 	sc := bufio.NewScanner(f)
