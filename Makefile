@@ -24,11 +24,18 @@ build:
 # root package), the chaos soak and the Docker suites. go test runs a module's packages side by
 # side (-p defaults to GOMAXPROCS), and e2e/compose beside the e2e root package took 6x its time
 # alone (issue 36); so they run after every other package, each alone, the replays first.
+# The light packages of every module run in one go test from the workspace root, so that a
+# module's slowest package (mcpbackend, livedemo: minutes each) runs beside the other modules'
+# packages rather than beside an idle core; TEST_FIRST, the slowest, are listed first so that
+# they start first.
 TEST_ALONE := agentk/e2e agentk/e2e/chaos agentk/e2e/compose agentk/e2e/faults agentk/e2e/operator
+TEST_FIRST := agentk/services/sandbox/internal/mcpbackend agentk/cmd/agentk/internal/livedemo agentk/services/sandbox/internal/tools agentk/services/deployer
 test:
-	@failed=""; for d in $(MODULES); do echo "== $$d"; \
-	pkgs=$$(cd $$d && $(GO) list ./... | grep -vxF $(addprefix -e ,$(TEST_ALONE))); \
-	(cd $$d && $(GO) vet ./... && { [ -z "$$pkgs" ] || $(GO) test -count=1 -timeout 45m $$pkgs; }) || failed="$$failed $$d"; done; \
+	@failed=""; pkgs=""; for d in $(MODULES); do echo "== vet $$d"; \
+	(cd $$d && $(GO) vet ./...) || failed="$$failed $$d"; \
+	pkgs="$$pkgs $$(cd $$d && $(GO) list ./... | grep -vxF $(addprefix -e ,$(TEST_ALONE) $(TEST_FIRST)))"; done; \
+	echo "== every module's light packages"; \
+	$(GO) test -count=1 -timeout 45m $(TEST_FIRST) $$pkgs || failed="$$failed light-packages"; \
 	for p in $(TEST_ALONE); do echo "== $$p (alone)"; (cd e2e && $(GO) test -count=1 -timeout 45m $$p) || failed="$$failed $$p"; done; \
 	echo "== docs/setup.md"; bash scripts/test-setup-doc.sh || failed="$$failed docs/setup.md"; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
