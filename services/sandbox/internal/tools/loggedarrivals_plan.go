@@ -119,26 +119,34 @@ func readLoggedArrivals(c Call, st overviewState, resps []signoz.Response) (*con
 		return nil, err
 	}
 	in := facts.LoggedArrivalsInput{Logged: series, Inbound: st.inbound, Onset: st.onset}
-	var cut [2]bool
-	for i, into := range []struct {
-		ids  *[]string
-		logs *map[string]bool
-	}{{&in.BaselineSample, &in.BaselineLogs}, {&in.Sample, &in.Logs}} {
-		spans, err := rawRows(resps, 1+2*i)
-		if err != nil {
-			return nil, err
-		}
-		logs, err := rawRows(resps, 2+2*i)
-		if err != nil {
-			return nil, err
-		}
-		*into.ids, *into.logs, cut[i] = traceIDsOf(spans), map[string]bool{}, len(logs) >= CoverageLogs
-		for _, id := range traceIDsOf(logs) {
-			(*into.logs)[id] = true
-		}
+	var baseCut, cut bool
+	if in.BaselineSample, in.BaselineLogs, baseCut, err = coverageSample(resps, 1); err != nil {
+		return nil, err
 	}
-	in.Cut = cut[0] || cut[1]
+	if in.Sample, in.Logs, cut, err = coverageSample(resps, 3); err != nil {
+		return nil, err
+	}
+	in.Cut = baseCut || cut
 	return facts.LoggedArrivals(in), nil
+}
+
+// coverageSample reads one coverage sample: the kept entry traces' ids
+// (resps[i]), the trace ids the service's log records around them carry
+// (resps[i+1]), and whether that log answer came back at its limit (cut).
+func coverageSample(resps []signoz.Response, i int) (ids []string, logged map[string]bool, cut bool, err error) {
+	spans, err := rawRows(resps, i)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	logs, err := rawRows(resps, i+1)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	logged = map[string]bool{}
+	for _, id := range traceIDsOf(logs) {
+		logged[id] = true
+	}
+	return traceIDsOf(spans), logged, len(logs) >= CoverageLogs, nil
 }
 
 // traceIDsOf are the distinct trace ids of rows, in their order.
