@@ -44,12 +44,18 @@ func newCallKey(k string) signoz.FieldKey {
 // by the peer key that names them (PeerKeys' order), none without a release
 // to compare with.
 func newCallPeers(st overviewState) map[string][]string {
-	out := map[string][]string{}
 	if st.release == nil || st.onset.At == nil {
-		return out
+		return map[string][]string{}
 	}
-	for _, p := range st.failingDeps[:min(len(st.failingDeps), MaxNewCallPeers)] {
-		if k := st.keyOf[p]; k != "" {
+	return byPeerKey(st.keyOf, st.failingDeps[:min(len(st.failingDeps), MaxNewCallPeers)])
+}
+
+// byPeerKey groups peers by the peer key that names them (keyOf); a peer
+// no key names is left out.
+func byPeerKey(keyOf map[string]string, peers []string) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range peers {
+		if k := keyOf[p]; k != "" {
 			out[k] = append(out[k], p)
 		}
 	}

@@ -25,16 +25,14 @@ const SentCalls = 400
 // key that names them (PeerKeys' order); none without a release and an
 // onset.
 func sentPeers(st overviewState) map[string][]string {
-	out := map[string][]string{}
 	if st.release == nil || st.release.FirstSeen.IsZero() || st.onset.At == nil || !st.release.FirstSeen.Before(*st.onset.At) {
-		return out
+		return map[string][]string{}
 	}
+	var peers []string
 	for _, d := range st.slowDeps {
-		if k := st.keyOf[d.Peer]; k != "" {
-			out[k] = append(out[k], d.Peer)
-		}
+		peers = append(peers, d.Peer)
 	}
-	return out
+	return byPeerKey(st.keyOf, peers)
 }
 
 // sentQueries are, for each peer key of sentPeers, the service's outbound
