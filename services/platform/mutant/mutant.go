@@ -49,6 +49,7 @@ const (
 	GateReleaseErrors            = "gate.release_errors"
 	GateOtherVersionsFail        = "gate.other_versions_fail"
 	GateRuntimeConfigChange      = "gate.runtime_config_change"
+	GateRuntimeAttributeShift    = "gate.runtime_attribute_shift"
 	GateRegionShift              = "gate.region_shift"
 	GateNodeConfined             = "gate.node_confined"
 	GateImageTagLedger           = "gate.image_tag_ledger"

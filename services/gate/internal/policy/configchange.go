@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -74,4 +75,92 @@ func runtimeChangeReasons(in Input, svc string, ev []contracts.EvidenceV1, input
 	return []string{svc + " logged " + strconv.FormatInt(n, 10) + " runtime configuration change(s) (a feature flag or its configuration changed, in its own logs) from the minute " + ttoa(first) +
 		", at the onset " + ttoa(on) + " and " + first.Sub(cur.DeployedAt).Round(time.Second).String() + " after " + strconv.Quote(cur.Version) + " started (the ledger: " + ttoa(cur.DeployedAt) +
 		"): a configuration changed at runtime, which a rollback of the image would not undo, cannot be told from a release of " + svc}
+}
+
+// A value of the service's spans that something outside its image chose
+// changed at runtime (e2e/incidents-heldout14: product switched a Remote
+// Config flag on for every user five minutes after lesson-api-00234-vor
+// took its traffic, and the flag's new path asked a serving config prod
+// never had; Vertex AI moved the gemini-2.0-flash alias to a newer model
+// nine minutes after tutor-chat-00146-saz, and the answers left the
+// learner's language). Each was rolled back by the rules, the oracle and
+// persona:quality on main: the shift of the flag's variant or of the model
+// answering was the very change evidence a prompt or configuration
+// regression asks for (changeReasons), and nothing else tells the change
+// from the release. Its timing does: a release changes what its own
+// requests carry from their start, and these values moved under a version
+// that had served with the old ones for minutes. The attribute is the
+// service's claim, read only to deny, like the logs of runtimeChangeReasons
+// and in the same minutes.
+//
+// runtimeAttributePrefixes name the attributes a runtime change sets: the
+// OpenTelemetry feature-flag conventions (feature_flag.key,
+// feature_flag.result.variant, feature_flag.result.value and the older
+// feature_flag.variant). providerModel is the model the provider answered
+// with (gen_ai.response.model), a dependency's choice when the model asked
+// (requestedModel) did not shift with it.
+var runtimeAttributePrefixes = []string{"feature_flag."}
+
+const (
+	providerModel  = "gen_ai.response.model"
+	requestedModel = "gen_ai.request.model"
+)
+
+// runtimeAttributeReasons denies a deployment-class diagnosis when a shift
+// of the service's own span attributes (contracts.Facts.QualityShifts) of a
+// value a runtime change sets began in a minute at least
+// ConfigChangeAfterRelease after the ledger's start of the running version,
+// from ConfigChangeBeforeOnset before the onset's minute to
+// ConfigChangeAfterOnset after it.
+func runtimeAttributeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
+	if in.Review.Best == nil || mutant.Off(mutant.GateRuntimeAttributeShift) {
+		return nil
+	}
+	if _, dep := deploymentClass(in.Config.Catalogue, in.Review.Best.Class); !dep {
+		return nil
+	}
+	cur, ok := runningRelease(in.Ledger)
+	on, _, onOK := onset(ev, svc)
+	if !ok || !onOK || cur.DeployedAt.IsZero() {
+		return nil
+	}
+	onMin := on.Truncate(time.Minute)
+	for _, e := range ev {
+		if e.Service != svc {
+			continue
+		}
+		asked := false
+		for _, q := range e.Facts.QualityShifts {
+			asked = asked || q.Attribute == requestedModel
+		}
+		for _, q := range e.Facts.QualityShifts {
+			if !runtimeAttribute(q.Attribute, asked) || q.At.Before(cur.DeployedAt.Add(ConfigChangeAfterRelease)) ||
+				q.At.Before(onMin.Add(-ConfigChangeBeforeOnset)) || q.At.After(onMin.Add(ConfigChangeAfterOnset)) {
+				continue
+			}
+			what := strconv.Quote(q.Attribute)
+			if q.Value != "" {
+				what += " = " + strconv.Quote(q.Value) + " share " + ftoa(q.Before) + " -> " + ftoa(q.Since)
+			} else {
+				what += " mean " + ftoa(q.Before) + " -> " + ftoa(q.Since)
+			}
+			inputs["runtime_attribute"] = q.Attribute + " from " + ttoa(q.At)
+			return []string{"the spans of " + svc + " shifted " + what + " from the minute " + ttoa(q.At) + ", at the onset " + ttoa(on) + " and " +
+				q.At.Sub(cur.DeployedAt).Round(time.Second).String() + " after " + strconv.Quote(cur.Version) + " started (the ledger: " + ttoa(cur.DeployedAt) +
+				"): a value set outside the image (a feature flag's evaluation, the model a provider answered with) changed under a version that had served with the old one, which a rollback of the image would not undo"}
+		}
+	}
+	return nil
+}
+
+// runtimeAttribute reports whether a shift of attr is one a runtime change
+// makes: a feature flag's evaluation, or the model the provider answered
+// with when the model asked did not shift (asked).
+func runtimeAttribute(attr string, asked bool) bool {
+	for _, p := range runtimeAttributePrefixes {
+		if strings.HasPrefix(attr, p) {
+			return true
+		}
+	}
+	return attr == providerModel && !asked
 }

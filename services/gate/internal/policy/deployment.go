@@ -119,6 +119,7 @@ func checkDeploymentRelated(in Input, svc string, ev []contracts.EvidenceV1) con
 	reasons = append(reasons, nodeConfinedReasons(in, svc, ev, inputs)...)
 	// A configuration that changed at runtime at the onset is no release.
 	reasons = append(reasons, runtimeChangeReasons(in, svc, ev, inputs)...)
+	reasons = append(reasons, runtimeAttributeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, changeReasons(in, svc, ev, inputs)...)
 	reasons = append(reasons, targetReasons(in, svc, inputs)...)
 	return result(contracts.CheckDeploymentRelated, reasons,
