@@ -33,7 +33,7 @@ const (
 )
 
 var (
-	idSegment = regexp.MustCompile(`^(?:\d+|[0-9a-fA-F]{8}(?:-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12}|[0-9a-fA-F]{12,}|[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)$`)
+	idSegment  = regexp.MustCompile(`^(?:\d+|[0-9a-fA-F]{8}(?:-?[0-9a-fA-F]{4}){3}-?[0-9a-fA-F]{12}|[0-9a-fA-F]{12,}|[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)$`)
 	apiVersion = regexp.MustCompile(`^v\d+(?:\.\d+)*$`)
 )
 
