@@ -45,8 +45,8 @@ func CallPath(raw string) string {
 		return ""
 	}
 	p := u.Path
-	if p == "" {
-		p = "/"
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
 	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {

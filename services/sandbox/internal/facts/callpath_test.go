@@ -44,3 +44,19 @@ func TestManyPaths(t *testing.T) {
 	require.True(t, facts.ManyPaths(paths(20, 2)), "20 paths of 2 calls each: one path per 2 calls")
 	require.True(t, facts.ManyPaths(paths(1, 1)), "one call under one path says nothing about kinds")
 }
+
+// FuzzCallPath: any span's URL gives a path or "", never a query string,
+// and a path read again is the same key.
+func FuzzCallPath(f *testing.F) {
+	for _, s := range []string{"http://ledger-svc:8080/holds/void", "/v1/payments/123?x=1", "http://[::1", "%zz", "//a//b/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		p := facts.CallPath(raw)
+		if p == "" {
+			return
+		}
+		require.NotContains(t, p, "?")
+		require.Equal(t, "/", p[:1])
+	})
+}
