@@ -154,6 +154,10 @@ const (
 	// failing dependencies only while the calls the service made before
 	// still succeed at their usual rate (an outage at the release stays).
 	SandboxNewCallsOldHealthy = "sandbox.new_calls_old_healthy"
+	// SandboxCallPathKinds is the refusal of a URL path as a call key when
+	// a peer's calls have too many paths to be kinds of calls (slugs,
+	// search terms: an old route's outage would read as new calls).
+	SandboxCallPathKinds = "sandbox.call_path_kinds"
 	// SandboxConfinedOtherCalls is VersionConfined's test of the other
 	// versions' calls: enough of them, failing significantly less than
 	// the running version's (off: any other version's calls without a
@@ -347,6 +351,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestFailingDependencyShortOutage"},
 	{Name: SandboxNewCallsOldHealthy, Check: "a failing dependency whose failures since the onset are the running version's new calls is the release's effect only when the old calls still succeed at their usual rate, at least 30 kept, their failures not significantly above the baseline's",
 		KilledBy: "test:services/sandbox:./internal/facts:TestNewCallFailuresOldCallsMustBeHealthy"},
+	{Name: SandboxCallPathKinds, Check: "a URL's path (url.full, http.url; one request's ids written {id}) is a call key of a peer's calls only when they have at most 24 paths and no more than one for every five calls: a path that names requests (a slug) cannot make an old route's outage read as the release's new calls",
+		KilledBy: "test:services/sandbox:./internal/facts:^TestManyPaths$"},
 	{Name: SandboxConfinedOtherCalls, Check: "a failing dependency whose failures are confined to the running version's calls is the release's effect only when the other versions' calls of the same keys since the onset number at least 5 and fail significantly less (binomial, 0.01) than the running version's share",
 		KilledBy: "test:services/sandbox:./internal/facts:TestVersionConfined"},
 	{Name: SandboxConfinedAnswerClass, Check: "a callee whose failures are confined to the running version's calls stays a failing dependency and a shared cause when most of those calls were answered with a rate limit, an overload or its unavailability (HTTP 429, 502, 503, 504; gRPC RESOURCE_EXHAUSTED, UNAVAILABLE; a closed or refused connection)",

@@ -19,9 +19,15 @@ import (
 
 // NewCallKeys are the attributes of an outbound span that say which call it
 // made, most specific first: the statement text (db.query.text, the older
-// db.statement), the RPC's method, the HTTP route or url template, and last
-// the span's own name, which every span carries.
-var NewCallKeys = []string{"db.query.text", "db.statement", "rpc.method", "http.route", "url.template", "name"}
+// db.statement), the RPC's method, the HTTP route or url template, the
+// URL's path (url.full, the older http.url: read through facts.CallPath,
+// urlCallKeys), and last the span's own name, which every span carries.
+var NewCallKeys = []string{"db.query.text", "db.statement", "rpc.method", "http.route", "url.template", "url.full", "http.url", "name"}
+
+// urlCallKeys are the NewCallKeys whose values are URLs, read as their
+// path (facts.CallPath) and only while a peer's paths are kinds of calls
+// (facts.ManyPaths).
+var urlCallKeys = []string{"url.full", "http.url"}
 
 // MaxNewCallPeers bounds the failing dependencies whose calls are read by
 // key (the first ones in failingDeps' order); the others stay failing.
@@ -109,6 +115,9 @@ func readNewCalls(resp signoz.Response, ck, pk, running string, since bool, by m
 	}
 	for _, r := range rows {
 		key, ver, peer := groupString(r, ck), groupString(r, "service.version"), groupString(r, pk)
+		if slices.Contains(urlCallKeys, ck) {
+			key = facts.CallPath(key)
+		}
 		if key == "" || peer == "" || by[peer] == nil {
 			continue
 		}
@@ -177,6 +186,13 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCall
 				}
 			}
 			i += 2
+		}
+	}
+	for p := range by {
+		for _, ck := range urlCallKeys {
+			if by[p][ck] != nil && facts.ManyPaths(by[p][ck]) {
+				delete(by[p], ck)
+			}
 		}
 	}
 	baseMin, sinceMin := facts.ServedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), facts.ServedMinutes(st.minutes, *st.onset.At, c.Incident.To)

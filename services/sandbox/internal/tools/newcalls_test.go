@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,4 +103,84 @@ func TestOverviewNewCallsCutShort(t *testing.T) {
 	require.Contains(t, out.Facts.FailingDependencies, kf6SQL)
 	require.Contains(t, out.Compact, "the new calls' comparison was not read:")
 	require.NotContains(t, out.Compact, "new calls (call keys")
+}
+
+// voids is e2e/incidents-sparse's sp-gateway-voids-failed-holds:
+// payments-gateway v2.14.0 voids, from the payments it fails, holds it
+// never placed, and ledger-svc answers 404 to POST /holds/void, a route
+// no earlier version called. Its client spans are all named "POST": only
+// url.full tells the void from the entries it posts as before.
+const (
+	voids       = "incidents-sparse/sp-gateway-voids-failed-holds"
+	voidsLedger = "ledger-svc"
+	voidsSince  = "2026-10-16T10:42:00Z"
+)
+
+// urlOf is a span's url.full, "" without one.
+func urlOf(s incident.Span) string {
+	var u string
+	if raw, ok := s.Attributes["url.full"]; ok && json.Unmarshal(raw, &u) == nil {
+		return u
+	}
+	return ""
+}
+
+// postEntriesTwice posts every entry since the onset twice (a second
+// client span beside the first): the old calls then keep their baseline's
+// rate, which the recording's do not (the failing payments void instead of
+// posting, and the old calls fall to 0.49x, under facts.OldCallRatio).
+func postEntriesTwice(spans []incident.Span) []incident.Span {
+	since, _ := time.Parse(time.RFC3339, voidsSince)
+	for _, s := range spans {
+		if s.Timestamp.Before(since) || !strings.HasSuffix(urlOf(s), "/entries") {
+			continue
+		}
+		twin := s
+		twin.SpanID = s.SpanID[:len(s.SpanID)-4] + "beef"
+		spans = append(spans, twin)
+	}
+	return spans
+}
+
+// TestOverviewNewCallsByURLPath: read by its URL's path, ledger-svc's
+// failures since the onset are the release's new calls (POST /holds/void)
+// while its old calls (POST /entries) succeed at their usual rate: no
+// failing dependency. By the spans' name ("POST", the only key before
+// url.full was one) the void and the entries are one call, which fails.
+func TestOverviewNewCallsByURLPath(t *testing.T) {
+	out := editedOverview(t, voids, postEntriesTwice)
+	require.NotContains(t, out.Facts.FailingDependencies, voidsLedger)
+	require.Contains(t, out.Compact, voidsLedger+" (the effect of")
+}
+
+// slugVoids names every void by its own path of letters only
+// (/holds/void/<slug>), as a route whose path names its request would.
+func slugVoids(spans []incident.Span) []incident.Span {
+	n := 0
+	for i, s := range spans {
+		u := urlOf(s)
+		if !strings.HasSuffix(u, "/holds/void") {
+			continue
+		}
+		n++
+		slug := ""
+		for k := n; k > 0; k /= 26 {
+			slug += string(rune('a' + k%26))
+		}
+		raw, _ := json.Marshal(u + "/" + slug)
+		attrs := maps.Clone(s.Attributes)
+		attrs["url.full"] = raw
+		spans[i].Attributes = attrs
+	}
+	return spans
+}
+
+// TestNewCallsBySlugPathStayFailing: the same failures under a path per
+// request (a slug: no digit to write as {id}) are no kinds of calls, every
+// one unseen before the onset whatever route it is; the path is refused as
+// a call key (facts.ManyPaths) and ledger-svc stays a failing dependency.
+func TestNewCallsBySlugPathStayFailing(t *testing.T) {
+	out := editedOverview(t, voids, func(s []incident.Span) []incident.Span { return slugVoids(postEntriesTwice(s)) })
+	require.Contains(t, out.Facts.FailingDependencies, voidsLedger)
+	require.NotContains(t, out.Compact, voidsLedger+" (the effect of")
 }
