@@ -84,6 +84,10 @@ type overviewState struct {
 	// versionKey is the fallback key (faas.version, container.image.tag)
 	// the versions were read from (facts.FallbackVersionKey), else empty.
 	versionKey string
+	// logged are the logged arrivals' queries (loggedQueries), planned
+	// once from this state: the follow-up stage asks them, and the split
+	// of its answers and their reading count them.
+	logged []Query
 }
 
 // overviewBase derives the state from the first stage's answers (resps) and
@@ -166,6 +170,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	st.retriedDeps, st.peers, st.inbound, st.keyOf = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound, keyOf
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
+	st.logged = loggedQueries(c, st)
 	return st, nil
 }
 
@@ -339,8 +344,8 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			// (fewercalls_plan.go).
 			// Then the logged arrivals, when the kept traffic rose
 			// (loggedarrivals_plan.go).
-			return append(append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), loggedQueries(c, st)...), nil
-		case base + 1 + 2*len(st.examined) + 2 + len(loggedQueries(c, st)):
+			return append(append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), st.logged...), nil
+		case base + 1 + 2*len(st.examined) + 2 + len(st.logged):
 			var qs []Query
 			q, err := propagationTracesQuery(c, lim, st, resps[base+1:base+1+len(st.examined)])
 			if err != nil {
