@@ -166,8 +166,7 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], first.of(qRetryLogs), inbound, st.onset); err != nil {
 		return st, err
 	}
-	st.failingDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset)
-	st.retriedDeps, st.peers, st.inbound, st.keyOf = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound, keyOf
+	st.failingDeps, st.retriedDeps, st.peers, st.inbound, st.keyOf = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound, keyOf
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
 	st.logged = loggedQueries(c, st)
