@@ -87,11 +87,8 @@ func perCalledPeer(ev []contracts.EvidenceV1, svc string, peers []string, prefix
 // accepted describes c's kept minutes when they hold at least
 // MinAcceptedCalls calls; "" otherwise.
 func accepted(c contracts.CallsSinceRelease, cur contracts.Release) string {
-	if c.FailureStart.Before(cur.DeployedAt) {
-		return ""
-	}
-	calls, n, first, last := keptMinutes(c, cur)
-	if n == 0 || calls < MinAcceptedCalls {
+	calls, n, first, last, ok := keptMinutes(c, cur)
+	if !ok {
 		return ""
 	}
 	return "were accepted after " + strconv.Quote(cur.Version) + " started (the ledger: " + ttoa(cur.DeployedAt) + "): " + ftoa(calls) + " calls, none failed, in " +
@@ -101,8 +98,15 @@ func accepted(c contracts.CallsSinceRelease, cur contracts.Release) string {
 
 // keptMinutes sums c's minutes that began at or after the ledger's start of
 // cur, ended by c.FailureStart, held calls and in which no other version
-// served: their calls, how many, the first and the last.
-func keptMinutes(c contracts.CallsSinceRelease, cur contracts.Release) (calls float64, n int, first, last time.Time) {
+// served: their calls, how many, the first and the last. ok says they are
+// enough to judge by, for acceptedCredential and answeredBeforeSlowing
+// alike: c's failure began at or after that start and they hold at least
+// MinAcceptedCalls calls (a NaN sum is not below it: these readings only
+// ever deny, and one judges on it as it always did).
+func keptMinutes(c contracts.CallsSinceRelease, cur contracts.Release) (calls float64, n int, first, last time.Time, ok bool) {
+	if c.FailureStart.Before(cur.DeployedAt) {
+		return 0, 0, time.Time{}, time.Time{}, false
+	}
 	for _, m := range c.Minutes {
 		if m.At.Before(cur.DeployedAt) || m.At.Add(time.Minute).After(c.FailureStart) || m.Calls <= 0 || m.OtherVersions > 0 {
 			continue
@@ -115,5 +119,5 @@ func keptMinutes(c contracts.CallsSinceRelease, cur contracts.Release) (calls fl
 		}
 		calls, n = calls+m.Calls, n+1
 	}
-	return calls, n, first, last
+	return calls, n, first, last, n != 0 && !(calls < MinAcceptedCalls)
 }

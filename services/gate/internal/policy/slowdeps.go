@@ -62,11 +62,8 @@ func answeredBeforeSlowing(in Input, svc string, ev []contracts.EvidenceV1, peer
 	}
 	return perCalledPeer(ev, svc, peers, "answered_before_slowing.", inputs, func(f contracts.Facts) []contracts.CallsSinceRelease { return f.CallsBeforeSlowing },
 		func(f contracts.Facts, c contracts.CallsSinceRelease) (string, string) {
-			if c.FailureStart.Before(cur.DeployedAt) {
-				return "", ""
-			}
-			calls, n, first, last := keptMinutes(c, cur)
-			if n == 0 || calls < MinAcceptedCalls {
+			calls, n, first, last, ok := keptMinutes(c, cur)
+			if !ok {
 				return "", ""
 			}
 			if more := sentMore(f, c.Peer, cur.Version); more != "" {

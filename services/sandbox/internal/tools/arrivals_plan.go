@@ -60,7 +60,8 @@ func arrivalQueries(c Call, lim Limits, sample signoz.Response) []Query {
 // asked counts the queries (0 or 4).
 func overviewArrivals(c Call, lim Limits, resps []signoz.Response, at int, st overviewState) (arr *contracts.PublishedArrivals, release *contracts.ReleaseErrors, asked int, err error) {
 	release = st.release
-	qs := arrivalQueries(c, lim, resps[overviewQueries-1])
+	sample := firstAnswers(resps).of(qQualitySample)
+	qs := arrivalQueries(c, lim, sample)
 	if len(qs) == 0 || len(resps) < at+len(qs) {
 		return nil, release, 0, nil
 	}
@@ -78,7 +79,7 @@ func overviewArrivals(c Call, lim Limits, resps []signoz.Response, at int, st ov
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		arr = facts.PublishedArrivals(lagDestinations(c.Service, resps[overviewQueries-1]), pubs, dels, st.inbound, st.onset)
+		arr = facts.PublishedArrivals(lagDestinations(c.Service, sample), pubs, dels, st.inbound, st.onset)
 	}
 	if release != nil && got[2].Refused == "" && got[3].Refused == "" {
 		counts, err := versionCounts(got[2])

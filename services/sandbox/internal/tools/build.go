@@ -348,7 +348,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 	}
 	// The onset, from the per-minute series over the sandbox's own window,
 	// and the alternatives, less the services that only propagated.
-	keys, retry := sampleKeys(resps[overviewQueries-1])
+	keys, retry := sampleKeys(firstAnswers(resps).of(qQualitySample))
 	two := min(len(resps), overviewQueries+stageTwoCount(keys, retry))
 	st, err := sharedOverviewBase(c, resps[:overviewQueries], resps[overviewQueries:two])
 	if err != nil {
@@ -431,11 +431,11 @@ func lastLines(f contracts.Facts, runtimeRefused string) []string {
 // overviewTotals reads the request and error totals and the p95.
 func overviewTotals(resps []signoz.Response) (contracts.Facts, error) {
 	var f contracts.Facts
-	total, err := scalarRows(resps, 2)
+	total, err := scalarRows(resps, overviewAt(qTotal))
 	if err != nil {
 		return f, err
 	}
-	totalErr, err := scalarRows(resps, 3)
+	totalErr, err := scalarRows(resps, overviewAt(qTotalErr))
 	if err != nil {
 		return f, err
 	}
@@ -464,11 +464,11 @@ func overviewTotals(resps []signoz.Response) (contracts.Facts, error) {
 
 // overviewOps is the per-operation table: requests, errors, error rate, p95.
 func overviewOps(resps []signoz.Response) ([]any, error) {
-	ops, err := scalarRows(resps, 0)
+	ops, err := scalarRows(resps, overviewAt(qOpsAll))
 	if err != nil {
 		return nil, err
 	}
-	opErrs, err := scalarRows(resps, 1)
+	opErrs, err := scalarRows(resps, overviewAt(qOpsErrors))
 	if err != nil {
 		return nil, err
 	}

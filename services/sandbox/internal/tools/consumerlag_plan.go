@@ -95,7 +95,7 @@ func lagQueries(c Call, lim Limits, sample signoz.Response) []Query {
 // sample asked it (lagQueries), and asked counts it (0 or 1): the
 // follow-up stages begin after it.
 func overviewLag(c Call, lim Limits, resps []signoz.Response, two int) (lag *contracts.ConsumerLag, asked int, err error) {
-	sample := resps[overviewQueries-1]
+	sample := firstAnswers(resps).of(qQualitySample)
 	if len(resps) <= two || len(lagQueries(c, lim, sample)) == 0 {
 		return nil, 0, nil
 	}

@@ -50,7 +50,8 @@ var (
 
 // loggedQueries are the five queries above; none unless st's kept traffic
 // ratio is known and at least LoggedArrivalsFrom. Each is optional: a
-// refusal leaves the logs unread.
+// refusal leaves the logs unread. overviewBase plans them once, into
+// st.logged, which the stage, the split and the read use.
 func loggedQueries(c Call, st overviewState) []Query {
 	r := st.alt.TrafficRatio
 	if st.onset.At == nil || r == nil || *r < LoggedArrivalsFrom {
@@ -102,10 +103,10 @@ func coverageWindow(st overviewState) time.Duration {
 	return min(max(w, MinCoverageWindow), MaxCoverageWindow)
 }
 
-// readLoggedArrivals reads loggedQueries' answers (resps, in their order)
+// readLoggedArrivals reads the answers to st.logged (resps, in their order)
 // into the service's logged arrivals; nil when any was refused or missing.
-func readLoggedArrivals(c Call, st overviewState, resps []signoz.Response) (*contracts.LoggedArrivals, error) {
-	n := len(loggedQueries(c, st))
+func readLoggedArrivals(st overviewState, resps []signoz.Response) (*contracts.LoggedArrivals, error) {
+	n := len(st.logged)
 	if n == 0 || len(resps) < n {
 		return nil, nil
 	}

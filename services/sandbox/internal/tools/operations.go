@@ -34,15 +34,31 @@ func operationQueries(svc string, from, to int64) []Query {
 				by = append(by, signoz.FieldKey{Name: k, FieldContext: "attribute", FieldDataType: "string"})
 			}
 		}
-		name := "per_minute_op_" + strings.Join(keys, "_")
+		name, errName := opQueryNames(keys)
 		series := func(n, f string, aggs []signoz.Aggregation) Query {
 			return Query{Name: n, Optional: len(keys) == 1, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
 				Filter: signoz.Filter{Expression: f}, Aggregations: aggs, GroupBy: by, Limit: MaxOperationSeries})}
 		}
-		qs = append(qs, series(name, and(svc, notMarker), two), series(name+"_errors", and(svc, notMarker, "has_error = true"), one))
+		qs = append(qs, series(name, and(svc, notMarker), two), series(errName, and(svc, notMarker, "has_error = true"), one))
 	}
 	return append(append(qs, opVersionQueries(svc, from, to)...), statusQueries(svc, from, to)...)
 }
+
+// opQueryNames are the names of the two queries by the operation keys keys
+// (the spans, their errors).
+func opQueryNames(keys []string) (string, string) {
+	name := "per_minute_op_" + strings.Join(keys, "_")
+	return name, name + "_errors"
+}
+
+// Names of opVersionQueries.
+const (
+	qOpVersions    = "per_minute_op_versions"
+	qOpVersionErrs = "per_minute_op_version_errors"
+)
+
+// statusQueryName is the name of statusQueries' query by the status key k.
+func statusQueryName(k string) string { return "per_minute_op_status_" + k }
 
 // statusQueries are the per-minute rejections of the service's server
 // spans (facts.StatusRejected: a gRPC code the conventions leave unset on a
@@ -64,24 +80,26 @@ func statusQueries(svc string, from, to int64) []Query {
 	var qs []Query
 	for _, k := range facts.StatusKeys {
 		by := []signoz.FieldKey{span("name", "string"), span("kind_string", "string"), version, {Name: k, FieldContext: "attribute", FieldDataType: dataType[k]}}
-		qs = append(qs, Query{Name: "per_minute_op_status_" + k, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
+		qs = append(qs, Query{Name: statusQueryName(k), Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60,
 			Filter:       signoz.Filter{Expression: and(svc, "kind = 2", "has_error = false", k+" IN ("+in[k]+")")},
 			Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})})
 	}
 	return qs
 }
 
-// operationSeries reads the per-minute series of every operation, named
-// "name KIND", "route <r>" or "rpc <m>", and the filter that selects each
-// one's spans. A grouping SigNoz refused (an attribute it never saw) has no
-// series.
-func operationSeries(resps []signoz.Response) (map[string][]Minute, map[string]string, error) {
+// operationSeries reads the per-minute series of every operation from the
+// first stage's answers, named "name KIND", "route <r>" or "rpc <m>", and
+// the filter that selects each one's spans. A grouping SigNoz refused (an
+// attribute it never saw) has no series.
+func operationSeries(first firstAnswers) (map[string][]Minute, map[string]string, error) {
 	out, filters := map[string][]Minute{}, map[string]string{}
-	for i, keys := range operationKeys {
-		if resps[2*i].Refused != "" || resps[2*i+1].Refused != "" {
+	for _, keys := range operationKeys {
+		name, errName := opQueryNames(keys)
+		all, errs := first.of(name), first.of(errName)
+		if all.Refused != "" || errs.Refused != "" {
 			continue
 		}
-		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelJoin(keys...))
+		by, err := perMinuteGrouped(all, errs, labelJoin(keys...))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -90,7 +108,7 @@ func operationSeries(resps []signoz.Response) (map[string][]Minute, map[string]s
 			slices.SortFunc(ms, func(x, y Minute) int { return x.At.Compare(y.At) })
 			out[prefix+op] = ms
 		}
-		if err := operationFilters(resps[2*i], keys, prefix, filters); err != nil {
+		if err := operationFilters(all, keys, prefix, filters); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -131,7 +149,7 @@ func opVersionQueries(svc string, from, to int64) []Query {
 			Filter: signoz.Filter{Expression: filter}, Aggregations: []signoz.Aggregation{{Expression: "count()"}}, GroupBy: by, Limit: 100})}
 	}
 	return []Query{
-		q("per_minute_op_versions", and(svc, notMarker), by),
-		q("per_minute_op_version_errors", and(svc, notMarker, "has_error = true"), append(by, signoz.FieldKey{Name: "status_message", FieldContext: "span", FieldDataType: "string"})),
+		q(qOpVersions, and(svc, notMarker), by),
+		q(qOpVersionErrs, and(svc, notMarker, "has_error = true"), append(by, signoz.FieldKey{Name: "status_message", FieldContext: "span", FieldDataType: "string"})),
 	}
 }

@@ -210,18 +210,18 @@ type followUps struct {
 
 // overviewFollow splits the answers after the refine query (follow): each
 // examined service's failing spans, the two originQueries, each examined
-// service's failing counts and loggedQueries' answers, then the third
+// service's failing counts and the logged arrivals' answers (st.logged), then the third
 // stage's failing_traces and origin_traces, each where overviewThen planned
 // it (derived again from the same answers).
 func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Response) (followUps, error) {
-	n, k := len(st.examined), len(loggedQueries(c, st))
+	n, k := len(st.examined), len(st.logged)
 	if len(follow) < 2*n+2+k {
 		return followUps{prop: follow}, nil
 	}
 	out := followUps{prop: slices.Clone(follow[:n])}
 	rest := follow[2*n+2+k:]
 	var err error
-	if out.logged, err = readLoggedArrivals(c, st, follow[2*n+2:2*n+2+k]); err != nil {
+	if out.logged, err = readLoggedArrivals(st, follow[2*n+2:2*n+2+k]); err != nil {
 		return out, err
 	}
 	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {

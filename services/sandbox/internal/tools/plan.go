@@ -75,11 +75,51 @@ var fallbackQueryNames = map[string][2]string{
 	contracts.ImageTagKey:    {"per_minute_image_tags", "per_minute_image_tag_errors"},
 }
 
-// overviewQueries is how many queries service_overview's first stage sends:
-// nine, then releaseQueries' (the release comparison's, the peers', the
-// pool's and the processes'), counted from releaseQueries itself so that a
-// query added there cannot leave the builders reading the wrong responses.
-var overviewQueries = 9 + len(releaseQueries(Call{}, Window{}))
+// overviewQueries is how many queries service_overview's first stage sends
+// (overviewFirstStage), counted from the stage itself so that a query added
+// there cannot leave the builders splitting the answers in the wrong place.
+var overviewQueries = len(overviewLayout)
+
+// overviewLayout is where each of service_overview's first-stage answers
+// lies, by the name its query was planned under. The readers ask for an
+// answer by that name (firstAnswers.of), never by position, so that a query
+// added anywhere in the stage moves no other's. The stage's queries, and so
+// their names and order, do not depend on the call.
+var overviewLayout = layoutOf(overviewFirstStage(Call{}, Limits{}))
+
+// layoutOf is the position of each query of qs by its name; two queries of
+// one stage under one name would leave one unreadable, so that panics.
+func layoutOf(qs []Query) map[string]int {
+	at := make(map[string]int, len(qs))
+	for i, q := range qs {
+		if _, dup := at[q.Name]; dup {
+			panic("tools: two first-stage queries named " + q.Name)
+		}
+		at[q.Name] = i
+	}
+	return at
+}
+
+// overviewAt is the position of the first-stage answer to the query named
+// name; a name the stage does not plan is a programming error, and panics.
+func overviewAt(name string) int {
+	i, ok := overviewLayout[name]
+	if !ok {
+		panic("tools: service_overview's first stage plans no query named " + name)
+	}
+	return i
+}
+
+// firstAnswers are service_overview's answers from the first stage's first
+// on (later stages' may follow), read by query name.
+type firstAnswers []signoz.Response
+
+// of is the answer to the first-stage query named name.
+func (a firstAnswers) of(name string) signoz.Response { return a[overviewAt(name)] }
+
+// peerQueryNames are the names of the two queries by the peer key k (the
+// outbound spans by peer, their errors).
+func peerQueryNames(k string) (string, string) { return qPeers + "_" + k, qPeerErrs + "_" + k }
 
 // OnsetHistory is how far before the alert's startsAt the per-minute series
 // behind the onset reach: as much history as SigNoz keeps, up to a day. The
@@ -263,8 +303,9 @@ func releaseQueries(c Call, ow Window) []Query {
 	}
 	for _, k := range PeerKeys {
 		byPeer := []signoz.FieldKey{{Name: k, FieldContext: "attribute", FieldDataType: "string"}}
-		qs = append(qs, series(qPeers+"_"+k, and(svc, outboundFor(k), peerFilter(k)), two, byPeer, 50),
-			series(qPeerErrs+"_"+k, and(svc, outboundFor(k), peerFilter(k), "has_error = true"), one, byPeer, 50))
+		calls, errs := peerQueryNames(k)
+		qs = append(qs, series(calls, and(svc, outboundFor(k), peerFilter(k)), two, byPeer, 50),
+			series(errs, and(svc, outboundFor(k), peerFilter(k), "has_error = true"), one, byPeer, 50))
 	}
 	pid := signoz.FieldKey{Name: "process.pid", FieldContext: "resource", FieldDataType: "string"}
 	host := signoz.FieldKey{Name: facts.HostTrafficKey, FieldContext: "resource", FieldDataType: "string"}
@@ -287,6 +328,36 @@ func releaseQueries(c Call, ow Window) []Query {
 	return append(qs, append(operationQueries(svc, from, to), retryLogQuery(svc, from, to), qualitySampleQuery(svc, from, to))...)
 }
 
+// overviewFirstStage is service_overview's first stage: the operations,
+// the totals, the per-minute series, every other service's, then
+// releaseQueries'. Its layout (overviewLayout) says where each answer lies.
+func overviewFirstStage(c Call, lim Limits) []Query {
+	from, to := c.Window.From.UnixMilli(), c.Window.To.UnixMilli()
+	svc := serviceFilter(c.Service)
+	ow := OnsetWindow(c)
+	byName := []signoz.FieldKey{span("name", "string")}
+	errs := and(svc, "has_error = true")
+	traffic := and(svc, notMarker)
+	requests := and(svc, notMarker, requestSpans)
+	two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
+	one := []signoz.Aggregation{{Expression: "count()"}}
+	bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
+	others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude), notMarker)
+	return append([]Query{
+		{Name: qOpsAll, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
+		{Name: qOpsErrors, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
+		{Name: qTotal, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: requests}, Aggregations: two, Limit: 1})},
+		{Name: qTotalErr, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(requests, "has_error = true")}, Aggregations: one, Limit: 1})},
+		{Name: qMinutes, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: traffic}, Aggregations: two, Limit: 100})},
+		{Name: qMinuteErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
+		// Alternative explanations: inbound traffic (root spans), and every
+		// other service's per-minute series over the same window.
+		{Name: qRoots, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, "parent_span_id = ''")}, Aggregations: one, Limit: 100})},
+		{Name: qOthers, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: others}, Aggregations: two, GroupBy: bySvc, Limit: 50})},
+		{Name: qOthersErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(others, "has_error = true")}, Aggregations: one, GroupBy: bySvc, Limit: 50})},
+	}, releaseQueries(c, ow)...)
+}
+
 // PlanCall returns the queries answering c and its deep link under linkBase.
 func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	from, to := c.Window.From.UnixMilli(), c.Window.To.UnixMilli()
@@ -294,28 +365,7 @@ func PlanCall(c Call, linkBase string, lim Limits) Plan {
 	ex := links.Explorer{From: c.Window.From, To: c.Window.To}
 	switch c.Tool {
 	case contracts.ToolServiceOverview:
-		ow := OnsetWindow(c)
-		byName := []signoz.FieldKey{span("name", "string")}
-		errs := and(svc, "has_error = true")
-		traffic := and(svc, notMarker)
-		requests := and(svc, notMarker, requestSpans)
-		two := []signoz.Aggregation{{Expression: "count()"}, {Expression: "p95(duration_nano)"}}
-		one := []signoz.Aggregation{{Expression: "count()"}}
-		bySvc := []signoz.FieldKey{{Name: "service.name", FieldContext: "resource", FieldDataType: "string"}}
-		others := and("service.name != "+Quote(c.Service), excludeFilter(lim.Exclude), notMarker)
-		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: append([]Query{
-			{Name: qOpsAll, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: svc}, Aggregations: two, GroupBy: byName, Limit: 100, Order: desc("count()")})},
-			{Name: qOpsErrors, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: errs}, Aggregations: one, GroupBy: byName, Limit: 100, Order: desc("count()")})},
-			{Name: qTotal, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: requests}, Aggregations: two, Limit: 1})},
-			{Name: qTotalErr, Request: signoz.NewRequest(signoz.RequestScalar, from, to, signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(requests, "has_error = true")}, Aggregations: one, Limit: 1})},
-			{Name: qMinutes, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: traffic}, Aggregations: two, Limit: 100})},
-			{Name: qMinuteErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: errs}, Aggregations: one, Limit: 100})},
-			// Alternative explanations: inbound traffic (root spans), and every
-			// other service's per-minute series over the same window.
-			{Name: qRoots, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, "parent_span_id = ''")}, Aggregations: one, Limit: 100})},
-			{Name: qOthers, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: others}, Aggregations: two, GroupBy: bySvc, Limit: 50})},
-			{Name: qOthersErr, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, StepInterval: 60, Filter: signoz.Filter{Expression: and(others, "has_error = true")}, Aggregations: one, GroupBy: bySvc, Limit: 50})},
-		}, releaseQueries(c, ow)...)}
+		return Plan{Link: links.Service(linkBase, c.Service), Then: overviewThen(c, lim), Queries: overviewFirstStage(c, lim)}
 	case contracts.ToolDeploymentMarkers:
 		f := and(svc, "name = 'deployment.marker'")
 		ex.Filter = f

@@ -84,6 +84,10 @@ type overviewState struct {
 	// versionKey is the fallback key (faas.version, container.image.tag)
 	// the versions were read from (facts.FallbackVersionKey), else empty.
 	versionKey string
+	// logged are the logged arrivals' queries (loggedQueries), planned
+	// once from this state: the follow-up stage asks them, and the split
+	// of its answers and their reading count them.
+	logged []Query
 }
 
 // overviewBase derives the state from the first stage's answers (resps) and
@@ -91,35 +95,35 @@ type overviewState struct {
 func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) {
 	var st overviewState
 	var err error
-	peerEnd, selfCalls, arrivals := firstStage(resps)
-	resps, st.versionKey = withFallbackVersions(resps, peerEnd)
-	if st.minutes, err = perMinute(resps[4], resps[5]); err != nil {
+	first, arrivals := firstAnswers(resps), entryArrivals(resps)
+	first, st.versionKey = withFallbackVersions(first)
+	if st.minutes, err = perMinute(first.of(qMinutes), first.of(qMinuteErr)); err != nil {
 		return st, err
 	}
-	entryErrs, err := errorsBySignature(resps[10])
+	entryErrs, err := errorsBySignature(first.of(qVersionEr))
 	if err != nil {
 		return st, err
 	}
 	st.onset = facts.SignatureOnset(facts.FindOnset(st.minutes, c.StartsAt, DefaultMargins), st.minutes, entryErrs, c.StartsAt, DefaultMargins)
 	var rj *facts.Rejections
-	if st.departures, rj, err = operationDepartures(c, resps[selfCalls+1:]); err != nil {
+	if st.departures, rj, err = operationDepartures(c, first); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestOnset(st.onset, st.departures)
-	keys, retry := sampleKeys(resps[overviewQueries-1])
+	keys, retry := sampleKeys(first.of(qQualitySample))
 	qual = qual[:min(len(qual), stageTwoCount(keys, retry))]
 	if st.quality, err = qualityDepartures(keys, qual[:min(len(qual), len(keys))], c.StartsAt, DefaultMargins); err != nil {
 		return st, err
 	}
 	st.onset = facts.EarliestWithQuality(st.onset, st.quality)
-	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], resps[6], resps[9], arrivals, c.StartsAt); err != nil {
+	if st.onset, err = withRetryOnset(st.onset, retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], first.of(qRetryLogs), first.of(qRoots), first.of(qVersions), arrivals, c.StartsAt); err != nil {
 		return st, err
 	}
 	st.onset = earliestWithRule(st.onset, ruleOnsetOf(c, st.minutes))
 	if st.onset.At == nil {
 		return st, nil
 	}
-	peers, keyOf, err := outboundPeers(resps, peerEnd, selfCalls)
+	peers, keyOf, err := outboundPeers(first)
 	if err != nil {
 		return st, err
 	}
@@ -129,76 +133,70 @@ func overviewBase(c Call, resps, qual []signoz.Response) (overviewState, error) 
 		return st, err
 	}
 	st.onset, st.slowDeps = slowDependencyOnset(c, st.onset, peers, keyOf, st.minutes)
-	if st.alt, err = alternatives(resps[6], resps[9], arrivals, resps[7], resps[8], c.StartsAt, st.onset); err != nil {
+	if st.alt, err = alternatives(first.of(qRoots), first.of(qVersions), arrivals, first.of(qOthers), first.of(qOthersErr), c.StartsAt, st.onset); err != nil {
 		return st, err
 	}
-	if st.release, err = releaseErrors(resps[9], resps[10], rj, *st.onset.At); err != nil {
+	if st.release, err = releaseErrors(first.of(qVersions), first.of(qVersionEr), rj, *st.onset.At); err != nil {
 		return st, err
 	}
 	st.release = keyedRelease(st.release, st.versionKey)
-	if c, err := facts.VersionCounts(resps[9]); err == nil {
+	if c, err := facts.VersionCounts(first.of(qVersions)); err == nil {
 		st.versions = c
 	}
-	if st.pool, err = poolWaits(resps[peerEnd], resps[peerEnd+1], entryErrs, st.onset); err != nil {
+	if st.pool, err = poolWaits(first.of(qPool), first.of(qPoolErrs), entryErrs, st.onset); err != nil {
 		return st, err
 	}
-	if st.restarts, err = runningRestarts(resps[9], resps[peerEnd+2], st.release, *st.onset.At); err != nil {
+	if st.restarts, err = runningRestarts(first.of(qVersions), first.of(qProcesses), st.release, *st.onset.At); err != nil {
 		return st, err
 	}
-	if st.pressure, err = resourcePressure(resps[peerEnd+3], st.onset, st.minutes); err != nil {
+	if st.pressure, err = resourcePressure(first.of(qPressure), st.onset, st.minutes); err != nil {
 		return st, err
 	}
-	st.runtimeRefused = resps[peerEnd+4].Refused
-	if st.runtime, err = runtimeSaturation(resps[peerEnd+4], st.onset); err != nil {
+	st.runtimeRefused = first.of(qRuntime).Refused
+	if st.runtime, err = runtimeSaturation(first.of(qRuntime), st.onset); err != nil {
 		return st, err
 	}
-	if err = st.readMoved(resps[peerEnd+5 : peerEnd+10]); err != nil {
+	if err = st.readMoved(first); err != nil {
 		return st, err
 	}
-	inbound, err := inboundMinutes(resps[6], resps[9], arrivals, st.onset.BaselineFrom, *st.onset.At)
+	inbound, err := inboundMinutes(first.of(qRoots), first.of(qVersions), arrivals, st.onset.BaselineFrom, *st.onset.At)
 	if err != nil {
 		return st, err
 	}
-	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], resps[overviewQueries-2], inbound, st.onset); err != nil {
+	if st.retries, err = retryRise(retry, qual[min(len(qual), len(keys)):min(len(qual), len(keys)+len(retry))], first.of(qRetryLogs), inbound, st.onset); err != nil {
 		return st, err
 	}
-	st.failingDeps = facts.FailingDependencies(peers, c.StartsAt, st.onset)
-	st.retriedDeps, st.peers, st.inbound, st.keyOf = facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound, keyOf
+	st.failingDeps, st.retriedDeps, st.peers, st.inbound, st.keyOf = facts.FailingDependencies(peers, c.StartsAt, st.onset), facts.RetriedPeers(peers, c.StartsAt, st.onset), peers, inbound, keyOf
 	st.peakCall, st.peakPeer = facts.PeakCalls(peers, inbound, st.onset)
 	st.examined = st.alt.CoRegressed[:min(len(st.alt.CoRegressed), MaxPropagationServices)]
+	st.logged = loggedQueries(c, st)
 	return st, nil
 }
 
-// firstStage returns where the first stage's answers (resps) end the
-// peers' series (peerEnd: the pool's follow) and hold the self-call sample
-// (after the fallback keys' queries and the batch messages; the
-// operations' series follow it), and the answers that turn the entry spans
+// entryArrivals are the first stage's answers that turn the entry spans
 // into arrivals (facts.EntryArrivals).
-func firstStage(resps []signoz.Response) (peerEnd, selfCalls int, arrivals facts.EntryArrivals) {
-	peerEnd = 11 + 2*len(PeerKeys)
-	batches := peerEnd + 11 + 2*len(contracts.FallbackVersionKeys())
-	return peerEnd, batches + 1, facts.EntryArrivals{Attempts: resps[peerEnd+10], Batches: resps[batches]}
+func entryArrivals(first firstAnswers) facts.EntryArrivals {
+	return facts.EntryArrivals{Attempts: first.of(qAttempts), Batches: first.of(qBatches)}
 }
 
-// withFallbackVersions returns the first stage's answers (resps) with, for
+// withFallbackVersions returns the first stage's answers (first) with, for
 // a service whose entry spans name no service.version, the entry spans by
 // the first fallback key that names a value (faas.version,
 // container.image.tag) and their errors in place of those by
-// service.version (facts.FallbackVersionKey), and that key; resps is not
+// service.version (facts.FallbackVersionKey), and that key; first is not
 // changed.
-func withFallbackVersions(resps []signoz.Response, peerEnd int) ([]signoz.Response, string) {
+func withFallbackVersions(first firstAnswers) (firstAnswers, string) {
 	keys := contracts.FallbackVersionKeys()
 	var series []signoz.Response
-	for i := range keys {
-		series = append(series, resps[peerEnd+11+2*i])
+	for _, k := range keys {
+		series = append(series, first.of(fallbackQueryNames[k][0]))
 	}
-	key := facts.FallbackVersionKey(resps[9], series)
-	i := slices.Index(keys, key)
-	if i < 0 {
-		return resps, ""
+	key := facts.FallbackVersionKey(first.of(qVersions), series)
+	if !slices.Contains(keys, key) {
+		return first, ""
 	}
-	out := slices.Clone(resps)
-	out[9], out[10] = resps[peerEnd+11+2*i], resps[peerEnd+12+2*i]
+	out, names := slices.Clone(first), fallbackQueryNames[key]
+	out[overviewAt(qVersions)], out[overviewAt(qVersionEr)] = first.of(names[0]), first.of(names[1])
 	return out, key
 }
 
@@ -215,13 +213,13 @@ func keyedRelease(r *contracts.ReleaseErrors, key string) *contracts.ReleaseErro
 // (peerSeries) less the peers that are the service calling itself
 // (grpc-gateway's loopback call into its own gRPC server;
 // facts.SelfCallPeers over the first stage's sample of its spans, which a
-// refusal leaves unread: every peer stays; resps[selfCalls]).
-func outboundPeers(resps []signoz.Response, peerEnd, selfCalls int) (map[string][]Minute, map[string]string, error) {
-	peers, keyOf, err := peerSeries(resps[11:peerEnd])
+// refusal leaves unread: every peer stays).
+func outboundPeers(first firstAnswers) (map[string][]Minute, map[string]string, error) {
+	peers, keyOf, err := peerSeries(first)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rows, err := rawRows(resps, selfCalls); err == nil {
+	if rows, err := rawRows(first, overviewAt(qSelfCalls)); err == nil {
 		for _, p := range facts.SelfCallPeers(rows, SelfCallKeys) {
 			delete(peers, p)
 			delete(keyOf, p)
@@ -230,18 +228,18 @@ func outboundPeers(resps []signoz.Response, peerEnd, selfCalls int) (map[string]
 	return peers, keyOf, nil
 }
 
-// readMoved reads what else moved at the onset from resps (the config-change
-// logs, the entry spans by region, the entry spans by node, then by
-// machine with and without a version, in plan order).
-func (st *overviewState) readMoved(resps []signoz.Response) error {
+// readMoved reads what else moved at the onset from the first stage's
+// answers: the config-change logs, the entry spans by region, the entry
+// spans by node, then by machine with and without a version.
+func (st *overviewState) readMoved(first firstAnswers) error {
 	var err error
-	if st.configChanges, err = configChanges(resps[0], *st.onset.At); err != nil {
+	if st.configChanges, err = configChanges(first.of(qConfigChg), *st.onset.At); err != nil {
 		return err
 	}
-	if st.regions, err = regionTraffic(resps[1], st.onset); err != nil {
+	if st.regions, err = regionTraffic(first.of(qRegions), st.onset); err != nil {
 		return err
 	}
-	st.nodes, err = nodeTraffic(resps[2], resps[3], resps[4], st.onset)
+	st.nodes, err = nodeTraffic(first.of(qNodes), first.of(qHosts), first.of(qHostsBare), st.onset)
 	return err
 }
 
@@ -261,20 +259,23 @@ func slowDependencyOnset(c Call, on Onset, peers map[string][]Minute, keyOf map[
 	return moved, facts.SlowDependencies(peers, entry, c.StartsAt, moved)
 }
 
-// operationDepartures reads operationQueries' answers (resps from the
-// first of them on): the operations' series, the versions' answers and the
-// servers' rejections (facts.ReadRejections), and judges the departures.
-func operationDepartures(c Call, resps []signoz.Response) ([]opDeparture, *facts.Rejections, error) {
-	opEnd := 2 * len(operationKeys)
-	ops, filters, err := operationSeries(resps[:opEnd])
+// operationDepartures reads operationQueries' answers among the first
+// stage's: the operations' series, the versions' answers and the servers'
+// rejections (facts.ReadRejections), and judges the departures.
+func operationDepartures(c Call, first firstAnswers) ([]opDeparture, *facts.Rejections, error) {
+	ops, filters, err := operationSeries(first)
 	if err != nil {
 		return nil, nil, err
 	}
-	vs, err := readOpVersions(resps[opEnd], resps[opEnd+1])
+	vs, err := readOpVersions(first.of(qOpVersions), first.of(qOpVersionErrs))
 	if err != nil {
 		return nil, nil, err
 	}
-	rj, err := facts.ReadRejections(resps[opEnd+2 : opEnd+2+len(facts.StatusKeys)])
+	var status []signoz.Response
+	for _, k := range facts.StatusKeys {
+		status = append(status, first.of(statusQueryName(k)))
+	}
+	rj, err := facts.ReadRejections(status)
 	if err != nil {
 		return nil, nil, badResponse(err)
 	}
@@ -312,9 +313,10 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 		// The quality stage first: the series of the attributes the
 		// sample shows (it places the onset, so it precedes the rest).
 		// The consumer lag's query closes it (consumerlag_plan.go).
-		keys, retry := sampleKeys(resps[overviewQueries-1])
+		sample := firstAnswers(resps).of(qQualitySample)
+		keys, retry := sampleKeys(sample)
 		// The consumer's arrivals and redeliveries follow it (arrivals_plan.go).
-		lag := append(lagQueries(c, lim, resps[overviewQueries-1]), arrivalQueries(c, lim, resps[overviewQueries-1])...)
+		lag := append(lagQueries(c, lim, sample), arrivalQueries(c, lim, sample)...)
 		if len(resps) == overviewQueries && len(keys)+len(retry)+len(lag) > 0 {
 			svc, ow := serviceFilter(c.Service), OnsetWindow(c)
 			return append(append(append(qualityQueries(svc, ow, keys), retryAttrQueries(svc, ow, retry)...), retryPeerQueries(svc, ow, retry)...), lag...), nil
@@ -341,8 +343,8 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			// (fewercalls_plan.go).
 			// Then the logged arrivals, when the kept traffic rose
 			// (loggedarrivals_plan.go).
-			return append(append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), loggedQueries(c, st)...), nil
-		case base + 1 + 2*len(st.examined) + 2 + len(loggedQueries(c, st)):
+			return append(append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), st.logged...), nil
+		case base + 1 + 2*len(st.examined) + 2 + len(st.logged):
 			var qs []Query
 			q, err := propagationTracesQuery(c, lim, st, resps[base+1:base+1+len(st.examined)])
 			if err != nil {

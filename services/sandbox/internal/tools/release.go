@@ -163,13 +163,15 @@ func releaseErrors(versions, errs signoz.Response, rj *facts.Rejections, onset t
 	return r, nil
 }
 
-// peerSeries reads the outbound spans' series by peer: resps are, for each of
-// PeerKeys in order, the count/p95 series and the error series grouped by
-// that key; a peer named under an earlier key is not read again.
-func peerSeries(resps []signoz.Response) (map[string][]Minute, map[string]string, error) {
+// peerSeries reads the outbound spans' series by peer from the first
+// stage's answers: for each of PeerKeys in order, the count/p95 series and
+// the error series grouped by that key (peerQueryNames); a peer named under
+// an earlier key is not read again.
+func peerSeries(first firstAnswers) (map[string][]Minute, map[string]string, error) {
 	byPeer, keyOf := map[string][]Minute{}, map[string]string{}
-	for i, key := range PeerKeys {
-		by, err := perMinuteGrouped(resps[2*i], resps[2*i+1], labelOf(key))
+	for _, key := range PeerKeys {
+		calls, errs := peerQueryNames(key)
+		by, err := perMinuteGrouped(first.of(calls), first.of(errs), labelOf(key))
 		if err != nil {
 			return nil, nil, err
 		}
