@@ -256,6 +256,14 @@ type Facts struct {
 	// the baseline's logs hold clearly more trace ids than its kept entry
 	// spans (the spans are sampled, the logs are not).
 	LoggedArrivals *LoggedArrivals `json:"logged_arrivals,omitempty"`
+	// ConsistentArrivals is the service's inbound traffic ratio read from
+	// the kept entry traces whose trace id a consistent sampler's reading
+	// puts under its ratio (kept whatever their outcome: a uniform share
+	// of the arrivals), not from all its kept entry spans. Nil unless the
+	// reading was shown against the traces: the fastest half of the
+	// baseline's kept clean traces all sit low under it, which a sampler
+	// keeping at random (or by an unknown salt) would not show.
+	ConsistentArrivals *ConsistentArrivals `json:"consistent_arrivals,omitempty"`
 	// OnsetOperation names the operation ("name KIND", "route <r>", "rpc
 	// <m>") whose own departure placed Onset, when it is earlier than the
 	// service aggregate's (or that found none); empty otherwise.
@@ -460,6 +468,30 @@ type LoggedArrivals struct {
 	BaselineCovered int64   `json:"baseline_covered"`
 	Sampled         int64   `json:"sampled"`
 	Covered         int64   `json:"covered"`
+}
+
+// ConsistentArrivals is Facts.ConsistentArrivals. Reading names the
+// function of the trace id (trace_id_low64, trace_id_high64,
+// w3c_randomness, tail_default_salt) and Threshold the value under which a
+// trace was counted: the median of the reading over FastClean fast clean
+// kept traces of the baseline, whose chance of falling that low under a
+// uniform reading (times the readings tried) is Chance. BaselineCounted of
+// BaselineSampled kept entry spans over BaselineMinutes before the onset
+// were under it, Counted of Sampled over Minutes since; Ratio is the
+// second rate over the first and Upper its one-sided 99% upper bound.
+type ConsistentArrivals struct {
+	Reading         string  `json:"reading"`
+	Threshold       float64 `json:"threshold"`
+	Chance          float64 `json:"chance"`
+	FastClean       int64   `json:"fast_clean"`
+	BaselineCounted int64   `json:"baseline_counted"`
+	BaselineSampled int64   `json:"baseline_sampled"`
+	BaselineMinutes float64 `json:"baseline_minutes"`
+	Counted         int64   `json:"counted"`
+	Sampled         int64   `json:"sampled"`
+	Minutes         float64 `json:"minutes"`
+	Ratio           float64 `json:"ratio"`
+	Upper           float64 `json:"upper"`
 }
 
 // RegionTraffic is one region's entry spans a minute, in the onset's

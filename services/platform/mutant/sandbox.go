@@ -135,6 +135,10 @@ const (
 	// an arrivals source the sampler does not touch: they cover the kept
 	// entry traces before and since the onset and outnumber them before.
 	SandboxLoggedArrivals = "sandbox.logged_arrivals"
+	// SandboxConsistentArrivals is the proof that a reading of the trace
+	// id is the sampler's: the fastest half of the baseline's kept clean
+	// traces sit low under it, beyond chance.
+	SandboxConsistentArrivals = "sandbox.consistent_arrivals"
 	// SandboxRedeliveries is the release comparison's leaving out the
 	// messages delivered again (redelivered) since the onset.
 	SandboxRedeliveries = "sandbox.redeliveries"
@@ -341,6 +345,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestPublishedArrivals"},
 	{Name: SandboxLoggedArrivals, Check: "a service's inbound traffic is read from its logged trace ids only when a sample of its kept entry traces in the baseline and another since the onset are 95% covered by its log records and its baseline's logs hold 1.5x the kept traces (not logs of errors only, of one instance, sampled with the traces, or missing once it fails)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestLoggedArrivals"},
+	{Name: SandboxConsistentArrivals, Check: "a service's inbound traffic is read from the kept entry traces under a consistent sampler's reading of the trace id only when the fastest half of the baseline's kept clean traces has its median reading low beyond chance (1e-6, times the readings tried): not a sampler keeping at random or by an unknown salt",
+		KilledBy: "test:services/sandbox:./internal/facts:TestConsistentArrivals"},
 	{Name: SandboxRedeliveries, Check: "the release comparison leaves out the deliveries flagged redelivered since the onset, of every version: a message the running version failed, delivered again to an old pod, is no failure of the old version",
 		KilledBy: "test:services/sandbox:./internal/facts:TestWithoutRedeliveries"},
 	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",

@@ -120,7 +120,7 @@ func trafficLines(f contracts.Facts) []string {
 	if f.TrafficRatio != nil {
 		lines = append(lines, "inbound traffic since the onset vs baseline: "+fmtF(*f.TrafficRatio)+"x")
 	}
-	for _, l := range []string{arrivalsLine(f.PublishedArrivals), loggedLine(f.LoggedArrivals)} {
+	for _, l := range []string{arrivalsLine(f.PublishedArrivals), loggedLine(f.LoggedArrivals), consistentLine(f.ConsistentArrivals)} {
 		if l != "" {
 			lines = append(lines, l)
 		}

@@ -395,7 +395,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		f.DependencyFaults, f.TimedOutDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
-		f.CallsBeforeSlowing, f.SentChanges, f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals, f.LoggedArrivals = callsBeforeSlowing(st, f.SlowDependencies, on.At), readSentChanges(c, st, fu.sent, f.SlowDependencies, on.At), st.peakCall, st.peakPeer, st.retries, arr, fu.logged
+		f.CallsBeforeSlowing, f.SentChanges, f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals, f.LoggedArrivals, f.ConsistentArrivals = callsBeforeSlowing(st, f.SlowDependencies, on.At), readSentChanges(c, st, fu.sent, f.SlowDependencies, on.At), st.peakCall, st.peakPeer, st.retries, arr, fu.logged, fu.consistent
 		f.ConnectionPool, f.Restarts, f.ResourcePressure, f.RuntimeSaturation, f.ConfigChanges, f.RegionTraffic, f.NodeTraffic = st.pool, st.restarts, st.pressure, st.runtime, st.configChanges, st.regions, st.nodes
 		propLine = judgedLines(c.Service, j, fu, st)
 		for _, l := range []string{originLine(c.Service, fu.origin, fu.counts), slowLine(st.slowDeps, f.SlowDependencies), newCallLine(c.Service, st.release, fu.newCalls, fu.newCallsCut), confinedLine(c.Service, st.release, cPeers), sentLine(c.Service, st.release, f.SentChanges)} {

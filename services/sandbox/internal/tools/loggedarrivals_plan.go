@@ -48,10 +48,10 @@ var (
 	spanTraceID = []signoz.FieldKey{span("trace_id", "string")}
 )
 
-// loggedQueries are the five queries above; none unless st's kept traffic
-// ratio is known and at least LoggedArrivalsFrom. Each is optional: a
-// refusal leaves the logs unread. overviewBase plans them once, into
-// st.logged, which the stage, the split and the read use.
+// loggedQueries are the five queries above, then consistentQueries; none
+// unless st's kept traffic ratio is known and at least LoggedArrivalsFrom.
+// Each is optional: a refusal leaves the logs unread. overviewBase plans
+// them once, into st.logged, which the stage, the split and the read use.
 func loggedQueries(c Call, st overviewState) []Query {
 	r := st.alt.TrafficRatio
 	if st.onset.At == nil || r == nil || *r < LoggedArrivalsFrom {
@@ -74,15 +74,19 @@ func loggedQueries(c Call, st overviewState) []Query {
 		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs,
 			Filter: signoz.Filter{Expression: and(svc, loggedTrace)}, Limit: CoverageLogs, Order: desc("timestamp"), SelectFields: logTraceID})}
 	}
-	return []Query{
+	return append([]Query{
 		{Name: qLoggedArrivals, Optional: true, Request: signoz.NewRequest(signoz.RequestTimeSeries, ow.From.UnixMilli(), ow.To.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs,
 			StepInterval: 60, Filter: signoz.Filter{Expression: and(svc, loggedTrace)}, Aggregations: []signoz.Aggregation{{Expression: "count_distinct(trace_id)"}}, Limit: 1})},
 		spans(qCoverBaseSpans, baseFrom, onset.Add(-CoverageSlack)),
 		logs(qCoverBaseLogs, baseFrom.Add(-CoverageSlack), onset),
 		spans(qCoverSpans, onset.Add(CoverageSlack), sinceTo),
 		logs(qCoverLogs, onset, sinceTo.Add(CoverageSlack)),
-	}
+	}, consistentQueries(c, st)...)
 }
+
+// loggedAsked is how many of loggedQueries' are the logs' own (the rest
+// are consistentQueries).
+const loggedAsked = 5
 
 // coverageWindow is how long a coverage sample's window is: long enough
 // for twice facts.MinCoverageSample kept entry spans at the baseline's
@@ -106,10 +110,10 @@ func coverageWindow(st overviewState) time.Duration {
 // readLoggedArrivals reads the answers to st.logged (resps, in their order)
 // into the service's logged arrivals; nil when any was refused or missing.
 func readLoggedArrivals(st overviewState, resps []signoz.Response) (*contracts.LoggedArrivals, error) {
-	n := len(st.logged)
-	if n == 0 || len(resps) < n {
+	if n := len(st.logged); n == 0 || len(resps) < n {
 		return nil, nil
 	}
+	n := loggedAsked
 	for _, r := range resps[:n] {
 		if r.Refused != "" {
 			return nil, nil

@@ -206,6 +206,9 @@ type followUps struct {
 	// logged are the service's arrivals read from its logs
 	// (loggedarrivals_plan.go).
 	logged *contracts.LoggedArrivals
+	// consistent are its arrivals read from the traces a consistent
+	// sampler kept by trace id (consistentarrivals_plan.go).
+	consistent *contracts.ConsistentArrivals
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -223,6 +226,11 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 	var err error
 	if out.logged, err = readLoggedArrivals(st, follow[2*n+2:2*n+2+k]); err != nil {
 		return out, err
+	}
+	if k > 0 {
+		if out.consistent, err = readConsistentArrivals(c, st, follow[2*n+2+loggedAsked:2*n+2+k]); err != nil {
+			return out, err
+		}
 	}
 	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {
 		return out, err

@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"fmt"
+	"time"
+
+	"agentk/contracts"
+	"agentk/services/sandbox/internal/facts"
+	"agentk/services/sandbox/internal/signoz"
+)
+
+// A service's arrivals read from the traces a consistent sampler kept by
+// their trace id alone (the measurement and why it is believed only when
+// the trace structure shows the reading: facts.ConsistentArrivals). Asked
+// with the logged arrivals (loggedQueries, after them in the overview's
+// second follow-up stage), only when the kept entry spans rose to
+// LoggedArrivalsFrom times their baseline: two samples of kept entry spans
+// with their trace id, error flag and duration, the latest
+// ConsistentSpans of the baseline (from its start to CoverageSlack before
+// the onset) and of a window since the onset (from CoverageSlack after it,
+// at least ConsistentWindow long, or coverageWindow when longer).
+
+// Consistent-arrivals planning: each sample's row limit and the shortest
+// window since the onset.
+const (
+	ConsistentSpans  = 1000
+	ConsistentWindow = 5 * time.Minute
+)
+
+const (
+	qConsistentBase  = "consistent_baseline_entry_traces"
+	qConsistentSince = "consistent_entry_traces"
+)
+
+var consistentFields = []signoz.FieldKey{span("trace_id", "string"), span("has_error", "bool"), span("duration_nano", "number")}
+
+// consistentWindows are the two samples' windows: the baseline's and the
+// one since the onset.
+func consistentWindows(c Call, st overviewState) (baseFrom, baseTo, sinceFrom, sinceTo time.Time) {
+	onset := *st.onset.At
+	baseFrom, baseTo = st.onset.BaselineFrom, onset.Add(-CoverageSlack)
+	sinceFrom, sinceTo = onset.Add(CoverageSlack), onset.Add(CoverageSlack+max(ConsistentWindow, coverageWindow(st)))
+	if sinceTo.After(c.Incident.To) {
+		sinceTo = c.Incident.To
+	}
+	return baseFrom, baseTo, sinceFrom, sinceTo
+}
+
+// consistentQueries are the two samples; asked only with loggedQueries
+// (whose conditions they share), each optional.
+func consistentQueries(c Call, st overviewState) []Query {
+	svc := serviceFilter(c.Service)
+	bf, bt, sf, strs := consistentWindows(c, st)
+	sample := func(name string, from, to time.Time) Query {
+		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+			Filter: signoz.Filter{Expression: and(svc, entrySpans, notMarker)}, Limit: ConsistentSpans, Order: desc("timestamp"), SelectFields: consistentFields})}
+	}
+	return []Query{sample(qConsistentBase, bf, bt), sample(qConsistentSince, sf, strs)}
+}
+
+// readConsistentArrivals reads consistentQueries' answers (resps, in their
+// order) into the service's consistent arrivals; nil when either was
+// refused or missing.
+func readConsistentArrivals(c Call, st overviewState, resps []signoz.Response) (*contracts.ConsistentArrivals, error) {
+	if len(resps) < 2 || st.onset.At == nil {
+		return nil, nil
+	}
+	for _, r := range resps[:2] {
+		if r.Refused != "" {
+			return nil, nil
+		}
+	}
+	bf, bt, sf, strs := consistentWindows(c, st)
+	base, err := traceSample(resps, 0, bf, bt)
+	if err != nil {
+		return nil, err
+	}
+	since, err := traceSample(resps, 1, sf, strs)
+	if err != nil {
+		return nil, err
+	}
+	return facts.ConsistentArrivals(base, since), nil
+}
+
+// traceSample reads one sample's rows (resps[i]) over [from, to).
+func traceSample(resps []signoz.Response, i int, from, to time.Time) (facts.TraceSample, error) {
+	rows, err := rawRows(resps, i)
+	if err != nil {
+		return facts.TraceSample{}, err
+	}
+	s := facts.TraceSample{From: from, To: to, Limit: ConsistentSpans}
+	for _, r := range rows {
+		t := facts.SampledTrace{TraceID: attrString(r.Data, "trace_id"), At: rowTime(r)}
+		if v, ok := attrValue(r.Data, "has_error").(bool); ok {
+			t.Error = v
+		}
+		if v, ok := num(attrValue(r.Data, "duration_nano")); ok {
+			t.Duration = time.Duration(v)
+		}
+		if t.TraceID != "" {
+			s.Traces = append(s.Traces, t)
+		}
+	}
+	return s, nil
+}
+
+// consistentLine renders the service's consistent arrivals for the model.
+func consistentLine(a *contracts.ConsistentArrivals) string {
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("arrivals since the onset vs baseline read from the traces a consistent sampler kept by trace id alone (%s under %s): %sx, at most %sx (%d of %d sampled kept entry spans over %s min since the onset; %d of %d over %s min in the baseline): inbound traffic the sampler's error policy does not inflate",
+		a.Reading, fmtF(a.Threshold), fmtF(a.Ratio), fmtF(a.Upper), a.Counted, a.Sampled, fmtF(a.Minutes), a.BaselineCounted, a.BaselineSampled, fmtF(a.BaselineMinutes))
+}
