@@ -167,6 +167,21 @@ func requestParameter(k string) bool {
 	return strings.Contains(k, ".request.") && !mutant.Off(mutant.SandboxQualityRequest)
 }
 
+// sentSize reports whether k is a size of what the service sent
+// (facts.SentSizeKeys: the prompt's input or prompt tokens, the request
+// body's bytes): set by the service's own template or payload, not by what
+// it was answered, like a request's parameters. A prompt that grew with a
+// release shifts them from its first call, and followed as a quality they
+// placed the onset at the release, before the answers changed
+// (worldgen's prompt-longer-template worlds: s18-w094's onset placed only
+// by gen_ai.usage.prompt_tokens): the minutes in which a slowed peer
+// answered the new version at its baseline would no longer be before it,
+// as with a request's timeout. They are read where they count, on the
+// slowed peer's calls (facts.SentChanges; mutant sandbox.quality_sent_size).
+func sentSize(k string) bool {
+	return slices.Contains(facts.SentSizeKeys, k) && !mutant.Off(mutant.SandboxQualitySentSize)
+}
+
 func ignoredQuality(k string) bool {
 	if slices.Contains(RuntimeAttributes, k) || isRetryAttribute(k) {
 		return true
@@ -176,7 +191,7 @@ func ignoredQuality(k string) bool {
 			return true
 		}
 	}
-	if requestParameter(k) {
+	if requestParameter(k) || sentSize(k) {
 		return true
 	}
 	if mutant.Off(mutant.SandboxQualityPlatform) {

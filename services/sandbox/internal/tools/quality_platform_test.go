@@ -25,3 +25,22 @@ func TestQualityKeysLeavePlatformAttributesAside(t *testing.T) {
 	require.Equal(t, []qualityKey{{name: "gen_ai.usage.output_tokens", numeric: true}, {name: "assist.prompt.template"}}, k)
 	require.Empty(t, rt)
 }
+
+// TestQualityIgnoresWhatWasSent: the sizes of what the service sent its
+// model (input or prompt tokens, in each spelling of facts.SentSizeKeys)
+// are not followed as quality, so a prompt that grew with a release places
+// no onset at it (worldgen's s18-w094, whose onset was placed only by
+// gen_ai.usage.prompt_tokens); the answer's own sizes and scores still are
+// (mutant sandbox.quality_sent_size).
+func TestQualityIgnoresWhatWasSent(t *testing.T) {
+	r := sampleOf(t, 30, map[string]string{
+		"gen_ai.usage.input_tokens": `#`, "gen_ai.usage.prompt_tokens": `#`, "llm.usage.prompt_tokens": `#`,
+		"gen_ai.usage.output_tokens": `#`, "gen_ai.usage.completion_tokens": `#`, "eval.relevance_score": `#`,
+	})
+	k, _ := sampleKeysOf(r)
+	require.Equal(t, []qualityKey{
+		{name: "eval.relevance_score", numeric: true},
+		{name: "gen_ai.usage.completion_tokens", numeric: true},
+		{name: "gen_ai.usage.output_tokens", numeric: true},
+	}, k)
+}
