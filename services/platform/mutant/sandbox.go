@@ -263,6 +263,9 @@ const (
 	// SandboxQualitySentSize is the quality stage's leaving aside the sizes
 	// of what the service sent (facts.SentSizeKeys: input or prompt tokens).
 	SandboxQualitySentSize = "sandbox.quality_sent_size"
+	// SandboxQualityPromptName is the quality stage's leaving aside the
+	// attributes that name the prompt sent (app.prompt.template).
+	SandboxQualityPromptName = "sandbox.quality_prompt_name"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -403,4 +406,6 @@ var Sandbox = []Mutant{
 		KilledBy: "test:e2e:.:^TestSentCorpus$"},
 	{Name: SandboxQualitySentSize, Check: "the quality stage follows no size of what the service sent (input or prompt tokens, facts.SentSizeKeys), so a prompt that grew with the release places no onset at it",
 		KilledBy: "test:services/sandbox:./internal/tools:^TestQualityIgnoresWhatWasSent$"},
+	{Name: SandboxQualityPromptName, Check: "the quality stage follows no attribute naming the prompt the service sent (a \"prompt\" segment: app.prompt.template, desk.prompt.version), so a template that flips with a wording-only release places no onset at it",
+		KilledBy: "test:e2e:.:^TestWordingReleaseTrapIsDenied$"},
 }

@@ -182,6 +182,27 @@ func sentSize(k string) bool {
 	return slices.Contains(facts.SentSizeKeys, k) && !mutant.Off(mutant.SandboxQualitySentSize)
 }
 
+// promptName reports whether k names the prompt the service sent (a
+// "prompt" segment, split on dots and underscores: app.prompt.template,
+// desk.prompt.version, triage.prompt_version,
+// gen_ai.prompt.template.name): which template or version the service
+// used is what its code or configuration chose, not what it was
+// answered, and it flips with the release that changed it. Followed as a
+// quality it placed the onset at the release, before the minutes in which
+// the model answered the new version at its baseline: worldgen's
+// wording-release trap (Corner.WordingRelease, a model that slowed by
+// itself minutes after a release that changed only the prompt's wording)
+// was rolled back on the rules' prompt_regression and persona:quality's
+// config_regression. The answers' own attributes (tokens written,
+// evaluation scores, finish reasons) still place a prompt regression's
+// onset (mutant sandbox.quality_prompt_name).
+func promptName(k string) bool {
+	if mutant.Off(mutant.SandboxQualityPromptName) {
+		return false
+	}
+	return slices.Contains(strings.FieldsFunc(k, func(r rune) bool { return r == '.' || r == '_' }), "prompt")
+}
+
 func ignoredQuality(k string) bool {
 	if slices.Contains(RuntimeAttributes, k) || isRetryAttribute(k) {
 		return true
@@ -191,7 +212,7 @@ func ignoredQuality(k string) bool {
 			return true
 		}
 	}
-	if requestParameter(k) || sentSize(k) {
+	if requestParameter(k) || sentSize(k) || promptName(k) {
 		return true
 	}
 	if mutant.Off(mutant.SandboxQualityPlatform) {
