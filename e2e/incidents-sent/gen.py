@@ -7,8 +7,10 @@ holds, byte for byte from the same inputs.
     python3 gen.py CORNER_DIR
 
 CORNER_DIR is the corner world s1818-c00-prompt-regression-summarizer as
-e2e's TestCornerWorlds draws it (worldgen.DrawCorner(1818, 0, corners[0])
-written by worldgen.Write); the OpenSearch twin is read from
+e2e's TestCornerWorlds drew it in session 22 (worldgen.DrawCorner(1818, 0,
+corners[0]) written by worldgen.Write, before worldgen drew what a prompt
+release sends: since session 23 its v18 sends 578 tokens more, and this
+script's output was written from the earlier draw); the OpenSearch twin is read from
 ../incidents-heldout13-twins.
 """
 import gzip

@@ -21,16 +21,29 @@ type Corner struct {
 	// all but the last 10 minutes.
 	Baseline time.Duration
 	Class    string
+	// WordingRelease: the alerted service calls a model and deployed a
+	// release that changed only its prompt's wording 1 to 5 minutes before
+	// the onset; the model then slows by itself (Class is the dependency's,
+	// retrieval_latency). The release sends the model what the previous
+	// version sent (PromptChange zero), so the trap is the same telemetry
+	// as a prompt regression whose model slowed minutes after it: the gate
+	// must deny (gate.change_slow_answered), whatever the diagnosis.
+	WordingRelease bool
 }
 
-// DrawCorner draws world i of seed at corner c: no variant, the affected
-// service deployed a few minutes before the onset when the class is a
-// deployment class, and the expectation by the documented minimum of
-// evidence (see enoughEvidence).
+// DrawCorner draws world i of seed at corner c: no variant but the prompt's
+// (drawPrompt) and WordingRelease's, the affected service deployed a few
+// minutes before the onset when the class is a deployment class (or the
+// corner a WordingRelease), and the expectation by the documented minimum
+// of evidence (see enoughEvidence).
 func DrawCorner(seed uint64, i int, c Corner) World {
 	r := rand.New(rand.NewPCG(seed, uint64(i)*0x9e3779b97f4a7c15+0xc0))
 	w := World{Index: i, Seed: seed, Class: c.Class}
-	w.Topo = drawTopology(r, w.Class)
+	topoClass := w.Class
+	if c.WordingRelease {
+		topoClass = "prompt_regression"
+	}
+	w.Topo = drawTopology(r, topoClass)
 	w.Semconv = SemconvOld
 	if r.Float64() < 0.5 {
 		w.Semconv = SemconvNew
@@ -48,7 +61,7 @@ func DrawCorner(seed uint64, i int, c Corner) World {
 	w.Rate, w.Sampling = c.Rate, c.Sampling
 	old, cur := versionPair(r, w.MarkerStyle)
 	w.Versions = []string{olderVersion(old), old}
-	if deploymentClass(w.Class) {
+	if deploymentClass(w.Class) || c.WordingRelease {
 		// Deployed 1 to 5 minutes before the onset, inside the recording.
 		at := w.Onset.Add(-time.Minute - time.Duration(r.IntN(240))*time.Second)
 		if at.Before(w.Start) {
@@ -58,6 +71,10 @@ func DrawCorner(seed uint64, i int, c Corner) World {
 		w.Versions = append(w.Versions, cur)
 	}
 	w.BurnRate = 9.5
+	w.drawPrompt(promptRng(seed, i))
+	if c.WordingRelease {
+		w.add(ModelSlowedAfterWording)
+	}
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-c%02d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w

@@ -112,7 +112,10 @@ var classOutcomes = map[string]func(e *emitter, o *outcome, q request){
 	"retrieval_latency": func(e *emitter, o *outcome, q request) {
 		if q.uses {
 			o.calleeSlow = e.slowdown * (1 + e.r.Float64()*0.5)
-			if e.r.Float64() < 0.04 {
+			// A model that slowed by itself after a wording-only release
+			// answers every call, slower (the trap of
+			// gate.change_slow_answered, not of a failing dependency).
+			if !e.w.Has(ModelSlowedAfterWording) && e.r.Float64() < 0.04 {
 				o.fail, o.status, o.msg = true, 504, "retrieval from "+e.w.Topo.Callee+" exceeded its deadline"
 				o.calleeFail, o.calleeMsg = true, "context deadline exceeded"
 			}
@@ -401,7 +404,7 @@ func (e *emitter) calleeCalls(trace, parent string, at time.Time, o outcome, v s
 		name, attrs := e.clientCall(o, a)
 		d, status, failed := e.attemptOutcome(o, a, attempts, e.calleeLatency(o), attrs)
 		if topo.Kind == CalleeLLM {
-			e.genAIAttrs(attrs, o)
+			e.genAIAttrs(attrs, o, v)
 		} else if status != 0 {
 			setStatusAttr(w.Semconv, attrs, status, failed)
 		}
@@ -426,7 +429,9 @@ func (e *emitter) calleeLatency(o outcome) time.Duration {
 	case e.w.Topo.Kind == CalleeLLM && e.w.Has(QualityOnly):
 		return e.lognormal(350)
 	case e.w.Topo.Kind == CalleeLLM:
-		return e.lognormal(350 * o.tokens)
+		// calleeSlow: the model slowed by itself (a WordingRelease corner's
+		// retrieval_latency); 1 otherwise.
+		return e.lognormal(350 * o.tokens * o.calleeSlow)
 	case e.w.Topo.Kind == CalleeVector:
 		return e.lognormal(40 * o.calleeSlow)
 	default:
@@ -512,7 +517,7 @@ func (e *emitter) inSpanRetryCall(trace, parent string, at time.Time, o outcome,
 		status = 504
 	}
 	if topo.Kind == CalleeLLM {
-		e.genAIAttrs(attrs, o)
+		e.genAIAttrs(attrs, o, v)
 	} else {
 		setStatusAttr(w.Semconv, attrs, status, o.fail)
 	}
@@ -557,9 +562,9 @@ func (e *emitter) clientCall(o outcome, attempt int) (string, map[string]any) {
 	}
 }
 
-func (e *emitter) genAIAttrs(attrs map[string]any, o outcome) {
+func (e *emitter) genAIAttrs(attrs map[string]any, o outcome, v string) {
 	w, r := e.w, e.r
-	in := 400 + r.IntN(1800)
+	in := w.promptSent(attrs, v, 400+r.IntN(1800))
 	out := int(float64(120+r.IntN(300)) * o.tokens)
 	if w.Semconv == SemconvNew {
 		attrs["gen_ai.provider.name"] = w.Topo.Callee

@@ -143,6 +143,9 @@ type World struct {
 	// Tail is the tail sampler of a TailSampled world (nil: head sampling,
 	// 1 in Sampling). Rate is then the arrivals, Sampling 1.
 	Tail *TailSampler
+	// Prompt is what a prompt regression's release changed in what it
+	// sends the model (prompt.go); zero for a wording-only release.
+	Prompt PromptChange
 
 	Expect incident.Expect
 
@@ -207,6 +210,7 @@ func Draw(seed uint64, i int) World {
 	w.drawSparse(rand.New(rand.NewPCG(seed^0x37, uint64(i)+37)))
 	w.drawQueue(rand.New(rand.NewPCG(seed^0x41, uint64(i)+41)))
 	w.drawTail(rand.New(rand.NewPCG(seed^0x45, uint64(i)+45)))
+	w.drawPrompt(promptRng(seed, i))
 	w.Expect = expect(w)
 	w.ID = fmt.Sprintf("s%d-w%03d-%s-%s", seed, i, slug(w.Class), w.Topo.Affected)
 	return w

@@ -271,6 +271,12 @@ const (
 	// parameters of a request the service sent (gen_ai.request.*, a
 	// ".request." segment).
 	SandboxQualityRequest = "sandbox.quality_request"
+	// SandboxQualitySentSize is the quality stage's leaving aside the sizes
+	// of what the service sent (facts.SentSizeKeys: input or prompt tokens).
+	SandboxQualitySentSize = "sandbox.quality_sent_size"
+	// SandboxQualityPromptName is the quality stage's leaving aside the
+	// attributes that name the prompt sent (app.prompt.template).
+	SandboxQualityPromptName = "sandbox.quality_prompt_name"
 )
 
 // Sandbox lists the sandbox's mutants and the test that kills each.
@@ -415,4 +421,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:^TestSentChanges$"},
 	{Name: SandboxQualityRequest, Check: "the quality stage follows no parameter of a request the service sent (an attribute with a \".request.\" segment: gen_ai.request.temperature, a client's request timeout), so a parameter that flips with the release places no onset at it",
 		KilledBy: "test:e2e:.:^TestSentCorpus$"},
+	{Name: SandboxQualitySentSize, Check: "the quality stage follows no size of what the service sent (input or prompt tokens, facts.SentSizeKeys), so a prompt that grew with the release places no onset at it",
+		KilledBy: "test:services/sandbox:./internal/tools:^TestQualityIgnoresWhatWasSent$"},
+	{Name: SandboxQualityPromptName, Check: "the quality stage follows no attribute naming the prompt the service sent (a \"prompt\" segment: app.prompt.template, desk.prompt.version), so a template that flips with a wording-only release places no onset at it",
+		KilledBy: "test:e2e:.:^TestWordingReleaseTrapIsDenied$"},
 }

@@ -167,6 +167,42 @@ func requestParameter(k string) bool {
 	return strings.Contains(k, ".request.") && !mutant.Off(mutant.SandboxQualityRequest)
 }
 
+// sentSize reports whether k is a size of what the service sent
+// (facts.SentSizeKeys: the prompt's input or prompt tokens, the request
+// body's bytes): set by the service's own template or payload, not by what
+// it was answered, like a request's parameters. A prompt that grew with a
+// release shifts them from its first call, and followed as a quality they
+// placed the onset at the release, before the answers changed
+// (worldgen's prompt-longer-template worlds: s18-w094's onset placed only
+// by gen_ai.usage.prompt_tokens): the minutes in which a slowed peer
+// answered the new version at its baseline would no longer be before it,
+// as with a request's timeout. They are read where they count, on the
+// slowed peer's calls (facts.SentChanges; mutant sandbox.quality_sent_size).
+func sentSize(k string) bool {
+	return slices.Contains(facts.SentSizeKeys, k) && !mutant.Off(mutant.SandboxQualitySentSize)
+}
+
+// promptName reports whether k names the prompt the service sent (a
+// "prompt" segment, split on dots and underscores: app.prompt.template,
+// desk.prompt.version, triage.prompt_version,
+// gen_ai.prompt.template.name): which template or version the service
+// used is what its code or configuration chose, not what it was
+// answered, and it flips with the release that changed it. Followed as a
+// quality it placed the onset at the release, before the minutes in which
+// the model answered the new version at its baseline: worldgen's
+// wording-release trap (Corner.WordingRelease, a model that slowed by
+// itself minutes after a release that changed only the prompt's wording)
+// was rolled back on the rules' prompt_regression and persona:quality's
+// config_regression. The answers' own attributes (tokens written,
+// evaluation scores, finish reasons) still place a prompt regression's
+// onset (mutant sandbox.quality_prompt_name).
+func promptName(k string) bool {
+	if mutant.Off(mutant.SandboxQualityPromptName) {
+		return false
+	}
+	return slices.Contains(strings.FieldsFunc(k, func(r rune) bool { return r == '.' || r == '_' }), "prompt")
+}
+
 func ignoredQuality(k string) bool {
 	if slices.Contains(RuntimeAttributes, k) || isRetryAttribute(k) {
 		return true
@@ -176,7 +212,7 @@ func ignoredQuality(k string) bool {
 			return true
 		}
 	}
-	if requestParameter(k) {
+	if requestParameter(k) || sentSize(k) || promptName(k) {
 		return true
 	}
 	if mutant.Off(mutant.SandboxQualityPlatform) {
