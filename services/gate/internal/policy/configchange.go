@@ -30,6 +30,31 @@ const (
 	ConfigChangeAfterRelease = time.Minute
 )
 
+// runtimeWindow is what both runtime-change checks read: the running
+// release and the onset of svc, and whether a minute at counts (it began at
+// least ConfigChangeAfterRelease after the ledger's start of the running
+// version and lies from ConfigChangeBeforeOnset before the onset's minute
+// to ConfigChangeAfterOnset after it); false when the best claim is no
+// deployment-class diagnosis or the release or onset is unknown.
+func runtimeWindow(in Input, svc string, ev []contracts.EvidenceV1) (contracts.Release, time.Time, func(at time.Time) bool, bool) {
+	if in.Review.Best == nil {
+		return contracts.Release{}, time.Time{}, nil, false
+	}
+	if _, dep := deploymentClass(in.Config.Catalogue, in.Review.Best.Class); !dep {
+		return contracts.Release{}, time.Time{}, nil, false
+	}
+	cur, ok := runningRelease(in.Ledger)
+	on, _, onOK := onset(ev, svc)
+	if !ok || !onOK || cur.DeployedAt.IsZero() {
+		return contracts.Release{}, time.Time{}, nil, false
+	}
+	onMin := on.Truncate(time.Minute)
+	inWindow := func(at time.Time) bool {
+		return !at.Before(cur.DeployedAt.Add(ConfigChangeAfterRelease)) && !at.Before(onMin.Add(-ConfigChangeBeforeOnset)) && !at.After(onMin.Add(ConfigChangeAfterOnset))
+	}
+	return cur, on, inWindow, true
+}
+
 // runtimeChangeReasons denies a deployment-class diagnosis when the
 // service logged a runtime configuration change
 // (contracts.Facts.ConfigChanges) in a minute that began at least
@@ -37,18 +62,13 @@ const (
 // and lies from ConfigChangeBeforeOnset before the onset's minute to
 // ConfigChangeAfterOnset after it.
 func runtimeChangeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
-	if in.Review.Best == nil || mutant.Off(mutant.GateRuntimeConfigChange) {
+	if mutant.Off(mutant.GateRuntimeConfigChange) {
 		return nil
 	}
-	if _, dep := deploymentClass(in.Config.Catalogue, in.Review.Best.Class); !dep {
+	cur, on, inWindow, ok := runtimeWindow(in, svc, ev)
+	if !ok {
 		return nil
 	}
-	cur, ok := runningRelease(in.Ledger)
-	on, _, onOK := onset(ev, svc)
-	if !ok || !onOK || cur.DeployedAt.IsZero() {
-		return nil
-	}
-	onMin := on.Truncate(time.Minute)
 	var first time.Time
 	var n int64
 	for _, e := range ev {
@@ -56,7 +76,7 @@ func runtimeChangeReasons(in Input, svc string, ev []contracts.EvidenceV1, input
 			continue
 		}
 		for _, m := range e.Facts.ConfigChanges {
-			if m.Logs <= 0 || m.At.Before(cur.DeployedAt.Add(ConfigChangeAfterRelease)) || m.At.Before(onMin.Add(-ConfigChangeBeforeOnset)) || m.At.After(onMin.Add(ConfigChangeAfterOnset)) {
+			if m.Logs <= 0 || !inWindow(m.At) {
 				continue
 			}
 			if n == 0 || m.At.Before(first) {
@@ -113,18 +133,13 @@ const (
 // from ConfigChangeBeforeOnset before the onset's minute to
 // ConfigChangeAfterOnset after it.
 func runtimeAttributeReasons(in Input, svc string, ev []contracts.EvidenceV1, inputs map[string]string) []string {
-	if in.Review.Best == nil || mutant.Off(mutant.GateRuntimeAttributeShift) {
+	if mutant.Off(mutant.GateRuntimeAttributeShift) {
 		return nil
 	}
-	if _, dep := deploymentClass(in.Config.Catalogue, in.Review.Best.Class); !dep {
+	cur, on, inWindow, ok := runtimeWindow(in, svc, ev)
+	if !ok {
 		return nil
 	}
-	cur, ok := runningRelease(in.Ledger)
-	on, _, onOK := onset(ev, svc)
-	if !ok || !onOK || cur.DeployedAt.IsZero() {
-		return nil
-	}
-	onMin := on.Truncate(time.Minute)
 	for _, e := range ev {
 		if e.Service != svc {
 			continue
@@ -134,8 +149,7 @@ func runtimeAttributeReasons(in Input, svc string, ev []contracts.EvidenceV1, in
 			asked = asked || q.Attribute == requestedModel
 		}
 		for _, q := range e.Facts.QualityShifts {
-			if !runtimeAttribute(q.Attribute, asked) || q.At.Before(cur.DeployedAt.Add(ConfigChangeAfterRelease)) ||
-				q.At.Before(onMin.Add(-ConfigChangeBeforeOnset)) || q.At.After(onMin.Add(ConfigChangeAfterOnset)) {
+			if !runtimeAttribute(q.Attribute, asked) || !inWindow(q.At) {
 				continue
 			}
 			what := strconv.Quote(q.Attribute)
