@@ -49,13 +49,8 @@ func consistentWindows(c Call, st overviewState) (baseFrom, baseTo, sinceFrom, s
 // consistentQueries are the two samples; asked only with loggedQueries
 // (whose conditions they share), each optional.
 func consistentQueries(c Call, st overviewState) []Query {
-	svc := serviceFilter(c.Service)
 	bf, bt, sf, strs := consistentWindows(c, st)
-	sample := func(name string, from, to time.Time) Query {
-		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-			Filter: signoz.Filter{Expression: and(svc, entrySpans, notMarker)}, Limit: ConsistentSpans, Order: desc("timestamp"), SelectFields: consistentFields})}
-	}
-	return []Query{sample(qConsistentBase, bf, bt), sample(qConsistentSince, sf, strs)}
+	return []Query{entrySample(c, qConsistentBase, bf, bt, ConsistentSpans, consistentFields), entrySample(c, qConsistentSince, sf, strs, ConsistentSpans, consistentFields)}
 }
 
 // readConsistentArrivals reads consistentQueries' answers (resps, in their

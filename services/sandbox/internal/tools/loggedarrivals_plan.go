@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"agentk/contracts"
@@ -67,8 +68,7 @@ func loggedQueries(c Call, st overviewState) []Query {
 		sinceTo = c.Incident.To
 	}
 	spans := func(name string, from, to time.Time) Query {
-		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
-			Filter: signoz.Filter{Expression: and(svc, entrySpans, notMarker)}, Limit: CoverageSpans, Order: desc("timestamp"), SelectFields: spanTraceID})}
+		return entrySample(c, name, from, to, CoverageSpans, spanTraceID)
 	}
 	logs := func(name string, from, to time.Time) Query {
 		return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalLogs,
@@ -84,9 +84,22 @@ func loggedQueries(c Call, st overviewState) []Query {
 	}, consistentQueries(c, st)...)
 }
 
-// loggedAsked is how many of loggedQueries' are the logs' own (the rest
-// are consistentQueries).
-const loggedAsked = 5
+// entrySample is a raw sample of c's service's kept entry spans over
+// [from, to), the latest limit of them with fields: the coverage samples'
+// and the consistent arrivals' (consistentQueries).
+func entrySample(c Call, name string, from, to time.Time, limit int, fields []signoz.FieldKey) Query {
+	return Query{Name: name, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, from.UnixMilli(), to.UnixMilli(), signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces,
+		Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), entrySpans, notMarker)}, Limit: limit, Order: desc("timestamp"), SelectFields: fields})}
+}
+
+// loggedAsked is how many of st.logged are the logs' own: those before the
+// first of consistentQueries.
+func loggedAsked(st overviewState) int {
+	if i := slices.IndexFunc(st.logged, func(q Query) bool { return q.Name == qConsistentBase }); i >= 0 {
+		return i
+	}
+	return len(st.logged)
+}
 
 // coverageWindow is how long a coverage sample's window is: long enough
 // for twice facts.MinCoverageSample kept entry spans at the baseline's
@@ -113,7 +126,7 @@ func readLoggedArrivals(st overviewState, resps []signoz.Response) (*contracts.L
 	if n := len(st.logged); n == 0 || len(resps) < n {
 		return nil, nil
 	}
-	n := loggedAsked
+	n := loggedAsked(st)
 	for _, r := range resps[:n] {
 		if r.Refused != "" {
 			return nil, nil

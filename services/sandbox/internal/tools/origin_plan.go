@@ -228,7 +228,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		return out, err
 	}
 	if k > 0 {
-		if out.consistent, err = readConsistentArrivals(c, st, follow[2*n+2+loggedAsked:2*n+2+k]); err != nil {
+		if out.consistent, err = readConsistentArrivals(c, st, follow[2*n+2+loggedAsked(st):2*n+2+k]); err != nil {
 			return out, err
 		}
 	}
