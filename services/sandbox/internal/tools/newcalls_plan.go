@@ -195,11 +195,12 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCall
 			}
 		}
 	}
-	baseMin, sinceMin := facts.ServedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), facts.ServedMinutes(st.minutes, *st.onset.At, c.Incident.To)
+	w := facts.CallMinutes{Base: facts.ServedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), Since: facts.ServedMinutes(st.minutes, *st.onset.At, c.Incident.To),
+		Served: facts.ServedOkRatio(st.minutes, st.onset.BaselineFrom, *st.onset.At, c.Incident.To)}
 	for _, p := range st.failingDeps {
 		calls := facts.WidestKey(by[p], NewCallKeys)
 		switch {
-		case facts.NewCallFailures(calls, baseMin, sinceMin):
+		case facts.NewCallFailures(calls, w):
 			newCalls = append(newCalls, p)
 		case facts.VersionConfined(calls):
 			confined = append(confined, p)
