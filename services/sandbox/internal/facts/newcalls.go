@@ -61,64 +61,22 @@ const MinOldCalls = 30
 const OldCallLevel = 0.05
 
 // OldCallRatio is the least rate of the old keys' successful calls since
-// the onset, per minute, as a share of the baseline's, and of the
-// service's own successful requests (CallMinutes.Served): calls that
-// stopped being made cannot say they still succeed, but a request that
-// failed on its own before it made them (the release's failures, which
-// make the new calls instead) stopped nothing of the peer's.
+// the onset, per minute, as a share of the baseline's: calls that stopped
+// being made cannot say they still succeed.
 const OldCallRatio = 0.5
-
-// CallMinutes are the served minutes NewCallFailures compares rates over
-// (ServedMinutes) on each side of the onset, and Served, the service's
-// successful requests per served minute since the onset as a share of
-// the baseline's (ServedOkRatio; 0 when unknown, read as 1).
-type CallMinutes struct {
-	Base, Since, Served float64
-}
-
-// oldCallFloor is the least share of their baseline rate the old keys'
-// successful calls must keep: OldCallRatio of the baseline's rate scaled
-// by the service's successful requests when they fell (never above
-// OldCallRatio: a service that serves more must not need more).
-func (m CallMinutes) oldCallFloor() float64 {
-	if m.Served <= 0 || m.Served >= 1 {
-		return OldCallRatio
-	}
-	return OldCallRatio * m.Served
-}
-
-// ServedOkRatio is the service's requests without an error per served
-// minute in [onset, to) as a share of those in [from, onset) (minutes:
-// the service's per-minute series); 0 when either side served nothing.
-func ServedOkRatio(minutes []Minute, from, onset, to time.Time) float64 {
-	var base, since float64
-	for _, m := range minutes {
-		switch {
-		case !m.At.Before(from) && m.At.Before(onset):
-			base += m.Requests - m.Errors
-		case !m.At.Before(onset) && m.At.Before(to):
-			since += m.Requests - m.Errors
-		}
-	}
-	baseMin, sinceMin := ServedMinutes(minutes, from, onset), ServedMinutes(minutes, onset, to)
-	if base <= 0 || baseMin <= 0 || sinceMin <= 0 {
-		return 0
-	}
-	return (since / sinceMin) / (base / baseMin)
-}
 
 // NewCallFailures reports whether a failing dependency's failures since the
 // onset are the release's own calls: at least MinFaultCalls failed calls
 // since the onset, at least NewCallShare of them of new keys (no baseline
 // call of an earlier version), while the old keys since the onset number
 // at least MinOldCalls, succeed per minute at no less than OldCallRatio of
-// their baseline rate (scaled by the service's successful requests when
-// they fell: the old calls of the requests that still make them), and fail no more than their baseline share allows
+// their baseline rate, and fail no more than their baseline share allows
 // (OldCallLevel, the baseline's share taken as (errors+1)/(calls+2) so a
 // baseline without a failure still admits none by chance only rarely).
-// w holds the minutes on each side. Anything else, and no calls, is false.
-func NewCallFailures(calls []PeerCall, w CallMinutes) bool {
-	if w.Base <= 0 || w.Since <= 0 {
+// baseMin and sinceMin are the minutes on each side. Anything else, and
+// no calls, is false.
+func NewCallFailures(calls []PeerCall, baseMin, sinceMin float64) bool {
+	if baseMin <= 0 || sinceMin <= 0 {
 		return false
 	}
 	var newErr, allErr, oldCalls, oldErr, baseCalls, baseErr float64
@@ -136,17 +94,17 @@ func NewCallFailures(calls []PeerCall, w CallMinutes) bool {
 	if mutant.Off(mutant.SandboxNewCallsOldHealthy) {
 		return true
 	}
-	return oldCallsHealthy(oldCalls, oldErr, baseCalls, baseErr, w)
+	return oldCallsHealthy(oldCalls, oldErr, baseCalls, baseErr, baseMin, sinceMin)
 }
 
 // oldCallsHealthy is NewCallFailures' second half: the old keys' calls
 // since the onset are enough to tell, succeed at their usual rate and did
 // not fail more than their baseline share allows.
-func oldCallsHealthy(calls, errs, baseCalls, baseErrs float64, w CallMinutes) bool {
+func oldCallsHealthy(calls, errs, baseCalls, baseErrs, baseMin, sinceMin float64) bool {
 	if calls < MinOldCalls || baseCalls <= 0 {
 		return false
 	}
-	if (calls-errs)/w.Since < w.oldCallFloor()*(baseCalls-baseErrs)/w.Base {
+	if (calls-errs)/sinceMin < OldCallRatio*(baseCalls-baseErrs)/baseMin {
 		return false
 	}
 	q := (baseErrs + 1) / (baseCalls + 2)
@@ -156,9 +114,9 @@ func oldCallsHealthy(calls, errs, baseCalls, baseErrs float64, w CallMinutes) bo
 // WithoutNewCallFailures removes from failing the peers whose failures
 // NewCallFailures names the release's own calls (byPeer's keyed calls),
 // in order.
-func WithoutNewCallFailures(failing []string, byPeer map[string][]PeerCall, w CallMinutes) []string {
+func WithoutNewCallFailures(failing []string, byPeer map[string][]PeerCall, baseMin, sinceMin float64) []string {
 	return slices.DeleteFunc(slices.Clone(failing), func(p string) bool {
-		return NewCallFailures(byPeer[p], w)
+		return NewCallFailures(byPeer[p], baseMin, sinceMin)
 	})
 }
 

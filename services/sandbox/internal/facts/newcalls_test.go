@@ -15,8 +15,6 @@ import (
 // column that does not exist is new.
 const newCallsBase, newCallsSince = 60.0, 20.0
 
-var newCallsMin = facts.CallMinutes{Base: newCallsBase, Since: newCallsSince}
-
 func oldRead(calls, errs float64) facts.PeerCall {
 	return facts.PeerCall{Key: "SELECT ... FROM [DockSlots]", BaseCalls: 120, Calls: calls, Errors: errs}
 }
@@ -44,61 +42,10 @@ func TestNewCallFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.want, facts.NewCallFailures(c.calls, newCallsMin))
+			require.Equal(t, c.want, facts.NewCallFailures(c.calls, newCallsBase, newCallsSince))
 		})
 	}
-	require.False(t, facts.NewCallFailures([]facts.PeerCall{oldRead(40, 0), newInsert(15, 15)}, facts.CallMinutes{Since: newCallsSince}), "no baseline minutes")
-}
-
-// TestNewCallFailuresPerServedRequest: the old calls' rate is read against
-// the service's successful requests. A release that fails half its
-// requests on its own, each failing request making the new call instead of
-// the old one (sparse's voids: POST /holds/void instead of /entries), keeps
-// the old calls of the requests that still make them at their usual rate;
-// old calls that fell further than the requests, or a service whose
-// requests held while its old calls stopped, vouch for nothing.
-func TestNewCallFailuresPerServedRequest(t *testing.T) {
-	oldPosts := func(calls float64) facts.PeerCall {
-		return facts.PeerCall{Key: "/entries", BaseCalls: 1200, Calls: calls}
-	}
-	voids := facts.PeerCall{Key: "/holds/void", Calls: 30, Errors: 30}
-	cases := []struct {
-		name   string
-		old    float64
-		served float64
-		want   bool
-	}{
-		{"the requests that still succeed post as before (0.49x calls, 0.45x requests)", 196, 0.45, true},
-		{"the same fall with the service's requests held: calls stopped being made", 196, 1, false},
-		{"the same fall, the service's requests unknown", 196, 0, false},
-		{"calls fell far below the requests that still succeed", 60, 0.6, false},
-		{"a service that serves more needs no more than half its usual calls", 240, 2, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			w := facts.CallMinutes{Base: newCallsBase, Since: newCallsSince, Served: c.served}
-			require.Equal(t, c.want, facts.NewCallFailures([]facts.PeerCall{oldPosts(c.old), voids}, w))
-		})
-	}
-}
-
-func TestServedOkRatio(t *testing.T) {
-	at := time.Date(2026, 10, 16, 10, 0, 0, 0, time.UTC)
-	var minutes []facts.Minute
-	for i := range 20 {
-		m := facts.Minute{At: at.Add(time.Duration(i) * time.Minute), Requests: 40}
-		if i >= 10 {
-			m.Errors = 20
-		}
-		if i == 5 || i == 15 {
-			m.Requests, m.Errors = 0, 0 // a pause is no served minute
-		}
-		minutes = append(minutes, m)
-	}
-	onset, to := at.Add(10*time.Minute), at.Add(20*time.Minute)
-	require.InDelta(t, 0.5, facts.ServedOkRatio(minutes, at, onset, to), 1e-9)
-	require.Zero(t, facts.ServedOkRatio(minutes, onset, onset, to), "no baseline")
-	require.Zero(t, facts.ServedOkRatio(minutes[:10], at, onset, to), "nothing served since the onset")
+	require.False(t, facts.NewCallFailures([]facts.PeerCall{oldRead(40, 0), newInsert(15, 15)}, 0, newCallsSince), "no baseline minutes")
 }
 
 // TestNewCallFailuresOldCallsMustBeHealthy is the adversarial twin's
@@ -113,12 +60,12 @@ func TestNewCallFailuresOldCallsMustBeHealthy(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			calls := []facts.PeerCall{old, newInsert(400, 400)}
-			require.False(t, facts.NewCallFailures(calls, newCallsMin))
-			require.Equal(t, []string{"sql"}, facts.WithoutNewCallFailures([]string{"sql"}, map[string][]facts.PeerCall{"sql": calls}, newCallsMin))
+			require.False(t, facts.NewCallFailures(calls, newCallsBase, newCallsSince))
+			require.Equal(t, []string{"sql"}, facts.WithoutNewCallFailures([]string{"sql"}, map[string][]facts.PeerCall{"sql": calls}, newCallsBase, newCallsSince))
 		})
 	}
 	healthy := []facts.PeerCall{oldRead(40, 0), newInsert(15, 15)}
-	require.Equal(t, []string{"redis"}, facts.WithoutNewCallFailures([]string{"sql", "redis"}, map[string][]facts.PeerCall{"sql": healthy}, newCallsMin))
+	require.Equal(t, []string{"redis"}, facts.WithoutNewCallFailures([]string{"sql", "redis"}, map[string][]facts.PeerCall{"sql": healthy}, newCallsBase, newCallsSince))
 }
 
 func TestWidestKey(t *testing.T) {

@@ -195,12 +195,11 @@ func newCallFailures(c Call, st overviewState, resps []signoz.Response) (newCall
 			}
 		}
 	}
-	w := facts.CallMinutes{Base: facts.ServedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), Since: facts.ServedMinutes(st.minutes, *st.onset.At, c.Incident.To),
-		Served: facts.ServedOkRatio(st.minutes, st.onset.BaselineFrom, *st.onset.At, c.Incident.To)}
+	baseMin, sinceMin := facts.ServedMinutes(st.minutes, st.onset.BaselineFrom, *st.onset.At), facts.ServedMinutes(st.minutes, *st.onset.At, c.Incident.To)
 	for _, p := range st.failingDeps {
 		calls := facts.WidestKey(by[p], NewCallKeys)
 		switch {
-		case facts.NewCallFailures(calls, w):
+		case facts.NewCallFailures(calls, baseMin, sinceMin):
 			newCalls = append(newCalls, p)
 		case facts.VersionConfined(calls):
 			confined = append(confined, p)

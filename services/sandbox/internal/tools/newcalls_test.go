@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +125,23 @@ func urlOf(s incident.Span) string {
 	return ""
 }
 
+// postEntriesTwice posts every entry since the onset twice (a second
+// client span beside the first): the old calls then keep their baseline's
+// rate, which the recording's do not (the failing payments void instead of
+// posting, and the old calls fall to 0.49x, under facts.OldCallRatio).
+func postEntriesTwice(spans []incident.Span) []incident.Span {
+	since, _ := time.Parse(time.RFC3339, voidsSince)
+	for _, s := range spans {
+		if s.Timestamp.Before(since) || !strings.HasSuffix(urlOf(s), "/entries") {
+			continue
+		}
+		twin := s
+		twin.SpanID = s.SpanID[:len(s.SpanID)-4] + "beef"
+		spans = append(spans, twin)
+	}
+	return spans
+}
+
 // failEntries fails one in every forty of payments-gateway's POST
 // /entries calls since the onset, and ledger-svc's answers to them: an
 // outage of the old route coinciding with the release.
@@ -151,14 +167,13 @@ func failEntries(spans []incident.Span) []incident.Span {
 
 // TestOverviewNewCallsByURLPath: read by its URL's path, ledger-svc's
 // failures since the onset are the release's new calls (POST /holds/void)
-// while its old calls (POST /entries) succeed as before for the payments
-// that still post them (0.49x the baseline's calls, as the payments that
-// succeed): no failing dependency, and ledger-svc, where the failing
-// traces' failures begin, is the release's effect, not a shared cause.
-// By the spans' name ("POST", the only key before url.full was one) the
-// void and the entries are one call, which fails.
+// while its old calls (POST /entries) succeed at their usual rate: no
+// failing dependency, and ledger-svc, where the failing traces' failures
+// begin, is the release's effect, not a shared cause. By the spans' name
+// ("POST", the only key before url.full was one) the void and the entries
+// are one call, which fails.
 func TestOverviewNewCallsByURLPath(t *testing.T) {
-	out := editedOverview(t, voids, slices.Clip[[]incident.Span])
+	out := editedOverview(t, voids, postEntriesTwice)
 	require.NotContains(t, out.Facts.FailingDependencies, voidsLedger)
 	require.NotContains(t, out.Facts.CoRegressed, voidsLedger)
 	require.Contains(t, out.Facts.Downstream, voidsLedger)
@@ -166,13 +181,13 @@ func TestOverviewNewCallsByURLPath(t *testing.T) {
 }
 
 // TestVoidsWithTheOldRouteFailingStayShared: the same release while one
-// in forty of the old POST /entries calls fails too (2 of 91 since the
+// in forty of the old POST /entries calls fails too (4 of 182 since the
 // onset, none of 1,298 before: an outage of ledger-svc at the release):
 // its failures are not the release's new calls alone, and ledger-svc
 // stays a failing dependency and a shared cause. It kills
 // mutant.SandboxNewCallsOldHealthy in place.
 func TestVoidsWithTheOldRouteFailingStayShared(t *testing.T) {
-	out := editedOverview(t, voids, failEntries)
+	out := editedOverview(t, voids, func(s []incident.Span) []incident.Span { return failEntries(postEntriesTwice(s)) })
 	require.Contains(t, out.Facts.FailingDependencies, voidsLedger)
 	require.Contains(t, out.Facts.CoRegressed, voidsLedger)
 	require.NotContains(t, out.Compact, voidsLedger+" (the effect of")
@@ -205,7 +220,7 @@ func slugVoids(spans []incident.Span) []incident.Span {
 // one unseen before the onset whatever route it is; the path is refused as
 // a call key (facts.ManyPaths) and ledger-svc stays a failing dependency.
 func TestNewCallsBySlugPathStayFailing(t *testing.T) {
-	out := editedOverview(t, voids, func(s []incident.Span) []incident.Span { return slugVoids(s) })
+	out := editedOverview(t, voids, func(s []incident.Span) []incident.Span { return slugVoids(postEntriesTwice(s)) })
 	require.Contains(t, out.Facts.FailingDependencies, voidsLedger)
 	require.NotContains(t, out.Compact, voidsLedger+" (the effect of")
 }
