@@ -221,6 +221,28 @@ type followUps struct {
 	failingDeps []string
 }
 
+// readConsistent reads the consistent arrivals from their samples' answers
+// (resps) and, when they were believed, the consistent peer calls, the
+// first answer of the third stage (rest), into out; it returns whether
+// those were asked and rest after them.
+func (out *followUps) readConsistent(c Call, st overviewState, resps, rest []signoz.Response) (bool, []signoz.Response, error) {
+	out.failingDeps = st.failingDeps
+	var err error
+	if out.consistent, err = readConsistentArrivals(c, st, resps); err != nil {
+		return false, rest, err
+	}
+	cq, ca, cb, cs, err := consistentPeerPlan(c, st, resps)
+	if err != nil || cq == nil || len(rest) == 0 {
+		return cq != nil, rest, err
+	}
+	out.consistent = ca
+	if err := readConsistentPeers(c, ca, cb, cs, rest); err != nil {
+		return true, rest, err
+	}
+	out.failingDeps = unionPeers(st.failingDeps, facts.ConsistentFailingPeers(ca.Peers))
+	return true, rest[1:], nil
+}
+
 // unionPeers is a's peers then b's not among them.
 func unionPeers(a, b []string) []string {
 	out := slices.Clone(a)
@@ -248,23 +270,9 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 	if out.logged, err = readLoggedArrivals(st, follow[2*n+2:2*n+2+k]); err != nil {
 		return out, err
 	}
-	out.failingDeps = st.failingDeps
-	if k > 0 {
-		if out.consistent, err = readConsistentArrivals(c, st, follow[2*n+2+loggedAsked(st):2*n+2+k]); err != nil {
-			return out, err
-		}
-	}
-	cq, ca, cb, cs, err := consistentPeerPlan(c, st, follow[2*n+2+loggedAsked(st):2*n+2+k])
+	asked, rest, err := out.readConsistent(c, st, follow[2*n+2+loggedAsked(st):2*n+2+k], rest)
 	if err != nil {
 		return out, err
-	}
-	if cq != nil && len(rest) > 0 {
-		out.consistent = ca
-		if err := readConsistentPeers(c, ca, cb, cs, rest); err != nil {
-			return out, err
-		}
-		out.failingDeps = unionPeers(st.failingDeps, facts.ConsistentFailingPeers(ca.Peers))
-		rest = rest[1:]
 	}
 	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {
 		return out, err
@@ -291,7 +299,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.originRows = rows
 		rest = rest[1:]
 	}
-	if asksFaults(st, cq != nil) && len(rest) > 0 {
+	if asksFaults(st, asked) && len(rest) > 0 {
 		rows, err := rawRows(rest, 0)
 		if err != nil {
 			return out, err
