@@ -25,6 +25,9 @@ type peerWorld struct {
 	peerFails bool
 	calls     int
 	peerMs    int
+	// arrivals are the requests since the onset (3,000 when 0; 3,000
+	// before it).
+	arrivals int
 }
 
 // draw is the world's two samples of kept entry spans (300 arrivals a
@@ -38,7 +41,11 @@ func (w peerWorld) draw(seed uint64) (facts.TraceSample, facts.TraceSample, []si
 	window := func(from time.Time, since bool) facts.TraceSample {
 		var kept []facts.SampledTrace
 		var spans [][]signoz.RawRow
-		for range 3000 {
+		n := 3000
+		if since && w.arrivals > 0 {
+			n = w.arrivals
+		}
+		for range n {
 			var id [16]byte
 			for i := range id {
 				id[i] = byte(r.IntN(256))
@@ -94,6 +101,7 @@ func TestConsistentPeers(t *testing.T) {
 		{"the peer fails 40% of the calls at its usual rate", peerWorld{fail: 0.4, peerFails: true, calls: 1, peerMs: 20}, true, false, true},
 		{"the peer slowed 20x and fails a third of the calls", peerWorld{fail: 0.33, peerFails: true, calls: 1, peerMs: 400}, true, true, true},
 		{"a retry storm: four calls a request, the peer failing", peerWorld{fail: 0.4, peerFails: true, calls: 4, peerMs: 20}, false, false, true},
+		{"a retry storm, three calls a request, while the arrivals fell to half: its calls a minute 1.5x", peerWorld{fail: 0.4, peerFails: true, calls: 3, peerMs: 20, arrivals: 1500}, false, false, true},
 		{"a release failing in its own code: the peer's calls clean", peerWorld{fail: 0.4, calls: 1, peerMs: 20}, false, false, true},
 	}
 	for _, tc := range cases {
