@@ -492,6 +492,35 @@ type ConsistentArrivals struct {
 	Minutes         float64 `json:"minutes"`
 	Ratio           float64 `json:"ratio"`
 	Upper           float64 `json:"upper"`
+	// PeersRead says the service's calls out of the counted traces (both
+	// samples' traces under Threshold) were read whole; Peers are those
+	// calls by peer, the dependencies judged within the consistent share
+	// (what a tail sampler neither inflates by keeping every failing trace
+	// nor thins by dropping clean ones). A lift of the gate's kept-span
+	// surge on Upper must wait for them (docs/eval/generalisation.md,
+	// session 24).
+	PeersRead bool             `json:"peers_read,omitempty"`
+	Peers     []ConsistentPeer `json:"peers,omitempty"`
+}
+
+// ConsistentPeer is one peer's calls within the traces a consistent
+// sampler kept by trace id alone (ConsistentArrivals): the calls and the
+// failed ones in the counted baseline traces and in those since the onset,
+// each side's p95 in milliseconds, CallRatio the calls a minute since the
+// onset over the baseline's (the counted traces' own spans of time), and
+// whether the peer was judged failing or slow at its usual call rate
+// (CallRatio at most DependencyCallRatio) within that share.
+type ConsistentPeer struct {
+	Peer           string  `json:"peer"`
+	BaselineCalls  int64   `json:"baseline_calls"`
+	BaselineErrors int64   `json:"baseline_errors"`
+	BaselineP95Ms  float64 `json:"baseline_p95_ms"`
+	Calls          int64   `json:"calls"`
+	Errors         int64   `json:"errors"`
+	P95Ms          float64 `json:"p95_ms"`
+	CallRatio      float64 `json:"call_ratio"`
+	Failing        bool    `json:"failing,omitempty"`
+	Slow           bool    `json:"slow,omitempty"`
 }
 
 // RegionTraffic is one region's entry spans a minute, in the onset's

@@ -1,6 +1,10 @@
 package worldgen
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -36,10 +40,21 @@ type TailSampler struct {
 	// arrivals source the sampler does not touch), or its error lines only
 	// (LogsErrors).
 	Logs string
+	// Reading is how the sampler decides which 1 in Keep of the other
+	// traces it keeps (TailReadings): at random (ReadAtRandom), or
+	// consistently by a function of the trace id, so that every collector
+	// agrees: a salt of the operator's own (ReadOwnSalt, which nothing
+	// outside the collector's configuration can read), the OpenTelemetry
+	// Go SDK's lower 64 bits, its earlier releases' upper 64 bits, the
+	// tail_sampling processor's probabilistic policy with its default salt,
+	// or the W3C randomness of the probabilistic_sampler.
+	Reading string
 	// headRate and headSampling are the world's load and head sampler
 	// before the tail sampler replaced it (WithoutTail).
 	headRate     float64
 	headSampling int
+	// salt is the operator's own salt (ReadOwnSalt).
+	salt string
 }
 
 // The log sampling of a TailSampled world (TailSampler.Logs).
@@ -48,6 +63,70 @@ const (
 	LogsRequests   = "requests"
 	LogsErrors     = "errors"
 )
+
+// The readings of a tail sampler's share of the other traces
+// (TailSampler.Reading).
+const (
+	ReadAtRandom    = "random"
+	ReadOwnSalt     = "operator_salt"
+	ReadLow64       = "trace_id_low64"
+	ReadHigh64      = "trace_id_high64"
+	ReadDefaultSalt = "tail_default_salt"
+	ReadW3C         = "w3c_randomness"
+)
+
+// TailReadings are the readings a TailSampled world draws, each with its
+// share: at random 15%, an operator's own salt 15%, the lower 64 bits 20%,
+// the upper 64 bits 10%, tail_sampling's default salt 25%, the W3C
+// randomness 15%.
+var TailReadings = []struct {
+	Name  string
+	Share float64
+}{{ReadAtRandom, 0.15}, {ReadOwnSalt, 0.15}, {ReadLow64, 0.20}, {ReadHigh64, 0.10}, {ReadDefaultSalt, 0.25}, {ReadW3C, 0.15}}
+
+// drawReading draws a TailReadings name from x, uniform in [0, 1).
+func drawReading(x float64) string {
+	for _, r := range TailReadings {
+		if x < r.Share {
+			return r.Name
+		}
+		x -= r.Share
+	}
+	return TailReadings[len(TailReadings)-1].Name
+}
+
+// readTrace is the reading named of a trace id (32 hex digits) in [0, 1),
+// the sampler keeping the trace when it is under 1/Keep; ok false for the
+// random sampler or an id that does not parse. The operator's salt is the
+// world's own (salt).
+func readTrace(name, traceID, salt string) (float64, bool) {
+	var id [16]byte
+	if len(traceID) != 32 {
+		return 0, false
+	}
+	if _, err := hex.Decode(id[:], []byte(traceID)); err != nil {
+		return 0, false
+	}
+	fnvOf := func(salt string) float64 {
+		h := fnv.New64a()
+		h.Write([]byte(salt))
+		h.Write(id[:])
+		return float64(h.Sum64()) / (1 << 64)
+	}
+	switch name {
+	case ReadLow64:
+		return float64(binary.BigEndian.Uint64(id[8:])>>1) / (1 << 63), true
+	case ReadHigh64:
+		return float64(binary.BigEndian.Uint64(id[:8])>>1) / (1 << 63), true
+	case ReadW3C:
+		return 1 - float64(binary.BigEndian.Uint64(id[8:])&(1<<56-1))/(1<<56), true
+	case ReadDefaultSalt:
+		return fnvOf("default-hash-seed"), true
+	case ReadOwnSalt:
+		return fnvOf(salt), true
+	}
+	return 0, false
+}
 
 // TailShare is the share of worlds drawn with TailSampled.
 const TailShare = 0.15
@@ -96,6 +175,8 @@ func (w *World) drawTail(rs *rand.Rand) {
 	case x < 0.55:
 		t.Logs = LogsErrors
 	}
+	// Then, from the same stream, how it reads its share of the rest.
+	t.Reading, t.salt = drawReading(rs.Float64()), fmt.Sprintf("salt-%016x", rs.Uint64())
 }
 
 // WithoutTail is w as drawn before its tail sampler (the head sampler,
@@ -144,7 +225,7 @@ func (e *emitter) tailKeep(ns, nl int) {
 		}
 		failed = failed || s.HasError
 	}
-	if len(spans) == 0 || failed && t.KeepErrors || float64(last.Sub(first))/1e6 > t.ThresholdMs || e.r.IntN(t.Keep) == 0 {
+	if len(spans) == 0 || failed && t.KeepErrors || float64(last.Sub(first))/1e6 > t.ThresholdMs || t.keeps(spans[0].TraceID, e.r.IntN(t.Keep) == 0) {
 		return
 	}
 	kept := e.out.Logs[:nl]
@@ -154,4 +235,16 @@ func (e *emitter) tailKeep(ns, nl int) {
 		}
 	}
 	e.out.Spans, e.out.Logs = e.out.Spans[:ns], kept
+}
+
+// keeps says whether the sampler keeps a trace it would otherwise drop:
+// the random sampler's coin, or the trace id's reading under 1/Keep. The
+// coin is drawn whatever the reading, so that a world's other draws are as
+// they were and only the kept set of its traces changes.
+func (t *TailSampler) keeps(traceID string, coin bool) bool {
+	r, ok := readTrace(t.Reading, traceID, t.salt)
+	if !ok {
+		return coin
+	}
+	return r < 1/float64(t.Keep)
 }

@@ -464,3 +464,60 @@ func TestTailWorldsAreDrawnWide(t *testing.T) {
 		require.InDelta(t, want, float64(ordinary), 0.35*want+10, "%s: ordinary traces kept before the onset, about 1 in %d", w.ID, w.Tail.Keep)
 	}
 }
+
+// TestTailReadings: a tail-sampled world's sampler reads its 1 in Keep of
+// the other traces at random or consistently by a function of the trace
+// id, every reading drawn; a consistent sampler keeps no ordinary trace
+// whose reading is not under 1/Keep; and the random sampler's coin is
+// drawn whatever the reading, so a world read otherwise keeps the same
+// failing traces (only the kept set of the others changes).
+func TestTailReadings(t *testing.T) {
+	t.Parallel()
+	seen := map[string]int{}
+	var tails []World
+	for i := range 400 {
+		if w := Draw(13, i); w.Tail != nil {
+			seen[w.Tail.Reading]++
+			tails = append(tails, w)
+		}
+	}
+	for _, r := range TailReadings {
+		require.Positive(t, seen[r.Name], "reading %s drawn (%v)", r.Name, seen)
+	}
+	w := tails[0]
+	failing := func(w World) (map[string]bool, map[string]bool) {
+		fails, clean := map[string]bool{}, map[string]bool{}
+		for _, s := range Emit(w).Spans {
+			if s.TraceID == "" || s.Name == "deployment.marker" {
+				continue
+			}
+			if s.HasError {
+				fails[s.TraceID] = true
+			}
+			clean[s.TraceID] = true
+		}
+		for id := range fails {
+			delete(clean, id)
+		}
+		return fails, clean
+	}
+	w.Tail.Reading = ReadAtRandom
+	randomFails, _ := failing(w)
+	for _, name := range []string{ReadLow64, ReadDefaultSalt, ReadOwnSalt} {
+		tl := *w.Tail
+		tl.Reading = name
+		w.Tail = &tl
+		fails, clean := failing(w)
+		if w.Tail.KeepErrors {
+			require.Equal(t, randomFails, fails, name)
+		}
+		under := 0
+		for id := range clean {
+			if r, ok := readTrace(name, id, tl.salt); ok && r < 1/float64(tl.Keep) {
+				under++
+			}
+		}
+		// Clean traces kept over the reading are the slow ones only.
+		require.Greater(t, float64(under), 0.8*float64(len(clean)), "%s: %d of %d kept clean traces under 1/%d", name, under, len(clean), tl.Keep)
+	}
+}

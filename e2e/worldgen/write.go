@@ -198,8 +198,8 @@ func (w World) Title() string {
 			errs = "every error"
 		}
 		logs := map[string]string{LogsWithTraces: "", LogsRequests: "; every request logged, unsampled", LogsErrors: "; error logs unsampled"}[tl.Logs]
-		t = fmt.Sprintf("%s on %s (%s semconv, %s of telemetry, %.2f req/s tail-sampled: over %.0f ms, %s, 1/%d of the rest%s)",
-			strings.ReplaceAll(w.Class, "_", " "), w.Topo.Affected, w.Semconv, w.Duration().Round(time.Minute), w.Rate, tl.ThresholdMs, errs, tl.Keep, logs)
+		t = fmt.Sprintf("%s on %s (%s semconv, %s of telemetry, %.2f req/s tail-sampled: over %.0f ms, %s, 1/%d of the rest by %s%s)",
+			strings.ReplaceAll(w.Class, "_", " "), w.Topo.Affected, w.Semconv, w.Duration().Round(time.Minute), w.Rate, tl.ThresholdMs, errs, tl.Keep, tl.Reading, logs)
 	}
 	if len(w.Variants) > 0 {
 		vs := make([]string, len(w.Variants))

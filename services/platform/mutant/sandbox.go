@@ -139,6 +139,11 @@ const (
 	// id is the sampler's: the fastest half of the baseline's kept clean
 	// traces sit low under it, beyond chance.
 	SandboxConsistentArrivals = "sandbox.consistent_arrivals"
+	// SandboxConsistentDependencies is the judging of a service's failing
+	// and slow dependencies again within the traces a consistent sampler
+	// kept by trace id alone (a tail sampler's kept calls rise with the
+	// failing traces it keeps).
+	SandboxConsistentDependencies = "sandbox.consistent_dependencies"
 	// SandboxRedeliveries is the release comparison's leaving out the
 	// messages delivered again (redelivered) since the onset.
 	SandboxRedeliveries = "sandbox.redeliveries"
@@ -353,6 +358,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/facts:TestLoggedArrivals"},
 	{Name: SandboxConsistentArrivals, Check: "a service's inbound traffic is read from the kept entry traces under a consistent sampler's reading of the trace id only when the fastest half of the baseline's kept clean traces has its median reading low beyond chance (1e-6, times the readings tried): not a sampler keeping at random or by an unknown salt",
 		KilledBy: "test:services/sandbox:./internal/facts:TestConsistentArrivals"},
+	{Name: SandboxConsistentDependencies, Check: "a service's failing and slow dependencies are judged again within the traces a consistent sampler kept by trace id alone (their calls at their usual rate there), where a tail sampler's kept calls rose with the failing traces it keeps",
+		KilledBy: "test:services/sandbox:./internal/facts:TestConsistentPeers"},
 	{Name: SandboxRedeliveries, Check: "the release comparison leaves out the deliveries flagged redelivered since the onset, of every version: a message the running version failed, delivered again to an old pod, is no failure of the old version",
 		KilledBy: "test:services/sandbox:./internal/facts:TestWithoutRedeliveries"},
 	{Name: SandboxDependencyBucket, Check: "a failing dependency's onset may precede the service's by the co-regression window and one bucket of its series (a sparse peer's onset is placed up to a bucket early)",

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"agentk/contracts"
@@ -57,24 +59,92 @@ func consistentQueries(c Call, st overviewState) []Query {
 // order) into the service's consistent arrivals; nil when either was
 // refused or missing.
 func readConsistentArrivals(c Call, st overviewState, resps []signoz.Response) (*contracts.ConsistentArrivals, error) {
+	a, _, _, err := consistentSamples(c, st, resps)
+	return a, err
+}
+
+// consistentSamples reads consistentQueries' answers (resps) into the
+// consistent arrivals and the two samples they were counted in; a nil
+// fact when either was refused or missing or nothing was believed.
+func consistentSamples(c Call, st overviewState, resps []signoz.Response) (*contracts.ConsistentArrivals, facts.TraceSample, facts.TraceSample, error) {
+	var base, since facts.TraceSample
 	if len(resps) < 2 || st.onset.At == nil {
-		return nil, nil
+		return nil, base, since, nil
 	}
 	for _, r := range resps[:2] {
 		if r.Refused != "" {
-			return nil, nil
+			return nil, base, since, nil
 		}
 	}
 	bf, bt, sf, strs := consistentWindows(c, st)
 	base, err := traceSample(resps, 0, bf, bt)
 	if err != nil {
-		return nil, err
+		return nil, base, since, err
 	}
-	since, err := traceSample(resps, 1, sf, strs)
+	if since, err = traceSample(resps, 1, sf, strs); err != nil {
+		return nil, base, since, err
+	}
+	return facts.ConsistentArrivals(base, since), base, since, nil
+}
+
+// The service's calls to its peers within the counted traces
+// (facts.ConsistentPeers): asked first in the overview's third stage when
+// the consistent arrivals were believed, the service's outbound spans in
+// both samples' traces under the threshold (at most 2 ConsistentSpans
+// trace ids), from the baseline sample's window's start to a minute after
+// the since sample's, the latest ConsistentPeerSpans of them with the
+// fault query's columns (faultFields: the peer, the outcome, the
+// duration). An answer at its limit is cut: the peers are then not read
+// (fail closed: no lift).
+const (
+	ConsistentPeerSpans = 10000
+	qConsistentPeers    = "consistent_peer_calls"
+)
+
+// consistentPeerPlan is the consistent peer calls' query and the counted
+// traces of each sample, from consistentQueries' answers (resps); nil
+// when the consistent arrivals were not believed.
+func consistentPeerPlan(c Call, st overviewState, resps []signoz.Response) (*Query, *contracts.ConsistentArrivals, *facts.CountedSample, *facts.CountedSample, error) {
+	a, base, since, err := consistentSamples(c, st, resps)
+	if err != nil || a == nil {
+		return nil, nil, nil, nil, err
+	}
+	b, s := facts.CountedTraces(a, base), facts.CountedTraces(a, since)
+	if b == nil || s == nil || len(b.IDs)+len(s.IDs) == 0 {
+		return nil, nil, nil, nil, nil
+	}
+	var ids []string
+	for _, m := range []map[string]facts.SampledTrace{b.IDs, s.IDs} {
+		for id := range m {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = Quote(id)
+	}
+	bf, _, _, strs := consistentWindows(c, st)
+	f := and(serviceFilter(c.Service), outboundCalls(), "trace_id IN ("+strings.Join(q, ", ")+")")
+	return &Query{Name: qConsistentPeers, Optional: true, Request: signoz.NewRequest(signoz.RequestRaw, bf.UnixMilli(), strs.Add(CoverageSlack).UnixMilli(),
+		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: f}, Limit: ConsistentPeerSpans, Order: desc("timestamp"), SelectFields: faultFields})}, a, b, s, nil
+}
+
+// readConsistentPeers reads the consistent peer calls' answer (resps[0])
+// into a's peers (a.PeersRead when the answer was neither refused nor
+// cut).
+func readConsistentPeers(c Call, a *contracts.ConsistentArrivals, base, since *facts.CountedSample, resps []signoz.Response) error {
+	if a == nil || len(resps) == 0 || resps[0].Refused != "" {
+		return nil
+	}
+	rows, err := rawRows(resps, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return facts.ConsistentArrivals(base, since), nil
+	a.Peers = facts.ConsistentPeers(rows, c.Service, PeerKeys, base, since)
+	a.PeersRead = len(rows) < ConsistentPeerSpans
+	return nil
 }
 
 // traceSample reads one sample's rows (resps[i]) over [from, to).

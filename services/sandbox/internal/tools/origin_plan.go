@@ -127,14 +127,21 @@ var faultFields = append(slices.Clone(traceFields), span("kind_string", "string"
 // faultQuery reads the alerted service's failed outbound spans (client and
 // producer, outboundSpans) since the onset, with their peer and status (the
 // last query of the overview's third stage, after origin_traces); nil when no dependency is failing, at its
-// usual call rate or above it (retriedDeps).
-func faultQuery(c Call, st overviewState) *Query {
-	if len(st.failingDeps)+len(st.retriedDeps) == 0 {
+// usual call rate or above it (retriedDeps), unless the consistent peer
+// calls were asked (consistent: a dependency they find failing is judged
+// in the same rows).
+func faultQuery(c Call, st overviewState, consistent bool) *Query {
+	if !asksFaults(st, consistent) {
 		return nil
 	}
 	return &Query{Name: "dependency_faults", Request: signoz.NewRequest(signoz.RequestRaw, st.onset.At.UnixMilli(), c.Incident.To.UnixMilli(),
 		signoz.BuilderQuery{Name: "A", Signal: signoz.SignalTraces, Filter: signoz.Filter{Expression: and(serviceFilter(c.Service), outboundCalls(), "has_error = true")},
 			Limit: FaultCalls, Order: desc("timestamp"), SelectFields: faultFields})}
+}
+
+// asksFaults says whether faultQuery is asked.
+func asksFaults(st overviewState, consistent bool) bool {
+	return len(st.failingDeps)+len(st.retriedDeps) > 0 || consistent
 }
 
 // originLine says where the failures begin, for the model and the reviewer.
@@ -209,6 +216,42 @@ type followUps struct {
 	// consistent are its arrivals read from the traces a consistent
 	// sampler kept by trace id (consistentarrivals_plan.go).
 	consistent *contracts.ConsistentArrivals
+	// failingDeps are st.failingDeps and the peers failing at their usual
+	// rate within the consistent share (facts.ConsistentPeers).
+	failingDeps []string
+}
+
+// readConsistent reads the consistent arrivals from their samples' answers
+// (resps) and, when they were believed, the consistent peer calls, the
+// first answer of the third stage (rest), into out; it returns whether
+// those were asked and rest after them.
+func (out *followUps) readConsistent(c Call, st overviewState, resps, rest []signoz.Response) (bool, []signoz.Response, error) {
+	out.failingDeps = st.failingDeps
+	var err error
+	if out.consistent, err = readConsistentArrivals(c, st, resps); err != nil {
+		return false, rest, err
+	}
+	cq, ca, cb, cs, err := consistentPeerPlan(c, st, resps)
+	if err != nil || cq == nil || len(rest) == 0 {
+		return cq != nil, rest, err
+	}
+	out.consistent = ca
+	if err := readConsistentPeers(c, ca, cb, cs, rest); err != nil {
+		return true, rest, err
+	}
+	out.failingDeps = unionPeers(st.failingDeps, facts.ConsistentFailingPeers(ca.Peers))
+	return true, rest[1:], nil
+}
+
+// unionPeers is a's peers then b's not among them.
+func unionPeers(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, p := range b {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
@@ -227,10 +270,9 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 	if out.logged, err = readLoggedArrivals(st, follow[2*n+2:2*n+2+k]); err != nil {
 		return out, err
 	}
-	if k > 0 {
-		if out.consistent, err = readConsistentArrivals(c, st, follow[2*n+2+loggedAsked(st):2*n+2+k]); err != nil {
-			return out, err
-		}
+	asked, rest, err := out.readConsistent(c, st, follow[2*n+2+loggedAsked(st):2*n+2+k], rest)
+	if err != nil {
+		return out, err
 	}
 	if out.fell, err = fellOf(st, follow[n+2:2*n+2]); err != nil {
 		return out, err
@@ -257,17 +299,18 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		out.originRows = rows
 		rest = rest[1:]
 	}
-	if len(st.failingDeps)+len(st.retriedDeps) > 0 && len(rest) > 0 {
+	if asksFaults(st, asked) && len(rest) > 0 {
 		rows, err := rawRows(rest, 0)
 		if err != nil {
 			return out, err
 		}
-		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
-		out.timedOut = facts.TimedOutPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
-		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
-		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		deps := out.failingDeps
+		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, deps, PeerKeys)
+		out.timedOut = facts.TimedOutPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
+		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
+		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
-		out.capacity = facts.CapacityPeers(rows, c.Service, *st.onset.At, st.failingDeps, PeerKeys)
+		out.capacity = facts.CapacityPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
 		if out.origin != nil {
 			out.calleePeers = facts.FailingCalleePeers(out.originRows, rows, c.Service, out.origin.Service, PeerKeys)
 		}

@@ -345,7 +345,17 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			// (loggedarrivals_plan.go).
 			return append(append(append(qs, originQueries(c, st.onset)...), failingCountQueries(c, st)...), st.logged...), nil
 		case base + 1 + 2*len(st.examined) + 2 + len(st.logged):
+			// The consistent peer calls first, when the consistent
+			// arrivals were believed (consistentarrivals_plan.go).
+			at := base + 1 + 2*len(st.examined) + 2
+			cq, _, _, _, err := consistentPeerPlan(c, st, resps[at+loggedAsked(st):at+len(st.logged)])
+			if err != nil {
+				return nil, err
+			}
 			var qs []Query
+			if cq != nil {
+				qs = append(qs, *cq)
+			}
 			q, err := propagationTracesQuery(c, lim, st, resps[base+1:base+1+len(st.examined)])
 			if err != nil {
 				return nil, err
@@ -360,7 +370,7 @@ func overviewThen(c Call, lim Limits) func([]signoz.Response) ([]Query, error) {
 			if ids := append(slices.Clone(since), before...); len(ids) > 0 {
 				qs = append(qs, originTracesQuery(c, lim, st.onset, ids))
 			}
-			if q := faultQuery(c, st); q != nil {
+			if q := faultQuery(c, st, cq != nil); q != nil {
 				qs = append(qs, *q)
 			}
 			return append(append(qs, newCallQueries(c, st)...), sentQueries(c, st)...), nil
