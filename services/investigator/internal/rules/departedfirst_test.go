@@ -52,9 +52,15 @@ func TestWhatDepartedFirstAndWhoSaidSo(t *testing.T) {
 		`{"service":"shop-api","trace_id":"t3","span_id":"s3","kind":"Server","error":true,"http.response.status_code":500,"status_message":"rate check failed"}`,
 		`{"service":"shop-api","trace_id":"t4","span_id":"s4","kind":"Server","error":true,"http.response.status_code":500,"status_message":"rate check failed"}`,
 		`{"service":"shop-api","trace_id":"t4","span_id":"c4","parent_span_id":"s4","kind":"Client","error":true,"server.address":"rate-limiter-svc"}`)
+	byKind := []string{"name", "kind_string"}
+	// s18-w001's shape: the limiter's span slowed and dominates the
+	// service's latency growth.
+	slowed := []loop.Evidence{
+		agg("bf", contracts.ToolArgs{Aggregation: "p95", GroupBy: byKind, To: &onset}, `{"kind_string":"Server","name":"GET /a","p95_ms":120}`, `{"kind_string":"Client","name":"POST","p95_ms":60}`),
+		agg("af", contracts.ToolArgs{Aggregation: "p95", GroupBy: byKind, From: &onset}, `{"kind_string":"Server","name":"GET /a","p95_ms":1400}`, `{"kind_string":"Client","name":"POST","p95_ms":1300}`),
+	}
 	// s908341-w004's shape: every endpoint slower together, no dependency
 	// span dominating; retry log lines.
-	byKind := []string{"name", "kind_string"}
 	even := []loop.Evidence{
 		agg("bf", contracts.ToolArgs{Aggregation: "p95", GroupBy: byKind, To: &onset}, `{"kind_string":"Server","name":"GET /a","p95_ms":100}`, `{"kind_string":"Server","name":"GET /b","p95_ms":110}`),
 		agg("af", contracts.ToolArgs{Aggregation: "p95", GroupBy: byKind, From: &onset}, `{"kind_string":"Server","name":"GET /a","p95_ms":900}`, `{"kind_string":"Server","name":"GET /b","p95_ms":950}`),
@@ -90,6 +96,7 @@ func TestWhatDepartedFirstAndWhoSaidSo(t *testing.T) {
 		{"after a release, a setting placed the onset", []loop.Evidence{overview(0.06, answered("app.config.mode")), marker, ownFault}, "bad_release"},
 		{"no release: a dependency failing at its usual rate, the failures in the service's own spans", []loop.Evidence{overview(0.22, contracts.Facts{FailingDependencies: []string{"rate-limiter-svc"}}), noMarker, limiter}, "dependency_outage"},
 		{"no release: no dependency failing, the failures in the service's own spans", []loop.Evidence{overview(0.22, contracts.Facts{}), noMarker, limiter}, contracts.ClassUnknown},
+		{"no release: the dependency failing at its usual rate slowed first and dominates", append([]loop.Evidence{overview(0.22, contracts.Facts{FailingDependencies: []string{"rate-limiter-svc"}}), noMarker, limiter}, slowed...), "retrieval_latency"},
 		{"no release: every endpoint slower, the retries per request risen", append([]loop.Evidence{overview(0.16, retries(6)), noMarker}, even...), "retry_storm"},
 		{"no release: every endpoint slower, the retries per request as before", append([]loop.Evidence{overview(0.16, retries(1.1)), noMarker}, even...), "resource_saturation"},
 		{"no release: only the kept outcomes rose, the service answers 429", []loop.Evidence{overview(0.09, kept), noMarker, refusing(429), ob, oa}, "traffic_surge"},

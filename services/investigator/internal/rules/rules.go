@@ -131,6 +131,14 @@ func (o Observations) perRequestShift() bool {
 
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
 
+// quietPeer reports whether the sandbox found a dependency of the failing
+// client spans failing at its usual rate (FeatUsualRateDependency) while
+// no dependency slowed (FeatChildSlow, FeatSlowDependency): its failures
+// are its own, not the timeouts of a slowdown.
+func (o Observations) quietPeer() bool {
+	return o.feat(FeatUsualRateDependency) && !o.feat(FeatChildSlow) && !o.feat(FeatSlowDependency)
+}
+
 // answersPlacedOnset reports whether the model's answers shifted
 // (FeatAnswerShift) and a shift of the service's span attributes placed
 // the onset, earlier than every error or latency departure
@@ -389,12 +397,13 @@ var Table = []Rule{
 	// FeatUsualRateDependency (a peer of the failing client spans, called
 	// at its usual rate, whose errors rose at the onset: the gate's failing
 	// dependency, though the failures begin in the service's own spans;
-	// s553217-w017 read unknown), with no deployment of this service; not
-	// when a dependency slowed minutes before the onset (slowLed: its
-	// timeouts).
+	// s553217-w017 read unknown) when no dependency slowed (quietPeer: a
+	// slowed dependency's failing calls are its timeouts, s18-w001's
+	// retrieval latency), with no deployment of this service; not when a
+	// dependency slowed minutes before the onset (slowLed: its timeouts).
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault) || o.feat(FeatUsualRateDependency) || o.has(SigDependency) && !o.feat(FeatOwnCode))
+			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault) || o.quietPeer() || o.has(SigDependency) && !o.feat(FeatOwnCode))
 		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault, FeatPeerAnswered, FeatRefused, FeatUsualRateDependency}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
