@@ -131,6 +131,22 @@ func (o Observations) perRequestShift() bool {
 
 func (o Observations) feat(f Feature) bool { return len(o.Features[f]) > 0 }
 
+// quietPeer reports whether the sandbox found a dependency of the failing
+// client spans failing at its usual rate (FeatUsualRateDependency) while
+// no dependency slowed (FeatChildSlow, FeatSlowDependency): its failures
+// are its own, not the timeouts of a slowdown.
+func (o Observations) quietPeer() bool {
+	return o.feat(FeatUsualRateDependency) && !o.feat(FeatChildSlow) && !o.feat(FeatSlowDependency)
+}
+
+// answersPlacedOnset reports whether the model's answers shifted
+// (FeatAnswerShift) and a shift of the service's span attributes placed
+// the onset, earlier than every error or latency departure
+// (FeatAttributeOnset): what departed first is what the model answered.
+func (o Observations) answersPlacedOnset() bool {
+	return o.feat(FeatAnswerShift) && o.feat(FeatAttributeOnset)
+}
+
 // answersSlowed reports whether the model call slowed (FeatModelSlow) while
 // its answers shifted (FeatAnswerShift): the model works longer on what it
 // is asked, which a slow provider answering the same questions does not
@@ -260,12 +276,18 @@ var Table = []Rule{
 		}, []Signal{SigRetry}, true, []Feature{FeatResend, FeatRetryRise}},
 	// prompt_regression reads FeatModelSlow (the model call, a span with
 	// gen_ai.request.model, dominates the latency growth) with few errors,
-	// or the prompt signal, after a deployment.
+	// or the prompt signal, after a deployment. Also whatever the error
+	// rate when the answers shifted and placed the onset
+	// (answersPlacedOnset): no error or latency departure came before
+	// them, so the errors are the ones the service always had
+	// (s553217-w006, a 5% background of errors under an evaluation score's
+	// fall, read bad_release; the gate denies bad_release on such an
+	// onset).
 	{"prompt_regression", 0.75, "a deployment of this service precedes the onset and the model's answers changed: traces point at the prompt or the model call",
 		func(o Observations) bool {
 			r, _ := o.rate()
-			return o.Deploy && !o.feat(FeatFlagFlip) && (o.has(SigPrompt) || (o.feat(FeatModelSlow) || o.feat(FeatAnswerShift)) && r < HighErrorRate)
-		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow, FeatAnswerShift}},
+			return o.Deploy && !o.feat(FeatFlagFlip) && (o.has(SigPrompt) || (o.feat(FeatModelSlow) || o.feat(FeatAnswerShift)) && r < HighErrorRate || o.answersPlacedOnset())
+		}, []Signal{SigPrompt}, true, []Feature{FeatModelSlow, FeatAnswerShift, FeatAttributeOnset}},
 	// prompt_regression also when the overview found no onset (the
 	// latency and errors never left their baseline): FeatReleasedAnswers,
 	// the model's answers shifted within MarkerWindow after a deployment
@@ -315,9 +337,15 @@ var Table = []Rule{
 	// pressure both look like; the 429 is the service saying which.
 	// s84217-w021: 28 min of telemetry, no onset, 8 of 18 failing server
 	// spans answered 429; read resource_saturation (FeatEvenSlow) before.
-	{"traffic_surge", 0.6, "the traffic could not be set against a baseline, but the service's own server spans refuse requests as too many: load, not a release",
+	// Also when the kept spans rose but the ordinary requests did not
+	// rise with them (outcomesCarryRise, the first row's exception): a
+	// sampler by outcome keeps the refusals, and the refusals are the
+	// service saying it was sent too much (s908341-w021: 3.08x kept
+	// spans, 1.43x ordinary ones, 429s from its own server spans, read
+	// resource_saturation).
+	{"traffic_surge", 0.6, "the traffic could not be set against a baseline, or only the kept outcomes rose, but the service's own server spans refuse requests as too many: load, not a release",
 		func(o Observations) bool {
-			return !o.Deploy && !o.HaveTraffic && o.feat(FeatThrottled) && o.feat(FeatOwnCode) && !o.has(SigResource) && !o.feat(FeatRuntimeRise)
+			return !o.Deploy && (!o.HaveTraffic || o.TrafficRatio >= SurgeRatio) && o.feat(FeatThrottled) && o.feat(FeatOwnCode) && !o.has(SigResource) && !o.feat(FeatRuntimeRise)
 		}, nil, true, []Feature{FeatThrottled, FeatOwnCode}},
 	// resource_saturation reads FeatRuntimeRise (a runtime attribute of
 	// the service's spans rose: CPU utilization, memory in use, GC time),
@@ -327,9 +355,14 @@ var Table = []Rule{
 	// of the service: a queue consumer whose lag rose because it takes
 	// longer a message, the arrivals unchanged (lag.go; after a release of
 	// its own, the slower code may be the release's, and other rows read it).
+	// Not FeatEvenSlow when the retries per inbound request rose
+	// (FeatRetryRise): every endpoint that retries grows by its attempts,
+	// each request doing more work, none of them starved (s908341-w004, a
+	// retry storm whose marker lies outside the window, read
+	// resource_saturation).
 	{"resource_saturation", 0.75, "the whole service slowed with memory or CPU pressure: no dependency explains it",
 		func(o Observations) bool {
-			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency) ||
+			return o.has(SigResource) || o.feat(FeatRuntimeRise) || o.feat(FeatEvenSlow) && !o.feat(FeatPeer) && !o.feat(FeatSlowDependency) && !o.feat(FeatRetryRise) ||
 				o.feat(FeatLagProcessing) && !o.Deploy
 		}, []Signal{SigResource}, false, []Feature{FeatRuntimeRise, FeatEvenSlow, FeatLagProcessing}},
 	// retry_storm also with no marker in the window: resends (FeatResend or
@@ -360,13 +393,18 @@ var Table = []Rule{
 	// client span to a peer: peer.service, server.address, net.peer.name)
 	// or the dependency signal unless the failures begin in the service's
 	// own spans, or FeatPeerFault (the sandbox found a peer answering with
-	// its own failure status, whatever the span rows name it by), with no
-	// deployment of this service; not when a dependency slowed minutes
-	// before the onset (slowLed: its timeouts).
+	// its own failure status, whatever the span rows name it by), or
+	// FeatUsualRateDependency (a peer of the failing client spans, called
+	// at its usual rate, whose errors rose at the onset: the gate's failing
+	// dependency, though the failures begin in the service's own spans;
+	// s553217-w017 read unknown) when no dependency slowed (quietPeer: a
+	// slowed dependency's failing calls are its timeouts, s18-w001's
+	// retrieval latency), with no deployment of this service; not when a
+	// dependency slowed minutes before the onset (slowLed: its timeouts).
 	{"dependency_outage", 0.75, "no deployment precedes the onset and traces or logs show an upstream refusing or failing connections",
 		func(o Observations) bool {
-			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault) || o.has(SigDependency) && !o.feat(FeatOwnCode))
-		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault, FeatPeerAnswered, FeatRefused}},
+			return !o.Deploy && o.failing() && !o.slowLed() && !o.feat(FeatVersionOnly) && (o.feat(FeatPeer) || o.feat(FeatPeerFault) || o.quietPeer() || o.has(SigDependency) && !o.feat(FeatOwnCode))
+		}, []Signal{SigDependency}, true, []Feature{FeatPeer, FeatPeerFault, FeatPeerAnswered, FeatRefused, FeatUsualRateDependency}},
 	// dependency_outage also when a deployment of this service coincides:
 	// its failures begin in its calls to a peer it called before (FeatPeer
 	// without FeatNewHost), or the sandbox found a peer called at its usual
@@ -513,6 +551,7 @@ func Observe(service string, evidence []loop.Evidence) Observations {
 	setIDs(o.Features, FeatNodeConfined, nodeConfined(service, evidence))
 	setIDs(o.Features, FeatPeerFault, peerFaults(service, evidence))
 	setIDs(o.Features, FeatPeerAnswered, peerAnswered(service, evidence))
+	setIDs(o.Features, FeatAttributeOnset, attributeOnset(service, evidence))
 	if onset == nil {
 		setIDs(o.Features, FeatReleasedAnswers, o.answersAfterRelease(service, markers, evidence))
 	}

@@ -62,7 +62,28 @@ const (
 	// The gate reads the same fact the same way, with the ledger's running
 	// version where the rules take the release fact's.
 	FeatNodeConfined Feature = "the running version's errors are confined to a few nodes, the same version clean on the others (facts.node_traffic: the Kubernetes node name, else a machine's host.name)"
+	// FeatAttributeOnset: a shift of the service's span attributes placed
+	// the onset, earlier than every error or latency departure
+	// (facts.onset_attribute), and the attribute names no setting, flag
+	// or variant (settingAttr: FeatFlagFlip's and FeatSettingShift's
+	// reading). The gate reads the same fact: such an onset supports no
+	// bad_release.
+	FeatAttributeOnset Feature = "a shift of the service's span attributes placed the onset, before any error or latency departure (facts.onset_attribute)"
 )
+
+// attributeOnset returns the ids of the overviews of service whose onset
+// a shift of an attribute that names no setting placed
+// (FeatAttributeOnset).
+func attributeOnset(service string, evidence []loop.Evidence) []string {
+	var ids []string
+	for _, e := range evidence {
+		a := e.Facts.OnsetAttribute
+		if e.Tool == contracts.ToolServiceOverview && (e.Service == "" || e.Service == service) && a != "" && !settingAttr.MatchString(a) {
+			ids = appendOnce(ids, e.ID)
+		}
+	}
+	return ids
+}
 
 // nodeConfined returns the ids of the overviews of service whose
 // facts.node_traffic shows FeatNodeConfined for the version serving since
