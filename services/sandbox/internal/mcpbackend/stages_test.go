@@ -61,7 +61,10 @@ var stagesFixture = filepath.Join("testdata", "official-answers-stages.jsonl.gz"
 // dependency's calls before and since the release are read whole
 // (sent_before_*, sent_since_*: facts.SentChanges), and a surge whose kept
 // entry spans rose, for which the overview reads the service's logged trace
-// ids and the coverage samples (logged_*: facts.LoggedArrivals).
+// ids and the coverage samples (logged_*: facts.LoggedArrivals), and
+// heldout12's exam-start surge, whose consistent share of the traces is
+// read and then the calls to each peer within it (consistent_peer_calls:
+// facts.ConsistentPeers).
 var stagesIncidents = map[string]string{
 	"cx-mobile-edge-fare-cache-two-hops":                      "incidents-culprit",
 	"cx-notify-hub-smtp-down-template-release":                "incidents-culprit",
@@ -80,6 +83,7 @@ var stagesIncidents = map[string]string{
 	"kw10-twin-noisy-node-fast-fleet-api":                     "incidents-heldout10-twins",
 	"pr13tw-trap-opensearch-yellow-ratio-catalog":             "incidents-heldout13-twins",
 	"hw-newsletter-surge-storefront":                          "incidents-handwritten",
+	"pr12-trap-exam-start-surge-exam-session":                 "incidents-heldout12",
 }
 
 type stageLine struct {
