@@ -145,9 +145,8 @@ type Facts struct {
 	TimedOutDependencies []string `json:"timed_out_dependencies,omitempty"`
 	// SilentDependencies lists the FailingDependencies whose failed calls
 	// since the onset (as DependencyFaults counts them) mostly carry no
-	// HTTP or gRPC status and no text (no status message, error.type or
-	// exception attribute: an SDK that records the error only as a span
-	// event). Nothing in them says whether the caller's configuration or
+	// HTTP or gRPC status and no text (no status message, no error.type:
+	// an SDK that records the error only as a span event). Nothing in them says whether the caller's configuration or
 	// the peer failed them.
 	SilentDependencies []string `json:"silent_dependencies,omitempty"`
 	// RetriedFaults are the peers that fail like FailingDependencies (called

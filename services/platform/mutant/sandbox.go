@@ -411,7 +411,7 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewCountsBatchMessages"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
-	{Name: SandboxSilentPeers, Check: "a failing dependency whose failed calls since the onset mostly carry no HTTP or gRPC status and no text (no status message, error.type or exception attribute: an SDK that records the error only as a span event) is named silent (silent_dependencies)",
+	{Name: SandboxSilentPeers, Check: "a failing dependency whose failed calls since the onset mostly carry no HTTP or gRPC status and no text (no status message, no error.type: an SDK that records the error only as a span event) is named silent (silent_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:^TestSilentPeers$"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",
 		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},

@@ -11,8 +11,8 @@ import (
 // SilentPeers returns the peers among peers whose failed outbound spans of
 // svc since the onset, in rows, number at least MinFaultCalls and more than
 // half of them say nothing of why they failed (silentFailure): no HTTP or
-// gRPC status, no Micrometer outcome, no error.type, no status message and
-// no exception attribute. Such a call cannot be told to be the caller's
+// gRPC status, no Micrometer outcome, no error.type and no status message
+// (the columns of the dependency_faults query). Such a call cannot be told to be the caller's
 // doing (a configuration release's wrong host or refused credential writes
 // its text) or the peer's (an outage): tracing-opentelemetry and the
 // OpenTelemetry Erlang SDK leave a failed span's status message empty and
@@ -29,25 +29,12 @@ func SilentPeers(rows []signoz.RawRow, svc string, onset time.Time, peers, keys 
 	return judgeFaults(rows, svc, onset, peers, keys, silentFailure)
 }
 
-// silentTextKeys are the attributes whose text says why a call failed,
-// read besides the status message: the semantic conventions' error.type
-// and the exception attributes an SDK may copy onto the span itself.
-var silentTextKeys = []string{"error.type", "exception.type", "exception.message"}
-
 // silentFailure reports whether a failed outbound span carries no status
-// (statusOf, micrometerOutcome) and no text (the status message,
-// silentTextKeys).
+// (statusOf, micrometerOutcome) and no text (spanText: error.type and the
+// status message).
 func silentFailure(d map[string]any) bool {
 	if _, _, ok := statusOf(d); ok || micrometerOutcome(d) != "" {
 		return false
 	}
-	if strings.TrimSpace(AttrString(d, "status_message")) != "" {
-		return false
-	}
-	for _, k := range silentTextKeys {
-		if strings.TrimSpace(AttrString(d, k)) != "" {
-			return false
-		}
-	}
-	return true
+	return strings.TrimSpace(spanText(d)) == ""
 }
