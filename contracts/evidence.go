@@ -143,6 +143,12 @@ type Facts struct {
 	// what a dependency that stopped answering in time makes any version
 	// write, whatever text the service wraps them in.
 	TimedOutDependencies []string `json:"timed_out_dependencies,omitempty"`
+	// SilentDependencies lists the FailingDependencies whose failed calls
+	// since the onset (as DependencyFaults counts them) mostly carry no
+	// HTTP or gRPC status and no text (no status message, no error.type:
+	// an SDK that records the error only as a span event). Nothing in them says whether the caller's configuration or
+	// the peer failed them.
+	SilentDependencies []string `json:"silent_dependencies,omitempty"`
 	// RetriedFaults are the peers that fail like FailingDependencies (called
 	// before the onset, their client spans' errors leaving their baseline at
 	// the onset, their failed calls mostly carrying the peer's own failure

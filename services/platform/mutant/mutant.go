@@ -50,6 +50,7 @@ const (
 	GateOtherVersionsFail        = "gate.other_versions_fail"
 	GateRuntimeConfigChange      = "gate.runtime_config_change"
 	GateRuntimeAttributeShift    = "gate.runtime_attribute_shift"
+	GateConfigSilentDependency   = "gate.config_silent_dependency"
 	GateRegionShift              = "gate.region_shift"
 	GateNodeConfined             = "gate.node_confined"
 	GateImageTagLedger           = "gate.image_tag_ledger"

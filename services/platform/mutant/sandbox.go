@@ -9,6 +9,10 @@ const (
 	// dependencies whose failed calls mostly say the caller gave up waiting
 	// (facts.TimedOutPeers); without it none is named.
 	SandboxTimedOutPeers = "sandbox.timed_out_peers"
+	// SandboxSilentPeers is the overview's naming the failing dependencies
+	// whose failed calls mostly carry no status and no text
+	// (facts.SilentPeers); without it none is named.
+	SandboxSilentPeers = "sandbox.silent_peers"
 	// SandboxMCPFirstBlock is the MCP backend's reading of a tool result's
 	// first text block alone as the payload (the official server appends
 	// notes as further blocks); without it the blocks are joined.
@@ -414,6 +418,8 @@ var Sandbox = []Mutant{
 		KilledBy: "test:services/sandbox:./internal/tools:TestOverviewCountsBatchMessages"},
 	{Name: SandboxTimedOutPeers, Check: "a failing dependency whose failed calls since the onset mostly say the caller gave up waiting (a timeout, a deadline) is named timed out (timed_out_dependencies)",
 		KilledBy: "test:services/sandbox:./internal/facts:TestTimedOutPeers"},
+	{Name: SandboxSilentPeers, Check: "a failing dependency whose failed calls since the onset mostly carry no HTTP or gRPC status and no text (no status message, no error.type: an SDK that records the error only as a span event) is named silent (silent_dependencies)",
+		KilledBy: "test:services/sandbox:./internal/facts:^TestSilentPeers$"},
 	{Name: SandboxMicrometerCalls, Check: "a call of Micrometer's HTTP client observation (Spring) names its peer by client.name and its answer by status and outcome (a peer that answers 503 to it is a failing dependency with its own failure); a JDBC span of datasource-micrometer names its database by jdbc.datasource.name",
 		KilledBy: "test:e2e:.:^TestHeldout5TwinsAreDenied$"},
 	{Name: SandboxPoolTexts, Check: "a failed span whose status message is a connection pool's own exhaustion (HikariCP, c3p0, DBCP, Tomcat JDBC, SQLAlchemy, knex, Npgsql, SqlClient, Jedis) counts as a connection-pool span",

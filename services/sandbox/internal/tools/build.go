@@ -392,7 +392,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, j.Shared, j.Propagated, j.Downstream, fu.origin
 		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(unionPeers(st.failingDeps, fu.failingDeps), slices.Concat(j.Abandoned, j.Refused, fu.impatient)), append(fu.newCalls, cPeers...)), slowPeers(st, fu, j.Abandoned)
-		f.DependencyFaults, f.TimedOutDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies)
+		f.DependencyFaults, f.TimedOutDependencies, f.SilentDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies), facts.WithinPeers(fu.silent, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
 		f.CallsBeforeSlowing, f.SentChanges, f.PeakCallRatio, f.PeakCallPeer, f.Retries, f.PublishedArrivals, f.LoggedArrivals, f.ConsistentArrivals = callsBeforeSlowing(st, f.SlowDependencies, on.At), readSentChanges(c, st, fu.sent, f.SlowDependencies, on.At), st.peakCall, st.peakPeer, st.retries, arr, fu.logged, fu.consistent

@@ -188,6 +188,9 @@ type followUps struct {
 	// timedOut are the failing dependencies whose failed calls mostly say
 	// the service gave up waiting (facts.TimedOutPeers).
 	timedOut []string
+	// silent are the failing dependencies whose failed calls mostly carry
+	// no status and no text (facts.SilentPeers).
+	silent []string
 	// impatient are the failing dependencies whose failed calls they
 	// answered, on which the service waited longer before the onset
 	// (facts.ImpatientPeers, read in the origin's rows).
@@ -307,6 +310,7 @@ func overviewFollow(c Call, lim Limits, st overviewState, follow []signoz.Respon
 		deps := out.failingDeps
 		out.faults = facts.DependencyFaults(rows, c.Service, *st.onset.At, deps, PeerKeys)
 		out.timedOut = facts.TimedOutPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
+		out.silent = facts.SilentPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
 		out.refusals = facts.RefusedPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
 		out.authRefused = facts.AuthRefusedPeers(rows, c.Service, *st.onset.At, deps, PeerKeys)
 		out.retriedFaults = facts.RetriedOwnFaults(rows, c.Service, *st.onset.At, st.retriedDeps, PeerKeys)
