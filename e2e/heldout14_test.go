@@ -34,19 +34,7 @@ func TestHeldout14NoBadRollback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on the heldout14 corpus; skipped with -short")
 	}
-	outs := evalFolder(t, heldout14, twinInvestigators)
-	require.Len(t, outs, len(twinInvestigators)*12)
-	for _, o := range outs {
-		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
-		if o.Expect.Verdict == "deny" {
-			require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-		}
-		for _, inv := range heldout14Allowed[o.Incident] {
-			if inv == o.Investigator {
-				require.Equal(t, "allow", o.Verdict, "%s %s: %s denied (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-			}
-		}
-	}
+	requireHeldoutVerdicts(t, heldout14, 12, heldout14Allowed)
 }
 
 // TestHostilePersonasOnHeldout14Corpus replays the hostile personas on the

@@ -37,20 +37,7 @@ func TestHeldout15NoBadRollback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on the heldout15 corpus; skipped with -short")
 	}
-	outs := evalFolder(t, heldout15, twinInvestigators)
-	require.Len(t, outs, len(twinInvestigators)*13)
-	for _, o := range outs {
-		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
-		require.False(t, o.BadRollback(), "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-		if o.Expect.Verdict == "deny" {
-			require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-		}
-		for _, inv := range heldout15Allowed[o.Incident] {
-			if inv == o.Investigator {
-				require.Equal(t, "allow", o.Verdict, "%s %s: %s denied (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-			}
-		}
-	}
+	requireHeldoutVerdicts(t, heldout15, 13, heldout15Allowed)
 }
 
 // TestHostilePersonasOnHeldout15Corpus replays the hostile personas on the

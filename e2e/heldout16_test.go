@@ -32,20 +32,7 @@ func TestHeldout16NoBadRollback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays six investigators on the heldout16 corpus; skipped with -short")
 	}
-	outs := evalFolder(t, heldout16, twinInvestigators)
-	require.Len(t, outs, len(twinInvestigators)*13)
-	for _, o := range outs {
-		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
-		if o.Expect.Verdict == "deny" {
-			require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-		}
-		require.False(t, o.CulpritBadRollback(), "%s %s: culprit decision %+v where expect.culprit is %+v", o.Investigator, o.Incident, o.Culprit, o.Expect.Culprit)
-		for _, inv := range heldout16Allowed[o.Incident] {
-			if inv == o.Investigator {
-				require.Equal(t, "allow", o.Verdict, "%s %s: %s denied (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
-			}
-		}
-	}
+	requireHeldoutVerdicts(t, heldout16, 13, heldout16Allowed)
 }
 
 // TestHostilePersonasOnHeldout16Corpus replays the hostile personas on the

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"testing"
 
 	"agentk/contracts/incident"
@@ -57,5 +58,23 @@ func requireNoneRollsBack(t *testing.T, dir string, n int) {
 	for _, o := range outs {
 		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
 		require.Equal(t, "deny", o.Verdict, "%s %s: %s rolled back (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+	}
+}
+
+// requireHeldoutVerdicts replays twinInvestigators on the n incidents of a
+// held-out corpus (dir): no replay may end in an error or a bad rollback
+// (a trap allowed, or a culprit decision the incident does not expect),
+// and the right rollbacks each investigator met when the corpus landed
+// (allowed: incident -> investigators) stay met.
+func requireHeldoutVerdicts(t *testing.T, dir string, n int, allowed map[string][]string) {
+	t.Helper()
+	outs := evalFolder(t, dir, twinInvestigators)
+	require.Len(t, outs, len(twinInvestigators)*n)
+	for _, o := range outs {
+		require.Empty(t, o.Error, "%s %s", o.Investigator, o.Incident)
+		require.False(t, o.BadRollback(), "%s %s: %s rolled back (failed %v; culprit %+v, expected %+v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks, o.Culprit, o.Expect.Culprit)
+		if slices.Contains(allowed[o.Incident], o.Investigator) {
+			require.Equal(t, "allow", o.Verdict, "%s %s: %s denied (failed %v)", o.Investigator, o.Incident, o.Diagnosis, o.FailedChecks)
+		}
 	}
 }
