@@ -177,7 +177,7 @@ func PerTrace(marks []SpanMark) []SpanMark {
 		if m.At.Before(g.At) {
 			g.At = m.At
 		}
-		g.Ops = appendNew(g.Ops, m.Ops...)
+		g.Ops = AppendNew(g.Ops, m.Ops...)
 	}
 	slices.SortStableFunc(out, func(a, b SpanMark) int { return a.At.Compare(b.At) })
 	return out

@@ -77,7 +77,7 @@ func Confined(marks []SpanMark, served func(version string) bool) (Confinement, 
 			return Confinement{}, false
 		}
 		if m.Off {
-			c.Ops = appendNew(c.Ops, m.Ops...)
+			c.Ops = AppendNew(c.Ops, m.Ops...)
 		}
 	}
 	for _, m := range versionRequests(marks[first:], c.Ops) {
@@ -180,8 +180,8 @@ func sharesOp(m SpanMark, ops []string) bool {
 	return slices.ContainsFunc(m.Ops, func(o string) bool { return slices.Contains(ops, o) })
 }
 
-// appendNew appends the elements of add that to does not hold yet.
-func appendNew(to []string, add ...string) []string {
+// AppendNew appends the elements of add that to does not hold yet.
+func AppendNew(to []string, add ...string) []string {
 	for _, a := range add {
 		if !slices.Contains(to, a) {
 			to = append(to, a)

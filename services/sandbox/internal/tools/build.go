@@ -391,7 +391,7 @@ func buildOverview(c Call, resps []signoz.Response, lim Limits, cl compact.Limit
 			fu.origin = nil
 		}
 		f.TrafficRatio, f.CoRegressed, f.Propagated, f.Downstream, f.Origin = st.alt.TrafficRatio, j.Shared, j.Propagated, j.Downstream, fu.origin
-		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(unionPeers(st.failingDeps, fu.failingDeps), slices.Concat(j.Abandoned, j.Refused, fu.impatient)), append(fu.newCalls, cPeers...)), slowPeers(st, fu, j.Abandoned)
+		f.Release, f.FailingDependencies, f.SlowDependencies = st.release, withoutPeers(facts.WithoutDownstream(facts.AppendNew(slices.Clone(st.failingDeps), fu.failingDeps...), slices.Concat(j.Abandoned, j.Refused, fu.impatient)), append(fu.newCalls, cPeers...)), slowPeers(st, fu, j.Abandoned)
 		f.DependencyFaults, f.TimedOutDependencies, f.SilentDependencies = facts.WithinPeers(fu.faults, f.FailingDependencies), facts.WithinPeers(fu.timedOut, f.FailingDependencies), facts.WithinPeers(fu.silent, f.FailingDependencies)
 		f.AuthRefusedDependencies, f.RetriedFaults = facts.WithinPeers(fu.authRefused, f.FailingDependencies), facts.RetriedFaults(st.peers, st.inbound, st.onset, st.retriedDeps, fu.retriedFaults)
 		f.CallsSinceRelease, f.CoRegressed = callsSinceRelease(st, f.AuthRefusedDependencies), facts.WithOrigin(f.CoRegressed, facts.UnlessRefused(fu.origin, append(j.Refused, cSvcs...)))
@@ -677,5 +677,5 @@ func slowPeers(st overviewState, fu followUps, downstream []string) []string {
 	if fu.consistent == nil {
 		return slow
 	}
-	return unionPeers(slow, facts.WithoutDownstream(facts.ConsistentSlowPeers(fu.consistent.Peers), downstream))
+	return facts.AppendNew(slow, facts.WithoutDownstream(facts.ConsistentSlowPeers(fu.consistent.Peers), downstream)...)
 }

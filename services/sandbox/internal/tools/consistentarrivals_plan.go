@@ -55,14 +55,6 @@ func consistentQueries(c Call, st overviewState) []Query {
 	return []Query{entrySample(c, qConsistentBase, bf, bt, ConsistentSpans, consistentFields), entrySample(c, qConsistentSince, sf, strs, ConsistentSpans, consistentFields)}
 }
 
-// readConsistentArrivals reads consistentQueries' answers (resps, in their
-// order) into the service's consistent arrivals; nil when either was
-// refused or missing.
-func readConsistentArrivals(c Call, st overviewState, resps []signoz.Response) (*contracts.ConsistentArrivals, error) {
-	a, _, _, err := consistentSamples(c, st, resps)
-	return a, err
-}
-
 // consistentSamples reads consistentQueries' answers (resps) into the
 // consistent arrivals and the two samples they were counted in; a nil
 // fact when either was refused or missing or nothing was believed.
@@ -101,9 +93,11 @@ const (
 	qConsistentPeers    = "consistent_peer_calls"
 )
 
-// consistentPeerPlan is the consistent peer calls' query and the counted
-// traces of each sample, from consistentQueries' answers (resps); nil
-// when the consistent arrivals were not believed.
+// consistentPeerPlan reads consistentQueries' answers (resps) into the
+// service's consistent arrivals (nil when either was refused or missing,
+// or no reading was believed) and, when they were believed, the
+// consistent peer calls' query and the counted traces of each sample (a
+// nil query otherwise).
 func consistentPeerPlan(c Call, st overviewState, resps []signoz.Response) (*Query, *contracts.ConsistentArrivals, *facts.CountedSample, *facts.CountedSample, error) {
 	a, base, since, err := consistentSamples(c, st, resps)
 	if err != nil || a == nil {
@@ -111,7 +105,7 @@ func consistentPeerPlan(c Call, st overviewState, resps []signoz.Response) (*Que
 	}
 	b, s := facts.CountedTraces(a, base), facts.CountedTraces(a, since)
 	if b == nil || s == nil || len(b.IDs)+len(s.IDs) == 0 {
-		return nil, nil, nil, nil, nil
+		return nil, a, nil, nil, nil
 	}
 	var ids []string
 	for _, m := range []map[string]facts.SampledTrace{b.IDs, s.IDs} {

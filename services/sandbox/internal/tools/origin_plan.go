@@ -230,31 +230,16 @@ type followUps struct {
 // those were asked and rest after them.
 func (out *followUps) readConsistent(c Call, st overviewState, resps, rest []signoz.Response) (bool, []signoz.Response, error) {
 	out.failingDeps = st.failingDeps
-	var err error
-	if out.consistent, err = readConsistentArrivals(c, st, resps); err != nil {
-		return false, rest, err
-	}
 	cq, ca, cb, cs, err := consistentPeerPlan(c, st, resps)
+	out.consistent = ca
 	if err != nil || cq == nil || len(rest) == 0 {
 		return cq != nil, rest, err
 	}
-	out.consistent = ca
 	if err := readConsistentPeers(c, ca, cb, cs, rest); err != nil {
 		return true, rest, err
 	}
-	out.failingDeps = unionPeers(st.failingDeps, facts.ConsistentFailingPeers(ca.Peers))
+	out.failingDeps = facts.AppendNew(slices.Clone(st.failingDeps), facts.ConsistentFailingPeers(ca.Peers)...)
 	return true, rest[1:], nil
-}
-
-// unionPeers is a's peers then b's not among them.
-func unionPeers(a, b []string) []string {
-	out := slices.Clone(a)
-	for _, p := range b {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // overviewFollow splits the answers after the refine query (follow): each
